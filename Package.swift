@@ -1,0 +1,85 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "data-mediator",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "data-mediator", targets: ["data-mediator"]),
+        .library(name: "DataMediator", targets: ["DataMediator"]),
+        .library(name: "DataMediatorSQLite", targets: ["DataMediatorSQLite"]),
+        .library(name: "DataMediatorHTTP", targets: ["DataMediatorHTTP"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        .target(
+            name: "DataMediator",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DataMediatorSQLite",
+            dependencies: ["DataMediator", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DataMediatorHTTP",
+            dependencies: [
+                "DataMediator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.embedInCode("Resources/openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "data-mediator",
+            dependencies: [
+                "DataMediator",
+                "DataMediatorSQLite",
+                "DataMediatorHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DataMediatorTests",
+            dependencies: ["DataMediator"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DataMediatorSQLiteTests",
+            dependencies: ["DataMediator", "DataMediatorSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DataMediatorHTTPTests",
+            dependencies: [
+                "DataMediator",
+                "DataMediatorHTTP",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["data-mediator"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,47 @@
+/// An error of the list contract, with a stable code and a message safe to show a client.
+///
+/// The HTTP edge turns each code into a problem type and status; the core never speaks
+/// HTTP. New codes can be added without breaking a `switch` over existing ones.
+public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of error, stable across releases.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, e.g. `unknown-list`.
+        public let name: String
+
+        private init(_ name: String) { self.name = name }
+
+        /// The list named in the request does not exist.
+        public static let unknownList = Code("unknown-list")
+        /// The view named in the request is not a view of the list.
+        public static let unknownView = Code("unknown-view")
+        /// No item with that id is in the view.
+        public static let unknownItem = Code("unknown-item")
+        /// `limit` is empty, not a whole number, or below 1.
+        public static let badLimit = Code("bad-limit")
+        /// The cursor is empty, malformed, truncated, changed or forged.
+        public static let badCursor = Code("bad-cursor")
+        /// The cursor is genuine but belongs to another list or view.
+        public static let cursorMismatch = Code("cursor-mismatch")
+        /// Another request parameter is not acceptable.
+        public static let badRequest = Code("bad-request")
+        /// A source could not be read; the request may succeed later.
+        public static let unavailable = Code("not-ready")
+
+        /// The code's name.
+        public var description: String { name }
+    }
+
+    /// What kind of error this is.
+    public let code: Code
+    /// A sentence for the client: what was wrong and how to fix it. Never internal detail.
+    public let message: String
+
+    /// Creates an error with a code and a client-safe message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The code and message.
+    public var description: String { "\(code): \(message)" }
+}

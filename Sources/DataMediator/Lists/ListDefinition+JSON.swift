@@ -1,0 +1,121 @@
+extension ListDefinition {
+    /// The list's path.
+    public var href: String { "/lists/" + PathSegment.encode(name) }
+
+    /// The list as `GET /lists` shows it: name, title, views and link.
+    public func writeSummary(to writer: inout JSONWriter) {
+        writer.raw("{\"name\":")
+        writer.write(name)
+        writer.raw(",\"title\":")
+        writer.write(title)
+        writer.raw(",\"views\":[")
+        let defaultName = defaultView?.name
+        for (index, view) in views.enumerated() {
+            writer.separator(index)
+            writer.raw("{\"name\":")
+            writer.write(view.name)
+            writer.raw(",\"default\":")
+            writer.write(view.name == defaultName)
+            writer.raw("}")
+        }
+        writer.raw("],\"href\":")
+        writer.write(href)
+        writer.raw("}")
+    }
+
+    /// The list's full description, as `GET /lists/{list}` answers.
+    public func descriptionJSON() -> [UInt8] {
+        var writer = JSONWriter(capacity: 1024)
+        writer.raw("{\"name\":")
+        writer.write(name)
+        writer.raw(",\"title\":")
+        writer.write(title)
+        writer.raw(",\"href\":")
+        writer.write(href)
+        writer.raw(",\"writable\":")
+        writer.write(isWritable)
+        writer.raw(",\"limit\":{\"default\":")
+        writer.write(limits.defaultLimit)
+        writer.raw(",\"max\":")
+        writer.write(limits.maximumLimit)
+        writer.raw("},\"views\":[")
+        let defaultName = defaultView?.name
+        for (index, view) in views.enumerated() {
+            writer.separator(index)
+            writer.raw("{\"name\":")
+            writer.write(view.name)
+            writer.raw(",\"default\":")
+            writer.write(view.name == defaultName)
+            writer.raw(",\"sort\":[")
+            for (keyIndex, key) in view.sort.enumerated() {
+                writer.separator(keyIndex)
+                writer.raw("{\"field\":")
+                writer.write(key.field)
+                writer.raw(",\"order\":")
+                writer.write(key.order.rawValue)
+                writer.raw("}")
+            }
+            writer.raw("],\"section\":")
+            if let section = view.section {
+                writer.raw("{\"field\":")
+                writer.write(section.field)
+                writer.raw(",\"by\":")
+                writer.write(section.grouping.rawValue)
+                writer.raw("}")
+            } else {
+                writer.raw("null")
+            }
+            writer.raw(",\"filter\":[")
+            for (conditionIndex, condition) in view.filter.enumerated() {
+                writer.separator(conditionIndex)
+                writer.raw("{\"field\":")
+                writer.write(condition.field)
+                writer.raw(",\"op\":")
+                writer.write(condition.op.rawValue)
+                writer.raw(",\"value\":")
+                writer.write(condition.value)
+                writer.raw("}")
+            }
+            writer.raw("],\"cell_types\":[")
+            for (typeIndex, type) in view.cellTypes.enumerated() {
+                writer.separator(typeIndex)
+                writer.write(type)
+            }
+            writer.raw("],\"fields\":[")
+            for (fieldIndex, field) in view.fields.enumerated() {
+                writer.separator(fieldIndex)
+                writer.write(field)
+            }
+            writer.raw("],\"href\":")
+            writer.write(href + "/items?view=" + PathSegment.encode(view.name))
+            writer.raw("}")
+        }
+        writer.raw("],\"links\":{\"items\":")
+        writer.write(href + "/items")
+        writer.raw(",\"sections\":")
+        writer.write(href + "/sections")
+        writer.raw("}}")
+        return writer.bytes
+    }
+}
+
+/// Percent-encoding of one URL path segment or query value (RFC 3986 unreserved kept).
+public enum PathSegment {
+    /// `text` with every byte outside `A-Z a-z 0-9 - . _ ~` percent-encoded.
+    public static func encode(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            let unreserved =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "~")
+            if unreserved {
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                result += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,26 @@
+/// A place to continue a view from: the keyset position, the list and view it belongs to,
+/// and the section a page starting there continues.
+///
+/// Clients see cursors only as opaque signed tokens (``CursorSigner``).
+public struct Cursor: Sendable, Hashable {
+    /// The list the cursor was issued for.
+    public let list: String
+    /// The view the cursor was issued for.
+    public let view: String
+    /// The keyset position.
+    public let position: Position
+    /// Whether the page starts at the position's item (a located item) rather than after it.
+    public let inclusive: Bool
+    /// The id of the section the item before the page belongs to, so the page's first
+    /// section `continues` when it is the same; nil when nothing precedes the page.
+    public let continuing: String?
+
+    /// Creates a cursor.
+    public init(list: String, view: String, position: Position, inclusive: Bool, continuing: String?) {
+        self.list = list
+        self.view = view
+        self.position = position
+        self.inclusive = inclusive
+        self.continuing = continuing
+    }
+}

@@ -1,0 +1,71 @@
+/// Turns a window of records into a page: groups consecutive items into sections, marks
+/// the sections that began on an earlier page, and appends the synthetic loading section
+/// with a signed cursor when more items follow.
+///
+/// This is the mediator of the client-side pattern: it sits between the list screen and
+/// the data source and decides when there is more to load.
+public struct Mediator: Sendable {
+    /// The id and type of the loading section and its one item.
+    public static let loadingID = "loading"
+
+    private let signer: CursorSigner
+
+    /// Creates a mediator that signs next-page cursors with `signer`.
+    public init(signer: CursorSigner) {
+        self.signer = signer
+    }
+
+    /// Builds a page.
+    ///
+    /// - Parameters:
+    ///   - records: the view's records from the page's start, in view order; up to
+    ///     `limit + 1` of them, the extra one only telling that more follow.
+    ///   - continuing: the section id of the item just before the page, if any.
+    public func page(
+        list: String,
+        view: View,
+        presenter: any Presenter,
+        limit: Int,
+        records: [Record],
+        version: Int64,
+        continuing: String?
+    ) -> Page {
+        let hasMore = records.count > limit
+        let shown = hasMore ? records.prefix(limit) : records[...]
+        var sections: [PageSection] = []
+        var run: (id: String, title: String?, items: [Cell])?
+        func close() {
+            guard let current = run else { return }
+            let continues = sections.isEmpty && current.id == continuing
+            sections.append(
+                PageSection(id: current.id, kind: .items, title: current.title, continues: continues, items: current.items)
+            )
+        }
+        for record in shown {
+            let section = view.section(of: record)
+            let cell = presenter.cell(for: record)
+            if run?.id == section.id {
+                run?.items.append(cell)
+            } else {
+                close()
+                run = (section.id, section.title, [cell])
+            }
+        }
+        close()
+        var next: String?
+        if hasMore, let last = shown.last {
+            let cursor = Cursor(
+                list: list,
+                view: view.name,
+                position: view.position(of: last),
+                inclusive: false,
+                continuing: run?.id
+            )
+            let token = signer.sign(cursor)
+            next = token
+            let loading = Cell(id: Self.loadingID, type: Cell.loadingType, rev: "0", data: .object(["next": .string(token)]))
+            sections.append(PageSection(id: Self.loadingID, kind: .loading, title: nil, continues: false, items: [loading]))
+        }
+        return Page(list: list, view: view.name, limit: limit, version: version, sections: sections, next: next)
+    }
+}

@@ -1,0 +1,64 @@
+/// Decides how an item is shown: which cell type, which data (the data presenter).
+///
+/// A presenter declares every cell type it can produce up front, so a client can
+/// register its cells before the first page arrives.
+public protocol Presenter: Sendable {
+    /// Every cell type ``cell(for:)`` can return.
+    var cellTypes: [String] { get }
+
+    /// The cell that shows a record. Must not fail: a missing field is `null` in `data`.
+    func cell(for record: Record) -> Cell
+}
+
+/// A presenter driven by a view's declaration: the id from the id field, the type from the
+/// view's cell type rule, `data` from the view's exposed fields.
+///
+/// `rev` is the revision field's value when the list has one; otherwise a hash of the
+/// cell's type and data, so it still changes exactly when the content does.
+public struct FieldPresenter: Presenter {
+    /// The field holding the item's id.
+    public let idField: String
+    /// The field holding the item's revision, if the source keeps one.
+    public let revisionField: String?
+    /// The view whose rules this presenter applies.
+    public let view: View
+
+    /// Creates a presenter for a view.
+    public init(view: View, idField: String, revisionField: String? = nil) {
+        self.view = view
+        self.idField = idField
+        self.revisionField = revisionField
+    }
+
+    /// The view's cell types, without the loading cell.
+    public var cellTypes: [String] { view.cellType.types }
+
+    /// The cell for a record.
+    public func cell(for record: Record) -> Cell {
+        var data: [String: JSONValue] = [:]
+        for field in view.fields { data[field] = record[field] }
+        let type = view.cellType.type(for: record)
+        let dataValue = JSONValue.object(data)
+        let rev: String
+        if let revisionField, record[revisionField] != .null {
+            rev = record[revisionField].idString
+        } else {
+            rev = Self.contentRevision(type: type, data: dataValue)
+        }
+        return Cell(id: record[idField].idString, type: type, rev: rev, data: dataValue)
+    }
+
+    /// A short, stable hash (FNV-1a, 64 bits, hex) of a cell's type and data.
+    static func contentRevision(type: String, data: JSONValue) -> String {
+        var writer = JSONWriter(capacity: 256)
+        writer.write(type)
+        writer.write(data)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in writer.bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

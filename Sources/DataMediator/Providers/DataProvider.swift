@@ -1,0 +1,91 @@
+/// Where a list's items come from: windows of a view in order, and the place of one item
+/// (the provider's `loadData`, `itemAtIndexPath` and `indexForItem`).
+///
+/// Providers page by keyset: a window starts at a position, never at an offset, so inserts
+/// and deletes before it cannot make a client see an item twice or miss one. A window's
+/// records and version come from one consistent snapshot of the source.
+public protocol DataProvider: Sendable {
+    /// Up to `limit` records of `view`, in the view's order, that come after `start`
+    /// (at or after it when `inclusive`), from the beginning when `start` is nil.
+    ///
+    /// Only records that pass the view's filter are returned.
+    func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window
+
+    /// The record with `id` in `view` and its place there, or nil when no record with that
+    /// id passes the view's filter.
+    func locate(id: String, in view: View) async throws -> Location?
+}
+
+/// Counts of a view's sections (the section info of the client-side pattern).
+public protocol SectionInfoProvider: Sendable {
+    /// The view's sections in order with the number of items in each; one entry with a
+    /// `null` key for a view without sections, none for an empty view.
+    ///
+    /// The counts must equal what a walk of every window yields.
+    func sectionCounts(of view: View) async throws -> SectionCounts
+}
+
+/// A window of a view, read from one snapshot.
+public struct Window: Sendable, Hashable {
+    /// The records, in view order.
+    public let records: [Record]
+    /// The source's change counter at the snapshot.
+    public let version: Int64
+
+    /// Creates a window.
+    public init(records: [Record], version: Int64) {
+        self.records = records
+        self.version = version
+    }
+}
+
+/// Where one record stands in a view.
+public struct Location: Sendable, Hashable {
+    /// The record.
+    public let record: Record
+    /// Its index among all items of the view.
+    public let position: Int
+    /// The index of its section among the view's sections.
+    public let sectionIndex: Int
+    /// Its index within its section.
+    public let itemIndex: Int
+    /// The source's change counter at the snapshot.
+    public let version: Int64
+
+    /// Creates a location.
+    public init(record: Record, position: Int, sectionIndex: Int, itemIndex: Int, version: Int64) {
+        self.record = record
+        self.position = position
+        self.sectionIndex = sectionIndex
+        self.itemIndex = itemIndex
+        self.version = version
+    }
+}
+
+/// Item counts per section of a view.
+public struct SectionCounts: Sendable, Hashable {
+    /// One section: its key (as ``SectionRule/key(for:)`` derives it) and its item count.
+    public struct Entry: Sendable, Hashable {
+        /// The section key; `null` for a view without sections.
+        public let key: JSONValue
+        /// The number of items.
+        public let count: Int
+
+        /// Creates an entry.
+        public init(key: JSONValue, count: Int) {
+            self.key = key
+            self.count = count
+        }
+    }
+
+    /// The sections, in view order.
+    public let entries: [Entry]
+    /// The source's change counter at the snapshot.
+    public let version: Int64
+
+    /// Creates section counts.
+    public init(entries: [Entry], version: Int64) {
+        self.entries = entries
+        self.version = version
+    }
+}

@@ -1,0 +1,25 @@
+/// The declared type of a list's field: how a stored value becomes JSON.
+public enum FieldType: String, Sendable, Hashable, CaseIterable {
+    /// Text.
+    case string
+    /// A whole number.
+    case integer
+    /// Any number.
+    case number
+    /// `true` or `false` (stored as 1 or 0 in SQL).
+    case boolean
+    /// Any JSON value (stored as JSON text in SQL).
+    case json
+
+    /// The value as the API shows it: integers 0 and 1 of a boolean field become `false`
+    /// and `true`, JSON text of a json field becomes the value it encodes. Anything that
+    /// does not convert is shown as stored.
+    public func present(_ stored: JSONValue) -> JSONValue {
+        switch (self, stored) {
+        case (.boolean, .integer(let whole)): return .bool(whole != 0)
+        case (.json, .string(let text)):
+            return (try? JSONValue.parse(Array(text.utf8))) ?? stored
+        default: return stored
+        }
+    }
+}

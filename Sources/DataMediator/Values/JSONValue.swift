@@ -1,0 +1,150 @@
+import Foundation
+
+/// A JSON value: what an item's fields, sort keys and section keys are made of.
+///
+/// Numbers keep their kind: an `integer` stays an integer through a cursor and back,
+/// so keyset comparisons against the store stay exact.
+public enum JSONValue: Sendable, Hashable {
+    /// JSON `null`, and a missing or SQL `NULL` field.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A whole number.
+    case integer(Int64)
+    /// A number with a fraction or exponent.
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object; encoded with its keys sorted, so equal objects encode to equal bytes.
+    case object([String: JSONValue])
+}
+
+extension JSONValue {
+    /// The value as an item or section id: strings as they are, numbers in decimal.
+    ///
+    /// `null` gives the empty string; arrays and objects give their JSON text.
+    public var idString: String {
+        switch self {
+        case .null: return ""
+        case .bool(let flag): return flag ? "true" : "false"
+        case .integer(let whole): return String(whole)
+        case .number(let real): return real.description
+        case .string(let text): return text
+        case .array, .object:
+            var writer = JSONWriter()
+            writer.write(self)
+            return writer.string
+        }
+    }
+
+    /// The string inside, if this is a string.
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// The members, if this is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+}
+
+extension JSONValue: Comparable {
+    /// Orders values the way SQLite orders them: `null` first, then numbers (booleans count
+    /// as 0 and 1, integers and reals compared by value), then strings by their UTF-8 bytes,
+    /// then arrays and objects by their JSON text.
+    ///
+    /// Stores and the in-memory provider must agree on this order, because a cursor taken
+    /// from one answer is compared against the next.
+    public static func < (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        compare(lhs, rhs) < 0
+    }
+
+    /// Three-way comparison in the order described at `<`: negative, zero or positive.
+    public static func compare(_ lhs: JSONValue, _ rhs: JSONValue) -> Int {
+        let (lhsRank, rhsRank) = (lhs.rank, rhs.rank)
+        if lhsRank != rhsRank { return lhsRank < rhsRank ? -1 : 1 }
+        switch (lhs, rhs) {
+        case (.null, .null):
+            return 0
+        case (.string(let left), .string(let right)):
+            if left == right { return 0 }
+            return left.utf8.lexicographicallyPrecedes(right.utf8) ? -1 : 1
+        case (.integer(let left), .integer(let right)):
+            return left == right ? 0 : (left < right ? -1 : 1)
+        default:
+            if let left = lhs.numeric, let right = rhs.numeric {
+                return left == right ? 0 : (left < right ? -1 : 1)
+            }
+            let (left, right) = (lhs.idString, rhs.idString)
+            if left == right { return 0 }
+            return left.utf8.lexicographicallyPrecedes(right.utf8) ? -1 : 1
+        }
+    }
+
+    private var rank: Int {
+        switch self {
+        case .null: return 0
+        case .bool, .integer, .number: return 1
+        case .string: return 2
+        case .array, .object: return 3
+        }
+    }
+
+    private var numeric: Double? {
+        switch self {
+        case .bool(let flag): return flag ? 1 : 0
+        case .integer(let whole): return Double(whole)
+        case .number(let real): return real
+        default: return nil
+        }
+    }
+}
+
+extension JSONValue: Codable {
+    /// Decodes any JSON value; whole numbers that fit in 64 bits become `integer`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let whole = try? container.decode(Int64.self) {
+            self = .integer(whole)
+        } else if let real = try? container.decode(Double.self) {
+            self = .number(real)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let elements = try? container.decode([JSONValue].self) {
+            self = .array(elements)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Encodes the value as the JSON it stands for.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let flag): try container.encode(flag)
+        case .integer(let whole): try container.encode(whole)
+        case .number(let real): try container.encode(real)
+        case .string(let text): try container.encode(text)
+        case .array(let elements): try container.encode(elements)
+        case .object(let members): try container.encode(members)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Parses JSON text.
+    ///
+    /// - Throws: the decoder's error when `bytes` are not JSON.
+    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+}

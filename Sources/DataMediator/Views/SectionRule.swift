@@ -1,0 +1,104 @@
+/// How a view groups its items into sections: which field, how its value becomes a
+/// section key, and how a key becomes a title.
+///
+/// The section key is the field's value (`value`) or the leading part of an ISO 8601
+/// date or timestamp (`day`, `month`, `year`), so a view sorted on that field keeps each
+/// section contiguous.
+public struct SectionRule: Sendable, Hashable {
+    /// How a field value becomes a section key.
+    public enum Grouping: String, Sendable, Hashable, CaseIterable {
+        /// The value itself.
+        case value
+        /// The `YYYY-MM-DD` prefix of an ISO 8601 date or timestamp.
+        case day
+        /// The `YYYY-MM` prefix.
+        case month
+        /// The `YYYY` prefix.
+        case year
+
+        /// How many leading characters of a string form the key, or nil for the whole value.
+        public var prefixLength: Int? {
+            switch self {
+            case .value: return nil
+            case .day: return 10
+            case .month: return 7
+            case .year: return 4
+            }
+        }
+    }
+
+    /// The field whose value decides the section.
+    public let field: String
+    /// How the value becomes a key.
+    public let grouping: Grouping
+    /// A title template in which `{key}` stands for the default title; nil for the default.
+    public let titleTemplate: String?
+
+    /// Creates a section rule.
+    public init(field: String, grouping: Grouping = .value, titleTemplate: String? = nil) {
+        self.field = field
+        self.grouping = grouping
+        self.titleTemplate = titleTemplate
+    }
+
+    /// The section key of an item whose field holds `value`.
+    public func key(for value: JSONValue) -> JSONValue {
+        guard let length = grouping.prefixLength, case .string(let text) = value else { return value }
+        return .string(String(text.prefix(length)))
+    }
+
+    /// The section id for a key: the key as a string.
+    public func id(for key: JSONValue) -> String {
+        key.idString
+    }
+
+    /// The section title for a key: `19 Nov 2026` for a day, `November 2026` for a month,
+    /// the key itself otherwise, put into the template when there is one. A `null` key has
+    /// no title.
+    public func title(for key: JSONValue) -> String? {
+        if key == .null { return nil }
+        let text = key.idString
+        let plain: String
+        switch grouping {
+        case .value, .year: plain = text
+        case .day: plain = Self.dayTitle(text) ?? text
+        case .month: plain = Self.monthTitle(text) ?? text
+        }
+        guard let titleTemplate else { return plain }
+        return titleTemplate.replacingAll("{key}", with: plain)
+    }
+
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June",
+        "July", "August", "September", "October", "November", "December",
+    ]
+
+    private static func dayTitle(_ key: String) -> String? {
+        let parts = key.split(separator: "-")
+        guard parts.count == 3, let month = Int(parts[1]), (1...12).contains(month), let day = Int(parts[2]) else {
+            return nil
+        }
+        return "\(day) \(monthNames[month - 1].prefix(3)) \(parts[0])"
+    }
+
+    private static func monthTitle(_ key: String) -> String? {
+        let parts = key.split(separator: "-")
+        guard parts.count == 2, let month = Int(parts[1]), (1...12).contains(month) else { return nil }
+        return "\(monthNames[month - 1]) \(parts[0])"
+    }
+}
+
+extension String {
+    /// This string with every occurrence of `target` replaced, without Foundation.
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+}

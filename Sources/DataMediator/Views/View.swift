@@ -1,0 +1,102 @@
+/// A view of a list: one order, grouping, filter and presentation over the list's data
+/// (the state pattern's alternate data source, chosen with `?view=`).
+///
+/// The order is total: ``sort`` always ends with the list's id field, so a keyset
+/// position names exactly one place in the view.
+public struct View: Sendable, Hashable {
+    /// The view's name, unique within its list.
+    public let name: String
+    /// Whether this view is served when a request names none.
+    public let isDefault: Bool
+    /// The sort keys, the last one always the id field.
+    public let sort: [SortKey]
+    /// How items are grouped into sections; nil for one section over the whole view.
+    public let section: SectionRule?
+    /// Conditions an item must meet to be in the view.
+    public let filter: [FilterCondition]
+    /// How each item's cell type is chosen.
+    public let cellType: CellTypeRule
+    /// The fields exposed in each item's `data`, in order.
+    public let fields: [String]
+
+    /// Creates a view; `idField` is appended to `sort` unless it already ends it.
+    public init(
+        name: String,
+        isDefault: Bool = false,
+        sort: [SortKey],
+        idField: String,
+        section: SectionRule? = nil,
+        filter: [FilterCondition] = [],
+        cellType: CellTypeRule,
+        fields: [String]
+    ) {
+        self.name = name
+        self.isDefault = isDefault
+        var keys = sort.filter { $0.field != idField }
+        let idOrder = sort.first { $0.field == idField }?.order ?? sort.last?.order ?? .ascending
+        keys.append(SortKey(idField, idOrder))
+        self.sort = keys
+        self.section = section
+        self.filter = filter
+        self.cellType = cellType
+        self.fields = fields
+    }
+
+    /// Every cell type a page of this view can contain, the loading cell last.
+    public var cellTypes: [String] {
+        var types = cellType.types
+        if !types.contains(Cell.loadingType) { types.append(Cell.loadingType) }
+        return types
+    }
+
+    /// Whether a record passes the view's filter.
+    public func includes(_ record: Record) -> Bool {
+        filter.allSatisfy { $0.matches(record) }
+    }
+
+    /// A record's keyset position in this view.
+    public func position(of record: Record) -> Position {
+        Position(sort.map { record[$0.field] })
+    }
+
+    /// Compares two positions in view order: negative when `lhs` comes first.
+    public func compare(_ lhs: Position, _ rhs: Position) -> Int {
+        for (index, key) in sort.enumerated() where index < lhs.values.count && index < rhs.values.count {
+            let order = JSONValue.compare(lhs.values[index], rhs.values[index])
+            if order != 0 { return key.order == .ascending ? order : -order }
+        }
+        return 0
+    }
+
+    /// The section id and title of a record (the view's name and no title when the view
+    /// has no section rule).
+    public func section(of record: Record) -> (id: String, title: String?) {
+        guard let section else { return (name, nil) }
+        let key = section.key(for: record[section.field])
+        return (section.id(for: key), section.title(for: key))
+    }
+
+    /// Checks the rule that keeps sections contiguous: the section field must be the
+    /// leading sort key. Returns a message naming the fix when it is not.
+    public func sectionProblem() -> String? {
+        guard let section else { return nil }
+        guard let first = sort.first, first.field == section.field else {
+            let leading = sort.first?.field ?? "(none)"
+            return "view '\(name)' is sectioned by '\(section.field)' but sorted first by '\(leading)': "
+                + "a section key must be the leading sort key (or derived from it), or its sections would repeat; "
+                + "put '\(section.field)' first in 'sort'"
+        }
+        return nil
+    }
+}
+
+/// A keyset position: the values of a view's sort keys for one item, the id last.
+public struct Position: Sendable, Hashable {
+    /// The values, one per sort key.
+    public let values: [JSONValue]
+
+    /// Creates a position from sort key values.
+    public init(_ values: [JSONValue]) {
+        self.values = values
+    }
+}

@@ -64,7 +64,7 @@ public struct ListAdapter: Sendable {
             view: view,
             presenter: presenter(for: view),
             limit: limit,
-            records: window.records,
+            items: window.items,
             version: window.version,
             continuing: cursor?.continuing
         )
@@ -78,11 +78,11 @@ public struct ListAdapter: Sendable {
         guard let location = try await provider.locate(id: id, in: view) else {
             throw DataMediatorError(.unknownItem, "List '\(definition.name)' has no item '\(id)' in view '\(view.name)'.")
         }
-        let section = view.section(of: location.record)
+        let section = view.section(of: location.item)
         let cursor = Cursor(
             list: definition.name,
             view: view.name,
-            position: view.position(of: location.record),
+            position: view.position(of: location.item),
             inclusive: true,
             continuing: location.itemIndex > 0 ? section.id : nil
         )
@@ -90,7 +90,7 @@ public struct ListAdapter: Sendable {
             list: definition.name,
             view: view.name,
             version: location.version,
-            item: presenter(for: view).cell(for: location.record),
+            item: presenter(for: view).cell(for: location.item),
             sectionIndex: location.sectionIndex,
             itemIndex: location.itemIndex,
             sectionID: section.id,

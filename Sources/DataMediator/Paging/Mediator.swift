@@ -1,4 +1,4 @@
-/// Turns a window of records into a page: groups consecutive items into sections, marks
+/// Turns a window of items into a page: groups consecutive items into sections, marks
 /// the sections that began on an earlier page, and appends the synthetic loading section
 /// with a signed cursor when more items follow.
 ///
@@ -18,7 +18,7 @@ public struct Mediator: Sendable {
     /// Builds a page.
     ///
     /// - Parameters:
-    ///   - records: the view's records from the page's start, in view order; up to
+    ///   - items: the view's items from the page's start, in view order; up to
     ///     `limit + 1` of them, the extra one only telling that more follow.
     ///   - continuing: the section id of the item just before the page, if any.
     public func page(
@@ -26,12 +26,12 @@ public struct Mediator: Sendable {
         view: View,
         presenter: any Presenter,
         limit: Int,
-        records: [Record],
+        items: [Item],
         version: Int64,
         continuing: String?
     ) -> Page {
-        let hasMore = records.count > limit
-        let shown = hasMore ? records.prefix(limit) : records[...]
+        let hasMore = items.count > limit
+        let shown = hasMore ? items.prefix(limit) : items[...]
         var sections: [PageSection] = []
         var run: (id: String, title: String?, items: [Cell])?
         func close() {
@@ -41,9 +41,9 @@ public struct Mediator: Sendable {
                 PageSection(id: current.id, kind: .items, title: current.title, continues: continues, items: current.items)
             )
         }
-        for record in shown {
-            let section = view.section(of: record)
-            let cell = presenter.cell(for: record)
+        for item in shown {
+            let section = view.section(of: item)
+            let cell = presenter.cell(for: item)
             if run?.id == section.id {
                 run?.items.append(cell)
             } else {

@@ -6,8 +6,8 @@ public protocol Presenter: Sendable {
     /// Every cell type ``cell(for:)`` can return.
     var cellTypes: [String] { get }
 
-    /// The cell that shows a record. Must not fail: a missing field is `null` in `data`.
-    func cell(for record: Record) -> Cell
+    /// The cell that shows a item. Must not fail: a missing field is `null` in `data`.
+    func cell(for item: Item) -> Cell
 }
 
 /// A presenter driven by a view's declaration: the id from the id field, the type from the
@@ -33,19 +33,19 @@ public struct FieldPresenter: Presenter {
     /// The view's cell types, without the loading cell.
     public var cellTypes: [String] { view.cellType.types }
 
-    /// The cell for a record.
-    public func cell(for record: Record) -> Cell {
+    /// The cell for a item.
+    public func cell(for item: Item) -> Cell {
         var data: [String: JSONValue] = [:]
-        for field in view.fields { data[field] = record[field] }
-        let type = view.cellType.type(for: record)
+        for field in view.fields { data[field] = item[field] }
+        let type = view.cellType.type(for: item)
         let dataValue = JSONValue.object(data)
         let rev: String
-        if let revisionField, record[revisionField] != .null {
-            rev = record[revisionField].idString
+        if let revisionField, item[revisionField] != .null {
+            rev = item[revisionField].idString
         } else {
             rev = Self.contentRevision(type: type, data: dataValue)
         }
-        return Cell(id: record[idField].idString, type: type, rev: rev, data: dataValue)
+        return Cell(id: item[idField].idString, type: type, rev: rev, data: dataValue)
     }
 
     /// A short, stable hash (FNV-1a, 64 bits, hex) of a cell's type and data.

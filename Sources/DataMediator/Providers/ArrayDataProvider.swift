@@ -1,11 +1,11 @@
-/// A provider over records held in memory, sorted once per view.
+/// A provider over items held in memory, sorted once per view.
 ///
 /// Used for data given in the config or read from files, and as the reference the store
 /// providers are checked against: it orders, filters and sections exactly as they must.
 public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
-    /// One view's records, in order, with what locating and counting need.
+    /// One view's items, in order, with what locating and counting need.
     private struct Ordering: Sendable {
-        var records: [Record] = []
+        var items: [Item] = []
         var positions: [Position] = []
         var indexByID: [String: Int] = [:]
         var sectionIndex: [Int] = []
@@ -17,14 +17,14 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
     private let version: Int64
     private let orderings: [String: Ordering]
 
-    /// Creates a provider over `records` for `views`; `idField` names each record's unique id.
+    /// Creates a provider over `items` for `views`; `idField` names each item's unique id.
     ///
     /// Records whose id repeats one seen before are dropped, so ids stay unique.
-    public init(records: [Record], idField: String, views: [View], version: Int64 = 0) {
+    public init(items: [Item], idField: String, views: [View], version: Int64 = 0) {
         self.idField = idField
         self.version = version
         var seen = Set<String>()
-        let unique = records.filter { seen.insert($0[idField].idString).inserted }
+        let unique = items.filter { seen.insert($0[idField].idString).inserted }
         var orderings: [String: Ordering] = [:]
         for view in views {
             orderings[view.name] = Self.order(unique.filter(view.includes), in: view, idField: idField)
@@ -32,15 +32,15 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         self.orderings = orderings
     }
 
-    private static func order(_ records: [Record], in view: View, idField: String) -> Ordering {
-        let sorted = records.map { (view.position(of: $0), $0) }.sorted { view.compare($0.0, $1.0) < 0 }
+    private static func order(_ items: [Item], in view: View, idField: String) -> Ordering {
+        let sorted = items.map { (view.position(of: $0), $0) }.sorted { view.compare($0.0, $1.0) < 0 }
         var ordering = Ordering()
-        ordering.records = sorted.map(\.1)
+        ordering.items = sorted.map(\.1)
         ordering.positions = sorted.map(\.0)
         var currentKey: JSONValue?
-        for (index, record) in ordering.records.enumerated() {
-            ordering.indexByID[record[idField].idString] = index
-            let key = view.section.map { $0.key(for: record[$0.field]) } ?? .null
+        for (index, item) in ordering.items.enumerated() {
+            ordering.indexByID[item[idField].idString] = index
+            let key = view.section.map { $0.key(for: item[$0.field]) } ?? .null
             if index > 0, key == currentKey, let last = ordering.counts.indices.last {
                 ordering.counts[last] = SectionCounts.Entry(key: key, count: ordering.counts[last].count + 1)
                 ordering.itemIndex.append(ordering.itemIndex[index - 1] + 1)
@@ -58,7 +58,7 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         orderings[view.name] ?? Ordering()
     }
 
-    /// Up to `limit` records after (or from) `start`, found by binary search on position.
+    /// Up to `limit` items after (or from) `start`, found by binary search on position.
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         let ordering = ordering(of: view)
         var low = 0
@@ -70,16 +70,16 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
                 if order < 0 || (order == 0 && !inclusive) { low = middle + 1 } else { high = middle }
             }
         }
-        let end = min(ordering.records.count, low + max(0, limit))
-        return Window(records: Array(ordering.records[low..<end]), version: version)
+        let end = min(ordering.items.count, low + max(0, limit))
+        return Window(items: Array(ordering.items[low..<end]), version: version)
     }
 
-    /// The record with `id` and its place in the view.
+    /// The item with `id` and its place in the view.
     public func locate(id: String, in view: View) async throws -> Location? {
         let ordering = ordering(of: view)
         guard let index = ordering.indexByID[id] else { return nil }
         return Location(
-            record: ordering.records[index],
+            item: ordering.items[index],
             position: index,
             sectionIndex: ordering.sectionIndex[index],
             itemIndex: ordering.itemIndex[index],

@@ -3,15 +3,15 @@
 ///
 /// Providers page by keyset: a window starts at a position, never at an offset, so inserts
 /// and deletes before it cannot make a client see an item twice or miss one. A window's
-/// records and version come from one consistent snapshot of the source.
+/// items and version come from one consistent snapshot of the source.
 public protocol DataProvider: Sendable {
-    /// Up to `limit` records of `view`, in the view's order, that come after `start`
+    /// Up to `limit` items of `view`, in the view's order, that come after `start`
     /// (at or after it when `inclusive`), from the beginning when `start` is nil.
     ///
-    /// Only records that pass the view's filter are returned.
+    /// Only items that pass the view's filter are returned.
     func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window
 
-    /// The record with `id` in `view` and its place there, or nil when no record with that
+    /// The item with `id` in `view` and its place there, or nil when no item with that
     /// id passes the view's filter.
     func locate(id: String, in view: View) async throws -> Location?
 }
@@ -27,22 +27,22 @@ public protocol SectionInfoProvider: Sendable {
 
 /// A window of a view, read from one snapshot.
 public struct Window: Sendable, Hashable {
-    /// The records, in view order.
-    public let records: [Record]
+    /// The items, in view order.
+    public let items: [Item]
     /// The source's change counter at the snapshot.
     public let version: Int64
 
     /// Creates a window.
-    public init(records: [Record], version: Int64) {
-        self.records = records
+    public init(items: [Item], version: Int64) {
+        self.items = items
         self.version = version
     }
 }
 
-/// Where one record stands in a view.
+/// Where one item stands in a view.
 public struct Location: Sendable, Hashable {
-    /// The record.
-    public let record: Record
+    /// The item.
+    public let item: Item
     /// Its index among all items of the view.
     public let position: Int
     /// The index of its section among the view's sections.
@@ -53,8 +53,8 @@ public struct Location: Sendable, Hashable {
     public let version: Int64
 
     /// Creates a location.
-    public init(record: Record, position: Int, sectionIndex: Int, itemIndex: Int, version: Int64) {
-        self.record = record
+    public init(item: Item, position: Int, sectionIndex: Int, itemIndex: Int, version: Int64) {
+        self.item = item
         self.position = position
         self.sectionIndex = sectionIndex
         self.itemIndex = itemIndex

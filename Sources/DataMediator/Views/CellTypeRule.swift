@@ -15,12 +15,12 @@ public enum CellTypeRule: Sendable, Hashable {
     }
 
     /// The type of an item.
-    public func type(for record: Record) -> String {
+    public func type(for item: Item) -> String {
         switch self {
         case .fixed(let type):
             return type
         case .field(let field, let types, let fallback):
-            if case .string(let value) = record[field], types.contains(value) { return value }
+            if case .string(let value) = item[field], types.contains(value) { return value }
             return fallback
         }
     }

@@ -33,9 +33,9 @@ public struct FilterCondition: Sendable, Hashable {
         self.value = value
     }
 
-    /// Whether a record satisfies the condition.
-    public func matches(_ record: Record) -> Bool {
-        let fieldValue = record[field]
+    /// Whether a item satisfies the condition.
+    public func matches(_ item: Item) -> Bool {
+        let fieldValue = item[field]
         switch op {
         case .eq: return JSONValue.compare(fieldValue, value) == 0
         case .ne: return JSONValue.compare(fieldValue, value) != 0

@@ -49,14 +49,14 @@ public struct View: Sendable, Hashable {
         return types
     }
 
-    /// Whether a record passes the view's filter.
-    public func includes(_ record: Record) -> Bool {
-        filter.allSatisfy { $0.matches(record) }
+    /// Whether a item passes the view's filter.
+    public func includes(_ item: Item) -> Bool {
+        filter.allSatisfy { $0.matches(item) }
     }
 
-    /// A record's keyset position in this view.
-    public func position(of record: Record) -> Position {
-        Position(sort.map { record[$0.field] })
+    /// A item's keyset position in this view.
+    public func position(of item: Item) -> Position {
+        Position(sort.map { item[$0.field] })
     }
 
     /// Compares two positions in view order: negative when `lhs` comes first.
@@ -68,11 +68,11 @@ public struct View: Sendable, Hashable {
         return 0
     }
 
-    /// The section id and title of a record (the view's name and no title when the view
+    /// The section id and title of a item (the view's name and no title when the view
     /// has no section rule).
-    public func section(of record: Record) -> (id: String, title: String?) {
+    public func section(of item: Item) -> (id: String, title: String?) {
         guard let section else { return (name, nil) }
-        let key = section.key(for: record[section.field])
+        let key = section.key(for: item[section.field])
         return (section.id(for: key), section.title(for: key))
     }
 

@@ -1,14 +1,14 @@
-/// A row of a source: its fields by name, as a provider read them.
-public struct Record: Sendable, Hashable {
+/// An item of a source: its fields by name, as a provider read them (a row, a JSON object).
+public struct Item: Sendable, Hashable {
     /// The fields by name.
     public var fields: [String: JSONValue]
 
-    /// Creates a record from its fields.
+    /// Creates a item from its fields.
     public init(_ fields: [String: JSONValue]) {
         self.fields = fields
     }
 
-    /// The value of a field; `null` when the record has no such field.
+    /// The value of a field; `null` when the item has no such field.
     public subscript(field: String) -> JSONValue {
         get { fields[field] ?? .null }
         set { fields[field] = newValue }

@@ -1,0 +1,55 @@
+import DataMediator
+import Hummingbird
+import Logging
+
+/// Where and how the HTTP server listens.
+public struct HTTPServerConfiguration: Sendable {
+    /// The address to bind, e.g. `127.0.0.1` or `0.0.0.0`.
+    public var host: String
+    /// The port; 0 picks a free one.
+    public var port: Int
+
+    /// Creates a server configuration.
+    public init(host: String = "127.0.0.1", port: Int = 8080) {
+        self.host = host
+        self.port = port
+    }
+}
+
+/// Builds the router: problem+json errors and request logs around every route, then the
+/// list and operation routes.
+///
+/// - Parameter readiness: answers whether every source can be read, for `GET /ready`.
+public func buildRouter(
+    registry: ListRegistry,
+    readiness: @escaping @Sendable () async -> Bool = { true }
+) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+    // Middleware applies only to routes added after it, and to the not-found answer.
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    ListRoutes(registry: registry).register(on: router)
+    OperationRoutes(readiness: readiness).register(on: router)
+    return router
+}
+
+/// Builds the application that serves `registry` on `configuration`'s address.
+///
+/// - Parameter onServerRunning: called with the bound port once the server listens.
+public func buildApplication(
+    registry: ListRegistry,
+    configuration: HTTPServerConfiguration,
+    readiness: @escaping @Sendable () async -> Bool = { true },
+    logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> some ApplicationProtocol {
+    Application(
+        router: buildRouter(registry: registry, readiness: readiness),
+        configuration: ApplicationConfiguration(
+            address: .hostname(configuration.host, port: configuration.port),
+            serverName: "data-mediator"
+        ),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger
+    )
+}

@@ -1,0 +1,64 @@
+import DataMediator
+import Hummingbird
+
+/// An error answer in RFC 9457 form (`application/problem+json`), with a stable `type` per
+/// kind of error and a `detail` safe to show.
+///
+/// Only this target turns errors into responses: the core's ``DataMediatorError`` codes
+/// map to a problem type here, and anything unexpected becomes an `internal-error` that
+/// reveals nothing.
+public struct Problem: HTTPResponseError, Sendable {
+    /// The HTTP status.
+    public let status: HTTPResponse.Status
+    /// The problem type's short name; `type` is `/problems/<slug>`.
+    public let slug: String
+    /// A short, fixed summary of the problem type.
+    public let title: String
+    /// What went wrong in this occurrence, and how to fix it.
+    public let detail: String
+    /// Extra headers, e.g. `Allow` on a 405.
+    public let headers: HTTPFields
+
+    /// Creates a problem.
+    public init(status: HTTPResponse.Status, slug: String, title: String, detail: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.slug = slug
+        self.title = title
+        self.detail = detail
+        self.headers = headers
+    }
+
+    /// The problem for a contract error.
+    public init(_ error: DataMediatorError) {
+        let kind = ProblemType.forCode[error.code] ?? ProblemType.badRequest
+        self.init(status: kind.status, slug: kind.slug, title: kind.title, detail: error.message)
+    }
+
+    /// The problem of a known kind.
+    public init(_ kind: ProblemType, detail: String, headers: HTTPFields = [:]) {
+        self.init(status: kind.status, slug: kind.slug, title: kind.title, detail: detail, headers: headers)
+    }
+
+    /// The problem's `type` URI reference.
+    public var type: String { ProblemType.path(for: slug) }
+
+    /// The problem as a response: the JSON body with `instance` set to the request's path.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var writer = JSONWriter(capacity: 256)
+        writer.raw("{\"type\":")
+        writer.write(type)
+        writer.raw(",\"title\":")
+        writer.write(title)
+        writer.raw(",\"status\":")
+        writer.write(Int(status.code))
+        writer.raw(",\"detail\":")
+        writer.write(detail)
+        writer.raw(",\"instance\":")
+        writer.write(request.uri.path)
+        writer.raw("}")
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+    }
+}

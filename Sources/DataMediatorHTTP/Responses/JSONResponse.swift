@@ -1,0 +1,54 @@
+import Foundation
+import Crypto
+import Hummingbird
+
+/// Builds JSON answers with a strong `ETag` over their bytes, and answers `304 Not
+/// Modified` when the request's `If-None-Match` already names it.
+enum JSONResponse {
+    /// The `Cache-Control` of list answers: clients may keep them but must revalidate.
+    static let cacheControl = "no-cache"
+
+    /// A `200` (or `status`) JSON answer, or a `304` when `If-None-Match` matches its ETag.
+    static func make(
+        _ bytes: [UInt8],
+        for request: Request,
+        status: HTTPResponse.Status = .ok,
+        headers extra: HTTPFields = [:],
+        contentType: String = "application/json"
+    ) -> Response {
+        let tag = entityTag(of: bytes)
+        var headers = extra
+        headers[.eTag] = tag
+        headers[.cacheControl] = cacheControl
+        if status == .ok, matches(request.headers[values: .ifNoneMatch], tag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = contentType
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// A strong entity tag: the first 16 bytes of the body's SHA-256, quoted.
+    static func entityTag(of bytes: [UInt8]) -> String {
+        let digest = SHA256.hash(data: bytes)
+        var text = "\""
+        for byte in digest.prefix(16) {
+            let hex = String(byte, radix: 16)
+            text += byte < 16 ? "0" + hex : hex
+        }
+        return text + "\""
+    }
+
+    /// Whether an `If-None-Match` field names `tag` (weak comparison, as RFC 9110 §13.1.2
+    /// asks for this header) or is `*`.
+    static func matches(_ values: [String], _ tag: String) -> Bool {
+        for value in values {
+            for candidate in value.split(separator: ",") {
+                var trimmed = candidate.trimmingCharacters(in: .whitespaces)[...]
+                if trimmed == "*" { return true }
+                if trimmed.hasPrefix("W/") { trimmed = trimmed.dropFirst(2) }
+                if trimmed == tag { return true }
+            }
+        }
+        return false
+    }
+}

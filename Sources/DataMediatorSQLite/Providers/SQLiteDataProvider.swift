@@ -1,0 +1,162 @@
+import DataMediator
+import GRDB
+
+/// A provider over a SQLite table or read-only query, paging by keyset on the view's index.
+///
+/// Every answer is read in one read transaction, so its items and version agree. The
+/// page path runs one indexed range query and one version lookup: no `OFFSET`, no `COUNT`.
+public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
+    private let database: any DatabaseReader
+    private let from: String
+    private let columns: [String]
+    private let selectList: String
+    private let idField: String
+    private let fieldTypes: [String: FieldType]
+    private let keyset: KeysetSQL
+    private let versionTables: [String]
+
+    init(
+        database: any DatabaseReader,
+        from: String,
+        columns: [String],
+        idField: String,
+        fieldTypes: [String: FieldType],
+        notNullColumns: Set<String>,
+        versionTables: [String]
+    ) {
+        self.database = database
+        self.from = from
+        self.columns = columns
+        self.selectList = columns.map(SQL.quote).joined(separator: ", ")
+        self.idField = idField
+        self.fieldTypes = fieldTypes
+        self.keyset = KeysetSQL(notNullColumns: notNullColumns)
+        self.versionTables = versionTables
+    }
+
+    /// Up to `limit` items after (or from) `start`, by an indexed range query.
+    public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        var (conditions, arguments) = keyset.filter(view)
+        if let start {
+            let bound = keyset.after(start, in: view, inclusive: inclusive)
+            conditions.append(bound.sql)
+            arguments += bound.arguments
+        }
+        let sql =
+            "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions)) ORDER BY \(keyset.orderBy(view)) LIMIT ?"
+        arguments.append(max(0, limit).databaseValue)
+        let bound = arguments
+        return try await database.read { db in
+            Window(items: try fetch(db, sql: sql, arguments: bound), version: try version(db))
+        }
+    }
+
+    /// The item with `id` in the view and its place, from counts of the rows before it.
+    public func locate(id: String, in view: View) async throws -> Location? {
+        var (conditions, arguments) = keyset.filter(view)
+        let filterConditions = conditions
+        let filterArguments = arguments
+        // Ids that are integers in the table arrive as strings: match either spelling.
+        if let whole = Int64(id), String(whole) == id {
+            conditions.append("(\(SQL.quote(idField)) = ? OR \(SQL.quote(idField)) = ?)")
+            arguments += [whole.databaseValue, id.databaseValue]
+        } else {
+            conditions.append("\(SQL.quote(idField)) = ?")
+            arguments.append(id.databaseValue)
+        }
+        let itemSQL = "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions)) LIMIT 2"
+        let itemArguments = arguments
+        return try await database.read { db in
+            guard
+                let item = try fetch(db, sql: itemSQL, arguments: itemArguments)
+                    .first(where: { $0[idField].idString == id })
+            else { return nil }
+            let before = keyset.after(view.position(of: item), in: view, inclusive: false, reversed: true)
+            let beforeWhere = Self.whereClause(filterConditions + [before.sql])
+            let beforeArguments = filterArguments + before.arguments
+            let position = try count(db, sql: "SELECT COUNT(*) FROM \(from)\(beforeWhere)", arguments: beforeArguments)
+            var sectionIndex = 0
+            var itemIndex = position
+            if let rule = view.section {
+                let key = keyset.sectionKey(rule)
+                let ownKey = rule.key(for: item[rule.field]).databaseValue
+                sectionIndex = try count(
+                    db,
+                    sql: "SELECT COUNT(DISTINCT quote(\(key))) FROM \(from)\(beforeWhere) AND NOT (\(key) IS ?)",
+                    arguments: beforeArguments + [ownKey]
+                )
+                itemIndex = try count(
+                    db,
+                    sql: "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND (\(key) IS ?)",
+                    arguments: beforeArguments + [ownKey]
+                )
+            }
+            return Location(
+                item: item,
+                position: position,
+                sectionIndex: sectionIndex,
+                itemIndex: itemIndex,
+                version: try version(db)
+            )
+        }
+    }
+
+    /// The view's sections and counts, by one grouped query in the view's order.
+    public func sectionCounts(of view: View) async throws -> SectionCounts {
+        let (conditions, arguments) = keyset.filter(view)
+        let whereClause = Self.whereClause(conditions)
+        return try await database.read { db in
+            guard let rule = view.section, let first = view.sort.first else {
+                let total = try count(db, sql: "SELECT COUNT(*) FROM \(from)\(whereClause)", arguments: arguments)
+                let entries = total > 0 ? [SectionCounts.Entry(key: .null, count: total)] : []
+                return SectionCounts(entries: entries, version: try version(db))
+            }
+            let key = keyset.sectionKey(rule)
+            let order = first.order == .ascending ? "ASC" : "DESC"
+            let sql = "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) GROUP BY section_key ORDER BY section_key \(order)"
+            let rows = try Row.fetchAll(db, sql: sql, arguments: Self.arguments(arguments))
+            let entries = rows.map { row in
+                let stored: DatabaseValue = row[0]
+                let count: Int = row[1]
+                return SectionCounts.Entry(key: fieldTypes[rule.field].map { $0.present(JSONValue(stored)) } ?? JSONValue(stored), count: count)
+            }
+            return SectionCounts(entries: entries, version: try version(db))
+        }
+    }
+
+    private func fetch(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> [Item] {
+        let statement = try db.cachedStatement(sql: sql)
+        let rows = try Row.fetchCursor(statement, arguments: Self.arguments(arguments))
+        var items: [Item] = []
+        let types = columns.map { fieldTypes[$0] }
+        while let row = try rows.next() {
+            var fields: [String: JSONValue] = [:]
+            fields.reserveCapacity(columns.count)
+            for (index, column) in columns.enumerated() {
+                let value = JSONValue(row[index] as DatabaseValue)
+                fields[column] = types[index].map { $0.present(value) } ?? value
+            }
+            items.append(Item(fields))
+        }
+        return items
+    }
+
+    private func count(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> Int {
+        try Int.fetchOne(db, sql: sql, arguments: Self.arguments(arguments)) ?? 0
+    }
+
+    private func version(_ db: Database) throws -> Int64 {
+        guard !versionTables.isEmpty else { return 0 }
+        let marks = Array(repeating: "?", count: versionTables.count).joined(separator: ", ")
+        let sql = "SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable) WHERE source IN (\(marks))"
+        return try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(versionTables)) ?? 0
+    }
+
+    private static func whereClause(_ conditions: [String]) -> String {
+        conditions.isEmpty ? " WHERE 1" : " WHERE " + conditions.joined(separator: " AND ")
+    }
+
+    private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
+        StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
+    }
+}

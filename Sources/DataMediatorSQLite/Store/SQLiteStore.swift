@@ -1,0 +1,155 @@
+import DataMediator
+import Foundation
+import GRDB
+
+/// The embedded store: one SQLite file in WAL mode, read through a pool of connections.
+///
+/// At start-up it checks each list's source (tables and columns exist, queries run and
+/// only read), creates missing tables from their declared fields, and creates one index
+/// per view so every page is an index range scan.
+public final class SQLiteStore: Sendable {
+    /// The table that holds each source table's change counter.
+    public static let versionTable = "data_mediator_versions"
+
+    /// The connection pool.
+    public let database: DatabasePool
+
+    /// Opens (creating if needed) the store at `path`.
+    ///
+    /// - Throws: `SQLiteStoreError` when the file cannot be opened as a SQLite database.
+    public init(path: String) throws {
+        var configuration = GRDB.Configuration()
+        configuration.busyMode = .timeout(5)
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            try database.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE IF NOT EXISTS \(Self.versionTable) (
+                            source TEXT PRIMARY KEY NOT NULL,
+                            version INTEGER NOT NULL DEFAULT 0
+                        )
+                        """
+                )
+            }
+        } catch {
+            throw SQLiteStoreError(list: nil, "cannot open the SQLite store at \(path): \(error)")
+        }
+    }
+
+    /// Checks a list's source against the database and returns its provider.
+    ///
+    /// - Throws: `SQLiteStoreError` naming the missing table, column or the failing query.
+    public func provider(for list: ListDefinition, source: SQLiteSource) throws -> SQLiteDataProvider {
+        let needed = Self.columns(of: list)
+        do {
+            return try database.write { db in
+                let from: String
+                let available: [String]
+                var notNull: Set<String> = []
+                switch source.kind {
+                case .table(let table):
+                    if try !db.tableExists(table) {
+                        try Self.createTable(table, list: list, source: source, in: db)
+                    }
+                    let columns = try db.columns(in: table)
+                    available = columns.map(\.name)
+                    notNull = Set(columns.filter(\.isNotNull).map(\.name))
+                    if let primaryKey = try? db.primaryKey(table), primaryKey.columns == [list.idField] {
+                        notNull.insert(list.idField)
+                    }
+                    from = SQL.quote(table)
+                case .query(let query):
+                    let statement: Statement
+                    do {
+                        statement = try db.makeStatement(sql: "SELECT * FROM (\(query)) LIMIT 0")
+                    } catch {
+                        throw SQLiteStoreError(list: list.name, "its query does not run: \(error)")
+                    }
+                    guard statement.isReadonly else {
+                        throw SQLiteStoreError(list: list.name, "its query must only read (a SELECT)")
+                    }
+                    available = statement.columnNames
+                    from = "(\(query)) AS source"
+                }
+                let missing = needed.filter { !available.contains($0) }
+                if !missing.isEmpty {
+                    throw SQLiteStoreError(
+                        list: list.name,
+                        "its source has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
+                            + "the columns are \(available.map { "'\($0)'" }.joined(separator: ", "))"
+                    )
+                }
+                for table in source.allVersionTables {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO \(Self.versionTable) (source, version) VALUES (?, 0)",
+                        arguments: [table]
+                    )
+                }
+                if case .table(let table) = source.kind {
+                    for view in list.views {
+                        try Self.createIndex(for: view, on: table, in: db)
+                    }
+                }
+                return SQLiteDataProvider(
+                    database: database,
+                    from: from,
+                    columns: needed,
+                    idField: list.idField,
+                    fieldTypes: source.fieldTypes,
+                    notNullColumns: notNull,
+                    versionTables: source.allVersionTables
+                )
+            }
+        } catch let error as SQLiteStoreError {
+            throw error
+        } catch {
+            throw SQLiteStoreError(list: list.name, "\(error)")
+        }
+    }
+
+    /// Every column a list reads: id, revision, and each view's sort, section, filter,
+    /// cell type and exposed fields.
+    static func columns(of list: ListDefinition) -> [String] {
+        var columns = [list.idField]
+        if let revision = list.revisionField { columns.append(revision) }
+        for view in list.views {
+            columns += view.sort.map(\.field)
+            if let section = view.section { columns.append(section.field) }
+            columns += view.filter.map(\.field)
+            if case .field(let field, _, _) = view.cellType { columns.append(field) }
+            columns += view.fields
+        }
+        var seen = Set<String>()
+        return columns.filter { seen.insert($0).inserted }
+    }
+
+    private static func createTable(_ table: String, list: ListDefinition, source: SQLiteSource, in db: Database) throws {
+        var definitions = ["\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY NOT NULL"]
+        for field in columns(of: list) where field != list.idField {
+            definitions.append("\(SQL.quote(field)) \(sqlType(source.fieldTypes[field]))")
+        }
+        try db.execute(sql: "CREATE TABLE \(SQL.quote(table)) (\(definitions.joined(separator: ", ")))")
+    }
+
+    private static func sqlType(_ type: FieldType?) -> String {
+        switch type {
+        case .integer, .boolean: return "INTEGER"
+        case .number: return "REAL"
+        case .string, .json, nil: return "TEXT"
+        }
+    }
+
+    private static func createIndex(for view: View, on table: String, in db: Database) throws {
+        let keys = view.sort.map { SQL.quote($0.field) + ($0.order == .ascending ? " ASC" : " DESC") }
+        // The name carries the columns, so a view whose sort changed gets a fresh index.
+        var hash: UInt32 = 2_166_136_261
+        for byte in keys.joined(separator: ",").utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        let name = "dm_\(table)_\(view.name)_\(String(hash, radix: 16))"
+        try db.execute(
+            sql: "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys.joined(separator: ", ")))"
+        )
+    }
+}

@@ -69,7 +69,7 @@ public enum DemoData {
         )
         var random = SplitMix64(seed: 2026)
         // Count back from a fixed instant so the data is the same on every machine.
-        var seconds: Int64 = 1_763_596_800 - Int64(count) * 300
+        var seconds: Int64 = 1_795_129_200 - Int64(count) * 300
         let insert = try db.makeStatement(
             sql: "INSERT INTO transactions (id, player, points, reason, created_at) VALUES (?, ?, ?, ?, ?)"
         )

@@ -37,6 +37,16 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// Whether the store answers a query now, for readiness checks.
+    public func isReadable() async -> Bool {
+        do {
+            try await database.read { db in try db.execute(sql: "SELECT 1") }
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Checks a list's source against the database and returns its provider.
     ///
     /// - Throws: `SQLiteStoreError` naming the missing table, column or the failing query.

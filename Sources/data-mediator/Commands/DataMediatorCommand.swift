@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The `data-mediator` command: `serve` (the default), `check`.
+@main
+struct DataMediatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "data-mediator",
+        abstract: "Serves sectioned, paged list data over HTTP.",
+        subcommands: [ServeCommand.self, CheckCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}

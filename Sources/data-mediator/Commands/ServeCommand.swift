@@ -1,0 +1,71 @@
+import ArgumentParser
+import DataMediator
+import DataMediatorHTTP
+import DataMediatorSQLite
+import Foundation
+import Hummingbird
+import Logging
+
+/// `data-mediator serve`: serves the lists of a config file, or the built-in demo.
+///
+/// Each option can also come from the environment (`DATA_MEDIATOR_…`); a flag wins over
+/// the environment, which wins over the default.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the lists of a config file, or the built-in demo when none is given."
+    )
+
+    @Option(help: "The config file (env DATA_MEDIATOR_CONFIG). Without one, the built-in demo is served.")
+    var config: String?
+
+    @Option(help: "The address to listen on (env DATA_MEDIATOR_HOST; default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "The port to listen on, 0 for any free one (env DATA_MEDIATOR_PORT; default 8080).")
+    var port: Int?
+
+    @Option(help: "Where the demo store and the cursor secret live (env DATA_MEDIATOR_DATA_DIR; default ./data).")
+    var dataDir: String?
+
+    @Option(help: "Transactions generated for a new demo store (env DATA_MEDIATOR_DEMO_TRANSACTIONS; default 100000).")
+    var demoTransactions: Int?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let settings = try ServeSettings(
+            config: config,
+            host: host,
+            port: port,
+            dataDir: dataDir,
+            demoTransactions: demoTransactions,
+            environment: environment
+        )
+        let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"])
+        let service: Wiring
+        do {
+            service = try Wiring(settings: settings, environment: environment, logger: logger)
+        } catch let error as ConfigFileErrors {
+            printError(error.description)
+            throw ExitCode.failure
+        } catch {
+            printError("data-mediator: \(error)")
+            throw ExitCode.failure
+        }
+        let app = buildApplication(
+            registry: service.registry,
+            configuration: HTTPServerConfiguration(host: settings.host, port: settings.port),
+            readiness: service.readiness,
+            logger: logger,
+            onServerRunning: { port in
+                logger.info("listening", metadata: ["host": "\(settings.host)", "port": "\(port)"])
+            }
+        )
+        try await app.runService()
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

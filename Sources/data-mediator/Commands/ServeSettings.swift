@@ -1,0 +1,47 @@
+import ArgumentParser
+
+/// The settings of `serve`, each from its flag, else the environment, else the default.
+struct ServeSettings: Sendable {
+    /// The config file, nil for the demo.
+    let config: String?
+    /// The listening address.
+    let host: String
+    /// The listening port.
+    let port: Int
+    /// The data folder.
+    let dataDir: String
+    /// Transactions in a new demo store.
+    let demoTransactions: Int
+
+    /// Resolves the settings.
+    ///
+    /// - Throws: a `ValidationError` naming the variable when an environment value is not usable.
+    init(
+        config: String?,
+        host: String?,
+        port: Int?,
+        dataDir: String?,
+        demoTransactions: Int?,
+        environment: [String: String]
+    ) throws {
+        func number(_ name: String) throws -> Int? {
+            guard let text = environment[name], !text.isEmpty else { return nil }
+            guard let value = Int(text) else { throw ValidationError("\(name) must be a whole number; it is '\(text)'.") }
+            return value
+        }
+        func text(_ name: String) -> String? {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        self.config = config ?? text("DATA_MEDIATOR_CONFIG")
+        self.host = host ?? text("DATA_MEDIATOR_HOST") ?? "127.0.0.1"
+        self.port = try port ?? number("DATA_MEDIATOR_PORT") ?? 8080
+        self.dataDir = dataDir ?? text("DATA_MEDIATOR_DATA_DIR") ?? "data"
+        self.demoTransactions = try demoTransactions ?? number("DATA_MEDIATOR_DEMO_TRANSACTIONS") ?? 100_000
+        guard (0...65_535).contains(self.port) else {
+            throw ValidationError("The port must be from 0 to 65535; it is \(self.port).")
+        }
+        guard self.demoTransactions >= 0 else {
+            throw ValidationError("The demo's transaction count must not be negative.")
+        }
+    }
+}

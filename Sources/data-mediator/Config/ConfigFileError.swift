@@ -1,0 +1,25 @@
+/// One error in a config file: where it is, what is wrong and how to fix it.
+struct ConfigFileError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The file's path as given.
+    let file: String
+    /// The 1-based line, 0 when unknown.
+    let line: Int
+    /// The 1-based column, 0 when unknown.
+    let column: Int
+    /// What is wrong, and the fix.
+    let message: String
+
+    /// `FILE:LINE:COLUMN: error: MESSAGE`, the form editors and compilers use.
+    var description: String {
+        line > 0 ? "\(file):\(line):\(column): error: \(message)" : "\(file): error: \(message)"
+    }
+}
+
+/// All the errors found in a config file; it is refused when there is at least one.
+struct ConfigFileErrors: Error, Sendable, CustomStringConvertible {
+    /// The errors, in file order.
+    let errors: [ConfigFileError]
+
+    /// One error a line.
+    var description: String { errors.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,398 @@
+import DataMediator
+import DataMediatorSQLite
+import Foundation
+import Yams
+
+/// Reads and checks a YAML config file.
+///
+/// Every error found is collected, each with its line and a fix, so one run of
+/// `data-mediator check` shows them all. Unknown keys are errors: a misspelt option must
+/// never be silently ignored.
+struct ConfigFileLoader {
+    /// The path shown in errors.
+    let file: String
+    /// The folder relative store paths are resolved against.
+    let baseDirectory: String
+
+    private var errors: [ConfigFileError] = []
+
+    /// Creates a loader for `file`; relative paths in it are resolved against its folder.
+    init(file: String, baseDirectory: String? = nil) {
+        self.file = file
+        self.baseDirectory = baseDirectory ?? URL(fileURLWithPath: file).deletingLastPathComponent().path
+    }
+
+    /// Reads the file from disk and checks it.
+    static func load(path: String) throws(ConfigFileErrors) -> ServiceConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigFileErrors(errors: [
+                ConfigFileError(file: path, line: 0, column: 0, message: "cannot read the file; check the path and its permissions")
+            ])
+        }
+        var loader = ConfigFileLoader(file: path)
+        return try loader.parse(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Checks YAML text and returns what it declares.
+    ///
+    /// - Throws: ``ConfigFileErrors`` with every error found.
+    mutating func parse(_ text: String) throws(ConfigFileErrors) -> ServiceConfiguration {
+        errors = []
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw ConfigFileErrors(errors: [syntaxError(error)])
+        }
+        guard let root, let top = mapping(root, allowed: ["store", "lists"], what: "the config file") else {
+            if errors.isEmpty { fail(root, "the file is empty; it needs 'store:' and 'lists:' (see the README's config reference)") }
+            throw ConfigFileErrors(errors: errors)
+        }
+        let sqlitePath = parseStore(top["store"], parent: root)
+        var lists: [ListConfiguration] = []
+        if let listsNode = require(top["lists"], in: root, key: "lists", fix: "declare at least one list under 'lists:'"),
+            let entries = entries(of: listsNode, what: "'lists'")
+        {
+            if entries.isEmpty { fail(listsNode, "'lists' is empty; declare at least one list") }
+            for (name, node) in entries {
+                if let list = parseList(name: name, node: node) { lists.append(list) }
+            }
+        }
+        guard errors.isEmpty, let sqlitePath else { throw ConfigFileErrors(errors: errors) }
+        return ServiceConfiguration(sqlitePath: sqlitePath, lists: lists)
+    }
+
+    // MARK: - Store
+
+    private mutating func parseStore(_ node: Node?, parent: Node) -> String? {
+        guard let node = require(node, in: parent, key: "store", fix: "add 'store: {sqlite: data.sqlite}'") else {
+            return nil
+        }
+        guard let store = mapping(node, allowed: ["sqlite"], what: "'store'") else { return nil }
+        guard let pathNode = require(store["sqlite"], in: node, key: "sqlite", fix: "name the SQLite file: 'sqlite: data.sqlite'"),
+            let path = string(pathNode, what: "'store.sqlite'")
+        else { return nil }
+        return path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
+    }
+
+    // MARK: - Lists
+
+    private static let listKeys = ["title", "table", "query", "id", "revision", "versions", "fields", "limit", "views"]
+    private static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
+
+    private mutating func parseList(name: String, node: Node) -> ListConfiguration? {
+        let errorCount = errors.count
+        if !Self.isValidName(name) {
+            fail(node, "list name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+        }
+        guard let list = mapping(node, allowed: Self.listKeys, what: "list '\(name)'") else { return nil }
+        let title = list["title"].flatMap { string($0, what: "'title'") } ?? name
+        let idField = list["id"].flatMap { string($0, what: "'id'") } ?? "id"
+        let revisionField = list["revision"].flatMap { string($0, what: "'revision'") }
+        let versions = list["versions"].flatMap { stringList($0, what: "'versions'") } ?? []
+
+        var kind: SQLiteSource.Kind?
+        switch (list["table"], list["query"]) {
+        case (let table?, nil): kind = string(table, what: "'table'").map(SQLiteSource.Kind.table)
+        case (nil, let query?): kind = string(query, what: "'query'").map(SQLiteSource.Kind.query)
+        case (.some, .some): fail(list["query"], "list '\(name)' has both 'table' and 'query'; keep one")
+        case (nil, nil): fail(node, "list '\(name)' needs a source: add 'table: NAME' or 'query: SELECT ...'")
+        }
+
+        var fieldTypes: [String: FieldType] = [:]
+        var declared: [String] = []
+        if let fieldsNode = require(list["fields"], in: node, key: "fields", fix: "declare its fields and types, e.g. 'fields: {title: string}'"),
+            let fields = entries(of: fieldsNode, what: "'fields'")
+        {
+            for (field, typeNode) in fields {
+                guard let typeName = string(typeNode, what: "the type of field '\(field)'") else { continue }
+                guard let type = FieldType(rawValue: typeName) else {
+                    fail(typeNode, "field '\(field)' has unknown type '\(typeName)'; use one of \(Self.names(FieldType.allCases.map(\.rawValue)))")
+                    continue
+                }
+                fieldTypes[field] = type
+                declared.append(field)
+            }
+        }
+        let known = Set(declared + [idField] + (revisionField.map { [$0] } ?? []))
+        let exposed = declared.filter { $0 != idField && $0 != revisionField }
+
+        let limits = parseLimits(list["limit"], list: name)
+        var views: [View] = []
+        if let viewsNode = require(list["views"], in: node, key: "views", fix: "declare at least one view under 'views:'"),
+            let entries = entries(of: viewsNode, what: "'views'")
+        {
+            if entries.isEmpty { fail(viewsNode, "list '\(name)' has no views; declare at least one") }
+            for (viewName, viewNode) in entries {
+                if let view = parseView(viewName, viewNode, list: name, idField: idField, known: known, exposed: exposed) {
+                    views.append(view)
+                }
+            }
+            let defaults = views.filter(\.isDefault)
+            if defaults.count > 1 {
+                fail(viewsNode, "list '\(name)' marks \(defaults.count) views as default (\(Self.names(defaults.map(\.name)))); mark one")
+            }
+        }
+        guard errors.count == errorCount, let kind, let limits else { return nil }
+        let definition = ListDefinition(
+            name: name,
+            title: title,
+            idField: idField,
+            revisionField: revisionField,
+            views: views,
+            limits: limits
+        )
+        let source = SQLiteSource(kind: kind, fieldTypes: fieldTypes, versionTables: versions)
+        return ListConfiguration(definition: definition, source: source, line: (node.mark?.line ?? 0))
+    }
+
+    private mutating func parseLimits(_ node: Node?, list: String) -> PageLimits? {
+        guard let node else { return PageLimits() }
+        guard let limit = mapping(node, allowed: ["default", "max"], what: "'limit'") else { return nil }
+        let defaultLimit = limit["default"].flatMap { positiveInt($0, what: "'limit.default'") } ?? 20
+        let maximum = limit["max"].flatMap { positiveInt($0, what: "'limit.max'") } ?? max(100, defaultLimit)
+        if defaultLimit > maximum {
+            fail(node, "list '\(list)': 'limit.default' (\(defaultLimit)) is above 'limit.max' (\(maximum)); lower it or raise the maximum")
+            return nil
+        }
+        return PageLimits(defaultLimit: defaultLimit, maximumLimit: maximum)
+    }
+
+    // MARK: - Views
+
+    private mutating func parseView(
+        _ name: String,
+        _ node: Node,
+        list: String,
+        idField: String,
+        known: Set<String>,
+        exposed: [String]
+    ) -> View? {
+        let errorCount = errors.count
+        if !Self.isValidName(name) {
+            fail(node, "view name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+        }
+        guard let view = mapping(node, allowed: Self.viewKeys, what: "view '\(name)'") else { return nil }
+        let context = "view '\(name)' of list '\(list)'"
+        func checkField(_ field: String, _ at: Node?, _ role: String) {
+            if !known.contains(field) {
+                fail(at, "\(context) \(role) '\(field)', which is not a field of the list; declare it under 'fields:' or use one of \(Self.names(known.sorted()))")
+            }
+        }
+        let isDefault = view["default"].flatMap { bool($0, what: "'default'") } ?? false
+
+        var sort: [SortKey] = []
+        if let sortNode = require(view["sort"], in: node, key: "sort", fix: "give its order, e.g. 'sort: [-created_at]' ('-' for descending)"),
+            let keys = stringList(sortNode, what: "'sort'")
+        {
+            if keys.isEmpty { fail(sortNode, "\(context) has an empty 'sort'; name at least one field") }
+            for key in keys {
+                let descending = key.hasPrefix("-")
+                let field = descending || key.hasPrefix("+") ? String(key.dropFirst()) : key
+                checkField(field, sortNode, "sorts by")
+                sort.append(SortKey(field, descending ? .descending : .ascending))
+            }
+        }
+
+        var section: SectionRule?
+        if let sectionNode = view["section"] {
+            if let field = sectionNode.scalar?.string {
+                checkField(field, sectionNode, "is sectioned by")
+                section = SectionRule(field: field)
+            } else if let rule = mapping(sectionNode, allowed: ["field", "by", "title"], what: "'section'") {
+                let field = require(rule["field"], in: sectionNode, key: "field", fix: "name the field that decides the section")
+                    .flatMap { string($0, what: "'section.field'") }
+                var grouping = SectionRule.Grouping.value
+                if let byNode = rule["by"], let by = string(byNode, what: "'section.by'") {
+                    if let parsed = SectionRule.Grouping(rawValue: by) {
+                        grouping = parsed
+                    } else {
+                        fail(byNode, "'section.by' is '\(by)'; use one of \(Self.names(SectionRule.Grouping.allCases.map(\.rawValue)))")
+                    }
+                }
+                let title = rule["title"].flatMap { string($0, what: "'section.title'") }
+                if let field {
+                    checkField(field, sectionNode, "is sectioned by")
+                    section = SectionRule(field: field, grouping: grouping, titleTemplate: title)
+                }
+            }
+        }
+
+        var filter: [FilterCondition] = []
+        if let filterNode = view["filter"], let conditions = sequence(filterNode, what: "'filter'") {
+            for conditionNode in conditions {
+                guard let condition = mapping(conditionNode, allowed: ["field", "op", "value"], what: "a filter condition"),
+                    let field = require(condition["field"], in: conditionNode, key: "field", fix: "name the field compared")
+                        .flatMap({ string($0, what: "'field'") }),
+                    let opNode = require(condition["op"], in: conditionNode, key: "op", fix: "use one of eq, ne, lt, le, gt, ge"),
+                    let opName = string(opNode, what: "'op'"),
+                    let valueNode = require(condition["value"], in: conditionNode, key: "value", fix: "give the value compared with")
+                else { continue }
+                guard let op = FilterCondition.Operator(rawValue: opName) else {
+                    fail(opNode, "filter 'op' is '\(opName)'; use one of \(Self.names(FilterCondition.Operator.allCases.map(\.rawValue)))")
+                    continue
+                }
+                checkField(field, conditionNode, "filters on")
+                filter.append(FilterCondition(field: field, op: op, value: scalarValue(valueNode)))
+            }
+        }
+
+        var cellType = CellTypeRule.fixed(list)
+        if let cellNode = view["cell"] {
+            if let type = cellNode.scalar?.string {
+                cellType = .fixed(type)
+            } else if let rule = mapping(cellNode, allowed: ["field", "types", "default"], what: "'cell'") {
+                let field = require(rule["field"], in: cellNode, key: "field", fix: "name the field whose value is the cell type")
+                    .flatMap { string($0, what: "'cell.field'") }
+                let types = require(rule["types"], in: cellNode, key: "types", fix: "list every type the field can give, e.g. 'types: [small, large]'")
+                    .flatMap { stringList($0, what: "'cell.types'") }
+                let fallback = require(rule["default"], in: cellNode, key: "default", fix: "name the type of items whose field holds another value")
+                    .flatMap { string($0, what: "'cell.default'") }
+                if let field { checkField(field, cellNode, "takes its cell type from") }
+                if let field, let types, let fallback { cellType = .field(field, types: types, fallback: fallback) }
+            }
+        }
+        if cellType.types.contains(Cell.loadingType) {
+            fail(view["cell"], "\(context) uses the cell type 'loading', which is kept for the loading section; choose another")
+        }
+
+        var fields = exposed
+        if let fieldsNode = view["fields"], let names = stringList(fieldsNode, what: "'fields'") {
+            for field in names { checkField(field, fieldsNode, "exposes") }
+            fields = names
+        }
+        guard errors.count == errorCount else { return nil }
+        let result = View(
+            name: name,
+            isDefault: isDefault,
+            sort: sort,
+            idField: idField,
+            section: section,
+            filter: filter,
+            cellType: cellType,
+            fields: fields
+        )
+        if let problem = result.sectionProblem() {
+            fail(view["section"], "list '\(list)': \(problem)")
+            return nil
+        }
+        return result
+    }
+
+    // MARK: - Node readers
+
+    private mutating func fail(_ node: Node?, _ message: String) {
+        errors.append(ConfigFileError(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, message: message))
+    }
+
+    private func syntaxError(_ error: any Error) -> ConfigFileError {
+        if let yaml = error as? YamlError, case .parser(_, let problem, let mark, _) = yaml {
+            return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
+        }
+        if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, _) = yaml {
+            return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
+        }
+        return ConfigFileError(file: file, line: 0, column: 0, message: "not valid YAML: \(error)")
+    }
+
+    private mutating func require(_ node: Node?, in parent: Node?, key: String, fix: String) -> Node? {
+        if node == nil { fail(parent, "missing '\(key)': \(fix)") }
+        return node
+    }
+
+    /// The key-value pairs of a mapping, in order, refusing duplicate and non-string keys.
+    private mutating func entries(of node: Node, what: String) -> [(String, Node)]? {
+        guard case .mapping(let mapping) = node else {
+            fail(node, "\(what) must be a mapping of names to settings")
+            return nil
+        }
+        var seen = Set<String>()
+        var result: [(String, Node)] = []
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.scalar?.string else {
+                fail(keyNode, "\(what) has a key that is not a plain name")
+                continue
+            }
+            if !seen.insert(key).inserted {
+                fail(keyNode, "\(what) declares '\(key)' twice; keep one")
+                continue
+            }
+            result.append((key, value))
+        }
+        return result
+    }
+
+    /// A mapping's values by key, reporting every key not in `allowed`.
+    private mutating func mapping(_ node: Node, allowed: [String], what: String) -> [String: Node]? {
+        guard let pairs = entries(of: node, what: what) else { return nil }
+        var result: [String: Node] = [:]
+        for (key, value) in pairs {
+            if allowed.contains(key) {
+                result[key] = value
+            } else {
+                fail(value, "\(what) has unknown key '\(key)'; the keys it takes are \(Self.names(allowed))")
+            }
+        }
+        return result
+    }
+
+    private mutating func sequence(_ node: Node, what: String) -> [Node]? {
+        guard case .sequence(let items) = node else {
+            fail(node, "\(what) must be a list, e.g. [a, b]")
+            return nil
+        }
+        return Array(items)
+    }
+
+    private mutating func string(_ node: Node, what: String) -> String? {
+        guard let scalar = node.scalar, Tag.Name(rawValue: node.tag.rawValue) != .null else {
+            fail(node, "\(what) must be a single value, not a list or mapping")
+            return nil
+        }
+        if scalar.string.isEmpty { fail(node, "\(what) is empty") }
+        return scalar.string
+    }
+
+    private mutating func stringList(_ node: Node, what: String) -> [String]? {
+        guard let items = sequence(node, what: what) else { return nil }
+        let strings = items.compactMap { string($0, what: "an entry of \(what)") }
+        return strings.count == items.count ? strings : nil
+    }
+
+    private mutating func bool(_ node: Node, what: String) -> Bool? {
+        guard Tag.Name(rawValue: node.tag.rawValue) == .bool, let value = node.bool else {
+            fail(node, "\(what) must be true or false")
+            return nil
+        }
+        return value
+    }
+
+    private mutating func positiveInt(_ node: Node, what: String) -> Int? {
+        guard Tag.Name(rawValue: node.tag.rawValue) == .int, let value = node.int, value >= 1 else {
+            fail(node, "\(what) must be a whole number of at least 1")
+            return nil
+        }
+        return value
+    }
+
+    private func scalarValue(_ node: Node) -> JSONValue {
+        switch Tag.Name(rawValue: node.tag.rawValue) {
+        case .null: return .null
+        case .bool: return node.bool.map(JSONValue.bool) ?? .null
+        case .int: return node.int.map { .integer(Int64($0)) } ?? .null
+        case .float: return node.float.map(JSONValue.number) ?? .null
+        default: return .string(node.scalar?.string ?? "")
+        }
+    }
+
+    private static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
+            }
+    }
+
+    private static func names(_ names: [String]) -> String {
+        names.map { "'\($0)'" }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,72 @@
+/// The built-in demo's config: the same format an operator writes, served when no config
+/// is given, with its store in the data folder.
+enum DemoConfig {
+    /// The store file's name inside the data folder.
+    static let storeFile = "demo.sqlite"
+
+    /// The demo's YAML.
+    static let yaml = """
+        store:
+          sqlite: demo.sqlite
+        lists:
+          transactions:
+            title: Transactions
+            table: transactions
+            id: id
+            fields:
+              id: integer
+              player: string
+              points: integer
+              reason: string
+              created_at: string
+            limit: {default: 20, max: 100}
+            views:
+              chronological:
+                default: true
+                sort: [-created_at, -id]
+                section: {field: created_at, by: day}
+                cell: transaction
+              by_player:
+                sort: [player, -created_at, -id]
+                section: player
+                cell: transaction
+          highscore:
+            title: High scores
+            query: >-
+              SELECT player, SUM(points) AS points, COUNT(*) AS transactions, MAX(created_at) AS last_played
+              FROM transactions GROUP BY player
+            versions: [transactions]
+            id: player
+            fields:
+              player: string
+              points: integer
+              transactions: integer
+              last_played: string
+            limit: {default: 10, max: 50}
+            views:
+              top:
+                sort: [-points, player]
+                cell: score
+                fields: [player, points, transactions, last_played]
+          expansions:
+            title: Expansions
+            table: expansions
+            fields:
+              id: string
+              name: string
+              category: string
+              released_on: string
+              price: number
+            limit: {default: 10, max: 50}
+            views:
+              by_category:
+                default: true
+                sort: [category, name]
+                section: category
+                cell: expansion
+              chronological:
+                sort: [-released_on, name]
+                section: {field: released_on, by: year}
+                cell: expansion
+        """
+}

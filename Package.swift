@@ -48,6 +48,11 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "DataMediatorTesting",
+            dependencies: ["DataMediator"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "data-mediator",
             dependencies: [
@@ -62,12 +67,12 @@ let package = Package(
         ),
         .testTarget(
             name: "DataMediatorTests",
-            dependencies: ["DataMediator"],
+            dependencies: ["DataMediator", "DataMediatorTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DataMediatorSQLiteTests",
-            dependencies: ["DataMediator", "DataMediatorSQLite"],
+            dependencies: ["DataMediator", "DataMediatorSQLite", "DataMediatorTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -75,13 +80,14 @@ let package = Package(
             dependencies: [
                 "DataMediator",
                 "DataMediatorHTTP",
+                "DataMediatorTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["data-mediator"],
+            dependencies: ["data-mediator", "DataMediator", "DataMediatorTesting"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -72,7 +72,12 @@ let package = Package(
         ),
         .testTarget(
             name: "DataMediatorSQLiteTests",
-            dependencies: ["DataMediator", "DataMediatorSQLite", "DataMediatorTesting"],
+            dependencies: [
+                "DataMediator",
+                "DataMediatorSQLite",
+                "DataMediatorTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -9,12 +9,9 @@ struct KeysetSQL: Sendable {
     /// Columns known never to hold `NULL`; their predicates skip the `IS NULL` cases.
     let notNullColumns: Set<String>
 
-    /// `ORDER BY` for the view, or its reverse.
-    func orderBy(_ view: View, reversed: Bool = false) -> String {
-        view.sort.map { key in
-            let ascending = (key.order == .ascending) != reversed
-            return SQL.quote(key.field) + (ascending ? " ASC" : " DESC")
-        }.joined(separator: ", ")
+    /// `ORDER BY` for the view.
+    func orderBy(_ view: View) -> String {
+        view.sort.map { SQL.quote($0.field) + ($0.order == .ascending ? " ASC" : " DESC") }.joined(separator: ", ")
     }
 
     /// The view's filter as SQL conditions (empty when there is none).
@@ -39,15 +36,71 @@ struct KeysetSQL: Sendable {
         return (conditions, arguments)
     }
 
-    /// Rows after `position` in view order (or before it, `reversed`), or at it too when
-    /// `inclusive`.
+    /// The rows after `position` in view order (and the row at it when `inclusive`), as
+    /// disjoint ranges in view order, each one range of the view's index.
     ///
-    /// The expanded form `k1 > a OR (k1 = a AND k2 > b) ...` handles mixed directions and
-    /// `NULL`s; the leading `k1 >= a` bound lets SQLite seek the view's index instead of
-    /// scanning, so a page deep in the view costs what the first one does.
-    func after(_ position: Position, in view: View, inclusive: Bool, reversed: Bool = false) -> (
-        sql: String, arguments: [DatabaseValue]
-    ) {
+    /// A page reads the ranges in turn until it is full, so every read is an index seek
+    /// and a page deep in the view costs what the first one does. When every key is
+    /// `NOT NULL` and they share one direction, a single row-value range does it;
+    /// otherwise the ranges are `k1 = a AND k2 > b`, then `k1 > a` (mixed directions and
+    /// `NULL`s each get their own range, since one `OR` would defeat the index order).
+    func segments(after position: Position, in view: View, inclusive: Bool) -> [(sql: String, arguments: [DatabaseValue])] {
+        let keys = view.sort
+        if let direction = keys.first?.order,
+            keys.allSatisfy({ $0.order == direction && notNullColumns.contains($0.field) }),
+            !position.values.contains(.null)
+        {
+            let columns = keys.map { SQL.quote($0.field) }.joined(separator: ", ")
+            let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+            let comparison = (direction == .ascending ? ">" : "<") + (inclusive ? "=" : "")
+            return [("(\(columns)) \(comparison) (\(marks))", position.values.map(\.databaseValue))]
+        }
+        var segments: [(sql: String, arguments: [DatabaseValue])] = []
+        var equalities: [String] = []
+        var equalityArguments: [DatabaseValue] = []
+        for (index, key) in keys.enumerated() {
+            let value = position.values[index]
+            if value == .null {
+                equalities.append("\(SQL.quote(key.field)) IS NULL")
+            } else {
+                equalities.append("\(SQL.quote(key.field)) = ?")
+                equalityArguments.append(value.databaseValue)
+            }
+        }
+        if inclusive {
+            segments.append((equalities.joined(separator: " AND "), equalityArguments))
+        }
+        for index in keys.indices.reversed() {
+            let key = keys[index]
+            let prefix = Array(equalities[..<index])
+            let prefixCount: Int = position.values[..<index].filter { $0 != .null }.count
+            let prefixArguments: [DatabaseValue] = Array(equalityArguments.prefix(prefixCount))
+            for range in ranges(beyond: position.values[index], key: key) {
+                segments.append(((prefix + [range.sql]).joined(separator: " AND "), prefixArguments + range.arguments))
+            }
+        }
+        return segments
+    }
+
+    /// The ranges of one key strictly beyond `value`, in view order.
+    private func ranges(beyond value: JSONValue, key: SortKey) -> [(sql: String, arguments: [DatabaseValue])] {
+        let column = SQL.quote(key.field)
+        switch (key.order, value) {
+        case (.ascending, .null):
+            return [("\(column) IS NOT NULL", [])]
+        case (.ascending, _):
+            return [("\(column) > ?", [value.databaseValue])]
+        case (.descending, .null):
+            return []
+        case (.descending, _):
+            let below: (sql: String, arguments: [DatabaseValue]) = ("\(column) < ?", [value.databaseValue])
+            // Descending, NULL sorts last: after the smaller values come the NULLs.
+            return notNullColumns.contains(key.field) ? [below] : [below, ("\(column) IS NULL", [])]
+        }
+    }
+
+    /// The rows strictly before `position` in view order, as one condition, for counting.
+    func before(_ position: Position, in view: View) -> (sql: String, arguments: [DatabaseValue]) {
         var alternatives: [String] = []
         var arguments: [DatabaseValue] = []
         var equalities: [String] = []
@@ -55,11 +108,10 @@ struct KeysetSQL: Sendable {
         for (index, key) in view.sort.enumerated() {
             let value = position.values[index]
             let column = SQL.quote(key.field)
-            let ascending = (key.order == .ascending) != reversed
-            let beyond = strictlyBeyond(column: column, field: key.field, value: value, ascending: ascending)
-            if let beyond {
-                alternatives.append((equalities + [beyond.sql]).joined(separator: " AND "))
-                arguments += equalityArguments + beyond.arguments
+            let reversed = SortKey(key.field, key.order == .ascending ? .descending : .ascending)
+            for range in ranges(beyond: value, key: reversed) {
+                alternatives.append((equalities + [range.sql]).joined(separator: " AND "))
+                arguments += equalityArguments + range.arguments
             }
             if value == .null {
                 equalities.append("\(column) IS NULL")
@@ -68,29 +120,8 @@ struct KeysetSQL: Sendable {
                 equalityArguments.append(value.databaseValue)
             }
         }
-        if inclusive {
-            alternatives.append(equalities.joined(separator: " AND "))
-            arguments += equalityArguments
-        }
-        var sql = alternatives.isEmpty ? "0" : "(" + alternatives.map { "(\($0))" }.joined(separator: " OR ") + ")"
-        if let first = view.sort.first, position.values[0] != .null, notNullColumns.contains(first.field) {
-            let ascending = (first.order == .ascending) != reversed
-            sql = "\(SQL.quote(first.field)) \(ascending ? ">=" : "<=") ? AND " + sql
-            arguments.insert(position.values[0].databaseValue, at: 0)
-        }
+        let sql = alternatives.isEmpty ? "0" : "(" + alternatives.map { "(\($0))" }.joined(separator: " OR ") + ")"
         return (sql, arguments)
-    }
-
-    /// The condition "this key is strictly beyond `value`", or nil when nothing can be.
-    private func strictlyBeyond(column: String, field: String, value: JSONValue, ascending: Bool) -> (
-        sql: String, arguments: [DatabaseValue]
-    )? {
-        if value == .null {
-            return ascending ? ("\(column) IS NOT NULL", []) : nil
-        }
-        if ascending { return ("\(column) > ?", [value.databaseValue]) }
-        if notNullColumns.contains(field) { return ("\(column) < ?", [value.databaseValue]) }
-        return ("(\(column) < ? OR \(column) IS NULL)", [value.databaseValue])
     }
 
     /// The SQL expression of a view's section key, matching ``SectionRule/key(for:)``.

@@ -34,20 +34,34 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         self.versionTables = versionTables
     }
 
-    /// Up to `limit` items after (or from) `start`, by an indexed range query.
+    /// Up to `limit` items after (or from) `start`: one indexed range read after another,
+    /// in view order, until the window is full.
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-        var (conditions, arguments) = keyset.filter(view)
-        if let start {
-            let bound = keyset.after(start, in: view, inclusive: inclusive)
-            conditions.append(bound.sql)
-            arguments += bound.arguments
-        }
-        let sql =
-            "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions)) ORDER BY \(keyset.orderBy(view)) LIMIT ?"
-        arguments.append(max(0, limit).databaseValue)
-        let bound = arguments
+        let queries = windowQueries(of: view, from: start, inclusive: inclusive)
+        let limit = max(0, limit)
         return try await database.read { db in
-            Window(items: try fetch(db, sql: sql, arguments: bound), version: try version(db))
+            var items: [Item] = []
+            for query in queries where items.count < limit {
+                items += try fetch(db, sql: query.sql, arguments: query.arguments + [(limit - items.count).databaseValue])
+            }
+            return Window(items: items, version: try version(db))
+        }
+    }
+
+    /// The SQL of a window, one statement per index range, each ending in `LIMIT ?`.
+    func windowQueries(of view: View, from start: Position?, inclusive: Bool) -> [(
+        sql: String, arguments: [DatabaseValue]
+    )] {
+        let (conditions, arguments) = keyset.filter(view)
+        let order = " ORDER BY \(keyset.orderBy(view)) LIMIT ?"
+        guard let start else {
+            return [("SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions))" + order, arguments)]
+        }
+        return keyset.segments(after: start, in: view, inclusive: inclusive).map { segment in
+            (
+                "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions + [segment.sql]))" + order,
+                arguments + segment.arguments
+            )
         }
     }
 
@@ -71,7 +85,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
                 let item = try fetch(db, sql: itemSQL, arguments: itemArguments)
                     .first(where: { $0[idField].idString == id })
             else { return nil }
-            let before = keyset.after(view.position(of: item), in: view, inclusive: false, reversed: true)
+            let before = keyset.before(view.position(of: item), in: view)
             let beforeWhere = Self.whereClause(filterConditions + [before.sql])
             let beforeArguments = filterArguments + before.arguments
             let position = try count(db, sql: "SELECT COUNT(*) FROM \(from)\(beforeWhere)", arguments: beforeArguments)

@@ -1,0 +1,100 @@
+import DataMediator
+import DataMediatorSQLite
+import DataMediatorTesting
+import Testing
+
+/// The providers a list can have.
+enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
+    case array
+    case sqlite
+
+    var testDescription: String { rawValue }
+}
+
+/// One suite every provider passes: the page rules of API.md over whole walks, view order,
+/// section info, and locate, all equal to an order computed without any provider.
+@Suite struct ProviderConformanceTests {
+    /// Keeps the SQLite fixture alive while its provider is used.
+    final class Subject {
+        let adapter: ListAdapter
+        let fixture: SQLiteFixture?
+
+        init(_ kind: ProviderKind, items: [Item] = SampleList.items()) throws {
+            let signer = CursorSigner(secret: SampleList.secret)
+            switch kind {
+            case .array:
+                fixture = nil
+                let provider = ArrayDataProvider(items: items, idField: "id", views: SampleList.views)
+                adapter = ListAdapter(definition: SampleList.definition, provider: provider, signer: signer)
+            case .sqlite:
+                let fixture = try SQLiteFixture(items: items)
+                self.fixture = fixture
+                adapter = ListAdapter(definition: SampleList.definition, provider: try fixture.provider(), signer: signer)
+            }
+        }
+    }
+
+    static let views = SampleList.views.map(\.name)
+
+    @Test("walks follow every page rule in view order", arguments: ProviderKind.allCases, [1, 3, 10])
+    func walksFollowThePageRules(kind: ProviderKind, limit: Int) async throws {
+        let subject = try Subject(kind)
+        for name in Self.views {
+            let view = try SampleList.definition.view(named: name)
+            var check = try await SampleList.walk(subject.adapter, view: name, limit: limit)
+            check.expectOrder(SampleList.expectedOrder(SampleList.items(), view: view).map { $0["id"].idString })
+            check.expectSections(try await subject.adapter.sectionInfo(view: name).sections)
+            #expect(check.violations == [], "view \(name)")
+        }
+    }
+
+    @Test("locate answers each item's place in the walk", arguments: ProviderKind.allCases)
+    func locateMatchesTheWalk(kind: ProviderKind) async throws {
+        let subject = try Subject(kind)
+        for name in Self.views {
+            let check = try await SampleList.walk(subject.adapter, view: name, limit: 7)
+            var position = 0
+            for (sectionIndex, section) in check.sections.enumerated() {
+                for itemIndex in 0..<section.count {
+                    let location = try await subject.adapter.locate(id: check.items[position].id, view: name)
+                    #expect(location.item == check.items[position])
+                    #expect([location.sectionIndex, location.itemIndex, location.position] == [sectionIndex, itemIndex, position])
+                    let page = try await subject.adapter.page(view: name, limit: "2", cursor: location.cursor)
+                    #expect(page.items.first?.id == check.items[position].id)
+                    position += 1
+                }
+            }
+        }
+    }
+
+    @Test("every provider serves the same cells", arguments: ["by_group", "by_day", "flat", "positive"])
+    func providersAgree(view: String) async throws {
+        let arraySubject = try Subject(.array)
+        let sqliteSubject = try Subject(.sqlite)
+        let array = try await SampleList.walk(arraySubject.adapter, view: view, limit: 4)
+        let sqlite = try await SampleList.walk(sqliteSubject.adapter, view: view, limit: 4)
+        #expect(array.items == sqlite.items)
+        #expect(array.items.count > 0)
+    }
+
+    @Test("an empty source answers empty pages and sections", arguments: ProviderKind.allCases)
+    func emptySource(kind: ProviderKind) async throws {
+        let subject = try Subject(kind, items: [])
+        for name in Self.views {
+            let page = try await subject.adapter.page(view: name, limit: nil, cursor: nil)
+            #expect(page.sections.isEmpty && page.next == nil)
+            #expect(try await subject.adapter.sectionInfo(view: name).sections.isEmpty)
+        }
+    }
+
+    @Test("unknown ids are not found, and integer-looking ids match exactly", arguments: ProviderKind.allCases)
+    func unknownIDs(kind: ProviderKind) async throws {
+        let subject = try Subject(kind)
+        for id in ["missing", "item-0", "ITEM-01", "item-01 ", "0"] {
+            let error = await #expect(throws: DataMediatorError.self) { _ = try await subject.adapter.locate(id: id, view: nil) }
+            #expect(error?.code == .unknownItem)
+        }
+        #expect(try await subject.adapter.locate(id: "item/3", view: nil).item.id == "item/3")
+        #expect(try await subject.adapter.locate(id: "ítem-7", view: nil).item.id == "ítem-7")
+    }
+}

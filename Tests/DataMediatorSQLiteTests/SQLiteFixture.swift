@@ -1,0 +1,62 @@
+import DataMediator
+import DataMediatorSQLite
+import DataMediatorTesting
+import Foundation
+import GRDB
+
+/// A SQLite store in a temporary folder holding the sample list, removed when dropped.
+final class SQLiteFixture {
+    let directory: URL
+    let store: SQLiteStore
+
+    static let source = SQLiteSource(
+        kind: .table("sample"),
+        fieldTypes: ["id": .string, "group": .string, "score": .integer, "created": .string, "kind": .string, "title": .string]
+    )
+
+    init(items: [Item] = SampleList.items()) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
+        // Creating the provider creates the table and the views' indexes.
+        _ = try store.provider(for: SampleList.definition, source: Self.source)
+        try insert(items)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func insert(_ items: [Item]) throws {
+        try store.database.write { db in
+            for item in items {
+                try db.execute(
+                    sql: #"INSERT INTO sample (id, "group", score, created, kind, title) VALUES (?, ?, ?, ?, ?, ?)"#,
+                    arguments: StatementArguments(
+                        ["id", "group", "score", "created", "kind", "title"].map { item[$0].storedValue }
+                    )
+                )
+            }
+        }
+    }
+
+    func provider(_ source: SQLiteSource = source, definition: ListDefinition = SampleList.definition) throws
+        -> SQLiteDataProvider
+    {
+        try store.provider(for: definition, source: source)
+    }
+}
+
+extension JSONValue {
+    /// The value as a GRDB argument.
+    var storedValue: (any DatabaseValueConvertible)? {
+        switch self {
+        case .null: return nil
+        case .bool(let flag): return flag
+        case .integer(let whole): return whole
+        case .number(let real): return real
+        case .string(let text): return text
+        case .array, .object: return idString
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import GRDB
+import Testing
+
+@testable import DataMediatorSQLite
+
+/// What only the SQLite store does: index-backed keyset queries, integer ids, query
+/// sources, checks at start-up, and the demo data.
+@Suite struct SQLiteStoreTests {
+    @Test("every page of every view is an index seek with no sort, offset or count", arguments: SampleList.views)
+    func pagesSeekTheViewsIndex(view: View) throws {
+        let fixture = try SQLiteFixture()
+        let provider = try fixture.provider()
+        let items = SampleList.expectedOrder(SampleList.items(), view: view)
+        // Positions with a null key and without one, first, middle and last.
+        let starts = [nil] + [0, items.count / 2, items.count - 1].map { view.position(of: items[$0]) }
+        for start in starts {
+            for inclusive in [false, true] {
+                for query in provider.windowQueries(of: view, from: start, inclusive: inclusive) {
+                    #expect(!query.sql.contains("OFFSET") && !query.sql.contains("COUNT"))
+                    let plan = try fixture.store.database.read { db in
+                        try Row.fetchAll(
+                            db,
+                            sql: "EXPLAIN QUERY PLAN " + query.sql,
+                            arguments: StatementArguments((query.arguments + [1.databaseValue]).map { $0 as (any DatabaseValueConvertible)? })
+                        ).map { $0["detail"] as String }.joined(separator: "; ")
+                    }
+                    #expect(plan.contains("USING INDEX") || plan.contains("USING PRIMARY KEY"), "\(plan)")
+                    #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
+                    // After the first page, every read seeks into an index instead of scanning it.
+                    if start != nil { #expect(plan.hasPrefix("SEARCH") && !plan.contains("SCAN"), "\(query.sql): \(plan)") }
+                }
+            }
+        }
+    }
+
+    @Test func integerIDsAreStringsInJSONAndFoundByTheirString() async throws {
+        let fixture = try SQLiteFixture(items: [])
+        let list = ListDefinition(
+            name: "numbers",
+            title: "Numbers",
+            idField: "id",
+            views: [View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("n"), fields: ["label"])]
+        )
+        let source = SQLiteSource(kind: .table("numbers"), fieldTypes: ["id": .integer, "label": .string])
+        let provider = try fixture.store.provider(for: list, source: source)
+        try await fixture.store.database.write { db in
+            for number in [1, 2, 10, 20, 100] {
+                try db.execute(sql: "INSERT INTO numbers (id, label) VALUES (?, ?)", arguments: [number, "n\(number)"])
+            }
+        }
+        let adapter = ListAdapter(definition: list, provider: provider, signer: CursorSigner(secret: SampleList.secret))
+        let check = try await SampleList.walk(adapter, view: nil, limit: 2)
+        #expect(check.items.map(\.id) == ["1", "2", "10", "20", "100"])
+        #expect(check.violations == [])
+        #expect(try await adapter.locate(id: "10", view: nil).position == 2)
+        for id in ["010", "10.0", "1e1", " 10"] {
+            await #expect(throws: DataMediatorError.self) { _ = try await adapter.locate(id: id, view: nil) }
+        }
+    }
+
+    @Test func aQuerySourceServesAggregatesReadOnly() async throws {
+        let fixture = try SQLiteFixture()
+        let list = ListDefinition(
+            name: "groups",
+            title: "Groups",
+            idField: "group",
+            views: [View(name: "biggest", sort: [SortKey("members", .descending), SortKey("group")], idField: "group", cellType: .fixed("g"), fields: ["members"])]
+        )
+        let source = SQLiteSource(
+            kind: .query(#"SELECT "group", COUNT(*) AS members FROM sample GROUP BY "group""#),
+            versionTables: ["sample"]
+        )
+        let adapter = ListAdapter(definition: list, provider: try fixture.store.provider(for: list, source: source), signer: CursorSigner(secret: SampleList.secret))
+        let check = try await SampleList.walk(adapter, view: nil, limit: 2)
+        let counts = Dictionary(grouping: SampleList.items(), by: { $0["group"].idString }).mapValues(\.count)
+        #expect(check.violations == [])
+        #expect(check.items.count == counts.count)
+        for item in check.items {
+            let expected = counts[item.id].map { JSONValue.integer(Int64($0)) }
+            #expect(item.data.objectValue?["members"] == expected, "group \(item.id)")
+        }
+        let members: [JSONValue] = check.items.map { $0.data.objectValue?["members"] ?? .null }
+        #expect(members == members.sorted(by: >))
+    }
+
+    @Test func sourcesThatDoNotFitTheListAreRefusedWithTheirName() throws {
+        let fixture = try SQLiteFixture()
+        let list = ListDefinition(
+            name: "broken",
+            title: "Broken",
+            idField: "id",
+            views: [View(name: "v", sort: [SortKey("nonexistent")], idField: "id", cellType: .fixed("x"), fields: [])]
+        )
+        let missing = #expect(throws: SQLiteStoreError.self) { _ = try fixture.store.provider(for: list, source: SQLiteFixture.source) }
+        #expect(missing?.description.contains("'nonexistent'") == true)
+        #expect(missing?.description.contains("list 'broken'") == true)
+        let writing = #expect(throws: SQLiteStoreError.self) {
+            _ = try fixture.store.provider(for: list, source: SQLiteSource(kind: .query("DELETE FROM sample RETURNING *")))
+        }
+        #expect(writing != nil)
+        let invalid = #expect(throws: SQLiteStoreError.self) {
+            _ = try fixture.store.provider(for: list, source: SQLiteSource(kind: .query("SELEC nonsense")))
+        }
+        #expect(invalid?.description.contains("does not run") == true)
+        #expect(try fixture.store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample") } == 57)
+    }
+
+    @Test func theDemoIsDeterministicAndOrderedByID() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var dumps: [[String]] = []
+        for name in ["a.sqlite", "b.sqlite"] {
+            let path = directory.appendingPathComponent(name).path
+            #expect(try DemoData.create(at: path, transactions: 2_000))
+            #expect(try !DemoData.create(at: path, transactions: 2_000))
+            let queue = try DatabaseQueue(path: path)
+            dumps.append(try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT id || '|' || player || '|' || points || '|' || created_at FROM transactions ORDER BY id")
+                    + String.fetchAll(db, sql: "SELECT id || '|' || category || '|' || released_on FROM expansions ORDER BY id")
+            })
+            let ordered = try queue.read { db in
+                try Bool.fetchOne(db, sql: "SELECT COUNT(*) = 0 FROM transactions a JOIN transactions b ON b.id = a.id + 1 WHERE b.created_at <= a.created_at")
+            }
+            #expect(ordered == true)
+            #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT MAX(id) FROM transactions") } == 2_000)
+        }
+        #expect(dumps[0] == dumps[1])
+        #expect(dumps[0].count > 2_000)
+    }
+}

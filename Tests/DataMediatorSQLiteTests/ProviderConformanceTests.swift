@@ -97,4 +97,29 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
         #expect(try await subject.adapter.locate(id: "item/3", view: nil).item.id == "item/3")
         #expect(try await subject.adapter.locate(id: "ítem-7", view: nil).item.id == "ítem-7")
     }
+
+    @Test("null and empty section keys are one section, counted and located as pages show it", arguments: ProviderKind.allCases)
+    func nullAndEmptySectionKeys(kind: ProviderKind) async throws {
+        let groups: [JSONValue] = [.null, .string(""), .null, .string(""), .string("a"), .string("a"), .null]
+        let items = SampleList.items(count: groups.count).enumerated().map { index, item in
+            var item = item
+            item["group"] = groups[index]
+            return item
+        }
+        let subject = try Subject(kind, items: items)
+        for limit in [1, 2, 7] {
+            var check = try await SampleList.walk(subject.adapter, view: "by_group", limit: limit)
+            let info = try await subject.adapter.sectionInfo(view: "by_group")
+            check.expectSections(info.sections)
+            #expect(check.violations == [])
+            #expect(info.sections.map(\.id) == ["", "a"])
+            #expect(info.sections.map(\.count) == [5, 2])
+            #expect(info.sections.first?.title == nil)
+            for (position, item) in check.items.enumerated() {
+                let location = try await subject.adapter.locate(id: item.id, view: "by_group")
+                #expect(location.sectionIndex == (position < 5 ? 0 : 1) && location.position == position)
+                #expect(location.itemIndex == (position < 5 ? position : position - 5))
+            }
+        }
+    }
 }

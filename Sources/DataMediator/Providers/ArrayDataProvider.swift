@@ -37,19 +37,20 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         var ordering = Ordering()
         ordering.items = sorted.map(\.1)
         ordering.positions = sorted.map(\.0)
-        var currentKey: JSONValue?
+        var currentID: String?
         for (index, item) in ordering.items.enumerated() {
             ordering.indexByID[item[idField].idString] = index
             let key = view.section.map { $0.key(for: item[$0.field]) } ?? .null
-            if index > 0, key == currentKey, let last = ordering.counts.indices.last {
-                ordering.counts[last] = SectionCounts.Entry(key: key, count: ordering.counts[last].count + 1)
+            let sectionID = view.section(of: item).id
+            if index > 0, sectionID == currentID, let last = ordering.counts.indices.last {
+                ordering.counts[last] = SectionCounts.Entry(key: ordering.counts[last].key, count: ordering.counts[last].count + 1)
                 ordering.itemIndex.append(ordering.itemIndex[index - 1] + 1)
             } else {
                 ordering.counts.append(SectionCounts.Entry(key: key, count: 1))
                 ordering.itemIndex.append(0)
             }
             ordering.sectionIndex.append(ordering.counts.count - 1)
-            currentKey = key
+            currentID = sectionID
         }
         return ordering
     }

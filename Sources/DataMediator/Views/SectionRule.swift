@@ -56,8 +56,8 @@ public struct SectionRule: Sendable, Hashable {
     /// the key itself otherwise, put into the template when there is one. A `null` key has
     /// no title.
     public func title(for key: JSONValue) -> String? {
-        if key == .null { return nil }
         let text = key.idString
+        if text.isEmpty { return nil }
         let plain: String
         switch grouping {
         case .value, .year: plain = text

@@ -92,17 +92,19 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             var sectionIndex = 0
             var itemIndex = position
             if let rule = view.section {
-                let key = keyset.sectionKey(rule)
-                let ownKey = rule.key(for: item[rule.field]).databaseValue
+                // Sections are told apart by their id (text), as pages group them.
+                let key = "COALESCE(CAST((\(keyset.sectionKey(rule))) AS TEXT), '')"
+                let ownKey = "COALESCE(CAST(? AS TEXT), '')"
+                let stored = rule.key(for: item[rule.field]).databaseValue
                 sectionIndex = try count(
                     db,
-                    sql: "SELECT COUNT(DISTINCT quote(\(key))) FROM \(from)\(beforeWhere) AND NOT (\(key) IS ?)",
-                    arguments: beforeArguments + [ownKey]
+                    sql: "SELECT COUNT(DISTINCT \(key)) FROM \(from)\(beforeWhere) AND \(key) <> \(ownKey)",
+                    arguments: beforeArguments + [stored]
                 )
                 itemIndex = try count(
                     db,
-                    sql: "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND (\(key) IS ?)",
-                    arguments: beforeArguments + [ownKey]
+                    sql: "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND \(key) = \(ownKey)",
+                    arguments: beforeArguments + [stored]
                 )
             }
             return Location(
@@ -129,10 +131,17 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             let order = first.order == .ascending ? "ASC" : "DESC"
             let sql = "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) GROUP BY section_key ORDER BY section_key \(order)"
             let rows = try Row.fetchAll(db, sql: sql, arguments: Self.arguments(arguments))
-            let entries = rows.map { row in
-                let stored: DatabaseValue = row[0]
+            var entries: [SectionCounts.Entry] = []
+            for row in rows {
+                let stored = JSONValue(row[0] as DatabaseValue)
+                let key = fieldTypes[rule.field].map { $0.present(stored) } ?? stored
                 let count: Int = row[1]
-                return SectionCounts.Entry(key: fieldTypes[rule.field].map { $0.present(JSONValue(stored)) } ?? JSONValue(stored), count: count)
+                // Keys SQL tells apart but pages show as one section (NULL and '') count as one.
+                if let last = entries.last, rule.id(for: last.key) == rule.id(for: key) {
+                    entries[entries.count - 1] = SectionCounts.Entry(key: last.key, count: last.count + count)
+                } else {
+                    entries.append(SectionCounts.Entry(key: key, count: count))
+                }
             }
             return SectionCounts(entries: entries, version: try version(db))
         }

@@ -58,7 +58,9 @@ struct ConfigFileLoader {
                 if let list = parseList(name: name, node: node) { lists.append(list) }
             }
         }
-        guard errors.isEmpty, let sqlitePath else { throw ConfigFileErrors(errors: errors) }
+        guard errors.isEmpty, let sqlitePath else {
+            throw ConfigFileErrors(errors: errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+        }
         return ServiceConfiguration(sqlitePath: sqlitePath, lists: lists)
     }
 

@@ -1,0 +1,89 @@
+# syntax=docker/dockerfile:1
+#
+# data-mediator container image.
+#
+#   docker build -t data-mediator .
+#   docker run --rm -p 8080:8080 -v data-mediator-data:/data data-mediator
+#
+# With no config the built-in demo is served from /data/demo.sqlite (made on first
+# start). To serve your own lists, mount a config and point DATA_MEDIATOR_CONFIG at it:
+#
+#   docker run --rm -p 8080:8080 -v "$PWD/config:/config:ro" -v data-mediator-data:/data \
+#     -e DATA_MEDIATOR_CONFIG=/config/lists.yaml data-mediator
+#
+# Set DATA_MEDIATOR_CURSOR_SECRET (16+ characters) when several containers serve the
+# same data, so a cursor from one is accepted by the others.
+
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+# ================================
+# Build: a release binary with the Swift runtime linked in statically
+# ================================
+FROM ${SWIFT_IMAGE} AS build
+
+WORKDIR /build
+
+# Resolve dependencies in their own layer, so it is reused while Package.swift and
+# Package.resolved are unchanged. (Package.resolved is not committed; the glob matches
+# whether it is there or not.)
+COPY ./Package.* ./
+RUN swift package resolve \
+        $([ -f ./Package.resolved ] && echo "--force-resolved-versions" || true)
+
+COPY . .
+
+# GRDB links the system SQLite: the toolchain image already ships libsqlite3-dev.
+RUN swift build -c release --static-swift-stdlib --product data-mediator
+
+WORKDIR /staging
+
+# The binary, and the static backtracer so a crash still prints a readable backtrace.
+RUN cp "$(swift build --package-path /build -c release --show-bin-path)/data-mediator" ./ \
+    && cp /usr/libexec/swift/linux/swift-backtrace-static ./
+# No SwiftPM resource bundles are copied: openapi.yaml is embedded in the binary
+# (.embedInCode), and GRDB's bundle only holds an Apple privacy manifest.
+
+# ================================
+# Run: a slim Debian with only what the binary loads
+# ================================
+FROM ${RUNTIME_IMAGE}
+
+# libsqlite3-0: the store. tzdata, ca-certificates: the usual runtime needs of a server.
+RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
+    && apt-get -q update \
+    && apt-get -q install -y --no-install-recommends \
+        libsqlite3-0 \
+        tzdata \
+        ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+
+# A non-root user that owns the data folder (the store and the cursor secret live there).
+RUN useradd --user-group --system --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin data-mediator \
+    && mkdir -p /data \
+    && chown data-mediator:data-mediator /data
+
+WORKDIR /app
+COPY --from=build /staging /app
+
+ENV PATH="/app:${PATH}" \
+    DATA_MEDIATOR_HOST=0.0.0.0 \
+    DATA_MEDIATOR_PORT=8080 \
+    DATA_MEDIATOR_DATA_DIR=/data \
+    SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/app/swift-backtrace-static
+
+VOLUME /data
+
+USER data-mediator:data-mediator
+
+EXPOSE 8080
+
+# SIGTERM lets the server stop gracefully (the service group shuts the HTTP server down).
+STOPSIGNAL SIGTERM
+
+# No HEALTHCHECK yet: it is to run `data-mediator healthcheck`, which does not exist yet
+# (the image has no curl or wget to probe GET /health with). Add it with that command.
+
+ENTRYPOINT ["data-mediator"]
+CMD ["serve"]

@@ -1,0 +1,43 @@
+import DataMediator
+import DataMediatorHTTP
+import DataMediatorTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The sample list served in process, and helpers to read answers.
+enum HTTPTestSupport {
+    static func registry(provider: (any DataProvider & SectionInfoProvider)? = nil) -> ListRegistry {
+        let provider = provider ?? ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views, version: 7)
+        let signer = CursorSigner(secret: SampleList.secret)
+        let other = ListDefinition(name: "other", title: "Other", idField: "id", views: SampleList.views)
+        return ListRegistry([
+            ListAdapter(definition: SampleList.definition, provider: provider, signer: signer),
+            ListAdapter(definition: other, provider: provider, signer: signer),
+        ])
+    }
+
+    /// Runs `test` against the application's router.
+    static func withClient(
+        provider: (any DataProvider & SectionInfoProvider)? = nil,
+        ready: Bool = true,
+        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let router = buildRouter(registry: registry(provider: provider), readiness: { ready })
+        try await Application(router: router).test(.router) { client in try await test(client) }
+    }
+
+    static func json(_ response: TestResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+    }
+
+    static let link = HTTPField.Name("Link")!
+}
+
+extension Data {
+    init(buffer: ByteBuffer) {
+        self.init(buffer.readableBytesView)
+    }
+}

@@ -1,0 +1,131 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `GET /lists/{list}/items` and the other read routes over HTTP, in process.
+@Suite struct PageRouteTests {
+    @Test("a walk over HTTP follows every page rule", arguments: ["by_group", "by_day", "flat", "positive"])
+    func walkOverHTTP(view: String) async throws {
+        try await HTTPTestSupport.withClient { client in
+            var check = WalkCheck()
+            var uri = "/lists/sample/items?view=\(view)&limit=4"
+            while true {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                let page = try Page.decode(Array(response.body.readableBytesView))
+                check.add(page)
+                guard let next = page.next else {
+                    #expect(response.headers[HTTPTestSupport.link] == nil)
+                    break
+                }
+                // The Link header names the next page, and following it gives the same page as the cursor.
+                let link = try #require(response.headers[HTTPTestSupport.link])
+                #expect(link.hasSuffix(#"cursor=\#(next)>; rel="next""#))
+                uri = String(link.dropFirst().prefix { $0 != ">" })
+            }
+            let definition = try SampleList.definition.view(named: view)
+            check.expectOrder(SampleList.expectedOrder(SampleList.items(), view: definition).map { $0["id"].idString })
+            #expect(check.violations == [])
+        }
+    }
+
+    @Test func aPageHasAStrongETagAnd304sWhenItMatches() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let first = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get)
+            let tag = try #require(first.headers[.eTag])
+            #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && !tag.hasPrefix("W/"))
+            #expect(first.headers[.cacheControl] == "no-cache")
+            for condition in [tag, "W/" + tag, "\"other\", " + tag, "*"] {
+                let again = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get, headers: [.ifNoneMatch: condition])
+                #expect(again.status == .notModified, "If-None-Match: \(condition)")
+                #expect(again.body.readableBytes == 0)
+                #expect(again.headers[.eTag] == tag && again.headers[.cacheControl] == "no-cache")
+            }
+            let stale = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get, headers: [.ifNoneMatch: "\"stale\""])
+            #expect(stale.status == .ok && stale.headers[.eTag] == tag)
+            let other = try await client.execute(uri: "/lists/sample/items?limit=4", method: .get, headers: [.ifNoneMatch: tag])
+            #expect(other.status == .ok && other.headers[.eTag] != tag)
+        }
+    }
+
+    @Test func headAnswersHeadersWithoutABody() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let head = try await client.execute(uri: "/lists/sample/items?limit=3", method: .head)
+            let get = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get)
+            #expect(head.status == .ok && head.body.readableBytes == 0)
+            #expect(head.headers[.eTag] == get.headers[.eTag])
+        }
+    }
+
+    @Test func listsAndDescriptionsNameEveryViewAndCellType() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let lists = try HTTPTestSupport.json(try await client.execute(uri: "/lists", method: .get))["lists"] as? [[String: Any]]
+            #expect(lists?.map { $0["name"] as? String } == ["sample", "other"])
+            #expect(lists?.first?["href"] as? String == "/lists/sample")
+            let views = lists?.first?["views"] as? [[String: Any]]
+            #expect(views?.map { $0["name"] as? String } == ["by_group", "by_day", "flat", "positive"])
+            #expect(views?.map { $0["default"] as? Bool } == [true, false, false, false])
+
+            let description = try HTTPTestSupport.json(try await client.execute(uri: "/lists/sample", method: .get))
+            #expect((description["limit"] as? [String: Int]) == ["default": 5, "max": 10])
+            let described = try #require(description["views"] as? [[String: Any]])
+            let positive = try #require(described.first { $0["name"] as? String == "positive" })
+            #expect(positive["cell_types"] as? [String] == ["big", "small", "other", "loading"])
+            #expect((positive["sort"] as? [[String: String]])?.last == ["field": "id", "order": "desc"])
+            #expect(positive["section"] is NSNull)
+            let byDay = try #require(described.first { $0["name"] as? String == "by_day" })
+            #expect(byDay["section"] as? [String: String] == ["field": "created", "by": "day"])
+        }
+    }
+
+    @Test("an item is found by its id, its slash encoded or not", arguments: [
+        ("item%2F3", "item/3"), ("item/3", "item/3"), ("%C3%ADtem-7", "ítem-7"), ("item-05", "item-05"),
+    ])
+    func itemByID(path: String, id: String) async throws {
+        try await HTTPTestSupport.withClient { client in
+            let response = try await client.execute(uri: "/lists/sample/items/\(path)?view=flat", method: .get)
+            #expect(response.status == .ok)
+            let body = try HTTPTestSupport.json(response)
+            #expect((body["item"] as? [String: Any])?["id"] as? String == id)
+            #expect(body["index_path"] is [String: Int])
+            #expect(body["position"] is Int && body["cursor"] is String)
+            // The cursor starts a page with the item.
+            let cursor = try #require(body["cursor"] as? String)
+            let page = try await client.execute(uri: "/lists/sample/items?view=flat&cursor=\(cursor)", method: .get)
+            #expect(try Page.decode(Array(page.body.readableBytesView)).items.first?.id == id)
+        }
+    }
+
+    @Test func sectionInfoCountsEveryItem() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let body = try HTTPTestSupport.json(try await client.execute(uri: "/lists/sample/sections?view=by_group", method: .get))
+            let sections = try #require(body["sections"] as? [[String: Any]])
+            #expect(sections.compactMap { $0["count"] as? Int }.reduce(0, +) == body["total"] as? Int)
+            #expect(body["total"] as? Int == 57)
+            #expect(sections.first?["title"] as? String == "Group alpha")
+            #expect(body["version"] as? String == "7")
+        }
+    }
+
+    @Test func operationsRoutesAnswer() async throws {
+        try await HTTPTestSupport.withClient { client in
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/ready", method: .get).status == .ok)
+            let spec = try await client.execute(uri: "/openapi.yaml", method: .get)
+            #expect(spec.status == .ok && spec.headers[.contentType] == "application/yaml")
+            #expect(String(buffer: spec.body).hasPrefix("openapi: 3.1"))
+            let problem = try await client.execute(uri: "/problems/bad-cursor", method: .get)
+            #expect(problem.status == .ok && String(buffer: problem.body).contains("Bad cursor"))
+        }
+        try await HTTPTestSupport.withClient(ready: false) { client in
+            let response = try await client.execute(uri: "/ready", method: .get)
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers[.contentType] == "application/problem+json")
+        }
+    }
+}

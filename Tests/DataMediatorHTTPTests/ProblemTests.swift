@@ -1,0 +1,93 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Every bad request answers a problem+json with the right status and a stable type.
+@Suite struct ProblemTests {
+    static let cases: [(uri: String, status: Int, type: String)] = [
+        ("/lists/nope", 404, "unknown-list"),
+        ("/lists/nope/items", 404, "unknown-list"),
+        ("/lists/nope/sections", 404, "unknown-list"),
+        ("/lists/sample/items?view=nope", 404, "unknown-view"),
+        ("/lists/sample/items?view=", 404, "unknown-view"),
+        ("/lists/sample/sections?view=nope", 404, "unknown-view"),
+        ("/lists/sample/items/nope", 404, "unknown-item"),
+        ("/lists/sample/items/item-00?view=positive", 404, "unknown-item"),
+        ("/lists/sample/items?limit=", 400, "bad-limit"),
+        ("/lists/sample/items?limit=0", 400, "bad-limit"),
+        ("/lists/sample/items?limit=-5", 400, "bad-limit"),
+        ("/lists/sample/items?limit=abc", 400, "bad-limit"),
+        ("/lists/sample/items?limit=2.5", 400, "bad-limit"),
+        ("/lists/sample/items?cursor=", 400, "bad-cursor"),
+        ("/lists/sample/items?cursor=garbage", 400, "bad-cursor"),
+        ("/lists/sample/items?cursor=eyJsIjoic2FtcGxlIn0.AAAA", 400, "bad-cursor"),
+        ("/lists/sample/items?limit=1&limit=2", 400, "bad-request"),
+        ("/nowhere", 404, "not-found"),
+    ]
+
+    @Test(arguments: cases)
+    func badRequestsAnswerProblems(uri: String, status: Int, type: String) async throws {
+        try await HTTPTestSupport.withClient { client in
+            let response = try await client.execute(uri: uri, method: .get)
+            try Self.expectProblem(response, status: status, type: type)
+        }
+    }
+
+    @Test func aCursorOfAnotherViewOrListIsACursorMismatch() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let page = try await client.execute(uri: "/lists/sample/items?view=flat&limit=2", method: .get)
+            let next = try #require(try Page.decode(Array(page.body.readableBytesView)).next)
+            for uri in ["/lists/sample/items?view=by_day&cursor=\(next)", "/lists/other/items?view=flat&cursor=\(next)"] {
+                try Self.expectProblem(try await client.execute(uri: uri, method: .get), status: 400, type: "cursor-mismatch")
+            }
+        }
+    }
+
+    @Test("write methods answer 405 with Allow", arguments: [HTTPRequest.Method.post, .put, .patch, .delete])
+    func writesAreNotAllowedYet(method: HTTPRequest.Method) async throws {
+        try await HTTPTestSupport.withClient { client in
+            for uri in ["/lists/sample/items", "/lists/sample/items/item-01", "/lists", "/health"] {
+                let response = try await client.execute(uri: uri, method: method)
+                try Self.expectProblem(response, status: 405, type: "method-not-allowed")
+                #expect(response.headers[.allow] == "GET, HEAD, OPTIONS")
+            }
+            let options = try await client.execute(uri: "/lists/sample/items", method: .options)
+            #expect(options.status == .noContent && options.headers[.allow] == "GET, HEAD, OPTIONS")
+        }
+    }
+
+    @Test func anUnexpectedFailureRevealsNothing() async throws {
+        try await HTTPTestSupport.withClient(provider: FailingProvider()) { client in
+            let response = try await client.execute(uri: "/lists/sample/items", method: .get)
+            try Self.expectProblem(response, status: 500, type: "internal-error")
+            let text = String(buffer: response.body)
+            #expect(!text.contains("SELECT") && !text.contains("/var/lib") && !text.contains("FailingProvider"))
+        }
+    }
+
+    static func expectProblem(_ response: TestResponse, status: Int, type: String) throws {
+        #expect(Int(response.status.code) == status)
+        #expect(response.headers[.contentType] == "application/problem+json")
+        let body = try HTTPTestSupport.json(response)
+        #expect(body["type"] as? String == "/problems/\(type)")
+        #expect(body["status"] as? Int == status)
+        #expect((body["title"] as? String)?.isEmpty == false)
+        #expect((body["detail"] as? String)?.isEmpty == false)
+        #expect((body["instance"] as? String)?.hasPrefix("/") == true)
+    }
+}
+
+/// A provider that fails the way a broken store might, with internals in its message.
+struct FailingProvider: DataProvider, SectionInfoProvider {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "SQL error in SELECT secret FROM t at /var/lib/data.sqlite" }
+    }
+
+    func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window { throw Failure() }
+    func locate(id: String, in view: View) async throws -> Location? { throw Failure() }
+    func sectionCounts(of view: View) async throws -> SectionCounts { throw Failure() }
+}

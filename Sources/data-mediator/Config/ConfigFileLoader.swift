@@ -54,8 +54,8 @@ struct ConfigFileLoader {
             let entries = entries(of: listsNode, what: "'lists'")
         {
             if entries.isEmpty { fail(listsNode, "'lists' is empty; declare at least one list") }
-            for (name, node) in entries {
-                if let list = parseList(name: name, node: node) { lists.append(list) }
+            for (name, keyNode, node) in entries {
+                if let list = parseList(name: name, at: keyNode, node: node) { lists.append(list) }
             }
         }
         guard errors.isEmpty, let sqlitePath else {
@@ -82,10 +82,10 @@ struct ConfigFileLoader {
     private static let listKeys = ["title", "table", "query", "id", "revision", "versions", "fields", "limit", "views"]
     private static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
 
-    private mutating func parseList(name: String, node: Node) -> ListConfiguration? {
+    private mutating func parseList(name: String, at nameNode: Node, node: Node) -> ListConfiguration? {
         let errorCount = errors.count
         if !Self.isValidName(name) {
-            fail(node, "list name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+            fail(nameNode, "list name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
         }
         guard let list = mapping(node, allowed: Self.listKeys, what: "list '\(name)'") else { return nil }
         let title = list["title"].flatMap { string($0, what: "'title'") } ?? name
@@ -106,7 +106,7 @@ struct ConfigFileLoader {
         if let fieldsNode = require(list["fields"], in: node, key: "fields", fix: "declare its fields and types, e.g. 'fields: {title: string}'"),
             let fields = entries(of: fieldsNode, what: "'fields'")
         {
-            for (field, typeNode) in fields {
+            for (field, _, typeNode) in fields {
                 guard let typeName = string(typeNode, what: "the type of field '\(field)'") else { continue }
                 guard let type = FieldType(rawValue: typeName) else {
                     fail(typeNode, "field '\(field)' has unknown type '\(typeName)'; use one of \(Self.names(FieldType.allCases.map(\.rawValue)))")
@@ -125,8 +125,8 @@ struct ConfigFileLoader {
             let entries = entries(of: viewsNode, what: "'views'")
         {
             if entries.isEmpty { fail(viewsNode, "list '\(name)' has no views; declare at least one") }
-            for (viewName, viewNode) in entries {
-                if let view = parseView(viewName, viewNode, list: name, idField: idField, known: known, exposed: exposed) {
+            for (viewName, viewNameNode, viewNode) in entries {
+                if let view = parseView(viewName, at: viewNameNode, viewNode, list: name, idField: idField, known: known, exposed: exposed) {
                     views.append(view)
                 }
             }
@@ -164,6 +164,7 @@ struct ConfigFileLoader {
 
     private mutating func parseView(
         _ name: String,
+        at nameNode: Node,
         _ node: Node,
         list: String,
         idField: String,
@@ -172,7 +173,7 @@ struct ConfigFileLoader {
     ) -> View? {
         let errorCount = errors.count
         if !Self.isValidName(name) {
-            fail(node, "view name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+            fail(nameNode, "view name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
         }
         guard let view = mapping(node, allowed: Self.viewKeys, what: "view '\(name)'") else { return nil }
         let context = "view '\(name)' of list '\(list)'"
@@ -302,14 +303,15 @@ struct ConfigFileLoader {
         return node
     }
 
-    /// The key-value pairs of a mapping, in order, refusing duplicate and non-string keys.
-    private mutating func entries(of node: Node, what: String) -> [(String, Node)]? {
+    /// The key-value pairs of a mapping (with each key's node), in order, refusing duplicate
+    /// and non-string keys.
+    private mutating func entries(of node: Node, what: String) -> [(String, Node, Node)]? {
         guard case .mapping(let mapping) = node else {
             fail(node, "\(what) must be a mapping of names to settings")
             return nil
         }
         var seen = Set<String>()
-        var result: [(String, Node)] = []
+        var result: [(String, Node, Node)] = []
         for (keyNode, value) in mapping {
             guard let key = keyNode.scalar?.string else {
                 fail(keyNode, "\(what) has a key that is not a plain name")
@@ -319,7 +321,7 @@ struct ConfigFileLoader {
                 fail(keyNode, "\(what) declares '\(key)' twice; keep one")
                 continue
             }
-            result.append((key, value))
+            result.append((key, keyNode, value))
         }
         return result
     }
@@ -328,11 +330,11 @@ struct ConfigFileLoader {
     private mutating func mapping(_ node: Node, allowed: [String], what: String) -> [String: Node]? {
         guard let pairs = entries(of: node, what: what) else { return nil }
         var result: [String: Node] = [:]
-        for (key, value) in pairs {
+        for (key, keyNode, value) in pairs {
             if allowed.contains(key) {
                 result[key] = value
             } else {
-                fail(value, "\(what) has unknown key '\(key)'; the keys it takes are \(Self.names(allowed))")
+                fail(keyNode, "\(what) has unknown key '\(key)'; the keys it takes are \(Self.names(allowed))")
             }
         }
         return result

@@ -1,0 +1,92 @@
+import DataMediator
+import Foundation
+import Testing
+
+@testable import data_mediator
+
+/// Config files: what they declare, and every error named with its line and fix.
+@Suite struct ConfigFileLoaderTests {
+    func errors(_ yaml: String) -> [ConfigFileError] {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        do {
+            _ = try loader.parse(yaml)
+            return []
+        } catch {
+            return error.errors
+        }
+    }
+
+    static let valid = """
+        store:
+          sqlite: data.sqlite
+        lists:
+          tasks:
+            title: Tasks
+            table: tasks
+            fields: {title: string, due: string, done: boolean, size: integer}
+            limit: {default: 5, max: 50}
+            views:
+              by_due:
+                default: true
+                sort: [due, -size]
+                section: {field: due, by: month, title: "Due {key}"}
+                filter:
+                  - {field: done, op: eq, value: false}
+                cell: {field: size, types: [small, large], default: task}
+                fields: [title, due]
+              all:
+                sort: [-size]
+        """
+
+    @Test func aValidFileDeclaresItsListsAndViews() throws {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let configuration = try loader.parse(Self.valid)
+        #expect(configuration.sqlitePath == "/srv/data.sqlite")
+        let list = try #require(configuration.lists.first)
+        #expect(list.definition.name == "tasks" && list.line == 5)
+        #expect(list.definition.limits == PageLimits(defaultLimit: 5, maximumLimit: 50))
+        let view = try list.definition.view(named: nil)
+        #expect(view.name == "by_due")
+        #expect(view.sort == [SortKey("due"), SortKey("size", .descending), SortKey("id", .descending)])
+        #expect(view.section == SectionRule(field: "due", grouping: .month, titleTemplate: "Due {key}"))
+        #expect(view.filter == [FilterCondition(field: "done", op: .eq, value: .bool(false))])
+        #expect(view.cellTypes == ["small", "large", "task", "loading"])
+        #expect(try list.definition.view(named: "all").fields == ["title", "due", "done", "size"])
+    }
+
+    @Test func theDemoConfigIsValid() throws {
+        var loader = ConfigFileLoader(file: "demo", baseDirectory: "/data")
+        let configuration = try loader.parse(DemoConfig.yaml)
+        #expect(configuration.lists.map(\.definition.name) == ["transactions", "highscore", "expansions"])
+    }
+
+    @Test(
+        "each mistake is named with its line and a fix",
+        arguments: [
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    colour: red\n    views:\n      v: {sort: [a]}\n", 7, "unknown key 'colour'"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], sectoin: a}\n", 8, "unknown key 'sectoin'"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string, b: string}\n    views:\n      v:\n        sort: [a]\n        section: b\n", 10, "must be the leading sort key"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [nope]}\n", 8, "'nope', which is not a field"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: strin}\n    views:\n      v: {sort: [a]}\n", 6, "unknown type 'strin'"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 5, "needs a source"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    limit: {default: 50, max: 10}\n    views:\n      v: {sort: [a]}\n", 7, "above 'limit.max'"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], default: true}\n      w: {sort: [a], default: true}\n", 8, "marks 2 views as default"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], cell: loading}\n", 8, "kept for the loading section"),
+            ("store:\n  sqlite: a\nlists:\n  x y:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 4, "may only hold letters"),
+            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], filter: [{field: a, op: like, value: 1}]}\n", 8, "use one of 'eq'"),
+            ("store:\n  sqlite: a\nlists: [\n", 4, "YAML syntax"),
+            ("lists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 1, "missing 'store'"),
+        ]
+    )
+    func mistakesAreNamed(yaml: String, line: Int, message: String) {
+        let found = errors(yaml)
+        #expect(found.contains { $0.line == line && $0.message.contains(message) }, "\(found)")
+        #expect(found.allSatisfy { $0.description.hasPrefix("test.yaml:") })
+    }
+
+    @Test func everyErrorIsReportedInFileOrder() {
+        let found = errors("store:\n  sqlite: a\n  extra: 1\nlists:\n  x:\n    table: t\n    fields: {a: strin}\n    views:\n      v: {sort: [b]}\n")
+        #expect(found.count == 3)
+        #expect(found.map(\.line) == found.map(\.line).sorted())
+    }
+}

@@ -1,0 +1,146 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// The real executable serving the built-in demo, walked over real sockets.
+@Suite(.serialized) struct DemoWalkTests {
+    /// A view as `GET /lists/{list}` describes it.
+    struct DescribedView {
+        let list: String
+        let name: String
+        let sort: [(field: String, descending: Bool)]
+        let maximum: Int
+    }
+
+    static func views(of server: ServerProcess) async throws -> [DescribedView] {
+        var views: [DescribedView] = []
+        let lists = try #require(try await server.json("/lists")["lists"] as? [[String: Any]])
+        for list in lists {
+            let name = try #require(list["name"] as? String)
+            let description = try await server.json("/lists/\(name)")
+            let maximum = try #require((description["limit"] as? [String: Int])?["max"])
+            for view in try #require(description["views"] as? [[String: Any]]) {
+                let sort = try #require(view["sort"] as? [[String: String]]).map { ($0["field"] ?? "", $0["order"] == "desc") }
+                views.append(DescribedView(list: name, name: try #require(view["name"] as? String), sort: sort, maximum: maximum))
+            }
+        }
+        return views
+    }
+
+    /// Whether `lhs` comes strictly before `rhs` in the described order: sort fields from
+    /// `data`, the last key (the id) from the item's id, numerically when both are integers.
+    static func precedes(_ lhs: Cell, _ rhs: Cell, sort: [(field: String, descending: Bool)]) -> Bool {
+        for (index, key) in sort.enumerated() {
+            let (left, right): (JSONValue, JSONValue)
+            if index == sort.count - 1 {
+                if let l = Int64(lhs.id), let r = Int64(rhs.id) { (left, right) = (.integer(l), .integer(r)) } else {
+                    (left, right) = (.string(lhs.id), .string(rhs.id))
+                }
+            } else {
+                (left, right) = (lhs.data.objectValue?[key.field] ?? .null, rhs.data.objectValue?[key.field] ?? .null)
+            }
+            let order = JSONValue.compare(left, right)
+            if order != 0 { return key.descending ? order > 0 : order < 0 }
+        }
+        return false
+    }
+
+    @Test func everyListAndViewOfTheDemoWalksCorrectly() async throws {
+        let server = try await ServerProcess()
+        defer { server.removeData() }
+        let views = try await Self.views(of: server)
+        #expect(Set(views.map { "\($0.list)/\($0.name)" }) == [
+            "transactions/chronological", "transactions/by_player", "highscore/top", "expansions/by_category", "expansions/chronological",
+        ])
+        for view in views {
+            var check = WalkCheck()
+            var cursor: String?
+            repeat {
+                let path = "/lists/\(view.list)/items?view=\(view.name)&limit=\(view.maximum)" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let answer = try await server.get(path)
+                #expect(answer.status == 200)
+                let page = try Page.decode(answer.body)
+                #expect(page.list == view.list && page.view == view.name && page.limit == view.maximum)
+                check.add(page)
+                #expect((answer.headers["link"] != nil) == (page.next != nil))
+                cursor = page.next
+            } while cursor != nil
+            let label = "\(view.list)/\(view.name)"
+            let outOfOrder = zip(check.items, check.items.dropFirst()).first { !Self.precedes($0, $1, sort: view.sort) }
+            #expect(outOfOrder == nil, "\(label): \(outOfOrder.map { "\($0.0.id) before \($0.1.id)" } ?? "")")
+
+            let sections = try await server.json("/lists/\(view.list)/sections?view=\(view.name)")
+            let infos = try #require(sections["sections"] as? [[String: Any]]).map {
+                SectionInfo.Section(id: $0["id"] as? String ?? "?", title: $0["title"] as? String, count: $0["count"] as? Int ?? -1)
+            }
+            check.expectSections(infos)
+            #expect(sections["total"] as? Int == check.items.count)
+            #expect(check.violations == [], "\(label)")
+            if view.list == "transactions" { #expect(check.items.count == 100_000) }
+
+            // Index paths of a sample of items (all of them for small views) equal the walk's.
+            var starts: [Int] = []
+            for section in check.sections { starts.append((starts.last ?? 0) + (starts.isEmpty ? 0 : check.sections[starts.count - 1].count)) }
+            let step = max(1, check.items.count / 150)
+            for position in Set(Array(stride(from: 0, to: check.items.count, by: step)) + [check.items.count - 1]).sorted() {
+                let item = check.items[position]
+                let encoded = PathSegment.encode(item.id)
+                let location = try await server.json("/lists/\(view.list)/items/\(encoded)?view=\(view.name)")
+                let sectionIndex = try #require(starts.lastIndex { $0 <= position })
+                let path = try #require(location["index_path"] as? [String: Int])
+                #expect(path == ["section": sectionIndex, "item": position - starts[sectionIndex]], "\(label) item \(item.id)")
+                #expect(location["position"] as? Int == position)
+            }
+        }
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func aCursorStaysValidAcrossARestart() async throws {
+        let first = try await ServerProcess()
+        defer { first.removeData() }
+        let page1 = try Page.decode(try await first.get("/lists/transactions/items?limit=7").body)
+        let next = try #require(page1.next)
+        let page2 = try await first.get("/lists/transactions/items?limit=7&cursor=\(next)")
+        #expect(await first.stop() == 0)
+        #expect(first.log.contains("created the demo store"))
+
+        let second = try await ServerProcess(dataDirectory: first.dataDirectory)
+        let again = try await second.get("/lists/transactions/items?limit=7&cursor=\(next)")
+        #expect(again.status == 200)
+        #expect(again.body == page2.body)
+        #expect(!second.log.contains("created the demo store"))
+        #expect(await second.stop() == 0)
+    }
+
+    @Test func theCurlCommandWalksTheSmallLists() async throws {
+        let server = try await ServerProcess()
+        defer { server.removeData() }
+        for (list, view) in [("expansions", "by_category"), ("expansions", "chronological"), ("highscore", "top")] {
+            var check = WalkCheck()
+            var cursor: String?
+            repeat {
+                let url = "\(server.base)/lists/\(list)/items?view=\(view)&limit=7" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let page = try Page.decode(try Self.curl(url))
+                check.add(page)
+                cursor = page.next
+            } while cursor != nil
+            #expect(check.violations == [], "\(list)/\(view)")
+            #expect(check.items.count > 7)
+        }
+        #expect(await server.stop() == 0)
+    }
+
+    static func curl(_ url: String) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "--silent", "--show-error", "--fail", url]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "curl \(url)")
+        return Array(data)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The real `data-mediator` executable, started on a free loopback port with its own
+/// data folder, for tests that talk to it over sockets.
+final class ServerProcess: @unchecked Sendable {
+    // @unchecked: every stored property is set once in `init` and only read afterwards.
+    let process = Process()
+    let dataDirectory: URL
+    private let logFile: URL
+    private(set) var port = 0
+
+    /// The built executable: `DATA_MEDIATOR_BINARY`, else next to the test bundle.
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["DATA_MEDIATOR_BINARY"] {
+            return URL(fileURLWithPath: path)
+        }
+        let tests = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return tests.deletingLastPathComponent().appendingPathComponent("data-mediator")
+    }
+
+    /// Starts the server and waits until it listens.
+    init(dataDirectory: URL? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
+        let directory = dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("dm-it-\(UUID().uuidString)")
+        self.dataDirectory = directory
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--data-dir", directory.path] + arguments
+        var env = ProcessInfo.processInfo.environment
+        env["DATA_MEDIATOR_CURSOR_SECRET"] = nil
+        env["DATA_MEDIATOR_CONFIG"] = nil
+        env.merge(environment) { $1 }
+        process.environment = env
+        // The server's log goes to a file beside its data, read back to learn its port.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let logFile = directory.appendingPathComponent("server-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        self.logFile = logFile
+        process.standardError = try FileHandle(forWritingTo: logFile)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(120)
+        while port == 0 {
+            guard process.isRunning else { throw ServerProcessError.exited(log) }
+            guard ContinuousClock.now < deadline else { throw ServerProcessError.timedOut(log) }
+            if let line = log.split(separator: "\n").first(where: { $0.hasSuffix("] listening") }),
+                let range = line.range(of: #"port=\d+"#, options: .regularExpression)
+            {
+                port = Int(line[range].dropFirst(5)) ?? 0
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Everything the server wrote to standard error so far.
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// The base URL, e.g. `http://127.0.0.1:8080`.
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends SIGTERM and waits for the exit; returns the exit status.
+    @discardableResult
+    func stop() async -> Int32 {
+        if process.isRunning { process.terminate() }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        return process.terminationStatus
+    }
+
+    /// Removes the data folder.
+    func removeData() {
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// GETs a path through URLSession (libcurl underneath on Linux).
+    func get(_ path: String, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+        var request = URLRequest(url: try #require(URL(string: base + path)))
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return (http.statusCode, fields, Array(data))
+    }
+
+    /// GETs a path and parses the JSON object answered.
+    func json(_ path: String) async throws -> [String: Any] {
+        let answer = try await get(path)
+        #expect(answer.status == 200, "GET \(path)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+    }
+}
+
+enum ServerProcessError: Error {
+    case exited(String)
+    case timedOut(String)
+}

@@ -55,6 +55,10 @@ import Testing
                 try Self.expectProblem(response, status: 405, type: "method-not-allowed")
                 #expect(response.headers[.allow] == "GET, HEAD, OPTIONS")
             }
+            for unknown in ["TRACE", "QUERY", "PROPFIND"] {
+                let response = try await client.execute(uri: "/lists/sample/items", method: try #require(HTTPRequest.Method(unknown)))
+                try Self.expectProblem(response, status: 405, type: "method-not-allowed")
+            }
             let options = try await client.execute(uri: "/lists/sample/items", method: .options)
             #expect(options.status == .noContent && options.headers[.allow] == "GET, HEAD, OPTIONS")
         }

@@ -1,4 +1,5 @@
 import DataMediator
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -18,7 +19,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as DataMediatorError {
             return try Problem(error).response(from: request, context: context)
         } catch let error as HTTPError {
-            return try Self.problem(for: error).response(from: request, context: context)
+            return try Self.problem(for: error, method: request.method).response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return try Problem(.internalError, detail: ProblemType.internalError.documentation)
@@ -26,8 +27,14 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    static func problem(for error: HTTPError) -> Problem {
+    static func problem(for error: HTTPError, method: HTTPRequest.Method) -> Problem {
         switch error.status {
+        case .notFound where !MethodNotAllowed.served.contains(method):
+            return Problem(
+                .methodNotAllowed,
+                detail: "\(method.rawValue) is not served by this service.",
+                headers: [.allow: MethodNotAllowed.allow]
+            )
         case .notFound:
             return Problem(.notFound, detail: ProblemType.notFound.documentation)
         case .methodNotAllowed:

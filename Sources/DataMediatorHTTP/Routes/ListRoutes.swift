@@ -114,6 +114,9 @@ enum MethodNotAllowed {
     /// The methods every read route serves.
     static let allow = "GET, HEAD, OPTIONS"
 
+    /// The methods some route serves; any other is refused on every path.
+    static let served: Set<HTTPRequest.Method> = [.get, .head, .options, .post, .put, .patch, .delete]
+
     static func register<Context: RequestContext>(_ path: RouterPath, on router: Router<Context>) {
         router.on(path, method: .options) { _, _ -> Response in
             Response(status: .noContent, headers: [.allow: allow])

@@ -42,7 +42,9 @@ private struct PageJSON: Decodable {
             }
             let sections = try sections.map { section in
                 guard let kind = PageSection.Kind(rawValue: section.kind) else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(section.kind)"))
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: [], debugDescription: "unknown kind \(section.kind)")
+                    )
                 }
                 return PageSection(
                     id: section.id,

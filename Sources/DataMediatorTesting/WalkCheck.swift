@@ -43,7 +43,9 @@ public struct WalkCheck {
             if section.items.isEmpty { violations.append("\(label): section \(section.id) is empty") }
             let carriesOn = index == 0 && sections.last?.id == section.id
             if section.continues != carriesOn {
-                violations.append("\(label): section \(section.id) has continues \(section.continues), expected \(carriesOn)")
+                violations.append(
+                    "\(label): section \(section.id) has continues \(section.continues), expected \(carriesOn)"
+                )
             }
             if carriesOn, let last = sections.indices.last {
                 sections[last].count += section.items.count
@@ -56,7 +58,9 @@ public struct WalkCheck {
             }
             for item in section.items {
                 if !seenItems.insert(item.id).inserted { violations.append("\(label): item \(item.id) served twice") }
-                if item.type == Cell.loadingType { violations.append("\(label): data item \(item.id) has type loading") }
+                if item.type == Cell.loadingType {
+                    violations.append("\(label): data item \(item.id) has type loading")
+                }
                 items.append(item)
             }
         }
@@ -103,7 +107,9 @@ public struct WalkCheck {
     public mutating func expectSections(_ expected: [SectionInfo.Section]) {
         let walked = sections.map { SectionInfo.Section(id: $0.id, title: $0.title, count: $0.count) }
         if walked != expected {
-            violations.append("walked sections \(walked.prefix(5))... differ from section info \(expected.prefix(5))...")
+            violations.append(
+                "walked sections \(walked.prefix(5))... differ from section info \(expected.prefix(5))..."
+            )
         }
     }
 }

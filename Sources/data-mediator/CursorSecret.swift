@@ -22,14 +22,22 @@ enum CursorSecret {
         if let kept = FileManager.default.contents(atPath: path) {
             let text = String(decoding: kept, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard text.utf8.count >= 16 else {
-                throw CursorSecretError("\(path) holds a secret shorter than 16 characters; delete it to make a new one")
+                throw CursorSecretError(
+                    "\(path) holds a secret shorter than 16 characters; delete it to make a new one"
+                )
             }
             return Array(text.utf8)
         }
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let text = bytes.map { String(format: "%02x", $0) }.joined()
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(text.utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
+        else {
             throw CursorSecretError("cannot write the cursor secret to \(path)")
         }
         logger.notice("made a new cursor secret", metadata: ["path": "\(path)"])

@@ -29,7 +29,10 @@ struct Wiring: Sendable {
             if try DemoData.create(at: storePath, transactions: settings.demoTransactions) {
                 logger.info(
                     "created the demo store",
-                    metadata: ["path": "\(storePath)", "transactions": "\(settings.demoTransactions)", "took": "\(ContinuousClock.now - start)"]
+                    metadata: [
+                        "path": "\(storePath)", "transactions": "\(settings.demoTransactions)",
+                        "took": "\(ContinuousClock.now - start)",
+                    ]
                 )
             }
             var loader = ConfigFileLoader(file: "(built-in demo)", baseDirectory: settings.dataDir)
@@ -47,7 +50,9 @@ struct Wiring: Sendable {
                 let provider = try store.provider(for: list.definition, source: list.source)
                 adapters.append(ListAdapter(definition: list.definition, provider: provider, signer: signer))
             } catch let error as SQLiteStoreError {
-                problems.append(ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description))
+                problems.append(
+                    ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
+                )
             }
         }
         if !problems.isEmpty { throw ConfigFileErrors(errors: problems) }

@@ -41,14 +41,26 @@ import Testing
             #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && !tag.hasPrefix("W/"))
             #expect(first.headers[.cacheControl] == "no-cache")
             for condition in [tag, "W/" + tag, "\"other\", " + tag, "*"] {
-                let again = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get, headers: [.ifNoneMatch: condition])
+                let again = try await client.execute(
+                    uri: "/lists/sample/items?limit=3",
+                    method: .get,
+                    headers: [.ifNoneMatch: condition]
+                )
                 #expect(again.status == .notModified, "If-None-Match: \(condition)")
                 #expect(again.body.readableBytes == 0)
                 #expect(again.headers[.eTag] == tag && again.headers[.cacheControl] == "no-cache")
             }
-            let stale = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get, headers: [.ifNoneMatch: "\"stale\""])
+            let stale = try await client.execute(
+                uri: "/lists/sample/items?limit=3",
+                method: .get,
+                headers: [.ifNoneMatch: "\"stale\""]
+            )
             #expect(stale.status == .ok && stale.headers[.eTag] == tag)
-            let other = try await client.execute(uri: "/lists/sample/items?limit=4", method: .get, headers: [.ifNoneMatch: tag])
+            let other = try await client.execute(
+                uri: "/lists/sample/items?limit=4",
+                method: .get,
+                headers: [.ifNoneMatch: tag]
+            )
             #expect(other.status == .ok && other.headers[.eTag] != tag)
         }
     }
@@ -64,7 +76,9 @@ import Testing
 
     @Test func listsAndDescriptionsNameEveryViewAndCellType() async throws {
         try await HTTPTestSupport.withClient { client in
-            let lists = try HTTPTestSupport.json(try await client.execute(uri: "/lists", method: .get))["lists"] as? [[String: Any]]
+            let lists =
+                try HTTPTestSupport.json(try await client.execute(uri: "/lists", method: .get))["lists"]
+                as? [[String: Any]]
             #expect(lists?.map { $0["name"] as? String } == ["sample", "other"])
             #expect(lists?.first?["href"] as? String == "/lists/sample")
             let views = lists?.first?["views"] as? [[String: Any]]
@@ -83,9 +97,12 @@ import Testing
         }
     }
 
-    @Test("an item is found by its id, its slash encoded or not", arguments: [
-        ("item%2F3", "item/3"), ("item/3", "item/3"), ("%C3%ADtem-7", "ítem-7"), ("item-05", "item-05"),
-    ])
+    @Test(
+        "an item is found by its id, its slash encoded or not",
+        arguments: [
+            ("item%2F3", "item/3"), ("item/3", "item/3"), ("%C3%ADtem-7", "ítem-7"), ("item-05", "item-05"),
+        ]
+    )
     func itemByID(path: String, id: String) async throws {
         try await HTTPTestSupport.withClient { client in
             let response = try await client.execute(uri: "/lists/sample/items/\(path)?view=flat", method: .get)
@@ -103,7 +120,9 @@ import Testing
 
     @Test func sectionInfoCountsEveryItem() async throws {
         try await HTTPTestSupport.withClient { client in
-            let body = try HTTPTestSupport.json(try await client.execute(uri: "/lists/sample/sections?view=by_group", method: .get))
+            let body = try HTTPTestSupport.json(
+                try await client.execute(uri: "/lists/sample/sections?view=by_group", method: .get)
+            )
             let sections = try #require(body["sections"] as? [[String: Any]])
             #expect(sections.compactMap { $0["count"] as? Int }.reduce(0, +) == body["total"] as? Int)
             #expect(body["total"] as? Int == 57)

@@ -41,8 +41,14 @@ import Testing
         try await HTTPTestSupport.withClient { client in
             let page = try await client.execute(uri: "/lists/sample/items?view=flat&limit=2", method: .get)
             let next = try #require(try Page.decode(Array(page.body.readableBytesView)).next)
-            for uri in ["/lists/sample/items?view=by_day&cursor=\(next)", "/lists/other/items?view=flat&cursor=\(next)"] {
-                try Self.expectProblem(try await client.execute(uri: uri, method: .get), status: 400, type: "cursor-mismatch")
+            for uri in [
+                "/lists/sample/items?view=by_day&cursor=\(next)", "/lists/other/items?view=flat&cursor=\(next)",
+            ] {
+                try Self.expectProblem(
+                    try await client.execute(uri: uri, method: .get),
+                    status: 400,
+                    type: "cursor-mismatch"
+                )
             }
         }
     }
@@ -56,7 +62,10 @@ import Testing
                 #expect(response.headers[.allow] == "GET, HEAD, OPTIONS")
             }
             for unknown in ["TRACE", "QUERY", "PROPFIND"] {
-                let response = try await client.execute(uri: "/lists/sample/items", method: try #require(HTTPRequest.Method(unknown)))
+                let response = try await client.execute(
+                    uri: "/lists/sample/items",
+                    method: try #require(HTTPRequest.Method(unknown))
+                )
                 try Self.expectProblem(response, status: 405, type: "method-not-allowed")
             }
             let options = try await client.execute(uri: "/lists/sample/items", method: .options)
@@ -91,7 +100,9 @@ struct FailingProvider: DataProvider, SectionInfoProvider {
         var description: String { "SQL error in SELECT secret FROM t at /var/lib/data.sqlite" }
     }
 
-    func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window { throw Failure() }
+    func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        throw Failure()
+    }
     func locate(id: String, in view: View) async throws -> Location? { throw Failure() }
     func sectionCounts(of view: View) async throws -> SectionCounts { throw Failure() }
 }

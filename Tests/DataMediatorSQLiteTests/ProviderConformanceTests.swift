@@ -29,7 +29,11 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
             case .sqlite:
                 let fixture = try SQLiteFixture(items: items)
                 self.fixture = fixture
-                adapter = ListAdapter(definition: SampleList.definition, provider: try fixture.provider(), signer: signer)
+                adapter = ListAdapter(
+                    definition: SampleList.definition,
+                    provider: try fixture.provider(),
+                    signer: signer
+                )
             }
         }
     }
@@ -58,7 +62,11 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
                 for itemIndex in 0..<section.count {
                     let location = try await subject.adapter.locate(id: check.items[position].id, view: name)
                     #expect(location.item == check.items[position])
-                    #expect([location.sectionIndex, location.itemIndex, location.position] == [sectionIndex, itemIndex, position])
+                    #expect(
+                        [location.sectionIndex, location.itemIndex, location.position] == [
+                            sectionIndex, itemIndex, position,
+                        ]
+                    )
                     let page = try await subject.adapter.page(view: name, limit: "2", cursor: location.cursor)
                     #expect(page.items.first?.id == check.items[position].id)
                     position += 1
@@ -91,14 +99,19 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
     func unknownIDs(kind: ProviderKind) async throws {
         let subject = try Subject(kind)
         for id in ["missing", "item-0", "ITEM-01", "item-01 ", "0"] {
-            let error = await #expect(throws: DataMediatorError.self) { _ = try await subject.adapter.locate(id: id, view: nil) }
+            let error = await #expect(throws: DataMediatorError.self) {
+                _ = try await subject.adapter.locate(id: id, view: nil)
+            }
             #expect(error?.code == .unknownItem)
         }
         #expect(try await subject.adapter.locate(id: "item/3", view: nil).item.id == "item/3")
         #expect(try await subject.adapter.locate(id: "ítem-7", view: nil).item.id == "ítem-7")
     }
 
-    @Test("null and empty section keys are one section, counted and located as pages show it", arguments: ProviderKind.allCases)
+    @Test(
+        "null and empty section keys are one section, counted and located as pages show it",
+        arguments: ProviderKind.allCases
+    )
     func nullAndEmptySectionKeys(kind: ProviderKind) async throws {
         let groups: [JSONValue] = [.null, .string(""), .null, .string(""), .string("a"), .string("a"), .null]
         let items = SampleList.items(count: groups.count).enumerated().map { index, item in

@@ -11,7 +11,9 @@ final class SQLiteFixture {
 
     static let source = SQLiteSource(
         kind: .table("sample"),
-        fieldTypes: ["id": .string, "group": .string, "score": .integer, "created": .string, "kind": .string, "title": .string]
+        fieldTypes: [
+            "id": .string, "group": .string, "score": .integer, "created": .string, "kind": .string, "title": .string,
+        ]
     )
 
     init(items: [Item] = SampleList.items()) throws {
@@ -40,7 +42,10 @@ final class SQLiteFixture {
         }
     }
 
-    func provider(_ source: SQLiteSource = source, definition: ListDefinition = SampleList.definition) throws
+    func provider(
+        _ source: SQLiteSource = source,
+        definition: ListDefinition = SampleList.definition
+    ) throws
         -> SQLiteDataProvider
     {
         try store.provider(for: definition, source: source)

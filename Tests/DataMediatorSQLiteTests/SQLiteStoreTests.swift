@@ -24,13 +24,17 @@ import Testing
                         try Row.fetchAll(
                             db,
                             sql: "EXPLAIN QUERY PLAN " + query.sql,
-                            arguments: StatementArguments((query.arguments + [1.databaseValue]).map { $0 as (any DatabaseValueConvertible)? })
+                            arguments: StatementArguments(
+                                (query.arguments + [1.databaseValue]).map { $0 as (any DatabaseValueConvertible)? }
+                            )
                         ).map { $0["detail"] as String }.joined(separator: "; ")
                     }
                     #expect(plan.contains("USING INDEX") || plan.contains("USING PRIMARY KEY"), "\(plan)")
                     #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
                     // After the first page, every read seeks into an index instead of scanning it.
-                    if start != nil { #expect(plan.hasPrefix("SEARCH") && !plan.contains("SCAN"), "\(query.sql): \(plan)") }
+                    if start != nil {
+                        #expect(plan.hasPrefix("SEARCH") && !plan.contains("SCAN"), "\(query.sql): \(plan)")
+                    }
                 }
             }
         }
@@ -67,13 +71,25 @@ import Testing
             name: "groups",
             title: "Groups",
             idField: "group",
-            views: [View(name: "biggest", sort: [SortKey("members", .descending), SortKey("group")], idField: "group", cellType: .fixed("g"), fields: ["members"])]
+            views: [
+                View(
+                    name: "biggest",
+                    sort: [SortKey("members", .descending), SortKey("group")],
+                    idField: "group",
+                    cellType: .fixed("g"),
+                    fields: ["members"]
+                )
+            ]
         )
         let source = SQLiteSource(
             kind: .query(#"SELECT "group", COUNT(*) AS members FROM sample GROUP BY "group""#),
             versionTables: ["sample"]
         )
-        let adapter = ListAdapter(definition: list, provider: try fixture.store.provider(for: list, source: source), signer: CursorSigner(secret: SampleList.secret))
+        let adapter = ListAdapter(
+            definition: list,
+            provider: try fixture.store.provider(for: list, source: source),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
         let check = try await SampleList.walk(adapter, view: nil, limit: 2)
         let counts = Dictionary(grouping: SampleList.items(), by: { $0["group"].idString }).mapValues(\.count)
         #expect(check.violations == [])
@@ -94,18 +110,25 @@ import Testing
             idField: "id",
             views: [View(name: "v", sort: [SortKey("nonexistent")], idField: "id", cellType: .fixed("x"), fields: [])]
         )
-        let missing = #expect(throws: SQLiteStoreError.self) { _ = try fixture.store.provider(for: list, source: SQLiteFixture.source) }
+        let missing = #expect(throws: SQLiteStoreError.self) {
+            _ = try fixture.store.provider(for: list, source: SQLiteFixture.source)
+        }
         #expect(missing?.description.contains("'nonexistent'") == true)
         #expect(missing?.description.contains("list 'broken'") == true)
         let writing = #expect(throws: SQLiteStoreError.self) {
-            _ = try fixture.store.provider(for: list, source: SQLiteSource(kind: .query("DELETE FROM sample RETURNING *")))
+            _ = try fixture.store.provider(
+                for: list,
+                source: SQLiteSource(kind: .query("DELETE FROM sample RETURNING *"))
+            )
         }
         #expect(writing != nil)
         let invalid = #expect(throws: SQLiteStoreError.self) {
             _ = try fixture.store.provider(for: list, source: SQLiteSource(kind: .query("SELEC nonsense")))
         }
         #expect(invalid?.description.contains("does not run") == true)
-        #expect(try fixture.store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample") } == 57)
+        #expect(
+            try fixture.store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample") } == 57
+        )
     }
 
     @Test func theDemoIsDeterministicAndOrderedByID() throws {
@@ -118,12 +141,25 @@ import Testing
             #expect(try DemoData.create(at: path, transactions: 2_000))
             #expect(try !DemoData.create(at: path, transactions: 2_000))
             let queue = try DatabaseQueue(path: path)
-            dumps.append(try queue.read { db in
-                try String.fetchAll(db, sql: "SELECT id || '|' || player || '|' || points || '|' || created_at FROM transactions ORDER BY id")
-                    + String.fetchAll(db, sql: "SELECT id || '|' || category || '|' || released_on FROM expansions ORDER BY id")
-            })
+            dumps.append(
+                try queue.read { db in
+                    try String.fetchAll(
+                        db,
+                        sql:
+                            "SELECT id || '|' || player || '|' || points || '|' || created_at FROM transactions ORDER BY id"
+                    )
+                        + String.fetchAll(
+                            db,
+                            sql: "SELECT id || '|' || category || '|' || released_on FROM expansions ORDER BY id"
+                        )
+                }
+            )
             let ordered = try queue.read { db in
-                try Bool.fetchOne(db, sql: "SELECT COUNT(*) = 0 FROM transactions a JOIN transactions b ON b.id = a.id + 1 WHERE b.created_at <= a.created_at")
+                try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT COUNT(*) = 0 FROM transactions a JOIN transactions b ON b.id = a.id + 1 WHERE b.created_at <= a.created_at"
+                )
             }
             #expect(ordered == true)
             #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT MAX(id) FROM transactions") } == 2_000)

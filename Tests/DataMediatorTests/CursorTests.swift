@@ -27,16 +27,38 @@ import Testing
     }
 
     @Test func aSignedCursorRoundTripsWithEveryKindOfValue() throws {
-        let values: [JSONValue] = [.null, .bool(true), .integer(-9_007_199_254_740_993), .number(0.1), .string("a.b/c é \"q\"")]
-        let wide = View(name: "wide", sort: values.indices.map { SortKey("f\($0)") }, idField: "id", cellType: .fixed("x"), fields: [])
-        let cursor = Cursor(list: "l", view: "wide", position: Position(values + [.string("id-1")]), inclusive: true, continuing: "s/1")
+        let values: [JSONValue] = [
+            .null, .bool(true), .integer(-9_007_199_254_740_993), .number(0.1), .string("a.b/c é \"q\""),
+        ]
+        let wide = View(
+            name: "wide",
+            sort: values.indices.map { SortKey("f\($0)") },
+            idField: "id",
+            cellType: .fixed("x"),
+            fields: []
+        )
+        let cursor = Cursor(
+            list: "l",
+            view: "wide",
+            position: Position(values + [.string("id-1")]),
+            inclusive: true,
+            continuing: "s/1"
+        )
         let token = signer.sign(cursor)
         #expect(token.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || "-_.".contains($0) })
         #expect(try signer.verify(token, list: "l", view: wide) == cursor)
     }
 
     @Test func everyChangedCharacterIsRefused() throws {
-        let token = signer.sign(Cursor(list: SampleList.name, view: view.name, position: Position([.string("a"), .null, .string("x")]), inclusive: false, continuing: "a"))
+        let token = signer.sign(
+            Cursor(
+                list: SampleList.name,
+                view: view.name,
+                position: Position([.string("a"), .null, .string("x")]),
+                inclusive: false,
+                continuing: "a"
+            )
+        )
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
         var characters = Array(token)
         for index in characters.indices {
@@ -50,35 +72,72 @@ import Testing
     }
 
     @Test func truncatedEmptyOrExtendedCursorsAreRefused() throws {
-        let token = signer.sign(Cursor(list: SampleList.name, view: view.name, position: Position([.string("a"), .null, .string("x")]), inclusive: false, continuing: nil))
+        let token = signer.sign(
+            Cursor(
+                list: SampleList.name,
+                view: view.name,
+                position: Position([.string("a"), .null, .string("x")]),
+                inclusive: false,
+                continuing: nil
+            )
+        )
         for length in [0, 1, token.count / 2, token.count - 1] {
             #expect(code(of: String(token.prefix(length))) == .badCursor)
         }
-        for bad in [token + "A", token + ".", "." + token, token.replacingOccurrences(of: ".", with: ""), "%%%", "not a cursor", String(repeating: "A", count: 10_000)] {
+        for bad in [
+            token + "A", token + ".", "." + token, token.replacingOccurrences(of: ".", with: ""), "%%%", "not a cursor",
+            String(repeating: "A", count: 10_000),
+        ] {
             #expect(code(of: bad) == .badCursor)
         }
     }
 
     @Test func aForgedCursorIsRefused() throws {
-        let cursor = Cursor(list: SampleList.name, view: view.name, position: Position([.string("a"), .null, .string("x")]), inclusive: false, continuing: nil)
+        let cursor = Cursor(
+            list: SampleList.name,
+            view: view.name,
+            position: Position([.string("a"), .null, .string("x")]),
+            inclusive: false,
+            continuing: nil
+        )
         let forged = CursorSigner(secret: Array("another-secret-entirely".utf8)).sign(cursor)
         #expect(code(of: forged) == .badCursor)
         // A payload someone wrote by hand, with a signature taken from a genuine cursor.
         let genuine = signer.sign(cursor)
-        let payload = Data(#"{"l":"sample","v":"by_group","p":["sz","n","s0"],"i":false,"s":null}"#.utf8).base64EncodedString()
-            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let payload = Data(#"{"l":"sample","v":"by_group","p":["sz","n","s0"],"i":false,"s":null}"#.utf8)
+            .base64EncodedString()
+            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+                of: "/",
+                with: "_"
+            )
         let signature = genuine.split(separator: ".")[1]
         #expect(code(of: payload + "." + signature) == .badCursor)
     }
 
     @Test func aCursorOfAnotherListOrViewIsAMismatch() throws {
-        let token = signer.sign(Cursor(list: SampleList.name, view: view.name, position: Position([.string("a"), .null, .string("x")]), inclusive: false, continuing: nil))
+        let token = signer.sign(
+            Cursor(
+                list: SampleList.name,
+                view: view.name,
+                position: Position([.string("a"), .null, .string("x")]),
+                inclusive: false,
+                continuing: nil
+            )
+        )
         #expect(code(of: token, list: "other") == .cursorMismatch)
         #expect(code(of: token, view: SampleList.views[1]) == .cursorMismatch)
     }
 
     @Test func aCursorWhoseShapeNoLongerFitsTheViewIsRefused() throws {
-        let token = signer.sign(Cursor(list: SampleList.name, view: view.name, position: Position([.string("a")]), inclusive: false, continuing: nil))
+        let token = signer.sign(
+            Cursor(
+                list: SampleList.name,
+                view: view.name,
+                position: Position([.string("a")]),
+                inclusive: false,
+                continuing: nil
+            )
+        )
         #expect(code(of: token) == .badCursor)
     }
 
@@ -87,14 +146,23 @@ import Testing
         let second = try await adapter(SampleList.items()).page(view: nil, limit: "4", cursor: first.next)
         #expect(second.items.count == 4)
         await #expect(throws: DataMediatorError.self) {
-            _ = try await adapter(SampleList.items(), secret: Array("a-different-secret!".utf8)).page(view: nil, limit: "4", cursor: first.next)
+            _ = try await adapter(SampleList.items(), secret: Array("a-different-secret!".utf8)).page(
+                view: nil,
+                limit: "4",
+                cursor: first.next
+            )
         }
     }
 
-    @Test("inserts and deletes before the position neither repeat nor skip an item", arguments: ["by_group", "by_day", "flat"])
+    @Test(
+        "inserts and deletes before the position neither repeat nor skip an item",
+        arguments: ["by_group", "by_day", "flat"]
+    )
     func positionsSurviveChangesBeforeThem(view name: String) async throws {
         var items = SampleList.items()
-        let original = SampleList.expectedOrder(items, view: try SampleList.definition.view(named: name)).map { $0["id"].idString }
+        let original = SampleList.expectedOrder(items, view: try SampleList.definition.view(named: name)).map {
+            $0["id"].idString
+        }
         var served: [String] = []
         var cursor: String?
         var round = 0
@@ -105,7 +173,12 @@ import Testing
             round += 1
             // Delete an item already served and insert one at the head of every view.
             if let gone = served.first, round % 2 == 0 { items.removeAll { $0["id"].idString == gone } }
-            items.append(Item(["id": .string("0new-\(round)"), "group": .string("aaa"), "score": .null, "created": .string("2099-01-01T00:00:00Z"), "kind": .string("big"), "title": .string("new")]))
+            items.append(
+                Item([
+                    "id": .string("0new-\(round)"), "group": .string("aaa"), "score": .null,
+                    "created": .string("2099-01-01T00:00:00Z"), "kind": .string("big"), "title": .string("new"),
+                ])
+            )
         } while cursor != nil
         #expect(served == original)
     }

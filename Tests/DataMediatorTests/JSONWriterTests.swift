@@ -31,7 +31,10 @@ import Testing
     }
 
     @Test func valuesOrderAsSQLiteOrdersThem() {
-        let ordered: [JSONValue] = [.null, .integer(-3), .number(-2.5), .bool(false), .integer(1), .number(1.5), .string("B"), .string("a"), .string("é")]
+        let ordered: [JSONValue] = [
+            .null, .integer(-3), .number(-2.5), .bool(false), .integer(1), .number(1.5), .string("B"), .string("a"),
+            .string("é"),
+        ]
         #expect(ordered.shuffled().sorted() == ordered)
     }
 }

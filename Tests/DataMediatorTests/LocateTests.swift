@@ -10,7 +10,10 @@ import Testing
         signer: CursorSigner(secret: SampleList.secret)
     )
 
-    @Test("every item's index path and position equal the walk's", arguments: ["by_group", "by_day", "flat", "positive"])
+    @Test(
+        "every item's index path and position equal the walk's",
+        arguments: ["by_group", "by_day", "flat", "positive"]
+    )
     func indexPathsMatchTheWalk(view: String) async throws {
         let check = try await SampleList.walk(adapter, view: view, limit: 4)
         var position = 0
@@ -41,7 +44,9 @@ import Testing
 
     @Test func unknownOrFilteredOutItemsAreNotFound() async throws {
         for (id, view) in [("nope", "by_group"), ("", "flat"), ("item-00", "positive")] {
-            let error = await #expect(throws: DataMediatorError.self) { _ = try await adapter.locate(id: id, view: view) }
+            let error = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.locate(id: id, view: view)
+            }
             #expect(error?.code == .unknownItem)
         }
     }

@@ -9,12 +9,17 @@ import Testing
 
     init() {
         let provider = ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views, version: 42)
-        adapter = ListAdapter(definition: SampleList.definition, provider: provider, signer: CursorSigner(secret: SampleList.secret))
+        adapter = ListAdapter(
+            definition: SampleList.definition,
+            provider: provider,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
     }
 
     @Test(
         "every walk serves each item once, in view order, with sections and loading right",
-        arguments: ["by_group", "by_day", "flat", "positive"], [1, 2, 3, 5, 7, 10]
+        arguments: ["by_group", "by_day", "flat", "positive"],
+        [1, 2, 3, 5, 7, 10]
     )
     func walkFollowsEveryRule(view: String, limit: Int) async throws {
         var check = try await SampleList.walk(adapter, view: view, limit: limit)
@@ -37,7 +42,13 @@ import Testing
     @Test func aPageEndingExactlyAtASectionEndDoesNotContinueIt() async throws {
         let definition = SampleList.definition
         let adapter = ListAdapter(
-            definition: ListDefinition(name: definition.name, title: definition.title, idField: "id", views: definition.views, limits: PageLimits(maximumLimit: 1000)),
+            definition: ListDefinition(
+                name: definition.name,
+                title: definition.title,
+                idField: "id",
+                views: definition.views,
+                limits: PageLimits(maximumLimit: 1000)
+            ),
             provider: ArrayDataProvider(items: items, idField: "id", views: SampleList.views),
             signer: CursorSigner(secret: SampleList.secret)
         )
@@ -98,7 +109,10 @@ import Testing
         #expect(try await adapter.page(view: nil, limit: nil, cursor: nil).limit == 5)
     }
 
-    @Test("a bad limit is refused", arguments: ["", "0", "-1", "-0", "1.5", "abc", "+3", " 3", "3 ", "1e3", "0x10", "٣"])
+    @Test(
+        "a bad limit is refused",
+        arguments: ["", "0", "-1", "-0", "1.5", "abc", "+3", " 3", "3 ", "1e3", "0x10", "٣"]
+    )
     func badLimitIsRefused(raw: String) async throws {
         let error = await #expect(throws: DataMediatorError.self) {
             _ = try await adapter.page(view: nil, limit: raw, cursor: nil)
@@ -120,9 +134,11 @@ import Testing
         let view = try SampleList.definition.view(named: "positive")
         #expect(Set(check.items.map(\.type)) == ["big", "small", "other"])
         #expect(view.cellTypes == ["big", "small", "other", "loading"])
-        #expect(check.items.allSatisfy { item in
-            guard case .integer(let score) = item.data.objectValue?["score"] else { return false }
-            return score > 0
-        })
+        #expect(
+            check.items.allSatisfy { item in
+                guard case .integer(let score) = item.data.objectValue?["score"] else { return false }
+                return score > 0
+            }
+        )
     }
 }

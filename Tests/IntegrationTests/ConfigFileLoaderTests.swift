@@ -63,19 +63,55 @@ import Testing
     @Test(
         "each mistake is named with its line and a fix",
         arguments: [
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    colour: red\n    views:\n      v: {sort: [a]}\n", 7, "unknown key 'colour'"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], sectoin: a}\n", 8, "unknown key 'sectoin'"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string, b: string}\n    views:\n      v:\n        sort: [a]\n        section: b\n", 10, "must be the leading sort key"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [nope]}\n", 8, "'nope', which is not a field"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: strin}\n    views:\n      v: {sort: [a]}\n", 6, "unknown type 'strin'"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 5, "needs a source"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    limit: {default: 50, max: 10}\n    views:\n      v: {sort: [a]}\n", 7, "above 'limit.max'"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], default: true}\n      w: {sort: [a], default: true}\n", 8, "marks 2 views as default"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], cell: loading}\n", 8, "kept for the loading section"),
-            ("store:\n  sqlite: a\nlists:\n  x y:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 4, "may only hold letters"),
-            ("store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], filter: [{field: a, op: like, value: 1}]}\n", 8, "use one of 'eq'"),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    colour: red\n    views:\n      v: {sort: [a]}\n",
+                7, "unknown key 'colour'"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], sectoin: a}\n",
+                8, "unknown key 'sectoin'"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string, b: string}\n    views:\n      v:\n        sort: [a]\n        section: b\n",
+                10, "must be the leading sort key"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [nope]}\n",
+                8, "'nope', which is not a field"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: strin}\n    views:\n      v: {sort: [a]}\n",
+                6, "unknown type 'strin'"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 5,
+                "needs a source"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    limit: {default: 50, max: 10}\n    views:\n      v: {sort: [a]}\n",
+                7, "above 'limit.max'"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], default: true}\n      w: {sort: [a], default: true}\n",
+                8, "marks 2 views as default"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], cell: loading}\n",
+                8, "kept for the loading section"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x y:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n",
+                4, "may only hold letters"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], filter: [{field: a, op: like, value: 1}]}\n",
+                8, "use one of 'eq'"
+            ),
             ("store:\n  sqlite: a\nlists: [\n", 4, "YAML syntax"),
-            ("lists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 1, "missing 'store'"),
+            (
+                "lists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 1,
+                "missing 'store'"
+            ),
         ]
     )
     func mistakesAreNamed(yaml: String, line: Int, message: String) {
@@ -85,7 +121,9 @@ import Testing
     }
 
     @Test func everyErrorIsReportedInFileOrder() {
-        let found = errors("store:\n  sqlite: a\n  extra: 1\nlists:\n  x:\n    table: t\n    fields: {a: strin}\n    views:\n      v: {sort: [b]}\n")
+        let found = errors(
+            "store:\n  sqlite: a\n  extra: 1\nlists:\n  x:\n    table: t\n    fields: {a: strin}\n    views:\n      v: {sort: [b]}\n"
+        )
         #expect(found.count == 3)
         #expect(found.map(\.line) == found.map(\.line).sorted())
     }

@@ -21,8 +21,12 @@ import Testing
             let description = try await server.json("/lists/\(name)")
             let maximum = try #require((description["limit"] as? [String: Int])?["max"])
             for view in try #require(description["views"] as? [[String: Any]]) {
-                let sort = try #require(view["sort"] as? [[String: String]]).map { ($0["field"] ?? "", $0["order"] == "desc") }
-                views.append(DescribedView(list: name, name: try #require(view["name"] as? String), sort: sort, maximum: maximum))
+                let sort = try #require(view["sort"] as? [[String: String]]).map {
+                    ($0["field"] ?? "", $0["order"] == "desc")
+                }
+                views.append(
+                    DescribedView(list: name, name: try #require(view["name"] as? String), sort: sort, maximum: maximum)
+                )
             }
         }
         return views
@@ -34,7 +38,9 @@ import Testing
         for (index, key) in sort.enumerated() {
             let (left, right): (JSONValue, JSONValue)
             if index == sort.count - 1 {
-                if let l = Int64(lhs.id), let r = Int64(rhs.id) { (left, right) = (.integer(l), .integer(r)) } else {
+                if let l = Int64(lhs.id), let r = Int64(rhs.id) {
+                    (left, right) = (.integer(l), .integer(r))
+                } else {
                     (left, right) = (.string(lhs.id), .string(rhs.id))
                 }
             } else {
@@ -50,14 +56,19 @@ import Testing
         let server = try await ServerProcess()
         defer { server.removeData() }
         let views = try await Self.views(of: server)
-        #expect(Set(views.map { "\($0.list)/\($0.name)" }) == [
-            "transactions/chronological", "transactions/by_player", "highscore/top", "expansions/by_category", "expansions/chronological",
-        ])
+        #expect(
+            Set(views.map { "\($0.list)/\($0.name)" }) == [
+                "transactions/chronological", "transactions/by_player", "highscore/top", "expansions/by_category",
+                "expansions/chronological",
+            ]
+        )
         for view in views {
             var check = WalkCheck()
             var cursor: String?
             repeat {
-                let path = "/lists/\(view.list)/items?view=\(view.name)&limit=\(view.maximum)" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let path =
+                    "/lists/\(view.list)/items?view=\(view.name)&limit=\(view.maximum)"
+                    + (cursor.map { "&cursor=\($0)" } ?? "")
                 let answer = try await server.get(path)
                 #expect(answer.status == 200)
                 let page = try Page.decode(answer.body)
@@ -72,7 +83,11 @@ import Testing
 
             let sections = try await server.json("/lists/\(view.list)/sections?view=\(view.name)")
             let infos = try #require(sections["sections"] as? [[String: Any]]).map {
-                SectionInfo.Section(id: $0["id"] as? String ?? "?", title: $0["title"] as? String, count: $0["count"] as? Int ?? -1)
+                SectionInfo.Section(
+                    id: $0["id"] as? String ?? "?",
+                    title: $0["title"] as? String,
+                    count: $0["count"] as? Int ?? -1
+                )
             }
             check.expectSections(infos)
             #expect(sections["total"] as? Int == check.items.count)
@@ -81,15 +96,24 @@ import Testing
 
             // Index paths of a sample of items (all of them for small views) equal the walk's.
             var starts: [Int] = []
-            for section in check.sections { starts.append((starts.last ?? 0) + (starts.isEmpty ? 0 : check.sections[starts.count - 1].count)) }
+            var total = 0
+            for section in check.sections {
+                starts.append(total)
+                total += section.count
+            }
             let step = max(1, check.items.count / 150)
-            for position in Set(Array(stride(from: 0, to: check.items.count, by: step)) + [check.items.count - 1]).sorted() {
+            for position in Set(Array(stride(from: 0, to: check.items.count, by: step)) + [check.items.count - 1])
+                .sorted()
+            {
                 let item = check.items[position]
                 let encoded = PathSegment.encode(item.id)
                 let location = try await server.json("/lists/\(view.list)/items/\(encoded)?view=\(view.name)")
                 let sectionIndex = try #require(starts.lastIndex { $0 <= position })
                 let path = try #require(location["index_path"] as? [String: Int])
-                #expect(path == ["section": sectionIndex, "item": position - starts[sectionIndex]], "\(label) item \(item.id)")
+                #expect(
+                    path == ["section": sectionIndex, "item": position - starts[sectionIndex]],
+                    "\(label) item \(item.id)"
+                )
                 #expect(location["position"] as? Int == position)
             }
         }
@@ -120,7 +144,8 @@ import Testing
             var check = WalkCheck()
             var cursor: String?
             repeat {
-                let url = "\(server.base)/lists/\(list)/items?view=\(view)&limit=7" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let url =
+                    "\(server.base)/lists/\(list)/items?view=\(view)&limit=7" + (cursor.map { "&cursor=\($0)" } ?? "")
                 let page = try Page.decode(try Self.curl(url))
                 check.add(page)
                 cursor = page.next

@@ -25,7 +25,8 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server and waits until it listens.
     init(dataDirectory: URL? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
-        let directory = dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("dm-it-\(UUID().uuidString)")
+        let directory =
+            dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("dm-it-\(UUID().uuidString)")
         self.dataDirectory = directory
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0", "--data-dir", directory.path] + arguments
@@ -37,7 +38,7 @@ final class ServerProcess: @unchecked Sendable {
         // The server's log goes to a file beside its data, read back to learn its port.
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let logFile = directory.appendingPathComponent("server-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: logFile.path, contents: nil))
         self.logFile = logFile
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
@@ -75,7 +76,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// GETs a path through URLSession (libcurl underneath on Linux).
-    func get(_ path: String, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+    func get(
+        _ path: String,
+        headers: [String: String] = [:]
+    ) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
         var request = URLRequest(url: try #require(URL(string: base + path)))
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)

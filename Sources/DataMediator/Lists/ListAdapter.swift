@@ -76,7 +76,10 @@ public struct ListAdapter: Sendable {
     public func locate(id: String, view name: String?) async throws -> ItemLocation {
         let view = try definition.view(named: name)
         guard let location = try await provider.locate(id: id, in: view) else {
-            throw DataMediatorError(.unknownItem, "List '\(definition.name)' has no item '\(id)' in view '\(view.name)'.")
+            throw DataMediatorError(
+                .unknownItem,
+                "List '\(definition.name)' has no item '\(id)' in view '\(view.name)'."
+            )
         }
         let section = view.section(of: location.item)
         let cursor = Cursor(
@@ -110,7 +113,11 @@ public struct ListAdapter: Sendable {
             guard let rule = view.section else {
                 return SectionInfo.Section(id: view.name, title: nil, count: entry.count)
             }
-            return SectionInfo.Section(id: rule.id(for: entry.key), title: rule.title(for: entry.key), count: entry.count)
+            return SectionInfo.Section(
+                id: rule.id(for: entry.key),
+                title: rule.title(for: entry.key),
+                count: entry.count
+            )
         }
         return SectionInfo(list: definition.name, view: view.name, version: counts.version, sections: sections)
     }

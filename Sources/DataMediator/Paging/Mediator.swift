@@ -38,7 +38,13 @@ public struct Mediator: Sendable {
             guard let current = run else { return }
             let continues = sections.isEmpty && current.id == continuing
             sections.append(
-                PageSection(id: current.id, kind: .items, title: current.title, continues: continues, items: current.items)
+                PageSection(
+                    id: current.id,
+                    kind: .items,
+                    title: current.title,
+                    continues: continues,
+                    items: current.items
+                )
             )
         }
         for item in shown {
@@ -63,8 +69,15 @@ public struct Mediator: Sendable {
             )
             let token = signer.sign(cursor)
             next = token
-            let loading = Cell(id: Self.loadingID, type: Cell.loadingType, rev: "0", data: .object(["next": .string(token)]))
-            sections.append(PageSection(id: Self.loadingID, kind: .loading, title: nil, continues: false, items: [loading]))
+            let loading = Cell(
+                id: Self.loadingID,
+                type: Cell.loadingType,
+                rev: "0",
+                data: .object(["next": .string(token)])
+            )
+            sections.append(
+                PageSection(id: Self.loadingID, kind: .loading, title: nil, continues: false, items: [loading])
+            )
         }
         return Page(list: list, view: view.name, limit: limit, version: version, sections: sections, next: next)
     }

@@ -43,7 +43,10 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
             let key = view.section.map { $0.key(for: item[$0.field]) } ?? .null
             let sectionID = view.section(of: item).id
             if index > 0, sectionID == currentID, let last = ordering.counts.indices.last {
-                ordering.counts[last] = SectionCounts.Entry(key: ordering.counts[last].key, count: ordering.counts[last].count + 1)
+                ordering.counts[last] = SectionCounts.Entry(
+                    key: ordering.counts[last].key,
+                    count: ordering.counts[last].count + 1
+                )
                 ordering.itemIndex.append(ordering.itemIndex[index - 1] + 1)
             } else {
                 ordering.counts.append(SectionCounts.Entry(key: key, count: 1))

@@ -59,6 +59,10 @@ public struct Problem: HTTPResponseError, Sendable {
         var fields = headers
         fields[.contentType] = "application/problem+json"
         fields[.cacheControl] = "no-store"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+        return Response(
+            status: status,
+            headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes))
+        )
     }
 }

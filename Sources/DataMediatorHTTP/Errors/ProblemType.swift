@@ -15,52 +15,79 @@ public struct ProblemType: Sendable, Hashable {
 
     /// No list of that name.
     public static let unknownList = ProblemType(
-        "unknown-list", .notFound, "Unknown list", "The list named in the path does not exist. GET /lists names every list."
+        "unknown-list",
+        .notFound,
+        "Unknown list",
+        "The list named in the path does not exist. GET /lists names every list."
     )
     /// No view of that name.
     public static let unknownView = ProblemType(
-        "unknown-view", .notFound, "Unknown view",
+        "unknown-view",
+        .notFound,
+        "Unknown view",
         "The 'view' parameter names no view of the list. GET /lists/{list} describes its views; omit 'view' for the default."
     )
     /// No item of that id in the view.
     public static let unknownItem = ProblemType(
-        "unknown-item", .notFound, "Unknown item", "No item with that id is in the view (it may not exist, or the view's filter excludes it)."
+        "unknown-item",
+        .notFound,
+        "Unknown item",
+        "No item with that id is in the view (it may not exist, or the view's filter excludes it)."
     )
     /// No such route.
     public static let notFound = ProblemType(
-        "not-found", .notFound, "Not found", "No resource is at this path. GET /openapi.yaml describes every route."
+        "not-found",
+        .notFound,
+        "Not found",
+        "No resource is at this path. GET /openapi.yaml describes every route."
     )
     /// A bad `limit`.
     public static let badLimit = ProblemType(
-        "bad-limit", .badRequest, "Bad limit",
+        "bad-limit",
+        .badRequest,
+        "Bad limit",
         "'limit' must be a whole number of at least 1; numbers above the list's maximum are clamped to it."
     )
     /// A bad cursor.
     public static let badCursor = ProblemType(
-        "bad-cursor", .badRequest, "Bad cursor",
+        "bad-cursor",
+        .badRequest,
+        "Bad cursor",
         "The cursor is empty, malformed, changed, truncated or forged. Pass a page's 'next' unchanged, or omit 'cursor' to reload from the start."
     )
     /// A cursor of another list or view.
     public static let cursorMismatch = ProblemType(
-        "cursor-mismatch", .badRequest, "Cursor of another list or view",
+        "cursor-mismatch",
+        .badRequest,
+        "Cursor of another list or view",
         "The cursor was issued for another list or view. Use it with the list and view it came from."
     )
     /// Another bad parameter.
     public static let badRequest = ProblemType(
-        "bad-request", .badRequest, "Bad request", "A parameter of the request is not acceptable; 'detail' says which."
+        "bad-request",
+        .badRequest,
+        "Bad request",
+        "A parameter of the request is not acceptable; 'detail' says which."
     )
     /// A method the route does not serve.
     public static let methodNotAllowed = ProblemType(
-        "method-not-allowed", .methodNotAllowed, "Method not allowed",
+        "method-not-allowed",
+        .methodNotAllowed,
+        "Method not allowed",
         "The route does not serve this method; the 'Allow' header lists those it does."
     )
     /// A source is not open.
     public static let notReady = ProblemType(
-        "not-ready", .serviceUnavailable, "Not ready", "A data source cannot be read right now. Retry later."
+        "not-ready",
+        .serviceUnavailable,
+        "Not ready",
+        "A data source cannot be read right now. Retry later."
     )
     /// Anything unexpected.
     public static let internalError = ProblemType(
-        "internal-error", .internalServerError, "Internal server error",
+        "internal-error",
+        .internalServerError,
+        "Internal server error",
         "The server failed to answer. The failure is logged with the request's id; nothing about it is revealed here."
     )
 

@@ -38,7 +38,11 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound:
             return Problem(.notFound, detail: ProblemType.notFound.documentation)
         case .methodNotAllowed:
-            return Problem(.methodNotAllowed, detail: ProblemType.methodNotAllowed.documentation, headers: error.headers)
+            return Problem(
+                .methodNotAllowed,
+                detail: ProblemType.methodNotAllowed.documentation,
+                headers: error.headers
+            )
         default:
             let code = error.status.code
             let slug = code >= 500 ? ProblemType.internalError.slug : ProblemType.badRequest.slug

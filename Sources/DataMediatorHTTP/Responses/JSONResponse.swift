@@ -1,5 +1,5 @@
-import Foundation
 import Crypto
+import Foundation
 import Hummingbird
 
 /// Builds JSON answers with a strong `ETag` over their bytes, and answers `304 Not

@@ -24,13 +24,25 @@ struct KeysetSQL: Sendable {
             switch (condition.op, condition.value) {
             case (.eq, .null): conditions.append("\(column) IS NULL")
             case (.ne, .null): conditions.append("\(column) IS NOT NULL")
-            case (.eq, _): conditions.append("\(column) = ?"); arguments.append(value)
-            case (.ne, _): conditions.append("(\(column) IS NULL OR \(column) <> ?)"); arguments.append(value)
+            case (.eq, _):
+                conditions.append("\(column) = ?")
+                arguments.append(value)
+            case (.ne, _):
+                conditions.append("(\(column) IS NULL OR \(column) <> ?)")
+                arguments.append(value)
             case (_, .null): conditions.append("0")
-            case (.lt, _): conditions.append("\(column) < ?"); arguments.append(value)
-            case (.le, _): conditions.append("\(column) <= ?"); arguments.append(value)
-            case (.gt, _): conditions.append("\(column) > ?"); arguments.append(value)
-            case (.ge, _): conditions.append("\(column) >= ?"); arguments.append(value)
+            case (.lt, _):
+                conditions.append("\(column) < ?")
+                arguments.append(value)
+            case (.le, _):
+                conditions.append("\(column) <= ?")
+                arguments.append(value)
+            case (.gt, _):
+                conditions.append("\(column) > ?")
+                arguments.append(value)
+            case (.ge, _):
+                conditions.append("\(column) >= ?")
+                arguments.append(value)
             }
         }
         return (conditions, arguments)
@@ -44,7 +56,11 @@ struct KeysetSQL: Sendable {
     /// `NOT NULL` and they share one direction, a single row-value range does it;
     /// otherwise the ranges are `k1 = a AND k2 > b`, then `k1 > a` (mixed directions and
     /// `NULL`s each get their own range, since one `OR` would defeat the index order).
-    func segments(after position: Position, in view: View, inclusive: Bool) -> [(sql: String, arguments: [DatabaseValue])] {
+    func segments(
+        after position: Position,
+        in view: View,
+        inclusive: Bool
+    ) -> [(sql: String, arguments: [DatabaseValue])] {
         let keys = view.sort
         if let direction = keys.first?.order,
             keys.allSatisfy({ $0.order == direction && notNullColumns.contains($0.field) }),

@@ -42,14 +42,22 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         return try await database.read { db in
             var items: [Item] = []
             for query in queries where items.count < limit {
-                items += try fetch(db, sql: query.sql, arguments: query.arguments + [(limit - items.count).databaseValue])
+                items += try fetch(
+                    db,
+                    sql: query.sql,
+                    arguments: query.arguments + [(limit - items.count).databaseValue]
+                )
             }
             return Window(items: items, version: try version(db))
         }
     }
 
     /// The SQL of a window, one statement per index range, each ending in `LIMIT ?`.
-    func windowQueries(of view: View, from start: Position?, inclusive: Bool) -> [(
+    func windowQueries(
+        of view: View,
+        from start: Position?,
+        inclusive: Bool
+    ) -> [(
         sql: String, arguments: [DatabaseValue]
     )] {
         let (conditions, arguments) = keyset.filter(view)
@@ -129,7 +137,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             }
             let key = keyset.sectionKey(rule)
             let order = first.order == .ascending ? "ASC" : "DESC"
-            let sql = "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) GROUP BY section_key ORDER BY section_key \(order)"
+            let sql =
+                "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) GROUP BY section_key ORDER BY section_key \(order)"
             let rows = try Row.fetchAll(db, sql: sql, arguments: Self.arguments(arguments))
             var entries: [SectionCounts.Entry] = []
             for row in rows {

@@ -1,5 +1,5 @@
-import Foundation
 import DataMediator
+import Foundation
 
 /// Where a list's rows live in SQLite, and how its stored values become JSON.
 public struct SQLiteSource: Sendable, Hashable {

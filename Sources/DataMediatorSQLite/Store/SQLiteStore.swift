@@ -134,8 +134,11 @@ public final class SQLiteStore: Sendable {
         return columns.filter { seen.insert($0).inserted }
     }
 
-    private static func createTable(_ table: String, list: ListDefinition, source: SQLiteSource, in db: Database) throws {
-        var definitions = ["\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY NOT NULL"]
+    private static func createTable(_ table: String, list: ListDefinition, source: SQLiteSource, in db: Database) throws
+    {
+        var definitions = [
+            "\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY NOT NULL"
+        ]
         for field in columns(of: list) where field != list.idField {
             definitions.append("\(SQL.quote(field)) \(sqlType(source.fieldTypes[field]))")
         }
@@ -159,7 +162,8 @@ public final class SQLiteStore: Sendable {
         }
         let name = "dm_\(table)_\(view.name)_\(String(hash, radix: 16))"
         try db.execute(
-            sql: "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys.joined(separator: ", ")))"
+            sql:
+                "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys.joined(separator: ", ")))"
         )
     }
 }

@@ -26,7 +26,9 @@ struct ServeSettings: Sendable {
     ) throws {
         func number(_ name: String) throws -> Int? {
             guard let text = environment[name], !text.isEmpty else { return nil }
-            guard let value = Int(text) else { throw ValidationError("\(name) must be a whole number; it is '\(text)'.") }
+            guard let value = Int(text) else {
+                throw ValidationError("\(name) must be a whole number; it is '\(text)'.")
+            }
             return value
         }
         func text(_ name: String) -> String? {

@@ -26,7 +26,12 @@ struct ConfigFileLoader {
     static func load(path: String) throws(ConfigFileErrors) -> ServiceConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigFileErrors(errors: [
-                ConfigFileError(file: path, line: 0, column: 0, message: "cannot read the file; check the path and its permissions")
+                ConfigFileError(
+                    file: path,
+                    line: 0,
+                    column: 0,
+                    message: "cannot read the file; check the path and its permissions"
+                )
             ])
         }
         var loader = ConfigFileLoader(file: path)
@@ -45,12 +50,19 @@ struct ConfigFileLoader {
             throw ConfigFileErrors(errors: [syntaxError(error)])
         }
         guard let root, let top = mapping(root, allowed: ["store", "lists"], what: "the config file") else {
-            if errors.isEmpty { fail(root, "the file is empty; it needs 'store:' and 'lists:' (see the README's config reference)") }
+            if errors.isEmpty {
+                fail(root, "the file is empty; it needs 'store:' and 'lists:' (see the README's config reference)")
+            }
             throw ConfigFileErrors(errors: errors)
         }
         let sqlitePath = parseStore(top["store"], parent: root)
         var lists: [ListConfiguration] = []
-        if let listsNode = require(top["lists"], in: root, key: "lists", fix: "declare at least one list under 'lists:'"),
+        if let listsNode = require(
+            top["lists"],
+            in: root,
+            key: "lists",
+            fix: "declare at least one list under 'lists:'"
+        ),
             let entries = entries(of: listsNode, what: "'lists'")
         {
             if entries.isEmpty { fail(listsNode, "'lists' is empty; declare at least one list") }
@@ -71,7 +83,13 @@ struct ConfigFileLoader {
             return nil
         }
         guard let store = mapping(node, allowed: ["sqlite"], what: "'store'") else { return nil }
-        guard let pathNode = require(store["sqlite"], in: node, key: "sqlite", fix: "name the SQLite file: 'sqlite: data.sqlite'"),
+        guard
+            let pathNode = require(
+                store["sqlite"],
+                in: node,
+                key: "sqlite",
+                fix: "name the SQLite file: 'sqlite: data.sqlite'"
+            ),
             let path = string(pathNode, what: "'store.sqlite'")
         else { return nil }
         return path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
@@ -103,13 +121,21 @@ struct ConfigFileLoader {
 
         var fieldTypes: [String: FieldType] = [:]
         var declared: [String] = []
-        if let fieldsNode = require(list["fields"], in: node, key: "fields", fix: "declare its fields and types, e.g. 'fields: {title: string}'"),
+        if let fieldsNode = require(
+            list["fields"],
+            in: node,
+            key: "fields",
+            fix: "declare its fields and types, e.g. 'fields: {title: string}'"
+        ),
             let fields = entries(of: fieldsNode, what: "'fields'")
         {
             for (field, _, typeNode) in fields {
                 guard let typeName = string(typeNode, what: "the type of field '\(field)'") else { continue }
                 guard let type = FieldType(rawValue: typeName) else {
-                    fail(typeNode, "field '\(field)' has unknown type '\(typeName)'; use one of \(Self.names(FieldType.allCases.map(\.rawValue)))")
+                    fail(
+                        typeNode,
+                        "field '\(field)' has unknown type '\(typeName)'; use one of \(Self.names(FieldType.allCases.map(\.rawValue)))"
+                    )
                     continue
                 }
                 fieldTypes[field] = type
@@ -121,18 +147,34 @@ struct ConfigFileLoader {
 
         let limits = parseLimits(list["limit"], list: name)
         var views: [View] = []
-        if let viewsNode = require(list["views"], in: node, key: "views", fix: "declare at least one view under 'views:'"),
+        if let viewsNode = require(
+            list["views"],
+            in: node,
+            key: "views",
+            fix: "declare at least one view under 'views:'"
+        ),
             let entries = entries(of: viewsNode, what: "'views'")
         {
             if entries.isEmpty { fail(viewsNode, "list '\(name)' has no views; declare at least one") }
             for (viewName, viewNameNode, viewNode) in entries {
-                if let view = parseView(viewName, at: viewNameNode, viewNode, list: name, idField: idField, known: known, exposed: exposed) {
+                if let view = parseView(
+                    viewName,
+                    at: viewNameNode,
+                    viewNode,
+                    list: name,
+                    idField: idField,
+                    known: known,
+                    exposed: exposed
+                ) {
                     views.append(view)
                 }
             }
             let defaults = views.filter(\.isDefault)
             if defaults.count > 1 {
-                fail(viewsNode, "list '\(name)' marks \(defaults.count) views as default (\(Self.names(defaults.map(\.name)))); mark one")
+                fail(
+                    viewsNode,
+                    "list '\(name)' marks \(defaults.count) views as default (\(Self.names(defaults.map(\.name)))); mark one"
+                )
             }
         }
         guard errors.count == errorCount, let kind, let limits else { return nil }
@@ -154,7 +196,10 @@ struct ConfigFileLoader {
         let defaultLimit = limit["default"].flatMap { positiveInt($0, what: "'limit.default'") } ?? 20
         let maximum = limit["max"].flatMap { positiveInt($0, what: "'limit.max'") } ?? max(100, defaultLimit)
         if defaultLimit > maximum {
-            fail(node, "list '\(list)': 'limit.default' (\(defaultLimit)) is above 'limit.max' (\(maximum)); lower it or raise the maximum")
+            fail(
+                node,
+                "list '\(list)': 'limit.default' (\(defaultLimit)) is above 'limit.max' (\(maximum)); lower it or raise the maximum"
+            )
             return nil
         }
         return PageLimits(defaultLimit: defaultLimit, maximumLimit: maximum)
@@ -179,13 +224,21 @@ struct ConfigFileLoader {
         let context = "view '\(name)' of list '\(list)'"
         func checkField(_ field: String, _ at: Node?, _ role: String) {
             if !known.contains(field) {
-                fail(at, "\(context) \(role) '\(field)', which is not a field of the list; declare it under 'fields:' or use one of \(Self.names(known.sorted()))")
+                fail(
+                    at,
+                    "\(context) \(role) '\(field)', which is not a field of the list; declare it under 'fields:' or use one of \(Self.names(known.sorted()))"
+                )
             }
         }
         let isDefault = view["default"].flatMap { bool($0, what: "'default'") } ?? false
 
         var sort: [SortKey] = []
-        if let sortNode = require(view["sort"], in: node, key: "sort", fix: "give its order, e.g. 'sort: [-created_at]' ('-' for descending)"),
+        if let sortNode = require(
+            view["sort"],
+            in: node,
+            key: "sort",
+            fix: "give its order, e.g. 'sort: [-created_at]' ('-' for descending)"
+        ),
             let keys = stringList(sortNode, what: "'sort'")
         {
             if keys.isEmpty { fail(sortNode, "\(context) has an empty 'sort'; name at least one field") }
@@ -203,14 +256,22 @@ struct ConfigFileLoader {
                 checkField(field, sectionNode, "is sectioned by")
                 section = SectionRule(field: field)
             } else if let rule = mapping(sectionNode, allowed: ["field", "by", "title"], what: "'section'") {
-                let field = require(rule["field"], in: sectionNode, key: "field", fix: "name the field that decides the section")
-                    .flatMap { string($0, what: "'section.field'") }
+                let field = require(
+                    rule["field"],
+                    in: sectionNode,
+                    key: "field",
+                    fix: "name the field that decides the section"
+                )
+                .flatMap { string($0, what: "'section.field'") }
                 var grouping = SectionRule.Grouping.value
                 if let byNode = rule["by"], let by = string(byNode, what: "'section.by'") {
                     if let parsed = SectionRule.Grouping(rawValue: by) {
                         grouping = parsed
                     } else {
-                        fail(byNode, "'section.by' is '\(by)'; use one of \(Self.names(SectionRule.Grouping.allCases.map(\.rawValue)))")
+                        fail(
+                            byNode,
+                            "'section.by' is '\(by)'; use one of \(Self.names(SectionRule.Grouping.allCases.map(\.rawValue)))"
+                        )
                     }
                 }
                 let title = rule["title"].flatMap { string($0, what: "'section.title'") }
@@ -224,15 +285,38 @@ struct ConfigFileLoader {
         var filter: [FilterCondition] = []
         if let filterNode = view["filter"], let conditions = sequence(filterNode, what: "'filter'") {
             for conditionNode in conditions {
-                guard let condition = mapping(conditionNode, allowed: ["field", "op", "value"], what: "a filter condition"),
-                    let field = require(condition["field"], in: conditionNode, key: "field", fix: "name the field compared")
-                        .flatMap({ string($0, what: "'field'") }),
-                    let opNode = require(condition["op"], in: conditionNode, key: "op", fix: "use one of eq, ne, lt, le, gt, ge"),
+                guard
+                    let condition = mapping(
+                        conditionNode,
+                        allowed: ["field", "op", "value"],
+                        what: "a filter condition"
+                    ),
+                    let field = require(
+                        condition["field"],
+                        in: conditionNode,
+                        key: "field",
+                        fix: "name the field compared"
+                    )
+                    .flatMap({ string($0, what: "'field'") }),
+                    let opNode = require(
+                        condition["op"],
+                        in: conditionNode,
+                        key: "op",
+                        fix: "use one of eq, ne, lt, le, gt, ge"
+                    ),
                     let opName = string(opNode, what: "'op'"),
-                    let valueNode = require(condition["value"], in: conditionNode, key: "value", fix: "give the value compared with")
+                    let valueNode = require(
+                        condition["value"],
+                        in: conditionNode,
+                        key: "value",
+                        fix: "give the value compared with"
+                    )
                 else { continue }
                 guard let op = FilterCondition.Operator(rawValue: opName) else {
-                    fail(opNode, "filter 'op' is '\(opName)'; use one of \(Self.names(FilterCondition.Operator.allCases.map(\.rawValue)))")
+                    fail(
+                        opNode,
+                        "filter 'op' is '\(opName)'; use one of \(Self.names(FilterCondition.Operator.allCases.map(\.rawValue)))"
+                    )
                     continue
                 }
                 checkField(field, conditionNode, "filters on")
@@ -245,18 +329,36 @@ struct ConfigFileLoader {
             if let type = cellNode.scalar?.string {
                 cellType = .fixed(type)
             } else if let rule = mapping(cellNode, allowed: ["field", "types", "default"], what: "'cell'") {
-                let field = require(rule["field"], in: cellNode, key: "field", fix: "name the field whose value is the cell type")
-                    .flatMap { string($0, what: "'cell.field'") }
-                let types = require(rule["types"], in: cellNode, key: "types", fix: "list every type the field can give, e.g. 'types: [small, large]'")
-                    .flatMap { stringList($0, what: "'cell.types'") }
-                let fallback = require(rule["default"], in: cellNode, key: "default", fix: "name the type of items whose field holds another value")
-                    .flatMap { string($0, what: "'cell.default'") }
+                let field = require(
+                    rule["field"],
+                    in: cellNode,
+                    key: "field",
+                    fix: "name the field whose value is the cell type"
+                )
+                .flatMap { string($0, what: "'cell.field'") }
+                let types = require(
+                    rule["types"],
+                    in: cellNode,
+                    key: "types",
+                    fix: "list every type the field can give, e.g. 'types: [small, large]'"
+                )
+                .flatMap { stringList($0, what: "'cell.types'") }
+                let fallback = require(
+                    rule["default"],
+                    in: cellNode,
+                    key: "default",
+                    fix: "name the type of items whose field holds another value"
+                )
+                .flatMap { string($0, what: "'cell.default'") }
                 if let field { checkField(field, cellNode, "takes its cell type from") }
                 if let field, let types, let fallback { cellType = .field(field, types: types, fallback: fallback) }
             }
         }
         if cellType.types.contains(Cell.loadingType) {
-            fail(view["cell"], "\(context) uses the cell type 'loading', which is kept for the loading section; choose another")
+            fail(
+                view["cell"],
+                "\(context) uses the cell type 'loading', which is kept for the loading section; choose another"
+            )
         }
 
         var fields = exposed
@@ -285,7 +387,9 @@ struct ConfigFileLoader {
     // MARK: - Node readers
 
     private mutating func fail(_ node: Node?, _ message: String) {
-        errors.append(ConfigFileError(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, message: message))
+        errors.append(
+            ConfigFileError(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, message: message)
+        )
     }
 
     private func syntaxError(_ error: any Error) -> ConfigFileError {
@@ -392,7 +496,8 @@ struct ConfigFileLoader {
     private static func isValidName(_ name: String) -> Bool {
         !name.isEmpty
             && name.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || "-_.".unicodeScalars.contains($0)
             }
     }
 

@@ -17,6 +17,17 @@ import Testing
         )
     }
 
+    /// A cursor in the sample view, after a position with a `null` key.
+    func sampleCursor(continuing: String?) -> Cursor {
+        Cursor(
+            list: SampleList.name,
+            view: view.name,
+            position: Position([.string("a"), .null, .string("x")]),
+            inclusive: false,
+            continuing: continuing
+        )
+    }
+
     func code(of token: String, list: String = SampleList.name, view: View? = nil) -> DataMediatorError.Code? {
         do {
             _ = try signer.verify(token, list: list, view: view ?? self.view)
@@ -51,13 +62,7 @@ import Testing
 
     @Test func everyChangedCharacterIsRefused() throws {
         let token = signer.sign(
-            Cursor(
-                list: SampleList.name,
-                view: view.name,
-                position: Position([.string("a"), .null, .string("x")]),
-                inclusive: false,
-                continuing: "a"
-            )
+            sampleCursor(continuing: "a")
         )
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
         var characters = Array(token)
@@ -73,13 +78,7 @@ import Testing
 
     @Test func truncatedEmptyOrExtendedCursorsAreRefused() throws {
         let token = signer.sign(
-            Cursor(
-                list: SampleList.name,
-                view: view.name,
-                position: Position([.string("a"), .null, .string("x")]),
-                inclusive: false,
-                continuing: nil
-            )
+            sampleCursor(continuing: nil)
         )
         for length in [0, 1, token.count / 2, token.count - 1] {
             #expect(code(of: String(token.prefix(length))) == .badCursor)
@@ -93,13 +92,7 @@ import Testing
     }
 
     @Test func aForgedCursorIsRefused() throws {
-        let cursor = Cursor(
-            list: SampleList.name,
-            view: view.name,
-            position: Position([.string("a"), .null, .string("x")]),
-            inclusive: false,
-            continuing: nil
-        )
+        let cursor = sampleCursor(continuing: nil)
         let forged = CursorSigner(secret: Array("another-secret-entirely".utf8)).sign(cursor)
         #expect(code(of: forged) == .badCursor)
         // A payload someone wrote by hand, with a signature taken from a genuine cursor.
@@ -116,13 +109,7 @@ import Testing
 
     @Test func aCursorOfAnotherListOrViewIsAMismatch() throws {
         let token = signer.sign(
-            Cursor(
-                list: SampleList.name,
-                view: view.name,
-                position: Position([.string("a"), .null, .string("x")]),
-                inclusive: false,
-                continuing: nil
-            )
+            sampleCursor(continuing: nil)
         )
         #expect(code(of: token, list: "other") == .cursorMismatch)
         #expect(code(of: token, view: SampleList.views[1]) == .cursorMismatch)

@@ -9,18 +9,22 @@ extension ListDefinition {
         writer.raw(",\"title\":")
         writer.write(title)
         writer.raw(",\"views\":[")
-        let defaultName = defaultView?.name
         for (index, view) in views.enumerated() {
             writer.separator(index)
-            writer.raw("{\"name\":")
-            writer.write(view.name)
-            writer.raw(",\"default\":")
-            writer.write(view.name == defaultName)
+            writeNameAndDefault(of: view, to: &writer)
             writer.raw("}")
         }
         writer.raw("],\"href\":")
         writer.write(href)
         writer.raw("}")
+    }
+
+    /// Opens a view's object with its name and whether it is the default.
+    private func writeNameAndDefault(of view: View, to writer: inout JSONWriter) {
+        writer.raw("{\"name\":")
+        writer.write(view.name)
+        writer.raw(",\"default\":")
+        writer.write(view.name == defaultView?.name)
     }
 
     /// The list's full description, as `GET /lists/{list}` answers.
@@ -39,13 +43,9 @@ extension ListDefinition {
         writer.raw(",\"max\":")
         writer.write(limits.maximumLimit)
         writer.raw("},\"views\":[")
-        let defaultName = defaultView?.name
         for (index, view) in views.enumerated() {
             writer.separator(index)
-            writer.raw("{\"name\":")
-            writer.write(view.name)
-            writer.raw(",\"default\":")
-            writer.write(view.name == defaultName)
+            writeNameAndDefault(of: view, to: &writer)
             writer.raw(",\"sort\":[")
             for (keyIndex, key) in view.sort.enumerated() {
                 writer.separator(keyIndex)

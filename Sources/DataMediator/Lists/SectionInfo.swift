@@ -40,10 +40,7 @@ public struct SectionInfo: Sendable, Hashable {
     /// The answer as JSON.
     public func json() -> [UInt8] {
         var writer = JSONWriter(capacity: 128 + sections.count * 64)
-        writer.raw("{\"list\":")
-        writer.write(list)
-        writer.raw(",\"view\":")
-        writer.write(view)
+        writer.openAnswer(list: list, view: view)
         writer.raw(",\"version\":")
         writer.write(String(version))
         writer.raw(",\"sections\":[")

@@ -31,10 +31,7 @@ public struct Page: Sendable, Hashable {
     /// The page as JSON, keys in the order of API.md.
     public func json() -> [UInt8] {
         var writer = JSONWriter(capacity: 512 + limit * 160)
-        writer.raw("{\"list\":")
-        writer.write(list)
-        writer.raw(",\"view\":")
-        writer.write(view)
+        writer.openAnswer(list: list, view: view)
         writer.raw(",\"limit\":")
         writer.write(limit)
         writer.raw(",\"version\":")

@@ -105,4 +105,13 @@ public struct JSONWriter: Sendable {
             raw("}")
         }
     }
+
+    /// Opens an answer about one view of a list: `{"list": ..., "view": ...`, to be
+    /// continued with `,` and the answer's own members.
+    public mutating func openAnswer(list: String, view: String) {
+        raw("{\"list\":")
+        write(list)
+        raw(",\"view\":")
+        write(view)
+    }
 }

@@ -1,0 +1,49 @@
+import DataMediator
+import Foundation
+import Hummingbird
+
+/// The query and path parameters of a list request, checked: each at most once.
+struct Parameters {
+    let view: String?
+    let limit: String?
+    let cursor: String?
+
+    /// Reads the `allowed` query parameters; unknown ones are ignored, as is usual.
+    ///
+    /// - Throws: `bad-request` when an allowed parameter is given more than once.
+    init(_ request: Request, allowed: Set<String>) throws {
+        let query = request.uri.queryParameters
+        var values: [String: String] = [:]
+        for name in allowed {
+            let all = query.getAll(name)
+            if all.count > 1 {
+                throw DataMediatorError(.badRequest, "'\(name)' is given \(all.count) times; give it at most once.")
+            }
+            values[name] = all.first.map { String($0) }
+        }
+        view = values["view"]
+        limit = values["limit"]
+        cursor = values["cursor"]
+    }
+
+    /// A percent-decoded path parameter.
+    static func path<Context: RequestContext>(_ context: Context, _ name: String) throws -> String {
+        guard let raw = context.parameters.get(name), let decoded = raw.removingPercentEncoding else {
+            throw DataMediatorError(.badRequest, "The path's '\(name)' is not valid percent-encoded UTF-8.")
+        }
+        return decoded
+    }
+
+    /// The item id of `/items/{id}`: one percent-encoded segment, or several segments
+    /// joined by `/` (composite ids contain `/`).
+    static func itemID<Context: RequestContext>(_ context: Context) throws -> String {
+        var segments: [String] = []
+        for segment in context.parameters.getCatchAll() {
+            guard let decoded = segment.removingPercentEncoding else {
+                throw DataMediatorError(.badRequest, "The item id in the path is not valid percent-encoded UTF-8.")
+            }
+            segments.append(decoded)
+        }
+        return segments.joined(separator: "/")
+    }
+}

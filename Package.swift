@@ -66,6 +66,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "data-mediator-ceiling",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/Ceiling",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DataMediatorTests",
             dependencies: ["DataMediator", "DataMediatorTesting"],

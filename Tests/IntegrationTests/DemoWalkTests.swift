@@ -58,7 +58,8 @@ import Testing
         let views = try await Self.views(of: server)
         #expect(
             Set(views.map { "\($0.list)/\($0.name)" }) == [
-                "transactions/chronological", "transactions/by_player", "highscore/top", "expansions/by_category",
+                "transactions/chronological", "transactions/by_player", "transactions/feed", "highscore/top",
+                "expansions/by_category",
                 "expansions/chronological",
             ]
         )

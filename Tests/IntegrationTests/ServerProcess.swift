@@ -43,6 +43,20 @@ final class ServerProcess: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        do {
+            try await waitUntilListening()
+        } catch {
+            process.terminate()
+            throw error
+        }
+    }
+
+    /// Ends the server if a test forgot to, so no server outlives its test.
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    private func waitUntilListening() async throws {
         let deadline = ContinuousClock.now + .seconds(120)
         while port == 0 {
             guard process.isRunning else { throw ServerProcessError.exited(log) }

@@ -48,13 +48,14 @@ public struct Mediator: Sendable {
             )
         }
         for item in shown {
-            let section = view.section(of: item)
+            let sectionID = view.sectionID(of: item)
             let cell = presenter.cell(for: item)
-            if run?.id == section.id {
+            if run?.id == sectionID {
                 run?.items.append(cell)
             } else {
                 close()
-                run = (section.id, section.title, [cell])
+                // A title is formed once per section, from its first item.
+                run = (sectionID, view.section(of: item).title, [cell])
             }
         }
         close()
@@ -69,12 +70,11 @@ public struct Mediator: Sendable {
             )
             let token = signer.sign(cursor)
             next = token
-            let loading = Cell(
-                id: Self.loadingID,
-                type: Cell.loadingType,
-                rev: "0",
-                data: .object(["next": .string(token)])
-            )
+            var data = JSONWriter(capacity: token.utf8.count + 16)
+            data.raw("{\"next\":")
+            data.write(token)
+            data.raw("}")
+            let loading = Cell(id: Self.loadingID, type: Cell.loadingType, rev: "0", dataJSON: data.bytes)
             sections.append(
                 PageSection(id: Self.loadingID, kind: .loading, title: nil, continues: false, items: [loading])
             )

@@ -22,39 +22,51 @@ public struct FieldPresenter: Presenter {
     public let revisionField: String?
     /// The view whose rules this presenter applies.
     public let view: View
+    /// The exposed fields in the order `data` is written: sorted, as every JSON object here.
+    private let dataFields: [String]
 
     /// Creates a presenter for a view.
     public init(view: View, idField: String, revisionField: String? = nil) {
         self.view = view
         self.idField = idField
         self.revisionField = revisionField
+        var seen = Set<String>()
+        self.dataFields = view.fields.filter { seen.insert($0).inserted }.sorted()
     }
 
     /// The view's cell types, without the loading cell.
     public var cellTypes: [String] { view.cellType.types }
 
-    /// The cell for a item.
+    /// The cell for an item; its data is written once, straight from the item's values.
     public func cell(for item: Item) -> Cell {
-        var data: [String: JSONValue] = [:]
-        for field in view.fields { data[field] = item[field] }
+        var writer = JSONWriter(capacity: 32 + dataFields.count * 24)
+        writer.raw("{")
+        for (index, field) in dataFields.enumerated() {
+            writer.separator(index)
+            writer.key(field)
+            writer.write(item[field])
+        }
+        writer.raw("}")
         let type = view.cellType.type(for: item)
-        let dataValue = JSONValue.object(data)
         let rev: String
         if let revisionField, item[revisionField] != .null {
             rev = item[revisionField].idString
         } else {
-            rev = Self.contentRevision(type: type, data: dataValue)
+            rev = Self.contentRevision(type: type, data: writer.bytes)
         }
-        return Cell(id: item[idField].idString, type: type, rev: rev, data: dataValue)
+        return Cell(id: item[idField].idString, type: type, rev: rev, dataJSON: writer.bytes)
     }
 
-    /// A short, stable hash (FNV-1a, 64 bits, hex) of a cell's type and data.
-    static func contentRevision(type: String, data: JSONValue) -> String {
-        var writer = JSONWriter(capacity: 256)
-        writer.write(type)
-        writer.write(data)
+    /// A short, stable hash (FNV-1a, 64 bits, hex) of a cell's type and data JSON.
+    static func contentRevision(type: String, data: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in writer.bytes {
+        for byte in type.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        hash ^= 0xFF
+        hash &*= 0x0000_0100_0000_01B3
+        for byte in data {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01B3
         }

@@ -20,6 +20,11 @@ public struct JSONWriter: Sendable {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Appends bytes that already are JSON text.
+    public mutating func append(_ json: [UInt8]) {
+        bytes.append(contentsOf: json)
+    }
+
     /// Appends `text` as a JSON string, escaping quotes, backslashes and control characters.
     public mutating func write(_ text: String) {
         bytes.append(UInt8(ascii: "\""))

@@ -68,12 +68,18 @@ public struct View: Sendable, Hashable {
         return 0
     }
 
-    /// The section id and title of a item (the view's name and no title when the view
+    /// The section id and title of an item (the view's name and no title when the view
     /// has no section rule).
     public func section(of item: Item) -> (id: String, title: String?) {
         guard let section else { return (name, nil) }
         let key = section.key(for: item[section.field])
         return (section.id(for: key), section.title(for: key))
+    }
+
+    /// The section id of an item, without its title (which takes longer to form).
+    public func sectionID(of item: Item) -> String {
+        guard let section else { return name }
+        return section.id(for: section.key(for: item[section.field]))
     }
 
     /// Checks the rule that keeps sections contiguous: the section field must be the

@@ -63,7 +63,8 @@ public enum DemoData {
                     player TEXT NOT NULL,
                     points INTEGER NOT NULL,
                     reason TEXT NOT NULL,
-                    created_at TEXT NOT NULL
+                    created_at TEXT NOT NULL,
+                    rev INTEGER NOT NULL DEFAULT 1
                 )
                 """
         )
@@ -90,7 +91,8 @@ public enum DemoData {
                     name TEXT NOT NULL,
                     category TEXT NOT NULL,
                     released_on TEXT NOT NULL,
-                    price REAL NOT NULL
+                    price REAL NOT NULL,
+                    rev INTEGER NOT NULL DEFAULT 1
                 )
                 """
         )

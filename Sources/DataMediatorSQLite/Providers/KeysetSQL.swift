@@ -48,7 +48,7 @@ struct KeysetSQL: Sendable {
         return (conditions, arguments)
     }
 
-    /// The rows after `position` in view order (and the row at it when `inclusive`), as
+    /// The rows after a position in view order (and the row at it when `inclusive`), as
     /// disjoint ranges in view order, each one range of the view's index.
     ///
     /// A page reads the ranges in turn until it is full, so every read is an index seek
@@ -56,88 +56,69 @@ struct KeysetSQL: Sendable {
     /// `NOT NULL` and they share one direction, a single row-value range does it;
     /// otherwise the ranges are `k1 = a AND k2 > b`, then `k1 > a` (mixed directions and
     /// `NULL`s each get their own range, since one `OR` would defeat the index order).
-    func segments(
-        after position: Position,
-        in view: View,
-        inclusive: Bool
-    ) -> [(sql: String, arguments: [DatabaseValue])] {
+    ///
+    /// The SQL depends only on which position values are `NULL` (`nulls`), so it can be
+    /// built once and cached; each `?` binds the position value whose index is listed.
+    func segments(nulls: [Bool], in view: View, inclusive: Bool) -> [Bound] {
         let keys = view.sort
         if let direction = keys.first?.order,
             keys.allSatisfy({ $0.order == direction && notNullColumns.contains($0.field) }),
-            !position.values.contains(.null)
+            !nulls.contains(true)
         {
             let columns = keys.map { SQL.quote($0.field) }.joined(separator: ", ")
             let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
             let comparison = (direction == .ascending ? ">" : "<") + (inclusive ? "=" : "")
-            return [("(\(columns)) \(comparison) (\(marks))", position.values.map(\.databaseValue))]
+            return [Bound(sql: "(\(columns)) \(comparison) (\(marks))", values: Array(keys.indices))]
         }
-        var segments: [(sql: String, arguments: [DatabaseValue])] = []
-        var equalities: [String] = []
-        var equalityArguments: [DatabaseValue] = []
-        for (index, key) in keys.enumerated() {
-            let value = position.values[index]
-            if value == .null {
-                equalities.append("\(SQL.quote(key.field)) IS NULL")
-            } else {
-                equalities.append("\(SQL.quote(key.field)) = ?")
-                equalityArguments.append(value.databaseValue)
-            }
+        var segments: [Bound] = []
+        let equalities = keys.indices.map { index in
+            nulls[index]
+                ? Bound(sql: "\(SQL.quote(keys[index].field)) IS NULL", values: [])
+                : Bound(sql: "\(SQL.quote(keys[index].field)) = ?", values: [index])
         }
-        if inclusive {
-            segments.append((equalities.joined(separator: " AND "), equalityArguments))
-        }
+        if inclusive { segments.append(Bound(all: equalities)) }
         for index in keys.indices.reversed() {
-            let key = keys[index]
-            let prefix = Array(equalities[..<index])
-            let prefixCount: Int = position.values[..<index].filter { $0 != .null }.count
-            let prefixArguments: [DatabaseValue] = Array(equalityArguments.prefix(prefixCount))
-            for range in ranges(beyond: position.values[index], key: key) {
-                segments.append(((prefix + [range.sql]).joined(separator: " AND "), prefixArguments + range.arguments))
+            for range in ranges(beyond: index, isNull: nulls[index], key: keys[index]) {
+                segments.append(Bound(all: Array(equalities[..<index]) + [range]))
             }
         }
         return segments
     }
 
-    /// The ranges of one key strictly beyond `value`, in view order.
-    private func ranges(beyond value: JSONValue, key: SortKey) -> [(sql: String, arguments: [DatabaseValue])] {
+    /// The ranges of key `index` strictly beyond the position's value, in view order.
+    private func ranges(beyond index: Int, isNull: Bool, key: SortKey) -> [Bound] {
         let column = SQL.quote(key.field)
-        switch (key.order, value) {
-        case (.ascending, .null):
-            return [("\(column) IS NOT NULL", [])]
-        case (.ascending, _):
-            return [("\(column) > ?", [value.databaseValue])]
-        case (.descending, .null):
+        switch (key.order, isNull) {
+        case (.ascending, true):
+            return [Bound(sql: "\(column) IS NOT NULL", values: [])]
+        case (.ascending, false):
+            return [Bound(sql: "\(column) > ?", values: [index])]
+        case (.descending, true):
             return []
-        case (.descending, _):
-            let below: (sql: String, arguments: [DatabaseValue]) = ("\(column) < ?", [value.databaseValue])
+        case (.descending, false):
+            let below = Bound(sql: "\(column) < ?", values: [index])
             // Descending, NULL sorts last: after the smaller values come the NULLs.
-            return notNullColumns.contains(key.field) ? [below] : [below, ("\(column) IS NULL", [])]
+            return notNullColumns.contains(key.field) ? [below] : [below, Bound(sql: "\(column) IS NULL", values: [])]
         }
     }
 
     /// The rows strictly before `position` in view order, as one condition, for counting.
     func before(_ position: Position, in view: View) -> (sql: String, arguments: [DatabaseValue]) {
-        var alternatives: [String] = []
-        var arguments: [DatabaseValue] = []
-        var equalities: [String] = []
-        var equalityArguments: [DatabaseValue] = []
+        var alternatives: [Bound] = []
+        var equalities: [Bound] = []
         for (index, key) in view.sort.enumerated() {
-            let value = position.values[index]
-            let column = SQL.quote(key.field)
+            let isNull = position.values[index] == .null
             let reversed = SortKey(key.field, key.order == .ascending ? .descending : .ascending)
-            for range in ranges(beyond: value, key: reversed) {
-                alternatives.append((equalities + [range.sql]).joined(separator: " AND "))
-                arguments += equalityArguments + range.arguments
+            for range in ranges(beyond: index, isNull: isNull, key: reversed) {
+                alternatives.append(Bound(all: equalities + [range]))
             }
-            if value == .null {
-                equalities.append("\(column) IS NULL")
-            } else {
-                equalities.append("\(column) = ?")
-                equalityArguments.append(value.databaseValue)
-            }
+            let column = SQL.quote(key.field)
+            equalities.append(
+                isNull ? Bound(sql: "\(column) IS NULL", values: []) : Bound(sql: "\(column) = ?", values: [index])
+            )
         }
-        let sql = alternatives.isEmpty ? "0" : "(" + alternatives.map { "(\($0))" }.joined(separator: " OR ") + ")"
-        return (sql, arguments)
+        let sql = alternatives.isEmpty ? "0" : "(" + alternatives.map { "(\($0.sql))" }.joined(separator: " OR ") + ")"
+        return (sql, alternatives.flatMap(\.values).map { position.values[$0].databaseValue })
     }
 
     /// The SQL expression of a view's section key, matching ``SectionRule/key(for:)``.
@@ -170,5 +151,24 @@ extension JSONValue {
         case .string(let text): self = .string(text)
         case .blob(let data): self = .string(String(decoding: data, as: UTF8.self))
         }
+    }
+}
+
+/// A condition on a view's sort keys whose `?`s bind position values by index.
+struct Bound: Sendable, Hashable {
+    /// The SQL condition.
+    let sql: String
+    /// For each `?` in order, the index of the position value it binds.
+    let values: [Int]
+
+    init(sql: String, values: [Int]) {
+        self.sql = sql
+        self.values = values
+    }
+
+    /// All of `parts`, joined with `AND`.
+    init(all parts: [Bound]) {
+        sql = parts.map(\.sql).joined(separator: " AND ")
+        values = parts.flatMap(\.values)
     }
 }

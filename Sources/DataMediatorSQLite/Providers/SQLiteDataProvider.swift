@@ -1,5 +1,6 @@
 import DataMediator
 import GRDB
+import Synchronization
 
 /// A provider over a SQLite table or read-only query, paging by keyset on the view's index.
 ///
@@ -10,10 +11,14 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     private let from: String
     private let columns: [String]
     private let selectList: String
+    private let layout: ItemLayout
+    private let columnTypes: [FieldType?]
     private let idField: String
     private let fieldTypes: [String: FieldType]
     private let keyset: KeysetSQL
     private let versionTables: [String]
+    /// The SQL of windows, by view and shape of position, built on first use.
+    private let shapes = ShapeCache()
 
     init(
         database: any DatabaseReader,
@@ -28,6 +33,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         self.from = from
         self.columns = columns
         self.selectList = columns.map(SQL.quote).joined(separator: ", ")
+        self.layout = ItemLayout(columns)
+        self.columnTypes = columns.map { fieldTypes[$0] }
         self.idField = idField
         self.fieldTypes = fieldTypes
         self.keyset = KeysetSQL(notNullColumns: notNullColumns)
@@ -53,6 +60,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     }
 
     /// The SQL of a window, one statement per index range, each ending in `LIMIT ?`.
+    ///
+    /// The statements' text is built once per view and pattern of `NULL`s, then cached.
     func windowQueries(
         of view: View,
         from start: Position?,
@@ -60,17 +69,31 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     ) -> [(
         sql: String, arguments: [DatabaseValue]
     )] {
+        let nulls = start.map { $0.values.map { $0 == .null } }
+        let key = WindowShape(view: view.name, nulls: nulls, inclusive: inclusive)
+        let shape = shapes.shape(for: key) { buildShape(of: view, nulls: nulls, inclusive: inclusive) }
+        return shape.statements.map { statement in
+            (statement.sql, shape.filterArguments + statement.values.map { start?.values[$0].databaseValue ?? .null })
+        }
+    }
+
+    private func buildShape(of view: View, nulls: [Bool]?, inclusive: Bool) -> WindowSQL {
         let (conditions, arguments) = keyset.filter(view)
         let order = " ORDER BY \(keyset.orderBy(view)) LIMIT ?"
-        guard let start else {
-            return [("SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions))" + order, arguments)]
+        guard let nulls else {
+            let statement = Bound(
+                sql: "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions))" + order,
+                values: []
+            )
+            return WindowSQL(statements: [statement], filterArguments: arguments)
         }
-        return keyset.segments(after: start, in: view, inclusive: inclusive).map { segment in
-            (
-                "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions + [segment.sql]))" + order,
-                arguments + segment.arguments
+        let statements = keyset.segments(nulls: nulls, in: view, inclusive: inclusive).map { segment in
+            Bound(
+                sql: "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions + [segment.sql]))" + order,
+                values: segment.values
             )
         }
+        return WindowSQL(statements: statements, filterArguments: arguments)
     }
 
     /// The item with `id` in the view and its place, from counts of the rows before it.
@@ -160,15 +183,14 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         let statement = try db.cachedStatement(sql: sql)
         let rows = try Row.fetchCursor(statement, arguments: Self.arguments(arguments))
         var items: [Item] = []
-        let types = columns.map { fieldTypes[$0] }
         while let row = try rows.next() {
-            var fields: [String: JSONValue] = [:]
-            fields.reserveCapacity(columns.count)
-            for (index, column) in columns.enumerated() {
+            var values: [JSONValue] = []
+            values.reserveCapacity(columns.count)
+            for index in columns.indices {
                 let value = JSONValue(row[index] as DatabaseValue)
-                fields[column] = types[index].map { $0.present(value) } ?? value
+                values.append(columnTypes[index].map { $0.present(value) } ?? value)
             }
-            items.append(Item(fields))
+            items.append(Item(layout: layout, values: values))
         }
         return items
     }
@@ -190,5 +212,31 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
 
     private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
         StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
+    }
+}
+
+/// What the SQL of a window depends on: the view, which position values are `NULL`
+/// (nil for the first page), and whether the position's own row is included.
+private struct WindowShape: Hashable, Sendable {
+    let view: String
+    let nulls: [Bool]?
+    let inclusive: Bool
+}
+
+/// The SQL of a window: its statements in order, and the filter's arguments each starts with.
+private struct WindowSQL: Sendable {
+    let statements: [Bound]
+    let filterArguments: [DatabaseValue]
+}
+
+/// Window SQL built on first use and kept; small (views times `NULL` patterns).
+private final class ShapeCache: Sendable {
+    private let storage = Mutex<[WindowShape: WindowSQL]>([:])
+
+    func shape(for key: WindowShape, build: () -> WindowSQL) -> WindowSQL {
+        if let cached = storage.withLock({ $0[key] }) { return cached }
+        let built = build()
+        storage.withLock { $0[key] = built }
+        return built
     }
 }

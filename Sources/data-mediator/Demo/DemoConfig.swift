@@ -2,17 +2,18 @@
 /// is given, with its store in the data folder.
 enum DemoConfig {
     /// The store file's name inside the data folder.
-    static let storeFile = "demo.sqlite"
+    static let storeFile = "demo-2.sqlite"
 
     /// The demo's YAML.
     static let yaml = """
         store:
-          sqlite: demo.sqlite
+          sqlite: demo-2.sqlite
         lists:
           transactions:
             title: Transactions
             table: transactions
             id: id
+            revision: rev
             fields:
               id: integer
               player: string
@@ -29,6 +30,9 @@ enum DemoConfig {
               by_player:
                 sort: [player, -created_at, -id]
                 section: player
+                cell: transaction
+              feed:
+                sort: [-created_at, -id]
                 cell: transaction
           highscore:
             title: High scores
@@ -51,6 +55,7 @@ enum DemoConfig {
           expansions:
             title: Expansions
             table: expansions
+            revision: rev
             fields:
               id: string
               name: string

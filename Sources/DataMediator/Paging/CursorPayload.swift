@@ -1,0 +1,135 @@
+/// The bytes a cursor token signs: a compact binary form of a ``Cursor``.
+///
+/// Layout: a format byte (1); a flags byte (bit 0 inclusive, bit 1 has a continued
+/// section); the list, the view and, when present, the continued section, each as a
+/// length-prefixed UTF-8 string; the number of position values and each value as a kind
+/// byte and its data. Lengths are LEB128 varints; integers are zigzag varints; reals their
+/// IEEE 754 bits.
+enum CursorPayload {
+    private static let format: UInt8 = 1
+
+    private enum Kind: UInt8 {
+        case null = 0, `false`, `true`, integer, real, string, json
+    }
+
+    /// The payload of a cursor.
+    static func encode(_ cursor: Cursor) -> [UInt8] {
+        var bytes: [UInt8] = [format, (cursor.inclusive ? 1 : 0) | (cursor.continuing != nil ? 2 : 0)]
+        bytes.reserveCapacity(64)
+        appendString(cursor.list, to: &bytes)
+        appendString(cursor.view, to: &bytes)
+        if let continuing = cursor.continuing { appendString(continuing, to: &bytes) }
+        appendVarint(UInt64(cursor.position.values.count), to: &bytes)
+        for value in cursor.position.values {
+            switch value {
+            case .null: bytes.append(Kind.null.rawValue)
+            case .bool(let flag): bytes.append(flag ? Kind.true.rawValue : Kind.false.rawValue)
+            case .integer(let whole):
+                bytes.append(Kind.integer.rawValue)
+                appendVarint(UInt64(bitPattern: (whole << 1) ^ (whole >> 63)), to: &bytes)
+            case .number(let real):
+                bytes.append(Kind.real.rawValue)
+                appendVarint(real.bitPattern, to: &bytes)
+            case .string(let text):
+                bytes.append(Kind.string.rawValue)
+                appendString(text, to: &bytes)
+            case .array, .object:
+                bytes.append(Kind.json.rawValue)
+                var writer = JSONWriter()
+                writer.write(value)
+                appendString(writer.string, to: &bytes)
+            }
+        }
+        return bytes
+    }
+
+    /// The cursor a payload holds, or nil when the bytes are not a payload of this format.
+    static func decode(_ bytes: [UInt8]) -> Cursor? {
+        var reader = Reader(bytes: bytes)
+        guard reader.byte() == format, let flags = reader.byte(), flags & ~3 == 0,
+            let list = reader.string(), let view = reader.string()
+        else { return nil }
+        var continuing: String?
+        if flags & 2 != 0 {
+            guard let section = reader.string() else { return nil }
+            continuing = section
+        }
+        guard let count = reader.varint(), count <= 64 else { return nil }
+        var values: [JSONValue] = []
+        for _ in 0..<count {
+            guard let raw = reader.byte(), let kind = Kind(rawValue: raw) else { return nil }
+            switch kind {
+            case .null: values.append(.null)
+            case .false: values.append(.bool(false))
+            case .true: values.append(.bool(true))
+            case .integer:
+                guard let zigzag = reader.varint() else { return nil }
+                values.append(.integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)))
+            case .real:
+                guard let bits = reader.varint() else { return nil }
+                values.append(.number(Double(bitPattern: bits)))
+            case .string:
+                guard let text = reader.string() else { return nil }
+                values.append(.string(text))
+            case .json:
+                guard let text = reader.string(), let value = try? JSONValue.parse(Array(text.utf8)) else { return nil }
+                values.append(value)
+            }
+        }
+        guard reader.isAtEnd else { return nil }
+        return Cursor(
+            list: list,
+            view: view,
+            position: Position(values),
+            inclusive: flags & 1 != 0,
+            continuing: continuing
+        )
+    }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    private static func appendString(_ text: String, to bytes: inout [UInt8]) {
+        appendVarint(UInt64(text.utf8.count), to: &bytes)
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Reads a payload front to back; every read is bounds-checked and nil past the end.
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func byte() -> UInt8? {
+            guard offset < bytes.count else { return nil }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while let byte = byte() {
+                guard shift < 64 else { return nil }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+
+        mutating func string() -> String? {
+            guard let length = varint(), length <= UInt64(bytes.count - offset) else { return nil }
+            let end = offset + Int(length)
+            defer { offset = end }
+            return String(validating: bytes[offset..<end], as: UTF8.self)
+        }
+    }
+}

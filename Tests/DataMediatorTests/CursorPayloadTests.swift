@@ -1,0 +1,65 @@
+import Testing
+
+@testable import DataMediator
+
+/// The cursor's binary payload and base64url: exact round trips, and nothing but `nil`
+/// from bytes that are not a payload.
+@Suite struct CursorPayloadTests {
+    @Test func everyCursorRoundTrips() {
+        let values: [JSONValue] = [
+            .null, .bool(false), .bool(true), .integer(0), .integer(-1), .integer(.max), .integer(.min),
+            .number(-0.0), .number(1e300), .string(""), .string("é/😀\u{0}"), .array([.integer(1)]),
+            .object(["a": .null]),
+        ]
+        for inclusive in [false, true] {
+            for continuing in [nil, "", "2026-11-19"] {
+                let cursor = Cursor(
+                    list: "l",
+                    view: "v",
+                    position: Position(values),
+                    inclusive: inclusive,
+                    continuing: continuing
+                )
+                #expect(CursorPayload.decode(CursorPayload.encode(cursor)) == cursor)
+            }
+        }
+    }
+
+    @Test func truncatedExtendedOrRandomBytesDecodeToNothing() {
+        let cursor = Cursor(
+            list: "list",
+            view: "view",
+            position: Position([.integer(5), .string("x")]),
+            inclusive: false,
+            continuing: "s"
+        )
+        let bytes = CursorPayload.encode(cursor)
+        for length in 0..<bytes.count {
+            #expect(CursorPayload.decode(Array(bytes.prefix(length))) == nil)
+        }
+        #expect(CursorPayload.decode(bytes + [0]) == nil)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let random = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+            _ = CursorPayload.decode(random)
+            _ = CursorPayload.decode([1, 0] + random)
+        }
+    }
+
+    @Test func base64URLRoundTripsAndRefusesNonCanonicalText() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let text = Base64URL.encode(bytes)
+            #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+            if length > 0 { #expect(Base64URL.decode(text[...]) == bytes) }
+        }
+        // "AB" and "AA" both carry the byte 0 when trailing bits are ignored; only "AA" is canonical.
+        #expect(Base64URL.decode("AA") == [0])
+        #expect(Base64URL.decode("AB") == nil)
+        #expect(Base64URL.decode("A") == nil)
+        #expect(Base64URL.decode("A=") == nil)
+        #expect(Base64URL.decode("") == nil)
+    }
+}

@@ -9,7 +9,13 @@ enum CursorPayload {
     private static let format: UInt8 = 1
 
     private enum Kind: UInt8 {
-        case null = 0, `false`, `true`, integer, real, string, json
+        case null = 0
+        case `false`
+        case `true`
+        case integer
+        case real
+        case string
+        case json
     }
 
     /// The payload of a cursor.

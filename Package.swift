@@ -92,6 +92,7 @@ let package = Package(
             dependencies: [
                 "DataMediator",
                 "DataMediatorHTTP",
+                "DataMediatorSQLite",
                 "DataMediatorTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -8,11 +8,22 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String
     /// The port; 0 picks a free one.
     public var port: Int
+    /// The bearer tokens that may write; none refuses every write.
+    public var writeTokens: [String]
+    /// The largest write body taken, in bytes.
+    public var maximumBodySize: Int
 
     /// Creates a server configuration.
-    public init(host: String = "127.0.0.1", port: Int = 8080) {
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        writeTokens: [String] = [],
+        maximumBodySize: Int = 1 << 20
+    ) {
         self.host = host
         self.port = port
+        self.writeTokens = writeTokens
+        self.maximumBodySize = maximumBodySize
     }
 }
 
@@ -22,6 +33,7 @@ public struct HTTPServerConfiguration: Sendable {
 /// - Parameter readiness: answers whether every source can be read, for `GET /ready`.
 public func buildRouter(
     registry: ListRegistry,
+    configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
     readiness: @escaping @Sendable () async -> Bool = { true }
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -29,6 +41,11 @@ public func buildRouter(
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ProblemMiddleware())
     ListRoutes(registry: registry).register(on: router)
+    WriteRoutes(
+        registry: registry,
+        access: WriteAccess(tokens: configuration.writeTokens),
+        maximumBodySize: configuration.maximumBodySize
+    ).register(on: router)
     OperationRoutes(readiness: readiness).register(on: router)
     return router
 }
@@ -44,7 +61,7 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     Application(
-        router: buildRouter(registry: registry, readiness: readiness),
+        router: buildRouter(registry: registry, configuration: configuration, readiness: readiness),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "data-mediator"

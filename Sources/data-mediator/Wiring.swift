@@ -48,7 +48,10 @@ struct Wiring: Sendable {
         for list in configuration.lists {
             do {
                 let provider = try store.provider(for: list.definition, source: list.source)
-                adapters.append(ListAdapter(definition: list.definition, provider: provider, signer: signer))
+                let writer = try store.writer(for: list.definition, source: list.source)
+                adapters.append(
+                    ListAdapter(definition: list.definition, provider: provider, signer: signer, writer: writer)
+                )
             } catch let error as SQLiteStoreError {
                 problems.append(
                     ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)

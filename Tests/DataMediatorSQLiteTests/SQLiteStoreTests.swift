@@ -167,4 +167,31 @@ import Testing
         #expect(dumps[0] == dumps[1])
         #expect(dumps[0].count > 2_000)
     }
+
+    @Test func integerIDsAreChosenByTheStoreAndOthersAreRefused() async throws {
+        let fixture = try SQLiteFixture(items: [])
+        let list = ListDefinition(
+            name: "counters",
+            title: "Counters",
+            idField: "id",
+            revisionField: "rev",
+            views: [View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("c"), fields: ["label"])],
+            isWritable: true
+        )
+        let source = SQLiteSource(kind: .table("counters"), fieldTypes: ["id": .integer, "label": .string])
+        _ = try fixture.store.provider(for: list, source: source)
+        let writer = try #require(try fixture.store.writer(for: list, source: source))
+        let first = try await writer.insert(id: nil, fields: ["label": .string("a")])
+        let second = try await writer.insert(id: nil, fields: ["label": .string("b")])
+        #expect(first.item["id"] == .integer(1) && second.item["id"] == .integer(2))
+        #expect(first.item["rev"] == .integer(1) && second.version == 2)
+        let error = await #expect(throws: DataMediatorError.self) {
+            _ = try await writer.insert(id: "abc", fields: [:])
+        }
+        #expect(error?.code == .invalidItem)
+        let missing = await #expect(throws: DataMediatorError.self) { _ = try await writer.delete(id: "abc") }
+        #expect(missing?.code == .unknownItem)
+        let replaced = try await writer.replace(id: "1", fields: ["label": .string("c")])
+        #expect(!replaced.created && replaced.item["rev"] == .integer(2) && replaced.version == 3)
+    }
 }

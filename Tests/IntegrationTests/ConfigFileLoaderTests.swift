@@ -120,6 +120,27 @@ import Testing
         #expect(found.allSatisfy { $0.description.hasPrefix("test.yaml:") })
     }
 
+    @Test func aWritableListGetsARevisionColumnAndFieldRules() throws {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let yaml = Self.valid.replacingOccurrences(
+            of: "    table: tasks\n",
+            with: "    table: tasks\n    writable: true\n    required: [title]\n"
+        )
+        let list = try #require(try loader.parse(yaml).lists.first?.definition)
+        #expect(list.isWritable && list.revisionField == "rev")
+        #expect(
+            list.rules
+                == FieldRules(
+                    types: ["title": .string, "due": .string, "done": .boolean, "size": .integer],
+                    required: ["title"]
+                )
+        )
+        let refused = errors(yaml.replacingOccurrences(of: "table: tasks", with: "query: SELECT 1"))
+        #expect(refused.contains { $0.message.contains("over a query, which is read-only") })
+        let unknownRequired = errors(yaml.replacingOccurrences(of: "required: [title]", with: "required: [nope]"))
+        #expect(unknownRequired.contains { $0.message.contains("'required' names 'nope'") })
+    }
+
     @Test func everyErrorIsReportedInFileOrder() {
         let found = errors(
             "store:\n  sqlite: a\n  extra: 1\nlists:\n  x:\n    table: t\n    fields: {a: strin}\n    views:\n      v: {sort: [b]}\n"

@@ -26,6 +26,12 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
         public static let badRequest = Code("bad-request")
         /// A source could not be read; the request may succeed later.
         public static let unavailable = Code("not-ready")
+        /// An item to write does not meet the list's field rules; ``fieldProblems`` says how.
+        public static let invalidItem = Code("invalid-item")
+        /// An item with that id already exists.
+        public static let conflict = Code("conflict")
+        /// The list cannot be written (a query, a file, a composite, or not declared writable).
+        public static let readOnly = Code("read-only")
 
         /// The code's name.
         public var description: String { name }
@@ -35,13 +41,30 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
     public let code: Code
     /// A sentence for the client: what was wrong and how to fix it. Never internal detail.
     public let message: String
+    /// For `invalidItem`: each field that is wrong, and why.
+    public let fieldProblems: [FieldProblem]
 
     /// Creates an error with a code and a client-safe message.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, fieldProblems: [FieldProblem] = []) {
         self.code = code
         self.message = message
+        self.fieldProblems = fieldProblems
     }
 
     /// The code and message.
     public var description: String { "\(code): \(message)" }
+}
+
+/// One field of an item to write that breaks the list's rules.
+public struct FieldProblem: Sendable, Hashable {
+    /// The field's name (`data` for the whole object, `id` for the id).
+    public let field: String
+    /// What is wrong with it.
+    public let detail: String
+
+    /// Creates a field problem.
+    public init(field: String, detail: String) {
+        self.field = field
+        self.detail = detail
+    }
 }

@@ -10,16 +10,19 @@ public struct ListAdapter: Sendable {
     private let presenters: [String: any Presenter]
     private let mediator: Mediator
     private let signer: CursorSigner
+    private let writer: (any ItemWriter)?
 
     /// Creates an adapter; each view gets a ``FieldPresenter`` unless `presenters` names one.
     public init(
         definition: ListDefinition,
         provider: any DataProvider & SectionInfoProvider,
         signer: CursorSigner,
-        presenters: [String: any Presenter] = [:]
+        presenters: [String: any Presenter] = [:],
+        writer: (any ItemWriter)? = nil
     ) {
         self.definition = definition
         self.provider = provider
+        self.writer = definition.isWritable ? writer : nil
         self.signer = signer
         self.mediator = Mediator(signer: signer)
         var all = presenters
@@ -121,4 +124,116 @@ public struct ListAdapter: Sendable {
         }
         return SectionInfo(list: definition.name, view: view.name, version: counts.version, sections: sections)
     }
+
+    // MARK: - Writes
+
+    /// Whether the list takes writes.
+    public var isWritable: Bool { writer != nil }
+
+    /// Creates an item from a request body `{"id": optional, "data": {...}}`.
+    ///
+    /// - Throws: `readOnly`; `invalidItem` for a body of the wrong shape or data breaking
+    ///   the field rules; `conflict` when the id exists.
+    public func create(body: JSONValue) async throws -> WrittenItem {
+        let writer = try requireWriter()
+        let (id, fields) = try Self.fields(of: body, allowingID: true)
+        try definition.rules.check(fields)
+        return try written(await writer.insert(id: id, fields: fields))
+    }
+
+    /// Replaces (or creates) the item with `id` from a body `{"data": {...}}`.
+    public func replace(id: String, body: JSONValue) async throws -> WrittenItem {
+        let writer = try requireWriter()
+        let (_, fields) = try Self.fields(of: body, allowingID: false)
+        try definition.rules.check(fields)
+        return try written(await writer.replace(id: id, fields: fields))
+    }
+
+    /// Merge-patches (RFC 7396) the item with `id` from a body `{"data": {...}}`; the
+    /// merged item must meet the field rules.
+    public func patch(id: String, body: JSONValue) async throws -> WrittenItem {
+        let writer = try requireWriter()
+        let (_, changes) = try Self.fields(of: body, allowingID: false)
+        let rules = definition.rules
+        return try written(
+            await writer.patch(id: id, with: .object(changes)) { merged throws(DataMediatorError) in
+                try rules.check(merged)
+            }
+        )
+    }
+
+    /// Deletes the item with `id`; returns the source's new version.
+    public func delete(id: String) async throws -> Int64 {
+        try await requireWriter().delete(id: id)
+    }
+
+    private func requireWriter() throws(DataMediatorError) -> any ItemWriter {
+        guard let writer else {
+            throw DataMediatorError(
+                .readOnly,
+                "List '\(definition.name)' is read-only; it answers GET, HEAD and OPTIONS."
+            )
+        }
+        return writer
+    }
+
+    private func written(_ result: WriteResult) throws(DataMediatorError) -> WrittenItem {
+        guard let view = definition.defaultView else {
+            throw DataMediatorError(.readOnly, "List '\(definition.name)' has no view to show items with.")
+        }
+        return WrittenItem(
+            cell: presenter(for: view).cell(for: result.item),
+            version: result.version,
+            created: result.created
+        )
+    }
+
+    /// The id and fields of a write body; only `id` (when allowed) and `data` may appear.
+    static func fields(of body: JSONValue, allowingID: Bool) throws(DataMediatorError) -> (String?, [String: JSONValue])
+    {
+        guard case .object(let members) = body else {
+            throw DataMediatorError(
+                .invalidItem,
+                "The body must be a JSON object with 'data'.",
+                fieldProblems: [FieldProblem(field: "body", detail: "must be a JSON object")]
+            )
+        }
+        var problems: [FieldProblem] = []
+        for name in members.keys.sorted() where name != "data" && !(allowingID && name == "id") {
+            problems.append(
+                FieldProblem(
+                    field: name,
+                    detail: "is not allowed here; the body holds \(allowingID ? "'id' and " : "")'data'"
+                )
+            )
+        }
+        var id: String?
+        switch members["id"] {
+        case nil, .null?: break
+        case .string(let text)? where !text.isEmpty: id = text
+        case .integer(let whole)?: id = String(whole)
+        default:
+            if allowingID {
+                problems.append(FieldProblem(field: "id", detail: "must be a non-empty string or a whole number"))
+            }
+        }
+        guard case .object(let fields)? = members["data"] else {
+            problems.append(FieldProblem(field: "data", detail: "is required and must be a JSON object"))
+            throw DataMediatorError(.invalidItem, "The body must hold 'data', a JSON object.", fieldProblems: problems)
+        }
+        guard problems.isEmpty else {
+            throw DataMediatorError(.invalidItem, "The body has members it may not have.", fieldProblems: problems)
+        }
+        return (id, fields)
+    }
+}
+
+/// An item as a write stored it, shown as a page shows it.
+public struct WrittenItem: Sendable, Hashable {
+    /// The item's cell, in the list's default view.
+    public let cell: Cell
+    /// The source's version after the write.
+    public let version: Int64
+    /// Whether the write created the item.
+    public let created: Bool
 }

@@ -14,6 +14,8 @@ public struct ListDefinition: Sendable {
     public let limits: PageLimits
     /// Whether items can be written through the API.
     public let isWritable: Bool
+    /// What written items must look like.
+    public let rules: FieldRules
 
     /// Creates a list definition. The first view is the default when none is marked.
     public init(
@@ -23,7 +25,8 @@ public struct ListDefinition: Sendable {
         revisionField: String? = nil,
         views: [View],
         limits: PageLimits = PageLimits(),
-        isWritable: Bool = false
+        isWritable: Bool = false,
+        rules: FieldRules = FieldRules()
     ) {
         self.name = name
         self.title = title
@@ -32,6 +35,7 @@ public struct ListDefinition: Sendable {
         self.views = views
         self.limits = limits
         self.isWritable = isWritable
+        self.rules = rules
     }
 
     /// The view served when a request names none.

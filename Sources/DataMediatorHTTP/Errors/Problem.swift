@@ -18,20 +18,39 @@ public struct Problem: HTTPResponseError, Sendable {
     public let detail: String
     /// Extra headers, e.g. `Allow` on a 405.
     public let headers: HTTPFields
+    /// For `invalid-item`: each bad field, written as the `errors` member.
+    public let fieldProblems: [FieldProblem]
 
     /// Creates a problem.
-    public init(status: HTTPResponse.Status, slug: String, title: String, detail: String, headers: HTTPFields = [:]) {
+    public init(
+        status: HTTPResponse.Status,
+        slug: String,
+        title: String,
+        detail: String,
+        headers: HTTPFields = [:],
+        fieldProblems: [FieldProblem] = []
+    ) {
         self.status = status
         self.slug = slug
         self.title = title
         self.detail = detail
         self.headers = headers
+        self.fieldProblems = fieldProblems
     }
 
     /// The problem for a contract error.
     public init(_ error: DataMediatorError) {
         let kind = ProblemType.forCode[error.code] ?? ProblemType.badRequest
-        self.init(status: kind.status, slug: kind.slug, title: kind.title, detail: error.message)
+        // A read-only list answers which methods it does serve.
+        let headers: HTTPFields = error.code == .readOnly ? [.allow: MethodNotAllowed.allow] : [:]
+        self.init(
+            status: kind.status,
+            slug: kind.slug,
+            title: kind.title,
+            detail: error.message,
+            headers: headers,
+            fieldProblems: error.fieldProblems
+        )
     }
 
     /// The problem of a known kind.
@@ -55,6 +74,18 @@ public struct Problem: HTTPResponseError, Sendable {
         writer.write(detail)
         writer.raw(",\"instance\":")
         writer.write(request.uri.path)
+        if !fieldProblems.isEmpty {
+            writer.raw(",\"errors\":[")
+            for (index, problem) in fieldProblems.enumerated() {
+                writer.separator(index)
+                writer.raw("{\"field\":")
+                writer.write(problem.field)
+                writer.raw(",\"detail\":")
+                writer.write(problem.detail)
+                writer.raw("}")
+            }
+            writer.raw("]")
+        }
         writer.raw("}")
         var fields = headers
         fields[.contentType] = "application/problem+json"

@@ -91,15 +91,60 @@ public struct ProblemType: Sendable, Hashable {
         "The server failed to answer. The failure is logged with the request's id; nothing about it is revealed here."
     )
 
+    /// No or a wrong bearer token.
+    public static let unauthorized = ProblemType(
+        "unauthorized",
+        .unauthorized,
+        "Unauthorized",
+        "Writes need 'Authorization: Bearer <token>' with a token the server is configured with."
+    )
+    /// Writes are not enabled.
+    public static let forbidden = ProblemType(
+        "forbidden",
+        .forbidden,
+        "Forbidden",
+        "Writes are not enabled on this server: no write token is configured."
+    )
+    /// An item with that id exists.
+    public static let conflict = ProblemType(
+        "conflict",
+        .conflict,
+        "Conflict",
+        "An item with that id exists. PUT replaces an item; POST only creates."
+    )
+    /// The body is larger than the server takes.
+    public static let bodyTooLarge = ProblemType(
+        "body-too-large",
+        .contentTooLarge,
+        "Body too large",
+        "The request body is larger than the server's limit."
+    )
+    /// The body is not JSON by its media type.
+    public static let unsupportedMediaType = ProblemType(
+        "unsupported-media-type",
+        .unsupportedMediaType,
+        "Unsupported media type",
+        "Write bodies are 'Content-Type: application/json'."
+    )
+    /// The item breaks the list's rules.
+    public static let invalidItem = ProblemType(
+        "invalid-item",
+        .unprocessableContent,
+        "Invalid item",
+        "The body is JSON but not an item the list takes; 'errors' names each field and what is wrong."
+    )
+
     /// Every problem type the service can answer with.
     public static let all: [ProblemType] = [
         unknownList, unknownView, unknownItem, notFound, badLimit, badCursor, cursorMismatch, badRequest,
-        methodNotAllowed, notReady, internalError,
+        methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
+        unsupportedMediaType, invalidItem,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [
         .unknownList: unknownList, .unknownView: unknownView, .unknownItem: unknownItem, .badLimit: badLimit,
         .badCursor: badCursor, .cursorMismatch: cursorMismatch, .badRequest: badRequest, .unavailable: notReady,
+        .invalidItem: invalidItem, .conflict: conflict, .readOnly: methodNotAllowed,
     ]
 
     /// The `type` of a problem with this slug.

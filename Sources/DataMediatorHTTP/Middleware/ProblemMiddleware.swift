@@ -37,6 +37,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             )
         case .notFound:
             return Problem(.notFound, detail: ProblemType.notFound.documentation)
+        case .contentTooLarge:
+            return Problem(.bodyTooLarge, detail: ProblemType.bodyTooLarge.documentation)
         case .methodNotAllowed:
             return Problem(
                 .methodNotAllowed,

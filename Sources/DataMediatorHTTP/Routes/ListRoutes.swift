@@ -28,9 +28,6 @@ struct ListRoutes: Sendable {
             let query = try Parameters(request, allowed: ["view"])
             return JSONResponse.make(try await adapter.sectionInfo(view: query.view).json(), for: request)
         }
-        for path in ["/lists/:list/items", "/lists/:list/items/**"] {
-            MethodNotAllowed.register(RouterPath(path), on: router)
-        }
         for path in ["/lists", "/lists/:list", "/lists/:list/sections"] {
             MethodNotAllowed.register(RouterPath(path), on: router)
         }

@@ -62,6 +62,14 @@ public final class SQLiteStore: Sendable {
                     if try !db.tableExists(table) {
                         try Self.createTable(table, list: list, source: source, in: db)
                     }
+                    if list.isWritable, let revision = list.revisionField,
+                        try !db.columns(in: table).contains(where: { $0.name == revision })
+                    {
+                        try db.execute(
+                            sql:
+                                "ALTER TABLE \(SQL.quote(table)) ADD COLUMN \(SQL.quote(revision)) INTEGER NOT NULL DEFAULT 1"
+                        )
+                    }
                     let columns = try db.columns(in: table)
                     available = columns.map(\.name)
                     notNull = Set(columns.filter(\.isNotNull).map(\.name))
@@ -118,6 +126,42 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// The writer of a writable table list, or nil for a list that is not writable.
+    ///
+    /// Adds the revision column (`INTEGER NOT NULL DEFAULT 1`) to a table that lacks it.
+    ///
+    /// - Throws: `SQLiteStoreError` when the list is writable but its source is a query, or
+    ///   it has no revision field.
+    public func writer(for list: ListDefinition, source: SQLiteSource) throws -> SQLiteItemWriter? {
+        guard list.isWritable else { return nil }
+        guard case .table(let table) = source.kind else {
+            throw SQLiteStoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
+        }
+        guard let revision = list.revisionField else {
+            throw SQLiteStoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
+        }
+        do {
+            try database.write { db in
+                if try !db.columns(in: table).contains(where: { $0.name == revision }) {
+                    try db.execute(
+                        sql:
+                            "ALTER TABLE \(SQL.quote(table)) ADD COLUMN \(SQL.quote(revision)) INTEGER NOT NULL DEFAULT 1"
+                    )
+                }
+            }
+        } catch {
+            throw SQLiteStoreError(list: list.name, "cannot add the revision column '\(revision)': \(error)")
+        }
+        return SQLiteItemWriter(
+            database: database,
+            table: table,
+            idField: list.idField,
+            revisionField: revision,
+            fieldTypes: source.fieldTypes,
+            columns: Self.columns(of: list)
+        )
+    }
+
     /// Every column a list reads: id, revision, and each view's sort, section, filter,
     /// cell type and exposed fields.
     static func columns(of list: ListDefinition) -> [String] {
@@ -139,8 +183,14 @@ public final class SQLiteStore: Sendable {
         var definitions = [
             "\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY NOT NULL"
         ]
-        for field in columns(of: list) where field != list.idField {
-            definitions.append("\(SQL.quote(field)) \(sqlType(source.fieldTypes[field]))")
+        let declared = source.fieldTypes.keys.sorted()
+        var seen: Set<String> = [list.idField]
+        for field in columns(of: list) + declared where seen.insert(field).inserted {
+            if field == list.revisionField {
+                definitions.append("\(SQL.quote(field)) INTEGER NOT NULL DEFAULT 1")
+            } else {
+                definitions.append("\(SQL.quote(field)) \(sqlType(source.fieldTypes[field]))")
+            }
         }
         try db.execute(sql: "CREATE TABLE \(SQL.quote(table)) (\(definitions.joined(separator: ", ")))")
     }

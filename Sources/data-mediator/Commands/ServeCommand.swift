@@ -52,9 +52,16 @@ struct ServeCommand: AsyncParsableCommand {
             printError("data-mediator: \(error)")
             throw ExitCode.failure
         }
+        if settings.writeTokens.isEmpty, service.registry.adapters.contains(where: \.isWritable) {
+            logger.notice("writes are refused (403): DATA_MEDIATOR_WRITE_TOKENS is not set")
+        }
         let app = buildApplication(
             registry: service.registry,
-            configuration: HTTPServerConfiguration(host: settings.host, port: settings.port),
+            configuration: HTTPServerConfiguration(
+                host: settings.host,
+                port: settings.port,
+                writeTokens: settings.writeTokens
+            ),
             readiness: service.readiness,
             logger: logger,
             onServerRunning: { port in

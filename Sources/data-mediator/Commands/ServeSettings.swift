@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The settings of `serve`, each from its flag, else the environment, else the default.
 struct ServeSettings: Sendable {
@@ -12,6 +13,8 @@ struct ServeSettings: Sendable {
     let dataDir: String
     /// Transactions in a new demo store.
     let demoTransactions: Int
+    /// The bearer tokens that may write (`DATA_MEDIATOR_WRITE_TOKENS`, comma-separated).
+    let writeTokens: [String]
 
     /// Resolves the settings.
     ///
@@ -39,6 +42,8 @@ struct ServeSettings: Sendable {
         self.port = try port ?? number("DATA_MEDIATOR_PORT") ?? 8080
         self.dataDir = dataDir ?? text("DATA_MEDIATOR_DATA_DIR") ?? "data"
         self.demoTransactions = try demoTransactions ?? number("DATA_MEDIATOR_DEMO_TRANSACTIONS") ?? 100_000
+        self.writeTokens = (environment["DATA_MEDIATOR_WRITE_TOKENS"] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard (0...65_535).contains(self.port) else {
             throw ValidationError("The port must be from 0 to 65535; it is \(self.port).")
         }

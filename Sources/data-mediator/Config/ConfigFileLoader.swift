@@ -97,7 +97,9 @@ struct ConfigFileLoader {
 
     // MARK: - Lists
 
-    private static let listKeys = ["title", "table", "query", "id", "revision", "versions", "fields", "limit", "views"]
+    private static let listKeys = [
+        "title", "table", "query", "id", "revision", "versions", "fields", "required", "writable", "limit", "views",
+    ]
     private static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
 
     private mutating func parseList(name: String, at nameNode: Node, node: Node) -> ListConfiguration? {
@@ -108,7 +110,12 @@ struct ConfigFileLoader {
         guard let list = mapping(node, allowed: Self.listKeys, what: "list '\(name)'") else { return nil }
         let title = list["title"].flatMap { string($0, what: "'title'") } ?? name
         let idField = list["id"].flatMap { string($0, what: "'id'") } ?? "id"
-        let revisionField = list["revision"].flatMap { string($0, what: "'revision'") }
+        let writable = list["writable"].flatMap { bool($0, what: "'writable'") } ?? false
+        // A writable list keeps a revision per item; `rev` unless named.
+        let revisionField = list["revision"].flatMap { string($0, what: "'revision'") } ?? (writable ? "rev" : nil)
+        if writable, list["query"] != nil {
+            fail(list["writable"], "list '\(name)' is over a query, which is read-only; remove 'writable: true'")
+        }
         let versions = list["versions"].flatMap { stringList($0, what: "'versions'") } ?? []
 
         var kind: SQLiteSource.Kind?
@@ -143,6 +150,16 @@ struct ConfigFileLoader {
             }
         }
         let known = Set(declared + [idField] + (revisionField.map { [$0] } ?? []))
+        var required: [String] = []
+        if let requiredNode = list["required"], let names = stringList(requiredNode, what: "'required'") {
+            for field in names where !declared.contains(field) || field == idField || field == revisionField {
+                fail(
+                    requiredNode,
+                    "'required' names '\(field)', which is not a writable field of list '\(name)'; use one of \(Self.names(declared.filter { $0 != idField && $0 != revisionField }))"
+                )
+            }
+            required = names
+        }
         let exposed = declared.filter { $0 != idField && $0 != revisionField }
 
         let limits = parseLimits(list["limit"], list: name)
@@ -184,7 +201,12 @@ struct ConfigFileLoader {
             idField: idField,
             revisionField: revisionField,
             views: views,
-            limits: limits
+            limits: limits,
+            isWritable: writable,
+            rules: FieldRules(
+                types: fieldTypes.filter { $0.key != idField && $0.key != revisionField },
+                required: required
+            )
         )
         let source = SQLiteSource(kind: kind, fieldTypes: fieldTypes, versionTables: versions)
         return ListConfiguration(definition: definition, source: source, line: (node.mark?.line ?? 0))

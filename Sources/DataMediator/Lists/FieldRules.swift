@@ -1,0 +1,71 @@
+/// What an item written to a list must look like: the declared fields and their types,
+/// and which of them are required.
+public struct FieldRules: Sendable, Hashable {
+    /// The declared type of each writable field.
+    public let types: [String: FieldType]
+    /// Fields that must be present and not `null`.
+    public let required: [String]
+
+    /// Creates field rules.
+    public init(types: [String: FieldType] = [:], required: [String] = []) {
+        self.types = types
+        self.required = required
+    }
+
+    /// Checks an item's fields, naming every field that breaks a rule.
+    ///
+    /// - Throws: `invalidItem` with one ``FieldProblem`` per bad field: an unknown field,
+    ///   a value of the wrong type, or a required field missing or `null`.
+    public func check(_ fields: [String: JSONValue]) throws(DataMediatorError) {
+        var problems: [FieldProblem] = []
+        for name in fields.keys.sorted() {
+            let value = fields[name] ?? .null
+            guard let type = types[name] else {
+                let known = types.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                problems.append(
+                    FieldProblem(field: name, detail: "is not a field of the list; its fields are \(known)")
+                )
+                continue
+            }
+            if value != .null, !type.accepts(value) {
+                problems.append(FieldProblem(field: name, detail: "must be \(type.description)"))
+            }
+        }
+        for name in required where (fields[name] ?? .null) == .null {
+            problems.append(FieldProblem(field: name, detail: "is required"))
+        }
+        guard problems.isEmpty else {
+            let names = problems.map { "'\($0.field)'" }.joined(separator: ", ")
+            throw DataMediatorError(
+                .invalidItem,
+                "The item breaks the list's field rules: \(names).",
+                fieldProblems: problems
+            )
+        }
+    }
+}
+
+extension FieldType {
+    /// Whether a (non-null) value can be stored in a field of this type.
+    public func accepts(_ value: JSONValue) -> Bool {
+        switch (self, value) {
+        case (.string, .string), (.integer, .integer), (.number, .integer), (.number, .number), (.boolean, .bool):
+            return true
+        case (.json, _):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The type as a phrase, e.g. `a whole number`.
+    public var description: String {
+        switch self {
+        case .string: return "a string"
+        case .integer: return "a whole number"
+        case .number: return "a number"
+        case .boolean: return "true or false"
+        case .json: return "any JSON value"
+        }
+    }
+}

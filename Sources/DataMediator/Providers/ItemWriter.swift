@@ -1,0 +1,47 @@
+/// Changes a list's items: the observer pattern's source of new data.
+///
+/// Every write is one transaction: it is durable when the call returns, raises the
+/// source's version by one, and sets the item's revision (1 when created, one more on
+/// each change). Fields not given are `null` after an insert or a replace.
+public protocol ItemWriter: Sendable {
+    /// Inserts an item; a nil `id` lets the store choose one.
+    ///
+    /// - Throws: `conflict` when an item with `id` exists; `invalidItem` when `id` cannot
+    ///   be an id of the list (e.g. not a whole number for integer ids).
+    func insert(id: String?, fields: [String: JSONValue]) async throws -> WriteResult
+
+    /// Replaces the item with `id`, or creates it when there is none.
+    func replace(id: String, fields: [String: JSONValue]) async throws -> WriteResult
+
+    /// Applies a JSON merge patch to the fields of the item with `id`; `check` sees the
+    /// merged fields before anything is stored and may throw to refuse them.
+    ///
+    /// - Throws: `unknownItem` when there is no such item, and whatever `check` throws.
+    func patch(
+        id: String,
+        with patch: JSONValue,
+        check: @Sendable ([String: JSONValue]) throws -> Void
+    ) async throws -> WriteResult
+
+    /// Deletes the item with `id` and returns the source's new version.
+    ///
+    /// - Throws: `unknownItem` when there is no such item.
+    func delete(id: String) async throws -> Int64
+}
+
+/// What a write stored.
+public struct WriteResult: Sendable, Hashable {
+    /// The item as stored, revision included.
+    public let item: Item
+    /// The source's version after the write.
+    public let version: Int64
+    /// Whether the write created the item.
+    public let created: Bool
+
+    /// Creates a write result.
+    public init(item: Item, version: Int64, created: Bool) {
+        self.item = item
+        self.version = version
+        self.created = created
+    }
+}

@@ -1,0 +1,48 @@
+import Crypto
+import Hummingbird
+
+/// Who may write: requests with `Authorization: Bearer <token>` naming one of the
+/// configured tokens. Tokens are compared by their SHA-256 digests in constant time, every
+/// configured token each time, so timing tells nothing about how close a guess was.
+public struct WriteAccess: Sendable {
+    private let digests: [[UInt8]]
+
+    /// Creates the access check; empty tokens are ignored. With none, every write is refused.
+    public init(tokens: [String]) {
+        digests = tokens.filter { !$0.isEmpty }.map { Array(SHA256.hash(data: Array($0.utf8))) }
+    }
+
+    /// Whether any token is configured.
+    public var isEnabled: Bool { !digests.isEmpty }
+
+    /// Checks a request's credentials.
+    ///
+    /// - Throws: `forbidden` (403) when no token is configured; `unauthorized` (401, with
+    ///   `WWW-Authenticate: Bearer`) when the token is missing or wrong.
+    func authorize(_ request: Request) throws(Problem) {
+        guard isEnabled else {
+            throw Problem(
+                .forbidden,
+                detail: "Writes are not enabled on this server: it has no write token configured."
+            )
+        }
+        let challenge: HTTPFields = [.wwwAuthenticate: #"Bearer realm="data-mediator""#]
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            throw Problem(.unauthorized, detail: "Writes need 'Authorization: Bearer <token>'.", headers: challenge)
+        }
+        let presented = Array(SHA256.hash(data: Array(header.dropFirst(7).utf8)))
+        var matched = false
+        for digest in digests {
+            var difference: UInt8 = 0
+            for (left, right) in zip(digest, presented) { difference |= left ^ right }
+            matched = matched || difference == 0
+        }
+        guard matched else {
+            throw Problem(
+                .unauthorized,
+                detail: "The bearer token is not valid.",
+                headers: [.wwwAuthenticate: #"Bearer realm="data-mediator", error="invalid_token""#]
+            )
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import DataMediator
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The write routes of the list contract: `POST /lists/{list}/items` and `PUT`, `PATCH`,
+/// `DELETE` on `/lists/{list}/items/{id}`.
+///
+/// Checks run in this order, so nothing is read or stored before it is allowed: the list
+/// exists, it is writable (405), the token (403/401), the media type (415), the body size
+/// (413, from `Content-Length` before reading, and while reading), JSON (400), then the
+/// item's shape and rules (422), and the store's answer (409, 404).
+struct WriteRoutes: Sendable {
+    let registry: ListRegistry
+    let access: WriteAccess
+    let maximumBodySize: Int
+
+    func register<Context: RequestContext>(on router: Router<Context>) {
+        router.post("/lists/:list/items") { request, context in
+            let (adapter, body) = try await prepare(request, context, readsBody: true)
+            let written = try await adapter.create(body: body)
+            return answer(written, adapter: adapter, request: request, status: .created)
+        }
+        router.put("/lists/:list/items/**") { request, context in
+            let (adapter, body) = try await prepare(request, context, readsBody: true)
+            let written = try await adapter.replace(id: try Parameters.itemID(context), body: body)
+            return answer(written, adapter: adapter, request: request, status: written.created ? .created : .ok)
+        }
+        router.patch("/lists/:list/items/**") { request, context in
+            let (adapter, body) = try await prepare(request, context, readsBody: true)
+            let written = try await adapter.patch(id: try Parameters.itemID(context), body: body)
+            return answer(written, adapter: adapter, request: request, status: .ok)
+        }
+        router.delete("/lists/:list/items/**") { request, context in
+            let (adapter, _) = try await prepare(request, context, readsBody: false)
+            _ = try await adapter.delete(id: try Parameters.itemID(context))
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+        // Methods that never write on these routes.
+        for (path, methods) in [
+            ("/lists/:list/items", [HTTPRequest.Method.put, .patch, .delete]), ("/lists/:list/items/**", [.post]),
+        ] {
+            for method in methods {
+                router.on(RouterPath(path), method: method) { request, context -> Response in
+                    let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+                    let allow =
+                        MethodNotAllowed.allow
+                        + (adapter.isWritable ? (method == .post ? ", PUT, PATCH, DELETE" : ", POST") : "")
+                    throw Problem(
+                        .methodNotAllowed,
+                        detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
+                        headers: [.allow: allow]
+                    )
+                }
+            }
+            router.on(RouterPath(path), method: .options) { _, _ -> Response in
+                Response(status: .noContent, headers: [.allow: MethodNotAllowed.allow])
+            }
+        }
+    }
+
+    /// The list's adapter and the request's JSON body, after every check before the store.
+    private func prepare<Context: RequestContext>(
+        _ request: Request,
+        _ context: Context,
+        readsBody: Bool
+    ) async throws -> (ListAdapter, JSONValue) {
+        let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+        guard adapter.isWritable else {
+            throw DataMediatorError(
+                .readOnly,
+                "List '\(adapter.definition.name)' is read-only; it answers GET, HEAD and OPTIONS."
+            )
+        }
+        try access.authorize(request)
+        guard readsBody else { return (adapter, .null) }
+        guard let type = request.headers[.contentType], Self.isJSON(type) else {
+            throw Problem(
+                .unsupportedMediaType,
+                detail:
+                    "The body must be 'Content-Type: application/json'; got '\(request.headers[.contentType] ?? "none")'."
+            )
+        }
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
+            throw Problem(
+                .bodyTooLarge,
+                detail: "The body is \(length) bytes; this server takes at most \(maximumBodySize)."
+            )
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maximumBodySize)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Problem(
+                .bodyTooLarge,
+                detail: "The body is larger than this server's limit of \(maximumBodySize) bytes."
+            )
+        }
+        guard let body = try? JSONValue.parse(Array(buffer.readableBytesView)) else {
+            throw Problem(.badRequest, detail: "The body is not valid JSON.")
+        }
+        return (adapter, body)
+    }
+
+    private func answer(
+        _ written: WrittenItem,
+        adapter: ListAdapter,
+        request: Request,
+        status: HTTPResponse.Status
+    ) -> Response {
+        var writer = JSONWriter(capacity: 256)
+        written.cell.write(to: &writer)
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if written.created {
+            headers[.location] = adapter.definition.href + "/items/" + PathSegment.encode(written.cell.id)
+        }
+        return Response(
+            status: status,
+            headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes))
+        )
+    }
+
+    /// `application/json`, or a `+json` type such as `application/merge-patch+json`, with
+    /// any parameters.
+    static func isJSON(_ contentType: String) -> Bool {
+        let type =
+            contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+}

@@ -1,0 +1,280 @@
+import DataMediator
+import DataMediatorHTTP
+import DataMediatorSQLite
+import DataMediatorTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Writes over HTTP on the SQLite store: what they store and answer, and every refusal,
+/// each leaving the store as it was.
+@Suite struct WriteRouteTests {
+    static let token = "test-token-1"
+
+    /// A writable `notes` list in a new SQLite store, served with one write token.
+    final class Fixture: Sendable {
+        let directory: URL
+        let registry: ListRegistry
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-write-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let store = try SQLiteStore(path: directory.appendingPathComponent("notes.sqlite").path)
+            let types: [String: FieldType] = ["title": .string, "score": .integer, "done": .boolean, "tags": .json]
+            let list = ListDefinition(
+                name: "notes",
+                title: "Notes",
+                idField: "id",
+                revisionField: "rev",
+                views: [
+                    View(
+                        name: "all",
+                        sort: [SortKey("title")],
+                        idField: "id",
+                        cellType: .fixed("note"),
+                        fields: ["title", "score", "done", "tags"]
+                    )
+                ],
+                isWritable: true,
+                rules: FieldRules(types: types, required: ["title"])
+            )
+            let source = SQLiteSource(
+                kind: .table("notes"),
+                fieldTypes: types.merging(["id": .string, "rev": .integer]) { $1 }
+            )
+            let signer = CursorSigner(secret: SampleList.secret)
+            registry = ListRegistry([
+                ListAdapter(
+                    definition: list,
+                    provider: try store.provider(for: list, source: source),
+                    signer: signer,
+                    writer: try store.writer(for: list, source: source)
+                ),
+                ListAdapter(
+                    definition: SampleList.definition,
+                    provider: ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views),
+                    signer: signer
+                ),
+            ])
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        func run(
+            tokens: [String] = [WriteRouteTests.token],
+            _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+        ) async throws {
+            let router = buildRouter(
+                registry: registry,
+                configuration: HTTPServerConfiguration(writeTokens: tokens, maximumBodySize: 4096)
+            )
+            try await Application(router: router).test(.router) { client in try await test(client) }
+        }
+
+        /// The number of items and the version, as section info reads them.
+        func state() async throws -> (count: Int, version: Int64) {
+            let info = try await registry.adapter(named: "notes").sectionInfo(view: nil)
+            return (info.total, info.version)
+        }
+    }
+
+    static func headers(_ extra: HTTPFields = [:]) -> HTTPFields {
+        var fields: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
+        for field in extra { fields[field.name] = field.value }
+        return fields
+    }
+
+    static func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+    @Test func createReplacePatchAndDeleteAnItem() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let created = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: Self.headers(),
+                body: Self.body(#"{"id": "n/1", "data": {"title": "first", "score": 3, "tags": ["a"]}}"#)
+            )
+            #expect(created.status == .created)
+            #expect(created.headers[.location] == "/lists/notes/items/n%2F1")
+            let cell = try HTTPTestSupport.json(created)
+            #expect(
+                cell["id"] as? String == "n/1" && cell["rev"] as? String == "1" && cell["type"] as? String == "note"
+            )
+            #expect((cell["data"] as? [String: Any])?["tags"] as? [String] == ["a"])
+            #expect(try await fixture.state() == (1, 1))
+
+            let replaced = try await client.execute(
+                uri: "/lists/notes/items/n%2F1",
+                method: .put,
+                headers: Self.headers(),
+                body: Self.body(#"{"data": {"title": "second", "done": false}}"#)
+            )
+            #expect(replaced.status == .ok)
+            let replacedCell = try HTTPTestSupport.json(replaced)
+            #expect(replacedCell["rev"] as? String == "2")
+            #expect((replacedCell["data"] as? [String: Any])?["score"] is NSNull)
+
+            let patched = try await client.execute(
+                uri: "/lists/notes/items/n/1",
+                method: .patch,
+                headers: Self.headers([.contentType: "application/merge-patch+json"]),
+                body: Self.body(#"{"data": {"score": 9, "done": null}}"#)
+            )
+            #expect(patched.status == .ok)
+            let data = try #require(try HTTPTestSupport.json(patched)["data"] as? [String: Any])
+            #expect(data["title"] as? String == "second" && data["score"] as? Int == 9 && data["done"] is NSNull)
+
+            let put = try await client.execute(
+                uri: "/lists/notes/items/n2",
+                method: .put,
+                headers: Self.headers(),
+                body: Self.body(#"{"data": {"title": "new"}}"#)
+            )
+            #expect(put.status == .created)
+            #expect(try await fixture.state() == (2, 4))
+
+            let page = try await client.execute(uri: "/lists/notes/items", method: .get)
+            #expect(try Page.decode(Array(page.body.readableBytesView)).items.map(\.id) == ["n2", "n/1"])
+
+            #expect(
+                try await client.execute(uri: "/lists/notes/items/n2", method: .delete, headers: Self.headers()).status
+                    == .noContent
+            )
+            #expect(try await client.execute(uri: "/lists/notes/items/n2", method: .get).status == .notFound)
+            try ProblemTests.expectProblem(
+                try await client.execute(uri: "/lists/notes/items/n2", method: .delete, headers: Self.headers()),
+                status: 404,
+                type: "unknown-item"
+            )
+            #expect(try await fixture.state() == (1, 5))
+
+            let generated = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: Self.headers(),
+                body: Self.body(#"{"data": {"title": "no id"}}"#)
+            )
+            #expect(generated.status == .created)
+            #expect((try HTTPTestSupport.json(generated)["id"] as? String)?.count == 32)
+        }
+    }
+
+    @Test(
+        "every refused write answers its problem and stores nothing",
+        arguments: [
+            (
+                HTTPRequest.Method.post, "/lists/notes/items", [HTTPField.Name.authorization: ""],
+                #"{"id": "x", "data": {"title": "t"}}"#, 401, "unauthorized"
+            ),
+            (
+                .post, "/lists/notes/items", [.authorization: "Bearer wrong"], #"{"id": "x", "data": {"title": "t"}}"#,
+                401, "unauthorized"
+            ),
+            (
+                .post, "/lists/notes/items", [.authorization: "Basic dGVzdA=="],
+                #"{"id": "x", "data": {"title": "t"}}"#, 401, "unauthorized"
+            ),
+            (
+                .post, "/lists/notes/items", [.contentType: "text/plain"], #"{"id": "x", "data": {"title": "t"}}"#, 415,
+                "unsupported-media-type"
+            ),
+            (
+                .post, "/lists/notes/items", [.contentType: ""], #"{"id": "x", "data": {"title": "t"}}"#, 415,
+                "unsupported-media-type"
+            ),
+            (.post, "/lists/notes/items", [:], String(repeating: " ", count: 5000) + "{}", 413, "body-too-large"),
+            (.post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": "t"}"#, 400, "bad-request"),
+            (.post, "/lists/notes/items", [:], #"[1, 2]"#, 422, "invalid-item"),
+            (.post, "/lists/notes/items", [:], #"{"id": "x"}"#, 422, "invalid-item"),
+            (
+                .post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": "t"}, "extra": 1}"#, 422,
+                "invalid-item"
+            ),
+            (
+                .post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": "t", "colour": "red"}}"#, 422,
+                "invalid-item"
+            ),
+            (.post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": 5}}"#, 422, "invalid-item"),
+            (
+                .post, "/lists/notes/items", [:], #"{"id": "x", "data": {"score": 1.5, "title": "t"}}"#, 422,
+                "invalid-item"
+            ),
+            (.post, "/lists/notes/items", [:], #"{"id": "x", "data": {"score": 1}}"#, 422, "invalid-item"),
+            (.post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": null}}"#, 422, "invalid-item"),
+            (.post, "/lists/notes/items", [:], #"{"id": "", "data": {"title": "t"}}"#, 422, "invalid-item"),
+            (.post, "/lists/notes/items", [:], #"{"id": "existing", "data": {"title": "t"}}"#, 409, "conflict"),
+            (.patch, "/lists/notes/items/existing", [:], #"{"data": {"title": null}}"#, 422, "invalid-item"),
+            (.patch, "/lists/notes/items/missing", [:], #"{"data": {"title": "t"}}"#, 404, "unknown-item"),
+            (.put, "/lists/notes/items/existing", [:], #"{"data": {"score": "high"}}"#, 422, "invalid-item"),
+            (.post, "/lists/sample/items", [:], #"{"data": {"title": "t"}}"#, 405, "method-not-allowed"),
+            (.delete, "/lists/sample/items/item-01", [:], "", 405, "method-not-allowed"),
+            (.put, "/lists/notes/items", [:], #"{"data": {"title": "t"}}"#, 405, "method-not-allowed"),
+        ]
+    )
+    func refusedWritesStoreNothing(
+        method: HTTPRequest.Method,
+        uri: String,
+        extra: [HTTPField.Name: String],
+        body: String,
+        status: Int,
+        type: String
+    ) async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let seed = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: Self.headers(),
+                body: Self.body(#"{"id": "existing", "data": {"title": "kept", "score": 1}}"#)
+            )
+            #expect(seed.status == .created)
+            let before = try await fixture.state()
+            var headers = Self.headers()
+            for (name, value) in extra {
+                if value.isEmpty { headers[name] = nil } else { headers[name] = value }
+            }
+            let response = try await client.execute(uri: uri, method: method, headers: headers, body: Self.body(body))
+            try ProblemTests.expectProblem(response, status: status, type: type)
+            if status == 401 { #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true) }
+            if status == 422, type == "invalid-item" {
+                #expect((try HTTPTestSupport.json(response)["errors"] as? [[String: String]])?.isEmpty == false)
+            }
+            #expect(try await fixture.state() == before)
+            let kept = try HTTPTestSupport.json(
+                try await client.execute(uri: "/lists/notes/items/existing", method: .get)
+            )
+            #expect((kept["item"] as? [String: Any])?["rev"] as? String == "1")
+        }
+    }
+
+    @Test func withoutATokenConfiguredEveryWriteIsForbidden() async throws {
+        let fixture = try Fixture()
+        try await fixture.run(tokens: []) { client in
+            let response = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: Self.headers(),
+                body: Self.body(#"{"data": {"title": "t"}}"#)
+            )
+            try ProblemTests.expectProblem(response, status: 403, type: "forbidden")
+            #expect(try await fixture.state() == (0, 0))
+        }
+    }
+
+    @Test func invalidItemsNameEachBadField() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let response = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: Self.headers(),
+                body: Self.body(#"{"data": {"score": "x", "done": 1, "colour": "red"}}"#)
+            )
+            let errors = try #require(try HTTPTestSupport.json(response)["errors"] as? [[String: String]])
+            #expect(Set(errors.compactMap { $0["field"] }) == ["score", "done", "colour", "title"])
+        }
+    }
+}

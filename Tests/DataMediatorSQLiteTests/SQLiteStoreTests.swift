@@ -194,4 +194,19 @@ import Testing
         let replaced = try await writer.replace(id: "1", fields: ["label": .string("c")])
         #expect(!replaced.created && replaced.item["rev"] == .integer(2) && replaced.version == 3)
     }
+
+    @Test func aWritableListNeedsAColumnForEveryDeclaredField() throws {
+        let fixture = try SQLiteFixture()
+        let list = ListDefinition(
+            name: "sample",
+            title: "Sample",
+            idField: "id",
+            revisionField: "rev",
+            views: SampleList.views,
+            isWritable: true
+        )
+        let source = SQLiteSource(kind: .table("sample"), fieldTypes: SQLiteFixture.source.fieldTypes.merging(["extra": .string]) { $1 })
+        let error = #expect(throws: SQLiteStoreError.self) { _ = try fixture.store.provider(for: list, source: source) }
+        #expect(error?.description.contains("'extra'") == true)
+    }
 }

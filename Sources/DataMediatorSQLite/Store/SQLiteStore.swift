@@ -90,7 +90,9 @@ public final class SQLiteStore: Sendable {
                     available = statement.columnNames
                     from = "(\(query)) AS source"
                 }
-                let missing = needed.filter { !available.contains($0) }
+                // A writable list writes every declared field, so each must be a column.
+                let written = list.isWritable ? source.fieldTypes.keys.sorted().filter { !needed.contains($0) } : []
+                let missing = (needed + written).filter { !available.contains($0) }
                 if !missing.isEmpty {
                     throw SQLiteStoreError(
                         list: list.name,

@@ -205,7 +205,10 @@ import Testing
             views: SampleList.views,
             isWritable: true
         )
-        let source = SQLiteSource(kind: .table("sample"), fieldTypes: SQLiteFixture.source.fieldTypes.merging(["extra": .string]) { $1 })
+        let source = SQLiteSource(
+            kind: .table("sample"),
+            fieldTypes: SQLiteFixture.source.fieldTypes.merging(["extra": .string]) { $1 }
+        )
         let error = #expect(throws: SQLiteStoreError.self) { _ = try fixture.store.provider(for: list, source: source) }
         #expect(error?.description.contains("'extra'") == true)
     }

@@ -264,6 +264,49 @@ import Testing
         }
     }
 
+    @Test func optionsNameTheWriteMethodsOfWritableListsOnly() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            for (uri, allow) in [
+                ("/lists/notes/items", "GET, HEAD, OPTIONS, POST"),
+                ("/lists/notes/items/n1", "GET, HEAD, OPTIONS, PUT, PATCH, DELETE"),
+                ("/lists/sample/items", "GET, HEAD, OPTIONS"),
+                ("/lists/sample/items/item-01", "GET, HEAD, OPTIONS"),
+            ] {
+                let response = try await client.execute(uri: uri, method: .options)
+                #expect(response.status == .noContent && response.headers[.allow] == allow, "\(uri)")
+            }
+        }
+    }
+
+    @Test func aChunkedBodyOverTheLimitIs413() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            var headers = Self.headers()
+            headers[.transferEncoding] = "chunked"
+            let response = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: headers,
+                body: Self.body(#"{"data": {"title": ""# + String(repeating: "x", count: 10_000) + #""}}"#)
+            )
+            try ProblemTests.expectProblem(response, status: 413, type: "body-too-large")
+            #expect(try await fixture.state() == (0, 0))
+        }
+    }
+
+    @Test func aWriteToAMissingItemNamesTheList() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let response = try await client.execute(
+                uri: "/lists/notes/items/nope",
+                method: .delete,
+                headers: Self.headers()
+            )
+            #expect((try HTTPTestSupport.json(response)["detail"] as? String)?.contains("list 'notes'") == true)
+        }
+    }
+
     @Test func invalidItemsNameEachBadField() async throws {
         let fixture = try Fixture()
         try await fixture.run { client in

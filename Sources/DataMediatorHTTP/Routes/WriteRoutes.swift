@@ -2,6 +2,7 @@ import DataMediator
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The write routes of the list contract: `POST /lists/{list}/items` and `PUT`, `PATCH`,
 /// `DELETE` on `/lists/{list}/items/{id}`.
@@ -53,8 +54,13 @@ struct WriteRoutes: Sendable {
                     )
                 }
             }
-            router.on(RouterPath(path), method: .options) { _, _ -> Response in
-                Response(status: .noContent, headers: [.allow: MethodNotAllowed.allow])
+            let writes = path.hasSuffix("**") ? ", PUT, PATCH, DELETE" : ", POST"
+            router.on(RouterPath(path), method: .options) { _, context -> Response in
+                let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+                return Response(
+                    status: .noContent,
+                    headers: [.allow: MethodNotAllowed.allow + (adapter.isWritable ? writes : "")]
+                )
             }
         }
     }

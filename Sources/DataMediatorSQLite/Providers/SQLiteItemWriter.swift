@@ -6,6 +6,7 @@ import GRDB
 /// commit (WAL), so an answered write is durable.
 public struct SQLiteItemWriter: ItemWriter {
     private let database: DatabasePool
+    private let list: String
     private let table: String
     private let idField: String
     private let idType: FieldType
@@ -19,6 +20,7 @@ public struct SQLiteItemWriter: ItemWriter {
 
     init(
         database: DatabasePool,
+        list: String,
         table: String,
         idField: String,
         revisionField: String,
@@ -26,6 +28,7 @@ public struct SQLiteItemWriter: ItemWriter {
         columns: [String]
     ) {
         self.database = database
+        self.list = list
         self.table = table
         self.idField = idField
         self.idType = fieldTypes[idField] ?? .string
@@ -193,7 +196,7 @@ public struct SQLiteItemWriter: ItemWriter {
     }
 
     private func unknown(_ id: String) -> DataMediatorError {
-        DataMediatorError(.unknownItem, "There is no item '\(id)' in list '\(table)'.")
+        DataMediatorError(.unknownItem, "There is no item '\(id)' in list '\(list)'.")
     }
 }
 

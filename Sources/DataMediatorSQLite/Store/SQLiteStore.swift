@@ -156,6 +156,7 @@ public final class SQLiteStore: Sendable {
         }
         return SQLiteItemWriter(
             database: database,
+            list: list.name,
             table: table,
             idField: list.idField,
             revisionField: revision,

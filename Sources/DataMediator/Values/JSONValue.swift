@@ -39,12 +39,6 @@ extension JSONValue {
         }
     }
 
-    /// The string inside, if this is a string.
-    public var stringValue: String? {
-        if case .string(let text) = self { return text }
-        return nil
-    }
-
     /// The members, if this is an object.
     public var objectValue: [String: JSONValue]? {
         if case .object(let members) = self { return members }

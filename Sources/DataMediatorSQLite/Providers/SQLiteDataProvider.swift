@@ -17,6 +17,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     private let fieldTypes: [String: FieldType]
     private let keyset: KeysetSQL
     private let versionTables: [String]
+    /// The query that sums the version of `versionTables`, built once; nil when there are none.
+    private let versionSQL: String?
     /// The SQL of windows, by view and shape of position, built on first use.
     private let shapes = ShapeCache()
 
@@ -39,6 +41,10 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         self.fieldTypes = fieldTypes
         self.keyset = KeysetSQL(notNullColumns: notNullColumns)
         self.versionTables = versionTables
+        let marks = Array(repeating: "?", count: versionTables.count).joined(separator: ", ")
+        self.versionSQL =
+            versionTables.isEmpty
+            ? nil : "SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable) WHERE source IN (\(marks))"
     }
 
     /// Up to `limit` items after (or from) `start`: one indexed range read after another,
@@ -200,10 +206,9 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     }
 
     private func version(_ db: Database) throws -> Int64 {
-        guard !versionTables.isEmpty else { return 0 }
-        let marks = Array(repeating: "?", count: versionTables.count).joined(separator: ", ")
-        let sql = "SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable) WHERE source IN (\(marks))"
-        return try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(versionTables)) ?? 0
+        guard let versionSQL else { return 0 }
+        return try Int64.fetchOne(db.cachedStatement(sql: versionSQL), arguments: StatementArguments(versionTables))
+            ?? 0
     }
 
     private static func whereClause(_ conditions: [String]) -> String {

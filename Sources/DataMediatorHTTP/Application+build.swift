@@ -12,18 +12,26 @@ public struct HTTPServerConfiguration: Sendable {
     public var writeTokens: [String]
     /// The largest write body taken, in bytes.
     public var maximumBodySize: Int
+    /// The bearer tokens that may read lists; none leaves reads open. Write tokens read too.
+    public var readTokens: [String]
+    /// How live event streams behave.
+    public var events: EventSettings
 
     /// Creates a server configuration.
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
         writeTokens: [String] = [],
-        maximumBodySize: Int = 1 << 20
+        maximumBodySize: Int = 1 << 20,
+        readTokens: [String] = [],
+        events: EventSettings = EventSettings()
     ) {
         self.host = host
         self.port = port
         self.writeTokens = writeTokens
         self.maximumBodySize = maximumBodySize
+        self.readTokens = readTokens
+        self.events = events
     }
 }
 
@@ -40,13 +48,21 @@ public func buildRouter(
     // Middleware applies only to routes added after it, and to the not-found answer.
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ProblemMiddleware())
+    OperationRoutes(readiness: readiness).register(on: router)
+    // Everything below reads or writes lists: behind the read token when one is configured.
+    router.add(
+        middleware: ReadAccessMiddleware(
+            access: BearerAccess(tokens: configuration.readTokens + configuration.writeTokens, action: "Reads"),
+            isRequired: !configuration.readTokens.isEmpty
+        )
+    )
     ListRoutes(registry: registry).register(on: router)
+    ChangeRoutes(registry: registry, events: configuration.events).register(on: router)
     WriteRoutes(
         registry: registry,
-        access: WriteAccess(tokens: configuration.writeTokens),
+        access: BearerAccess(tokens: configuration.writeTokens),
         maximumBodySize: configuration.maximumBodySize
     ).register(on: router)
-    OperationRoutes(readiness: readiness).register(on: router)
     return router
 }
 

@@ -45,12 +45,22 @@ struct Wiring: Sendable {
         let store = try SQLiteStore(path: configuration.sqlitePath)
         var adapters: [ListAdapter] = []
         var problems: [ConfigFileError] = []
+        // One notifier for every list: a write may move lists over the same tables.
+        let notifier = ChangeNotifier()
+        var writtenTables: [String: String] = [:]
         for list in configuration.lists {
             do {
-                let provider = try store.provider(for: list.definition, source: list.source)
-                let writer = try store.writer(for: list.definition, source: list.source)
+                if list.definition.isWritable, case .table(let table) = list.source.kind {
+                    if let other = writtenTables[table] {
+                        throw SQLiteStoreError(
+                            list: list.definition.name,
+                            "table '\(table)' is already written by list '\(other)'; one writable list per table keeps its change log whole"
+                        )
+                    }
+                    writtenTables[table] = list.definition.name
+                }
                 adapters.append(
-                    ListAdapter(definition: list.definition, provider: provider, signer: signer, writer: writer)
+                    try store.adapter(for: list.definition, source: list.source, signer: signer, notifier: notifier)
                 )
             } catch let error as SQLiteStoreError {
                 problems.append(

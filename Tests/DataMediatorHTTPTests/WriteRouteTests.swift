@@ -46,12 +46,7 @@ import Testing
             )
             let signer = CursorSigner(secret: SampleList.secret)
             registry = ListRegistry([
-                ListAdapter(
-                    definition: list,
-                    provider: try store.provider(for: list, source: source),
-                    signer: signer,
-                    writer: try store.writer(for: list, source: source)
-                ),
+                try store.adapter(for: list, source: source, signer: signer),
                 ListAdapter(
                     definition: SampleList.definition,
                     provider: ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views),

@@ -179,14 +179,14 @@ import Testing
             isWritable: true
         )
         let source = SQLiteSource(kind: .table("counters"), fieldTypes: ["id": .integer, "label": .string])
-        _ = try fixture.store.provider(for: list, source: source)
-        let writer = try #require(try fixture.store.writer(for: list, source: source))
-        let first = try await writer.insert(id: nil, fields: ["label": .string("a")])
-        let second = try await writer.insert(id: nil, fields: ["label": .string("b")])
+        let provider = try fixture.store.provider(for: list, source: source)
+        let writer = try #require(try fixture.store.writer(for: list, source: source, provider: provider)).writer
+        let first = try await writer.insert(id: nil, fields: ["label": .string("a")], idempotency: nil)
+        let second = try await writer.insert(id: nil, fields: ["label": .string("b")], idempotency: nil)
         #expect(first.item["id"] == .integer(1) && second.item["id"] == .integer(2))
         #expect(first.item["rev"] == .integer(1) && second.version == 2)
         let error = await #expect(throws: DataMediatorError.self) {
-            _ = try await writer.insert(id: "abc", fields: [:])
+            _ = try await writer.insert(id: "abc", fields: [:], idempotency: nil)
         }
         #expect(error?.code == .invalidItem)
         let missing = await #expect(throws: DataMediatorError.self) { _ = try await writer.delete(id: "abc") }

@@ -32,6 +32,11 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
         public static let conflict = Code("conflict")
         /// The list cannot be written (a query, a file, a composite, or not declared writable).
         public static let readOnly = Code("read-only")
+        /// The version a client asks changes since is older than the kept history (or newer
+        /// than the source's): it must reload.
+        public static let historyGone = Code("history-gone")
+        /// An `Idempotency-Key` already used for a request with another body.
+        public static let idempotencyKeyReused = Code("idempotency-key-reused")
 
         /// The code's name.
         public var description: String { name }
@@ -53,6 +58,20 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
 
     /// The code and message.
     public var description: String { "\(code): \(message)" }
+
+    /// `historyGone` for changes asked since `since` when the source is at `version`.
+    public static func historyGone(since: Int64, version: Int64) -> DataMediatorError {
+        if since > version {
+            return DataMediatorError(
+                .historyGone,
+                "Version \(since) is newer than the list's version \(version) (the store was reset?); reload from the first page."
+            )
+        }
+        return DataMediatorError(
+            .historyGone,
+            "The changes since version \(since) are no longer kept; reload from the first page."
+        )
+    }
 }
 
 /// One field of an item to write that breaks the list's rules.

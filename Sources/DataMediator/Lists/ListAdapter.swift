@@ -1,3 +1,5 @@
+import Crypto
+
 /// Composes a list's provider, section info and presenters behind the contract: pages,
 /// located items and section info for any of the list's views.
 ///
@@ -11,18 +13,28 @@ public struct ListAdapter: Sendable {
     private let mediator: Mediator
     private let signer: CursorSigner
     private let writer: (any ItemWriter)?
+    private let changeLog: (any ChangeLog)?
+    /// Signals live streams after each write.
+    public let notifier: ChangeNotifier
 
     /// Creates an adapter; each view gets a ``FieldPresenter`` unless `presenters` names one.
+    ///
+    /// A list with a `changeLog` answers changes item by item; one without answers a
+    /// single `reload` when its version moved.
     public init(
         definition: ListDefinition,
         provider: any DataProvider & SectionInfoProvider,
         signer: CursorSigner,
         presenters: [String: any Presenter] = [:],
-        writer: (any ItemWriter)? = nil
+        writer: (any ItemWriter)? = nil,
+        changeLog: (any ChangeLog)? = nil,
+        notifier: ChangeNotifier = ChangeNotifier()
     ) {
         self.definition = definition
         self.provider = provider
         self.writer = definition.isWritable ? writer : nil
+        self.changeLog = changeLog
+        self.notifier = notifier
         self.signer = signer
         self.mediator = Mediator(signer: signer)
         var all = presenters
@@ -125,6 +137,84 @@ public struct ListAdapter: Sendable {
         return SectionInfo(list: definition.name, view: view.name, version: counts.version, sections: sections)
     }
 
+    // MARK: - Changes
+
+    /// Page sizes of a changes answer.
+    public static let changeLimits = PageLimits(defaultLimit: 100, maximumLimit: 1000)
+
+    /// What changed in a view after version `since`, at most `limit` changes, with the
+    /// `since` that continues the answer when more follow.
+    ///
+    /// - Throws: `unknownView`; `badRequest` for a missing or malformed `since`;
+    ///   `badLimit`; `historyGone` when `since` is older than the kept history or newer
+    ///   than the list's version.
+    public func changes(view name: String?, since rawSince: String?, limit rawLimit: String?) async throws -> ChangeSet
+    {
+        let view = try definition.view(named: name)
+        let since = try Self.version(rawSince)
+        let limit = try Self.changeLimits.resolve(rawLimit)
+        return try await changes(of: view, since: since, limit: limit)
+    }
+
+    /// What changed in `view` after version `since`: at most `limit` changes.
+    public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeSet {
+        guard let changeLog else {
+            let version = try await currentVersion(of: view)
+            guard since <= version else { throw DataMediatorError.historyGone(since: since, version: version) }
+            let entries =
+                since < version ? [ChangeSet.Entry(operation: .reload, version: version, id: "", cell: nil, placement: nil)] : []
+            return ChangeSet(
+                list: definition.name,
+                view: view.name,
+                since: since,
+                version: version,
+                entries: entries,
+                next: nil
+            )
+        }
+        let window = try await changeLog.changes(of: view, since: since, limit: limit + 1)
+        let kept = window.changes.prefix(limit)
+        let presenter = presenter(for: view)
+        let entries = kept.map { change in
+            ChangeSet.Entry(
+                operation: change.operation,
+                version: change.version,
+                id: change.id,
+                cell: change.item.map { presenter.cell(for: $0) },
+                placement: change.placement
+            )
+        }
+        return ChangeSet(
+            list: definition.name,
+            view: view.name,
+            since: since,
+            version: window.version,
+            entries: entries,
+            next: window.changes.count > limit ? kept.last?.version : nil
+        )
+    }
+
+    /// The list's version now, as a page of `view` would report it.
+    public func currentVersion(of view: View) async throws -> Int64 {
+        try await provider.window(of: view, from: nil, inclusive: false, limit: 0).version
+    }
+
+    /// A version parameter (`since`, `Last-Event-ID`): a whole number, at least 0.
+    ///
+    /// - Throws: `badRequest` when it is missing, empty or not such a number.
+    public static func version(_ raw: String?, name: String = "since") throws(DataMediatorError) -> Int64 {
+        guard let raw else {
+            throw DataMediatorError(
+                .badRequest,
+                "'\(name)' is required: the version of the pages you hold (a page's 'version')."
+            )
+        }
+        guard !raw.isEmpty, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let version = Int64(raw) else {
+            throw DataMediatorError(.badRequest, "'\(name)' must be a version: a whole number, at least 0; got '\(raw)'.")
+        }
+        return version
+    }
+
     // MARK: - Writes
 
     /// Whether the list takes writes.
@@ -132,13 +222,27 @@ public struct ListAdapter: Sendable {
 
     /// Creates an item from a request body `{"id": optional, "data": {...}}`.
     ///
+    /// With an `idempotencyKey`, a retry with the same key and the same body (as JSON:
+    /// spacing and member order do not count) answers what the first did and writes nothing.
+    ///
     /// - Throws: `readOnly`; `invalidItem` for a body of the wrong shape or data breaking
-    ///   the field rules; `conflict` when the id exists.
-    public func create(body: JSONValue) async throws -> WrittenItem {
+    ///   the field rules; `conflict` when the id exists; `idempotencyKeyReused` when the
+    ///   key came with another body.
+    public func create(body: JSONValue, idempotencyKey: String? = nil) async throws -> WrittenItem {
         let writer = try requireWriter()
         let (id, fields) = try Self.fields(of: body, allowingID: true)
         try definition.rules.check(fields)
-        return try written(await writer.insert(id: id, fields: fields))
+        let key = idempotencyKey.map { IdempotencyKey(key: $0, fingerprint: Self.fingerprint(of: body)) }
+        return try written(await writer.insert(id: id, fields: fields, idempotency: key))
+    }
+
+    /// A SHA-256 of the body's JSON with members in a fixed order.
+    static func fingerprint(of body: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.write(body)
+        return SHA256.hash(data: writer.bytes).map { byte in
+            (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
     }
 
     /// Replaces (or creates) the item with `id` from a body `{"data": {...}}`.
@@ -164,7 +268,9 @@ public struct ListAdapter: Sendable {
 
     /// Deletes the item with `id`; returns the source's new version.
     public func delete(id: String) async throws -> Int64 {
-        try await requireWriter().delete(id: id)
+        let version = try await requireWriter().delete(id: id)
+        notifier.publish()
+        return version
     }
 
     private func requireWriter() throws(DataMediatorError) -> any ItemWriter {
@@ -178,13 +284,15 @@ public struct ListAdapter: Sendable {
     }
 
     private func written(_ result: WriteResult) throws(DataMediatorError) -> WrittenItem {
+        if !result.replayed { notifier.publish() }
         guard let view = definition.defaultView else {
             throw DataMediatorError(.readOnly, "List '\(definition.name)' has no view to show items with.")
         }
         return WrittenItem(
             cell: presenter(for: view).cell(for: result.item),
             version: result.version,
-            created: result.created
+            created: result.created,
+            replayed: result.replayed
         )
     }
 
@@ -236,4 +344,6 @@ public struct WrittenItem: Sendable, Hashable {
     public let version: Int64
     /// Whether the write created the item.
     public let created: Bool
+    /// Whether this answer replays an earlier create with the same idempotency key.
+    public let replayed: Bool
 }

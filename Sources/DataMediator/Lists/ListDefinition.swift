@@ -16,6 +16,8 @@ public struct ListDefinition: Sendable {
     public let isWritable: Bool
     /// What written items must look like.
     public let rules: FieldRules
+    /// How many versions of changes a writable list keeps for `changes` and `events`.
+    public let history: Int
 
     /// Creates a list definition. The first view is the default when none is marked.
     public init(
@@ -26,7 +28,8 @@ public struct ListDefinition: Sendable {
         views: [View],
         limits: PageLimits = PageLimits(),
         isWritable: Bool = false,
-        rules: FieldRules = FieldRules()
+        rules: FieldRules = FieldRules(),
+        history: Int = 10_000
     ) {
         self.name = name
         self.title = title
@@ -36,6 +39,7 @@ public struct ListDefinition: Sendable {
         self.limits = limits
         self.isWritable = isWritable
         self.rules = rules
+        self.history = max(1, history)
     }
 
     /// The view served when a request names none.

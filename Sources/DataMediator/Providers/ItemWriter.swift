@@ -6,9 +6,14 @@
 public protocol ItemWriter: Sendable {
     /// Inserts an item; a nil `id` lets the store choose one.
     ///
+    /// With an `idempotency` key the store keeps the key with the write, in the same
+    /// transaction, for at least ``IdempotencyKey/retention``: a later insert with the same
+    /// key and fingerprint writes nothing and returns the first result (`replayed`).
+    ///
     /// - Throws: `conflict` when an item with `id` exists; `invalidItem` when `id` cannot
-    ///   be an id of the list (e.g. not a whole number for integer ids).
-    func insert(id: String?, fields: [String: JSONValue]) async throws -> WriteResult
+    ///   be an id of the list (e.g. not a whole number for integer ids);
+    ///   `idempotencyKeyReused` when the key was used with another fingerprint.
+    func insert(id: String?, fields: [String: JSONValue], idempotency: IdempotencyKey?) async throws -> WriteResult
 
     /// Replaces the item with `id`, or creates it when there is none.
     func replace(id: String, fields: [String: JSONValue]) async throws -> WriteResult
@@ -37,11 +42,14 @@ public struct WriteResult: Sendable, Hashable {
     public let version: Int64
     /// Whether the write created the item.
     public let created: Bool
+    /// Whether this is the stored result of an earlier insert with the same idempotency key.
+    public let replayed: Bool
 
     /// Creates a write result.
-    public init(item: Item, version: Int64, created: Bool) {
+    public init(item: Item, version: Int64, created: Bool, replayed: Bool = false) {
         self.item = item
         self.version = version
         self.created = created
+        self.replayed = replayed
     }
 }

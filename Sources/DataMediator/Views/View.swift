@@ -83,6 +83,21 @@ public struct View: Sendable, Hashable {
     }
 
     /// Checks the rule that keeps sections contiguous: the section field must be the
+    /// The same view in the opposite order (every sort key flipped, the id's included):
+    /// reading it forward from a position reads this view backward from there.
+    public var reversed: View {
+        let keys = sort.map { SortKey($0.field, $0.order == .ascending ? .descending : .ascending) }
+        return View(
+            name: name + "\u{0}reversed",
+            sort: keys,
+            idField: keys.last?.field ?? "",
+            section: section,
+            filter: filter,
+            cellType: cellType,
+            fields: fields
+        )
+    }
+
     /// leading sort key. Returns a message naming the fix when it is not.
     public func sectionProblem() -> String? {
         guard let section else { return nil }

@@ -134,17 +134,33 @@ public struct ProblemType: Sendable, Hashable {
         "The body is JSON but not an item the list takes; 'errors' names each field and what is wrong."
     )
 
+    /// Changes asked since a version that is no longer kept.
+    public static let historyGone = ProblemType(
+        "history-gone",
+        .gone,
+        "History gone",
+        "The changes since that version are no longer kept (or the version is newer than the list's, after a reset). Reload from the first page and use its 'version'."
+    )
+    /// An idempotency key reused with another body.
+    public static let idempotencyKeyReused = ProblemType(
+        "idempotency-key-reused",
+        .unprocessableContent,
+        "Idempotency key reused",
+        "The Idempotency-Key was already used for a create with another body. A retry must send the same body; a new item needs a new key."
+    )
+
     /// Every problem type the service can answer with.
     public static let all: [ProblemType] = [
         unknownList, unknownView, unknownItem, notFound, badLimit, badCursor, cursorMismatch, badRequest,
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
-        unsupportedMediaType, invalidItem,
+        unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [
         .unknownList: unknownList, .unknownView: unknownView, .unknownItem: unknownItem, .badLimit: badLimit,
         .badCursor: badCursor, .cursorMismatch: cursorMismatch, .badRequest: badRequest, .unavailable: notReady,
         .invalidItem: invalidItem, .conflict: conflict, .readOnly: methodNotAllowed,
+        .historyGone: historyGone, .idempotencyKeyReused: idempotencyKeyReused,
     ]
 
     /// The `type` of a problem with this slug.

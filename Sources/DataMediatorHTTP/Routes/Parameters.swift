@@ -7,6 +7,7 @@ struct Parameters {
     let view: String?
     let limit: String?
     let cursor: String?
+    let since: String?
 
     /// Reads the `allowed` query parameters; unknown ones are ignored, as is usual.
     ///
@@ -24,6 +25,7 @@ struct Parameters {
         view = values["view"]
         limit = values["limit"]
         cursor = values["cursor"]
+        since = values["since"]
     }
 
     /// A percent-decoded path parameter.

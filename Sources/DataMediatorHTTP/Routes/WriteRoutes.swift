@@ -13,13 +13,14 @@ import NIOCore
 /// item's shape and rules (422), and the store's answer (409, 404).
 struct WriteRoutes: Sendable {
     let registry: ListRegistry
-    let access: WriteAccess
+    let access: BearerAccess
     let maximumBodySize: Int
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.post("/lists/:list/items") { request, context in
             let (adapter, body) = try await prepare(request, context, readsBody: true)
-            let written = try await adapter.create(body: body)
+            let key = try Self.idempotencyKey(request)
+            let written = try await adapter.create(body: body, idempotencyKey: key)
             return answer(written, adapter: adapter, request: request, status: .created)
         }
         router.put("/lists/:list/items/**") { request, context in
@@ -120,11 +121,36 @@ struct WriteRoutes: Sendable {
         if written.created {
             headers[.location] = adapter.definition.href + "/items/" + PathSegment.encode(written.cell.id)
         }
+        if written.replayed { headers[Self.idempotentReplayed] = "true" }
         return Response(
             status: status,
             headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes))
         )
+    }
+
+    static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
+    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+
+    /// The request's `Idempotency-Key`: 1 to 255 visible ASCII characters, bare or as a
+    /// quoted string (the structured-field form of the IETF draft).
+    ///
+    /// - Throws: `bad-request` for an empty, over-long or non-ASCII key, or one given twice.
+    static func idempotencyKey(_ request: Request) throws -> String? {
+        let values = request.headers[values: idempotencyKeyField]
+        guard let raw = values.first else { return nil }
+        guard values.count == 1 else {
+            throw Problem(.badRequest, detail: "Idempotency-Key is given \(values.count) times; give it once.")
+        }
+        var key = raw.trimmingCharacters(in: .whitespaces)
+        if key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\"") { key = String(key.dropFirst().dropLast()) }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw Problem(
+                .badRequest,
+                detail: "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID, say); got '\(raw)'."
+            )
+        }
+        return key
     }
 
     /// `application/json`, or a `+json` type such as `application/merge-patch+json`, with

@@ -53,16 +53,30 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         let queries = windowQueries(of: view, from: start, inclusive: inclusive)
         let limit = max(0, limit)
         return try await database.read { db in
-            var items: [Item] = []
-            for query in queries where items.count < limit {
-                items += try fetch(
-                    db,
-                    sql: query.sql,
-                    arguments: query.arguments + [(limit - items.count).databaseValue]
-                )
-            }
-            return Window(items: items, version: try version(db))
+            Window(items: try read(queries, limit: limit, in: db), version: try version(db))
         }
+    }
+
+    /// Up to `limit` items of `view` strictly before `position`, nearest first, read in
+    /// the caller's transaction (a write's, to place the item it wrote).
+    func items(before position: Position, in view: View, limit: Int, db: Database) throws -> [Item] {
+        try read(windowQueries(of: view.reversed, from: position, inclusive: false), limit: limit, in: db)
+    }
+
+    /// The rows of window queries, one range after another, until `limit` are read.
+    private func read(_ queries: [(sql: String, arguments: [DatabaseValue])], limit: Int, in db: Database) throws
+        -> [Item]
+    {
+        var items: [Item] = []
+        for query in queries where items.count < limit {
+            items += try fetch(db, sql: query.sql, arguments: query.arguments + [(limit - items.count).databaseValue])
+        }
+        return items
+    }
+
+    /// The version of the list's source in the caller's transaction.
+    func currentVersion(_ db: Database) throws -> Int64 {
+        try version(db)
     }
 
     /// The SQL of a window, one statement per index range, each ending in `LIMIT ?`.

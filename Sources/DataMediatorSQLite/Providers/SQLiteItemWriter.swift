@@ -1,10 +1,14 @@
 import DataMediator
+import Foundation
 import GRDB
 
 /// Writes a table list's items, each write one transaction on the pool's writer: the row,
 /// its revision and the table's version change together, and the call returns after the
 /// commit (WAL), so an answered write is durable.
 public struct SQLiteItemWriter: ItemWriter {
+    /// The table of idempotency keys.
+    static let idempotencyTable = "data_mediator_idempotency"
+
     private let database: DatabasePool
     private let list: String
     private let table: String
@@ -17,37 +21,69 @@ public struct SQLiteItemWriter: ItemWriter {
     /// The columns a read returns, and their layout.
     private let columns: [String]
     private let layout: ItemLayout
+    /// Reads the views around a written item, and the list's version.
+    private let provider: SQLiteDataProvider
+    private let recorder: ChangeRecorder
+    private let changeLog: SQLiteChangeLog
 
     init(
         database: DatabasePool,
-        list: String,
+        list: ListDefinition,
         table: String,
-        idField: String,
         revisionField: String,
         fieldTypes: [String: FieldType],
-        columns: [String]
+        columns: [String],
+        provider: SQLiteDataProvider,
+        changeLog: SQLiteChangeLog
     ) {
         self.database = database
-        self.list = list
+        self.list = list.name
         self.table = table
-        self.idField = idField
-        self.idType = fieldTypes[idField] ?? .string
+        self.idField = list.idField
+        self.idType = fieldTypes[list.idField] ?? .string
         self.revisionField = revisionField
-        self.fields = fieldTypes.keys.filter { $0 != idField && $0 != revisionField }.sorted()
+        self.fields = fieldTypes.keys.filter { $0 != list.idField && $0 != revisionField }.sorted()
         self.fieldTypes = fieldTypes
         self.columns = columns
         self.layout = ItemLayout(columns)
+        self.provider = provider
+        self.recorder = ChangeRecorder(views: list.views, idField: list.idField)
+        self.changeLog = changeLog
+    }
+
+    /// Creates the idempotency table when missing.
+    static func createTables(in db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(idempotencyTable) (
+                    list TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    item TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (list, key)
+                );
+                CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotencyTable) (created_at);
+                """
+        )
     }
 
     /// Inserts a row; SQLite picks an integer id, or a random UUID is used for text ids.
-    public func insert(id: String?, fields values: [String: JSONValue]) async throws -> WriteResult {
+    public func insert(id: String?, fields values: [String: JSONValue], idempotency: IdempotencyKey?) async throws
+        -> WriteResult
+    {
         let key = try id.map { (id) throws(DataMediatorError) in try storedID(id) }
         return try await database.write { db in
+            if let idempotency, let earlier = try replay(idempotency, in: db) {
+                return earlier
+            }
             if let key, try exists(key, in: db) {
                 throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
             }
-            let item = try insertRow(key: key, values: values, in: db)
-            return WriteResult(item: item, version: try bumpVersion(db), created: true)
+            let result = try record(old: nil, in: db) { try insertRow(key: key, values: values, in: db) }
+            if let idempotency { try remember(idempotency, result: result, in: db) }
+            return result
         }
     }
 
@@ -55,12 +91,10 @@ public struct SQLiteItemWriter: ItemWriter {
     public func replace(id: String, fields values: [String: JSONValue]) async throws -> WriteResult {
         let key = try storedID(id)
         return try await database.write { db in
-            guard try exists(key, in: db) else {
-                let item = try insertRow(key: key, values: values, in: db)
-                return WriteResult(item: item, version: try bumpVersion(db), created: true)
+            guard let old = try current(key, in: db) else {
+                return try record(old: nil, in: db) { try insertRow(key: key, values: values, in: db) }
             }
-            let item = try updateRow(key: key, values: values, in: db)
-            return WriteResult(item: item, version: try bumpVersion(db), created: false)
+            return try record(old: old, in: db) { try updateRow(key: key, values: values, in: db) }
         }
     }
 
@@ -72,23 +106,10 @@ public struct SQLiteItemWriter: ItemWriter {
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
         return try await database.write { db in
-            let select =
-                "SELECT \(fields.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(table)) WHERE \(SQL.quote(idField)) = ?"
-            var current: [String: JSONValue] = [:]
-            if fields.isEmpty {
-                guard try exists(key, in: db) else { throw unknown(id) }
-            } else {
-                guard let row = try Row.fetchOne(db, sql: select, arguments: [key]) else { throw unknown(id) }
-                for (index, field) in fields.enumerated() {
-                    let stored = JSONValue(row[index] as DatabaseValue)
-                    let value = fieldTypes[field].map { $0.present(stored) } ?? stored
-                    if value != .null { current[field] = value }
-                }
-            }
-            let merged = JSONValue.object(current).merging(patch).objectValue ?? [:]
+            guard let old = try current(key, in: db) else { throw unknown(id) }
+            let merged = JSONValue.object(try storedFields(key, in: db)).merging(patch).objectValue ?? [:]
             try check(merged)
-            let item = try updateRow(key: key, values: merged, in: db)
-            return WriteResult(item: item, version: try bumpVersion(db), created: false)
+            return try record(old: old, in: db) { try updateRow(key: key, values: merged, in: db) }
         }
     }
 
@@ -96,10 +117,86 @@ public struct SQLiteItemWriter: ItemWriter {
     public func delete(id: String) async throws -> Int64 {
         let key = try storedID(id, missing: true)
         return try await database.write { db in
+            guard let old = try current(key, in: db) else { throw unknown(id) }
+            let before = try placements(of: old, withSectionAfter: false, in: db)
             try db.execute(sql: "DELETE FROM \(SQL.quote(table)) WHERE \(SQL.quote(idField)) = ?", arguments: [key])
-            guard db.changesCount > 0 else { throw unknown(id) }
-            return try bumpVersion(db)
+            let version = try bumpVersion(db)
+            try changeLog.append(
+                version: version,
+                id: id,
+                item: nil,
+                changes: recorder.changes(old: before, new: [:]),
+                in: db
+            )
+            return version
         }
+    }
+
+    // MARK: - Changes
+
+    /// Runs a write of one row and logs what it did to each view: the row's placements
+    /// before and after, compared, at the version the write produced.
+    private func record(old: Item?, in db: Database, write: () throws -> Item) throws -> WriteResult {
+        let before = try placements(of: old, withSectionAfter: false, in: db)
+        let item = try write()
+        let version = try bumpVersion(db)
+        let after = try placements(of: item, withSectionAfter: true, in: db)
+        try changeLog.append(
+            version: version,
+            id: item[idField].idString,
+            item: item,
+            changes: recorder.changes(old: before, new: after),
+            in: db
+        )
+        return WriteResult(item: item, version: version, created: old == nil)
+    }
+
+    private func placements(of item: Item?, withSectionAfter: Bool, in db: Database) throws -> [String: Placement] {
+        try recorder.placements(of: item, withSectionAfter: withSectionAfter) { view, position, limit in
+            try provider.items(before: position, in: view, limit: limit, db: db)
+        }
+    }
+
+    // MARK: - Idempotency
+
+    /// The stored result of an earlier insert with this key, or nil when the key is new
+    /// (or older than the retention, and forgotten).
+    ///
+    /// - Throws: `idempotencyKeyReused` when the key came with another body.
+    private func replay(_ idempotency: IdempotencyKey, in db: Database) throws -> WriteResult? {
+        let oldest = Date().timeIntervalSince1970 - Double(IdempotencyKey.retention.components.seconds)
+        try db.execute(sql: "DELETE FROM \(Self.idempotencyTable) WHERE created_at < ?", arguments: [oldest])
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: "SELECT fingerprint, item, version FROM \(Self.idempotencyTable) WHERE list = ? AND key = ?",
+                arguments: [list, idempotency.key]
+            )
+        else { return nil }
+        guard row[0] as String == idempotency.fingerprint else {
+            throw DataMediatorError(
+                .idempotencyKeyReused,
+                "The Idempotency-Key '\(idempotency.key)' was used with another body; use a new key for a new item."
+            )
+        }
+        guard case .object(let members)? = try? JSONValue.parse(Array((row[1] as String).utf8)) else { return nil }
+        let item = Item(layout: layout, values: columns.map { members[$0] ?? .null })
+        return WriteResult(item: item, version: row[2], created: true, replayed: true)
+    }
+
+    private func remember(_ idempotency: IdempotencyKey, result: WriteResult, in db: Database) throws {
+        var writer = JSONWriter(capacity: 256)
+        writer.write(JSONValue.object(result.item.fields))
+        try db.execute(
+            sql: """
+                INSERT INTO \(Self.idempotencyTable) (list, key, fingerprint, item, version, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                list, idempotency.key, idempotency.fingerprint, writer.string, result.version,
+                Date().timeIntervalSince1970,
+            ]
+        )
     }
 
     // MARK: - Rows
@@ -136,20 +233,47 @@ public struct SQLiteItemWriter: ItemWriter {
     }
 
     private func readItem(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> Item {
+        guard let item = try fetchItem(db, sql: sql, arguments: arguments) else {
+            throw DataMediatorError(.unavailable, "The write stored no row.")
+        }
+        return item
+    }
+
+    private func fetchItem(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> Item? {
         guard
             let row = try Row.fetchOne(
                 db,
                 sql: sql,
                 arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? })
             )
-        else {
-            throw DataMediatorError(.unavailable, "The write stored no row.")
-        }
+        else { return nil }
         let values = columns.indices.map { index in
             let stored = JSONValue(row[index] as DatabaseValue)
             return fieldTypes[columns[index]].map { $0.present(stored) } ?? stored
         }
         return Item(layout: layout, values: values)
+    }
+
+    /// The row with `key` as the list reads it, or nil.
+    private func current(_ key: DatabaseValue, in db: Database) throws -> Item? {
+        let sql =
+            "SELECT \(columns.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(table)) WHERE \(SQL.quote(idField)) = ?"
+        return try fetchItem(db, sql: sql, arguments: [key])
+    }
+
+    /// The writable fields of the row with `key` that are not `null`.
+    private func storedFields(_ key: DatabaseValue, in db: Database) throws -> [String: JSONValue] {
+        guard !fields.isEmpty else { return [:] }
+        let select =
+            "SELECT \(fields.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(table)) WHERE \(SQL.quote(idField)) = ?"
+        guard let row = try Row.fetchOne(db, sql: select, arguments: [key]) else { return [:] }
+        var current: [String: JSONValue] = [:]
+        for (index, field) in fields.enumerated() {
+            let stored = JSONValue(row[index] as DatabaseValue)
+            let value = fieldTypes[field].map { $0.present(stored) } ?? stored
+            if value != .null { current[field] = value }
+        }
+        return current
     }
 
     private func exists(_ key: DatabaseValue, in db: Database) throws -> Bool {
@@ -160,12 +284,14 @@ public struct SQLiteItemWriter: ItemWriter {
         ) ?? false
     }
 
+    /// Raises the table's version by one; returns the list's version (which may add up
+    /// the versions of other tables too).
     private func bumpVersion(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(
-            db,
-            sql: "UPDATE \(SQLiteStore.versionTable) SET version = version + 1 WHERE source = ? RETURNING version",
+        try db.execute(
+            sql: "UPDATE \(SQLiteStore.versionTable) SET version = version + 1 WHERE source = ?",
             arguments: [table]
-        ) ?? 0
+        )
+        return try provider.currentVersion(db)
     }
 
     /// A value as the column stores it: JSON fields as JSON text, the rest as they are.

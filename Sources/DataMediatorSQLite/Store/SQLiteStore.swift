@@ -31,6 +31,8 @@ public final class SQLiteStore: Sendable {
                         )
                         """
                 )
+                try SQLiteChangeLog.createTables(in: db)
+                try SQLiteItemWriter.createTables(in: db)
             }
         } catch {
             throw SQLiteStoreError(list: nil, "cannot open the SQLite store at \(path): \(error)")
@@ -134,7 +136,11 @@ public final class SQLiteStore: Sendable {
     ///
     /// - Throws: `SQLiteStoreError` when the list is writable but its source is a query, or
     ///   it has no revision field.
-    public func writer(for list: ListDefinition, source: SQLiteSource) throws -> SQLiteItemWriter? {
+    public func writer(
+        for list: ListDefinition,
+        source: SQLiteSource,
+        provider: SQLiteDataProvider
+    ) throws -> (writer: SQLiteItemWriter, changeLog: SQLiteChangeLog)? {
         guard list.isWritable else { return nil }
         guard case .table(let table) = source.kind else {
             throw SQLiteStoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
@@ -142,6 +148,8 @@ public final class SQLiteStore: Sendable {
         guard let revision = list.revisionField else {
             throw SQLiteStoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
         }
+        let columns = Self.columns(of: list)
+        let changeLog = SQLiteChangeLog(database: database, list: list, provider: provider, columns: columns)
         do {
             try database.write { db in
                 if try !db.columns(in: table).contains(where: { $0.name == revision }) {
@@ -150,18 +158,43 @@ public final class SQLiteStore: Sendable {
                             "ALTER TABLE \(SQL.quote(table)) ADD COLUMN \(SQL.quote(revision)) INTEGER NOT NULL DEFAULT 1"
                     )
                 }
+                try changeLog.start(in: db)
             }
         } catch {
-            throw SQLiteStoreError(list: list.name, "cannot add the revision column '\(revision)': \(error)")
+            throw SQLiteStoreError(list: list.name, "cannot prepare writes: \(error)")
         }
-        return SQLiteItemWriter(
+        let writer = SQLiteItemWriter(
             database: database,
-            list: list.name,
+            list: list,
             table: table,
-            idField: list.idField,
             revisionField: revision,
             fieldTypes: source.fieldTypes,
-            columns: Self.columns(of: list)
+            columns: columns,
+            provider: provider,
+            changeLog: changeLog
+        )
+        return (writer, changeLog)
+    }
+
+    /// The adapter of a list over this store: its provider, and for a writable list its
+    /// writer and change log.
+    ///
+    /// - Throws: `SQLiteStoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
+    public func adapter(
+        for list: ListDefinition,
+        source: SQLiteSource,
+        signer: CursorSigner,
+        notifier: ChangeNotifier = ChangeNotifier()
+    ) throws -> ListAdapter {
+        let provider = try provider(for: list, source: source)
+        let writes = try writer(for: list, source: source, provider: provider)
+        return ListAdapter(
+            definition: list,
+            provider: provider,
+            signer: signer,
+            writer: writes?.writer,
+            changeLog: writes?.changeLog,
+            notifier: notifier
         )
     }
 

@@ -60,7 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: HTTPServerConfiguration(
                 host: settings.host,
                 port: settings.port,
-                writeTokens: settings.writeTokens
+                writeTokens: settings.writeTokens,
+                readTokens: settings.readTokens,
+                events: EventSettings(heartbeat: .seconds(settings.heartbeatSeconds))
             ),
             readiness: service.readiness,
             logger: logger,

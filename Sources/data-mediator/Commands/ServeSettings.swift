@@ -15,6 +15,10 @@ struct ServeSettings: Sendable {
     let demoTransactions: Int
     /// The bearer tokens that may write (`DATA_MEDIATOR_WRITE_TOKENS`, comma-separated).
     let writeTokens: [String]
+    /// The bearer tokens that may read (`DATA_MEDIATOR_READ_TOKENS`); none leaves reads open.
+    let readTokens: [String]
+    /// Seconds between heartbeats of a quiet event stream (`DATA_MEDIATOR_HEARTBEAT_SECONDS`, 1–15).
+    let heartbeatSeconds: Int
 
     /// Resolves the settings.
     ///
@@ -42,8 +46,16 @@ struct ServeSettings: Sendable {
         self.port = try port ?? number("DATA_MEDIATOR_PORT") ?? 8080
         self.dataDir = dataDir ?? text("DATA_MEDIATOR_DATA_DIR") ?? "data"
         self.demoTransactions = try demoTransactions ?? number("DATA_MEDIATOR_DEMO_TRANSACTIONS") ?? 100_000
-        self.writeTokens = (environment["DATA_MEDIATOR_WRITE_TOKENS"] ?? "").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        func tokens(_ name: String) -> [String] {
+            (environment[name] ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        self.writeTokens = tokens("DATA_MEDIATOR_WRITE_TOKENS")
+        self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
+        self.heartbeatSeconds = try number("DATA_MEDIATOR_HEARTBEAT_SECONDS") ?? 10
+        guard (1...15).contains(self.heartbeatSeconds) else {
+            throw ValidationError("DATA_MEDIATOR_HEARTBEAT_SECONDS must be from 1 to 15; it is \(self.heartbeatSeconds).")
+        }
         guard (0...65_535).contains(self.port) else {
             throw ValidationError("The port must be from 0 to 65535; it is \(self.port).")
         }

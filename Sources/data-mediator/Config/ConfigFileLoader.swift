@@ -98,7 +98,7 @@ struct ConfigFileLoader {
     // MARK: - Lists
 
     private static let listKeys = [
-        "title", "table", "query", "id", "revision", "versions", "fields", "required", "writable", "limit", "views",
+        "title", "table", "query", "id", "revision", "versions", "fields", "required", "writable", "history", "limit", "views",
     ]
     private static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
 
@@ -163,6 +163,7 @@ struct ConfigFileLoader {
         let exposed = declared.filter { $0 != idField && $0 != revisionField }
 
         let limits = parseLimits(list["limit"], list: name)
+        let history = list["history"].flatMap { positiveInt($0, what: "'history'") } ?? 10_000
         var views: [View] = []
         if let viewsNode = require(
             list["views"],
@@ -206,7 +207,8 @@ struct ConfigFileLoader {
             rules: FieldRules(
                 types: fieldTypes.filter { $0.key != idField && $0.key != revisionField },
                 required: required
-            )
+            ),
+            history: history
         )
         let source = SQLiteSource(kind: kind, fieldTypes: fieldTypes, versionTables: versions)
         return ListConfiguration(definition: definition, source: source, line: (node.mark?.line ?? 0))

@@ -1,15 +1,18 @@
 import Crypto
 import Hummingbird
 
-/// Who may write: requests with `Authorization: Bearer <token>` naming one of the
-/// configured tokens. Tokens are compared by their SHA-256 digests in constant time, every
+/// Who may write (or read, when reads are protected): requests with
+/// `Authorization: Bearer <token>` naming one of the configured tokens. Tokens are compared by their SHA-256 digests in constant time, every
 /// configured token each time, so timing tells nothing about how close a guess was.
-public struct WriteAccess: Sendable {
+public struct BearerAccess: Sendable {
     private let digests: [[UInt8]]
+    /// What the tokens allow, for messages: "Writes" or "Reads".
+    private let action: String
 
-    /// Creates the access check; empty tokens are ignored. With none, every write is refused.
-    public init(tokens: [String]) {
+    /// Creates the access check; empty tokens are ignored. With none, every request is refused.
+    public init(tokens: [String], action: String = "Writes") {
         digests = tokens.filter { !$0.isEmpty }.map { Array(SHA256.hash(data: Array($0.utf8))) }
+        self.action = action
     }
 
     /// Whether any token is configured.
@@ -23,12 +26,12 @@ public struct WriteAccess: Sendable {
         guard isEnabled else {
             throw Problem(
                 .forbidden,
-                detail: "Writes are not enabled on this server: it has no write token configured."
+                detail: "\(action) are not enabled on this server: it has no token for them configured."
             )
         }
         let challenge: HTTPFields = [.wwwAuthenticate: #"Bearer realm="data-mediator""#]
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
-            throw Problem(.unauthorized, detail: "Writes need 'Authorization: Bearer <token>'.", headers: challenge)
+            throw Problem(.unauthorized, detail: "\(action) need 'Authorization: Bearer <token>'.", headers: challenge)
         }
         let presented = Array(SHA256.hash(data: Array(header.dropFirst(7).utf8)))
         var matched = false

@@ -1,0 +1,60 @@
+/// Tells, for each view of a list, what one write did to it: compares where the item stood
+/// before the write with where it stands after, inside the write's transaction.
+public struct ChangeRecorder: Sendable {
+    /// The list's views.
+    public let views: [View]
+    /// The field that holds each item's id.
+    public let idField: String
+
+    /// Creates a recorder for a list's views.
+    public init(views: [View], idField: String) {
+        self.views = views
+        self.idField = idField
+    }
+
+    /// The placement of `item` in every view whose filter takes it, keyed by view name.
+    ///
+    /// - Parameters:
+    ///   - withSectionAfter: true after a write (the placements a change log keeps), false
+    ///     before it (only compared).
+    ///   - before: up to `limit` items of a view strictly before a position, nearest first.
+    public func placements(
+        of item: Item?,
+        withSectionAfter: Bool,
+        before: (_ view: View, _ position: Position, _ limit: Int) throws -> [Item]
+    ) throws -> [String: Placement] {
+        guard let item else { return [:] }
+        var placements: [String: Placement] = [:]
+        for view in views where view.includes(item) {
+            placements[view.name] = try Placement.of(
+                item,
+                in: view,
+                idField: idField,
+                withSectionAfter: withSectionAfter
+            ) { position, limit in try before(view, position, limit) }
+        }
+        return placements
+    }
+
+    /// What the write did to each view, from the placements before and after it; views it
+    /// did not touch (the item outside their filter both times) are left out.
+    public func changes(old: [String: Placement], new: [String: Placement]) -> [String: ViewChange] {
+        var changes: [String: ViewChange] = [:]
+        for view in views {
+            switch (old[view.name], new[view.name]) {
+            case (nil, nil):
+                continue
+            case (nil, let placement?):
+                changes[view.name] = ViewChange(operation: .insert, placement: placement)
+            case (.some, nil):
+                changes[view.name] = ViewChange(operation: .delete, placement: nil)
+            case (let before?, let placement?):
+                changes[view.name] =
+                    before.isSamePlace(as: placement)
+                    ? ViewChange(operation: .update, placement: nil)
+                    : ViewChange(operation: .move, placement: placement)
+            }
+        }
+        return changes
+    }
+}

@@ -1,0 +1,62 @@
+/// Where an item stands in a view: its section, the section just before that one, and the
+/// item just before it within its section. A client places an inserted or moved item by it.
+public struct Placement: Sendable, Hashable {
+    /// The id of the item's section.
+    public let section: String
+    /// The id of the section just before the item's section; nil when it is the first.
+    public let sectionAfter: String?
+    /// The id of the item just before this one in its section; nil at the section's head.
+    public let after: String?
+
+    /// Creates a placement.
+    public init(section: String, sectionAfter: String?, after: String?) {
+        self.section = section
+        self.sectionAfter = sectionAfter
+        self.after = after
+    }
+
+    /// Whether two placements put the item at the same place (same section, same item before it).
+    public func isSamePlace(as other: Placement) -> Bool {
+        section == other.section && after == other.after
+    }
+
+    /// The placement of `item` in `view`, found from the items before it.
+    ///
+    /// - Parameters:
+    ///   - withSectionAfter: whether to find ``sectionAfter`` when the item is not at its
+    ///     section's head (that reads back over the items before it in its section).
+    ///   - before: up to `limit` items of the view strictly before a position, nearest first.
+    public static func of(
+        _ item: Item,
+        in view: View,
+        idField: String,
+        withSectionAfter: Bool,
+        before: (_ position: Position, _ limit: Int) throws -> [Item]
+    ) throws -> Placement {
+        let section = view.sectionID(of: item)
+        guard let previous = try before(view.position(of: item), 1).first else {
+            return Placement(section: section, sectionAfter: nil, after: nil)
+        }
+        let previousSection = view.sectionID(of: previous)
+        if previousSection != section {
+            return Placement(section: section, sectionAfter: previousSection, after: nil)
+        }
+        let after = previous[idField].idString
+        guard withSectionAfter, view.section != nil else {
+            return Placement(section: section, sectionAfter: nil, after: after)
+        }
+        var last = previous
+        var batch = 64
+        while true {
+            let items = try before(view.position(of: last), batch)
+            if let other = items.lazy.map({ view.sectionID(of: $0) }).first(where: { $0 != section }) {
+                return Placement(section: section, sectionAfter: other, after: after)
+            }
+            guard items.count == batch, let tail = items.last else {
+                return Placement(section: section, sectionAfter: nil, after: after)
+            }
+            last = tail
+            batch = min(batch * 4, 4096)
+        }
+    }
+}

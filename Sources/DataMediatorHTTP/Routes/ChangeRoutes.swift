@@ -1,0 +1,71 @@
+import DataMediator
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The observer routes of the list contract: `GET /lists/{list}/changes` (what changed
+/// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).
+struct ChangeRoutes: Sendable {
+    let registry: ListRegistry
+    let events: EventSettings
+
+    func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/lists/:list/changes") { request, context in
+            let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+            let query = try Parameters(request, allowed: ["view", "since", "limit"])
+            let changes = try await adapter.changes(view: query.view, since: query.since, limit: query.limit)
+            var headers: HTTPFields = [:]
+            if let next = changes.next, let link = HTTPField.Name("Link") {
+                var target = adapter.definition.href + "/changes?"
+                if let view = query.view { target += "view=" + PathSegment.encode(view) + "&" }
+                if let limit = query.limit { target += "limit=" + PathSegment.encode(limit) + "&" }
+                headers[link] = "<\(target)since=\(next)>; rel=\"next\""
+            }
+            return JSONResponse.make(changes.json(), for: request, headers: headers)
+        }
+        router.get("/lists/:list/events") { request, context in
+            let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+            let query = try Parameters(request, allowed: ["view", "since"])
+            let view = try adapter.definition.view(named: query.view)
+            let start: Int64
+            if let lastEventID = request.headers[EventStream.lastEventID] {
+                start = try ListAdapter.version(lastEventID, name: "Last-Event-ID")
+            } else if query.since != nil {
+                start = try ListAdapter.version(query.since)
+            } else {
+                start = try await adapter.currentVersion(of: view)
+            }
+            let stream = EventStream(adapter: adapter, view: view, start: start, settings: events)
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/event-stream; charset=utf-8",
+                    .cacheControl: "no-store",
+                    EventStream.accelBuffering: "no",
+                ],
+                body: ResponseBody { writer in
+                    try await stream.run(into: &writer)
+                    try await writer.finish(nil)
+                }
+            )
+        }
+        for path in ["/lists/:list/changes", "/lists/:list/events"] {
+            MethodNotAllowed.register(RouterPath(path), on: router)
+        }
+    }
+}
+
+/// How live streams behave.
+public struct EventSettings: Sendable, Hashable {
+    /// How often a quiet stream sends a heartbeat comment (and looks for writes made elsewhere).
+    public var heartbeat: Duration
+    /// How many events may wait for a stream once it is live; a stream further behind is
+    /// closed with `event: reload`, so a slow reader never holds anything up.
+    public var buffer: Int
+
+    /// Creates event settings: by default a heartbeat every 10 s and 1,000 waiting events.
+    public init(heartbeat: Duration = .seconds(10), buffer: Int = 1000) {
+        self.heartbeat = heartbeat
+        self.buffer = max(1, buffer)
+    }
+}

@@ -1,0 +1,82 @@
+import DataMediator
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// One client's live stream of a view's changes (Server-Sent Events).
+///
+/// The change log is the source of truth: the stream reads it from the version it starts
+/// at, sends each change as an event whose `id` is its version, and waits for the next
+/// write's signal (or a heartbeat tick). Reconnecting with `Last-Event-ID` therefore
+/// resumes exactly after the last event seen, with nothing lost or doubled.
+struct EventStream: Sendable {
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+    static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
+    /// Changes read from the log at a time while catching up.
+    static let catchUpBatch = 256
+
+    let adapter: ListAdapter
+    let view: View
+    let start: Int64
+    let settings: EventSettings
+
+    /// Sends events until the client goes away, the stream falls more than
+    /// ``EventSettings/buffer`` events behind, or its history is gone (both end with
+    /// `event: reload`).
+    func run(into writer: inout some ResponseBodyWriter) async throws {
+        let signals = adapter.notifier.subscribe(tick: settings.heartbeat)
+        var waiting = signals.makeAsyncIterator()
+        var last = start
+        var live = false
+        try await writer.write(ByteBuffer(string: "retry: 2000\n: \(adapter.definition.name) \(view.name) after \(start)\n\n"))
+        while true {
+            var more = true
+            while more {
+                let changes: ChangeSet
+                do {
+                    changes = try await adapter.changes(
+                        of: view,
+                        since: last,
+                        limit: live ? settings.buffer : Self.catchUpBatch
+                    )
+                } catch let error as DataMediatorError where error.code == .historyGone {
+                    let version = try await adapter.currentVersion(of: view)
+                    try await writer.write(Self.reload(version: version))
+                    return
+                }
+                if live, changes.next != nil {
+                    // More is waiting than the stream may hold: it is too slow to follow.
+                    try await writer.write(Self.reload(version: changes.version))
+                    return
+                }
+                var buffer = ByteBuffer()
+                for entry in changes.entries {
+                    Self.append(entry, to: &buffer)
+                }
+                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                more = changes.next != nil
+                last = more ? (changes.entries.last?.version ?? changes.version) : max(last, changes.version)
+            }
+            live = true
+            guard let signal = await waiting.next() else { return }
+            if signal == .tick {
+                try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+            }
+        }
+    }
+
+    /// One event: `id` (the version), `event` (the op), `data` (the change as JSON).
+    static func append(_ entry: ChangeSet.Entry, to buffer: inout ByteBuffer) {
+        buffer.writeString("id: \(entry.version)\nevent: \(entry.operation.rawValue)\ndata: ")
+        buffer.writeBytes(entry.json())
+        buffer.writeString("\n\n")
+    }
+
+    /// The event that tells a client to reload its pages; its `id` lets a reconnect
+    /// resume from the version it reloads at.
+    static func reload(version: Int64) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        append(ChangeSet.Entry(operation: .reload, version: version, id: "", cell: nil, placement: nil), to: &buffer)
+        return buffer
+    }
+}

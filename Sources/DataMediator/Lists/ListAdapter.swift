@@ -162,7 +162,8 @@ public struct ListAdapter: Sendable {
             let version = try await currentVersion(of: view)
             guard since <= version else { throw DataMediatorError.historyGone(since: since, version: version) }
             let entries =
-                since < version ? [ChangeSet.Entry(operation: .reload, version: version, id: "", cell: nil, placement: nil)] : []
+                since < version
+                ? [ChangeSet.Entry(operation: .reload, version: version, id: "", cell: nil, placement: nil)] : []
             return ChangeSet(
                 list: definition.name,
                 view: view.name,
@@ -210,7 +211,10 @@ public struct ListAdapter: Sendable {
             )
         }
         guard !raw.isEmpty, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let version = Int64(raw) else {
-            throw DataMediatorError(.badRequest, "'\(name)' must be a version: a whole number, at least 0; got '\(raw)'.")
+            throw DataMediatorError(
+                .badRequest,
+                "'\(name)' must be a version: a whole number, at least 0; got '\(raw)'."
+            )
         }
         return version
     }

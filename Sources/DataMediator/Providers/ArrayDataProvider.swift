@@ -78,6 +78,18 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         return Window(items: Array(ordering.items[low..<end]), version: version)
     }
 
+    /// Up to `limit` items of `view` strictly before `position`, nearest first.
+    public func items(before position: Position, in view: View, limit: Int) -> [Item] {
+        let ordering = ordering(of: view)
+        var low = 0
+        var high = ordering.positions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if view.compare(ordering.positions[middle], position) < 0 { low = middle + 1 } else { high = middle }
+        }
+        return Array(ordering.items[max(0, low - max(0, limit))..<low].reversed())
+    }
+
     /// The item with `id` and its place in the view.
     public func locate(id: String, in view: View) async throws -> Location? {
         let ordering = ordering(of: view)

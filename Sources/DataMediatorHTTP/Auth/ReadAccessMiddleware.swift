@@ -6,7 +6,11 @@ struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: BearerAccess
     let isRequired: Bool
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         if isRequired, [.get, .head].contains(request.method) {

@@ -28,7 +28,9 @@ struct EventStream: Sendable {
         var waiting = signals.makeAsyncIterator()
         var last = start
         var live = false
-        try await writer.write(ByteBuffer(string: "retry: 2000\n: \(adapter.definition.name) \(view.name) after \(start)\n\n"))
+        try await writer.write(
+            ByteBuffer(string: "retry: 2000\n: \(adapter.definition.name) \(view.name) after \(start)\n\n")
+        )
         while true {
             var more = true
             while more {

@@ -88,11 +88,12 @@ public struct SQLiteChangeLog: ChangeLog {
                 change.placement?.section, change.placement?.sectionAfter, change.placement?.after,
             ])
         }
-        let floor = try Int64.fetchOne(
-            db,
-            sql: "SELECT floor FROM \(Self.historyTable) WHERE list = ?",
-            arguments: [list]
-        ) ?? 0
+        let floor =
+            try Int64.fetchOne(
+                db,
+                sql: "SELECT floor FROM \(Self.historyTable) WHERE list = ?",
+                arguments: [list]
+            ) ?? 0
         let keepFrom = version - Int64(history)
         if keepFrom > floor {
             try db.execute(

@@ -64,7 +64,11 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     }
 
     /// The rows of window queries, one range after another, until `limit` are read.
-    private func read(_ queries: [(sql: String, arguments: [DatabaseValue])], limit: Int, in db: Database) throws
+    private func read(
+        _ queries: [(sql: String, arguments: [DatabaseValue])],
+        limit: Int,
+        in db: Database
+    ) throws
         -> [Item]
     {
         var items: [Item] = []

@@ -70,7 +70,11 @@ public struct SQLiteItemWriter: ItemWriter {
     }
 
     /// Inserts a row; SQLite picks an integer id, or a random UUID is used for text ids.
-    public func insert(id: String?, fields values: [String: JSONValue], idempotency: IdempotencyKey?) async throws
+    public func insert(
+        id: String?,
+        fields values: [String: JSONValue],
+        idempotency: IdempotencyKey?
+    ) async throws
         -> WriteResult
     {
         let key = try id.map { (id) throws(DataMediatorError) in try storedID(id) }

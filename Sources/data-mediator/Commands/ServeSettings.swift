@@ -54,7 +54,9 @@ struct ServeSettings: Sendable {
         self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
         self.heartbeatSeconds = try number("DATA_MEDIATOR_HEARTBEAT_SECONDS") ?? 10
         guard (1...15).contains(self.heartbeatSeconds) else {
-            throw ValidationError("DATA_MEDIATOR_HEARTBEAT_SECONDS must be from 1 to 15; it is \(self.heartbeatSeconds).")
+            throw ValidationError(
+                "DATA_MEDIATOR_HEARTBEAT_SECONDS must be from 1 to 15; it is \(self.heartbeatSeconds)."
+            )
         }
         guard (0...65_535).contains(self.port) else {
             throw ValidationError("The port must be from 0 to 65535; it is \(self.port).")

@@ -98,7 +98,8 @@ struct ConfigFileLoader {
     // MARK: - Lists
 
     private static let listKeys = [
-        "title", "table", "query", "id", "revision", "versions", "fields", "required", "writable", "history", "limit", "views",
+        "title", "table", "query", "id", "revision", "versions", "fields", "required", "writable", "history", "limit",
+        "views",
     ]
     private static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
 

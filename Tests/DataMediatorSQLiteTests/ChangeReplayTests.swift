@@ -1,0 +1,340 @@
+import DataMediator
+import DataMediatorSQLite
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// The stores that take writes.
+enum WritableKind: String, CaseIterable, CustomTestStringConvertible {
+    case memory
+    case sqlite
+
+    var testDescription: String { rawValue }
+}
+
+/// A writable copy of the sample list over one store.
+final class WritableSubject: Sendable {
+    static let fields: [String: FieldType] = [
+        "id": .string, "group": .string, "score": .integer, "created": .string, "kind": .string, "title": .string,
+    ]
+
+    let adapter: ListAdapter
+    private let directory: URL?
+
+    init(_ kind: WritableKind, history: Int = 10_000) throws {
+        let definition = ListDefinition(
+            name: "notes",
+            title: "Notes",
+            idField: "id",
+            revisionField: "rev",
+            views: SampleList.views,
+            limits: PageLimits(defaultLimit: 7, maximumLimit: 50),
+            isWritable: true,
+            rules: FieldRules(types: Self.fields.filter { $0.key != "id" }),
+            history: history
+        )
+        let signer = CursorSigner(secret: SampleList.secret)
+        switch kind {
+        case .memory:
+            directory = nil
+            let store = InMemoryStore(definition: definition, columns: ["group", "score", "created", "kind", "title"])
+            adapter = ListAdapter(
+                definition: definition,
+                provider: store,
+                signer: signer,
+                writer: store,
+                changeLog: store
+            )
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-changes-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            self.directory = directory
+            let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
+            adapter = try store.adapter(
+                for: definition,
+                source: SQLiteSource(kind: .table("notes"), fieldTypes: Self.fields),
+                signer: signer
+            )
+        }
+    }
+
+    deinit { directory.map { try? FileManager.default.removeItem(at: $0) } }
+}
+
+/// A small seeded generator (SplitMix64), so a failing mix of writes can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
+
+/// Random writes to the sample list: inserts, replaces that move items across sections and
+/// in and out of filters, patches of content only, and deletes.
+struct WriteMix {
+    var random: SeededGenerator
+    var ids: [String] = []
+    var created = 0
+
+    init(seed: UInt64) { random = SeededGenerator(state: seed) }
+
+    mutating func data() -> JSONValue {
+        let groups: [JSONValue] = [
+            .string("alpha"), .string("beta"), .string("gamma"), .string("omega"), .null, .string(""),
+        ]
+        let score: JSONValue =
+            Int.random(in: 0..<6, using: &random) == 0 ? .null : .integer(Int64.random(in: -5...20, using: &random))
+        let day = Int.random(in: 1...9, using: &random)
+        let hour = Int.random(in: 10...19, using: &random)
+        return .object([
+            "group": groups.randomElement(using: &random)!,
+            "score": score,
+            "created": .string("2026-11-0\(day)T\(hour):00:00Z"),
+            "kind": .string(["big", "small", "odd"].randomElement(using: &random)!),
+            "title": .string("t\(Int.random(in: 0..<1000, using: &random))"),
+        ])
+    }
+
+    /// Performs one random write.
+    mutating func step(_ adapter: ListAdapter) async throws {
+        let choice = ids.count < 20 ? 0 : Int.random(in: 0..<10, using: &random)
+        switch choice {
+        case 0...2:
+            created += 1
+            let id = "n-\(created)"
+            _ = try await adapter.create(body: .object(["id": .string(id), "data": data()]))
+            ids.append(id)
+        case 3...5:
+            let id = ids.randomElement(using: &random)!
+            _ = try await adapter.replace(id: id, body: .object(["data": data()]))
+        case 6...7:
+            let id = ids.randomElement(using: &random)!
+            let patch: JSONValue =
+                Bool.random(using: &random)
+                ? .object(["title": .string("p\(Int.random(in: 0..<1000, using: &random))")])
+                : .object(["score": .integer(Int64.random(in: -5...20, using: &random))])
+            _ = try await adapter.patch(id: id, body: .object(["data": patch]))
+        default:
+            let index = Int.random(in: 0..<ids.count, using: &random)
+            _ = try await adapter.delete(id: ids.remove(at: index))
+        }
+    }
+}
+
+/// The observer half of the contract on every writable store: a client that walked the
+/// pages while writes happened catches up through `changes` to exactly a fresh walk, and a
+/// walk under concurrent inserts and deletes serves each item once and skips none.
+@Suite struct ChangeReplayTests {
+    static func replica(of adapter: ListAdapter, view: String, limit: Int) async throws -> ListReplica {
+        var replica = ListReplica()
+        var cursor: String?
+        repeat {
+            let page = try await adapter.page(view: view, limit: String(limit), cursor: cursor)
+            replica.add(page)
+            cursor = page.next
+        } while cursor != nil
+        return replica
+    }
+
+    @Test(
+        "a walk interleaved with writes, then the changes since its first page, equals a fresh walk",
+        arguments: WritableKind.allCases,
+        SampleList.views.map(\.name)
+    )
+    func replayedChangesReachTheFreshWalk(kind: WritableKind, view: String) async throws {
+        for seed in UInt64(1)...3 {
+            let subject = try WritableSubject(kind)
+            defer { withExtendedLifetime(subject) {} }
+            let adapter = subject.adapter
+            var mix = WriteMix(seed: seed &* 7919 &+ UInt64(view.utf8.count))
+            for index in 0..<100 {
+                _ = try await adapter.create(body: .object(["id": .string("s-\(index)"), "data": mix.data()]))
+                mix.ids.append("s-\(index)")
+            }
+            for _ in 0..<50 { try await mix.step(adapter) }
+
+            var pages: [Page] = []
+            var cursor: String?
+            var writes = 0
+            repeat {
+                let page = try await adapter.page(view: view, limit: "2", cursor: cursor)
+                pages.append(page)
+                cursor = page.next
+                for _ in 0..<Int.random(in: 2...12, using: &mix.random) {
+                    try await mix.step(adapter)
+                    writes += 1
+                }
+            } while cursor != nil
+            #expect(writes >= 150, "the walk interleaved only \(writes) writes")
+            for _ in 0..<50 { try await mix.step(adapter) }
+
+            var since = String(try #require(pages.first).version)
+            var changes: [ChangeSet.Entry] = []
+            while true {
+                let answer = try await adapter.changes(view: view, since: since, limit: "37")
+                changes += answer.entries
+                guard let next = answer.next else { break }
+                #expect(answer.entries.count == 37)
+                since = String(next)
+            }
+            let applied = changes.count
+            let replica = ListReplica.replaying(pages: pages, changes: changes)
+            #expect(applied > 100)
+            let fresh = try await Self.replica(of: adapter, view: view, limit: 9)
+            #expect(replica.outline == fresh.outline, "seed \(seed)")
+            #expect(replica.sections.map(\.cells) == fresh.sections.map(\.cells), "cells differ in content")
+            #expect(replica.unknownNeighbours == 0)
+        }
+    }
+
+    @Test(
+        "a still snapshot plus every change since it equals a fresh walk",
+        arguments: WritableKind.allCases,
+        SampleList.views.map(\.name)
+    )
+    func changesAfterAStillSnapshot(kind: WritableKind, view: String) async throws {
+        let subject = try WritableSubject(kind)
+        defer { withExtendedLifetime(subject) {} }
+        let adapter = subject.adapter
+        var mix = WriteMix(seed: 5)
+        for _ in 0..<80 { try await mix.step(adapter) }
+        var replica = try await Self.replica(of: adapter, view: view, limit: 50)
+        let since = try await adapter.currentVersion(of: try adapter.definition.view(named: view))
+        for step in 0..<300 {
+            try await mix.step(adapter)
+            let changes = try await adapter.changes(view: view, since: String(since + Int64(step)), limit: nil)
+            for entry in changes.entries where entry.version == since + Int64(step) + 1 { replica.apply(entry) }
+            let fresh = try await Self.replica(of: adapter, view: view, limit: 50)
+            try #require(replica.outline == fresh.outline, "after write \(step + 1)")
+        }
+        #expect(replica.unknownNeighbours == 0)
+    }
+
+    @Test("changes name each op with its version, section and neighbour", arguments: WritableKind.allCases)
+    func changesDescribeEachWrite(kind: WritableKind) async throws {
+        let subject = try WritableSubject(kind)
+        defer { withExtendedLifetime(subject) {} }
+        let adapter = subject.adapter
+        func write(_ id: String, group: String, score: Int64) async throws {
+            _ = try await adapter.replace(
+                id: id,
+                body: .object([
+                    "data": .object([
+                        "group": .string(group), "score": .integer(score), "created": .string("2026-11-01T10:00:00Z"),
+                    ])
+                ])
+            )
+        }
+        try await write("a", group: "alpha", score: 5)  // version 1
+        try await write("b", group: "alpha", score: 3)  // 2: after a
+        try await write("c", group: "beta", score: 9)  // 3: new section after alpha
+        try await write("b", group: "alpha", score: 1)  // 4: content and place in alpha unchanged
+        try await write("b", group: "beta", score: 2)  // 5: moves to beta, after c
+        _ = try await adapter.delete(id: "a")  // 6
+        let changes = try await adapter.changes(view: "by_group", since: "0", limit: nil)
+        #expect(changes.version == 6 && changes.since == 0 && changes.next == nil)
+        let summary = changes.entries.map { entry in
+            [
+                entry.operation.rawValue, String(entry.version), entry.cell?.id ?? entry.id,
+                entry.placement?.section ?? "-", entry.placement?.sectionAfter ?? "-", entry.placement?.after ?? "-",
+            ].joined(separator: " ")
+        }
+        #expect(
+            summary == [
+                "insert 1 a alpha - -",
+                "insert 2 b alpha - a",
+                "insert 3 c beta alpha -",
+                "update 4 b - - -",
+                "move 5 b beta alpha c",
+                "delete 6 a - - -",
+            ]
+        )
+        // The `positive` view's filter (score > 0) sees the same writes as inserts and deletes.
+        _ = try await adapter.patch(id: "c", body: .object(["data": .object(["score": .integer(-1)])]))
+        let positive = try await adapter.changes(view: "positive", since: "5", limit: nil)
+        #expect(positive.entries.map(\.operation) == [.delete, .delete])
+        #expect(positive.entries.map(\.version) == [6, 7])
+        #expect(positive.entries.map(\.id) == ["a", "c"])
+
+        let gone = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.changes(view: nil, since: "8", limit: nil)
+        }
+        #expect(gone?.code == .historyGone)
+        for bad in [nil, "", "-1", "x", "1.5", "99999999999999999999"] {
+            let error = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.changes(view: nil, since: bad, limit: nil)
+            }
+            #expect(error?.code == .badRequest, "since=\(bad ?? "nil")")
+        }
+    }
+
+    @Test("history older than the kept versions is gone", arguments: WritableKind.allCases)
+    func historyIsBounded(kind: WritableKind) async throws {
+        let subject = try WritableSubject(kind, history: 5)
+        defer { withExtendedLifetime(subject) {} }
+        let adapter = subject.adapter
+        for index in 0..<12 {
+            _ = try await adapter.create(body: .object(["id": .string("x\(index)"), "data": .object([:])]))
+        }
+        let kept = try await adapter.changes(view: "flat", since: "7", limit: nil)
+        #expect(kept.entries.map(\.version) == [8, 9, 10, 11, 12])
+        let error = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.changes(view: "flat", since: "6", limit: nil)
+        }
+        #expect(error?.code == .historyGone)
+    }
+
+    @Test(
+        "a walk under concurrent inserts and deletes serves every item once and skips none that stayed",
+        arguments: WritableKind.allCases,
+        ["by_day", "by_group", "positive"]
+    )
+    func walkUnderConcurrentWrites(kind: WritableKind, view: String) async throws {
+        let subject = try WritableSubject(kind)
+        defer { withExtendedLifetime(subject) {} }
+        let adapter = subject.adapter
+        var mix = WriteMix(seed: 99)
+        var before: [String] = []
+        for index in 0..<150 {
+            let id = "s-\(index)"
+            _ = try await adapter.create(body: .object(["id": .string(id), "data": mix.data()]))
+            before.append(id)
+        }
+        let doomed = Set(before.shuffled(using: &mix.random).prefix(40))
+        let writer = Task { [mix] in
+            var mix = mix
+            var deleted: [String] = []
+            for (index, id) in doomed.sorted().enumerated() {
+                _ = try await adapter.create(body: .object(["id": .string("c-\(index)"), "data": mix.data()]))
+                _ = try await adapter.create(body: .object(["id": .string("d-\(index)"), "data": mix.data()]))
+                _ = try await adapter.delete(id: id)
+                deleted.append(id)
+                await Task.yield()
+            }
+            return deleted
+        }
+        var served: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try await adapter.page(view: view, limit: "3", cursor: cursor)
+            served += page.items.map(\.id)
+            cursor = page.next
+            await Task.yield()
+        } while cursor != nil
+        let deleted = Set(try await writer.value)
+        #expect(deleted.count == 40)
+        #expect(Set(served).count == served.count, "an item was served twice")
+        let viewDefinition = try adapter.definition.view(named: view)
+        let fresh = try await ChangeReplayTests.replica(of: adapter, view: view, limit: 50)
+        let stayed = Set(before).subtracting(deleted)
+        let expected = Set(fresh.sections.flatMap(\.cells).map(\.id)).intersection(stayed)
+        #expect(viewDefinition.filter.isEmpty ? expected == stayed : expected.isSubset(of: stayed))
+        let missing = expected.subtracting(served)
+        #expect(missing.isEmpty, "skipped: \(missing.sorted())")
+    }
+}

@@ -59,11 +59,16 @@ import Testing
 
         func run(
             tokens: [String] = [WriteRouteTests.token],
+            readTokens: [String] = [],
             _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
         ) async throws {
             let router = buildRouter(
                 registry: registry,
-                configuration: HTTPServerConfiguration(writeTokens: tokens, maximumBodySize: 4096)
+                configuration: HTTPServerConfiguration(
+                    writeTokens: tokens,
+                    maximumBodySize: 4096,
+                    readTokens: readTokens
+                )
             )
             try await Application(router: router).test(.router) { client in try await test(client) }
         }

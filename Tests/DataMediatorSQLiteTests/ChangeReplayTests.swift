@@ -92,10 +92,10 @@ struct WriteMix {
         let day = Int.random(in: 1...9, using: &random)
         let hour = Int.random(in: 10...19, using: &random)
         return .object([
-            "group": groups.randomElement(using: &random)!,
+            "group": groups[Int.random(in: 0..<groups.count, using: &random)],
             "score": score,
             "created": .string("2026-11-0\(day)T\(hour):00:00Z"),
-            "kind": .string(["big", "small", "odd"].randomElement(using: &random)!),
+            "kind": .string(["big", "small", "odd"][Int.random(in: 0..<3, using: &random)]),
             "title": .string("t\(Int.random(in: 0..<1000, using: &random))"),
         ])
     }
@@ -110,10 +110,10 @@ struct WriteMix {
             _ = try await adapter.create(body: .object(["id": .string(id), "data": data()]))
             ids.append(id)
         case 3...5:
-            let id = ids.randomElement(using: &random)!
+            let id = ids[Int.random(in: 0..<ids.count, using: &random)]
             _ = try await adapter.replace(id: id, body: .object(["data": data()]))
         case 6...7:
-            let id = ids.randomElement(using: &random)!
+            let id = ids[Int.random(in: 0..<ids.count, using: &random)]
             let patch: JSONValue =
                 Bool.random(using: &random)
                 ? .object(["title": .string("p\(Int.random(in: 0..<1000, using: &random))")])

@@ -10,8 +10,8 @@ import NIOCore
 /// write's signal (or a heartbeat tick). Reconnecting with `Last-Event-ID` therefore
 /// resumes exactly after the last event seen, with nothing lost or doubled.
 struct EventStream: Sendable {
-    static let lastEventID = HTTPField.Name("Last-Event-ID")!
-    static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
+    static let lastEventID = HTTPField.Name.known("Last-Event-ID")
+    static let accelBuffering = HTTPField.Name.known("X-Accel-Buffering")
     /// Changes read from the log at a time while catching up.
     static let catchUpBatch = 256
 

@@ -1,5 +1,6 @@
 import DataMediator
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The query and path parameters of a list request, checked: each at most once.
@@ -47,5 +48,12 @@ struct Parameters {
             segments.append(decoded)
         }
         return segments.joined(separator: "/")
+    }
+}
+
+extension HTTPField.Name {
+    /// A header name written in the source, so known to be valid (`Link`, `Last-Event-ID`).
+    static func known(_ name: String) -> HTTPField.Name {
+        HTTPField.Name(name) ?? .contentType
     }
 }

@@ -129,8 +129,8 @@ struct WriteRoutes: Sendable {
         )
     }
 
-    static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
-    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+    static let idempotencyKeyField = HTTPField.Name.known("Idempotency-Key")
+    static let idempotentReplayed = HTTPField.Name.known("Idempotent-Replayed")
 
     /// The request's `Idempotency-Key`: 1 to 255 visible ASCII characters, bare or as a
     /// quoted string (the structured-field form of the IETF draft).

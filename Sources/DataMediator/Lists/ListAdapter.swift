@@ -244,9 +244,7 @@ public struct ListAdapter: Sendable {
     static func fingerprint(of body: JSONValue) -> String {
         var writer = JSONWriter()
         writer.write(body)
-        return SHA256.hash(data: writer.bytes).map { byte in
-            (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
+        return Hex.string(SHA256.hash(data: writer.bytes))
     }
 
     /// Replaces (or creates) the item with `id` from a body `{"data": {...}}`.

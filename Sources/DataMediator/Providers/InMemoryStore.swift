@@ -129,7 +129,7 @@ public final class InMemoryStore: DataProvider, SectionInfoProvider, ItemWriter,
                     return WriteResult(item: first.item, version: first.version, created: true, replayed: true)
                 }
             }
-            let id = id ?? Self.randomID()
+            let id = id ?? Hex.randomID()
             if state.items[id] != nil {
                 throw DataMediatorError(.conflict, "An item with id '\(id)' exists; PUT replaces it.")
             }
@@ -242,14 +242,6 @@ public final class InMemoryStore: DataProvider, SectionInfoProvider, ItemWriter,
     private static func revision(of item: Item, field: String) -> Int64 {
         if case .integer(let revision) = item[field] { return revision }
         return 1
-    }
-
-    private static func randomID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-        }.joined()
     }
 }
 

@@ -43,6 +43,27 @@ public struct Item: Sendable, Hashable {
         }
     }
 
+    /// The item as a JSON object of its fields, in layout order (how stores keep a copy).
+    public func objectJSON() -> [UInt8] {
+        var writer = JSONWriter(capacity: 32 + values.count * 24)
+        writer.raw("{")
+        for (index, name) in layout.names.enumerated() {
+            writer.separator(index)
+            writer.key(name)
+            writer.write(values[index])
+        }
+        writer.raw("}")
+        return writer.bytes
+    }
+
+    /// An item of `layout` from a JSON object such as ``objectJSON()`` writes; fields the
+    /// object lacks are `null`, members the layout lacks are dropped. Nil when `bytes` is
+    /// not a JSON object.
+    public init?(objectJSON bytes: [UInt8], layout: ItemLayout) {
+        guard case .object(let members)? = try? JSONValue.parse(bytes) else { return nil }
+        self.init(layout: layout, values: layout.names.map { members[$0] ?? .null })
+    }
+
     /// Items are equal when they hold the same fields with the same values.
     public static func == (lhs: Item, rhs: Item) -> Bool {
         lhs.fields == rhs.fields

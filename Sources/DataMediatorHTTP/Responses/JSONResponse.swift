@@ -1,4 +1,5 @@
 import Crypto
+import DataMediator
 import Foundation
 import Hummingbird
 
@@ -29,13 +30,7 @@ enum JSONResponse {
 
     /// A strong entity tag: the first 16 bytes of the body's SHA-256, quoted.
     static func entityTag(of bytes: [UInt8]) -> String {
-        let digest = SHA256.hash(data: bytes)
-        var text = "\""
-        for byte in digest.prefix(16) {
-            let hex = String(byte, radix: 16)
-            text += byte < 16 ? "0" + hex : hex
-        }
-        return text + "\""
+        "\"" + Hex.string(SHA256.hash(data: bytes).prefix(16)) + "\""
     }
 
     /// Whether an `If-None-Match` field names `tag` (weak comparison, as RFC 9110 §13.1.2

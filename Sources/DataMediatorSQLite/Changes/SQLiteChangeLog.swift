@@ -17,7 +17,6 @@ public struct SQLiteChangeLog: ChangeLog {
     private let list: String
     private let history: Int
     private let provider: SQLiteDataProvider
-    private let columns: [String]
     private let layout: ItemLayout
 
     init(database: DatabasePool, list: ListDefinition, provider: SQLiteDataProvider, columns: [String]) {
@@ -25,7 +24,6 @@ public struct SQLiteChangeLog: ChangeLog {
         self.list = list.name
         self.history = list.history
         self.provider = provider
-        self.columns = columns
         self.layout = ItemLayout(columns)
     }
 
@@ -63,17 +61,7 @@ public struct SQLiteChangeLog: ChangeLog {
 
     /// Records what a write did to each view, and forgets what is older than the history.
     func append(version: Int64, id: String, item: Item?, changes: [String: ViewChange], in db: Database) throws {
-        let itemJSON = item.map { item -> String in
-            var writer = JSONWriter(capacity: 256)
-            writer.raw("{")
-            for (index, name) in item.layout.names.enumerated() {
-                writer.separator(index)
-                writer.key(name)
-                writer.write(item.values[index])
-            }
-            writer.raw("}")
-            return writer.string
-        }
+        let itemJSON = item.map { String(decoding: $0.objectJSON(), as: UTF8.self) }
         let insert = try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO \(Self.changesTable)
@@ -137,17 +125,12 @@ public struct SQLiteChangeLog: ChangeLog {
                         operation: operation,
                         version: row[0],
                         id: row[2],
-                        item: (row[3] as String?).flatMap(item(fromJSON:)),
+                        item: (row[3] as String?).flatMap { Item(objectJSON: Array($0.utf8), layout: layout) },
                         placement: section.map { Placement(section: $0, sectionAfter: row[5], after: row[6]) }
                     )
                 )
             }
             return ChangeWindow(changes: changes, version: version)
         }
-    }
-
-    private func item(fromJSON text: String) -> Item? {
-        guard case .object(let members)? = try? JSONValue.parse(Array(text.utf8)) else { return nil }
-        return Item(layout: layout, values: columns.map { members[$0] ?? .null })
     }
 }

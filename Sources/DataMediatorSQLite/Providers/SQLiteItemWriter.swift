@@ -18,9 +18,13 @@ public struct SQLiteItemWriter: ItemWriter {
     /// Every writable field, in a fixed order (the id and revision excluded).
     private let fields: [String]
     private let fieldTypes: [String: FieldType]
-    /// The columns a read returns, and their layout.
+    /// The columns a read returns (the list's and every writable field), and their layout.
     private let columns: [String]
     private let layout: ItemLayout
+    /// The SQL that does not change from write to write, built once.
+    private let selectByID: String
+    private let returning: String
+    private let updateByID: String
     /// Reads the views around a written item, and the list's version.
     private let provider: SQLiteDataProvider
     private let recorder: ChangeRecorder
@@ -44,8 +48,16 @@ public struct SQLiteItemWriter: ItemWriter {
         self.revisionField = revisionField
         self.fields = fieldTypes.keys.filter { $0 != list.idField && $0 != revisionField }.sorted()
         self.fieldTypes = fieldTypes
-        self.columns = columns
-        self.layout = ItemLayout(columns)
+        let read = columns + fields.filter { !columns.contains($0) }
+        self.columns = read
+        self.layout = ItemLayout(read)
+        let table = SQL.quote(table)
+        let id = SQL.quote(list.idField)
+        let revision = SQL.quote(revisionField)
+        self.selectByID = "SELECT \(read.map(SQL.quote).joined(separator: ", ")) FROM \(table) WHERE \(id) = ?"
+        self.returning = " RETURNING " + read.map(SQL.quote).joined(separator: ", ")
+        let assignments = fields.map { "\(SQL.quote($0)) = ?" } + ["\(revision) = COALESCE(\(revision), 0) + 1"]
+        self.updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(id) = ?" + returning
         self.provider = provider
         self.recorder = ChangeRecorder(views: list.views, idField: list.idField)
         self.changeLog = changeLog
@@ -111,7 +123,9 @@ public struct SQLiteItemWriter: ItemWriter {
         let key = try storedID(id, missing: true)
         return try await database.write { db in
             guard let old = try current(key, in: db) else { throw unknown(id) }
-            let merged = JSONValue.object(try storedFields(key, in: db)).merging(patch).objectValue ?? [:]
+            var stored: [String: JSONValue] = [:]
+            for field in fields where old[field] != .null { stored[field] = old[field] }
+            let merged = JSONValue.object(stored).merging(patch).objectValue ?? [:]
             try check(merged)
             return try record(old: old, in: db) { try updateRow(key: key, values: merged, in: db) }
         }
@@ -183,29 +197,26 @@ public struct SQLiteItemWriter: ItemWriter {
                 "The Idempotency-Key '\(idempotency.key)' was used with another body; use a new key for a new item."
             )
         }
-        guard case .object(let members)? = try? JSONValue.parse(Array((row[1] as String).utf8)) else { return nil }
-        let item = Item(layout: layout, values: columns.map { members[$0] ?? .null })
+        guard let item = Item(objectJSON: Array((row[1] as String).utf8), layout: layout) else { return nil }
         return WriteResult(item: item, version: row[2], created: true, replayed: true)
     }
 
     private func remember(_ idempotency: IdempotencyKey, result: WriteResult, in db: Database) throws {
-        var writer = JSONWriter(capacity: 256)
-        writer.write(JSONValue.object(result.item.fields))
         try db.execute(
             sql: """
                 INSERT INTO \(Self.idempotencyTable) (list, key, fingerprint, item, version, created_at)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                list, idempotency.key, idempotency.fingerprint, writer.string, result.version,
+                list, idempotency.key, idempotency.fingerprint,
+                String(decoding: result.item.objectJSON(), as: UTF8.self),
+                result.version,
                 Date().timeIntervalSince1970,
             ]
         )
     }
 
     // MARK: - Rows
-
-    private var returning: String { " RETURNING " + columns.map(SQL.quote).joined(separator: ", ") }
 
     private func insertRow(key: DatabaseValue?, values: [String: JSONValue], in db: Database) throws -> Item {
         var names = fields + [revisionField]
@@ -215,7 +226,7 @@ public struct SQLiteItemWriter: ItemWriter {
             arguments.insert(key, at: 0)
         } else if idType != .integer {
             names.insert(idField, at: 0)
-            arguments.insert(UUIDText.random().databaseValue, at: 0)
+            arguments.insert(Hex.randomID().databaseValue, at: 0)
         }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let sql =
@@ -225,15 +236,8 @@ public struct SQLiteItemWriter: ItemWriter {
     }
 
     private func updateRow(key: DatabaseValue, values: [String: JSONValue], in db: Database) throws -> Item {
-        let assignments =
-            fields.map { "\(SQL.quote($0)) = ?" } + [
-                "\(SQL.quote(revisionField)) = COALESCE(\(SQL.quote(revisionField)), 0) + 1"
-            ]
         let arguments = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [key]
-        let sql =
-            "UPDATE \(SQL.quote(table)) SET \(assignments.joined(separator: ", ")) WHERE \(SQL.quote(idField)) = ?"
-            + returning
-        return try readItem(db, sql: sql, arguments: arguments)
+        return try readItem(db, sql: updateByID, arguments: arguments)
     }
 
     private func readItem(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> Item {
@@ -258,26 +262,9 @@ public struct SQLiteItemWriter: ItemWriter {
         return Item(layout: layout, values: values)
     }
 
-    /// The row with `key` as the list reads it, or nil.
+    /// The row with `key` as the list reads it (every writable field included), or nil.
     private func current(_ key: DatabaseValue, in db: Database) throws -> Item? {
-        let sql =
-            "SELECT \(columns.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(table)) WHERE \(SQL.quote(idField)) = ?"
-        return try fetchItem(db, sql: sql, arguments: [key])
-    }
-
-    /// The writable fields of the row with `key` that are not `null`.
-    private func storedFields(_ key: DatabaseValue, in db: Database) throws -> [String: JSONValue] {
-        guard !fields.isEmpty else { return [:] }
-        let select =
-            "SELECT \(fields.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(table)) WHERE \(SQL.quote(idField)) = ?"
-        guard let row = try Row.fetchOne(db, sql: select, arguments: [key]) else { return [:] }
-        var current: [String: JSONValue] = [:]
-        for (index, field) in fields.enumerated() {
-            let stored = JSONValue(row[index] as DatabaseValue)
-            let value = fieldTypes[field].map { $0.present(stored) } ?? stored
-            if value != .null { current[field] = value }
-        }
-        return current
+        try fetchItem(db, sql: selectByID, arguments: [key])
     }
 
     private func exists(_ key: DatabaseValue, in db: Database) throws -> Bool {
@@ -327,15 +314,5 @@ public struct SQLiteItemWriter: ItemWriter {
 
     private func unknown(_ id: String) -> DataMediatorError {
         DataMediatorError(.unknownItem, "There is no item '\(id)' in list '\(list)'.")
-    }
-}
-
-/// Random ids for text id columns.
-enum UUIDText {
-    static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let hex = bytes.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
-        return hex
     }
 }

@@ -130,9 +130,9 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// The writer of a writable table list, or nil for a list that is not writable.
-    ///
-    /// Adds the revision column (`INTEGER NOT NULL DEFAULT 1`) to a table that lacks it.
+    /// The writer and change log of a writable table list, or nil for a list that is not
+    /// writable. `provider` comes from ``provider(for:source:)``, which has added the
+    /// revision column (`INTEGER NOT NULL DEFAULT 1`) to a table that lacked it.
     ///
     /// - Throws: `SQLiteStoreError` when the list is writable but its source is a query, or
     ///   it has no revision field.
@@ -152,12 +152,6 @@ public final class SQLiteStore: Sendable {
         let changeLog = SQLiteChangeLog(database: database, list: list, provider: provider, columns: columns)
         do {
             try database.write { db in
-                if try !db.columns(in: table).contains(where: { $0.name == revision }) {
-                    try db.execute(
-                        sql:
-                            "ALTER TABLE \(SQL.quote(table)) ADD COLUMN \(SQL.quote(revision)) INTEGER NOT NULL DEFAULT 1"
-                    )
-                }
                 try changeLog.start(in: db)
             }
         } catch {

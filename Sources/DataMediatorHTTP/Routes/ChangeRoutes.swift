@@ -14,14 +14,13 @@ struct ChangeRoutes: Sendable {
             let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
             let query = try Parameters(request, allowed: ["view", "since", "limit"])
             let changes = try await adapter.changes(view: query.view, since: query.since, limit: query.limit)
-            var headers: HTTPFields = [:]
-            if let next = changes.next, let link = HTTPField.Name("Link") {
-                var target = adapter.definition.href + "/changes?"
-                if let view = query.view { target += "view=" + PathSegment.encode(view) + "&" }
-                if let limit = query.limit { target += "limit=" + PathSegment.encode(limit) + "&" }
-                headers[link] = "<\(target)since=\(next)>; rel=\"next\""
+            let headers = changes.next.map { next in
+                Parameters.nextLink(
+                    adapter.definition.href + "/changes",
+                    [("view", query.view), ("limit", query.limit), ("since", String(next))]
+                )
             }
-            return JSONResponse.make(changes.json(), for: request, headers: headers)
+            return JSONResponse.make(changes.json(), for: request, headers: headers ?? [:])
         }
         router.get("/lists/:list/events") { request, context in
             let adapter = try registry.adapter(named: try Parameters.path(context, "list"))

@@ -48,13 +48,12 @@ struct ListRoutes: Sendable {
         let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
         let query = try Parameters(request, allowed: ["view", "limit", "cursor"])
         let page = try await adapter.page(view: query.view, limit: query.limit, cursor: query.cursor)
-        var headers: HTTPFields = [:]
-        if let next = page.next, let link = HTTPField.Name("Link") {
-            var target = adapter.definition.href + "/items?"
-            if let view = query.view { target += "view=" + PathSegment.encode(view) + "&" }
-            if query.limit != nil { target += "limit=\(page.limit)&" }
-            headers[link] = "<\(target)cursor=\(next)>; rel=\"next\""
+        let headers = page.next.map { next in
+            Parameters.nextLink(
+                adapter.definition.href + "/items",
+                [("view", query.view), ("limit", query.limit.map { _ in String(page.limit) }), ("cursor", next)]
+            )
         }
-        return JSONResponse.make(page.json(), for: request, headers: headers)
+        return JSONResponse.make(page.json(), for: request, headers: headers ?? [:])
     }
 }

@@ -51,6 +51,17 @@ struct Parameters {
     }
 }
 
+extension Parameters {
+    /// `Link: <path?name=value&...>; rel="next"`, naming the parameters that are given (in
+    /// order), for answers that continue.
+    static func nextLink(_ path: String, _ parameters: [(name: String, value: String?)]) -> HTTPFields {
+        let query = parameters.compactMap { parameter in
+            parameter.value.map { parameter.name + "=" + PathSegment.encode($0) }
+        }
+        return [.known("Link"): "<\(path)?\(query.joined(separator: "&"))>; rel=\"next\""]
+    }
+}
+
 extension HTTPField.Name {
     /// A header name written in the source, so known to be valid (`Link`, `Last-Event-ID`).
     static func known(_ name: String) -> HTTPField.Name {

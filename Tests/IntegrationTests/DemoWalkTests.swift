@@ -121,6 +121,46 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    @Test func theDemoTransactionsTakeWritesWithAToken() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "50"],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "demo-token"]
+        )
+        defer { server.removeData() }
+        let description = try await server.json("/lists/transactions")
+        #expect(description["writable"] as? Bool == true)
+        #expect(try await server.json("/lists/highscore")["writable"] as? Bool == false)
+        let start = try #require(try await server.json("/lists/transactions/items?limit=1")["version"] as? String)
+
+        let json = ["Content-Type": "application/json"]
+        let body = #"{"data": {"player": "zoe", "points": 5, "reason": "demo", "created_at": "2030-01-01T00:00:00Z"}}"#
+        let refused = try await server.send("POST", "/lists/transactions/items", headers: json, body: body)
+        #expect(refused.status == 401 && refused.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
+        let authorized = json.merging(["Authorization": "Bearer demo-token"]) { $1 }
+        let missing = #"{"data": {"player": "zoe"}}"#
+        let invalid = try await server.send("POST", "/lists/transactions/items", headers: authorized, body: missing)
+        #expect(invalid.status == 422)
+
+        let created = try await server.send("POST", "/lists/transactions/items", headers: authorized, body: body)
+        #expect(created.status == 201)
+        let item = try #require(try JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])
+        let id = try #require(item["id"] as? String)
+        #expect(created.headers["location"] == "/lists/transactions/items/\(id)")
+        // The newest transaction opens the first page, in its own day's section.
+        let first = try Page.decode(try await server.get("/lists/transactions/items?limit=1").body)
+        #expect(first.sections.first?.id == "2030-01-01" && first.sections.first?.items.first?.id == id)
+
+        let deleted = try await server.send("DELETE", "/lists/transactions/items/\(id)", headers: authorized)
+        #expect(deleted.status == 204)
+        let changes = try await server.json("/lists/transactions/changes?since=\(start)")
+        let ops = try #require(changes["changes"] as? [[String: Any]]).map { $0["op"] as? String }
+        #expect(ops == ["insert", "delete"])
+        // The aggregate over the transactions can only say that it moved.
+        let scores = try await server.json("/lists/highscore/changes?since=\(start)")
+        #expect(try #require(scores["changes"] as? [[String: Any]]).map { $0["op"] as? String } == ["reload"])
+        #expect(await server.stop() == 0)
+    }
+
     @Test func aCursorStaysValidAcrossARestart() async throws {
         let first = try await ServerProcess()
         defer { first.removeData() }

@@ -94,7 +94,19 @@ final class ServerProcess: @unchecked Sendable {
         _ path: String,
         headers: [String: String] = [:]
     ) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+        try await send("GET", path, headers: headers)
+    }
+
+    /// Sends a request with `method` and an optional body through URLSession.
+    func send(
+        _ method: String,
+        _ path: String,
+        headers: [String: String] = [:],
+        body: String? = nil
+    ) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
         var request = URLRequest(url: try #require(URL(string: base + path)))
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = try #require(response as? HTTPURLResponse)

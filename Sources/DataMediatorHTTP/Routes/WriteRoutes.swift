@@ -143,7 +143,8 @@ struct WriteRoutes: Sendable {
             throw Problem(.badRequest, detail: "Idempotency-Key is given \(values.count) times; give it once.")
         }
         var key = raw.trimmingCharacters(in: .whitespaces)
-        if key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\"") { key = String(key.dropFirst().dropLast()) }
+        // `"k"` is the key `k`; `""` (nothing inside) is a bare key of two characters.
+        if key.utf8.count >= 3, key.hasPrefix("\""), key.hasSuffix("\"") { key = String(key.dropFirst().dropLast()) }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw Problem(
                 .badRequest,

@@ -14,6 +14,8 @@ enum DemoConfig {
             table: transactions
             id: id
             revision: rev
+            writable: true
+            required: [player, points, reason, created_at]
             fields:
               id: integer
               player: string

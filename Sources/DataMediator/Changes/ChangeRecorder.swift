@@ -18,10 +18,14 @@ public struct ChangeRecorder: Sendable {
     ///   - withSectionAfter: true after a write (the placements a change log keeps), false
     ///     before it (only compared).
     ///   - before: up to `limit` items of a view strictly before a position, nearest first.
+    ///   - beforeSection: the last item of a view before the section with a key (see
+    ///     ``Placement/of(_:in:idField:withSectionAfter:before:beforeSection:)``), when the
+    ///     store can read it directly.
     public func placements(
         of item: Item?,
         withSectionAfter: Bool,
-        before: (_ view: View, _ position: Position, _ limit: Int) throws -> [Item]
+        before: (_ view: View, _ position: Position, _ limit: Int) throws -> [Item],
+        beforeSection: ((_ view: View, _ key: JSONValue) throws -> Item?)? = nil
     ) throws -> [String: Placement] {
         guard let item else { return [:] }
         var placements: [String: Placement] = [:]
@@ -30,8 +34,10 @@ public struct ChangeRecorder: Sendable {
                 item,
                 in: view,
                 idField: idField,
-                withSectionAfter: withSectionAfter
-            ) { position, limit in try before(view, position, limit) }
+                withSectionAfter: withSectionAfter,
+                before: { position, limit in try before(view, position, limit) },
+                beforeSection: beforeSection.map { read in { key in try read(view, key) } }
+            )
         }
         return placements
     }

@@ -24,14 +24,19 @@ public struct Placement: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - withSectionAfter: whether to find ``sectionAfter`` when the item is not at its
-    ///     section's head (that reads back over the items before it in its section).
+    ///     section's head.
     ///   - before: up to `limit` items of the view strictly before a position, nearest first.
+    ///   - beforeSection: the last item of the view before the first item of the section
+    ///     with a given key (nil when that section is the view's first), for views whose
+    ///     section field leads their sort; one read however long the section is. Without
+    ///     it, ``sectionAfter`` is found by reading back over the section's items.
     public static func of(
         _ item: Item,
         in view: View,
         idField: String,
         withSectionAfter: Bool,
-        before: (_ position: Position, _ limit: Int) throws -> [Item]
+        before: (_ position: Position, _ limit: Int) throws -> [Item],
+        beforeSection: ((_ key: JSONValue) throws -> Item?)? = nil
     ) throws -> Placement {
         let section = view.sectionID(of: item)
         guard let previous = try before(view.position(of: item), 1).first else {
@@ -42,19 +47,40 @@ public struct Placement: Sendable, Hashable {
             return Placement(section: section, sectionAfter: previousSection, after: nil)
         }
         let after = previous[idField].idString
-        guard withSectionAfter, view.section != nil else {
+        guard withSectionAfter, let rule = view.section else {
             return Placement(section: section, sectionAfter: nil, after: after)
         }
-        var last = previous
+        if let beforeSection, view.sort.first?.field == rule.field {
+            let last = try beforeSection(rule.key(for: item[rule.field]))
+            let lastSection = last.map { view.sectionID(of: $0) }
+            // A store whose order disagrees with the section keys falls back to the scan.
+            if lastSection != section {
+                return Placement(section: section, sectionAfter: lastSection, after: after)
+            }
+        }
+        return try Placement(
+            section: section,
+            sectionAfter: sectionBefore(section, from: previous, in: view, before: before),
+            after: after
+        )
+    }
+
+    /// The id of the first section before `section`, reading back from `last` (an item of
+    /// `section`) in growing batches; nil when `section` is the view's first.
+    private static func sectionBefore(
+        _ section: String,
+        from last: Item,
+        in view: View,
+        before: (_ position: Position, _ limit: Int) throws -> [Item]
+    ) throws -> String? {
+        var last = last
         var batch = 64
         while true {
             let items = try before(view.position(of: last), batch)
             if let other = items.lazy.map({ view.sectionID(of: $0) }).first(where: { $0 != section }) {
-                return Placement(section: section, sectionAfter: other, after: after)
+                return other
             }
-            guard items.count == batch, let tail = items.last else {
-                return Placement(section: section, sectionAfter: nil, after: after)
-            }
+            guard items.count == batch, let tail = items.last else { return nil }
             last = tail
             batch = min(batch * 4, 4096)
         }

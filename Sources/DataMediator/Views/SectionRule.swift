@@ -44,7 +44,8 @@ public struct SectionRule: Sendable, Hashable {
     /// The section key of an item whose field holds `value`.
     public func key(for value: JSONValue) -> JSONValue {
         guard let length = grouping.prefixLength, case .string(let text) = value else { return value }
-        return .string(String(text.prefix(length)))
+        // Unicode scalars, as SQLite's substr counts them, so both stores agree.
+        return .string(String(String.UnicodeScalarView(text.unicodeScalars.prefix(length))))
     }
 
     /// The section id for a key: the key as a string.

@@ -63,6 +63,72 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         try read(windowQueries(of: view.reversed, from: position, inclusive: false), limit: limit, in: db)
     }
 
+    /// The last item of `view` before the first item of the section with `key`, nil when
+    /// that section is the view's first: one read on the view's index, however long the
+    /// section is. The view's section field leads its sort (``View/sectionProblem()``).
+    func lastItem(beforeSection key: JSONValue, in view: View, db: Database) throws -> Item? {
+        for query in beforeSectionQueries(key, in: view) {
+            if let item = try fetch(db, sql: query.sql, arguments: query.arguments).first { return item }
+        }
+        return nil
+    }
+
+    /// The statements of ``lastItem(beforeSection:in:db:)``, one per index range, in order.
+    func beforeSectionQueries(_ key: JSONValue, in view: View) -> [(sql: String, arguments: [DatabaseValue])] {
+        guard let rule = view.section, let leading = view.sort.first, leading.field == rule.field else { return [] }
+        let column = SQL.quote(rule.field)
+        // SQLite sorts NULL first, then numbers, then text: ascending, the items before a
+        // section are those with smaller values, then the NULLs; descending, greater ones.
+        // Each range is its own statement, so that each is one seek on the view's index.
+        var ranges: [(sql: String, arguments: [DatabaseValue])] = []
+        switch (key, leading.order) {
+        case (.null, .ascending):
+            return []
+        case (.null, .descending):
+            ranges.append(("\(column) IS NOT NULL", []))
+        case (.string(let prefix), .descending) where prefix.unicodeScalars.count == rule.grouping.prefixLength:
+            // The section holds every text that starts with `prefix`; the text after all of
+            // them is `prefix` with its last character raised by one.
+            if let successor = Self.successor(of: prefix) {
+                ranges.append(("\(column) >= ?", [successor.databaseValue]))
+            } else {
+                let length = prefix.unicodeScalars.count
+                ranges.append(
+                    (
+                        "\(column) > ? AND substr(\(column), 1, \(length)) <> ?",
+                        [prefix.databaseValue, prefix.databaseValue]
+                    )
+                )
+            }
+        case (_, .ascending):
+            ranges.append(("\(column) < ?", [key.databaseValue]))
+            if !keyset.notNullColumns.contains(rule.field) { ranges.append(("\(column) IS NULL", [])) }
+        case (_, .descending):
+            ranges.append(("\(column) > ?", [key.databaseValue]))
+        }
+        let (conditions, arguments) = keyset.filter(view)
+        let order = " ORDER BY \(keyset.orderBy(view.reversed)) LIMIT 1"
+        return ranges.map { range in
+            (
+                "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions + [range.sql]))" + order,
+                arguments + range.arguments
+            )
+        }
+    }
+
+    /// The least text greater than every text that starts with `prefix` (in SQLite's
+    /// binary order, which is the order of Unicode scalars); nil when the last scalar is the
+    /// greatest there is.
+    static func successor(of prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        guard let last = scalars.popLast() else { return nil }
+        // The scalars skip the surrogate block.
+        let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
+        guard let raised = Unicode.Scalar(next) else { return nil }
+        scalars.append(raised)
+        return String(String.UnicodeScalarView(scalars))
+    }
+
     /// The rows of window queries, one range after another, until `limit` are read.
     private func read(
         _ queries: [(sql: String, arguments: [DatabaseValue])],

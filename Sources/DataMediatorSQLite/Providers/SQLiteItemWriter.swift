@@ -170,9 +170,12 @@ public struct SQLiteItemWriter: ItemWriter {
     }
 
     private func placements(of item: Item?, withSectionAfter: Bool, in db: Database) throws -> [String: Placement] {
-        try recorder.placements(of: item, withSectionAfter: withSectionAfter) { view, position, limit in
-            try provider.items(before: position, in: view, limit: limit, db: db)
-        }
+        try recorder.placements(
+            of: item,
+            withSectionAfter: withSectionAfter,
+            before: { view, position, limit in try provider.items(before: position, in: view, limit: limit, db: db) },
+            beforeSection: { view, key in try provider.lastItem(beforeSection: key, in: view, db: db) }
+        )
     }
 
     // MARK: - Idempotency

@@ -104,5 +104,6 @@ struct FailingProvider: DataProvider, SectionInfoProvider {
         throw Failure()
     }
     func locate(id: String, in view: View) async throws -> Location? { throw Failure() }
+    func currentVersion() async throws -> Int64 { throw Failure() }
     func sectionCounts(of view: View) async throws -> SectionCounts { throw Failure() }
 }

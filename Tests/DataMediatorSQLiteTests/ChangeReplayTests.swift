@@ -204,7 +204,7 @@ struct WriteMix {
         var mix = WriteMix(seed: 5)
         for _ in 0..<80 { try await mix.step(adapter) }
         var replica = try await Self.replica(of: adapter, view: view, limit: 50)
-        let since = try await adapter.currentVersion(of: try adapter.definition.view(named: view))
+        let since = try await adapter.currentVersion()
         for step in 0..<300 {
             try await mix.step(adapter)
             let changes = try await adapter.changes(view: view, since: String(since + Int64(step)), limit: nil)

@@ -195,6 +195,55 @@ import Testing
         #expect(!replaced.created && replaced.item["rev"] == .integer(2) && replaced.version == 3)
     }
 
+    @Test func anIdempotencyKeyIsHonouredForTwentyFourHoursAndThenForgotten() async throws {
+        let fixture = try SQLiteFixture(items: [])
+        let list = ListDefinition(
+            name: "counters",
+            title: "Counters",
+            idField: "id",
+            revisionField: "rev",
+            views: [View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("c"), fields: ["label"])],
+            isWritable: true
+        )
+        let source = SQLiteSource(kind: .table("counters"), fieldTypes: ["id": .integer, "label": .string])
+        let provider = try fixture.store.provider(for: list, source: source)
+        let writer = try #require(try fixture.store.writer(for: list, source: source, provider: provider)).writer
+        let key = IdempotencyKey(key: "k-1", fingerprint: "body-a")
+        let first = try await writer.insert(id: nil, fields: ["label": .string("a")], idempotency: key)
+        // Stored 23 hours ago: still honoured, the same body replays, another is refused.
+        func age(hours: Double) async throws {
+            try await fixture.store.database.write { db in
+                try db.execute(
+                    sql: "UPDATE \(SQLiteItemWriter.idempotencyTable) SET created_at = ? WHERE key = 'k-1'",
+                    arguments: [Date().timeIntervalSince1970 - hours * 3600]
+                )
+            }
+        }
+        try await age(hours: 23)
+        let replayed = try await writer.insert(id: nil, fields: ["label": .string("a")], idempotency: key)
+        #expect(replayed.replayed && replayed.item == first.item && replayed.version == first.version)
+        let reused = await #expect(throws: DataMediatorError.self) {
+            _ = try await writer.insert(
+                id: nil,
+                fields: ["label": .string("b")],
+                idempotency: IdempotencyKey(key: "k-1", fingerprint: "body-b")
+            )
+        }
+        #expect(reused?.code == .idempotencyKeyReused)
+        // Stored 25 hours ago: forgotten, so the key names a new request.
+        try await age(hours: 25)
+        let again = try await writer.insert(
+            id: nil,
+            fields: ["label": .string("b")],
+            idempotency: IdempotencyKey(key: "k-1", fingerprint: "body-b")
+        )
+        #expect(!again.replayed && again.item["id"] == .integer(2))
+        let kept = try await fixture.store.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(SQLiteItemWriter.idempotencyTable)")
+        }
+        #expect(kept == 1)
+    }
+
     @Test func aWritableListNeedsAColumnForEveryDeclaredField() throws {
         let fixture = try SQLiteFixture()
         let list = ListDefinition(

@@ -59,6 +59,14 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
     /// The code and message.
     public var description: String { "\(code): \(message)" }
 
+    /// Checks that the changes after `since` are all kept: `since` is at least the oldest
+    /// version the history starts from (`floor`) and at most the source's `version`.
+    ///
+    /// - Throws: `historyGone` otherwise; the client reloads.
+    public static func checkHistory(since: Int64, floor: Int64, version: Int64) throws(DataMediatorError) {
+        guard since >= floor, since <= version else { throw historyGone(since: since, version: version) }
+    }
+
     /// `historyGone` for changes asked since `since` when the source is at `version`.
     public static func historyGone(since: Int64, version: Int64) -> DataMediatorError {
         if since > version {

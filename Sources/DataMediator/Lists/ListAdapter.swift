@@ -159,8 +159,8 @@ public struct ListAdapter: Sendable {
     /// What changed in `view` after version `since`: at most `limit` changes.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeSet {
         guard let changeLog else {
-            let version = try await currentVersion(of: view)
-            guard since <= version else { throw DataMediatorError.historyGone(since: since, version: version) }
+            let version = try await currentVersion()
+            try DataMediatorError.checkHistory(since: since, floor: 0, version: version)
             let entries =
                 since < version
                 ? [ChangeSet.Entry(operation: .reload, version: version, id: "", cell: nil, placement: nil)] : []
@@ -195,9 +195,9 @@ public struct ListAdapter: Sendable {
         )
     }
 
-    /// The list's version now, as a page of `view` would report it.
-    public func currentVersion(of view: View) async throws -> Int64 {
-        try await provider.window(of: view, from: nil, inclusive: false, limit: 0).version
+    /// The list's version now, as a page would report it.
+    public func currentVersion() async throws -> Int64 {
+        try await provider.currentVersion()
     }
 
     /// A version parameter (`since`, `Last-Event-ID`): a whole number, at least 0.

@@ -62,6 +62,9 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         orderings[view.name] ?? Ordering()
     }
 
+    /// The version the provider was made with; it never changes.
+    public func currentVersion() async throws -> Int64 { version }
+
     /// Up to `limit` items after (or from) `start`, found by binary search on position.
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         let ordering = ordering(of: view)

@@ -14,6 +14,9 @@ public protocol DataProvider: Sendable {
     /// The item with `id` in `view` and its place there, or nil when no item with that
     /// id passes the view's filter.
     func locate(id: String, in view: View) async throws -> Location?
+
+    /// The version of the provider's source now: what a window read now would carry.
+    func currentVersion() async throws -> Int64
 }
 
 /// Counts of a view's sections (the section info of the client-side pattern).

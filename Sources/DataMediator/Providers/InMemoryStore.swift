@@ -70,6 +70,11 @@ public final class InMemoryStore: DataProvider, SectionInfoProvider, ItemWriter,
         try await state.withLock(\.snapshot).window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
+    /// The version of the last write.
+    public func currentVersion() async throws -> Int64 {
+        state.withLock(\.version)
+    }
+
     /// The item with `id` and its place in the view, from the current snapshot.
     public func locate(id: String, in view: View) async throws -> Location? {
         try await state.withLock(\.snapshot).locate(id: id, in: view)
@@ -83,9 +88,7 @@ public final class InMemoryStore: DataProvider, SectionInfoProvider, ItemWriter,
     /// Up to `limit` changes of `view` after `since`.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
         try state.withLock { state throws(DataMediatorError) in
-            guard since >= state.floor, since <= state.version else {
-                throw DataMediatorError.historyGone(since: since, version: state.version)
-            }
+            try DataMediatorError.checkHistory(since: since, floor: state.floor, version: state.version)
             var changes: [Change] = []
             let start = state.log.partitionPoint { $0.version <= since }
             for write in state.log[start...] where changes.count < limit {

@@ -32,7 +32,7 @@ struct ChangeRoutes: Sendable {
             } else if query.since != nil {
                 start = try ListAdapter.version(query.since)
             } else {
-                start = try await adapter.currentVersion(of: view)
+                start = try await adapter.currentVersion()
             }
             let stream = EventStream(adapter: adapter, view: view, start: start, settings: events)
             return Response(

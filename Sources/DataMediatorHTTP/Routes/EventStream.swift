@@ -42,7 +42,7 @@ struct EventStream: Sendable {
                         limit: live ? settings.buffer : Self.catchUpBatch
                     )
                 } catch let error as DataMediatorError where error.code == .historyGone {
-                    let version = try await adapter.currentVersion(of: view)
+                    let version = try await adapter.currentVersion()
                     try await writer.write(Self.reload(version: version))
                     return
                 }

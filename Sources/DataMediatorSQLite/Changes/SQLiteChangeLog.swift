@@ -102,9 +102,7 @@ public struct SQLiteChangeLog: ChangeLog {
             let floor =
                 try Int64.fetchOne(db, sql: "SELECT floor FROM \(Self.historyTable) WHERE list = ?", arguments: [list])
                 ?? version
-            guard since >= floor, since <= version else {
-                throw DataMediatorError.historyGone(since: since, version: version)
-            }
+            try DataMediatorError.checkHistory(since: since, floor: floor, version: version)
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """

@@ -144,6 +144,11 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         return items
     }
 
+    /// The version of the list's source now (the sum of its tables' versions).
+    public func currentVersion() async throws -> Int64 {
+        try await database.read { db in try version(db) }
+    }
+
     /// The version of the list's source in the caller's transaction.
     func currentVersion(_ db: Database) throws -> Int64 {
         try version(db)

@@ -1,6 +1,7 @@
 import DataMediator
 import Foundation
 import GRDB
+import Synchronization
 
 /// Writes a table list's items, each write one transaction on the pool's writer: the row,
 /// its revision and the table's version change together, and the call returns after the
@@ -25,6 +26,11 @@ public struct SQLiteItemWriter: ItemWriter {
     private let selectByID: String
     private let returning: String
     private let updateByID: String
+    /// The insert with the id given (`?` first) and without it (SQLite picks an integer id).
+    private let insertWithID: String
+    private let insertWithoutID: String
+    /// Deletes expired idempotency keys at most once a minute.
+    private let purge = Throttle(every: .seconds(60))
     /// Reads the views around a written item, and the list's version.
     private let provider: SQLiteDataProvider
     private let recorder: ChangeRecorder
@@ -58,6 +64,14 @@ public struct SQLiteItemWriter: ItemWriter {
         self.returning = " RETURNING " + read.map(SQL.quote).joined(separator: ", ")
         let assignments = fields.map { "\(SQL.quote($0)) = ?" } + ["\(revision) = COALESCE(\(revision), 0) + 1"]
         self.updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(id) = ?" + returning
+        let written = fields + [revisionField]
+        let insert = { [returning] (names: [String]) -> String in
+            let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            return "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
+                + returning
+        }
+        self.insertWithID = insert([list.idField] + written)
+        self.insertWithoutID = insert(written)
         self.provider = provider
         self.recorder = ChangeRecorder(views: list.views, idField: list.idField)
         self.changeLog = changeLog
@@ -185,13 +199,14 @@ public struct SQLiteItemWriter: ItemWriter {
     ///
     /// - Throws: `idempotencyKeyReused` when the key came with another body.
     private func replay(_ idempotency: IdempotencyKey, in db: Database) throws -> WriteResult? {
-        let oldest = Date().timeIntervalSince1970 - Double(IdempotencyKey.retention.components.seconds)
-        try db.execute(sql: "DELETE FROM \(Self.idempotencyTable) WHERE created_at < ?", arguments: [oldest])
         guard
             let row = try Row.fetchOne(
                 db,
-                sql: "SELECT fingerprint, item, version FROM \(Self.idempotencyTable) WHERE list = ? AND key = ?",
-                arguments: [list, idempotency.key]
+                sql: """
+                    SELECT fingerprint, item, version FROM \(Self.idempotencyTable)
+                    WHERE list = ? AND key = ? AND created_at >= ?
+                    """,
+                arguments: [list, idempotency.key, Self.oldestKept()]
             )
         else { return nil }
         guard row[0] as String == idempotency.fingerprint else {
@@ -204,10 +219,23 @@ public struct SQLiteItemWriter: ItemWriter {
         return WriteResult(item: item, version: row[2], created: true, replayed: true)
     }
 
+    /// When the oldest idempotency key still honoured was stored (seconds since 1970).
+    private static func oldestKept() -> Double {
+        Date().timeIntervalSince1970 - Double(IdempotencyKey.retention.components.seconds)
+    }
+
+    /// Stores the answer to a key (replacing an expired use of the same key), and deletes
+    /// expired keys at most once a minute.
     private func remember(_ idempotency: IdempotencyKey, result: WriteResult, in db: Database) throws {
+        if purge.isDue() {
+            try db.execute(
+                sql: "DELETE FROM \(Self.idempotencyTable) WHERE created_at < ?",
+                arguments: [Self.oldestKept()]
+            )
+        }
         try db.execute(
             sql: """
-                INSERT INTO \(Self.idempotencyTable) (list, key, fingerprint, item, version, created_at)
+                INSERT OR REPLACE INTO \(Self.idempotencyTable) (list, key, fingerprint, item, version, created_at)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
@@ -222,20 +250,14 @@ public struct SQLiteItemWriter: ItemWriter {
     // MARK: - Rows
 
     private func insertRow(key: DatabaseValue?, values: [String: JSONValue], in db: Database) throws -> Item {
-        var names = fields + [revisionField]
-        var arguments = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [1.databaseValue]
+        let arguments = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [1.databaseValue]
         if let key {
-            names.insert(idField, at: 0)
-            arguments.insert(key, at: 0)
-        } else if idType != .integer {
-            names.insert(idField, at: 0)
-            arguments.insert(Hex.randomID().databaseValue, at: 0)
+            return try readItem(db, sql: insertWithID, arguments: [key] + arguments)
         }
-        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        let sql =
-            "INSERT INTO \(SQL.quote(table)) (\(names.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
-            + returning
-        return try readItem(db, sql: sql, arguments: arguments)
+        if idType != .integer {
+            return try readItem(db, sql: insertWithID, arguments: [Hex.randomID().databaseValue] + arguments)
+        }
+        return try readItem(db, sql: insertWithoutID, arguments: arguments)
     }
 
     private func updateRow(key: DatabaseValue, values: [String: JSONValue], in db: Database) throws -> Item {
@@ -317,5 +339,25 @@ public struct SQLiteItemWriter: ItemWriter {
 
     private func unknown(_ id: String) -> DataMediatorError {
         DataMediatorError(.unknownItem, "There is no item '\(id)' in list '\(list)'.")
+    }
+}
+
+/// Says yes at most once per interval, to whichever caller asks first.
+private final class Throttle: Sendable {
+    private let interval: Duration
+    private let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    init(every interval: Duration) {
+        self.interval = interval
+    }
+
+    /// True when the interval has passed since the last true (or on the first call).
+    func isDue() -> Bool {
+        let now = ContinuousClock.now
+        return last.withLock { last in
+            guard last.map({ now - $0 >= interval }) ?? true else { return false }
+            last = now
+            return true
+        }
     }
 }

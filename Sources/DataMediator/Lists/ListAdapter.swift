@@ -8,10 +8,10 @@ import Crypto
 public struct ListAdapter: Sendable {
     /// The list's definition.
     public let definition: ListDefinition
-    private let provider: any DataProvider & SectionInfoProvider
+    let provider: any DataProvider & SectionInfoProvider
     private let presenters: [String: any Presenter]
     private let mediator: Mediator
-    private let signer: CursorSigner
+    let signer: CursorSigner
     private let writer: (any ItemWriter)?
     private let changeLog: (any ChangeLog)?
     /// Signals live streams after each write.
@@ -48,7 +48,7 @@ public struct ListAdapter: Sendable {
         self.presenters = all
     }
 
-    private func presenter(for view: View) -> any Presenter {
+    func presenter(for view: View) -> any Presenter {
         presenters[view.name]
             ?? FieldPresenter(view: view, idField: definition.idField, revisionField: definition.revisionField)
     }
@@ -130,7 +130,7 @@ public struct ListAdapter: Sendable {
             }
             return SectionInfo.Section(
                 id: rule.id(for: entry.key),
-                title: rule.title(for: entry.key),
+                title: rule.titleField == nil ? rule.title(for: entry.key) : entry.title,
                 count: entry.count
             )
         }

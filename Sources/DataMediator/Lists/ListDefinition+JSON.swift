@@ -46,8 +46,11 @@ extension ListDefinition {
         for (index, view) in views.enumerated() {
             writer.separator(index)
             writeNameAndDefault(of: view, to: &writer)
+            // A composite's view follows its children's order and sections: it has no sort
+            // or section key of its own to describe.
+            let isComposite = composition != nil
             writer.raw(",\"sort\":[")
-            for (keyIndex, key) in view.sort.enumerated() {
+            for (keyIndex, key) in (isComposite ? [] : view.sort).enumerated() {
                 writer.separator(keyIndex)
                 writer.raw("{\"field\":")
                 writer.write(key.field)
@@ -56,7 +59,7 @@ extension ListDefinition {
                 writer.raw("}")
             }
             writer.raw("],\"section\":")
-            if let section = view.section {
+            if let section = view.section, !isComposite {
                 writer.raw("{\"field\":")
                 writer.write(section.field)
                 writer.raw(",\"by\":")
@@ -90,7 +93,12 @@ extension ListDefinition {
             writer.write(href + "/items?view=" + PathSegment.encode(view.name))
             writer.raw("}")
         }
-        writer.raw("],\"links\":{\"items\":")
+        writer.raw("]")
+        if let composition {
+            writer.raw(",\"children\":")
+            writer.write(composition)
+        }
+        writer.raw(",\"links\":{\"items\":")
         writer.write(href + "/items")
         writer.raw(",\"sections\":")
         writer.write(href + "/sections")

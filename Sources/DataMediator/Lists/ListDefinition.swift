@@ -18,6 +18,9 @@ public struct ListDefinition: Sendable {
     public let rules: FieldRules
     /// How many versions of changes a writable list keeps for `changes` and `events`.
     public let history: Int
+    /// A composite list's children as its description shows them (an array of objects);
+    /// nil for every other list.
+    public let composition: JSONValue?
 
     /// Creates a list definition. The first view is the default when none is marked.
     public init(
@@ -29,7 +32,8 @@ public struct ListDefinition: Sendable {
         limits: PageLimits = PageLimits(),
         isWritable: Bool = false,
         rules: FieldRules = FieldRules(),
-        history: Int = 10_000
+        history: Int = 10_000,
+        composition: JSONValue? = nil
     ) {
         self.name = name
         self.title = title
@@ -40,6 +44,7 @@ public struct ListDefinition: Sendable {
         self.isWritable = isWritable
         self.rules = rules
         self.history = max(1, history)
+        self.composition = composition
     }
 
     /// The view served when a request names none.

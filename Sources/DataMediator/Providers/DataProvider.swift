@@ -73,11 +73,15 @@ public struct SectionCounts: Sendable, Hashable {
         public let key: JSONValue
         /// The number of items.
         public let count: Int
+        /// The section's title, for views whose section rule reads titles from a field
+        /// (``SectionRule/titleField``); otherwise the title is formed from the key.
+        public let title: String?
 
         /// Creates an entry.
-        public init(key: JSONValue, count: Int) {
+        public init(key: JSONValue, count: Int, title: String? = nil) {
             self.key = key
             self.count = count
+            self.title = title
         }
     }
 

@@ -33,12 +33,16 @@ public struct SectionRule: Sendable, Hashable {
     public let grouping: Grouping
     /// A title template in which `{key}` stands for the default title; nil for the default.
     public let titleTemplate: String?
+    /// A field that holds each section's title (read from the section's first item), used
+    /// instead of a title formed from the key; nil to form it from the key.
+    public let titleField: String?
 
     /// Creates a section rule.
-    public init(field: String, grouping: Grouping = .value, titleTemplate: String? = nil) {
+    public init(field: String, grouping: Grouping = .value, titleTemplate: String? = nil, titleField: String? = nil) {
         self.field = field
         self.grouping = grouping
         self.titleTemplate = titleTemplate
+        self.titleField = titleField
     }
 
     /// The section key of an item whose field holds `value`.

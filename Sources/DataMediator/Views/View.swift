@@ -73,6 +73,10 @@ public struct View: Sendable, Hashable {
     public func section(of item: Item) -> (id: String, title: String?) {
         guard let section else { return (name, nil) }
         let key = section.key(for: item[section.field])
+        if let titleField = section.titleField {
+            guard case .string(let title) = item[titleField] else { return (section.id(for: key), nil) }
+            return (section.id(for: key), title)
+        }
         return (section.id(for: key), section.title(for: key))
     }
 

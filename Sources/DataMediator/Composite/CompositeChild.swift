@@ -1,0 +1,55 @@
+/// One child of a composite list, in the composite's order: a static section given in the
+/// config, or a view of another list (a composite too), optionally capped to its first
+/// items and followed by a `more` cell that links to the rest.
+public struct CompositeChild: Sendable {
+    /// What a child shows.
+    public enum Content: Sendable {
+        /// A fixed section: its id, title and cells.
+        case section(id: String, title: String?, cells: [Cell])
+        /// A view of another list.
+        case list(ListAdapter, view: View)
+    }
+
+    /// The child's name, the prefix of its section and item ids (`name/id`).
+    public let name: String
+    /// What it shows.
+    public let content: Content
+    /// At most this many of its items are shown; nil for all of them.
+    public let cap: Int?
+    /// Whether a capped list child ends with a `more` cell when it has more items than its cap.
+    public let more: Bool
+
+    /// Creates a child.
+    public init(name: String, content: Content, cap: Int? = nil, more: Bool = false) {
+        self.name = name
+        self.content = content
+        self.cap = cap.map { max(0, $0) }
+        self.more = more
+    }
+
+    /// The cell type of a child's `more` cell.
+    public static let moreType = "more"
+
+    /// The id of this child's `more` cell and of the section that holds it. A `:` cannot
+    /// appear in a child's name, so it never equals the id of an item or section
+    /// (`name/...`) of any child.
+    public var moreID: String { name + ":more" }
+
+    /// Every cell type the child can show.
+    public var cellTypes: [String] {
+        var types: [String]
+        switch content {
+        case .section(_, _, let cells): types = cells.map(\.type)
+        case .list(let adapter, let view):
+            types = adapter.presenter(for: view).cellTypes.filter { $0 != Cell.loadingType }
+        }
+        if more && cap != nil { types.append(Self.moreType) }
+        return types
+    }
+
+    /// The version of what the child shows: its list's, 0 for a static section.
+    func version() async throws -> Int64 {
+        guard case .list(let adapter, _) = content else { return 0 }
+        return try await adapter.currentVersion()
+    }
+}

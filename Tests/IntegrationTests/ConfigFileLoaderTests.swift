@@ -58,6 +58,8 @@ import Testing
         var loader = ConfigFileLoader(file: "demo", baseDirectory: "/data")
         let configuration = try loader.parse(DemoConfig.yaml)
         #expect(configuration.lists.map(\.definition.name) == ["transactions", "highscore", "expansions"])
+        #expect(configuration.composites.map(\.name) == ["home"])
+        #expect(configuration.order == ["transactions", "highscore", "expansions", "home"])
     }
 
     @Test(
@@ -118,6 +120,63 @@ import Testing
         let found = errors(yaml)
         #expect(found.contains { $0.line == line && $0.message.contains(message) }, "\(found)")
         #expect(found.allSatisfy { $0.description.hasPrefix("test.yaml:") })
+    }
+
+    static let base =
+        "store:\n  sqlite: a\nlists:\n  t:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n"
+
+    @Test(
+        "composite mistakes are named with their line and a fix",
+        arguments: [
+            ("  c:\n    compose:\n      - {name: x, list: nope}\n", 11, "shows list 'nope', which is not declared"),
+            ("  c:\n    compose:\n      - {name: x, list: t, view: w}\n", 11, "view 'w', which list 't' does not have"),
+            (
+                "  c:\n    compose:\n      - {name: x, list: d}\n  d:\n    compose:\n      - {name: y, list: c}\n", 9,
+                "contains itself: c -> d -> c"
+            ),
+            ("  c:\n    compose:\n      - {name: x, list: c}\n", 9, "contains itself: c -> c"),
+            ("  c:\n    compose:\n      - {name: x, list: t, more: true}\n", 11, "'more: true' without 'limit'"),
+            (
+                "  c:\n    compose:\n      - {name: x, list: t}\n      - {name: x, list: t}\n", 12,
+                "two children named 'x'"
+            ),
+            ("  c:\n    compose:\n      - {name: a/b, list: t}\n", 11, "may only hold letters"),
+            ("  c:\n    compose:\n      - {name: s, items: [{id: 1}]}\n", 11, "missing 'type'"),
+            ("  c:\n    compose: []\n", 10, "has no children"),
+            ("  c:\n    compose:\n      - {name: x, list: t, colour: red}\n", 11, "unknown key 'colour'"),
+        ]
+    )
+    func compositeMistakesAreNamed(lists: String, line: Int, message: String) {
+        let found = errors(Self.base + lists)
+        #expect(found.contains { $0.line == line && $0.message.contains(message) }, "\(found)")
+    }
+
+    @Test func aCompositeIsReadWithItsChildrenInOrder() throws {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/data")
+        let configuration = try loader.parse(
+            Self.base
+                + "  c:\n    title: Screen\n    view: screen\n    compose:\n"
+                + "      - {name: hi, title: Hello, items: [{id: 1, type: banner, data: {text: hi, n: [1, 2.5, true, null]}}]}\n"
+                + "      - {name: top, list: t, limit: 2, more: true}\n"
+        )
+        let composite = try #require(configuration.composites.first)
+        #expect(composite.name == "c" && composite.title == "Screen" && composite.viewName == "screen")
+        #expect(composite.children.map(\.name) == ["hi", "top"])
+        guard case .section(let id, let title, let cells) = composite.children[0].content,
+            case .list(let list, let view) = composite.children[1].content
+        else {
+            Issue.record("children of the wrong kinds")
+            return
+        }
+        #expect(id == "hi" && title == "Hello" && cells.map(\.id) == ["1"] && cells.first?.type == "banner")
+        #expect(
+            cells.first?.data
+                == .object([
+                    "text": .string("hi"), "n": .array([.integer(1), .number(2.5), .bool(true), .null]),
+                ])
+        )
+        #expect(list == "t" && view == nil && composite.children[1].cap == 2 && composite.children[1].more)
+        #expect(configuration.order == ["t", "c"])
     }
 
     @Test func aWritableListGetsARevisionColumnAndFieldRules() throws {

@@ -58,7 +58,7 @@ public struct FieldPresenter: Presenter {
     }
 
     /// A short, stable hash (FNV-1a, 64 bits, hex) of a cell's type and data JSON.
-    static func contentRevision(type: String, data: [UInt8]) -> String {
+    public static func contentRevision(type: String, data: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in type.utf8 {
             hash ^= UInt64(byte)

@@ -14,7 +14,7 @@ struct ConfigFileLoader {
     /// The folder relative store paths are resolved against.
     let baseDirectory: String
 
-    private var errors: [ConfigFileError] = []
+    var errors: [ConfigFileError] = []
 
     /// Creates a loader for `file`; relative paths in it are resolved against its folder.
     init(file: String, baseDirectory: String? = nil) {
@@ -57,6 +57,8 @@ struct ConfigFileLoader {
         }
         let sqlitePath = parseStore(top["store"], parent: root)
         var lists: [ListConfiguration] = []
+        var composites: [CompositeConfiguration] = []
+        var order: [String] = []
         if let listsNode = require(
             top["lists"],
             in: root,
@@ -67,13 +69,21 @@ struct ConfigFileLoader {
         {
             if entries.isEmpty { fail(listsNode, "'lists' is empty; declare at least one list") }
             for (name, keyNode, node) in entries {
-                if let list = parseList(name: name, at: keyNode, node: node) { lists.append(list) }
+                order.append(name)
+                if case .mapping(let mapping) = node, mapping["compose"] != nil {
+                    if let composite = parseComposite(name: name, at: keyNode, node: node) {
+                        composites.append(composite)
+                    }
+                } else if let list = parseList(name: name, at: keyNode, node: node) {
+                    lists.append(list)
+                }
             }
+            checkComposites(composites, lists: lists)
         }
         guard errors.isEmpty, let sqlitePath else {
             throw ConfigFileErrors(errors: errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
         }
-        return ServiceConfiguration(sqlitePath: sqlitePath, lists: lists)
+        return ServiceConfiguration(sqlitePath: sqlitePath, lists: lists, composites: composites, order: order)
     }
 
     // MARK: - Store
@@ -215,7 +225,7 @@ struct ConfigFileLoader {
         return ListConfiguration(definition: definition, source: source, line: (node.mark?.line ?? 0))
     }
 
-    private mutating func parseLimits(_ node: Node?, list: String) -> PageLimits? {
+    mutating func parseLimits(_ node: Node?, list: String) -> PageLimits? {
         guard let node else { return PageLimits() }
         guard let limit = mapping(node, allowed: ["default", "max"], what: "'limit'") else { return nil }
         let defaultLimit = limit["default"].flatMap { positiveInt($0, what: "'limit.default'") } ?? 20
@@ -411,7 +421,7 @@ struct ConfigFileLoader {
 
     // MARK: - Node readers
 
-    private mutating func fail(_ node: Node?, _ message: String) {
+    mutating func fail(_ node: Node?, _ message: String) {
         errors.append(
             ConfigFileError(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, message: message)
         )
@@ -427,14 +437,14 @@ struct ConfigFileLoader {
         return ConfigFileError(file: file, line: 0, column: 0, message: "not valid YAML: \(error)")
     }
 
-    private mutating func require(_ node: Node?, in parent: Node?, key: String, fix: String) -> Node? {
+    mutating func require(_ node: Node?, in parent: Node?, key: String, fix: String) -> Node? {
         if node == nil { fail(parent, "missing '\(key)': \(fix)") }
         return node
     }
 
     /// The key-value pairs of a mapping (with each key's node), in order, refusing duplicate
     /// and non-string keys.
-    private mutating func entries(of node: Node, what: String) -> [(String, Node, Node)]? {
+    mutating func entries(of node: Node, what: String) -> [(String, Node, Node)]? {
         guard case .mapping(let mapping) = node else {
             fail(node, "\(what) must be a mapping of names to settings")
             return nil
@@ -456,7 +466,7 @@ struct ConfigFileLoader {
     }
 
     /// A mapping's values by key, reporting every key not in `allowed`.
-    private mutating func mapping(_ node: Node, allowed: [String], what: String) -> [String: Node]? {
+    mutating func mapping(_ node: Node, allowed: [String], what: String) -> [String: Node]? {
         guard let pairs = entries(of: node, what: what) else { return nil }
         var result: [String: Node] = [:]
         for (key, keyNode, value) in pairs {
@@ -469,7 +479,7 @@ struct ConfigFileLoader {
         return result
     }
 
-    private mutating func sequence(_ node: Node, what: String) -> [Node]? {
+    mutating func sequence(_ node: Node, what: String) -> [Node]? {
         guard case .sequence(let items) = node else {
             fail(node, "\(what) must be a list, e.g. [a, b]")
             return nil
@@ -477,7 +487,7 @@ struct ConfigFileLoader {
         return Array(items)
     }
 
-    private mutating func string(_ node: Node, what: String) -> String? {
+    mutating func string(_ node: Node, what: String) -> String? {
         guard let scalar = node.scalar, Tag.Name(rawValue: node.tag.rawValue) != .null else {
             fail(node, "\(what) must be a single value, not a list or mapping")
             return nil
@@ -486,13 +496,13 @@ struct ConfigFileLoader {
         return scalar.string
     }
 
-    private mutating func stringList(_ node: Node, what: String) -> [String]? {
+    mutating func stringList(_ node: Node, what: String) -> [String]? {
         guard let items = sequence(node, what: what) else { return nil }
         let strings = items.compactMap { string($0, what: "an entry of \(what)") }
         return strings.count == items.count ? strings : nil
     }
 
-    private mutating func bool(_ node: Node, what: String) -> Bool? {
+    mutating func bool(_ node: Node, what: String) -> Bool? {
         guard Tag.Name(rawValue: node.tag.rawValue) == .bool, let value = node.bool else {
             fail(node, "\(what) must be true or false")
             return nil
@@ -500,7 +510,7 @@ struct ConfigFileLoader {
         return value
     }
 
-    private mutating func positiveInt(_ node: Node, what: String) -> Int? {
+    mutating func positiveInt(_ node: Node, what: String) -> Int? {
         guard Tag.Name(rawValue: node.tag.rawValue) == .int, let value = node.int, value >= 1 else {
             fail(node, "\(what) must be a whole number of at least 1")
             return nil
@@ -508,7 +518,7 @@ struct ConfigFileLoader {
         return value
     }
 
-    private func scalarValue(_ node: Node) -> JSONValue {
+    func scalarValue(_ node: Node) -> JSONValue {
         switch Tag.Name(rawValue: node.tag.rawValue) {
         case .null: return .null
         case .bool: return node.bool.map(JSONValue.bool) ?? .null
@@ -518,7 +528,7 @@ struct ConfigFileLoader {
         }
     }
 
-    private static func isValidName(_ name: String) -> Bool {
+    static func isValidName(_ name: String) -> Bool {
         !name.isEmpty
             && name.unicodeScalars.allSatisfy {
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
@@ -526,7 +536,7 @@ struct ConfigFileLoader {
             }
     }
 
-    private static func names(_ names: [String]) -> String {
+    static func names(_ names: [String]) -> String {
         names.map { "'\($0)'" }.joined(separator: ", ")
     }
 }

@@ -5,8 +5,12 @@ import DataMediatorSQLite
 struct ServiceConfiguration: Sendable {
     /// The SQLite file's path, resolved against the config file's folder.
     let sqlitePath: String
-    /// The lists, in file order.
+    /// The lists over the store, in file order.
     let lists: [ListConfiguration]
+    /// The composite lists, in file order.
+    let composites: [CompositeConfiguration]
+    /// Every list's name, in file order (the order `GET /lists` answers).
+    let order: [String]
 }
 
 /// One declared list: its definition for the core, its source for the store, and where
@@ -18,4 +22,51 @@ struct ListConfiguration: Sendable {
     let source: SQLiteSource
     /// The line of its declaration.
     let line: Int
+}
+
+/// One declared composite list: its children, each naming a list (resolved when the
+/// service is wired) or holding a static section.
+struct CompositeConfiguration: Sendable {
+    /// One child, in the composite's order.
+    struct Child: Sendable {
+        /// What the child shows.
+        enum Content: Sendable {
+            /// A static section: its id, title and cells.
+            case section(id: String, title: String?, cells: [Cell])
+            /// A view (nil: the default) of the list with this name.
+            case list(String, view: String?)
+        }
+
+        /// The child's name (the prefix of its ids).
+        let name: String
+        /// What it shows.
+        let content: Content
+        /// At most this many items; nil for all.
+        let cap: Int?
+        /// Whether a `more` cell follows a capped child that has more.
+        let more: Bool
+        /// The line of its declaration.
+        let line: Int
+    }
+
+    /// The composite's name.
+    let name: String
+    /// Its title.
+    let title: String
+    /// The name of its one view.
+    let viewName: String
+    /// Its page sizes.
+    let limits: PageLimits
+    /// Its children, in order.
+    let children: [Child]
+    /// The line of its name.
+    let line: Int
+
+    /// The names of the lists its children show.
+    var listNames: [String] {
+        children.compactMap { child in
+            if case .list(let name, _) = child.content { return name }
+            return nil
+        }
+    }
 }

@@ -75,5 +75,25 @@ enum DemoConfig {
                 sort: [-released_on, name]
                 section: {field: released_on, by: year}
                 cell: expansion
+          home:
+            title: Home
+            limit: {default: 10, max: 50}
+            compose:
+              - name: welcome
+                title: Welcome
+                items:
+                  - id: hello
+                    type: banner
+                    data: {text: Welcome to the data-mediator demo, href: /lists}
+              - name: top
+                list: highscore
+                limit: 5
+              - name: recent
+                list: transactions
+                view: chronological
+                limit: 3
+                more: true
+              - name: catalog
+                list: expansions
         """
 }

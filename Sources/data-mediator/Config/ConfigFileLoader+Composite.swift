@@ -1,0 +1,202 @@
+import DataMediator
+import Yams
+
+/// Composite lists in the config: `compose:` holds the children in order.
+extension ConfigFileLoader {
+    static let compositeKeys = ["title", "compose", "limit", "view"]
+    static let sectionChildKeys = ["name", "title", "section", "items"]
+    static let listChildKeys = ["name", "list", "view", "limit", "more"]
+
+    mutating func parseComposite(name: String, at nameNode: Node, node: Node) -> CompositeConfiguration? {
+        let errorCount = errors.count
+        if !Self.isValidName(name) {
+            fail(nameNode, "list name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+        }
+        guard let list = mapping(node, allowed: Self.compositeKeys, what: "composite list '\(name)'"),
+            let composeNode = list["compose"]
+        else { return nil }
+        let title = list["title"].flatMap { string($0, what: "'title'") } ?? name
+        let viewName = list["view"].flatMap { string($0, what: "'view'") } ?? "all"
+        if !Self.isValidName(viewName) {
+            fail(list["view"], "view name '\(viewName)' may only hold letters, digits, '-', '_' and '.'; rename it")
+        }
+        let limits = parseLimits(list["limit"], list: name)
+        var children: [CompositeConfiguration.Child] = []
+        if let items = sequence(composeNode, what: "'compose' of list '\(name)'") {
+            if items.isEmpty { fail(composeNode, "composite list '\(name)' has no children; add at least one") }
+            var names = Set<String>()
+            for item in items {
+                guard let child = parseChild(item, composite: name) else { continue }
+                if !names.insert(child.name).inserted {
+                    fail(item, "composite list '\(name)' has two children named '\(child.name)'; rename one")
+                }
+                children.append(child)
+            }
+        }
+        guard errors.count == errorCount, let limits else { return nil }
+        return CompositeConfiguration(
+            name: name,
+            title: title,
+            viewName: viewName,
+            limits: limits,
+            children: children,
+            line: nameNode.mark?.line ?? 0
+        )
+    }
+
+    private mutating func parseChild(_ node: Node, composite: String) -> CompositeConfiguration.Child? {
+        let isList: Bool
+        if case .mapping(let pairs) = node {
+            isList = pairs["list"] != nil
+        } else {
+            fail(node, "a child of '\(composite)' must be a mapping: {name: N, list: L} or {name: N, items: [...]}")
+            return nil
+        }
+        let keys = isList ? Self.listChildKeys : Self.sectionChildKeys
+        guard let child = mapping(node, allowed: keys, what: "a child of '\(composite)'") else { return nil }
+        guard
+            let nameNode = require(
+                child["name"],
+                in: node,
+                key: "name",
+                fix: "name the child; its name prefixes its ids"
+            ),
+            let name = string(nameNode, what: "'name'")
+        else { return nil }
+        if !Self.isValidName(name) {
+            fail(nameNode, "child name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+        }
+        if isList {
+            let list = child["list"].flatMap { string($0, what: "'list'") } ?? ""
+            let view = child["view"].flatMap { string($0, what: "'view'") }
+            let cap = child["limit"].flatMap { positiveInt($0, what: "'limit'") }
+            let more = child["more"].flatMap { bool($0, what: "'more'") } ?? false
+            if more, cap == nil {
+                fail(child["more"], "child '\(name)' of '\(composite)' has 'more: true' without 'limit'; cap it first")
+            }
+            return CompositeConfiguration.Child(
+                name: name,
+                content: .list(list, view: view),
+                cap: cap,
+                more: more,
+                line: node.mark?.line ?? 0
+            )
+        }
+        let title = child["title"].flatMap { string($0, what: "'title'") }
+        let section = child["section"].flatMap { string($0, what: "'section'") } ?? name
+        var cells: [Cell] = []
+        if let itemsNode = require(
+            child["items"],
+            in: node,
+            key: "items",
+            fix: "give the section's items: [{id: a, type: banner, data: {...}}], or 'list:' for a list"
+        ), let items = sequence(itemsNode, what: "'items'") {
+            var ids = Set<String>()
+            for itemNode in items {
+                guard let cell = parseStaticItem(itemNode, child: name) else { continue }
+                if !ids.insert(cell.id).inserted {
+                    fail(itemNode, "child '\(name)' has two items with id '\(cell.id)'")
+                }
+                cells.append(cell)
+            }
+        }
+        return CompositeConfiguration.Child(
+            name: name,
+            content: .section(id: section, title: title, cells: cells),
+            cap: nil,
+            more: false,
+            line: node.mark?.line ?? 0
+        )
+    }
+
+    private mutating func parseStaticItem(_ node: Node, child: String) -> Cell? {
+        guard let item = mapping(node, allowed: ["id", "type", "data"], what: "an item of '\(child)'") else {
+            return nil
+        }
+        guard let idNode = require(item["id"], in: node, key: "id", fix: "give the item an id"),
+            let id = string(idNode, what: "'id'"),
+            let typeNode = require(item["type"], in: node, key: "type", fix: "give the item a cell type"),
+            let type = string(typeNode, what: "'type'")
+        else { return nil }
+        let data = item["data"].map(jsonValue) ?? .object([:])
+        guard case .object = data else {
+            fail(item["data"], "the 'data' of item '\(id)' must be a mapping")
+            return nil
+        }
+        var writer = JSONWriter()
+        writer.write(data)
+        return Cell(id: id, type: type, rev: FieldPresenter.contentRevision(type: type, data: writer.bytes), data: data)
+    }
+
+    /// A YAML node as JSON: mappings, sequences and scalars of their own type.
+    func jsonValue(_ node: Node) -> JSONValue {
+        switch node {
+        case .mapping(let mapping):
+            var object: [String: JSONValue] = [:]
+            for (key, value) in mapping { object[key.scalar?.string ?? ""] = jsonValue(value) }
+            return .object(object)
+        case .sequence(let sequence):
+            return .array(sequence.map(jsonValue))
+        default:
+            return scalarValue(node)
+        }
+    }
+
+    /// Refuses children that name no list or no view of it, and composites that contain
+    /// themselves, with the cycle spelt out.
+    mutating func checkComposites(_ composites: [CompositeConfiguration], lists: [ListConfiguration]) {
+        var views: [String: [String]] = [:]
+        for list in lists { views[list.definition.name] = list.definition.views.map(\.name) }
+        for composite in composites { views[composite.name] = [composite.viewName] }
+        for composite in composites {
+            for child in composite.children {
+                guard case .list(let name, let view) = child.content else { continue }
+                guard let known = views[name] else {
+                    failAt(
+                        child.line,
+                        "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is not declared; use one of \(Self.names(views.keys.sorted()))"
+                    )
+                    continue
+                }
+                if let view, !known.contains(view) {
+                    failAt(
+                        child.line,
+                        "child '\(child.name)' of '\(composite.name)' shows view '\(view)', which list '\(name)' does not have; use one of \(Self.names(known))"
+                    )
+                }
+            }
+        }
+        let edges = Dictionary(composites.map { ($0.name, $0.listNames) }, uniquingKeysWith: { first, _ in first })
+        var reported = Set<String>()
+        for composite in composites {
+            guard let cycle = Self.cycle(from: composite.name, edges: edges),
+                reported.insert(cycle.sorted().joined()).inserted
+            else { continue }
+            failAt(
+                composite.line,
+                "composite list '\(composite.name)' contains itself: \(cycle.joined(separator: " -> ")); remove one of these children"
+            )
+        }
+    }
+
+    /// A path of composites from `start` back to itself, or nil.
+    static func cycle(from start: String, edges: [String: [String]]) -> [String]? {
+        var path: [String] = [start]
+        var visited = Set<String>()
+        func visit(_ name: String) -> [String]? {
+            for next in edges[name] ?? [] {
+                if next == start { return path + [start] }
+                guard edges[next] != nil, visited.insert(next).inserted else { continue }
+                path.append(next)
+                if let found = visit(next) { return found }
+                path.removeLast()
+            }
+            return nil
+        }
+        return visit(start)
+    }
+
+    private mutating func failAt(_ line: Int, _ message: String) {
+        errors.append(ConfigFileError(file: file, line: line, column: 1, message: message))
+    }
+}

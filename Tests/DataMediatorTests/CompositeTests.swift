@@ -191,4 +191,60 @@ import Testing
         }
         #expect(error?.code == .badCursor)
     }
+
+    @Test func aWriteToAnyChildMovesTheCompositesVersionAndItsChangesSayReload() async throws {
+        func notes(_ name: String) -> ListAdapter {
+            let definition = ListDefinition(
+                name: name,
+                title: name,
+                idField: "id",
+                revisionField: "rev",
+                views: [
+                    View(
+                        name: "all",
+                        sort: [SortKey("title")],
+                        idField: "id",
+                        cellType: .fixed("note"),
+                        fields: ["title"]
+                    )
+                ],
+                isWritable: true,
+                rules: FieldRules(types: ["title": .string])
+            )
+            let store = InMemoryStore(definition: definition, columns: ["title"])
+            return ListAdapter(
+                definition: definition,
+                provider: store,
+                signer: Self.signer,
+                writer: store,
+                changeLog: store
+            )
+        }
+        let (first, second) = (notes("first"), notes("second"))
+        for _ in 0..<3 { _ = try await first.create(body: .object(["data": .object(["title": .string("a")])])) }
+        let screen = ListAdapter.composite(
+            name: "s",
+            title: "S",
+            children: [
+                CompositeChild(name: "one", content: .list(first, view: try first.definition.view(named: nil))),
+                Self.welcome(1),
+                CompositeChild(name: "two", content: .list(second, view: try second.definition.view(named: nil))),
+            ],
+            signer: Self.signer
+        )
+        let before = try await screen.page(view: nil, limit: nil, cursor: nil).version
+        #expect(before == 3)
+        // The child with the lower version moves: so does the composite.
+        _ = try await second.create(body: .object(["data": .object(["title": .string("b")])]))
+        let after = try await screen.page(view: nil, limit: nil, cursor: nil)
+        #expect(after.version == 4 && after.items.map(\.id).last?.hasPrefix("two/") == true)
+        let changes = try await screen.changes(view: nil, since: String(before), limit: nil)
+        #expect(changes.entries.map(\.operation) == [.reload] && changes.version == 4)
+        #expect(try await screen.changes(view: nil, since: "4", limit: nil).entries.isEmpty)
+        // Composites are read-only.
+        let refused = await #expect(throws: DataMediatorError.self) {
+            _ = try await screen.create(body: .object(["data": .object([:])]))
+        }
+        #expect(refused?.code == .readOnly)
+    }
 }

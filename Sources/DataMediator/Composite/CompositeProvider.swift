@@ -174,11 +174,11 @@ public struct CompositeProvider: DataProvider, SectionInfoProvider {
         return Window(items: items, version: try await currentVersion())
     }
 
-    /// The composite's version: the greatest of its children's (lists of one store share
-    /// its version; static sections and read-only files stay at 0).
+    /// The composite's version: the sum of its children's (static sections count 0), so
+    /// it moves whenever any child's does.
     public func currentVersion() async throws -> Int64 {
         var version: Int64 = 0
-        for child in children { version = max(version, try await child.version()) }
+        for child in children { version &+= try await child.version() }
         return version
     }
 

@@ -2,7 +2,8 @@ extension ListAdapter {
     /// The adapter of a composite list: read-only, one view (`viewName`) that walks
     /// `children` in order.
     ///
-    /// Its `changes` merge the children's (see ``CompositeChangeLog``).
+    /// Its version is the sum of its children's; its `changes` answer one `reload` when
+    /// any child moved past the version asked for.
     public static func composite(
         name: String,
         title: String,

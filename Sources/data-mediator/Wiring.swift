@@ -50,7 +50,25 @@ struct Wiring: Sendable {
         var writtenTables: [String: String] = [:]
         for list in configuration.lists {
             do {
-                if list.definition.isWritable, case .table(let table) = list.source.kind {
+                if let file = list.file {
+                    let items = try ItemFile.read(
+                        path: file,
+                        idField: list.definition.idField,
+                        types: list.fieldTypes,
+                        rules: list.definition.rules
+                    )
+                    let provider = ArrayDataProvider(
+                        items: items,
+                        idField: list.definition.idField,
+                        views: list.definition.views
+                    )
+                    adapters.append(
+                        ListAdapter(definition: list.definition, provider: provider, signer: signer, notifier: notifier)
+                    )
+                    continue
+                }
+                guard let source = list.source else { continue }
+                if list.definition.isWritable, case .table(let table) = source.kind {
                     if let other = writtenTables[table] {
                         throw SQLiteStoreError(
                             list: list.definition.name,
@@ -60,11 +78,20 @@ struct Wiring: Sendable {
                     writtenTables[table] = list.definition.name
                 }
                 adapters.append(
-                    try store.adapter(for: list.definition, source: list.source, signer: signer, notifier: notifier)
+                    try store.adapter(for: list.definition, source: source, signer: signer, notifier: notifier)
                 )
             } catch let error as SQLiteStoreError {
                 problems.append(
                     ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
+                )
+            } catch let error as ItemFileError {
+                problems.append(
+                    ConfigFileError(
+                        file: configFile,
+                        line: list.line,
+                        column: 1,
+                        message: "list '\(list.definition.name)': \(error.description)"
+                    )
                 )
             }
         }

@@ -108,8 +108,8 @@ struct ConfigFileLoader {
     // MARK: - Lists
 
     private static let listKeys = [
-        "title", "table", "query", "id", "revision", "versions", "fields", "required", "writable", "history", "limit",
-        "views",
+        "title", "table", "query", "file", "id", "revision", "versions", "fields", "required", "writable", "history",
+        "limit", "views",
     ]
     private static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
 
@@ -130,11 +130,27 @@ struct ConfigFileLoader {
         let versions = list["versions"].flatMap { stringList($0, what: "'versions'") } ?? []
 
         var kind: SQLiteSource.Kind?
-        switch (list["table"], list["query"]) {
-        case (let table?, nil): kind = string(table, what: "'table'").map(SQLiteSource.Kind.table)
-        case (nil, let query?): kind = string(query, what: "'query'").map(SQLiteSource.Kind.query)
-        case (.some, .some): fail(list["query"], "list '\(name)' has both 'table' and 'query'; keep one")
-        case (nil, nil): fail(node, "list '\(name)' needs a source: add 'table: NAME' or 'query: SELECT ...'")
+        var file: String?
+        let sources = [list["table"], list["query"], list["file"]].compactMap { $0 }
+        if sources.count > 1 {
+            fail(sources[1], "list '\(name)' has more than one of 'table', 'query' and 'file'; keep one")
+        } else if let table = list["table"] {
+            kind = string(table, what: "'table'").map(SQLiteSource.Kind.table)
+        } else if let query = list["query"] {
+            kind = string(query, what: "'query'").map(SQLiteSource.Kind.query)
+        } else if let fileNode = list["file"], let path = string(fileNode, what: "'file'") {
+            file = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
+            if ItemFile.Format(path: path) == nil {
+                fail(fileNode, "list '\(name)': '\(path)' is not a .json, .ndjson, .jsonl or .csv file; rename it")
+            }
+            if writable {
+                fail(list["writable"], "list '\(name)' is over a file, which is read-only; remove 'writable: true'")
+            }
+            if list["versions"] != nil {
+                fail(list["versions"], "list '\(name)' is over a file, which has no 'versions'; remove it")
+            }
+        } else if sources.isEmpty {
+            fail(node, "list '\(name)' needs a source: add 'table: NAME', 'query: SELECT ...' or 'file: items.json'")
         }
 
         var fieldTypes: [String: FieldType] = [:]
@@ -206,7 +222,7 @@ struct ConfigFileLoader {
                 )
             }
         }
-        guard errors.count == errorCount, let kind, let limits else { return nil }
+        guard errors.count == errorCount, kind != nil || file != nil, let limits else { return nil }
         let definition = ListDefinition(
             name: name,
             title: title,
@@ -221,8 +237,13 @@ struct ConfigFileLoader {
             ),
             history: history
         )
-        let source = SQLiteSource(kind: kind, fieldTypes: fieldTypes, versionTables: versions)
-        return ListConfiguration(definition: definition, source: source, line: (node.mark?.line ?? 0))
+        return ListConfiguration(
+            definition: definition,
+            source: kind.map { SQLiteSource(kind: $0, fieldTypes: fieldTypes, versionTables: versions) },
+            file: file,
+            fieldTypes: fieldTypes,
+            line: node.mark?.line ?? 0
+        )
     }
 
     mutating func parseLimits(_ node: Node?, list: String) -> PageLimits? {

@@ -18,8 +18,13 @@ struct ServiceConfiguration: Sendable {
 struct ListConfiguration: Sendable {
     /// The list as the core sees it.
     let definition: ListDefinition
-    /// Its table or query.
-    let source: SQLiteSource
+    /// Its table or query in the store; nil for a list over a file.
+    let source: SQLiteSource?
+    /// The JSON, NDJSON or CSV file it is read from (resolved against the config's folder);
+    /// nil for a list in the store.
+    let file: String?
+    /// Its declared fields and their types (the id's included).
+    let fieldTypes: [String: FieldType]
     /// The line of its declaration.
     let line: Int
 }

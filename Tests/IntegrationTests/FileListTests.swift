@@ -1,0 +1,153 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import Logging
+import Testing
+
+@testable import data_mediator
+
+/// Lists over JSON, NDJSON and CSV files: read once at start-up, served from memory,
+/// read-only, checked against the list's fields with the file and line of each mistake.
+@Suite struct FileListTests {
+    /// A folder with a config and its files, wired as `serve` wires it.
+    struct Folder {
+        let url: URL
+
+        init(files: [String: String]) throws {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("dm-files-\(UUID())")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            for (name, text) in files {
+                try Data(text.utf8).write(to: url.appendingPathComponent(name))
+            }
+        }
+
+        func wire() throws -> Wiring {
+            let settings = try ServeSettings(
+                config: url.appendingPathComponent("lists.yaml").path,
+                host: nil,
+                port: nil,
+                dataDir: url.path,
+                demoTransactions: nil,
+                environment: [:]
+            )
+            return try Wiring(
+                settings: settings,
+                environment: ["DATA_MEDIATOR_CURSOR_SECRET": "file-list-test-secret"],
+                logger: Logger(label: "test")
+            )
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: url) }
+    }
+
+    static func config(file: String) -> String {
+        """
+        store:
+          sqlite: store.sqlite
+        lists:
+          faq:
+            title: FAQ
+            file: \(file)
+            required: [question]
+            fields: {id: string, question: string, rank: integer, score: number, open: boolean, tags: json}
+            limit: {default: 2, max: 10}
+            views:
+              by_rank: {sort: [rank], cell: faq}
+          notes:
+            table: notes
+            fields: {id: integer, text: string}
+            views:
+              all: {sort: [id], cell: note}
+          screen:
+            compose:
+              - {name: faq, list: faq, limit: 2, more: true}
+              - {name: notes, list: notes}
+
+        """
+    }
+
+    static let json = """
+        [{"id": "b", "question": "Why?", "rank": 2, "score": 0.5, "open": true, "tags": ["x"]},
+         {"id": "a", "question": "How?", "rank": 1},
+         {"id": "c", "question": "When?", "rank": 3, "score": 2}]
+        """
+    static let ndjson = """
+        {"id": "b", "question": "Why?", "rank": 2, "score": 0.5, "open": true, "tags": ["x"]}
+
+        {"id": "a", "question": "How?", "rank": 1}
+        {"id": "c", "question": "When?", "rank": 3, "score": 2}
+
+        """
+    static let csv = """
+        id,question,rank,score,open,tags
+        b,"Why, really?",2,0.5,true,"[""x""]"
+        a,How?,1,,,
+        c,When?,3,2,false,
+
+        """
+
+    @Test("a file list serves its items in view order, typed as declared", arguments: ["json", "ndjson", "csv"])
+    func aFileListIsServed(format: String) async throws {
+        let text = ["json": Self.json, "ndjson": Self.ndjson, "csv": Self.csv][format] ?? ""
+        let folder = try Folder(files: ["lists.yaml": Self.config(file: "faq.\(format)"), "faq.\(format)": text])
+        defer { folder.remove() }
+        let wiring = try folder.wire()
+        let faq = try wiring.registry.adapter(named: "faq")
+        let check = try await SampleList.walk(faq, view: nil, limit: 2)
+        #expect(check.violations == [])
+        #expect(check.items.map(\.id) == ["a", "b", "c"])
+        let b = try #require(check.items.first { $0.id == "b" })
+        #expect(b.type == "faq")
+        #expect(b.data.objectValue?["rank"] == .integer(2) && b.data.objectValue?["score"] == .number(0.5))
+        #expect(b.data.objectValue?["open"] == .bool(true) && b.data.objectValue?["tags"] == .array([.string("x")]))
+        #expect(check.items.first?.data.objectValue?["score"] == .null)
+        // Read-only, and part of a composite next to a store list.
+        let refused = await #expect(throws: DataMediatorError.self) {
+            _ = try await faq.create(body: .object(["data": .object(["question": .string("?")])]))
+        }
+        #expect(refused?.code == .readOnly)
+        let screen = try await SampleList.walk(try wiring.registry.adapter(named: "screen"), view: nil, limit: 1)
+        #expect(screen.violations == [])
+        #expect(screen.items.map(\.id) == ["faq/a", "faq/b", "faq:more"])
+        #expect(wiring.registry.adapters.map(\.definition.name) == ["faq", "notes", "screen"])
+    }
+
+    @Test(
+        "a broken file is refused with its file, line and reason",
+        arguments: [
+            (
+                "faq.ndjson", "{\"id\": \"a\", \"question\": \"?\"}\n{\"id\": \"a\", \"question\": \"!\"}\n",
+                "faq.ndjson:2: id 'a' appears twice"
+            ),
+            ("faq.ndjson", "{\"id\": \"a\", \"question\": \"?\"}\nnot json\n", "faq.ndjson:2: is not a JSON object"),
+            ("faq.ndjson", "{\"id\": \"a\", \"rank\": 1}\n", "item 'a': 'question' is required"),
+            (
+                "faq.json", "[{\"id\": \"a\", \"question\": \"?\", \"colour\": \"red\"}]",
+                "'colour' is not a field of the list"
+            ),
+            ("faq.json", "{\"id\": \"a\"}", "must hold a JSON array of objects"),
+            ("faq.json", "[{\"question\": \"?\"}]", "faq.json:1: 'id' must be a non-empty string or a whole number"),
+            ("faq.csv", "id,question,rank\na,?,first\n", "faq.csv:2: 'rank' must be"),
+            ("faq.csv", "id,question\na,?,extra\n", "faq.csv:2: has 3 cells, the header 2"),
+        ]
+    )
+    func aBrokenFileIsRefused(file: String, text: String, message: String) throws {
+        let folder = try Folder(files: ["lists.yaml": Self.config(file: file), file: text])
+        defer { folder.remove() }
+        let error = #expect(throws: ConfigFileErrors.self) { _ = try folder.wire() }
+        let description = error?.description ?? ""
+        #expect(description.contains(message), "\(description)")
+        #expect(description.contains("list 'faq'") && description.contains("lists.yaml:5"), "\(description)")
+    }
+
+    @Test func aMissingFileOrAnUnknownFormatIsRefused() throws {
+        let folder = try Folder(files: ["lists.yaml": Self.config(file: "faq.ndjson")])
+        defer { folder.remove() }
+        let missing = #expect(throws: ConfigFileErrors.self) { _ = try folder.wire() }
+        #expect(missing?.description.contains("cannot be read") == true)
+        let unknown = try Folder(files: ["lists.yaml": Self.config(file: "faq.txt"), "faq.txt": ""])
+        defer { unknown.remove() }
+        let refused = #expect(throws: ConfigFileErrors.self) { _ = try unknown.wire() }
+        #expect(refused?.description.contains("not a .json, .ndjson, .jsonl or .csv file") == true)
+    }
+}

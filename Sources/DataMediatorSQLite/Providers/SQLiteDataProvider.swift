@@ -16,9 +16,13 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     private let idField: String
     private let fieldTypes: [String: FieldType]
     private let keyset: KeysetSQL
+    /// The tables whose writes change the list's items (its own table, and the tables a
+    /// query reads as its config's `versions` names them).
     private let versionTables: [String]
-    /// The query that sums the version of `versionTables`, built once; nil when there are none.
-    private let versionSQL: String?
+    /// The query for the store's version, and the one for the store's version at the last
+    /// write to `versionTables` (nil when there are none).
+    private static let versionSQL = "SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable)"
+    private let lastChangeSQL: String?
     /// The SQL of windows, by view and shape of position, built on first use.
     private let shapes = ShapeCache()
 
@@ -42,9 +46,10 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         self.keyset = KeysetSQL(notNullColumns: notNullColumns)
         self.versionTables = versionTables
         let marks = Array(repeating: "?", count: versionTables.count).joined(separator: ", ")
-        self.versionSQL =
+        self.lastChangeSQL =
             versionTables.isEmpty
-            ? nil : "SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable) WHERE source IN (\(marks))"
+            ? nil
+            : "SELECT COALESCE(MAX(changed_at), 0) FROM \(SQLiteStore.versionTable) WHERE source IN (\(marks))"
     }
 
     /// Up to `limit` items after (or from) `start`: one indexed range read after another,
@@ -295,9 +300,20 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     }
 
     private func version(_ db: Database) throws -> Int64 {
-        guard let versionSQL else { return 0 }
-        return try Int64.fetchOne(db.cachedStatement(sql: versionSQL), arguments: StatementArguments(versionTables))
+        try Int64.fetchOne(db.cachedStatement(sql: Self.versionSQL)) ?? 0
+    }
+
+    /// The store's version at the last write through the API to a table the list reads;
+    /// 0 when there was none.
+    func lastChange(_ db: Database) throws -> Int64 {
+        guard let lastChangeSQL else { return 0 }
+        return try Int64.fetchOne(db.cachedStatement(sql: lastChangeSQL), arguments: StatementArguments(versionTables))
             ?? 0
+    }
+
+    /// ``lastChange(_:)`` with the store's version, read together.
+    func lastChange() async throws -> (lastChange: Int64, version: Int64) {
+        try await database.read { db in (try lastChange(db), try version(db)) }
     }
 
     private static func whereClause(_ conditions: [String]) -> String {

@@ -300,14 +300,22 @@ public struct SQLiteItemWriter: ItemWriter {
         ) ?? false
     }
 
-    /// Raises the table's version by one; returns the list's version (which may add up
-    /// the versions of other tables too).
+    /// Raises the table's counter, and so the store's version, by one; records the new
+    /// store version as the table's last change and returns it.
     private func bumpVersion(_ db: Database) throws -> Int64 {
-        try db.execute(
-            sql: "UPDATE \(SQLiteStore.versionTable) SET version = version + 1 WHERE source = ?",
+        let version = try Int64.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    UPDATE \(SQLiteStore.versionTable)
+                    SET version = version + 1,
+                        changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable)) + 1
+                    WHERE source = ? RETURNING changed_at
+                    """
+            ),
             arguments: [table]
         )
-        return try provider.currentVersion(db)
+        guard let version else { throw DataMediatorError(.unavailable, "The table '\(table)' has no version row.") }
+        return version
     }
 
     /// A value as the column stores it: JSON fields as JSON text, the rest as they are.

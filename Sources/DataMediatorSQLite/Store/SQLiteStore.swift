@@ -8,7 +8,12 @@ import GRDB
 /// only read), creates missing tables from their declared fields, and creates one index
 /// per view so every page is an index range scan.
 public final class SQLiteStore: Sendable {
-    /// The table that holds each source table's change counter.
+    /// The table that holds each source table's change counter (`version`: writes to it
+    /// through the API) and the store's version after its last write (`changed_at`).
+    ///
+    /// The store's version is the sum of every table's counter: each write raises it by
+    /// one, so it orders every write of the store, and every list over the store reports
+    /// it. Lists of one store (a composite's children among them) share one version space.
     public static let versionTable = "data_mediator_versions"
 
     /// The connection pool.
@@ -27,11 +32,23 @@ public final class SQLiteStore: Sendable {
                     sql: """
                         CREATE TABLE IF NOT EXISTS \(Self.versionTable) (
                             source TEXT PRIMARY KEY NOT NULL,
-                            version INTEGER NOT NULL DEFAULT 0
+                            version INTEGER NOT NULL DEFAULT 0,
+                            changed_at INTEGER NOT NULL DEFAULT 0
                         )
                         """
                 )
                 try SQLiteChangeLog.createTables(in: db)
+                if try !db.columns(in: Self.versionTable).contains(where: { $0.name == "changed_at" }) {
+                    // A store from before versions were store-wide: its change logs count
+                    // per table, so they restart at the store's version.
+                    try db.execute(
+                        sql: """
+                            ALTER TABLE \(Self.versionTable) ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0;
+                            DELETE FROM \(SQLiteChangeLog.changesTable);
+                            DELETE FROM \(SQLiteChangeLog.historyTable);
+                            """
+                    )
+                }
                 try SQLiteItemWriter.createTables(in: db)
             }
         } catch {
@@ -187,7 +204,7 @@ public final class SQLiteStore: Sendable {
             provider: provider,
             signer: signer,
             writer: writes?.writer,
-            changeLog: writes?.changeLog,
+            changeLog: writes?.changeLog ?? SQLiteReloadLog(provider: provider),
             notifier: notifier
         )
     }

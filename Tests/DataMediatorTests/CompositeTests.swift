@@ -192,59 +192,114 @@ import Testing
         #expect(error?.code == .badCursor)
     }
 
-    @Test func aWriteToAnyChildMovesTheCompositesVersionAndItsChangesSayReload() async throws {
-        func notes(_ name: String) -> ListAdapter {
-            let definition = ListDefinition(
-                name: name,
-                title: name,
-                idField: "id",
-                revisionField: "rev",
-                views: [
-                    View(
-                        name: "all",
-                        sort: [SortKey("title")],
-                        idField: "id",
-                        cellType: .fixed("note"),
-                        fields: ["title"]
-                    )
-                ],
-                isWritable: true,
-                rules: FieldRules(types: ["title": .string])
-            )
-            let store = InMemoryStore(definition: definition, columns: ["title"])
-            return ListAdapter(
-                definition: definition,
-                provider: store,
-                signer: Self.signer,
-                writer: store,
-                changeLog: store
+    @Test func aChildsWritesAreTheCompositesChangesInItsIds() async throws {
+        let definition = ListDefinition(
+            name: "notes",
+            title: "Notes",
+            idField: "id",
+            revisionField: "rev",
+            views: [
+                View(name: "all", sort: [SortKey("title")], idField: "id", cellType: .fixed("note"), fields: ["title"])
+            ],
+            isWritable: true,
+            rules: FieldRules(types: ["title": .string])
+        )
+        let store = InMemoryStore(definition: definition, columns: ["title"])
+        let notes = ListAdapter(
+            definition: definition,
+            provider: store,
+            signer: Self.signer,
+            writer: store,
+            changeLog: store
+        )
+        let view = try notes.definition.view(named: nil)
+        for title in ["a", "c"] {
+            _ = try await notes.create(
+                body: .object(["id": .string(title), "data": .object(["title": .string(title)])])
             )
         }
-        let (first, second) = (notes("first"), notes("second"))
-        for _ in 0..<3 { _ = try await first.create(body: .object(["data": .object(["title": .string("a")])])) }
         let screen = ListAdapter.composite(
             name: "s",
             title: "S",
-            children: [
-                CompositeChild(name: "one", content: .list(first, view: try first.definition.view(named: nil))),
-                Self.welcome(1),
-                CompositeChild(name: "two", content: .list(second, view: try second.definition.view(named: nil))),
-            ],
+            children: [Self.welcome(1), CompositeChild(name: "one", content: .list(notes, view: view))],
             signer: Self.signer
         )
-        let before = try await screen.page(view: nil, limit: nil, cursor: nil).version
-        #expect(before == 3)
-        // The child with the lower version moves: so does the composite.
-        _ = try await second.create(body: .object(["data": .object(["title": .string("b")])]))
-        let after = try await screen.page(view: nil, limit: nil, cursor: nil)
-        #expect(after.version == 4 && after.items.map(\.id).last?.hasPrefix("two/") == true)
-        let changes = try await screen.changes(view: nil, since: String(before), limit: nil)
-        #expect(changes.entries.map(\.operation) == [.reload] && changes.version == 4)
-        #expect(try await screen.changes(view: nil, since: "4", limit: nil).entries.isEmpty)
+        let capped = ListAdapter.composite(
+            name: "c",
+            title: "C",
+            children: [CompositeChild(name: "top", content: .list(notes, view: view), cap: 1)],
+            signer: Self.signer
+        )
+        #expect(try await screen.page(view: nil, limit: nil, cursor: nil).version == 2)
+        _ = try await notes.create(body: .object(["id": .string("b"), "data": .object(["title": .string("b")])]))
+        _ = try await notes.delete(id: "c")
+        let changes = try await screen.changes(view: nil, since: "2", limit: nil)
+        #expect(changes.version == 4 && changes.entries.map(\.version) == [3, 4])
+        let insert = try #require(changes.entries.first)
+        #expect(insert.operation == .insert && insert.cell?.id == "one/b" && insert.cell?.type == "note")
+        #expect(insert.placement == Placement(section: "one/all", sectionAfter: "welcome/hello", after: "one/a"))
+        #expect(changes.entries.last.map { [$0.operation.rawValue, $0.id] } == ["delete", "one/c"])
+        // A new first section of a child comes after the last section of the child before it.
+        _ = try await notes.delete(id: "a")
+        _ = try await notes.delete(id: "b")
+        _ = try await notes.create(body: .object(["id": .string("d"), "data": .object(["title": .string("d")])]))
+        let placed = try await screen.changes(view: nil, since: "6", limit: nil).entries
+        #expect(placed.first?.placement == Placement(section: "one/all", sectionAfter: "welcome/hello", after: nil))
+        // In a capped child the first items may have changed: reload.
+        let reload = try await capped.changes(view: nil, since: "2", limit: nil)
+        #expect(reload.entries.map(\.operation) == [.reload] && reload.entries.first?.version == 7)
         // Composites are read-only.
         let refused = await #expect(throws: DataMediatorError.self) {
             _ = try await screen.create(body: .object(["data": .object([:])]))
         }
         #expect(refused?.code == .readOnly)
+    }
+
+    @Test func anAnswerNeverEndsInsideOneWritesChanges() async throws {
+        let definition = ListDefinition(
+            name: "notes",
+            title: "Notes",
+            idField: "id",
+            revisionField: "rev",
+            views: [
+                View(name: "all", sort: [SortKey("title")], idField: "id", cellType: .fixed("note"), fields: ["title"])
+            ],
+            isWritable: true,
+            rules: FieldRules(types: ["title": .string])
+        )
+        let store = InMemoryStore(definition: definition, columns: ["title"])
+        let notes = ListAdapter(
+            definition: definition,
+            provider: store,
+            signer: Self.signer,
+            writer: store,
+            changeLog: store
+        )
+        let view = try notes.definition.view(named: nil)
+        // The same list twice: every write changes the composite in two places.
+        let twice = ListAdapter.composite(
+            name: "twice",
+            title: "Twice",
+            children: [
+                CompositeChild(name: "a", content: .list(notes, view: view)),
+                CompositeChild(name: "b", content: .list(notes, view: view)),
+            ],
+            signer: Self.signer
+        )
+        for title in ["x", "y", "z"] {
+            _ = try await notes.create(body: .object(["data": .object(["title": .string(title)])]))
+        }
+        var since = "0"
+        var answers: [[String]] = []
+        while true {
+            let answer = try await twice.changes(view: nil, since: since, limit: "3")
+            answers.append(answer.entries.map { "\($0.version) \($0.cell?.id.prefix(2) ?? "")" })
+            guard let next = answer.next else { break }
+            since = String(next)
+        }
+        #expect(answers == [["1 a/", "1 b/"], ["2 a/", "2 b/"], ["3 a/", "3 b/"]])
+        // A limit smaller than one write's changes still answers them all.
+        let one = try await twice.changes(view: nil, since: "0", limit: "1")
+        #expect(one.entries.map(\.version) == [1, 1] && one.next == 1)
     }
 }

@@ -8,7 +8,7 @@
 /// signed cursor carries the child and the child's own position. A capped child stops at
 /// its cap; with `more`, a `more` cell (in a section of its own) follows it when the child
 /// has more items, holding a cursor that continues the child's own list.
-public struct CompositeProvider: DataProvider, SectionInfoProvider {
+public struct CompositeProvider: DataProvider, SectionInfoProvider, ChangeLog {
     /// The fields of a composite item.
     static let layout = ItemLayout(["position", "id", "section", "section_title", "type", "rev", "data"])
 
@@ -110,7 +110,7 @@ public struct CompositeProvider: DataProvider, SectionInfoProvider {
 
     /// The sections a child shows (ids prefixed; cut at its cap; its `more` section last
     /// when it has one), how many items they hold, and whether a `more` cell is among them.
-    private func shownSections(
+    func shownSections(
         of child: CompositeChild
     ) async throws
         -> (sections: [SectionInfo.Section], items: Int, hasMore: Bool)
@@ -174,11 +174,12 @@ public struct CompositeProvider: DataProvider, SectionInfoProvider {
         return Window(items: items, version: try await currentVersion())
     }
 
-    /// The composite's version: the sum of its children's (static sections count 0), so
-    /// it moves whenever any child's does.
+    /// The composite's version: the greatest of its children's. Children that change
+    /// share one version space (the lists of one store), and static sections and files
+    /// stay at 0, so it is the store's version, and it moves with every child's write.
     public func currentVersion() async throws -> Int64 {
         var version: Int64 = 0
-        for child in children { version &+= try await child.version() }
+        for child in children { version = max(version, try await child.version()) }
         return version
     }
 
@@ -299,5 +300,98 @@ public struct CompositeProvider: DataProvider, SectionInfoProvider {
             inner = nil
             innerInclusive = false
         }
+    }
+}
+
+// MARK: - Changes
+
+extension CompositeProvider {
+    /// The children's changes after `since`, merged in version order (children in the
+    /// composite's order within one version) and given the composite's ids: an item of
+    /// child `c` is `c/id` in section `c/section`; a child's first section comes after the
+    /// last section of the nearest earlier child that shows one.
+    ///
+    /// A change the composite cannot place item by item (in a capped child, whose window
+    /// of first items moves, or a child that itself answers `reload`) makes the answer a
+    /// single `reload` at the composite's version.
+    public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        let version = try await currentVersion()
+        try DataMediatorError.checkHistory(since: since, floor: 0, version: version)
+        var merged: [(change: Change, child: Int)] = []
+        // A child that has more changes than were read: the merge is whole only up to the
+        // last version read from it.
+        var complete = Int64.max
+        var reload = false
+        for (index, child) in children.enumerated() {
+            guard case .list(let adapter, let childView) = child.content else { continue }
+            let changes = try await adapter.changes(of: childView, since: since, limit: max(1, limit))
+            if changes.entries.isEmpty { continue }
+            if child.cap != nil || changes.entries.contains(where: { $0.operation == .reload }) {
+                reload = true
+                break
+            }
+            if changes.next != nil, let last = changes.entries.last { complete = min(complete, last.version) }
+            for entry in changes.entries {
+                merged.append((try await translate(entry, of: child, at: index), index))
+            }
+        }
+        if reload {
+            return ChangeWindow(
+                changes: [Change(operation: .reload, version: version, id: "", item: nil, placement: nil)],
+                version: version
+            )
+        }
+        let ordered = merged.filter { $0.change.version <= complete }.sorted {
+            ($0.change.version, $0.child) < ($1.change.version, $1.child)
+        }
+        return ChangeWindow(changes: ordered.map(\.change), version: version)
+    }
+
+    /// A child's change in the composite's terms.
+    private func translate(_ entry: ChangeSet.Entry, of child: CompositeChild, at index: Int) async throws -> Change {
+        let prefix = child.name + "/"
+        let item = entry.cell.map { cell in
+            Self.item(
+                ListEntry(
+                    cell: cell,
+                    sectionID: entry.placement?.section ?? "",
+                    sectionTitle: nil,
+                    position: Position([])
+                ),
+                child: child,
+                index: index,
+                served: 0
+            )
+        }
+        var placement: Placement?
+        if let inChild = entry.placement {
+            let sectionAfter: String?
+            if let before = inChild.sectionAfter {
+                sectionAfter = prefix + before
+            } else {
+                sectionAfter = try await lastSection(before: index)
+            }
+            placement = Placement(
+                section: prefix + inChild.section,
+                sectionAfter: sectionAfter,
+                after: inChild.after.map { prefix + $0 }
+            )
+        }
+        return Change(
+            operation: entry.operation,
+            version: entry.version,
+            id: prefix + entry.id,
+            item: item,
+            placement: placement
+        )
+    }
+
+    /// The id of the last section the children before `index` show now; nil when none
+    /// shows any.
+    private func lastSection(before index: Int) async throws -> String? {
+        for child in children[..<index].reversed() {
+            if let last = try await shownSections(of: child).sections.last { return last.id }
+        }
+        return nil
     }
 }

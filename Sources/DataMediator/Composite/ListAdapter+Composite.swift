@@ -2,8 +2,7 @@ extension ListAdapter {
     /// The adapter of a composite list: read-only, one view (`viewName`) that walks
     /// `children` in order.
     ///
-    /// Its version is the sum of its children's; its `changes` answer one `reload` when
-    /// any child moved past the version asked for.
+    /// Its `changes` merge its children's (see ``CompositeProvider/changes(of:since:limit:)``).
     public static func composite(
         name: String,
         title: String,
@@ -27,6 +26,7 @@ extension ListAdapter {
             provider: provider,
             signer: signer,
             presenters: [viewName: CompositePresenter(cellTypes: provider.view.cellType.types)],
+            changeLog: provider,
             notifier: notifier
         )
     }

@@ -174,7 +174,15 @@ public struct ListAdapter: Sendable {
             )
         }
         let window = try await changeLog.changes(of: view, since: since, limit: limit + 1)
-        let kept = window.changes.prefix(limit)
+        var kept = window.changes.prefix(limit)
+        // One write may change a view in several places (a composite showing an item
+        // twice): its changes share a version, and `next` continues after a version, so
+        // an answer never ends inside one. It ends before that write's changes, or holds
+        // them all when they alone are more than `limit`.
+        if window.changes.count > limit, let last = kept.last, window.changes[limit].version == last.version {
+            let before = kept.prefix { $0.version != last.version }
+            kept = before.isEmpty ? window.changes.prefix { $0.version == last.version } : before
+        }
         let presenter = presenter(for: view)
         let entries = kept.map { change in
             ChangeSet.Entry(
@@ -191,7 +199,7 @@ public struct ListAdapter: Sendable {
             since: since,
             version: window.version,
             entries: entries,
-            next: window.changes.count > limit ? kept.last?.version : nil
+            next: window.changes.count > kept.count ? kept.last?.version : nil
         )
     }
 

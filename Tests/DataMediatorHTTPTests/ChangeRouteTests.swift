@@ -265,6 +265,37 @@ final class RecordingWriter: ResponseBodyWriter, @unchecked Sendable {
         #expect(adapter.notifier.subscriberCount == 0)
     }
 
+    @Test func aCompositesStreamCarriesItsChildrensWritesInItsIds() async throws {
+        let fixture = try WriteRouteTests.Fixture()
+        let notes = try fixture.registry.adapter(named: "notes")
+        let composite = ListAdapter.composite(
+            name: "screen",
+            title: "Screen",
+            children: [CompositeChild(name: "n", content: .list(notes, view: try notes.definition.view(named: nil)))],
+            signer: CursorSigner(secret: SampleList.secret),
+            notifier: notes.notifier
+        )
+        let start = try await composite.currentVersion()
+        let recorder = RecordingWriter()
+        let stream = Task {
+            var writer = recorder
+            try await EventStream(
+                adapter: composite,
+                view: try composite.definition.view(named: nil),
+                start: start,
+                settings: EventSettings(heartbeat: .milliseconds(50))
+            ).run(into: &writer)
+        }
+        for title in ["a", "b"] { try await Self.write(notes, title) }
+        try await Self.waitFor(recorder, events: 2)
+        stream.cancel()
+        _ = await stream.result
+        #expect(recorder.events.map(\.id) == ["\(start + 1)", "\(start + 2)"])
+        #expect(recorder.events.map(\.event) == ["insert", "insert"])
+        let text = recorder.text.withLock { $0 }
+        #expect(text.contains(#""section":"n/all""#) && text.contains(#""id":"n/"#), "\(text)")
+    }
+
     /// Runs `body`, failing (instead of hanging the suite) when it takes longer than `limit`.
     static func within(
         _ limit: Duration,

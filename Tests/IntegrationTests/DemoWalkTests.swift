@@ -153,6 +153,12 @@ import Testing
         let first = try Page.decode(try await server.get("/lists/transactions/items?limit=1").body)
         #expect(first.sections.first?.id == "2030-01-01" && first.sections.first?.items.first?.id == id)
 
+        // home shows the 3 newest transactions (a capped child): it says reload; and it is read-only.
+        let home = try await server.json("/lists/home/changes?since=\(start)")
+        #expect(try #require(home["changes"] as? [[String: Any]]).map { $0["op"] as? String } == ["reload"])
+        let composite = try await server.send("POST", "/lists/home/items", headers: authorized, body: body)
+        #expect(composite.status == 405)
+
         let deleted = try await server.send("DELETE", "/lists/transactions/items/\(id)", headers: authorized)
         #expect(deleted.status == 204)
         let changes = try await server.json("/lists/transactions/changes?since=\(start)")

@@ -168,7 +168,8 @@ import Testing
         #expect(dumps[0].count > 2_000)
     }
 
-    @Test func integerIDsAreChosenByTheStoreAndOthersAreRefused() async throws {
+    /// A store with a writable list `counters` (integer ids, one `label`) and its writer.
+    static func counters() throws -> (SQLiteFixture, SQLiteItemWriter) {
         let fixture = try SQLiteFixture(items: [])
         let list = ListDefinition(
             name: "counters",
@@ -181,6 +182,12 @@ import Testing
         let source = SQLiteSource(kind: .table("counters"), fieldTypes: ["id": .integer, "label": .string])
         let provider = try fixture.store.provider(for: list, source: source)
         let writer = try #require(try fixture.store.writer(for: list, source: source, provider: provider)).writer
+        return (fixture, writer)
+    }
+
+    @Test func integerIDsAreChosenByTheStoreAndOthersAreRefused() async throws {
+        let (fixture, writer) = try Self.counters()
+        defer { withExtendedLifetime(fixture) {} }
         let first = try await writer.insert(id: nil, fields: ["label": .string("a")], idempotency: nil)
         let second = try await writer.insert(id: nil, fields: ["label": .string("b")], idempotency: nil)
         #expect(first.item["id"] == .integer(1) && second.item["id"] == .integer(2))
@@ -196,18 +203,7 @@ import Testing
     }
 
     @Test func anIdempotencyKeyIsHonouredForTwentyFourHoursAndThenForgotten() async throws {
-        let fixture = try SQLiteFixture(items: [])
-        let list = ListDefinition(
-            name: "counters",
-            title: "Counters",
-            idField: "id",
-            revisionField: "rev",
-            views: [View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("c"), fields: ["label"])],
-            isWritable: true
-        )
-        let source = SQLiteSource(kind: .table("counters"), fieldTypes: ["id": .integer, "label": .string])
-        let provider = try fixture.store.provider(for: list, source: source)
-        let writer = try #require(try fixture.store.writer(for: list, source: source, provider: provider)).writer
+        let (fixture, writer) = try Self.counters()
         let key = IdempotencyKey(key: "k-1", fingerprint: "body-a")
         let first = try await writer.insert(id: nil, fields: ["label": .string("a")], idempotency: key)
         // Stored 23 hours ago: still honoured, the same body replays, another is refused.

@@ -192,7 +192,8 @@ import Testing
         #expect(error?.code == .badCursor)
     }
 
-    @Test func aChildsWritesAreTheCompositesChangesInItsIds() async throws {
+    /// A writable in-memory list of notes sorted by title.
+    static func notes() -> ListAdapter {
         let definition = ListDefinition(
             name: "notes",
             title: "Notes",
@@ -205,13 +206,11 @@ import Testing
             rules: FieldRules(types: ["title": .string])
         )
         let store = InMemoryStore(definition: definition, columns: ["title"])
-        let notes = ListAdapter(
-            definition: definition,
-            provider: store,
-            signer: Self.signer,
-            writer: store,
-            changeLog: store
-        )
+        return ListAdapter(definition: definition, provider: store, signer: signer, writer: store, changeLog: store)
+    }
+
+    @Test func aChildsWritesAreTheCompositesChangesInItsIds() async throws {
+        let notes = Self.notes()
         let view = try notes.definition.view(named: nil)
         for title in ["a", "c"] {
             _ = try await notes.create(
@@ -256,25 +255,7 @@ import Testing
     }
 
     @Test func anAnswerNeverEndsInsideOneWritesChanges() async throws {
-        let definition = ListDefinition(
-            name: "notes",
-            title: "Notes",
-            idField: "id",
-            revisionField: "rev",
-            views: [
-                View(name: "all", sort: [SortKey("title")], idField: "id", cellType: .fixed("note"), fields: ["title"])
-            ],
-            isWritable: true,
-            rules: FieldRules(types: ["title": .string])
-        )
-        let store = InMemoryStore(definition: definition, columns: ["title"])
-        let notes = ListAdapter(
-            definition: definition,
-            provider: store,
-            signer: Self.signer,
-            writer: store,
-            changeLog: store
-        )
+        let notes = Self.notes()
         let view = try notes.definition.view(named: nil)
         // The same list twice: every write changes the composite in two places.
         let twice = ListAdapter.composite(

@@ -14,8 +14,10 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         do {
             let configuration = try ConfigFileLoader.load(path: file)
-            let views = configuration.lists.reduce(0) { $0 + $1.definition.views.count }
-            print("\(file): ok (\(configuration.lists.count) lists, \(views) views)")
+            let views =
+                configuration.lists.reduce(0) { $0 + $1.definition.views.count } + configuration.composites.count
+            let composites = configuration.composites.isEmpty ? "" : ", \(configuration.composites.count) composite"
+            print("\(file): ok (\(configuration.order.count) lists\(composites), \(views) views)")
         } catch {
             printError(error.description)
             throw ExitCode.failure

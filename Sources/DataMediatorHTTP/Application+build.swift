@@ -46,6 +46,7 @@ public func buildRouter(
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies only to routes added after it, and to the not-found answer.
+    router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ProblemMiddleware())
     OperationRoutes(readiness: readiness).register(on: router)

@@ -1,0 +1,64 @@
+import DataMediator
+import DataMediatorHTTP
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Synchronization
+import Testing
+
+/// Log records kept in memory, to check what a request logged.
+final class CapturedLogs: Sendable {
+    let lines = Mutex<[(message: String, metadata: Logger.Metadata)]>([])
+
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(logs: self) }
+    }
+
+    struct Handler: LogHandler {
+        let logs: CapturedLogs
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            logs.lines.withLock { $0.append(("\(event.message)", merged)) }
+        }
+    }
+}
+
+@Suite struct RequestIDTests {
+    static let field = HTTPField.Name("X-Request-ID") ?? .eTag
+
+    @Test func aClientsIDIsKeptEchoedAndLoggedAndABadOneIsReplaced() async throws {
+        let logs = CapturedLogs()
+        let router = buildRouter(registry: HTTPTestSupport.registry())
+        try await Application(router: router, logger: logs.logger).test(.router) { client in
+            let kept = try await client.execute(
+                uri: "/lists/sample/items?limit=1",
+                method: .get,
+                headers: [Self.field: "client-42.a:b_c"]
+            )
+            #expect(kept.headers[Self.field] == "client-42.a:b_c")
+            // An error answer carries it too.
+            let missing = try await client.execute(uri: "/lists/nope", method: .get, headers: [Self.field: "e-1"])
+            #expect(missing.status == .notFound && missing.headers[Self.field] == "e-1")
+            for bad in ["has space", String(repeating: "x", count: 129), "é"] {
+                let replaced = try await client.execute(uri: "/health", method: .get, headers: [Self.field: bad])
+                let id = try #require(replaced.headers[Self.field])
+                #expect(id != bad && id.count == 32 && id.allSatisfy(\.isHexDigit), "\(bad) -> \(id)")
+            }
+            let made = try await client.execute(uri: "/health", method: .get)
+            #expect(made.headers[Self.field]?.count == 32)
+        }
+        let requests = logs.lines.withLock { $0 }.filter { $0.message == "request" }
+        #expect(requests.count == 6)
+        #expect(requests.first?.metadata["request_id"] == "client-42.a:b_c")
+        #expect(requests.allSatisfy { $0.metadata["request_id"] != nil })
+    }
+}

@@ -1,9 +1,18 @@
+import Foundation
 import Logging
 
 /// Sets up logging to standard error at `level` (default `info`) and returns the
 /// service's logger.
-func bootstrapLogging(level: String?) -> Logger {
-    LoggingSystem.bootstrap(StreamLogHandler.standardError)
+///
+/// `format` is `text` (a line a human reads), `json` (one JSON object a line), or nil
+/// for automatic: text on a terminal, JSON otherwise (a container's log collector).
+func bootstrapLogging(level: String?, format: String?) -> Logger {
+    let json = format.map { $0.lowercased() == "json" } ?? (isatty(STDERR_FILENO) == 0)
+    if json {
+        LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+    } else {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    }
     var logger = Logger(label: "data-mediator")
     logger.logLevel = level.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
     return logger

@@ -164,6 +164,14 @@ import Testing
         let changes = try await server.json("/lists/transactions/changes?since=\(start)")
         let ops = try #require(changes["changes"] as? [[String: Any]]).map { $0["op"] as? String }
         #expect(ops == ["insert", "delete"])
+        // Standard error is no terminal: every log line is a JSON object, requests with their id.
+        let records = server.log.split(separator: "\n").map {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(!records.isEmpty && records.allSatisfy { $0 != nil })
+        #expect(
+            records.contains { $0?["message"] as? String == "request" && ($0?["request_id"] as? String)?.count == 32 }
+        )
         // The aggregate over the transactions can only say that it moved.
         let scores = try await server.json("/lists/highscore/changes?since=\(start)")
         #expect(try #require(scores["changes"] as? [[String: Any]]).map { $0["op"] as? String } == ["reload"])

@@ -61,10 +61,12 @@ final class ServerProcess: @unchecked Sendable {
         while port == 0 {
             guard process.isRunning else { throw ServerProcessError.exited(log) }
             guard ContinuousClock.now < deadline else { throw ServerProcessError.timedOut(log) }
-            if let line = log.split(separator: "\n").first(where: { $0.hasSuffix("] listening") }),
-                let range = line.range(of: #"port=\d+"#, options: .regularExpression)
-            {
-                port = Int(line[range].dropFirst(5)) ?? 0
+            // Standard error is a file, not a terminal: one JSON object a line.
+            for line in log.split(separator: "\n") {
+                guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    record["message"] as? String == "listening", let text = record["port"] as? String
+                else { continue }
+                port = Int(text) ?? 0
             }
             try await Task.sleep(for: .milliseconds(50))
         }

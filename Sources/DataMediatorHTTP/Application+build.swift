@@ -1,6 +1,7 @@
 import DataMediator
 import Hummingbird
 import Logging
+import Prometheus
 
 /// Where and how the HTTP server listens.
 public struct HTTPServerConfiguration: Sendable {
@@ -16,6 +17,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var readTokens: [String]
     /// How live event streams behave.
     public var events: EventSettings
+    /// The registry `GET /metrics` answers from (the one the process's metrics factory
+    /// records into); nil serves no `/metrics`.
+    public var metrics: PrometheusCollectorRegistry?
 
     /// Creates a server configuration.
     public init(
@@ -24,7 +28,8 @@ public struct HTTPServerConfiguration: Sendable {
         writeTokens: [String] = [],
         maximumBodySize: Int = 1 << 20,
         readTokens: [String] = [],
-        events: EventSettings = EventSettings()
+        events: EventSettings = EventSettings(),
+        metrics: PrometheusCollectorRegistry? = nil
     ) {
         self.host = host
         self.port = port
@@ -32,6 +37,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.maximumBodySize = maximumBodySize
         self.readTokens = readTokens
         self.events = events
+        self.metrics = metrics
     }
 }
 
@@ -47,9 +53,11 @@ public func buildRouter(
     let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies only to routes added after it, and to the not-found answer.
     router.add(middleware: RequestIDMiddleware())
+    // Requests by route, method and status, and their duration (Hummingbird's own).
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ProblemMiddleware())
-    OperationRoutes(readiness: readiness).register(on: router)
+    OperationRoutes(readiness: readiness, metrics: configuration.metrics, registry: registry).register(on: router)
     // Everything below reads or writes lists: behind the read token when one is configured.
     router.add(
         middleware: ReadAccessMiddleware(

@@ -178,6 +178,58 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    @Test func metricsCountRequestsByRouteAndStatusAndShowStreamsAndTheStoreVersion() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "50"],
+            // A stream learns that its client left when it next writes: a heartbeat a second.
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t", "DATA_MEDIATOR_HEARTBEAT_SECONDS": "1"]
+        )
+        defer { server.removeData() }
+        for _ in 0..<3 { _ = try await server.get("/lists/transactions/items?limit=2") }
+        _ = try await server.get("/lists/nope")
+        let created = try await server.send(
+            "POST",
+            "/lists/transactions/items",
+            headers: ["Content-Type": "application/json", "Authorization": "Bearer t"],
+            body: #"{"data": {"player": "ada", "points": 1, "reason": "x", "created_at": "2030-01-01T00:00:00Z"}}"#
+        )
+        #expect(created.status == 201)
+        // An event stream held open by curl.
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sN", server.base + "/lists/transactions/events"]
+        curl.standardOutput = FileHandle.nullDevice
+        try curl.run()
+        defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
+        var text = ""
+        for _ in 0..<100 {
+            text = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+            if text.contains("data_mediator_sse_streams 1.0\n") { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let route = #"http_route="/lists/{list}/items",http_request_method="GET",http_response_status_code="200""#
+        #expect(text.contains("hb_requests{\(route)} 3"), "\(text)")
+        #expect(
+            text.contains(
+                #"hb_requests{http_route="/lists/{list}",http_request_method="GET",http_response_status_code="404"} 1"#
+            )
+        )
+        #expect(text.contains(#"http_response_status_code="201"} 1"#))
+        #expect(text.contains("http_server_request_duration_bucket{\(route),le="))
+        #expect(text.contains(#"data_mediator_page_query_seconds_count{list="transactions"} 3"#))
+        #expect(text.contains("data_mediator_sse_streams 1.0\n"))
+        #expect(text.contains("data_mediator_store_version 1.0\n"))
+        kill(curl.processIdentifier, SIGKILL)
+        while curl.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<100 {
+            text = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+            if text.contains("data_mediator_sse_streams 0.0\n") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(text.contains("data_mediator_sse_streams 0.0\n"))
+        #expect(await server.stop() == 0)
+    }
+
     @Test func aCursorStaysValidAcrossARestart() async throws {
         let first = try await ServerProcess()
         defer { first.removeData() }

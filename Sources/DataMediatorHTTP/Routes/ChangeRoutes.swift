@@ -1,6 +1,7 @@
 import DataMediator
 import HTTPTypes
 import Hummingbird
+import Metrics
 import NIOCore
 
 /// The observer routes of the list contract: `GET /lists/{list}/changes` (what changed
@@ -43,6 +44,9 @@ struct ChangeRoutes: Sendable {
                     EventStream.accelBuffering: "no",
                 ],
                 body: ResponseBody { writer in
+                    let open = Meter(label: "data_mediator_sse_streams")
+                    open.increment()
+                    defer { open.decrement() }
                     try await stream.run(into: &writer)
                     try await writer.finish(nil)
                 }

@@ -2,6 +2,7 @@ import DataMediator
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 
 /// The read routes of the list contract: `/lists`, a list's description, its pages,
 /// one item, and its section info.
@@ -47,7 +48,10 @@ struct ListRoutes: Sendable {
     private func page<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
         let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
         let query = try Parameters(request, allowed: ["view", "limit", "cursor"])
+        let start = ContinuousClock.now
         let page = try await adapter.page(view: query.view, limit: query.limit, cursor: query.cursor)
+        Timer(label: "data_mediator_page_query_seconds", dimensions: [("list", adapter.definition.name)])
+            .record(duration: ContinuousClock.now - start)
         let headers = page.next.map { next in
             Parameters.nextLink(
                 adapter.definition.href + "/items",

@@ -1,9 +1,13 @@
 import DataMediator
 import Hummingbird
+import Metrics
+import Prometheus
 
 /// Liveness, readiness, the served OpenAPI document and problem type documentation.
 struct OperationRoutes: Sendable {
     let readiness: @Sendable () async -> Bool
+    let metrics: PrometheusCollectorRegistry?
+    let registry: ListRegistry
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/health") { _, _ in
@@ -30,7 +34,24 @@ struct OperationRoutes: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: text))
             )
         }
-        for path in ["/health", "/ready", "/openapi.yaml", "/problems/:slug"] {
+        var paths = ["/health", "/ready", "/openapi.yaml", "/problems/:slug"]
+        if let metrics {
+            router.get("/metrics") { _, _ in
+                // The store's version, as every list over it reports it.
+                var version: Int64 = 0
+                for adapter in registry.adapters {
+                    version = max(version, (try? await adapter.currentVersion()) ?? 0)
+                }
+                Gauge(label: "data_mediator_store_version").record(version)
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer()))
+                )
+            }
+            paths.append("/metrics")
+        }
+        for path in paths {
             MethodNotAllowed.register(RouterPath(path), on: router)
         }
     }

@@ -5,6 +5,8 @@ import DataMediatorSQLite
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 
 /// `data-mediator serve`: serves the lists of a config file, or the built-in demo.
 ///
@@ -59,6 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
         if settings.writeTokens.isEmpty, service.registry.adapters.contains(where: \.isWritable) {
             logger.notice("writes are refused (403): DATA_MEDIATOR_WRITE_TOKENS is not set")
         }
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
         let app = buildApplication(
             registry: service.registry,
             configuration: HTTPServerConfiguration(
@@ -66,7 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
                 port: settings.port,
                 writeTokens: settings.writeTokens,
                 readTokens: settings.readTokens,
-                events: EventSettings(heartbeat: .seconds(settings.heartbeatSeconds))
+                events: EventSettings(heartbeat: .seconds(settings.heartbeatSeconds)),
+                metrics: metrics
             ),
             readiness: service.readiness,
             logger: logger,

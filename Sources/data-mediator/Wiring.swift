@@ -10,6 +10,10 @@ struct Wiring: Sendable {
     let registry: ListRegistry
     /// Whether the store answers, for `GET /ready`.
     let readiness: @Sendable () async -> Bool
+    /// Wakes every list's live streams after writes; finished at shutdown.
+    let notifier: ChangeNotifier
+    /// The store, checkpointed at shutdown.
+    let store: SQLiteStore
 
     /// Wires the service.
     ///
@@ -103,6 +107,8 @@ struct Wiring: Sendable {
         )
         registry = ListRegistry(configuration.order.compactMap { byName[$0] })
         readiness = { await store.isReadable() }
+        self.notifier = notifier
+        self.store = store
     }
 
     /// The composites' adapters, each built after the lists it shows (the loader refused

@@ -3,6 +3,8 @@ import DataMediatorTesting
 import Foundation
 import Testing
 
+@testable import data_mediator
+
 /// The real executable serving the built-in demo, walked over real sockets.
 @Suite(.serialized) struct DemoWalkTests {
     /// A view as `GET /lists/{list}` describes it.
@@ -228,6 +230,49 @@ import Testing
         }
         #expect(text.contains("data_mediator_sse_streams 0.0\n"))
         #expect(await server.stop() == 0)
+    }
+
+    @Test func sigtermEndsEventStreamsWithAFinalEventExitsZeroAndCheckpointsTheStore() async throws {
+        // A long grace period: a stream left open would hold the shutdown up for a minute.
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "50"],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t", "DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS": "60"]
+        )
+        defer { server.removeData() }
+        let created = try await server.send(
+            "POST",
+            "/lists/transactions/items",
+            headers: ["Content-Type": "application/json", "Authorization": "Bearer t"],
+            body: #"{"data": {"player": "ada", "points": 1, "reason": "x", "created_at": "2030-01-01T00:00:00Z"}}"#
+        )
+        #expect(created.status == 201)
+        let output = server.dataDirectory.appendingPathComponent("events.txt")
+        #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sN", server.base + "/lists/transactions/events?since=0"]
+        curl.standardOutput = try FileHandle(forWritingTo: output)
+        try curl.run()
+        defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
+        var text = ""
+        for _ in 0..<100 where !text.contains("event: insert") {
+            try await Task.sleep(for: .milliseconds(50))
+            text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        }
+        #expect(text.contains("event: insert"))
+        // SIGTERM: the stream gets its last event and ends, the process exits 0, promptly.
+        let start = ContinuousClock.now
+        #expect(await server.stop() == 0)
+        #expect(ContinuousClock.now - start < .seconds(30), "the open stream held the shutdown up")
+        for _ in 0..<100 where curl.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!curl.isRunning)
+        text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        #expect(text.hasSuffix("event: shutdown\ndata: {}\n\n"), "\(text)")
+        #expect(server.log.contains("the store is checkpointed"))
+        // The WAL was written back: the database file alone holds the write.
+        let wal = server.dataDirectory.appendingPathComponent(DemoConfig.storeFile + "-wal").path
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+        #expect(walSize == 0)
     }
 
     @Test func aCursorStaysValidAcrossARestart() async throws {

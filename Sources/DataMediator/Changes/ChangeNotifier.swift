@@ -15,16 +15,23 @@ public final class ChangeNotifier: Sendable {
     }
 
     private let subscribers = Mutex<[Int: AsyncStream<Signal>.Continuation]>([:])
+    /// Set by ``finishAll()``: later subscriptions end at once.
+    private let finished = Atomic<Bool>(false)
     private let nextID = Atomic<Int>(0)
 
     /// Creates a notifier.
     public init() {}
 
     /// A stream of signals: `changed` after writes, `tick` every `interval`. It ends when
-    /// the consumer stops iterating or its task is cancelled.
+    /// the consumer stops iterating or its task is cancelled, and for every subscriber when
+    /// the service shuts down (``finishAll()``).
     public func subscribe(tick interval: Duration) -> AsyncStream<Signal> {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let (stream, continuation) = AsyncStream<Signal>.makeStream(bufferingPolicy: .bufferingNewest(2))
+        if finished.load(ordering: .acquiring) {
+            continuation.finish()
+            return stream
+        }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
@@ -43,6 +50,13 @@ public final class ChangeNotifier: Sendable {
     public func publish() {
         let all = subscribers.withLock { Array($0.values) }
         for continuation in all { continuation.yield(.changed) }
+    }
+
+    /// Ends every subscriber's stream, now and from now on: the service is shutting down.
+    public func finishAll() {
+        finished.store(true, ordering: .releasing)
+        let all = subscribers.withLock { Array($0.values) }
+        for continuation in all { continuation.finish() }
     }
 
     /// How many streams are subscribed now.

@@ -22,7 +22,8 @@ struct EventStream: Sendable {
 
     /// Sends events until the client goes away, the stream falls more than
     /// ``EventSettings/buffer`` events behind, or its history is gone (both end with
-    /// `event: reload`).
+    /// `event: reload`), or the service shuts down (`event: shutdown`; the client
+    /// reconnects with `Last-Event-ID` and misses nothing).
     func run(into writer: inout some ResponseBodyWriter) async throws {
         let signals = adapter.notifier.subscribe(tick: settings.heartbeat)
         var waiting = signals.makeAsyncIterator()
@@ -60,7 +61,11 @@ struct EventStream: Sendable {
                 last = more ? (changes.entries.last?.version ?? changes.version) : max(last, changes.version)
             }
             live = true
-            guard let signal = await waiting.next() else { return }
+            guard let signal = await waiting.next() else {
+                // The notifier finished every stream: the service is shutting down.
+                try await writer.write(ByteBuffer(string: "event: shutdown\ndata: {}\n\n"))
+                return
+            }
             if signal == .tick {
                 try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
             }

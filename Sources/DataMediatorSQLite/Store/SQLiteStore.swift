@@ -56,6 +56,12 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// Writes the WAL back into the database file and empties it, so a stopped service
+    /// leaves one self-contained file behind.
+    public func checkpoint() throws {
+        try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
     /// Whether the store answers a query now, for readiness checks.
     public func isReadable() async -> Bool {
         do {

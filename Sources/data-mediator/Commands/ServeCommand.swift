@@ -7,6 +7,8 @@ import Hummingbird
 import Logging
 import Metrics
 import Prometheus
+import ServiceLifecycle
+import UnixSignals
 
 /// `data-mediator serve`: serves the lists of a config file, or the built-in demo.
 ///
@@ -79,11 +81,52 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.info("listening", metadata: ["host": "\(settings.host)", "port": "\(port)"])
             }
         )
-        try await app.runService()
+        // SIGTERM or SIGINT: the event streams end first (with `event: shutdown`), then the
+        // server stops accepting and finishes what is in flight, for at most the grace
+        // period; then the store's WAL is checkpointed.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: app),
+                    .init(service: StreamCloser(notifier: service.notifier, logger: logger)),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            ).with(maximumGracefulShutdownDuration: .seconds(settings.shutdownGraceSeconds))
+        )
+        try await group.run()
+        do {
+            try service.store.checkpoint()
+            logger.info("stopped; the store is checkpointed")
+        } catch {
+            logger.error("stopped; the store's checkpoint failed", metadata: ["error": "\(error)"])
+        }
     }
 }
 
 /// Writes a line to standard error.
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// A service that, when the service group shuts down, ends every live event stream, so
+/// that in-flight requests can finish within the grace period.
+struct StreamCloser: Service {
+    let notifier: ChangeNotifier
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        logger.info("shutting down: closing event streams", metadata: ["streams": "\(notifier.subscriberCount)"])
+        notifier.finishAll()
+    }
+}
+
+extension ServiceGroupConfiguration {
+    /// This configuration with a bound on graceful shutdown.
+    func with(maximumGracefulShutdownDuration duration: Duration) -> ServiceGroupConfiguration {
+        var configuration = self
+        configuration.maximumGracefulShutdownDuration = duration
+        return configuration
+    }
 }

@@ -19,6 +19,9 @@ struct ServeSettings: Sendable {
     let readTokens: [String]
     /// Seconds between heartbeats of a quiet event stream (`DATA_MEDIATOR_HEARTBEAT_SECONDS`, 1–15).
     let heartbeatSeconds: Int
+    /// Seconds in-flight requests get to finish after SIGTERM
+    /// (`DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS`, 1–600, default 10).
+    let shutdownGraceSeconds: Int
 
     /// Resolves the settings.
     ///
@@ -53,6 +56,12 @@ struct ServeSettings: Sendable {
         self.writeTokens = tokens("DATA_MEDIATOR_WRITE_TOKENS")
         self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
         self.heartbeatSeconds = try number("DATA_MEDIATOR_HEARTBEAT_SECONDS") ?? 10
+        self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10
+        guard (1...600).contains(self.shutdownGraceSeconds) else {
+            throw ValidationError(
+                "DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS must be from 1 to 600; it is \(self.shutdownGraceSeconds)."
+            )
+        }
         guard (1...15).contains(self.heartbeatSeconds) else {
             throw ValidationError(
                 "DATA_MEDIATOR_HEARTBEAT_SECONDS must be from 1 to 15; it is \(self.heartbeatSeconds)."

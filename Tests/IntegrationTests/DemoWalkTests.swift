@@ -275,6 +275,38 @@ import Testing
         #expect(walSize == 0)
     }
 
+    /// Runs `data-mediator ARGUMENTS` to its end; returns its exit status and standard error.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = ServerProcess.binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text)
+    }
+
+    @Test func theHealthcheckCommandPassesOnAServingProcessAndFailsOtherwise() async throws {
+        let server = try await ServerProcess(arguments: ["--demo-transactions", "10"])
+        defer { server.removeData() }
+        let (healthy, _) = try await Self.run(["healthcheck", "--port", String(server.port)])
+        #expect(healthy == 0)
+        // DATA_MEDIATOR_PORT names the port when --port does not.
+        let (fromEnvironment, _) = try await Self.run(
+            ["healthcheck"],
+            environment: ["DATA_MEDIATOR_PORT": String(server.port)]
+        )
+        #expect(fromEnvironment == 0)
+        let port = server.port
+        #expect(await server.stop() == 0)
+        let (stopped, message) = try await Self.run(["healthcheck", "--port", String(port)])
+        #expect(stopped == 1 && message.contains("unhealthy"), "\(message)")
+    }
+
     @Test func aCursorStaysValidAcrossARestart() async throws {
         let first = try await ServerProcess()
         defer { first.removeData() }

@@ -5,7 +5,7 @@
 #   docker build -t data-mediator .
 #   docker run --rm -p 8080:8080 -v data-mediator-data:/data data-mediator
 #
-# With no config the built-in demo is served from /data/demo.sqlite (made on first
+# With no config the built-in demo is served from /data/demo-2.sqlite (made on first
 # start). To serve your own lists, mount a config and point DATA_MEDIATOR_CONFIG at it:
 #
 #   docker run --rm -p 8080:8080 -v "$PWD/config:/config:ro" -v data-mediator-data:/data \
@@ -28,8 +28,11 @@ WORKDIR /build
 # Package.resolved are unchanged. (Package.resolved is not committed; the glob matches
 # whether it is there or not.)
 COPY ./Package.* ./
-RUN swift package resolve \
-        $([ -f ./Package.resolved ] && echo "--force-resolved-versions" || true)
+RUN if [ -f ./Package.resolved ]; then \
+        swift package resolve --force-resolved-versions; \
+    else \
+        swift package resolve; \
+    fi
 
 COPY . .
 
@@ -50,6 +53,10 @@ RUN cp "$(swift build --package-path /build -c release --show-bin-path)/data-med
 FROM ${RUNTIME_IMAGE}
 
 # libsqlite3-0: the store. tzdata, ca-certificates: the usual runtime needs of a server.
+# Versions are not pinned (DL3008): Debian replaces a package's version within a release
+# for security fixes and drops the old one, so a pin would break the build; the base
+# image tag pins the release.
+# hadolint ignore=DL3008
 RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
     && apt-get -q update \
     && apt-get -q install -y --no-install-recommends \
@@ -59,10 +66,11 @@ RUN export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true \
     && rm -rf /var/lib/apt/lists/*
 
 # A non-root user that owns the data folder (the store and the cursor secret live there).
-RUN useradd --user-group --system --no-create-home --home-dir /nonexistent \
+# A numeric uid, so that a runtime can check "not root" without reading /etc/passwd.
+RUN useradd --uid 10001 --user-group --system --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin data-mediator \
     && mkdir -p /data \
-    && chown data-mediator:data-mediator /data
+    && chown 10001:10001 /data
 
 WORKDIR /app
 COPY --from=build /staging /app
@@ -75,15 +83,17 @@ ENV PATH="/app:${PATH}" \
 
 VOLUME /data
 
-USER data-mediator:data-mediator
+USER 10001:10001
 
 EXPOSE 8080
 
-# SIGTERM lets the server stop gracefully (the service group shuts the HTTP server down).
+# SIGTERM: event streams end with `event: shutdown`, requests in flight finish (within
+# DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS), the store is checkpointed, and the exit code is 0.
 STOPSIGNAL SIGTERM
 
-# No HEALTHCHECK yet: it is to run `data-mediator healthcheck`, which does not exist yet
-# (the image has no curl or wget to probe GET /health with). Add it with that command.
+# The image has no curl: the binary asks GET /health itself (exit 0 on 200).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["data-mediator", "healthcheck"]
 
 ENTRYPOINT ["data-mediator"]
 CMD ["serve"]

@@ -20,6 +20,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// The registry `GET /metrics` answers from (the one the process's metrics factory
     /// records into); nil serves no `/metrics`.
     public var metrics: PrometheusCollectorRegistry?
+    /// Origins whose browsers may read the answers (CORS); `*` for any; empty for none.
+    public var corsOrigins: [String]
 
     /// Creates a server configuration.
     public init(
@@ -29,7 +31,8 @@ public struct HTTPServerConfiguration: Sendable {
         maximumBodySize: Int = 1 << 20,
         readTokens: [String] = [],
         events: EventSettings = EventSettings(),
-        metrics: PrometheusCollectorRegistry? = nil
+        metrics: PrometheusCollectorRegistry? = nil,
+        corsOrigins: [String] = []
     ) {
         self.host = host
         self.port = port
@@ -38,6 +41,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.readTokens = readTokens
         self.events = events
         self.metrics = metrics
+        self.corsOrigins = corsOrigins
     }
 }
 
@@ -53,6 +57,9 @@ public func buildRouter(
     let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies only to routes added after it, and to the not-found answer.
     router.add(middleware: RequestIDMiddleware())
+    if !configuration.corsOrigins.isEmpty {
+        router.add(middleware: CORSOriginsMiddleware(origins: configuration.corsOrigins))
+    }
     // Requests by route, method and status, and their duration (Hummingbird's own).
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware())

@@ -73,7 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
                 writeTokens: settings.writeTokens,
                 readTokens: settings.readTokens,
                 events: EventSettings(heartbeat: .seconds(settings.heartbeatSeconds)),
-                metrics: metrics
+                metrics: metrics,
+                corsOrigins: settings.corsOrigins
             ),
             readiness: service.readiness,
             logger: logger,

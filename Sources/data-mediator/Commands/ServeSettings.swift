@@ -19,6 +19,8 @@ struct ServeSettings: Sendable {
     let readTokens: [String]
     /// Seconds between heartbeats of a quiet event stream (`DATA_MEDIATOR_HEARTBEAT_SECONDS`, 1–15).
     let heartbeatSeconds: Int
+    /// Origins whose browsers may read answers (`DATA_MEDIATOR_CORS_ORIGINS`, comma-separated, or `*`).
+    let corsOrigins: [String]
     /// Seconds in-flight requests get to finish after SIGTERM
     /// (`DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS`, 1–600, default 10).
     let shutdownGraceSeconds: Int
@@ -55,6 +57,7 @@ struct ServeSettings: Sendable {
         }
         self.writeTokens = tokens("DATA_MEDIATOR_WRITE_TOKENS")
         self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
+        self.corsOrigins = tokens("DATA_MEDIATOR_CORS_ORIGINS")
         self.heartbeatSeconds = try number("DATA_MEDIATOR_HEARTBEAT_SECONDS") ?? 10
         self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10
         guard (1...600).contains(self.shutdownGraceSeconds) else {

@@ -1,0 +1,43 @@
+import HTTPTypes
+import Hummingbird
+
+/// CORS for the configured origins only: a request whose `Origin` is one of them (or any,
+/// with `*`) is answered through Hummingbird's `CORSMiddleware`, which answers preflights
+/// and adds the `Access-Control-*` headers, exposing `Link` and `ETag` (and the other
+/// headers a client reads) to browsers. Other requests pass through without them.
+struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let origins: Set<String>
+    private let cors: CORSMiddleware<Context>
+    /// The headers a browser script may read: the Fetch standard wants them on the
+    /// actual answer, which Hummingbird's middleware only sets on preflights.
+    static var exposed: [String] { ["Link", "ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed"] }
+
+    init(origins: [String]) {
+        self.origins = Set(origins)
+        self.cors = CORSMiddleware(
+            allowOrigin: .originBased,
+            allowHeaders: [
+                .accept, .authorization, .contentType, .origin, .ifNoneMatch, .known("Idempotency-Key"),
+                .known("Last-Event-ID"), .known("X-Request-ID"),
+            ],
+            allowMethods: [.get, .head, .options, .post, .put, .patch, .delete],
+            exposedHeaders: Self.exposed,
+            maxAge: .seconds(600)
+        )
+    }
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let origin = request.headers[.origin], origins.contains("*") || origins.contains(origin) else {
+            return try await next(request, context)
+        }
+        var response = try await cors.handle(request, context: context, next: next)
+        if request.method != .options {
+            response.headers[.accessControlExposeHeaders] = Self.exposed.joined(separator: ", ")
+        }
+        return response
+    }
+}

@@ -1,0 +1,61 @@
+import DataMediator
+import DataMediatorHTTP
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite struct CORSTests {
+    static func name(_ text: String) -> HTTPField.Name { HTTPField.Name(text) ?? .origin }
+
+    @Test func onlyConfiguredOriginsMayReadAndTheyCanSeeLinkAndETag() async throws {
+        let router = buildRouter(
+            registry: HTTPTestSupport.registry(),
+            configuration: HTTPServerConfiguration(corsOrigins: ["https://app.example"])
+        )
+        try await Application(router: router).test(.router) { client in
+            let allowed = try await client.execute(
+                uri: "/lists/sample/items?limit=2",
+                method: .get,
+                headers: [.origin: "https://app.example"]
+            )
+            #expect(allowed.status == .ok)
+            #expect(allowed.headers[Self.name("Access-Control-Allow-Origin")] == "https://app.example")
+            let exposed = allowed.headers[Self.name("Access-Control-Expose-Headers")] ?? ""
+            #expect(exposed.contains("Link") && exposed.contains("ETag"), "\(exposed)")
+            // Another origin gets the answer but no CORS headers: its browser cannot read it.
+            let other = try await client.execute(
+                uri: "/lists/sample/items?limit=2",
+                method: .get,
+                headers: [.origin: "https://evil.example"]
+            )
+            #expect(other.status == .ok && other.headers[Self.name("Access-Control-Allow-Origin")] == nil)
+            // A preflight for a write with a token.
+            let preflight = try await client.execute(
+                uri: "/lists/sample/items",
+                method: .options,
+                headers: [
+                    .origin: "https://app.example", Self.name("Access-Control-Request-Method"): "POST",
+                    Self.name("Access-Control-Request-Headers"): "authorization, content-type",
+                ]
+            )
+            #expect(preflight.headers[Self.name("Access-Control-Allow-Origin")] == "https://app.example")
+            #expect(preflight.headers[Self.name("Access-Control-Allow-Methods")]?.contains("POST") == true)
+            #expect(
+                preflight.headers[Self.name("Access-Control-Allow-Headers")]?.lowercased().contains("authorization")
+                    == true
+            )
+        }
+    }
+
+    @Test func withoutConfiguredOriginsNoAnswerCarriesCORSHeaders() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let answer = try await client.execute(
+                uri: "/lists/sample/items?limit=2",
+                method: .get,
+                headers: [.origin: "https://app.example"]
+            )
+            #expect(answer.headers[Self.name("Access-Control-Allow-Origin")] == nil)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import ArgumentParser
+import DataMediator
+import DataMediatorSQLite
+import Foundation
+
+/// `data-mediator import FILE --list NAME`: loads a JSON array, NDJSON or CSV file into the
+/// table of a list, streaming, with progress.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import a JSON array, NDJSON or CSV file into a list's table.",
+        discussion: """
+            Each record must have the list's id and meet its fields and 'required'. Without
+            --skip-bad the first bad record stops the import and nothing of it is stored; with
+            it, bad records are reported (file:line: reason) and left out, and every --batch
+            records are committed. The list's change history restarts after the import.
+            """
+    )
+
+    @Argument(help: "The file: .json (an array of objects), .ndjson/.jsonl or .csv (with a header row).")
+    var file: String
+
+    @Option(help: "The list whose table takes the records.")
+    var list: String
+
+    @Option(help: "The config file (default: DATA_MEDIATOR_CONFIG, else the built-in demo).")
+    var config: String?
+
+    @Option(help: "The data folder of the demo (default: DATA_MEDIATOR_DATA_DIR, else ./data).")
+    var dataDir: String?
+
+    @Flag(help: "Leave bad records out instead of stopping.")
+    var skipBad = false
+
+    @Option(help: "Records per transaction with --skip-bad, and between progress reports.")
+    var batch = 10_000
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let configuration: ServiceConfiguration
+        do {
+            if let path = config ?? environment["DATA_MEDIATOR_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+                configuration = try ConfigFileLoader.load(path: path)
+            } else {
+                let folder =
+                    dataDir ?? environment["DATA_MEDIATOR_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                var loader = ConfigFileLoader(file: "(built-in demo)", baseDirectory: folder)
+                configuration = try loader.parse(DemoConfig.yaml)
+            }
+        } catch let error as ConfigFileErrors {
+            printError(error.description)
+            throw ExitCode.failure
+        }
+        guard let target = configuration.lists.first(where: { $0.definition.name == list }), let source = target.source
+        else {
+            let names = configuration.lists.filter { $0.source != nil }.map { "'\($0.definition.name)'" }
+            printError("import: no list '\(list)' over a table; the lists are \(names.joined(separator: ", "))")
+            throw ExitCode.failure
+        }
+        let records: RecordStream
+        let importer: SQLiteImporter
+        do {
+            let store = try SQLiteStore(path: configuration.sqlitePath)
+            _ = try store.provider(for: target.definition, source: source)
+            importer = try SQLiteImporter(store: store, list: target.definition, source: source)
+            records = try RecordStream(path: file, types: source.fieldTypes)
+        } catch {
+            printError("import: \(error)")
+            throw ExitCode.failure
+        }
+        let progress = ImportProgress(total: records.size)
+        let summary: SQLiteImporter.Summary
+        do {
+            summary = try importer.run(records, skipBad: skipBad, batch: batch) { count in
+                progress.report(rows: count, bytes: records.bytesRead)
+            }
+        } catch let stopped as SQLiteImporter.Stopped {
+            progress.finish()
+            printError("\(file):\(stopped)")
+            throw ExitCode.failure
+        } catch {
+            progress.finish()
+            printError("import: \(error)")
+            throw ExitCode.failure
+        }
+        progress.finish()
+        for rejection in summary.rejections { printError("\(file):\(rejection.line): \(rejection.reason)") }
+        if summary.rejected > summary.rejections.count {
+            printError("... and \(summary.rejected - summary.rejections.count) more bad records")
+        }
+        let seconds = progress.elapsed
+        let rate = seconds > 0 ? Int(Double(summary.imported) / seconds) : summary.imported
+        print(
+            "imported \(summary.imported) records into '\(list)' in \(String(format: "%.1f", seconds)) s (\(rate) records/s)"
+                + (summary.rejected > 0 ? "; left out \(summary.rejected) bad records" : "")
+                + "; the store is at version \(summary.version)"
+        )
+    }
+}
+
+/// Progress on standard error: a bar redrawn in place on a terminal (records, records/s,
+/// ETA from the bytes read), a plain line every few seconds otherwise.
+final class ImportProgress {
+    private let total: Int
+    private let start = ContinuousClock.now
+    private var lastLine = ContinuousClock.now
+    private let terminal = isatty(STDERR_FILENO) != 0
+    private var drawn = false
+
+    init(total: Int) {
+        self.total = total
+    }
+
+    var elapsed: Double {
+        let duration = ContinuousClock.now - start
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    func report(rows: Int, bytes: Int) {
+        let seconds = max(elapsed, 0.001)
+        let rate = Int(Double(rows) / seconds)
+        let fraction = total > 0 ? min(1, Double(bytes) / Double(total)) : 0
+        let eta = fraction > 0 ? Int(seconds / fraction - seconds) : 0
+        if terminal {
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            let text = "\r[\(bar)] \(Int(fraction * 100))%  \(rows) records  \(rate)/s  ETA \(eta) s   "
+            FileHandle.standardError.write(Data(text.utf8))
+            drawn = true
+        } else if ContinuousClock.now - lastLine >= .seconds(2) {
+            lastLine = .now
+            printError("import: \(rows) records, \(rate) records/s, \(Int(fraction * 100))% of the file, ETA \(eta) s")
+        }
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

@@ -1,0 +1,212 @@
+import CSV
+import DataMediator
+import DataMediatorSQLite
+import Foundation
+
+/// The records of a JSON array, NDJSON or CSV file, read as they are needed: memory stays
+/// flat however large the file. A record that cannot be read comes with its `problem`.
+final class RecordStream: Sequence, IteratorProtocol {
+    /// How much of the file has been read, for progress.
+    private(set) var bytesRead = 0
+    /// The file's size.
+    let size: Int
+
+    private let handle: FileHandle
+    private let format: ItemFile.Format
+    private let types: [String: FieldType]
+    private var buffer: [UInt8] = []
+    private var offset = 0
+    private var atEnd = false
+    private var line = 1
+    private var csv: CSVReader?
+    private var header: [String] = []
+    private var arrayState = ArrayState.beforeArray
+
+    private enum ArrayState {
+        case beforeArray
+        case inArray
+        case finished
+    }
+
+    /// Opens `path`.
+    ///
+    /// - Throws: ``ItemFileError`` for an unknown format, an unreadable file or a CSV file
+    ///   without a header row.
+    init(path: String, types: [String: FieldType]) throws {
+        guard let format = ItemFile.Format(path: path) else {
+            throw ItemFileError(path: path, line: nil, "is not a .json, .ndjson, .jsonl or .csv file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ItemFileError(path: path, line: nil, "cannot be read; check the path and its permissions")
+        }
+        self.handle = handle
+        self.format = format
+        self.types = types
+        self.size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        if format == .csv {
+            guard let stream = InputStream(fileAtPath: path),
+                let reader = try? CSVReader(stream: stream, hasHeaderRow: true),
+                let header = reader.headerRow
+            else { throw ItemFileError(path: path, line: 1, "has no header row") }
+            self.csv = reader
+            self.header = header
+        }
+    }
+
+    func next() -> SQLiteImporter.Record? {
+        switch format {
+        case .ndjson: return nextLine()
+        case .csv: return nextRow()
+        case .json: return nextElement()
+        }
+    }
+
+    // MARK: - Bytes
+
+    /// The next byte, reading a chunk when the buffer is used up; nil at the end.
+    private func byte() -> UInt8? {
+        if offset == buffer.count {
+            guard !atEnd else { return nil }
+            let chunk = (try? handle.read(upToCount: 1 << 16)) ?? nil
+            guard let chunk, !chunk.isEmpty else {
+                atEnd = true
+                return nil
+            }
+            buffer = Array(chunk)
+            offset = 0
+        }
+        defer { offset += 1 }
+        bytesRead += 1
+        return buffer[offset]
+    }
+
+    // MARK: - NDJSON
+
+    private func nextLine() -> SQLiteImporter.Record? {
+        while true {
+            var bytes: [UInt8] = []
+            var sawByte = false
+            while let byte = byte() {
+                sawByte = true
+                if byte == UInt8(ascii: "\n") { break }
+                bytes.append(byte)
+            }
+            guard sawByte else { return nil }
+            let number = line
+            line += 1
+            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+            guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
+                return SQLiteImporter.Record(line: number, fields: [:], problem: "is not a JSON object")
+            }
+            return SQLiteImporter.Record(line: number, fields: fields)
+        }
+    }
+
+    // MARK: - CSV
+
+    private var record = 1
+
+    private func nextRow() -> SQLiteImporter.Record? {
+        guard let csv else { return nil }
+        while let row = csv.next() {
+            record += 1
+            bytesRead = Swift.min(size, bytesRead + row.reduce(row.count) { $0 + $1.utf8.count })
+            if row.count == 1, row[0].isEmpty { continue }
+            guard row.count == header.count else {
+                return SQLiteImporter.Record(
+                    line: record,
+                    fields: [:],
+                    problem: "has \(row.count) cells, the header \(header.count)"
+                )
+            }
+            var fields: [String: JSONValue] = [:]
+            for (name, text) in zip(header, row) {
+                guard let value = ItemFile.cell(text, as: types[name]) else {
+                    return SQLiteImporter.Record(
+                        line: record,
+                        fields: [:],
+                        problem: "'\(name)' must be \(types[name].map { "\($0)" } ?? "a value"); got '\(text)'"
+                    )
+                }
+                fields[name] = value
+            }
+            return SQLiteImporter.Record(line: record, fields: fields)
+        }
+        return nil
+    }
+
+    // MARK: - JSON array
+
+    /// The next element of the top-level array, found by tracking nesting and strings.
+    private func nextElement() -> SQLiteImporter.Record? {
+        while true {
+            switch arrayState {
+            case .finished:
+                return nil
+            case .beforeArray:
+                guard let byte = skipSpace() else { return nil }
+                guard byte == UInt8(ascii: "[") else {
+                    arrayState = .finished
+                    return SQLiteImporter.Record(line: line, fields: [:], problem: "the file must hold a JSON array")
+                }
+                arrayState = .inArray
+            case .inArray:
+                guard var byte = skipSpace() else {
+                    arrayState = .finished
+                    return SQLiteImporter.Record(line: line, fields: [:], problem: "the array is not closed")
+                }
+                if byte == UInt8(ascii: ",") {
+                    guard let after = skipSpace() else { continue }
+                    byte = after
+                }
+                if byte == UInt8(ascii: "]") {
+                    arrayState = .finished
+                    return nil
+                }
+                let start = line
+                var bytes: [UInt8] = [byte]
+                var depth = (byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")) ? 1 : 0
+                var inString = byte == UInt8(ascii: "\"")
+                var escaped = false
+                while depth > 0 || inString {
+                    guard let next = self.byte() else { break }
+                    if next == UInt8(ascii: "\n") { line += 1 }
+                    bytes.append(next)
+                    if inString {
+                        if escaped {
+                            escaped = false
+                        } else if next == UInt8(ascii: "\\") {
+                            escaped = true
+                        } else if next == UInt8(ascii: "\"") {
+                            inString = false
+                        }
+                    } else if next == UInt8(ascii: "\"") {
+                        inString = true
+                    } else if next == UInt8(ascii: "{") || next == UInt8(ascii: "[") {
+                        depth += 1
+                    } else if next == UInt8(ascii: "}") || next == UInt8(ascii: "]") {
+                        depth -= 1
+                    }
+                }
+                guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
+                    return SQLiteImporter.Record(line: start, fields: [:], problem: "is not a JSON object")
+                }
+                return SQLiteImporter.Record(line: start, fields: fields)
+            }
+        }
+    }
+
+    /// The next byte that is not white space, counting lines.
+    private func skipSpace() -> UInt8? {
+        while let byte = byte() {
+            if byte == UInt8(ascii: "\n") { line += 1 }
+            if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\n") && byte != UInt8(ascii: "\r")
+                && byte != UInt8(ascii: "\t")
+            {
+                return byte
+            }
+        }
+        return nil
+    }
+}

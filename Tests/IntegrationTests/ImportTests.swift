@@ -1,0 +1,113 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// `data-mediator import` with the real binary: JSON arrays, NDJSON and CSV into a list's
+/// table; a bad record stops the import with nothing stored, or is left out with
+/// `--skip-bad`; the list serves what was imported.
+@Suite struct ImportTests {
+    static let config = """
+        store:
+          sqlite: store.sqlite
+        lists:
+          notes:
+            table: notes
+            writable: true
+            required: [title]
+            fields: {id: integer, title: string, score: integer, tags: json}
+            views:
+              all: {sort: [id], cell: note}
+
+        """
+
+    static func folder(_ files: [String: String]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dm-import-\(UUID())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        for (name, text) in files.merging(["lists.yaml": config], uniquingKeysWith: { $1 }) {
+            try Data(text.utf8).write(to: url.appendingPathComponent(name))
+        }
+        return url
+    }
+
+    static func importing(_ file: String, in folder: URL, _ extra: [String] = []) async throws -> (Int32, String) {
+        try await DemoWalkTests.run(
+            [
+                "import", folder.appendingPathComponent(file).path, "--list", "notes", "--config",
+                folder.appendingPathComponent("lists.yaml").path,
+            ] + extra
+        )
+    }
+
+    static func served(_ folder: URL) async throws -> [Cell] {
+        let server = try await ServerProcess(
+            dataDirectory: folder,
+            arguments: ["--config", folder.appendingPathComponent("lists.yaml").path]
+        )
+        var check = WalkCheck()
+        var cursor: String?
+        repeat {
+            let page = try Page.decode(
+                try await server.get("/lists/notes/items?limit=50" + (cursor.map { "&cursor=\($0)" } ?? "")).body
+            )
+            check.add(page)
+            cursor = page.next
+        } while cursor != nil
+        #expect(await server.stop() == 0)
+        #expect(check.violations == [])
+        return check.items
+    }
+
+    @Test func eachFormatIsImportedAndServed() async throws {
+        let ndjson =
+            (1...120).map { #"{"id": \#($0), "title": "n\#($0)", "score": \#($0 % 7), "tags": ["a"]}"# }
+            .joined(separator: "\n") + "\n"
+        let json =
+            "[\n"
+            + (121...130).map { #"  {"id": \#($0), "title": "quote \" and [brackets] {braces}, comma"}"# }
+            .joined(separator: ",\n") + "\n]\n"
+        let csv =
+            "id,title,score,tags\n"
+            + (131...140).map { "\($0),\"csv, \($0)\",\($0),\"[\"\"x\"\"]\"" }
+            .joined(separator: "\n") + "\n"
+        let folder = try Self.folder(["a.ndjson": ndjson, "b.json": json, "c.csv": csv])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for file in ["a.ndjson", "b.json", "c.csv"] {
+            let (status, errors) = try await Self.importing(file, in: folder)
+            #expect(status == 0, "\(file): \(errors)")
+        }
+        let items = try await Self.served(folder)
+        #expect(items.map(\.id) == (1...140).map(String.init))
+        #expect(
+            items[2].data == .object(["title": .string("n3"), "score": .integer(3), "tags": .array([.string("a")])])
+        )
+        #expect(items[120].data.objectValue?["title"] == .string("quote \" and [brackets] {braces}, comma"))
+        #expect(items[130].data.objectValue?["tags"] == .array([.string("x")]))
+        #expect(items[130].data.objectValue?["score"] == .integer(131))
+    }
+
+    @Test func aBadRecordStopsTheImportWithNothingStoredUnlessSkipped() async throws {
+        let lines = [
+            #"{"id": 1, "title": "one"}"#, "not json", #"{"id": 3, "title": "three", "score": "x"}"#,
+            #"{"id": 4}"#, #"{"id": 5, "title": "five"}"#, #"{"id": 1, "title": "again"}"#,
+        ]
+        let folder = try Self.folder(["bad.ndjson": lines.joined(separator: "\n") + "\n"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (stopped, reason) = try await Self.importing("bad.ndjson", in: folder)
+        #expect(
+            stopped == 1 && reason.contains("bad.ndjson:2: is not a JSON object; nothing was imported"),
+            "\(reason)"
+        )
+        #expect(try await Self.served(folder).isEmpty)
+
+        let (skipped, report) = try await Self.importing("bad.ndjson", in: folder, ["--skip-bad", "--batch", "2"])
+        #expect(skipped == 0, "\(report)")
+        for expected in [
+            "bad.ndjson:2: is not a JSON object", "bad.ndjson:3: 'score' must be", "bad.ndjson:4: 'title' is required",
+            "bad.ndjson:6: the id exists already",
+        ] {
+            #expect(report.contains(expected), "\(expected) in \(report)")
+        }
+        #expect(try await Self.served(folder).map(\.id) == ["1", "5"])
+    }
+}

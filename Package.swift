@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         .target(
@@ -53,6 +54,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: swiftSettings

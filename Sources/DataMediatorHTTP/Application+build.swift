@@ -22,6 +22,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var metrics: PrometheusCollectorRegistry?
     /// Origins whose browsers may read the answers (CORS); `*` for any; empty for none.
     public var corsOrigins: [String]
+    /// Connection, timeout and header-size limits.
+    public var limits: ServerLimits
 
     /// Creates a server configuration.
     public init(
@@ -32,7 +34,8 @@ public struct HTTPServerConfiguration: Sendable {
         readTokens: [String] = [],
         events: EventSettings = EventSettings(),
         metrics: PrometheusCollectorRegistry? = nil,
-        corsOrigins: [String] = []
+        corsOrigins: [String] = [],
+        limits: ServerLimits = ServerLimits()
     ) {
         self.host = host
         self.port = port
@@ -42,6 +45,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.events = events
         self.metrics = metrics
         self.corsOrigins = corsOrigins
+        self.limits = limits
     }
 }
 
@@ -94,6 +98,7 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     Application(
         router: buildRouter(registry: registry, configuration: configuration, readiness: readiness),
+        server: .http1(configuration: configuration.limits.http1Configuration(connections: ConnectionCount())),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "data-mediator"

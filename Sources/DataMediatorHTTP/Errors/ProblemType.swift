@@ -83,6 +83,13 @@ public struct ProblemType: Sendable, Hashable {
         "Not ready",
         "A data source cannot be read right now. Retry later."
     )
+    /// Too many event streams are open.
+    public static let tooManyStreams = ProblemType(
+        "too-many-streams",
+        .serviceUnavailable,
+        "Too many streams",
+        "The server keeps as many event streams open as it is configured to. Retry after the `Retry-After` seconds, or read `/changes`."
+    )
     /// Anything unexpected.
     public static let internalError = ProblemType(
         "internal-error",
@@ -153,7 +160,7 @@ public struct ProblemType: Sendable, Hashable {
     public static let all: [ProblemType] = [
         unknownList, unknownView, unknownItem, notFound, badLimit, badCursor, cursorMismatch, badRequest,
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
-        unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused,
+        unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [

@@ -3,12 +3,14 @@ import HTTPTypes
 import Hummingbird
 import Metrics
 import NIOCore
+import Synchronization
 
 /// The observer routes of the list contract: `GET /lists/{list}/changes` (what changed
 /// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).
 struct ChangeRoutes: Sendable {
     let registry: ListRegistry
     let events: EventSettings
+    let streams = StreamCount()
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/lists/:list/changes") { request, context in
@@ -36,6 +38,16 @@ struct ChangeRoutes: Sendable {
                 start = try await adapter.currentVersion()
             }
             let stream = EventStream(adapter: adapter, view: view, start: start, settings: events)
+            // Streams opening at the same moment may pass this check together; the count is
+            // kept inside each stream's body, so it is always right.
+            guard streams.count < events.maximumStreams else {
+                throw Problem(
+                    .tooManyStreams,
+                    detail: "\(events.maximumStreams) event streams are open, the most this server keeps; retry later.",
+                    headers: [.retryAfter: "5"]
+                )
+            }
+            let streams = self.streams
             return Response(
                 status: .ok,
                 headers: [
@@ -46,7 +58,11 @@ struct ChangeRoutes: Sendable {
                 body: ResponseBody { writer in
                     let open = Meter(label: "data_mediator_sse_streams")
                     open.increment()
-                    defer { open.decrement() }
+                    streams.enter()
+                    defer {
+                        open.decrement()
+                        streams.leave()
+                    }
                     try await stream.run(into: &writer)
                     try await writer.finish(nil)
                 }
@@ -65,10 +81,33 @@ public struct EventSettings: Sendable, Hashable {
     /// How many events may wait for a stream once it is live; a stream further behind is
     /// closed with `event: reload`, so a slow reader never holds anything up.
     public var buffer: Int
+    /// How many event streams may be open at once; one more answers `503`
+    /// (`too-many-streams`, with `Retry-After`).
+    public var maximumStreams: Int
 
-    /// Creates event settings: by default a heartbeat every 10 s and 1,000 waiting events.
-    public init(heartbeat: Duration = .seconds(10), buffer: Int = 1000) {
+    /// Creates event settings: by default a heartbeat every 10 s, 1,000 waiting events and
+    /// 256 open streams.
+    public init(heartbeat: Duration = .seconds(10), buffer: Int = 1000, maximumStreams: Int = 256) {
         self.heartbeat = heartbeat
         self.buffer = max(1, buffer)
+        self.maximumStreams = max(1, maximumStreams)
+    }
+}
+
+/// The count of open event streams, shared by every route that opens one.
+final class StreamCount: Sendable {
+    private let open = Atomic<Int>(0)
+
+    /// The streams open now.
+    var count: Int { open.load(ordering: .relaxed) }
+
+    /// Counts a stream in (from inside its body, which always ends, so the count never leaks).
+    func enter() {
+        open.add(1, ordering: .relaxed)
+    }
+
+    /// Counts a stream out.
+    func leave() {
+        open.subtract(1, ordering: .relaxed)
     }
 }

@@ -71,10 +71,15 @@ struct ServeCommand: AsyncParsableCommand {
                 host: settings.host,
                 port: settings.port,
                 writeTokens: settings.writeTokens,
+                maximumBodySize: settings.maximumBodyBytes,
                 readTokens: settings.readTokens,
-                events: EventSettings(heartbeat: .seconds(settings.heartbeatSeconds)),
+                events: EventSettings(
+                    heartbeat: .seconds(settings.heartbeatSeconds),
+                    maximumStreams: settings.maximumStreams
+                ),
                 metrics: metrics,
-                corsOrigins: settings.corsOrigins
+                corsOrigins: settings.corsOrigins,
+                limits: settings.limits
             ),
             readiness: service.readiness,
             logger: logger,

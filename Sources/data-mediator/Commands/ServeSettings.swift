@@ -1,4 +1,5 @@
 import ArgumentParser
+import DataMediatorHTTP
 import Foundation
 
 /// The settings of `serve`, each from its flag, else the environment, else the default.
@@ -19,6 +20,14 @@ struct ServeSettings: Sendable {
     let readTokens: [String]
     /// Seconds between heartbeats of a quiet event stream (`DATA_MEDIATOR_HEARTBEAT_SECONDS`, 1–15).
     let heartbeatSeconds: Int
+    /// Connection, timeout and size limits (`DATA_MEDIATOR_MAX_CONNECTIONS`,
+    /// `DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS`, `DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS`,
+    /// `DATA_MEDIATOR_MAX_HEADER_BYTES`).
+    let limits: ServerLimits
+    /// Event streams open at once (`DATA_MEDIATOR_MAX_STREAMS`, default 256).
+    let maximumStreams: Int
+    /// The largest request body (`DATA_MEDIATOR_MAX_BODY_BYTES`, default 1 MiB).
+    let maximumBodyBytes: Int
     /// Origins whose browsers may read answers (`DATA_MEDIATOR_CORS_ORIGINS`, comma-separated, or `*`).
     let corsOrigins: [String]
     /// Seconds in-flight requests get to finish after SIGTERM
@@ -59,6 +68,19 @@ struct ServeSettings: Sendable {
         self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
         self.corsOrigins = tokens("DATA_MEDIATOR_CORS_ORIGINS")
         self.heartbeatSeconds = try number("DATA_MEDIATOR_HEARTBEAT_SECONDS") ?? 10
+        func positive(_ name: String, _ fallback: Int) throws -> Int {
+            let value = try number(name) ?? fallback
+            guard value >= 1 else { throw ValidationError("\(name) must be at least 1; it is \(value).") }
+            return value
+        }
+        self.limits = ServerLimits(
+            maximumConnections: try positive("DATA_MEDIATOR_MAX_CONNECTIONS", 1024),
+            idleTimeout: .seconds(try positive("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", 60)),
+            requestHeadTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", 10)),
+            maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024)
+        )
+        self.maximumStreams = try positive("DATA_MEDIATOR_MAX_STREAMS", 256)
+        self.maximumBodyBytes = try positive("DATA_MEDIATOR_MAX_BODY_BYTES", 1 << 20)
         self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10
         guard (1...600).contains(self.shutdownGraceSeconds) else {
             throw ValidationError(

@@ -1,0 +1,110 @@
+import HummingbirdCore
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// Limits that keep one bad client from hurting the rest.
+public struct ServerLimits: Sendable, Hashable {
+    /// Connections open at once; one more is closed as soon as it is accepted.
+    public var maximumConnections: Int
+    /// A connection that sends nothing for this long is closed.
+    public var idleTimeout: Duration
+    /// A request's head (its line and headers) must arrive within this long of the
+    /// connection opening or of the previous answer ending; a client that sends it byte by
+    /// byte is cut off.
+    public var requestHeadTimeout: Duration
+    /// The largest head: each header field, and all of them with the request line.
+    public var maximumHeaderBytes: Int
+
+    /// Creates limits: by default 1,024 connections, 60 s idle, 10 s for a request head and
+    /// 16 KiB of headers.
+    public init(
+        maximumConnections: Int = 1024,
+        idleTimeout: Duration = .seconds(60),
+        requestHeadTimeout: Duration = .seconds(10),
+        maximumHeaderBytes: Int = 16 * 1024
+    ) {
+        self.maximumConnections = max(1, maximumConnections)
+        self.idleTimeout = idleTimeout
+        self.requestHeadTimeout = requestHeadTimeout
+        self.maximumHeaderBytes = max(1024, maximumHeaderBytes)
+    }
+
+    /// The HTTP/1 server configuration with these limits, one guard per connection.
+    func http1Configuration(connections: ConnectionCount) -> HTTP1Channel.Configuration {
+        let limits = self
+        return HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionGuard(limits: limits, connections: connections)],
+            idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: maximumHeaderBytes,
+                maxHeaderListSize: maximumHeaderBytes,
+                maxHeaderFieldCount: 256
+            )
+        )
+    }
+}
+
+/// The number of open connections, shared by every connection's guard.
+final class ConnectionCount: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// Closes a connection beyond the connection limit, and one whose request head does not
+/// arrive in time (armed when the connection opens and after each answer ends).
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limits: ServerLimits
+    private let connections: ConnectionCount
+    private var counted = false
+    private var deadline: Scheduled<Void>?
+
+    init(limits: ServerLimits, connections: ConnectionCount) {
+        self.limits = limits
+        self.connections = connections
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let open = connections.value.add(1, ordering: .relaxed).newValue
+        counted = true
+        if open > limits.maximumConnections {
+            context.close(promise: nil)
+            return
+        }
+        arm(context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        if counted {
+            counted = false
+            connections.value.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) {
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { arm(context) }
+        context.write(data, promise: promise)
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let seconds = limits.requestHeadTimeout.components.seconds
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: .seconds(seconds)) {
+            channel.close(promise: nil)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw TCP client, to behave as badly as a client can.
+final class RawClient {
+    let socket: Int32
+
+    init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+    }
+
+    deinit { close(socket) }
+
+    /// Sends bytes; false when the server closed the connection.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            == bytes.count
+    }
+
+    /// What the server sends within `seconds`: nil when nothing came, "" when it closed.
+    func read(within seconds: Int) -> String? {
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        if count < 0 { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+}
+
+/// The limits that keep one bad client from hurting the rest, on the real binary.
+@Suite(.serialized) struct LimitsTests {
+    @Test func aClientSendingItsRequestByteByByteIsCutOff() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "1"]
+        )
+        defer { server.removeData() }
+        let slow = try RawClient(port: server.port)
+        var cut = false
+        for byte in "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: aaaaaaaaaaaaaaaaaaaa\r\n\r\n" {
+            try await Task.sleep(for: .milliseconds(200))
+            if !slow.send(String(byte)) {
+                cut = true
+                break
+            }
+        }
+        #expect(cut || slow.read(within: 1) == "", "a request sent over 10 s was answered")
+        // A client that sends its request at once is served.
+        let quick = try RawClient(port: server.port)
+        quick.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(quick.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func connectionsBeyondTheLimitAreClosedAndTheServerStillServes() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_MAX_CONNECTIONS": "2"]
+        )
+        defer { server.removeData() }
+        let first = try RawClient(port: server.port)
+        let second = try RawClient(port: server.port)
+        let third = try RawClient(port: server.port)
+        #expect(third.read(within: 2) == "", "the third connection was not closed")
+        #expect(first.read(within: 1) == nil && second.read(within: 1) == nil)
+        first.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(first.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        withExtendedLifetime((first, second, third)) {}
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func headersOverTheLimitAreRefused() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_MAX_HEADER_BYTES": "4096"]
+        )
+        defer { server.removeData() }
+        let client = try RawClient(port: server.port)
+        client.send("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 8000))\r\n\r\n")
+        let answer = client.read(within: 5) ?? ""
+        #expect(answer.hasPrefix("HTTP/1.1 4"), "\(answer)")
+        // Within the limit: served.
+        let fine = try RawClient(port: server.port)
+        fine.send("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 2000))\r\n\r\n")
+        #expect(fine.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func eventStreamsBeyondTheLimitAnswer503WithRetryAfter() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_MAX_STREAMS": "1"]
+        )
+        defer { server.removeData() }
+        let stream = try RawClient(port: server.port)
+        stream.send("GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(stream.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        let refused = try await server.get("/lists/transactions/events")
+        #expect(refused.status == 503 && refused.headers["retry-after"] == "5")
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("/problems/too-many-streams"))
+        withExtendedLifetime(stream) {}
+        #expect(await server.stop() == 0)
+    }
+}

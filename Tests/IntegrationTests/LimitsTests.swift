@@ -96,6 +96,10 @@ final class RawClient {
         client.send("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 8000))\r\n\r\n")
         let answer = client.read(within: 5) ?? ""
         #expect(answer.hasPrefix("HTTP/1.1 4"), "\(answer)")
+        // A long URI counts too.
+        let long = try RawClient(port: server.port)
+        long.send("GET /health?x=\(String(repeating: "a", count: 8000)) HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect((long.read(within: 5) ?? "").hasPrefix("HTTP/1.1 4"))
         // Within the limit: served.
         let fine = try RawClient(port: server.port)
         fine.send("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 2000))\r\n\r\n")

@@ -180,6 +180,16 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// Creates a transaction with the token `t`; returns the status.
+    static func createTransaction(on server: ServerProcess) async throws -> Int {
+        try await server.send(
+            "POST",
+            "/lists/transactions/items",
+            headers: ["Content-Type": "application/json", "Authorization": "Bearer t"],
+            body: #"{"data": {"player": "ada", "points": 1, "reason": "x", "created_at": "2030-01-01T00:00:00Z"}}"#
+        ).status
+    }
+
     @Test func metricsCountRequestsByRouteAndStatusAndShowStreamsAndTheStoreVersion() async throws {
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "50"],
@@ -189,13 +199,7 @@ import Testing
         defer { server.removeData() }
         for _ in 0..<3 { _ = try await server.get("/lists/transactions/items?limit=2") }
         _ = try await server.get("/lists/nope")
-        let created = try await server.send(
-            "POST",
-            "/lists/transactions/items",
-            headers: ["Content-Type": "application/json", "Authorization": "Bearer t"],
-            body: #"{"data": {"player": "ada", "points": 1, "reason": "x", "created_at": "2030-01-01T00:00:00Z"}}"#
-        )
-        #expect(created.status == 201)
+        #expect(try await Self.createTransaction(on: server) == 201)
         // An event stream held open by curl.
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
@@ -239,13 +243,7 @@ import Testing
             environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t", "DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS": "60"]
         )
         defer { server.removeData() }
-        let created = try await server.send(
-            "POST",
-            "/lists/transactions/items",
-            headers: ["Content-Type": "application/json", "Authorization": "Bearer t"],
-            body: #"{"data": {"player": "ada", "points": 1, "reason": "x", "created_at": "2030-01-01T00:00:00Z"}}"#
-        )
-        #expect(created.status == 201)
+        #expect(try await Self.createTransaction(on: server) == 201)
         let output = server.dataDirectory.appendingPathComponent("events.txt")
         #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
         let curl = Process()

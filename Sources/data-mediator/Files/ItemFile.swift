@@ -1,5 +1,5 @@
-import CSV
 import DataMediator
+import DataMediatorSQLite
 import Foundation
 
 /// Reads a read-only list's items from a file: a JSON array of objects (`.json`), one
@@ -25,33 +25,28 @@ enum ItemFile {
         }
     }
 
-    /// The items of the file at `path`, in file order.
+    /// The items of the file at `path`, in file order (read through ``RecordStream``, as
+    /// `import` reads a file).
     ///
-    /// - Throws: ``ItemFileError`` naming the record (its line, for NDJSON and CSV) and
-    ///   what is wrong with it.
+    /// - Throws: ``ItemFileError`` naming the record's line and what is wrong with it.
     static func read(
         path: String,
         idField: String,
         types: [String: FieldType],
         rules: FieldRules
     ) throws(ItemFileError) -> [Item] {
-        guard let format = Format(path: path) else {
-            throw ItemFileError(path: path, line: nil, "is not a .json, .ndjson, .jsonl or .csv file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ItemFileError(path: path, line: nil, "cannot be read; check the path and its permissions")
-        }
-        let records: [(line: Int?, fields: [String: JSONValue])]
-        switch format {
-        case .json: records = try jsonRecords(Array(data), path: path)
-        case .ndjson: records = try ndjsonRecords(Array(data), path: path)
-        case .csv: records = try csvRecords(data, path: path, types: types)
+        let records: RecordStream
+        do {
+            records = try RecordStream(path: path, types: types)
+        } catch let error as ItemFileError {
+            throw error
+        } catch {
+            throw ItemFileError(path: path, line: nil, "cannot be read: \(error)")
         }
         var ids = Set<String>()
         var items: [Item] = []
-        items.reserveCapacity(records.count)
-        for (index, record) in records.enumerated() {
-            let label = record.line ?? (index + 1)
+        for record in records {
+            if let problem = record.problem { throw ItemFileError(path: path, line: record.line, problem) }
             var fields = record.fields
             let id = fields.removeValue(forKey: idField) ?? .null
             switch id {
@@ -60,18 +55,18 @@ enum ItemFile {
             default:
                 throw ItemFileError(
                     path: path,
-                    line: label,
+                    line: record.line,
                     "'\(idField)' must be a non-empty string or a whole number"
                 )
             }
             guard ids.insert(id.idString).inserted else {
-                throw ItemFileError(path: path, line: label, "id '\(id.idString)' appears twice")
+                throw ItemFileError(path: path, line: record.line, "id '\(id.idString)' appears twice")
             }
             do {
                 try rules.check(fields)
             } catch {
                 let problems = error.fieldProblems.map { "'\($0.field)' \($0.detail)" }.joined(separator: "; ")
-                throw ItemFileError(path: path, line: label, "item '\(id.idString)': \(problems)")
+                throw ItemFileError(path: path, line: record.line, "item '\(id.idString)': \(problems)")
             }
             var values = fields
             values[idField] = id
@@ -79,92 +74,6 @@ enum ItemFile {
             items.append(Item(values))
         }
         return items
-    }
-
-    private static func jsonRecords(
-        _ bytes: [UInt8],
-        path: String
-    ) throws(ItemFileError)
-        -> [(line: Int?, fields: [String: JSONValue])]
-    {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(bytes)
-        } catch {
-            throw ItemFileError(path: path, line: nil, "is not valid JSON: \(error)")
-        }
-        guard case .array(let elements) = value else {
-            throw ItemFileError(path: path, line: nil, "must hold a JSON array of objects")
-        }
-        var records: [(line: Int?, fields: [String: JSONValue])] = []
-        for (index, element) in elements.enumerated() {
-            guard case .object(let fields) = element else {
-                throw ItemFileError(path: path, line: nil, "element \(index + 1) of the array is not an object")
-            }
-            records.append((nil, fields))
-        }
-        return records
-    }
-
-    private static func ndjsonRecords(
-        _ bytes: [UInt8],
-        path: String
-    ) throws(ItemFileError)
-        -> [(line: Int?, fields: [String: JSONValue])]
-    {
-        var records: [(line: Int?, fields: [String: JSONValue])] = []
-        for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            let text = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
-            if text.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-            guard case .object(let fields)? = try? JSONValue.parse(Array(text)) else {
-                throw ItemFileError(path: path, line: index + 1, "is not a JSON object")
-            }
-            records.append((index + 1, fields))
-        }
-        return records
-    }
-
-    private static func csvRecords(
-        _ data: Data,
-        path: String,
-        types: [String: FieldType]
-    ) throws(ItemFileError)
-        -> [(line: Int?, fields: [String: JSONValue])]
-    {
-        let reader: CSVReader
-        do {
-            reader = try CSVReader(string: String(decoding: data, as: UTF8.self), hasHeaderRow: true)
-        } catch {
-            throw ItemFileError(path: path, line: 1, "has no header row: \(error)")
-        }
-        guard let header = reader.headerRow else { throw ItemFileError(path: path, line: 1, "has no header row") }
-        var records: [(line: Int?, fields: [String: JSONValue])] = []
-        var record = 1
-        while let row = reader.next() {
-            record += 1
-            if row.count == 1, row[0].isEmpty { continue }
-            guard row.count == header.count else {
-                throw ItemFileError(
-                    path: path,
-                    line: record,
-                    "has \(row.count) cells, the header \(header.count)"
-                )
-            }
-            var fields: [String: JSONValue] = [:]
-            for (name, text) in zip(header, row) {
-                guard let value = cell(text, as: types[name]) else {
-                    throw ItemFileError(
-                        path: path,
-                        line: record,
-                        "'\(name)' must be \(types[name].map { "\($0)" } ?? "a value"); got '\(text)'"
-                    )
-                }
-                fields[name] = value
-            }
-            records.append((record, fields))
-        }
-        if let error = reader.error { throw ItemFileError(path: path, line: record, "cannot be read: \(error)") }
-        return records
     }
 
     /// A CSV cell as a value of `type` (a string for an undeclared column, which the

@@ -148,13 +148,17 @@ final class RecordStream: Sequence, IteratorProtocol {
                 guard let byte = skipSpace() else { return nil }
                 guard byte == UInt8(ascii: "[") else {
                     arrayState = .finished
-                    return SQLiteImporter.Record(line: line, fields: [:], problem: "the file must hold a JSON array")
+                    return SQLiteImporter.Record(line: line, fields: [:], problem: "must hold a JSON array of objects")
                 }
                 arrayState = .inArray
             case .inArray:
                 guard var byte = skipSpace() else {
                     arrayState = .finished
-                    return SQLiteImporter.Record(line: line, fields: [:], problem: "the array is not closed")
+                    return SQLiteImporter.Record(
+                        line: line,
+                        fields: [:],
+                        problem: "must hold a JSON array of objects; the array is not closed"
+                    )
                 }
                 if byte == UInt8(ascii: ",") {
                     guard let after = skipSpace() else { continue }

@@ -127,7 +127,7 @@ import Testing
             ),
             ("faq.json", "{\"id\": \"a\"}", "must hold a JSON array of objects"),
             ("faq.json", "[{\"question\": \"?\"}]", "faq.json:1: 'id' must be a non-empty string or a whole number"),
-            ("faq.csv", "id,question,rank\na,?,first\n", "faq.csv:2: 'rank' must be"),
+            ("faq.csv", "id,question,rank\na,?,first\n", "faq.csv:2: 'rank' must be a whole number; got 'first'"),
             ("faq.csv", "id,question\na,?,extra\n", "faq.csv:2: has 3 cells, the header 2"),
         ]
     )

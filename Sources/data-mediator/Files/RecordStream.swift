@@ -126,7 +126,7 @@ final class RecordStream: Sequence, IteratorProtocol {
                     return SQLiteImporter.Record(
                         line: record,
                         fields: [:],
-                        problem: "'\(name)' must be \(types[name].map { "\($0)" } ?? "a value"); got '\(text)'"
+                        problem: "'\(name)' must be \(types[name]?.description ?? "a value"); got '\(text)'"
                     )
                 }
                 fields[name] = value

@@ -300,22 +300,8 @@ public struct SQLiteItemWriter: ItemWriter {
         ) ?? false
     }
 
-    /// Raises the table's counter, and so the store's version, by one; records the new
-    /// store version as the table's last change and returns it.
     private func bumpVersion(_ db: Database) throws -> Int64 {
-        let version = try Int64.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    UPDATE \(SQLiteStore.versionTable)
-                    SET version = version + 1,
-                        changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable)) + 1
-                    WHERE source = ? RETURNING changed_at
-                    """
-            ),
-            arguments: [table]
-        )
-        guard let version else { throw DataMediatorError(.unavailable, "The table '\(table)' has no version row.") }
-        return version
+        try SQLiteStore.bumpVersion(of: table, in: db)
     }
 
     /// A value as the column stores it: JSON fields as JSON text, the rest as they are.

@@ -158,17 +158,10 @@ public struct SQLiteImporter: Sendable {
     /// Raises the table's version by one and restarts the list's change history there.
     private func restartHistory(_ db: Database) throws -> Int64 {
         try db.execute(
-            sql: """
-                INSERT OR IGNORE INTO \(SQLiteStore.versionTable) (source, version) VALUES (?, 0);
-                UPDATE \(SQLiteStore.versionTable)
-                SET version = version + 1,
-                    changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable)) + 1
-                WHERE source = ?
-                """,
-            arguments: [table, table]
+            sql: "INSERT OR IGNORE INTO \(SQLiteStore.versionTable) (source, version) VALUES (?, 0)",
+            arguments: [table]
         )
-        let version =
-            try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable)") ?? 0
+        let version = try SQLiteStore.bumpVersion(of: table, in: db)
         try db.execute(
             sql: """
                 DELETE FROM \(SQLiteChangeLog.changesTable) WHERE list = ?;

@@ -56,6 +56,27 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// Raises `table`'s counter, and so the store's version, by one, in the caller's
+    /// transaction; records the new store version as the table's last change and returns it.
+    ///
+    /// - Throws: `unavailable` when the table has no version row (its list was never
+    ///   opened with ``provider(for:source:)``).
+    static func bumpVersion(of table: String, in db: Database) throws -> Int64 {
+        let version = try Int64.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    UPDATE \(versionTable)
+                    SET version = version + 1,
+                        changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(versionTable)) + 1
+                    WHERE source = ? RETURNING changed_at
+                    """
+            ),
+            arguments: [table]
+        )
+        guard let version else { throw DataMediatorError(.unavailable, "The table '\(table)' has no version row.") }
+        return version
+    }
+
     /// Writes the WAL back into the database file and empties it, so a stopped service
     /// leaves one self-contained file behind.
     public func checkpoint() throws {

@@ -24,6 +24,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var corsOrigins: [String]
     /// Connection, timeout and header-size limits.
     public var limits: ServerLimits
+    /// The store's version, for the `data_mediator_store_version` metric; nil leaves it out.
+    public var storeVersion: (@Sendable () async throws -> Int64)?
 
     /// Creates a server configuration.
     public init(
@@ -35,7 +37,8 @@ public struct HTTPServerConfiguration: Sendable {
         events: EventSettings = EventSettings(),
         metrics: PrometheusCollectorRegistry? = nil,
         corsOrigins: [String] = [],
-        limits: ServerLimits = ServerLimits()
+        limits: ServerLimits = ServerLimits(),
+        storeVersion: (@Sendable () async throws -> Int64)? = nil
     ) {
         self.host = host
         self.port = port
@@ -46,6 +49,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.metrics = metrics
         self.corsOrigins = corsOrigins
         self.limits = limits
+        self.storeVersion = storeVersion
     }
 }
 
@@ -68,7 +72,8 @@ public func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ProblemMiddleware())
-    OperationRoutes(readiness: readiness, metrics: configuration.metrics, registry: registry).register(on: router)
+    OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
+        .register(on: router)
     // Everything below reads or writes lists: behind the read token when one is configured.
     router.add(
         middleware: ReadAccessMiddleware(

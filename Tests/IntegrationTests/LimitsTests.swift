@@ -1,9 +1,6 @@
 import Foundation
-import Testing
-
-#if canImport(Glibc)
 import Glibc
-#endif
+import Testing
 
 /// A raw TCP client, to behave as badly as a client can.
 final class RawClient {

@@ -8,12 +8,32 @@ import Metrics
 /// one item, and its section info.
 struct ListRoutes: Sendable {
     let registry: ListRegistry
+    /// Per list, made once: its description (it never changes while the service runs)
+    /// and the timer of its page reads.
+    private let descriptions: [String: [UInt8]]
+    private let pageTimers: [String: Timer]
+
+    init(registry: ListRegistry) {
+        self.registry = registry
+        var descriptions: [String: [UInt8]] = [:]
+        var pageTimers: [String: Timer] = [:]
+        for adapter in registry.adapters {
+            let name = adapter.definition.name
+            descriptions[name] = adapter.definition.descriptionJSON()
+            pageTimers[name] = Timer(label: "data_mediator_page_query_seconds", dimensions: [("list", name)])
+        }
+        self.descriptions = descriptions
+        self.pageTimers = pageTimers
+    }
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/lists") { request, _ in listsAnswer(request) }
         router.get("/lists/:list") { request, context in
             let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            return JSONResponse.make(adapter.definition.descriptionJSON(), for: request)
+            return JSONResponse.make(
+                descriptions[adapter.definition.name] ?? adapter.definition.descriptionJSON(),
+                for: request
+            )
         }
         router.get("/lists/:list/items") { request, context in
             try await page(request, context: context)
@@ -50,8 +70,7 @@ struct ListRoutes: Sendable {
         let query = try Parameters(request, allowed: ["view", "limit", "cursor"])
         let start = ContinuousClock.now
         let page = try await adapter.page(view: query.view, limit: query.limit, cursor: query.cursor)
-        Timer(label: "data_mediator_page_query_seconds", dimensions: [("list", adapter.definition.name)])
-            .record(duration: ContinuousClock.now - start)
+        pageTimers[adapter.definition.name]?.record(duration: ContinuousClock.now - start)
         let headers = page.next.map { next in
             Parameters.nextLink(
                 adapter.definition.href + "/items",

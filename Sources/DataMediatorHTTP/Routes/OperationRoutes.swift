@@ -7,7 +7,7 @@ import Prometheus
 struct OperationRoutes: Sendable {
     let readiness: @Sendable () async -> Bool
     let metrics: PrometheusCollectorRegistry?
-    let registry: ListRegistry
+    let storeVersion: (@Sendable () async throws -> Int64)?
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/health") { _, _ in
@@ -36,13 +36,11 @@ struct OperationRoutes: Sendable {
         }
         var paths = ["/health", "/ready", "/openapi.yaml", "/problems/:slug"]
         if let metrics {
+            let storeVersionGauge = Gauge(label: "data_mediator_store_version")
             router.get("/metrics") { _, _ in
-                // The store's version, as every list over it reports it.
-                var version: Int64 = 0
-                for adapter in registry.adapters {
-                    version = max(version, (try? await adapter.currentVersion()) ?? 0)
+                if let storeVersion, let version = try? await storeVersion() {
+                    storeVersionGauge.record(version)
                 }
-                Gauge(label: "data_mediator_store_version").record(version)
                 return Response(
                     status: .ok,
                     headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],

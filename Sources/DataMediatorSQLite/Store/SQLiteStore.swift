@@ -83,6 +83,13 @@ public final class SQLiteStore: Sendable {
         try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     }
 
+    /// The store's version: the sum of every table's counter, which every write raises by one.
+    public func version() async throws -> Int64 {
+        try await database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(version), 0) FROM \(Self.versionTable)") ?? 0
+        }
+    }
+
     /// Whether the store answers a query now, for readiness checks.
     public func isReadable() async -> Bool {
         do {

@@ -1,11 +1,7 @@
 import ArgumentParser
 import Foundation
-
-#if canImport(Glibc)
+// Linux only (the service's platform): the socket calls below are Glibc's.
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `data-mediator healthcheck`: asks a running service for `GET /health` and exits 0 when
 /// it answers 200, 1 otherwise; for a container's `HEALTHCHECK` (the image has no curl).

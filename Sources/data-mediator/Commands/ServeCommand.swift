@@ -79,7 +79,8 @@ struct ServeCommand: AsyncParsableCommand {
                 ),
                 metrics: metrics,
                 corsOrigins: settings.corsOrigins,
-                limits: settings.limits
+                limits: settings.limits,
+                storeVersion: { [store = service.store] in try await store.version() }
             ),
             readiness: service.readiness,
             logger: logger,

@@ -130,6 +130,43 @@ struct WriteMix {
 /// pages while writes happened catches up through `changes` to exactly a fresh walk, and a
 /// walk under concurrent inserts and deletes serves each item once and skips none.
 @Suite struct ChangeReplayTests {
+    /// Every page of a view, two items each, with `between` run after each page (it returns
+    /// how many writes it made); the pages and the number of writes.
+    static func walk(
+        _ adapter: ListAdapter,
+        view: String?,
+        between: () async throws -> Int
+    ) async throws -> (pages: [Page], writes: Int) {
+        var pages: [Page] = []
+        var cursor: String?
+        var writes = 0
+        repeat {
+            let page = try await adapter.page(view: view, limit: "2", cursor: cursor)
+            pages.append(page)
+            cursor = page.next
+            writes += try await between()
+        } while cursor != nil
+        return (pages, writes)
+    }
+
+    /// Every change of a view since `since`, read `limit` at a time through `next`.
+    static func changes(
+        of adapter: ListAdapter,
+        view: String?,
+        since start: Int64,
+        limit: Int
+    ) async throws -> [ChangeSet.Entry] {
+        var since = String(start)
+        var changes: [ChangeSet.Entry] = []
+        while true {
+            let answer = try await adapter.changes(view: view, since: since, limit: String(limit))
+            changes += answer.entries
+            guard let next = answer.next else { return changes }
+            #expect(!answer.entries.isEmpty && answer.entries.count <= limit)
+            since = String(next)
+        }
+    }
+
     static func replica(of adapter: ListAdapter, view: String, limit: Int) async throws -> ListReplica {
         var replica = ListReplica()
         var cursor: String?
@@ -158,30 +195,20 @@ struct WriteMix {
             }
             for _ in 0..<50 { try await mix.step(adapter) }
 
-            var pages: [Page] = []
-            var cursor: String?
-            var writes = 0
-            repeat {
-                let page = try await adapter.page(view: view, limit: "2", cursor: cursor)
-                pages.append(page)
-                cursor = page.next
-                for _ in 0..<Int.random(in: 2...12, using: &mix.random) {
-                    try await mix.step(adapter)
-                    writes += 1
-                }
-            } while cursor != nil
+            let (pages, writes) = try await Self.walk(adapter, view: view) {
+                let count = Int.random(in: 2...12, using: &mix.random)
+                for _ in 0..<count { try await mix.step(adapter) }
+                return count
+            }
             #expect(writes >= 150, "the walk interleaved only \(writes) writes")
             for _ in 0..<50 { try await mix.step(adapter) }
 
-            var since = String(try #require(pages.first).version)
-            var changes: [ChangeSet.Entry] = []
-            while true {
-                let answer = try await adapter.changes(view: view, since: since, limit: "37")
-                changes += answer.entries
-                guard let next = answer.next else { break }
-                #expect(answer.entries.count == 37)
-                since = String(next)
-            }
+            let changes = try await Self.changes(
+                of: adapter,
+                view: view,
+                since: try #require(pages.first).version,
+                limit: 37
+            )
             let applied = changes.count
             let replica = ListReplica.replaying(pages: pages, changes: changes)
             #expect(applied > 100)

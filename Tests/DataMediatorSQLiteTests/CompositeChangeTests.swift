@@ -87,33 +87,26 @@ import Testing
             try await leftMix.step(subject.left)
             try await rightMix.step(subject.right)
         }
-        var pages: [Page] = []
-        var cursor: String?
-        var writes = 0
-        repeat {
-            let page = try await screen.page(view: nil, limit: "2", cursor: cursor)
-            pages.append(page)
-            cursor = page.next
-            for _ in 0..<Int.random(in: 2...7, using: &leftMix.random) {
+        let (pages, writes) = try await ChangeReplayTests.walk(screen, view: nil) {
+            let count = Int.random(in: 2...7, using: &leftMix.random)
+            for _ in 0..<count {
                 if Bool.random(using: &leftMix.random) {
                     try await leftMix.step(subject.left)
                 } else {
                     try await rightMix.step(subject.right)
                 }
-                writes += 1
             }
-        } while cursor != nil
+            return count
+        }
         #expect(writes >= 100, "the walk interleaved only \(writes) writes")
         for _ in 0..<30 { try await rightMix.step(subject.right) }
 
-        var since = String(try #require(pages.first).version)
-        var changes: [ChangeSet.Entry] = []
-        while true {
-            let answer = try await screen.changes(view: nil, since: since, limit: "23")
-            changes += answer.entries
-            guard let next = answer.next else { break }
-            since = String(next)
-        }
+        let changes = try await ChangeReplayTests.changes(
+            of: screen,
+            view: nil,
+            since: try #require(pages.first).version,
+            limit: 23
+        )
         #expect(changes.allSatisfy { $0.operation != .reload })
         #expect(Set(changes.map { $0.id.prefix(2) }) == ["l/", "r/"])
         #expect(zip(changes, changes.dropFirst()).allSatisfy { $0.version <= $1.version })

@@ -45,11 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
             demoTransactions: demoTransactions,
             environment: environment
         )
-        let format = environment["DATA_MEDIATOR_LOG_FORMAT"].flatMap { $0.isEmpty ? nil : $0 }
-        if let format, !["text", "json"].contains(format.lowercased()) {
-            throw ValidationError("DATA_MEDIATOR_LOG_FORMAT must be 'text' or 'json'; it is '\(format)'.")
-        }
-        let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"], format: format)
+        let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"], format: settings.logFormat)
         let service: Wiring
         do {
             service = try Wiring(settings: settings, environment: environment, logger: logger)

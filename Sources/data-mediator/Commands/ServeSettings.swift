@@ -28,6 +28,8 @@ struct ServeSettings: Sendable {
     let maximumStreams: Int
     /// The largest request body (`DATA_MEDIATOR_MAX_BODY_BYTES`, default 1 MiB).
     let maximumBodyBytes: Int
+    /// `text` or `json` (`DATA_MEDIATOR_LOG_FORMAT`); nil chooses by whether standard error is a terminal.
+    let logFormat: String?
     /// Origins whose browsers may read answers (`DATA_MEDIATOR_CORS_ORIGINS`, comma-separated, or `*`).
     let corsOrigins: [String]
     /// Seconds in-flight requests get to finish after SIGTERM
@@ -67,6 +69,10 @@ struct ServeSettings: Sendable {
         self.writeTokens = tokens("DATA_MEDIATOR_WRITE_TOKENS")
         self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
         self.corsOrigins = tokens("DATA_MEDIATOR_CORS_ORIGINS")
+        self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
+        if let logFormat, !["text", "json"].contains(logFormat.lowercased()) {
+            throw ValidationError("DATA_MEDIATOR_LOG_FORMAT must be 'text' or 'json'; it is '\(logFormat)'.")
+        }
         self.heartbeatSeconds = try number("DATA_MEDIATOR_HEARTBEAT_SECONDS") ?? 10
         func positive(_ name: String, _ fallback: Int) throws -> Int {
             let value = try number(name) ?? fallback

@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "data-mediator", targets: ["data-mediator"]),
         .library(name: "DataMediator", targets: ["DataMediator"]),
+        .library(name: "DataMediatorSQL", targets: ["DataMediatorSQL"]),
         .library(name: "DataMediatorSQLite", targets: ["DataMediatorSQLite"]),
         .library(name: "DataMediatorHTTP", targets: ["DataMediatorHTTP"]),
     ],
@@ -39,8 +40,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "DataMediatorSQL",
+            dependencies: ["DataMediator"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "DataMediatorSQLite",
-            dependencies: ["DataMediator", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["DataMediator", "DataMediatorSQL", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -68,6 +74,7 @@ let package = Package(
             name: "data-mediator",
             dependencies: [
                 "DataMediator",
+                "DataMediatorSQL",
                 "DataMediatorSQLite",
                 "DataMediatorHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -96,6 +103,7 @@ let package = Package(
             name: "DataMediatorSQLiteTests",
             dependencies: [
                 "DataMediator",
+                "DataMediatorSQL",
                 "DataMediatorSQLite",
                 "DataMediatorTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -107,6 +115,7 @@ let package = Package(
             dependencies: [
                 "DataMediator",
                 "DataMediatorHTTP",
+                "DataMediatorSQL",
                 "DataMediatorSQLite",
                 "DataMediatorTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

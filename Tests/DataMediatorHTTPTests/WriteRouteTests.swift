@@ -1,5 +1,6 @@
 import DataMediator
 import DataMediatorHTTP
+import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
 import Foundation
@@ -40,7 +41,7 @@ import Testing
                 isWritable: true,
                 rules: FieldRules(types: types, required: ["title"])
             )
-            let source = SQLiteSource(
+            let source = StoreSource(
                 kind: .table("notes"),
                 fieldTypes: types.merging(["id": .string, "rev": .integer]) { $1 }
             )

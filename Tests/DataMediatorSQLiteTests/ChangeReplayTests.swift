@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
 import Foundation
@@ -52,7 +53,7 @@ final class WritableSubject: Sendable {
             let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
             adapter = try store.adapter(
                 for: definition,
-                source: SQLiteSource(kind: .table("notes"), fieldTypes: Self.fields),
+                source: StoreSource(kind: .table("notes"), fieldTypes: Self.fields),
                 signer: signer
             )
         }

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
 import Foundation
@@ -32,7 +33,7 @@ import Testing
                 )
                 return try store.adapter(
                     for: definition,
-                    source: SQLiteSource(kind: .table(name), fieldTypes: WritableSubject.fields),
+                    source: StoreSource(kind: .table(name), fieldTypes: WritableSubject.fields),
                     signer: CursorSigner(secret: SampleList.secret)
                 )
             }

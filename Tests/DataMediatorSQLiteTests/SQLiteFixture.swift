@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
 import Foundation
@@ -9,7 +10,7 @@ final class SQLiteFixture {
     let directory: URL
     let store: SQLiteStore
 
-    static let source = SQLiteSource(
+    static let source = StoreSource(
         kind: .table("sample"),
         fieldTypes: [
             "id": .string, "group": .string, "score": .integer, "created": .string, "kind": .string, "title": .string,
@@ -43,7 +44,7 @@ final class SQLiteFixture {
     }
 
     func provider(
-        _ source: SQLiteSource = source,
+        _ source: StoreSource = source,
         definition: ListDefinition = SampleList.definition
     ) throws
         -> SQLiteDataProvider

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
 import GRDB
@@ -48,7 +49,7 @@ import Testing
             idField: "id",
             views: [View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("n"), fields: ["label"])]
         )
-        let source = SQLiteSource(kind: .table("numbers"), fieldTypes: ["id": .integer, "label": .string])
+        let source = StoreSource(kind: .table("numbers"), fieldTypes: ["id": .integer, "label": .string])
         let provider = try fixture.store.provider(for: list, source: source)
         try await fixture.store.database.write { db in
             for number in [1, 2, 10, 20, 100] {
@@ -81,7 +82,7 @@ import Testing
                 )
             ]
         )
-        let source = SQLiteSource(
+        let source = StoreSource(
             kind: .query(#"SELECT "group", COUNT(*) AS members FROM sample GROUP BY "group""#),
             versionTables: ["sample"]
         )
@@ -118,12 +119,12 @@ import Testing
         let writing = #expect(throws: SQLiteStoreError.self) {
             _ = try fixture.store.provider(
                 for: list,
-                source: SQLiteSource(kind: .query("DELETE FROM sample RETURNING *"))
+                source: StoreSource(kind: .query("DELETE FROM sample RETURNING *"))
             )
         }
         #expect(writing != nil)
         let invalid = #expect(throws: SQLiteStoreError.self) {
-            _ = try fixture.store.provider(for: list, source: SQLiteSource(kind: .query("SELEC nonsense")))
+            _ = try fixture.store.provider(for: list, source: StoreSource(kind: .query("SELEC nonsense")))
         }
         #expect(invalid?.description.contains("does not run") == true)
         #expect(
@@ -179,7 +180,7 @@ import Testing
             views: [View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("c"), fields: ["label"])],
             isWritable: true
         )
-        let source = SQLiteSource(kind: .table("counters"), fieldTypes: ["id": .integer, "label": .string])
+        let source = StoreSource(kind: .table("counters"), fieldTypes: ["id": .integer, "label": .string])
         let provider = try fixture.store.provider(for: list, source: source)
         let writer = try #require(try fixture.store.writer(for: list, source: source, provider: provider)).writer
         return (fixture, writer)
@@ -250,7 +251,7 @@ import Testing
             views: SampleList.views,
             isWritable: true
         )
-        let source = SQLiteSource(
+        let source = StoreSource(
             kind: .table("sample"),
             fieldTypes: SQLiteFixture.source.fieldTypes.merging(["extra": .string]) { $1 }
         )

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
 import GRDB
@@ -80,7 +81,7 @@ import Testing
         )
         let provider = try store.provider(
             for: list,
-            source: SQLiteSource(kind: .table("marks"), fieldTypes: ["id": .string, "weight": .integer])
+            source: StoreSource(kind: .table("marks"), fieldTypes: ["id": .string, "weight": .integer])
         )
         for view in Self.views {
             let items = try await provider.window(of: view, from: nil, inclusive: false, limit: 1000).items
@@ -117,8 +118,8 @@ import Testing
     }
 
     @Test func theSuccessorOfAPrefixSkipsSurrogatesAndEndsAtTheLastScalar() {
-        #expect(SQLiteDataProvider.successor(of: "2026-01-01") == "2026-01-02")
-        #expect(SQLiteDataProvider.successor(of: "a\u{D7FF}") == "a\u{E000}")
-        #expect(SQLiteDataProvider.successor(of: "a\u{10FFFF}") == nil)
+        #expect(KeysetSQL.successor(of: "2026-01-01") == "2026-01-02")
+        #expect(KeysetSQL.successor(of: "a\u{D7FF}") == "a\u{E000}")
+        #expect(KeysetSQL.successor(of: "a\u{10FFFF}") == nil)
     }
 }

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
 import GRDB
@@ -33,12 +34,12 @@ import Testing
         let fields: [String: FieldType] = ["id": .integer, "title": .string]
         let a = try fixture.store.adapter(
             for: Self.notes("a"),
-            source: SQLiteSource(kind: .table("a"), fieldTypes: fields),
+            source: StoreSource(kind: .table("a"), fieldTypes: fields),
             signer: Self.signer
         )
         let b = try fixture.store.adapter(
             for: Self.notes("b"),
-            source: SQLiteSource(kind: .table("b"), fieldTypes: fields),
+            source: StoreSource(kind: .table("b"), fieldTypes: fields),
             signer: Self.signer
         )
         let countA = ListDefinition(
@@ -49,7 +50,7 @@ import Testing
         )
         let counts = try fixture.store.adapter(
             for: countA,
-            source: SQLiteSource(
+            source: StoreSource(
                 kind: .query("SELECT COUNT(*) AS n FROM a"),
                 fieldTypes: ["n": .integer],
                 versionTables: ["a"]
@@ -100,7 +101,7 @@ import Testing
         let store = try SQLiteStore(path: path)
         let a = try store.adapter(
             for: Self.notes("a"),
-            source: SQLiteSource(kind: .table("a"), fieldTypes: ["id": .integer, "title": .string]),
+            source: StoreSource(kind: .table("a"), fieldTypes: ["id": .integer, "title": .string]),
             signer: Self.signer
         )
         // The store is at 5 + 7 = 12; the log starts there, so older versions are gone.

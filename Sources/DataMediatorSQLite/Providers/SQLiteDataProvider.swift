@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import GRDB
 import Synchronization
 
@@ -80,58 +81,14 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
 
     /// The statements of ``lastItem(beforeSection:in:db:)``, one per index range, in order.
     func beforeSectionQueries(_ key: JSONValue, in view: View) -> [(sql: String, arguments: [DatabaseValue])] {
-        guard let rule = view.section, let leading = view.sort.first, leading.field == rule.field else { return [] }
-        let column = SQL.quote(rule.field)
-        // SQLite sorts NULL first, then numbers, then text: ascending, the items before a
-        // section are those with smaller values, then the NULLs; descending, greater ones.
-        // Each range is its own statement, so that each is one seek on the view's index.
-        var ranges: [(sql: String, arguments: [DatabaseValue])] = []
-        switch (key, leading.order) {
-        case (.null, .ascending):
-            return []
-        case (.null, .descending):
-            ranges.append(("\(column) IS NOT NULL", []))
-        case (.string(let prefix), .descending) where prefix.unicodeScalars.count == rule.grouping.prefixLength:
-            // The section holds every text that starts with `prefix`; the text after all of
-            // them is `prefix` with its last character raised by one.
-            if let successor = Self.successor(of: prefix) {
-                ranges.append(("\(column) >= ?", [successor.databaseValue]))
-            } else {
-                let length = prefix.unicodeScalars.count
-                ranges.append(
-                    (
-                        "\(column) > ? AND substr(\(column), 1, \(length)) <> ?",
-                        [prefix.databaseValue, prefix.databaseValue]
-                    )
-                )
-            }
-        case (_, .ascending):
-            ranges.append(("\(column) < ?", [key.databaseValue]))
-            if !keyset.notNullColumns.contains(rule.field) { ranges.append(("\(column) IS NULL", [])) }
-        case (_, .descending):
-            ranges.append(("\(column) > ?", [key.databaseValue]))
-        }
         let (conditions, arguments) = keyset.filter(view)
         let order = " ORDER BY \(keyset.orderBy(view.reversed)) LIMIT 1"
-        return ranges.map { range in
+        return keyset.beforeSection(key, in: view).map { range in
             (
-                "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions + [range.sql]))" + order,
-                arguments + range.arguments
+                "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions + [range.sql]))" + order,
+                (arguments + range.arguments).map(\.databaseValue)
             )
         }
-    }
-
-    /// The least text greater than every text that starts with `prefix` (in SQLite's
-    /// binary order, which is the order of Unicode scalars); nil when the last scalar is the
-    /// greatest there is.
-    static func successor(of prefix: String) -> String? {
-        var scalars = Array(prefix.unicodeScalars)
-        guard let last = scalars.popLast() else { return nil }
-        // The scalars skip the surrogate block.
-        let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
-        guard let raised = Unicode.Scalar(next) else { return nil }
-        scalars.append(raised)
-        return String(String.UnicodeScalarView(scalars))
     }
 
     /// The rows of window queries, one range after another, until `limit` are read.
@@ -178,18 +135,18 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     }
 
     private func buildShape(of view: View, nulls: [Bool]?, inclusive: Bool) -> WindowSQL {
-        let (conditions, arguments) = keyset.filter(view)
+        let (conditions, arguments) = keyset.databaseFilter(view)
         let order = " ORDER BY \(keyset.orderBy(view)) LIMIT ?"
         guard let nulls else {
             let statement = Bound(
-                sql: "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions))" + order,
+                sql: "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions))" + order,
                 values: []
             )
             return WindowSQL(statements: [statement], filterArguments: arguments)
         }
         let statements = keyset.segments(nulls: nulls, in: view, inclusive: inclusive).map { segment in
             Bound(
-                sql: "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions + [segment.sql]))" + order,
+                sql: "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions + [segment.sql]))" + order,
                 values: segment.values
             )
         }
@@ -198,7 +155,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
 
     /// The item with `id` in the view and its place, from counts of the rows before it.
     public func locate(id: String, in view: View) async throws -> Location? {
-        var (conditions, arguments) = keyset.filter(view)
+        var (conditions, arguments) = keyset.databaseFilter(view)
         let filterConditions = conditions
         let filterArguments = arguments
         // Ids that are integers in the table arrive as strings: match either spelling.
@@ -209,7 +166,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             conditions.append("\(SQL.quote(idField)) = ?")
             arguments.append(id.databaseValue)
         }
-        let itemSQL = "SELECT \(selectList) FROM \(from)\(Self.whereClause(conditions)) LIMIT 2"
+        let itemSQL = "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions)) LIMIT 2"
         let itemArguments = arguments
         return try await database.read { db in
             guard
@@ -217,8 +174,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
                     .first(where: { $0[idField].idString == id })
             else { return nil }
             let before = keyset.before(view.position(of: item), in: view)
-            let beforeWhere = Self.whereClause(filterConditions + [before.sql])
-            let beforeArguments = filterArguments + before.arguments
+            let beforeWhere = SQL.whereClause(filterConditions + [before.sql])
+            let beforeArguments = filterArguments + before.arguments.map(\.databaseValue)
             let position = try count(db, sql: "SELECT COUNT(*) FROM \(from)\(beforeWhere)", arguments: beforeArguments)
             var sectionIndex = 0
             var itemIndex = position
@@ -250,8 +207,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
 
     /// The view's sections and counts, by one grouped query in the view's order.
     public func sectionCounts(of view: View) async throws -> SectionCounts {
-        let (conditions, arguments) = keyset.filter(view)
-        let whereClause = Self.whereClause(conditions)
+        let (conditions, arguments) = keyset.databaseFilter(view)
+        let whereClause = SQL.whereClause(conditions)
         return try await database.read { db in
             guard let rule = view.section, let first = view.sort.first else {
                 let total = try count(db, sql: "SELECT COUNT(*) FROM \(from)\(whereClause)", arguments: arguments)
@@ -316,10 +273,6 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         try await database.read { db in (try lastChange(db), try version(db)) }
     }
 
-    private static func whereClause(_ conditions: [String]) -> String {
-        conditions.isEmpty ? " WHERE 1" : " WHERE " + conditions.joined(separator: " AND ")
-    }
-
     private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
         StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
     }
@@ -348,5 +301,13 @@ private final class ShapeCache: Sendable {
         let built = build()
         storage.withLock { $0[key] = built }
         return built
+    }
+}
+
+extension KeysetSQL {
+    /// ``filter(_:)`` with its arguments as SQLite binds them.
+    func databaseFilter(_ view: View) -> (sql: [String], arguments: [DatabaseValue]) {
+        let (conditions, arguments) = filter(view)
+        return (conditions, arguments.map(\.databaseValue))
     }
 }

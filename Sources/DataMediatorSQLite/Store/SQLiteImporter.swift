@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import Foundation
 import GRDB
 
@@ -68,7 +69,7 @@ public struct SQLiteImporter: Sendable {
     /// An importer into `list`, a writable or read-only list over a table of `store`.
     ///
     /// - Throws: `SQLiteStoreError` when the list is over a query.
-    public init(store: SQLiteStore, list: ListDefinition, source: SQLiteSource) throws {
+    public init(store: SQLiteStore, list: ListDefinition, source: StoreSource) throws {
         guard case .table(let table) = source.kind else {
             throw SQLiteStoreError(list: list.name, "is over a query; import into a list over a table")
         }

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import Foundation
 import GRDB
 
@@ -103,8 +104,8 @@ public final class SQLiteStore: Sendable {
     /// Checks a list's source against the database and returns its provider.
     ///
     /// - Throws: `SQLiteStoreError` naming the missing table, column or the failing query.
-    public func provider(for list: ListDefinition, source: SQLiteSource) throws -> SQLiteDataProvider {
-        let needed = Self.columns(of: list)
+    public func provider(for list: ListDefinition, source: StoreSource) throws -> SQLiteDataProvider {
+        let needed = StoreSource.columns(of: list)
         do {
             return try database.write { db in
                 let from: String
@@ -189,7 +190,7 @@ public final class SQLiteStore: Sendable {
     ///   it has no revision field.
     public func writer(
         for list: ListDefinition,
-        source: SQLiteSource,
+        source: StoreSource,
         provider: SQLiteDataProvider
     ) throws -> (writer: SQLiteItemWriter, changeLog: SQLiteChangeLog)? {
         guard list.isWritable else { return nil }
@@ -199,7 +200,7 @@ public final class SQLiteStore: Sendable {
         guard let revision = list.revisionField else {
             throw SQLiteStoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
         }
-        let columns = Self.columns(of: list)
+        let columns = StoreSource.columns(of: list)
         let changeLog = SQLiteChangeLog(database: database, list: list, provider: provider, columns: columns)
         do {
             try database.write { db in
@@ -227,7 +228,7 @@ public final class SQLiteStore: Sendable {
     /// - Throws: `SQLiteStoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
     public func adapter(
         for list: ListDefinition,
-        source: SQLiteSource,
+        source: StoreSource,
         signer: CursorSigner,
         notifier: ChangeNotifier = ChangeNotifier()
     ) throws -> ListAdapter {
@@ -238,35 +239,19 @@ public final class SQLiteStore: Sendable {
             provider: provider,
             signer: signer,
             writer: writes?.writer,
-            changeLog: writes?.changeLog ?? SQLiteReloadLog(provider: provider),
+            changeLog: writes?.changeLog ?? ReloadLog(lastChange: { try await provider.lastChange() }),
             notifier: notifier
         )
     }
 
-    /// Every column a list reads: id, revision, and each view's sort, section, filter,
-    /// cell type and exposed fields.
-    static func columns(of list: ListDefinition) -> [String] {
-        var columns = [list.idField]
-        if let revision = list.revisionField { columns.append(revision) }
-        for view in list.views {
-            columns += view.sort.map(\.field)
-            if let section = view.section { columns.append(section.field) }
-            columns += view.filter.map(\.field)
-            if case .field(let field, _, _) = view.cellType { columns.append(field) }
-            columns += view.fields
-        }
-        var seen = Set<String>()
-        return columns.filter { seen.insert($0).inserted }
-    }
-
-    private static func createTable(_ table: String, list: ListDefinition, source: SQLiteSource, in db: Database) throws
+    private static func createTable(_ table: String, list: ListDefinition, source: StoreSource, in db: Database) throws
     {
         var definitions = [
             "\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY NOT NULL"
         ]
         let declared = source.fieldTypes.keys.sorted()
         var seen: Set<String> = [list.idField]
-        for field in columns(of: list) + declared where seen.insert(field).inserted {
+        for field in StoreSource.columns(of: list) + declared where seen.insert(field).inserted {
             if field == list.revisionField {
                 definitions.append("\(SQL.quote(field)) INTEGER NOT NULL DEFAULT 1")
             } else {
@@ -285,16 +270,6 @@ public final class SQLiteStore: Sendable {
     }
 
     private static func createIndex(for view: View, on table: String, in db: Database) throws {
-        let keys = view.sort.map { SQL.quote($0.field) + ($0.order == .ascending ? " ASC" : " DESC") }
-        // The name carries the columns, so a view whose sort changed gets a fresh index.
-        var hash: UInt32 = 2_166_136_261
-        for byte in keys.joined(separator: ",").utf8 {
-            hash = (hash ^ UInt32(byte)) &* 16_777_619
-        }
-        let name = "dm_\(table)_\(view.name)_\(String(hash, radix: 16))"
-        try db.execute(
-            sql:
-                "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys.joined(separator: ", ")))"
-        )
+        try db.execute(sql: KeysetSQL(notNullColumns: []).indexStatement(for: view, on: table))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DataMediator
+import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
 

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
 import Yams
@@ -129,15 +130,15 @@ struct ConfigFileLoader {
         }
         let versions = list["versions"].flatMap { stringList($0, what: "'versions'") } ?? []
 
-        var kind: SQLiteSource.Kind?
+        var kind: StoreSource.Kind?
         var file: String?
         let sources = [list["table"], list["query"], list["file"]].compactMap { $0 }
         if sources.count > 1 {
             fail(sources[1], "list '\(name)' has more than one of 'table', 'query' and 'file'; keep one")
         } else if let table = list["table"] {
-            kind = string(table, what: "'table'").map(SQLiteSource.Kind.table)
+            kind = string(table, what: "'table'").map(StoreSource.Kind.table)
         } else if let query = list["query"] {
-            kind = string(query, what: "'query'").map(SQLiteSource.Kind.query)
+            kind = string(query, what: "'query'").map(StoreSource.Kind.query)
         } else if let fileNode = list["file"], let path = string(fileNode, what: "'file'") {
             file = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
             if ItemFile.Format(path: path) == nil {
@@ -239,7 +240,7 @@ struct ConfigFileLoader {
         )
         return ListConfiguration(
             definition: definition,
-            source: kind.map { SQLiteSource(kind: $0, fieldTypes: fieldTypes, versionTables: versions) },
+            source: kind.map { StoreSource(kind: $0, fieldTypes: fieldTypes, versionTables: versions) },
             file: file,
             fieldTypes: fieldTypes,
             line: node.mark?.line ?? 0

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorSQLite
 
 /// What a config file declares: the store and the lists.
@@ -19,7 +20,7 @@ struct ListConfiguration: Sendable {
     /// The list as the core sees it.
     let definition: ListDefinition
     /// Its table or query in the store; nil for a list over a file.
-    let source: SQLiteSource?
+    let source: StoreSource?
     /// The JSON, NDJSON or CSV file it is read from (resolved against the config's folder);
     /// nil for a list in the store.
     let file: String?

@@ -1,0 +1,245 @@
+import DataMediator
+
+/// Builds the SQL that selects, orders and counts a view's rows by keyset, for either SQL
+/// store.
+///
+/// `NULL` sorts first ascending and last descending, as SQLite orders it and as
+/// ``DataMediator/JSONValue/compare(_:_:)`` does, so the predicates below treat it as the
+/// smallest value; PostgreSQL is told so in every `ORDER BY` and index.
+public struct KeysetSQL: Sendable {
+    /// The store's flavour of SQL.
+    public let dialect: SQLDialect
+    /// Columns known never to hold `NULL`; their predicates skip the `IS NULL` cases.
+    public let notNullColumns: Set<String>
+    /// Text columns, which PostgreSQL compares in the `"C"` collation (bytewise, as SQLite
+    /// and the core do) and whose section keys are prefixes.
+    public let textColumns: Set<String>
+
+    /// Creates a builder.
+    public init(dialect: SQLDialect = .sqlite, notNullColumns: Set<String>, textColumns: Set<String> = []) {
+        self.dialect = dialect
+        self.notNullColumns = notNullColumns
+        self.textColumns = textColumns
+    }
+
+    /// The column as it is compared and ordered: quoted, and in the `"C"` collation for
+    /// PostgreSQL text.
+    public func column(_ field: String) -> String {
+        guard dialect == .postgres, textColumns.contains(field) else { return SQL.quote(field) }
+        return SQL.quote(field) + " COLLATE \"C\""
+    }
+
+    /// One sort key as `ORDER BY` (and an index) spells it.
+    public func orderTerm(_ key: SortKey) -> String {
+        switch (dialect, key.order) {
+        case (.sqlite, .ascending): return column(key.field) + " ASC"
+        case (.sqlite, .descending): return column(key.field) + " DESC"
+        case (.postgres, .ascending): return column(key.field) + " ASC NULLS FIRST"
+        case (.postgres, .descending): return column(key.field) + " DESC NULLS LAST"
+        }
+    }
+
+    /// `ORDER BY` for the view.
+    public func orderBy(_ view: View) -> String {
+        view.sort.map(orderTerm).joined(separator: ", ")
+    }
+
+    /// The view's filter as SQL conditions (empty when there is none).
+    public func filter(_ view: View) -> (sql: [String], arguments: [JSONValue]) {
+        var conditions: [String] = []
+        var arguments: [JSONValue] = []
+        for condition in view.filter {
+            let column = column(condition.field)
+            let value = condition.value
+            switch (condition.op, condition.value) {
+            case (.eq, .null): conditions.append("\(column) IS NULL")
+            case (.ne, .null): conditions.append("\(column) IS NOT NULL")
+            case (.eq, _):
+                conditions.append("\(column) = ?")
+                arguments.append(value)
+            case (.ne, _):
+                conditions.append("(\(column) IS NULL OR \(column) <> ?)")
+                arguments.append(value)
+            case (_, .null): conditions.append("FALSE")
+            case (.lt, _):
+                conditions.append("\(column) < ?")
+                arguments.append(value)
+            case (.le, _):
+                conditions.append("\(column) <= ?")
+                arguments.append(value)
+            case (.gt, _):
+                conditions.append("\(column) > ?")
+                arguments.append(value)
+            case (.ge, _):
+                conditions.append("\(column) >= ?")
+                arguments.append(value)
+            }
+        }
+        return (conditions, arguments)
+    }
+
+    /// The rows after a position in view order (and the row at it when `inclusive`), as
+    /// disjoint ranges in view order, each one range of the view's index.
+    ///
+    /// A page reads the ranges in turn until it is full, so every read is an index seek
+    /// and a page deep in the view costs what the first one does. When every key is
+    /// `NOT NULL` and they share one direction, a single row-value range does it;
+    /// otherwise the ranges are `k1 = a AND k2 > b`, then `k1 > a` (mixed directions and
+    /// `NULL`s each get their own range, since one `OR` would defeat the index order).
+    ///
+    /// The SQL depends only on which position values are `NULL` (`nulls`), so it can be
+    /// built once and cached; each `?` binds the position value whose index is listed.
+    public func segments(nulls: [Bool], in view: View, inclusive: Bool) -> [Bound] {
+        let keys = view.sort
+        if let direction = keys.first?.order,
+            keys.allSatisfy({ $0.order == direction && notNullColumns.contains($0.field) }),
+            !nulls.contains(true)
+        {
+            let columns = keys.map { column($0.field) }.joined(separator: ", ")
+            let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+            let comparison = (direction == .ascending ? ">" : "<") + (inclusive ? "=" : "")
+            return [Bound(sql: "(\(columns)) \(comparison) (\(marks))", values: Array(keys.indices))]
+        }
+        var segments: [Bound] = []
+        let equalities = keys.indices.map { index in
+            nulls[index]
+                ? Bound(sql: "\(SQL.quote(keys[index].field)) IS NULL", values: [])
+                : Bound(sql: "\(column(keys[index].field)) = ?", values: [index])
+        }
+        if inclusive { segments.append(Bound(all: equalities)) }
+        for index in keys.indices.reversed() {
+            for range in ranges(beyond: index, isNull: nulls[index], key: keys[index]) {
+                segments.append(Bound(all: Array(equalities[..<index]) + [range]))
+            }
+        }
+        return segments
+    }
+
+    /// The ranges of key `index` strictly beyond the position's value, in view order.
+    private func ranges(beyond index: Int, isNull: Bool, key: SortKey) -> [Bound] {
+        let quoted = SQL.quote(key.field)
+        let column = column(key.field)
+        switch (key.order, isNull) {
+        case (.ascending, true):
+            return [Bound(sql: "\(quoted) IS NOT NULL", values: [])]
+        case (.ascending, false):
+            return [Bound(sql: "\(column) > ?", values: [index])]
+        case (.descending, true):
+            return []
+        case (.descending, false):
+            let below = Bound(sql: "\(column) < ?", values: [index])
+            // Descending, NULL sorts last: after the smaller values come the NULLs.
+            return notNullColumns.contains(key.field) ? [below] : [below, Bound(sql: "\(quoted) IS NULL", values: [])]
+        }
+    }
+
+    /// The rows strictly before `position` in view order, as one condition, for counting.
+    public func before(_ position: Position, in view: View) -> (sql: String, arguments: [JSONValue]) {
+        var alternatives: [Bound] = []
+        var equalities: [Bound] = []
+        for (index, key) in view.sort.enumerated() {
+            let isNull = position.values[index] == .null
+            let reversed = SortKey(key.field, key.order == .ascending ? .descending : .ascending)
+            for range in ranges(beyond: index, isNull: isNull, key: reversed) {
+                alternatives.append(Bound(all: equalities + [range]))
+            }
+            equalities.append(
+                isNull
+                    ? Bound(sql: "\(SQL.quote(key.field)) IS NULL", values: [])
+                    : Bound(sql: "\(column(key.field)) = ?", values: [index])
+            )
+        }
+        let sql =
+            alternatives.isEmpty ? "FALSE" : "(" + alternatives.map { "(\($0.sql))" }.joined(separator: " OR ") + ")"
+        return (sql, alternatives.flatMap(\.values).map { position.values[$0] })
+    }
+
+    /// The SQL expression of a view's section key, matching ``DataMediator/SectionRule/key(for:)``.
+    public func sectionKey(_ rule: SectionRule) -> String {
+        let column = SQL.quote(rule.field)
+        guard let length = rule.grouping.prefixLength else { return self.column(rule.field) }
+        switch dialect {
+        case .sqlite:
+            return "CASE WHEN typeof(\(column)) = 'text' THEN substr(\(column), 1, \(length)) ELSE \(column) END"
+        case .postgres:
+            return textColumns.contains(rule.field) ? "substr(\(column), 1, \(length)) COLLATE \"C\"" : column
+        }
+    }
+
+    /// The conditions that select the rows of `view` before the first row of the section
+    /// with `key`, one per index range, in reverse view order; empty when that section is
+    /// the view's first. The view's section field leads its sort.
+    ///
+    /// Each range is its own statement, so that each is one seek on the view's index.
+    public func beforeSection(_ key: JSONValue, in view: View) -> [(sql: String, arguments: [JSONValue])] {
+        guard let rule = view.section, let leading = view.sort.first, leading.field == rule.field else { return [] }
+        let quoted = SQL.quote(rule.field)
+        let column = column(rule.field)
+        // NULL sorts first, then numbers, then text: ascending, the items before a section
+        // are those with smaller values, then the NULLs; descending, greater ones.
+        switch (key, leading.order) {
+        case (.null, .ascending):
+            return []
+        case (.null, .descending):
+            return [("\(quoted) IS NOT NULL", [])]
+        case (.string(let prefix), .descending) where prefix.unicodeScalars.count == rule.grouping.prefixLength:
+            // The section holds every text that starts with `prefix`; the text after all of
+            // them is `prefix` with its last character raised by one.
+            if let successor = Self.successor(of: prefix) {
+                return [("\(column) >= ?", [.string(successor)])]
+            }
+            let length = prefix.unicodeScalars.count
+            return [("\(column) > ? AND substr(\(quoted), 1, \(length)) <> ?", [.string(prefix), .string(prefix)])]
+        case (_, .ascending):
+            let smaller = ("\(column) < ?", [key])
+            return notNullColumns.contains(rule.field) ? [smaller] : [smaller, ("\(quoted) IS NULL", [])]
+        case (_, .descending):
+            return [("\(column) > ?", [key])]
+        }
+    }
+
+    /// The least text greater than every text that starts with `prefix` (in binary order,
+    /// which is the order of Unicode scalars); nil when the last scalar is the greatest
+    /// there is.
+    public static func successor(of prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        guard let last = scalars.popLast() else { return nil }
+        // The scalars skip the surrogate block.
+        let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
+        guard let raised = Unicode.Scalar(next) else { return nil }
+        scalars.append(raised)
+        return String(String.UnicodeScalarView(scalars))
+    }
+
+    /// The index of a view's order: its name carries the columns, so a view whose sort
+    /// changed gets a fresh index.
+    public func indexStatement(for view: View, on table: String) -> String {
+        let keys = view.sort.map(orderTerm)
+        var hash: UInt32 = 2_166_136_261
+        for byte in keys.joined(separator: ",").utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        let name = "dm_\(table)_\(view.name)_\(String(hash, radix: 16))"
+        return "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys.joined(separator: ", ")))"
+    }
+}
+
+/// A condition on a view's sort keys whose `?`s bind position values by index.
+public struct Bound: Sendable, Hashable {
+    /// The SQL condition.
+    public let sql: String
+    /// For each `?` in order, the index of the position value it binds.
+    public let values: [Int]
+
+    /// Creates a condition.
+    public init(sql: String, values: [Int]) {
+        self.sql = sql
+        self.values = values
+    }
+
+    /// All of `parts`, joined with `AND`.
+    public init(all parts: [Bound]) {
+        sql = parts.map(\.sql).joined(separator: " AND ")
+        values = parts.flatMap(\.values)
+    }
+}

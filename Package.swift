@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "DataMediator", targets: ["DataMediator"]),
         .library(name: "DataMediatorSQL", targets: ["DataMediatorSQL"]),
         .library(name: "DataMediatorSQLite", targets: ["DataMediatorSQLite"]),
+        .library(name: "DataMediatorPostgres", targets: ["DataMediatorPostgres"]),
         .library(name: "DataMediatorHTTP", targets: ["DataMediatorHTTP"]),
     ],
     dependencies: [
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -47,6 +49,17 @@ let package = Package(
         .target(
             name: "DataMediatorSQLite",
             dependencies: ["DataMediator", "DataMediatorSQL", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DataMediatorPostgres",
+            dependencies: [
+                "DataMediator",
+                "DataMediatorSQL",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -76,6 +89,7 @@ let package = Package(
                 "DataMediator",
                 "DataMediatorSQL",
                 "DataMediatorSQLite",
+                "DataMediatorPostgres",
                 "DataMediatorHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,13 +114,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "DataMediatorSQLiteTests",
+            name: "StoreTests",
             dependencies: [
                 "DataMediator",
                 "DataMediatorSQL",
                 "DataMediatorSQLite",
+                "DataMediatorPostgres",
                 "DataMediatorTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,6 @@
 import DataMediator
 import DataMediatorSQL
 import GRDB
-import Synchronization
 
 /// A provider over a SQLite table or read-only query, paging by keyset on the view's index.
 ///
@@ -24,8 +23,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     /// write to `versionTables` (nil when there are none).
     private static let versionSQL = "SELECT COALESCE(SUM(version), 0) FROM \(SQLiteStore.versionTable)"
     private let lastChangeSQL: String?
-    /// The SQL of windows, by view and shape of position, built on first use.
-    private let shapes = ShapeCache()
+    /// The SQL of windows, built on first use.
+    private let windows: WindowQueries
 
     init(
         database: any DatabaseReader,
@@ -45,6 +44,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         self.idField = idField
         self.fieldTypes = fieldTypes
         self.keyset = KeysetSQL(notNullColumns: notNullColumns)
+        self.windows = WindowQueries(columns: columns, from: from, keyset: keyset)
         self.versionTables = versionTables
         let marks = Array(repeating: "?", count: versionTables.count).joined(separator: ", ")
         self.lastChangeSQL =
@@ -117,8 +117,6 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     }
 
     /// The SQL of a window, one statement per index range, each ending in `LIMIT ?`.
-    ///
-    /// The statements' text is built once per view and pattern of `NULL`s, then cached.
     func windowQueries(
         of view: View,
         from start: Position?,
@@ -126,31 +124,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     ) -> [(
         sql: String, arguments: [DatabaseValue]
     )] {
-        let nulls = start.map { $0.values.map { $0 == .null } }
-        let key = WindowShape(view: view.name, nulls: nulls, inclusive: inclusive)
-        let shape = shapes.shape(for: key) { buildShape(of: view, nulls: nulls, inclusive: inclusive) }
-        return shape.statements.map { statement in
-            (statement.sql, shape.filterArguments + statement.values.map { start?.values[$0].databaseValue ?? .null })
-        }
-    }
-
-    private func buildShape(of view: View, nulls: [Bool]?, inclusive: Bool) -> WindowSQL {
-        let (conditions, arguments) = keyset.databaseFilter(view)
-        let order = " ORDER BY \(keyset.orderBy(view)) LIMIT ?"
-        guard let nulls else {
-            let statement = Bound(
-                sql: "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions))" + order,
-                values: []
-            )
-            return WindowSQL(statements: [statement], filterArguments: arguments)
-        }
-        let statements = keyset.segments(nulls: nulls, in: view, inclusive: inclusive).map { segment in
-            Bound(
-                sql: "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions + [segment.sql]))" + order,
-                values: segment.values
-            )
-        }
-        return WindowSQL(statements: statements, filterArguments: arguments)
+        windows.queries(of: view, from: start, inclusive: inclusive).map { ($0.sql, $0.arguments.map(\.databaseValue)) }
     }
 
     /// The item with `id` in the view and its place, from counts of the rows before it.
@@ -275,32 +249,6 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
 
     private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
         StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
-    }
-}
-
-/// What the SQL of a window depends on: the view, which position values are `NULL`
-/// (nil for the first page), and whether the position's own row is included.
-private struct WindowShape: Hashable, Sendable {
-    let view: String
-    let nulls: [Bool]?
-    let inclusive: Bool
-}
-
-/// The SQL of a window: its statements in order, and the filter's arguments each starts with.
-private struct WindowSQL: Sendable {
-    let statements: [Bound]
-    let filterArguments: [DatabaseValue]
-}
-
-/// Window SQL built on first use and kept; small (views times `NULL` patterns).
-private final class ShapeCache: Sendable {
-    private let storage = Mutex<[WindowShape: WindowSQL]>([:])
-
-    func shape(for key: WindowShape, build: () -> WindowSQL) -> WindowSQL {
-        if let cached = storage.withLock({ $0[key] }) { return cached }
-        let built = build()
-        storage.withLock { $0[key] = built }
-        return built
     }
 }
 

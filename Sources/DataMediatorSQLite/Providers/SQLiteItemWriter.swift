@@ -336,23 +336,3 @@ public struct SQLiteItemWriter: ItemWriter {
         DataMediatorError(.unknownItem, "There is no item '\(id)' in list '\(list)'.")
     }
 }
-
-/// Says yes at most once per interval, to whichever caller asks first.
-private final class Throttle: Sendable {
-    private let interval: Duration
-    private let last = Mutex<ContinuousClock.Instant?>(nil)
-
-    init(every interval: Duration) {
-        self.interval = interval
-    }
-
-    /// True when the interval has passed since the last true (or on the first call).
-    func isDue() -> Bool {
-        let now = ContinuousClock.now
-        return last.withLock { last in
-            guard last.map({ now - $0 >= interval }) ?? true else { return false }
-            last = now
-            return true
-        }
-    }
-}

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorPostgres
 import DataMediatorSQLite
 import DataMediatorTesting
 import Testing
@@ -7,6 +8,7 @@ import Testing
 enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
     case array
     case sqlite
+    case postgres
 
     var testDescription: String { rawValue }
 }
@@ -14,12 +16,12 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
 /// One suite every provider passes: the page rules of API.md over whole walks, view order,
 /// section info, and locate, all equal to an order computed without any provider.
 @Suite struct ProviderConformanceTests {
-    /// Keeps the SQLite fixture alive while its provider is used.
+    /// Keeps the store's fixture alive while its provider is used.
     final class Subject {
         let adapter: ListAdapter
-        let fixture: SQLiteFixture?
+        let fixture: AnyObject?
 
-        init(_ kind: ProviderKind, items: [Item] = SampleList.items()) throws {
+        init(_ kind: ProviderKind, items: [Item] = SampleList.items()) async throws {
             let signer = CursorSigner(secret: SampleList.secret)
             switch kind {
             case .array:
@@ -34,6 +36,16 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
                     provider: try fixture.provider(),
                     signer: signer
                 )
+            case .postgres:
+                // The read URL is the primary's: reads take the replica's path.
+                let fixture = try await PostgresFixture(readURL: true)
+                self.fixture = fixture
+                let provider = try await fixture.store.provider(
+                    for: SampleList.definition,
+                    source: SQLiteFixture.source
+                )
+                try await fixture.insert(items)
+                adapter = ListAdapter(definition: SampleList.definition, provider: provider, signer: signer)
             }
         }
     }
@@ -42,7 +54,7 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
 
     @Test("walks follow every page rule in view order", arguments: ProviderKind.allCases, [1, 3, 10])
     func walksFollowThePageRules(kind: ProviderKind, limit: Int) async throws {
-        let subject = try Subject(kind)
+        let subject = try await Subject(kind)
         for name in Self.views {
             let view = try SampleList.definition.view(named: name)
             var check = try await SampleList.walk(subject.adapter, view: name, limit: limit)
@@ -54,7 +66,7 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
 
     @Test("locate answers each item's place in the walk", arguments: ProviderKind.allCases)
     func locateMatchesTheWalk(kind: ProviderKind) async throws {
-        let subject = try Subject(kind)
+        let subject = try await Subject(kind)
         for name in Self.views {
             let check = try await SampleList.walk(subject.adapter, view: name, limit: 7)
             var position = 0
@@ -75,19 +87,23 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
         }
     }
 
-    @Test("every provider serves the same cells", arguments: ["by_group", "by_day", "flat", "positive"])
-    func providersAgree(view: String) async throws {
-        let arraySubject = try Subject(.array)
-        let sqliteSubject = try Subject(.sqlite)
+    @Test(
+        "every provider serves the same cells",
+        arguments: [ProviderKind.sqlite, .postgres],
+        ["by_group", "by_day", "flat", "positive"]
+    )
+    func providersAgree(kind: ProviderKind, view: String) async throws {
+        let arraySubject = try await Subject(.array)
+        let subject = try await Subject(kind)
         let array = try await SampleList.walk(arraySubject.adapter, view: view, limit: 4)
-        let sqlite = try await SampleList.walk(sqliteSubject.adapter, view: view, limit: 4)
-        #expect(array.items == sqlite.items)
+        let other = try await SampleList.walk(subject.adapter, view: view, limit: 4)
+        #expect(array.items == other.items)
         #expect(array.items.count > 0)
     }
 
     @Test("an empty source answers empty pages and sections", arguments: ProviderKind.allCases)
     func emptySource(kind: ProviderKind) async throws {
-        let subject = try Subject(kind, items: [])
+        let subject = try await Subject(kind, items: [])
         for name in Self.views {
             let page = try await subject.adapter.page(view: name, limit: nil, cursor: nil)
             #expect(page.sections.isEmpty && page.next == nil)
@@ -97,7 +113,7 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
 
     @Test("unknown ids are not found, and integer-looking ids match exactly", arguments: ProviderKind.allCases)
     func unknownIDs(kind: ProviderKind) async throws {
-        let subject = try Subject(kind)
+        let subject = try await Subject(kind)
         for id in ["missing", "item-0", "ITEM-01", "item-01 ", "0"] {
             let error = await #expect(throws: DataMediatorError.self) {
                 _ = try await subject.adapter.locate(id: id, view: nil)
@@ -119,7 +135,7 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
             item["group"] = groups[index]
             return item
         }
-        let subject = try Subject(kind, items: items)
+        let subject = try await Subject(kind, items: items)
         for limit in [1, 2, 7] {
             var check = try await SampleList.walk(subject.adapter, view: "by_group", limit: limit)
             let info = try await subject.adapter.sectionInfo(view: "by_group")

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorPostgres
 import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
@@ -9,6 +10,7 @@ import Testing
 enum WritableKind: String, CaseIterable, CustomTestStringConvertible {
     case memory
     case sqlite
+    case postgres
 
     var testDescription: String { rawValue }
 }
@@ -21,8 +23,9 @@ final class WritableSubject: Sendable {
 
     let adapter: ListAdapter
     private let directory: URL?
+    private let postgres: PostgresFixture?
 
-    init(_ kind: WritableKind, history: Int = 10_000) throws {
+    init(_ kind: WritableKind, history: Int = 10_000) async throws {
         let definition = ListDefinition(
             name: "notes",
             title: "Notes",
@@ -38,6 +41,7 @@ final class WritableSubject: Sendable {
         switch kind {
         case .memory:
             directory = nil
+            postgres = nil
             let store = InMemoryStore(definition: definition, columns: ["group", "score", "created", "kind", "title"])
             adapter = ListAdapter(
                 definition: definition,
@@ -50,8 +54,18 @@ final class WritableSubject: Sendable {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-changes-\(UUID())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             self.directory = directory
+            postgres = nil
             let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
             adapter = try store.adapter(
+                for: definition,
+                source: StoreSource(kind: .table("notes"), fieldTypes: Self.fields),
+                signer: signer
+            )
+        case .postgres:
+            directory = nil
+            let fixture = try await PostgresFixture()
+            postgres = fixture
+            adapter = try await fixture.store.adapter(
                 for: definition,
                 source: StoreSource(kind: .table("notes"), fieldTypes: Self.fields),
                 signer: signer
@@ -186,7 +200,7 @@ struct WriteMix {
     )
     func replayedChangesReachTheFreshWalk(kind: WritableKind, view: String) async throws {
         for seed in UInt64(1)...3 {
-            let subject = try WritableSubject(kind)
+            let subject = try await WritableSubject(kind)
             defer { withExtendedLifetime(subject) {} }
             let adapter = subject.adapter
             var mix = WriteMix(seed: seed &* 7919 &+ UInt64(view.utf8.count))
@@ -226,7 +240,7 @@ struct WriteMix {
         SampleList.views.map(\.name)
     )
     func changesAfterAStillSnapshot(kind: WritableKind, view: String) async throws {
-        let subject = try WritableSubject(kind)
+        let subject = try await WritableSubject(kind)
         defer { withExtendedLifetime(subject) {} }
         let adapter = subject.adapter
         var mix = WriteMix(seed: 5)
@@ -245,7 +259,7 @@ struct WriteMix {
 
     @Test("changes name each op with its version, section and neighbour", arguments: WritableKind.allCases)
     func changesDescribeEachWrite(kind: WritableKind) async throws {
-        let subject = try WritableSubject(kind)
+        let subject = try await WritableSubject(kind)
         defer { withExtendedLifetime(subject) {} }
         let adapter = subject.adapter
         func write(_ id: String, group: String, score: Int64) async throws {
@@ -303,7 +317,7 @@ struct WriteMix {
 
     @Test("history older than the kept versions is gone", arguments: WritableKind.allCases)
     func historyIsBounded(kind: WritableKind) async throws {
-        let subject = try WritableSubject(kind, history: 5)
+        let subject = try await WritableSubject(kind, history: 5)
         defer { withExtendedLifetime(subject) {} }
         let adapter = subject.adapter
         for index in 0..<12 {
@@ -323,7 +337,7 @@ struct WriteMix {
         ["by_day", "by_group", "positive"]
     )
     func walkUnderConcurrentWrites(kind: WritableKind, view: String) async throws {
-        let subject = try WritableSubject(kind)
+        let subject = try await WritableSubject(kind)
         defer { withExtendedLifetime(subject) {} }
         let adapter = subject.adapter
         var mix = WriteMix(seed: 99)

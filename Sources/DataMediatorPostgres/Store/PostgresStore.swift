@@ -1,0 +1,475 @@
+import DataMediator
+import DataMediatorSQL
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The scale-out store: lists over tables and read-only queries of one PostgreSQL
+/// database, shared by every replica of the service.
+///
+/// Writes go to the primary; reads go to the read replica when one is configured. Every
+/// read runs in one `REPEATABLE READ` snapshot, so a page's items and version agree. Every
+/// write is one transaction that first locks the store's version row: writes are applied
+/// one at a time in version order, whichever replica takes them, so the version orders
+/// every write of the store and the change log is complete at each version.
+///
+/// The clients must be running (``clients``, as services of the service group) before the
+/// store is used.
+public final class PostgresStore: Sendable {
+    /// The one-row table that holds the store's version.
+    public static let storeTable = "data_mediator_store"
+    /// The table that holds, per source table, the store's version after its last write.
+    public static let versionTable = "data_mediator_versions"
+    /// The channel every write notifies (with its version) on commit.
+    public static let channel = "data_mediator_changes"
+
+    /// The primary: writes, schema, notifications, and reads when there is no replica.
+    public let primary: PostgresClient
+    /// Where reads go: the read replica, or the primary.
+    public let reader: PostgresClient
+    /// The clients to run, each once (the primary first).
+    public let clients: [PostgresClient]
+    let logger: Logger
+
+    /// Creates the store's clients from connection URLs
+    /// (`postgres://user:password@host:port/database`).
+    ///
+    /// - Throws: `PostgresStoreError` when a URL is not a PostgreSQL URL.
+    public init(url: String, readURL: String? = nil, maximumConnections: Int = 20, logger: Logger) throws {
+        self.logger = logger
+        primary = PostgresClient(
+            configuration: try Self.configuration(url, maximumConnections: maximumConnections),
+            backgroundLogger: logger
+        )
+        if let readURL {
+            reader = PostgresClient(
+                configuration: try Self.configuration(readURL, maximumConnections: maximumConnections),
+                backgroundLogger: logger
+            )
+            clients = [primary, reader]
+        } else {
+            reader = primary
+            clients = [primary]
+        }
+    }
+
+    /// The client configuration of a connection URL; TLS is off (connect over a private
+    /// network or a local socket).
+    static func configuration(_ url: String, maximumConnections: Int) throws -> PostgresClient.Configuration {
+        guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
+            let host = parts.host, !host.isEmpty
+        else {
+            throw PostgresStoreError(
+                list: nil,
+                "the database URL is not of the form postgres://user:password@host:port/database"
+            )
+        }
+        let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: parts.port ?? 5432,
+            username: parts.user ?? "postgres",
+            password: parts.password,
+            database: database.isEmpty ? nil : database,
+            tls: .disable
+        )
+        configuration.options.maximumConnections = maximumConnections
+        return configuration
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a read-only `REPEATABLE READ` transaction on the reader: everything
+    /// it reads comes from one snapshot.
+    func read<Result: Sendable>(
+        _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(on: reader, "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
+    }
+
+    /// Runs `body` in a transaction on the primary, committed when it returns and rolled
+    /// back when it throws.
+    func write<Result: Sendable>(
+        _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(on: primary, "START TRANSACTION", body)
+    }
+
+    private func transaction<Result: Sendable>(
+        on client: PostgresClient,
+        _ start: PostgresQuery,
+        _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await client.withConnection { connection in
+            try await connection.query(start, logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return result
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction on the primary that holds the store's schema lock, so
+    /// replicas starting together do not create the same table twice.
+    func changeSchema<Result: Sendable>(
+        _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await write { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", logger: logger)
+            return try await body(connection)
+        }
+    }
+
+    /// The advisory lock of schema changes (any fixed number; "dm" in ASCII).
+    private static let schemaLock: Int64 = 0x646D
+
+    // MARK: - Schema
+
+    /// Creates the store's own tables when missing: its version, the per-table versions,
+    /// the change log, the history floors and the idempotency keys.
+    ///
+    /// - Throws: `PostgresStoreError` when the database cannot be reached or changed.
+    public func prepare() async throws {
+        do {
+            try await changeSchema { connection in
+                for statement in Self.schema {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+            }
+        } catch {
+            throw PostgresStoreError(list: nil, "cannot prepare the PostgreSQL store: \(Self.describe(error))")
+        }
+    }
+
+    private static let schema = [
+        """
+        CREATE TABLE IF NOT EXISTS \(storeTable) (
+            id boolean PRIMARY KEY DEFAULT TRUE CHECK (id),
+            version bigint NOT NULL DEFAULT 0
+        )
+        """,
+        "INSERT INTO \(storeTable) (id, version) VALUES (TRUE, 0) ON CONFLICT DO NOTHING",
+        """
+        CREATE TABLE IF NOT EXISTS \(versionTable) (
+            source text PRIMARY KEY,
+            changed_at bigint NOT NULL DEFAULT 0
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS \(PostgresChangeLog.changesTable) (
+            list text NOT NULL,
+            view text NOT NULL,
+            version bigint NOT NULL,
+            op text NOT NULL,
+            item_id text NOT NULL,
+            item text,
+            section text,
+            section_after text,
+            after text,
+            PRIMARY KEY (list, view, version)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS \(PostgresChangeLog.historyTable) (
+            list text PRIMARY KEY,
+            floor bigint NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS \(PostgresItemWriter.idempotencyTable) (
+            list text NOT NULL,
+            key text NOT NULL,
+            fingerprint text NOT NULL,
+            item text NOT NULL,
+            version bigint NOT NULL,
+            created_at double precision NOT NULL,
+            PRIMARY KEY (list, key)
+        )
+        """,
+        """
+        CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age
+        ON \(PostgresItemWriter.idempotencyTable) (created_at)
+        """,
+    ]
+
+    // MARK: - Versions
+
+    /// The store's version, which every write raises by one.
+    public func version() async throws -> Int64 {
+        try await read { connection in try await Self.version(connection, logger: self.logger) }
+    }
+
+    /// The store's version in the caller's transaction.
+    static func version(_ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query("SELECT version FROM \(unescaped: storeTable)", logger: logger)
+        for try await version in rows.decode(Int64.self) { return version }
+        throw DataMediatorError(.unavailable, "The store has no version row.")
+    }
+
+    /// Whether the store answers a query now, for readiness checks.
+    public func isReadable() async -> Bool {
+        do {
+            _ = try await version()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    // MARK: - Lists
+
+    /// Checks a list's source against the database (creating a missing table and each
+    /// view's index) and returns its provider.
+    ///
+    /// - Throws: `PostgresStoreError` naming the missing table, column or the failing query.
+    public func provider(for list: ListDefinition, source: StoreSource) async throws -> PostgresDataProvider {
+        let needed = StoreSource.columns(of: list)
+        do {
+            return try await changeSchema { connection in
+                let from: String
+                var notNull: Set<String> = []
+                switch source.kind {
+                case .table(let table):
+                    if try await !Self.tableExists(table, connection, logger: self.logger) {
+                        try await Self.createTable(table, list: list, source: source, connection, logger: self.logger)
+                    }
+                    if list.isWritable, let revision = list.revisionField,
+                        try await !Self.columnTypes(of: SQL.quote(table), connection, logger: self.logger).keys
+                            .contains(revision)
+                    {
+                        let statement =
+                            "ALTER TABLE \(SQL.quote(table)) ADD COLUMN \(SQL.quote(revision)) bigint NOT NULL DEFAULT 1"
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                    }
+                    notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
+                    from = SQL.quote(table)
+                case .query(let query):
+                    from = "(\(query)) AS source"
+                }
+                let types: [String: PostgresDataType]
+                do {
+                    types = try await Self.columnTypes(of: from, connection, logger: self.logger)
+                } catch {
+                    throw PostgresStoreError(list: list.name, "its query does not run: \(Self.describe(error))")
+                }
+                let written =
+                    list.isWritable ? source.fieldTypes.keys.sorted().filter { !needed.contains($0) } : []
+                let missing = (needed + written).filter { types[$0] == nil }
+                if !missing.isEmpty {
+                    throw PostgresStoreError(
+                        list: list.name,
+                        "its source has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
+                            + "the columns are \(types.keys.sorted().map { "'\($0)'" }.joined(separator: ", "))"
+                    )
+                }
+                let unsupported = needed.filter { PostgresColumnKind(types[$0] ?? .null) == nil }
+                if !unsupported.isEmpty {
+                    throw PostgresStoreError(
+                        list: list.name,
+                        "column \(unsupported.map { "'\($0)'" }.joined(separator: ", ")) has a type the service "
+                            + "cannot show; cast it to text, a number or a boolean in a query list"
+                    )
+                }
+                for table in source.allVersionTables {
+                    try await connection.query(
+                        "INSERT INTO \(unescaped: Self.versionTable) (source) VALUES (\(table)) ON CONFLICT DO NOTHING",
+                        logger: self.logger
+                    )
+                }
+                let keyset = KeysetSQL(
+                    dialect: .postgres,
+                    notNullColumns: notNull,
+                    textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text }.keys)
+                )
+                if case .table(let table) = source.kind {
+                    for view in list.views {
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: keyset.indexStatement(for: view, on: table)),
+                            logger: self.logger
+                        )
+                    }
+                }
+                let provider = PostgresDataProvider(
+                    store: self,
+                    from: from,
+                    columns: needed,
+                    idField: list.idField,
+                    idIsInteger: PostgresColumnKind(types[list.idField] ?? .null) == .integer,
+                    fieldTypes: source.fieldTypes,
+                    keyset: keyset,
+                    versionTables: source.allVersionTables
+                )
+                for view in list.views {
+                    do {
+                        try await provider.check(view, connection)
+                    } catch {
+                        throw PostgresStoreError(
+                            list: list.name,
+                            "view '\(view.name)' does not fit its columns' types: \(Self.describe(error))"
+                        )
+                    }
+                }
+                return provider
+            }
+        } catch let error as PostgresStoreError {
+            throw error
+        } catch {
+            throw PostgresStoreError(list: list.name, Self.describe(error))
+        }
+    }
+
+    /// The writer and change log of a writable table list, or nil for a list that is not
+    /// writable.
+    ///
+    /// - Throws: `PostgresStoreError` when the list is writable but its source is a query,
+    ///   or it has no revision field.
+    public func writer(
+        for list: ListDefinition,
+        source: StoreSource,
+        provider: PostgresDataProvider
+    ) async throws -> (writer: PostgresItemWriter, changeLog: PostgresChangeLog)? {
+        guard list.isWritable else { return nil }
+        guard case .table(let table) = source.kind else {
+            throw PostgresStoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
+        }
+        guard let revision = list.revisionField else {
+            throw PostgresStoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
+        }
+        let columns = StoreSource.columns(of: list)
+        let changeLog = PostgresChangeLog(store: self, list: list, columns: columns)
+        do {
+            try await write { connection in try await changeLog.start(connection) }
+        } catch {
+            throw PostgresStoreError(list: list.name, "cannot prepare writes: \(Self.describe(error))")
+        }
+        let writer = PostgresItemWriter(
+            store: self,
+            list: list,
+            table: table,
+            revisionField: revision,
+            fieldTypes: source.fieldTypes,
+            columns: columns,
+            idIsInteger: provider.idIsInteger,
+            provider: provider,
+            changeLog: changeLog
+        )
+        return (writer, changeLog)
+    }
+
+    /// The adapter of a list over this store: its provider, and for a writable list its
+    /// writer and change log.
+    ///
+    /// - Throws: `PostgresStoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
+    public func adapter(
+        for list: ListDefinition,
+        source: StoreSource,
+        signer: CursorSigner,
+        notifier: ChangeNotifier = ChangeNotifier()
+    ) async throws -> ListAdapter {
+        let provider = try await provider(for: list, source: source)
+        let writes = try await writer(for: list, source: source, provider: provider)
+        return ListAdapter(
+            definition: list,
+            provider: provider,
+            signer: signer,
+            writer: writes?.writer,
+            changeLog: writes?.changeLog ?? ReloadLog(lastChange: { try await provider.lastChange() }),
+            notifier: notifier
+        )
+    }
+
+    // MARK: - Catalog
+
+    private static func tableExists(
+        _ table: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws
+        -> Bool
+    {
+        let rows = try await connection.query("SELECT to_regclass(\(SQL.quote(table))) IS NOT NULL", logger: logger)
+        for try await exists in rows.decode(Bool.self) { return exists }
+        return false
+    }
+
+    /// The columns of a table or subquery and their types, from a read of no rows.
+    private static func columnTypes(
+        of from: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws
+        -> [String: PostgresDataType]
+    {
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT * FROM \(from) LIMIT 0"),
+            logger: logger
+        )
+        var types: [String: PostgresDataType] = [:]
+        for column in rows.columns { types[column.name] = column.dataType }
+        for try await _ in rows {}
+        return types
+    }
+
+    private static func notNullColumns(
+        of table: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws
+        -> Set<String>
+    {
+        let rows = try await connection.query(
+            """
+            SELECT attname::text FROM pg_attribute
+            WHERE attrelid = to_regclass(\(SQL.quote(table))) AND attnum > 0 AND NOT attisdropped AND attnotnull
+            """,
+            logger: logger
+        )
+        var names: Set<String> = []
+        for try await name in rows.decode(String.self) { names.insert(name) }
+        return names
+    }
+
+    private static func createTable(
+        _ table: String,
+        list: ListDefinition,
+        source: StoreSource,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        var definitions = ["\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY"]
+        var seen: Set<String> = [list.idField]
+        for field in StoreSource.columns(of: list) + source.fieldTypes.keys.sorted() where seen.insert(field).inserted {
+            if field == list.revisionField {
+                definitions.append("\(SQL.quote(field)) bigint NOT NULL DEFAULT 1")
+            } else {
+                definitions.append("\(SQL.quote(field)) \(sqlType(source.fieldTypes[field]))")
+            }
+        }
+        let statement = "CREATE TABLE \(SQL.quote(table)) (\(definitions.joined(separator: ", ")))"
+        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+    }
+
+    /// The column type of a declared field: text in the `"C"` collation, so the database
+    /// orders it as the service does.
+    private static func sqlType(_ type: FieldType?) -> String {
+        switch type {
+        case .integer: return "bigint"
+        case .boolean: return "boolean"
+        case .number: return "double precision"
+        case .string, .json, nil: return "text COLLATE \"C\""
+        }
+    }
+
+    /// A database error as one line: PostgreSQL's own message when there is one.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,79 @@
+import DataMediator
+import DataMediatorSQL
+import Foundation
+import PostgresNIO
+
+extension JSONValue {
+    /// Binds the value as PostgreSQL receives it: booleans, 64-bit integers, doubles and
+    /// text as themselves, arrays and objects as JSON text.
+    func bind(to bindings: inout PostgresBindings) {
+        switch self {
+        case .null: bindings.appendNull()
+        case .bool(let flag): bindings.append(flag)
+        case .integer(let whole): bindings.append(whole)
+        case .number(let real): bindings.append(real)
+        case .string(let text): bindings.append(text)
+        case .array, .object: bindings.append(idString)
+        }
+    }
+
+    /// The JSON value of a cell of one of the ``PostgresColumnKind`` types.
+    init(_ cell: PostgresCell) throws {
+        guard cell.bytes != nil else {
+            self = .null
+            return
+        }
+        switch PostgresColumnKind(cell.dataType) {
+        case .integer: self = .integer(try cell.decode(Int64.self))
+        case .real: self = .number(try cell.decode(Double.self))
+        case .decimal: self = .number(NSDecimalNumber(decimal: try cell.decode(Decimal.self)).doubleValue)
+        case .boolean: self = .bool(try cell.decode(Bool.self))
+        case .json:
+            let text = try cell.decode(String.self)
+            self = (try? JSONValue.parse(Array(text.utf8))) ?? .string(text)
+        case .text, nil: self = .string(try cell.decode(String.self))
+        }
+    }
+}
+
+/// The kinds of PostgreSQL column a list can read, by how their values become JSON.
+enum PostgresColumnKind: Sendable, Hashable {
+    case integer, real, decimal, boolean, text, json
+
+    /// The kind of a column type; nil for a type the store cannot show (cast it to text in
+    /// a query list).
+    init?(_ type: PostgresDataType) {
+        switch type {
+        case .int2, .int4, .int8: self = .integer
+        case .float4, .float8: self = .real
+        case .numeric: self = .decimal
+        case .bool: self = .boolean
+        case .text, .varchar, .bpchar, .name, .uuid: self = .text
+        case .json, .jsonb: self = .json
+        default: return nil
+        }
+    }
+}
+
+extension PostgresQuery {
+    /// A query from SQL with `?` placeholders (numbered here) and the values they bind.
+    init(sql: String, values: [JSONValue]) {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { value.bind(to: &bindings) }
+        self.init(unsafeSQL: SQL.numbered(sql), binds: bindings)
+    }
+}
+
+extension PostgresRow {
+    /// The row's cells as JSON values, in column order, each shown as its field's declared
+    /// type says (see ``DataMediator/FieldType/present(_:)``).
+    func jsonValues(types: [FieldType?]) throws -> [JSONValue] {
+        var values: [JSONValue] = []
+        values.reserveCapacity(types.count)
+        for (index, cell) in enumerated() {
+            let value = try JSONValue(cell)
+            values.append(index < types.count ? types[index].map { $0.present(value) } ?? value : value)
+        }
+        return values
+    }
+}

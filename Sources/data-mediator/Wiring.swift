@@ -1,57 +1,130 @@
 import DataMediator
+import DataMediatorPostgres
 import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
 import Logging
+import ServiceLifecycle
 
-/// Builds the service from its settings: loads the config (or makes the demo), opens the
-/// store, checks each list's source, and puts the lists in a registry.
+/// Where the service's lists are stored, opened.
+enum OpenStore: Sendable {
+    /// The embedded SQLite store.
+    case sqlite(SQLiteStore)
+    /// The PostgreSQL store shared by every replica; its clients run as services.
+    case postgres(PostgresStore)
+}
+
+/// Builds the service from its settings, in two steps: ``init(settings:environment:logger:)``
+/// loads the config (or the demo's), opens the store and the cursor secret; then
+/// ``registry(logger:)`` checks each list's source and puts the lists in a registry (for
+/// PostgreSQL, once the store's clients run).
 struct Wiring: Sendable {
-    /// The lists served.
-    let registry: ListRegistry
-    /// Whether the store answers, for `GET /ready`.
-    let readiness: @Sendable () async -> Bool
     /// Wakes every list's live streams after writes; finished at shutdown.
-    let notifier: ChangeNotifier
-    /// The store, checkpointed at shutdown.
-    let store: SQLiteStore
+    let notifier = ChangeNotifier()
+    /// The store.
+    let store: OpenStore
+    /// Whether the lists are the built-in demo's.
+    let isDemo: Bool
+    private let configuration: ServiceConfiguration
+    private let configFile: String
+    private let signer: CursorSigner
+    private let demoTransactions: Int
 
-    /// Wires the service.
+    /// Loads the config (making the SQLite demo when there is none) and opens the store.
     ///
-    /// - Throws: ``ConfigFileErrors`` for a bad config or a list whose source does not fit
-    ///   it; other errors when the data folder or store cannot be opened.
+    /// - Throws: ``ConfigFileErrors`` for a bad config; other errors when the data folder,
+    ///   the store or the database URL is unusable.
     init(settings: ServeSettings, environment: [String: String], logger: Logger) throws {
         let files = FileManager.default
         try files.createDirectory(atPath: settings.dataDir, withIntermediateDirectories: true)
-        let configuration: ServiceConfiguration
-        let configFile: String
+        demoTransactions = settings.demoTransactions
         if let path = settings.config {
             configuration = try ConfigFileLoader.load(path: path)
             configFile = path
+            isDemo = false
         } else {
-            let storePath = URL(fileURLWithPath: settings.dataDir).appendingPathComponent(DemoConfig.storeFile).path
-            let start = ContinuousClock.now
-            if try DemoData.create(at: storePath, transactions: settings.demoTransactions) {
-                logger.info(
-                    "created the demo store",
-                    metadata: [
-                        "path": "\(storePath)", "transactions": "\(settings.demoTransactions)",
-                        "took": "\(ContinuousClock.now - start)",
-                    ]
-                )
-            }
             var loader = ConfigFileLoader(file: "(built-in demo)", baseDirectory: settings.dataDir)
-            configuration = try loader.parse(DemoConfig.yaml)
+            configuration = try loader.parse(settings.databaseURL == nil ? DemoConfig.yaml : DemoConfig.postgresYAML)
             configFile = "(built-in demo)"
-            logger.info("serving the built-in demo", metadata: ["store": "\(storePath)"])
+            isDemo = true
         }
         let secret = try CursorSecret.load(environment: environment, dataDir: settings.dataDir, logger: logger)
-        let signer = CursorSigner(secret: secret)
-        let store = try SQLiteStore(path: configuration.sqlitePath)
+        signer = CursorSigner(secret: secret)
+        switch configuration.store {
+        case .sqlite(let path):
+            if isDemo {
+                let start = ContinuousClock.now
+                if try DemoData.create(at: path, transactions: settings.demoTransactions) {
+                    logger.info(
+                        "created the demo store",
+                        metadata: [
+                            "path": "\(path)", "transactions": "\(settings.demoTransactions)",
+                            "took": "\(ContinuousClock.now - start)",
+                        ]
+                    )
+                }
+                logger.info("serving the built-in demo", metadata: ["store": "\(path)"])
+            }
+            store = .sqlite(try SQLiteStore(path: path))
+        case .postgres:
+            guard let url = settings.databaseURL else {
+                throw ConfigFileErrors(errors: [
+                    ConfigFileError(
+                        file: configFile,
+                        line: 1,
+                        column: 1,
+                        message:
+                            "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL (postgres://user:password@host:port/database)"
+                    )
+                ])
+            }
+            store = .postgres(try PostgresStore(url: url, readURL: settings.databaseReadURL, logger: logger))
+        }
+    }
+
+    /// The services the store needs running while the service runs: PostgreSQL's clients
+    /// and its change listener; none for SQLite.
+    func storeServices(logger: Logger) -> [any Service] {
+        guard case .postgres(let store) = store else { return [] }
+        return store.clients + [PostgresChangeListener(store: store, notifier: notifier, logger: logger)]
+    }
+
+    /// Whether the store answers, for `GET /ready`.
+    var readiness: @Sendable () async -> Bool {
+        switch store {
+        case .sqlite(let store): return { await store.isReadable() }
+        case .postgres(let store): return { await store.isReadable() }
+        }
+    }
+
+    /// The store's version, for `GET /metrics`.
+    var storeVersion: @Sendable () async throws -> Int64 {
+        switch store {
+        case .sqlite(let store): return { try await store.version() }
+        case .postgres(let store): return { try await store.version() }
+        }
+    }
+
+    /// Checks every list's source (creating missing tables and indexes, and the PostgreSQL
+    /// demo's data) and returns the lists, composites included, in the config's order.
+    ///
+    /// - Throws: ``ConfigFileErrors`` for lists whose source does not fit their declaration.
+    func registry(logger: Logger) async throws -> ListRegistry {
+        if case .postgres(let store) = store {
+            try await store.prepare()
+            if isDemo {
+                let start = ContinuousClock.now
+                if try await PostgresDemoData.create(in: store, transactions: demoTransactions) {
+                    logger.info(
+                        "created the demo tables",
+                        metadata: ["transactions": "\(demoTransactions)", "took": "\(ContinuousClock.now - start)"]
+                    )
+                }
+                logger.info("serving the built-in demo from PostgreSQL")
+            }
+        }
         var adapters: [ListAdapter] = []
         var problems: [ConfigFileError] = []
-        // One notifier for every list: a write may move lists over the same tables.
-        let notifier = ChangeNotifier()
         var writtenTables: [String: String] = [:]
         for list in configuration.lists {
             do {
@@ -75,17 +148,37 @@ struct Wiring: Sendable {
                 guard let source = list.source else { continue }
                 if list.definition.isWritable, case .table(let table) = source.kind {
                     if let other = writtenTables[table] {
-                        throw SQLiteStoreError(
+                        throw StoreProblem(
                             list: list.definition.name,
                             "table '\(table)' is already written by list '\(other)'; one writable list per table keeps its change log whole"
                         )
                     }
                     writtenTables[table] = list.definition.name
                 }
-                adapters.append(
-                    try store.adapter(for: list.definition, source: source, signer: signer, notifier: notifier)
-                )
+                switch store {
+                case .sqlite(let store):
+                    adapters.append(
+                        try store.adapter(for: list.definition, source: source, signer: signer, notifier: notifier)
+                    )
+                case .postgres(let store):
+                    adapters.append(
+                        try await store.adapter(
+                            for: list.definition,
+                            source: source,
+                            signer: signer,
+                            notifier: notifier
+                        )
+                    )
+                }
             } catch let error as SQLiteStoreError {
+                problems.append(
+                    ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
+                )
+            } catch let error as PostgresStoreError {
+                problems.append(
+                    ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
+                )
+            } catch let error as StoreProblem {
                 problems.append(
                     ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
                 )
@@ -106,10 +199,7 @@ struct Wiring: Sendable {
             (adapters + built).map { ($0.definition.name, $0) },
             uniquingKeysWith: { first, _ in first }
         )
-        registry = ListRegistry(configuration.order.compactMap { byName[$0] })
-        readiness = { await store.isReadable() }
-        self.notifier = notifier
-        self.store = store
+        return ListRegistry(configuration.order.compactMap { byName[$0] })
     }
 
     /// The composites' adapters, each built after the lists it shows (the loader refused
@@ -154,5 +244,14 @@ struct Wiring: Sendable {
             result.append(adapter)
         }
         return result
+    }
+}
+
+/// A list the wiring refuses whatever its store: the message names the list and the fix.
+private struct StoreProblem: Error, CustomStringConvertible {
+    let description: String
+
+    init(list: String, _ message: String) {
+        description = "list '\(list)': \(message)"
     }
 }

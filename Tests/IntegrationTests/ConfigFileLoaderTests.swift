@@ -41,7 +41,7 @@ import Testing
     @Test func aValidFileDeclaresItsListsAndViews() throws {
         var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
         let configuration = try loader.parse(Self.valid)
-        #expect(configuration.sqlitePath == "/srv/data.sqlite")
+        #expect(configuration.store == .sqlite("/srv/data.sqlite"))
         let list = try #require(configuration.lists.first)
         #expect(list.definition.name == "tasks" && list.line == 5)
         #expect(list.definition.limits == PageLimits(defaultLimit: 5, maximumLimit: 50))

@@ -21,7 +21,8 @@ import Testing
             }
         }
 
-        func wire() throws -> Wiring {
+        /// The registry the service would serve: both steps of the wiring.
+        func wire() async throws -> ListRegistry {
             let settings = try ServeSettings(
                 config: url.appendingPathComponent("lists.yaml").path,
                 host: nil,
@@ -30,11 +31,12 @@ import Testing
                 demoTransactions: nil,
                 environment: [:]
             )
-            return try Wiring(
+            let logger = Logger(label: "test")
+            return try await Wiring(
                 settings: settings,
                 environment: ["DATA_MEDIATOR_CURSOR_SECRET": "file-list-test-secret"],
-                logger: Logger(label: "test")
-            )
+                logger: logger
+            ).registry(logger: logger)
         }
 
         func remove() { try? FileManager.default.removeItem(at: url) }
@@ -91,8 +93,8 @@ import Testing
         let text = ["json": Self.json, "ndjson": Self.ndjson, "csv": Self.csv][format] ?? ""
         let folder = try Folder(files: ["lists.yaml": Self.config(file: "faq.\(format)"), "faq.\(format)": text])
         defer { folder.remove() }
-        let wiring = try folder.wire()
-        let faq = try wiring.registry.adapter(named: "faq")
+        let registry = try await folder.wire()
+        let faq = try registry.adapter(named: "faq")
         let check = try await SampleList.walk(faq, view: nil, limit: 2)
         #expect(check.violations == [])
         #expect(check.items.map(\.id) == ["a", "b", "c"])
@@ -106,10 +108,10 @@ import Testing
             _ = try await faq.create(body: .object(["data": .object(["question": .string("?")])]))
         }
         #expect(refused?.code == .readOnly)
-        let screen = try await SampleList.walk(try wiring.registry.adapter(named: "screen"), view: nil, limit: 1)
+        let screen = try await SampleList.walk(try registry.adapter(named: "screen"), view: nil, limit: 1)
         #expect(screen.violations == [])
         #expect(screen.items.map(\.id) == ["faq/a", "faq/b", "faq:more"])
-        #expect(wiring.registry.adapters.map(\.definition.name) == ["faq", "notes", "screen"])
+        #expect(registry.adapters.map(\.definition.name) == ["faq", "notes", "screen"])
     }
 
     @Test(
@@ -131,23 +133,23 @@ import Testing
             ("faq.csv", "id,question\na,?,extra\n", "faq.csv:2: has 3 cells, the header 2"),
         ]
     )
-    func aBrokenFileIsRefused(file: String, text: String, message: String) throws {
+    func aBrokenFileIsRefused(file: String, text: String, message: String) async throws {
         let folder = try Folder(files: ["lists.yaml": Self.config(file: file), file: text])
         defer { folder.remove() }
-        let error = #expect(throws: ConfigFileErrors.self) { _ = try folder.wire() }
+        let error = await #expect(throws: ConfigFileErrors.self) { _ = try await folder.wire() }
         let description = error?.description ?? ""
         #expect(description.contains(message), "\(description)")
         #expect(description.contains("list 'faq'") && description.contains("lists.yaml:5"), "\(description)")
     }
 
-    @Test func aMissingFileOrAnUnknownFormatIsRefused() throws {
+    @Test func aMissingFileOrAnUnknownFormatIsRefused() async throws {
         let folder = try Folder(files: ["lists.yaml": Self.config(file: "faq.ndjson")])
         defer { folder.remove() }
-        let missing = #expect(throws: ConfigFileErrors.self) { _ = try folder.wire() }
+        let missing = await #expect(throws: ConfigFileErrors.self) { _ = try await folder.wire() }
         #expect(missing?.description.contains("cannot be read") == true)
         let unknown = try Folder(files: ["lists.yaml": Self.config(file: "faq.txt"), "faq.txt": ""])
         defer { unknown.remove() }
-        let refused = #expect(throws: ConfigFileErrors.self) { _ = try unknown.wire() }
+        let refused = await #expect(throws: ConfigFileErrors.self) { _ = try await unknown.wire() }
         #expect(refused?.description.contains("not a .json, .ndjson, .jsonl or .csv file") == true)
     }
 }

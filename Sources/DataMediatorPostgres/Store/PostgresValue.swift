@@ -26,7 +26,12 @@ extension JSONValue {
         switch PostgresColumnKind(cell.dataType) {
         case .integer: self = .integer(try cell.decode(Int64.self))
         case .real: self = .number(try cell.decode(Double.self))
-        case .decimal: self = .number(NSDecimalNumber(decimal: try cell.decode(Decimal.self)).doubleValue)
+        case .decimal:
+            // A whole number (a SUM of integers, say) stays an integer.
+            let decimal = try cell.decode(Decimal.self)
+            let number = NSDecimalNumber(decimal: decimal)
+            let whole = number.int64Value
+            self = Decimal(whole) == decimal ? .integer(whole) : .number(number.doubleValue)
         case .boolean: self = .bool(try cell.decode(Bool.self))
         case .json:
             let text = try cell.decode(String.self)

@@ -59,10 +59,14 @@ struct ImportCommand: ParsableCommand {
             printError("import: no list '\(list)' over a table; the lists are \(names.joined(separator: ", "))")
             throw ExitCode.failure
         }
+        guard case .sqlite(let path) = configuration.store else {
+            printError("import: importing into a PostgreSQL store is not supported yet; use psql's \\copy")
+            throw ExitCode.failure
+        }
         let records: RecordStream
         let importer: SQLiteImporter
         do {
-            let store = try SQLiteStore(path: configuration.sqlitePath)
+            let store = try SQLiteStore(path: path)
             _ = try store.provider(for: target.definition, source: source)
             importer = try SQLiteImporter(store: store, list: target.definition, source: source)
             records = try RecordStream(path: file, types: source.fieldTypes)

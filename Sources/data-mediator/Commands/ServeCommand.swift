@@ -46,9 +46,13 @@ struct ServeCommand: AsyncParsableCommand {
             environment: environment
         )
         let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"], format: settings.logFormat)
-        let service: Wiring
+        let wiring: Wiring
+        // SQLite's lists are checked before anything listens; PostgreSQL's once its
+        // clients run (as services of the group below).
+        var checked: ListRegistry?
         do {
-            service = try Wiring(settings: settings, environment: environment, logger: logger)
+            wiring = try Wiring(settings: settings, environment: environment, logger: logger)
+            if case .sqlite = wiring.store { checked = try await wiring.registry(logger: logger) }
         } catch let error as ConfigFileErrors {
             printError(error.description)
             throw ExitCode.failure
@@ -56,54 +60,79 @@ struct ServeCommand: AsyncParsableCommand {
             printError("data-mediator: \(error)")
             throw ExitCode.failure
         }
-        if settings.writeTokens.isEmpty, service.registry.adapters.contains(where: \.isWritable) {
-            logger.notice("writes are refused (403): DATA_MEDIATOR_WRITE_TOKENS is not set")
-        }
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
-        let app = buildApplication(
-            registry: service.registry,
-            configuration: HTTPServerConfiguration(
-                host: settings.host,
-                port: settings.port,
-                writeTokens: settings.writeTokens,
-                maximumBodySize: settings.maximumBodyBytes,
-                readTokens: settings.readTokens,
-                events: EventSettings(
-                    heartbeat: .seconds(settings.heartbeatSeconds),
-                    maximumStreams: settings.maximumStreams
-                ),
-                metrics: metrics,
-                corsOrigins: settings.corsOrigins,
-                limits: settings.limits,
-                storeVersion: { [store = service.store] in try await store.version() }
-            ),
-            readiness: service.readiness,
-            logger: logger,
-            onServerRunning: { port in
-                logger.info("listening", metadata: ["host": "\(settings.host)", "port": "\(port)"])
+        let serving = ServingService { [checked] in
+            let registry: ListRegistry
+            if let checked {
+                registry = checked
+            } else {
+                registry = try await wiring.registry(logger: logger)
             }
-        )
-        // SIGTERM or SIGINT: the event streams end first (with `event: shutdown`), then the
-        // server stops accepting and finishes what is in flight, for at most the grace
-        // period; then the store's WAL is checkpointed.
+            if settings.writeTokens.isEmpty, registry.adapters.contains(where: \.isWritable) {
+                logger.notice("writes are refused (403): DATA_MEDIATOR_WRITE_TOKENS is not set")
+            }
+            let app = buildApplication(
+                registry: registry,
+                configuration: HTTPServerConfiguration(
+                    host: settings.host,
+                    port: settings.port,
+                    writeTokens: settings.writeTokens,
+                    maximumBodySize: settings.maximumBodyBytes,
+                    readTokens: settings.readTokens,
+                    events: EventSettings(
+                        heartbeat: .seconds(settings.heartbeatSeconds),
+                        maximumStreams: settings.maximumStreams
+                    ),
+                    metrics: metrics,
+                    corsOrigins: settings.corsOrigins,
+                    limits: settings.limits,
+                    storeVersion: wiring.storeVersion
+                ),
+                readiness: wiring.readiness,
+                logger: logger,
+                onServerRunning: { port in
+                    logger.info("listening", metadata: ["host": "\(settings.host)", "port": "\(port)"])
+                }
+            )
+            try await app.run()
+        }
+        // SIGTERM or SIGINT: the services stop in reverse order. The event streams end first
+        // (with `event: shutdown`), then the server stops accepting and finishes what is in
+        // flight, for at most the grace period; the store's clients stop last. Then a SQLite
+        // store's WAL is checkpointed.
+        let services: [any Service] =
+            wiring.storeServices(logger: logger) + [serving, StreamCloser(notifier: wiring.notifier, logger: logger)]
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: app),
-                    .init(service: StreamCloser(notifier: service.notifier, logger: logger)),
-                ],
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             ).with(maximumGracefulShutdownDuration: .seconds(settings.shutdownGraceSeconds))
         )
-        try await group.run()
         do {
-            try service.store.checkpoint()
+            try await group.run()
+        } catch let error as ConfigFileErrors {
+            printError(error.description)
+            throw ExitCode.failure
+        }
+        guard case .sqlite(let store) = wiring.store else { return }
+        do {
+            try store.checkpoint()
             logger.info("stopped; the store is checkpointed")
         } catch {
             logger.error("stopped; the store's checkpoint failed", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// The HTTP server as a service: `start` builds it (once the store's services run) and
+/// serves until the group shuts down.
+struct ServingService: Service {
+    let start: @Sendable () async throws -> Void
+
+    func run() async throws {
+        try await start()
     }
 }
 

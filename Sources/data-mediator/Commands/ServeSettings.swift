@@ -35,6 +35,11 @@ struct ServeSettings: Sendable {
     /// Seconds in-flight requests get to finish after SIGTERM
     /// (`DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS`, 1–600, default 10).
     let shutdownGraceSeconds: Int
+    /// The PostgreSQL database of a config with `store: postgres`, and of the demo when set
+    /// (`DATA_MEDIATOR_DATABASE_URL`, `postgres://user:password@host:port/database`).
+    let databaseURL: String?
+    /// A read replica of that database that serves reads (`DATA_MEDIATOR_DATABASE_READ_URL`).
+    let databaseReadURL: String?
 
     /// Resolves the settings.
     ///
@@ -70,6 +75,8 @@ struct ServeSettings: Sendable {
         self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
         self.corsOrigins = tokens("DATA_MEDIATOR_CORS_ORIGINS")
         self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
+        self.databaseURL = text("DATA_MEDIATOR_DATABASE_URL")
+        self.databaseReadURL = text("DATA_MEDIATOR_DATABASE_READ_URL")
         if let logFormat, !["text", "json"].contains(logFormat.lowercased()) {
             throw ValidationError("DATA_MEDIATOR_LOG_FORMAT must be 'text' or 'json'; it is '\(logFormat)'.")
         }

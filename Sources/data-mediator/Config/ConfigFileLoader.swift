@@ -56,7 +56,7 @@ struct ConfigFileLoader {
             }
             throw ConfigFileErrors(errors: errors)
         }
-        let sqlitePath = parseStore(top["store"], parent: root)
+        let store = parseStore(top["store"], parent: root)
         var lists: [ListConfiguration] = []
         var composites: [CompositeConfiguration] = []
         var order: [String] = []
@@ -81,17 +81,23 @@ struct ConfigFileLoader {
             }
             checkComposites(composites, lists: lists)
         }
-        guard errors.isEmpty, let sqlitePath else {
+        guard errors.isEmpty, let store else {
             throw ConfigFileErrors(errors: errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
         }
-        return ServiceConfiguration(sqlitePath: sqlitePath, lists: lists, composites: composites, order: order)
+        return ServiceConfiguration(store: store, lists: lists, composites: composites, order: order)
     }
 
     // MARK: - Store
 
-    private mutating func parseStore(_ node: Node?, parent: Node) -> String? {
-        guard let node = require(node, in: parent, key: "store", fix: "add 'store: {sqlite: data.sqlite}'") else {
-            return nil
+    private mutating func parseStore(_ node: Node?, parent: Node) -> StoreLocation? {
+        let fix = "add 'store: {sqlite: data.sqlite}', or 'store: postgres' to use DATA_MEDIATOR_DATABASE_URL"
+        guard let node = require(node, in: parent, key: "store", fix: fix) else { return nil }
+        if case .scalar = node {
+            guard node.string == "postgres" else {
+                fail(node, "'store' is 'postgres' or a mapping: 'store: {sqlite: data.sqlite}'")
+                return nil
+            }
+            return .postgres
         }
         guard let store = mapping(node, allowed: ["sqlite"], what: "'store'") else { return nil }
         guard
@@ -103,7 +109,9 @@ struct ConfigFileLoader {
             ),
             let path = string(pathNode, what: "'store.sqlite'")
         else { return nil }
-        return path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
+        return .sqlite(
+            path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
+        )
     }
 
     // MARK: - Lists

@@ -2,10 +2,19 @@ import DataMediator
 import DataMediatorSQL
 import DataMediatorSQLite
 
+/// Where a config's lists are stored.
+enum StoreLocation: Sendable, Hashable {
+    /// A SQLite file, its path resolved against the config file's folder.
+    case sqlite(String)
+    /// The PostgreSQL database of `DATA_MEDIATOR_DATABASE_URL` (reads from
+    /// `DATA_MEDIATOR_DATABASE_READ_URL` when set), shared by every replica.
+    case postgres
+}
+
 /// What a config file declares: the store and the lists.
 struct ServiceConfiguration: Sendable {
-    /// The SQLite file's path, resolved against the config file's folder.
-    let sqlitePath: String
+    /// Where the lists are stored.
+    let store: StoreLocation
     /// The lists over the store, in file order.
     let lists: [ListConfiguration]
     /// The composite lists, in file order.

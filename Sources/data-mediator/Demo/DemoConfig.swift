@@ -1,8 +1,13 @@
+import Foundation
+
 /// The built-in demo's config: the same format an operator writes, served when no config
 /// is given, with its store in the data folder.
 enum DemoConfig {
     /// The store file's name inside the data folder.
     static let storeFile = "demo-2.sqlite"
+
+    /// The demo's YAML over the PostgreSQL store (`DATA_MEDIATOR_DATABASE_URL`).
+    static let postgresYAML = yaml.replacingOccurrences(of: "store:\n  sqlite: \(storeFile)", with: "store: postgres")
 
     /// The demo's YAML.
     static let yaml = """
@@ -39,7 +44,7 @@ enum DemoConfig {
           highscore:
             title: High scores
             query: >-
-              SELECT player, SUM(points) AS points, COUNT(*) AS transactions, MAX(created_at) AS last_played
+              SELECT player, CAST(SUM(points) AS BIGINT) AS points, COUNT(*) AS transactions, MAX(created_at) AS last_played
               FROM transactions GROUP BY player
             versions: [transactions]
             id: player

@@ -78,7 +78,14 @@ struct Wiring: Sendable {
                     )
                 ])
             }
-            store = .postgres(try PostgresStore(url: url, readURL: settings.databaseReadURL, logger: logger))
+            store = .postgres(
+                try PostgresStore(
+                    url: url,
+                    readURL: settings.databaseReadURL,
+                    timeout: .seconds(settings.databaseTimeoutSeconds),
+                    logger: logger
+                )
+            )
         }
     }
 

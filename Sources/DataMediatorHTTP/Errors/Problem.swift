@@ -41,8 +41,14 @@ public struct Problem: HTTPResponseError, Sendable {
     /// The problem for a contract error.
     public init(_ error: DataMediatorError) {
         let kind = ProblemType.forCode[error.code] ?? ProblemType.badRequest
-        // A read-only list answers which methods it does serve.
-        let headers: HTTPFields = error.code == .readOnly ? [.allow: MethodNotAllowed.allow] : [:]
+        // A read-only list answers which methods it does serve; a source that cannot be
+        // read now says when to try again.
+        let headers: HTTPFields
+        switch error.code {
+        case .readOnly: headers = [.allow: MethodNotAllowed.allow]
+        case .unavailable: headers = [.retryAfter: "1"]
+        default: headers = [:]
+        }
         self.init(
             status: kind.status,
             slug: kind.slug,

@@ -121,14 +121,19 @@ public struct PostgresItemWriter: ItemWriter {
         check: @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
-        return try await store.write { connection in
-            try await lockVersion(connection)
-            guard let old = try await current(key, connection) else { throw unknown(id) }
-            var stored: [String: JSONValue] = [:]
-            for field in fields where old[field] != .null { stored[field] = old[field] }
-            let merged = JSONValue.object(stored).merging(patch).objectValue ?? [:]
-            try check(merged)
-            return try await record(old: old, connection) { try await updateRow(key: key, values: merged, connection) }
+        // The transaction ends before this call returns, so `check` does not outlive it.
+        return try await withoutActuallyEscaping(check) { check in
+            try await store.write { connection in
+                try await lockVersion(connection)
+                guard let old = try await current(key, connection) else { throw unknown(id) }
+                var stored: [String: JSONValue] = [:]
+                for field in fields where old[field] != .null { stored[field] = old[field] }
+                let merged = JSONValue.object(stored).merging(patch).objectValue ?? [:]
+                try check(merged)
+                return try await record(old: old, connection) {
+                    try await updateRow(key: key, values: merged, connection)
+                }
+            }
         }
     }
 

@@ -3,6 +3,7 @@ import DataMediatorSQL
 import Foundation
 import Logging
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// The scale-out store: lists over tables and read-only queries of one PostgreSQL
 /// database, shared by every replica of the service.
@@ -29,14 +30,24 @@ public final class PostgresStore: Sendable {
     public let reader: PostgresClient
     /// The clients to run, each once (the primary first).
     public let clients: [PostgresClient]
+    /// How long a request waits for the database (a connection, its statements, the
+    /// commit) before it is answered `unavailable`.
+    public let timeout: Duration
     let logger: Logger
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
     ///
     /// - Throws: `PostgresStoreError` when a URL is not a PostgreSQL URL.
-    public init(url: String, readURL: String? = nil, maximumConnections: Int = 20, logger: Logger) throws {
+    public init(
+        url: String,
+        readURL: String? = nil,
+        maximumConnections: Int = 20,
+        timeout: Duration = .seconds(5),
+        logger: Logger
+    ) throws {
         self.logger = logger
+        self.timeout = timeout
         primary = PostgresClient(
             configuration: try Self.configuration(url, maximumConnections: maximumConnections),
             backgroundLogger: logger
@@ -82,7 +93,7 @@ public final class PostgresStore: Sendable {
     /// Runs `body` in a read-only `REPEATABLE READ` transaction on the reader: everything
     /// it reads comes from one snapshot.
     func read<Result: Sendable>(
-        _ body: @Sendable (PostgresConnection) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await transaction(on: reader, "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
     }
@@ -90,36 +101,77 @@ public final class PostgresStore: Sendable {
     /// Runs `body` in a transaction on the primary, committed when it returns and rolled
     /// back when it throws.
     func write<Result: Sendable>(
-        _ body: @Sendable (PostgresConnection) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await transaction(on: primary, "START TRANSACTION", body)
     }
 
+    /// Runs `body` in a transaction; a database that cannot be reached, that went away, or
+    /// that does not answer within ``timeout`` makes it throw `unavailable` (the client
+    /// retries), and so does a transaction whose commit was not confirmed.
     private func transaction<Result: Sendable>(
         on client: PostgresClient,
         _ start: PostgresQuery,
-        _ body: @Sendable (PostgresConnection) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await client.withConnection { connection in
-            try await connection.query(start, logger: logger)
-            do {
-                let result = try await body(connection)
-                try await connection.query("COMMIT", logger: logger)
+        let logger = logger
+        do {
+            return try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        try await connection.query(start, logger: logger)
+                        do {
+                            let result = try await body(connection)
+                            try await connection.query("COMMIT", logger: logger)
+                            return result
+                        } catch {
+                            _ = try? await connection.query("ROLLBACK", logger: logger)
+                            throw error
+                        }
+                    }
+                }
+                group.addTask { [timeout] in
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else {
+                    throw DataMediatorError(
+                        .unavailable,
+                        "The database did not answer in time; retry shortly."
+                    )
+                }
                 return result
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
             }
+        } catch let error as DataMediatorError {
+            throw error
+        } catch {
+            guard Self.isUnavailable(error) else { throw error }
+            logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            throw DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
         }
+    }
+
+    /// Whether an error means the database cannot be used now (rather than a statement
+    /// being wrong): a connection that failed or closed, a server shutting down or
+    /// starting, a pool that could not connect.
+    static func isUnavailable(_ error: any Error) -> Bool {
+        // The connection pool's own errors: it could not connect, or it shut down.
+        if error is ConnectionPoolError { return true }
+        guard let error = error as? PSQLError else { return false }
+        guard error.code == .server else { return true }
+        // SQLSTATE classes 08 (connection exception) and 57 (operator intervention).
+        let state = error.serverInfo?[.sqlState] ?? ""
+        return state.hasPrefix("08") || state.hasPrefix("57")
     }
 
     /// Runs `body` in a transaction on the primary that holds the store's schema lock, so
     /// replicas starting together do not create the same table twice.
     func changeSchema<Result: Sendable>(
-        _ body: @Sendable (PostgresConnection) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await write { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", logger: self.logger)
             return try await body(connection)
         }
     }
@@ -137,7 +189,7 @@ public final class PostgresStore: Sendable {
         do {
             try await changeSchema { connection in
                 for statement in Self.schema {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
             }
         } catch {

@@ -40,6 +40,9 @@ struct ServeSettings: Sendable {
     let databaseURL: String?
     /// A read replica of that database that serves reads (`DATA_MEDIATOR_DATABASE_READ_URL`).
     let databaseReadURL: String?
+    /// Seconds a request waits for PostgreSQL before it is answered 503
+    /// (`DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS`, 1–60, default 5).
+    let databaseTimeoutSeconds: Int
 
     /// Resolves the settings.
     ///
@@ -77,6 +80,12 @@ struct ServeSettings: Sendable {
         self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
         self.databaseURL = text("DATA_MEDIATOR_DATABASE_URL")
         self.databaseReadURL = text("DATA_MEDIATOR_DATABASE_READ_URL")
+        self.databaseTimeoutSeconds = try number("DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS") ?? 5
+        guard (1...60).contains(self.databaseTimeoutSeconds) else {
+            throw ValidationError(
+                "DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS must be from 1 to 60; it is \(self.databaseTimeoutSeconds)."
+            )
+        }
         if let logFormat, !["text", "json"].contains(logFormat.lowercased()) {
             throw ValidationError("DATA_MEDIATOR_LOG_FORMAT must be 'text' or 'json'; it is '\(logFormat)'.")
         }

@@ -1,0 +1,257 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// Several replicas of the service on one PostgreSQL database, as a load balancer would
+/// use them: a client must not notice which replica answered.
+@Suite struct ReplicaTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The environment of a replica of the demo on the database at `url`.
+    static func environment(_ url: String, heartbeat: Int = 15) -> [String: String] {
+        [
+            "DATA_MEDIATOR_DATABASE_URL": url,
+            "DATA_MEDIATOR_WRITE_TOKENS": "t",
+            "DATA_MEDIATOR_CURSOR_SECRET": "replicas-share-this-secret-of-enough-length",
+            "DATA_MEDIATOR_HEARTBEAT_SECONDS": "\(heartbeat)",
+            "DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS": "2",
+        ]
+    }
+
+    static let json = ["Content-Type": "application/json", "Authorization": "Bearer t"]
+
+    static func transaction(_ player: String, points: Int, at time: String) -> String {
+        #"{"data": {"player": "\#(player)", "points": \#(points), "reason": "replica test", "created_at": "\#(time)"}}"#
+    }
+
+    /// Creates a transaction on `server`; returns its id.
+    static func create(on server: ServerProcess, _ body: String, key: String? = nil) async throws -> String {
+        var headers = json
+        if let key { headers["Idempotency-Key"] = key }
+        let answer = try await server.send("POST", "/lists/transactions/items", headers: headers, body: body)
+        #expect(answer.status == 201, "\(String(decoding: answer.body, as: UTF8.self))")
+        let item = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+        return try #require(item["id"] as? String)
+    }
+
+    /// Every page of a view, read from `server`.
+    static func walk(_ server: ServerProcess, view: String = "chronological") async throws -> WalkCheck {
+        var check = WalkCheck()
+        var cursor: String?
+        repeat {
+            let query = "view=\(view)&limit=50" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try Page.decode(try await server.get("/lists/transactions/items?\(query)").body)
+            check.add(page)
+            cursor = page.next
+        } while cursor != nil
+        return check
+    }
+
+    @Test func replicasServeOneWalkShareWritesAndStreamEachOthersWrites() async throws {
+        let url = try await TestDatabase.create()
+        let env = Self.environment(url)
+        let a = try await ServerProcess(arguments: ["--demo-transactions", "200"], environment: env)
+        let b = try await ServerProcess(arguments: ["--demo-transactions", "200"], environment: env)
+        defer {
+            a.removeData()
+            b.removeData()
+        }
+        let replicas = [a, b]
+        let initial = try await Self.walk(a)
+        #expect(initial.violations == [] && initial.items.count == 200)
+        let start = try #require(try await a.json("/lists/transactions/items?limit=1")["version"] as? String)
+
+        // A stream on A, from before any write.
+        let output = a.dataDirectory.appendingPathComponent("events.txt")
+        try #require(FileManager.default.createFile(atPath: output.path, contents: nil))
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sN", a.base + "/lists/transactions/events?since=\(start)"]
+        curl.standardOutput = try FileHandle(forWritingTo: output)
+        try curl.run()
+        defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
+
+        // A walk that alternates replicas page by page, while each page is followed by a
+        // write on the other replica: an insert, a content update, or a delete of an item
+        // the walk has not reached yet.
+        var walk = WalkCheck()
+        var cursor: String?
+        var deleted: Set<String> = []
+        var inserted: Set<String> = []
+        var writesOnB = 0
+        var turn = 0
+        let later = initial.items.map(\.id).reversed()
+        var victims = Array(later.prefix(40))
+        repeat {
+            let reader = replicas[turn % 2]
+            let writer = replicas[(turn + 1) % 2]
+            let query = "limit=7" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try Page.decode(try await reader.get("/lists/transactions/items?\(query)").body)
+            walk.add(page)
+            cursor = page.next
+            switch turn % 3 {
+            case 0:
+                inserted.insert(
+                    try await Self.create(on: writer, Self.transaction("ana", points: turn, at: "2030-01-01T00:00:00Z"))
+                )
+            case 1:
+                let id = walk.items.last?.id ?? "1"
+                let patched = try await writer.send(
+                    "PATCH",
+                    "/lists/transactions/items/\(id)",
+                    headers: Self.json,
+                    body: #"{"data": {"points": 99}}"#
+                )
+                #expect(patched.status == 200)
+            default:
+                if let victim = victims.popLast(), !walk.items.contains(where: { $0.id == victim }) {
+                    let answer = try await writer.send(
+                        "DELETE",
+                        "/lists/transactions/items/\(victim)",
+                        headers: Self.json
+                    )
+                    #expect(answer.status == 204)
+                    deleted.insert(victim)
+                }
+            }
+            if writer === b { writesOnB += 1 }
+            turn += 1
+        } while cursor != nil
+        #expect(walk.violations == [])
+        #expect(writesOnB > 10)
+        // Every item that stayed was served once; inserts at the head came before the walk's
+        // position and deletes were of items not reached yet.
+        let stayed = Set(initial.items.map(\.id)).subtracting(deleted)
+        #expect(Set(walk.items.map(\.id)) == stayed)
+        #expect(walk.items.count == stayed.count)
+
+        // Both replicas now serve the same list, the writes of both included.
+        let afterA = try await Self.walk(a)
+        let afterB = try await Self.walk(b)
+        #expect(afterA.items == afterB.items)
+        #expect(Set(afterA.items.map(\.id)) == stayed.union(inserted))
+
+        // An idempotent retry on the other replica replays the first answer.
+        let body = Self.transaction("bo", points: 3, at: "2030-02-01T00:00:00Z")
+        let first = try await Self.create(on: a, body, key: "replica-key-1")
+        var headers = Self.json
+        headers["Idempotency-Key"] = "replica-key-1"
+        let retry = try await b.send("POST", "/lists/transactions/items", headers: headers, body: body)
+        #expect(retry.status == 201 && retry.headers["idempotent-replayed"] == "true")
+        let replayed = try #require(try JSONSerialization.jsonObject(with: Data(retry.body)) as? [String: Any])
+        #expect(replayed["id"] as? String == first)
+
+        // The stream on A carries every write of both replicas, in version order, each once;
+        // it learns of B's writes through the database's notifications, long before its
+        // 15-second heartbeat would look.
+        let end = try #require(Int64(try await b.json("/lists/transactions/items?limit=1")["version"] as? String ?? ""))
+        let deadline = ContinuousClock.now + .seconds(5)
+        var versions: [Int64] = []
+        while ContinuousClock.now < deadline {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            versions = text.split(separator: "\n").compactMap { line in
+                line.hasPrefix("id: ") ? Int64(line.dropFirst(4)) : nil
+            }
+            if versions.last == end { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let since = try #require(Int64(start))
+        #expect(versions == Array((since + 1)...end))
+        #expect(await a.stop() == 0)
+        #expect(await b.stop() == 0)
+    }
+
+    @Test func aDatabaseOutageAnswers503AndTheServiceRecoversWithEveryAcknowledgedWrite() async throws {
+        // A server of its own, since this test stops it.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-pg-\(UUID().uuidString)")
+        let script = Self.root.appendingPathComponent("scripts/test-postgres").path
+        let started = try await TestDatabase.run(script, ["start", directory.path])
+        try #require(started.status == 0)
+        do {
+            try await outage(url: started.output.trimmingCharacters(in: .whitespacesAndNewlines)) { command in
+                let status = try await TestDatabase.run(script, [command, directory.path]).status
+                #expect(status == 0, "scripts/test-postgres \(command)")
+            }
+        } catch {
+            _ = try? await TestDatabase.run(script, ["stop", directory.path])
+            throw error
+        }
+        _ = try await TestDatabase.run(script, ["stop", directory.path])
+    }
+
+    /// Writes, takes the database down (`control("pause")`), checks the answers, brings it
+    /// back (`control("resume")`) and checks that the service recovers by itself.
+    func outage(url: String, control: (String) async throws -> Void) async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "50"],
+            environment: Self.environment(url)
+        )
+        defer { server.removeData() }
+        let kept = try await Self.create(on: server, Self.transaction("cy", points: 7, at: "2030-03-01T00:00:00Z"))
+
+        try await control("pause")
+        for path in ["/lists/transactions/items?limit=3", "/lists/transactions/sections", "/ready"] {
+            let answer = try await server.get(path)
+            #expect(answer.status == 503, "\(path)")
+            #expect(answer.headers["retry-after"] != nil, "\(path)")
+            #expect(answer.headers["content-type"] == "application/problem+json", "\(path)")
+        }
+        let refused = try await server.send(
+            "POST",
+            "/lists/transactions/items",
+            headers: Self.json,
+            body: Self.transaction("dee", points: 1, at: "2030-03-02T00:00:00Z")
+        )
+        #expect(refused.status == 503)
+
+        try await control("resume")
+        let deadline = ContinuousClock.now + .seconds(60)
+        var ready = 0
+        while ContinuousClock.now < deadline {
+            ready = try await server.get("/ready").status
+            if ready == 200 { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(ready == 200)
+        #expect(try await server.get("/lists/transactions/items/\(kept)").status == 200)
+        _ = try await Self.create(on: server, Self.transaction("eve", points: 2, at: "2030-03-03T00:00:00Z"))
+        #expect(await server.stop() == 0)
+    }
+}
+
+/// Databases on the tests' PostgreSQL server (`DATA_MEDIATOR_TEST_DATABASE_URL`, which
+/// `scripts/test` starts); without it these tests fail, they do not skip.
+enum TestDatabase {
+    /// A new, empty database; returns its URL.
+    static func create() async throws -> String {
+        guard let server = ProcessInfo.processInfo.environment["DATA_MEDIATOR_TEST_DATABASE_URL"], !server.isEmpty
+        else {
+            throw ServerProcessError.exited("DATA_MEDIATOR_TEST_DATABASE_URL is not set: run scripts/test")
+        }
+        let name = "dm_it_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
+        let created = try await run("/usr/bin/psql", [server, "-qc", "CREATE DATABASE \(name)"])
+        #expect(created.status == 0, "\(created.output)")
+        var parts = try #require(URLComponents(string: server))
+        parts.path = "/" + name
+        return try #require(parts.string)
+    }
+
+    /// Runs a program; returns its exit status and standard output.
+    ///
+    /// The output goes through a file, not a pipe: a server the program starts in the
+    /// background may inherit the pipe and keep it open.
+    static func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dm-run-\(UUID().uuidString)")
+        try #require(FileManager.default.createFile(atPath: file.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: file)
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        return (process.terminationStatus, (try? String(contentsOf: file, encoding: .utf8)) ?? "")
+    }
+}

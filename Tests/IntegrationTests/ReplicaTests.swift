@@ -132,6 +132,12 @@ import Testing
         let afterB = try await Self.walk(b)
         #expect(afterA.items == afterB.items)
         #expect(Set(afterA.items.map(\.id)) == stayed.union(inserted))
+        // The same page has the same ETag on both, so a conditional request from A's answer
+        // is answered 304 by B.
+        let pageOnA = try await a.get("/lists/transactions/items?limit=5")
+        let etag = try #require(pageOnA.headers["etag"])
+        #expect(try await b.get("/lists/transactions/items?limit=5").headers["etag"] == etag)
+        #expect(try await b.get("/lists/transactions/items?limit=5", headers: ["If-None-Match": etag]).status == 304)
 
         // An idempotent retry on the other replica replays the first answer.
         let body = Self.transaction("bo", points: 3, at: "2030-02-01T00:00:00Z")

@@ -52,11 +52,44 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         let queries = windowQueries(of: view, from: start, inclusive: inclusive)
         let limit = max(0, limit)
+        if queries.count == 1, let query = queries.first {
+            return try await window(query, of: view, limit: limit)
+        }
         return try await store.read { connection in
             Window(
                 items: try await read(queries, limit: limit, connection),
                 version: try await PostgresStore.version(connection, logger: logger)
             )
+        }
+    }
+
+    /// A window of one index range, read with the store's version in one statement (one
+    /// snapshot, one round trip): the version row joined to the range, so an empty range
+    /// still answers the version.
+    private func window(_ query: (sql: String, arguments: [JSONValue]), of view: View, limit: Int) async throws
+        -> Window
+    {
+        // The outer ORDER BY restates the range's order, which a join need not keep; it
+        // sorts at most `limit` rows. The version's alias cannot clash with a column.
+        let sql = """
+            SELECT s.dm_store_version, w.* FROM (SELECT version AS dm_store_version FROM \(PostgresStore.storeTable)) AS s
+            LEFT JOIN LATERAL (\(query.sql)) AS w ON TRUE ORDER BY \(keyset.orderBy(view))
+            """
+        let arguments = query.arguments + [.integer(Int64(limit))]
+        let idIndex = layout.index(of: idField) ?? 0
+        return try await store.readStatement { connection in
+            let rows = try await connection.query(PostgresQuery(sql: sql, values: arguments), logger: logger)
+            var version: Int64 = 0
+            var items: [Item] = []
+            for try await row in rows {
+                var cells = row.makeIterator()
+                if let first = cells.next() { version = try first.decode(Int64.self) }
+                let values = try row.jsonValues(types: columnTypes, skipping: 1)
+                // The join's one row of an empty range holds only NULLs; an item has an id.
+                guard values.indices.contains(idIndex), values[idIndex] != .null else { continue }
+                items.append(Item(layout: layout, values: values))
+            }
+            return Window(items: items, version: version)
         }
     }
 

@@ -98,6 +98,14 @@ public final class PostgresStore: Sendable {
         try await transaction(on: reader, "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
     }
 
+    /// Runs `body`'s single statement on the reader, outside a transaction: one statement
+    /// reads from one snapshot by itself, and saves the round trips of one.
+    func readStatement<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(on: reader, nil, body)
+    }
+
     /// Runs `body` in a transaction on the primary, committed when it returns and rolled
     /// back when it throws.
     func write<Result: Sendable>(
@@ -106,12 +114,12 @@ public final class PostgresStore: Sendable {
         try await transaction(on: primary, "START TRANSACTION", body)
     }
 
-    /// Runs `body` in a transaction; a database that cannot be reached, that went away, or
+    /// Runs `body` in a transaction (none when `start` is nil); a database that cannot be reached, that went away, or
     /// that does not answer within ``timeout`` makes it throw `unavailable` (the client
     /// retries), and so does a transaction whose commit was not confirmed.
     private func transaction<Result: Sendable>(
         on client: PostgresClient,
-        _ start: PostgresQuery,
+        _ start: PostgresQuery?,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = logger
@@ -119,6 +127,7 @@ public final class PostgresStore: Sendable {
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
                     try await client.withConnection { connection in
+                        guard let start else { return try await body(connection) }
                         try await connection.query(start, logger: logger)
                         do {
                             let result = try await body(connection)

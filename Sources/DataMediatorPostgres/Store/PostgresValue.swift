@@ -70,14 +70,15 @@ extension PostgresQuery {
 }
 
 extension PostgresRow {
-    /// The row's cells as JSON values, in column order, each shown as its field's declared
-    /// type says (see ``DataMediator/FieldType/present(_:)``).
-    func jsonValues(types: [FieldType?]) throws -> [JSONValue] {
+    /// The row's cells from the `skipping`-th on as JSON values, in column order, each shown
+    /// as its field's declared type says (see ``DataMediator/FieldType/present(_:)``).
+    func jsonValues(types: [FieldType?], skipping skipped: Int = 0) throws -> [JSONValue] {
         var values: [JSONValue] = []
         values.reserveCapacity(types.count)
-        for (index, cell) in enumerated() {
+        for (index, cell) in enumerated() where index >= skipped {
             let value = try JSONValue(cell)
-            values.append(index < types.count ? types[index].map { $0.present(value) } ?? value : value)
+            let field = index - skipped
+            values.append(field < types.count ? types[field].map { $0.present(value) } ?? value : value)
         }
         return values
     }

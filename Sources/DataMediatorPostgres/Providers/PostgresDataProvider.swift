@@ -66,7 +66,11 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
     /// A window of one index range, read with the store's version in one statement (one
     /// snapshot, one round trip): the version row joined to the range, so an empty range
     /// still answers the version.
-    private func window(_ query: (sql: String, arguments: [JSONValue]), of view: View, limit: Int) async throws
+    private func window(
+        _ query: (sql: String, arguments: [JSONValue]),
+        of view: View,
+        limit: Int
+    ) async throws
         -> Window
     {
         // The outer ORDER BY restates the range's order, which a join need not keep; it

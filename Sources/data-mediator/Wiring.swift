@@ -155,7 +155,7 @@ struct Wiring: Sendable {
                 guard let source = list.source else { continue }
                 if list.definition.isWritable, case .table(let table) = source.kind {
                     if let other = writtenTables[table] {
-                        throw StoreProblem(
+                        throw StoreError(
                             list: list.definition.name,
                             "table '\(table)' is already written by list '\(other)'; one writable list per table keeps its change log whole"
                         )
@@ -177,15 +177,7 @@ struct Wiring: Sendable {
                         )
                     )
                 }
-            } catch let error as SQLiteStoreError {
-                problems.append(
-                    ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
-                )
-            } catch let error as PostgresStoreError {
-                problems.append(
-                    ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
-                )
-            } catch let error as StoreProblem {
+            } catch let error as StoreError {
                 problems.append(
                     ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
                 )
@@ -251,14 +243,5 @@ struct Wiring: Sendable {
             result.append(adapter)
         }
         return result
-    }
-}
-
-/// A list the wiring refuses whatever its store: the message names the list and the fix.
-private struct StoreProblem: Error, CustomStringConvertible {
-    let description: String
-
-    init(list: String, _ message: String) {
-        description = "list '\(list)': \(message)"
     }
 }

@@ -111,19 +111,19 @@ import Testing
             idField: "id",
             views: [View(name: "v", sort: [SortKey("nonexistent")], idField: "id", cellType: .fixed("x"), fields: [])]
         )
-        let missing = #expect(throws: SQLiteStoreError.self) {
+        let missing = #expect(throws: StoreError.self) {
             _ = try fixture.store.provider(for: list, source: SQLiteFixture.source)
         }
         #expect(missing?.description.contains("'nonexistent'") == true)
         #expect(missing?.description.contains("list 'broken'") == true)
-        let writing = #expect(throws: SQLiteStoreError.self) {
+        let writing = #expect(throws: StoreError.self) {
             _ = try fixture.store.provider(
                 for: list,
                 source: StoreSource(kind: .query("DELETE FROM sample RETURNING *"))
             )
         }
         #expect(writing != nil)
-        let invalid = #expect(throws: SQLiteStoreError.self) {
+        let invalid = #expect(throws: StoreError.self) {
             _ = try fixture.store.provider(for: list, source: StoreSource(kind: .query("SELEC nonsense")))
         }
         #expect(invalid?.description.contains("does not run") == true)
@@ -255,7 +255,7 @@ import Testing
             kind: .table("sample"),
             fieldTypes: SQLiteFixture.source.fieldTypes.merging(["extra": .string]) { $1 }
         )
-        let error = #expect(throws: SQLiteStoreError.self) { _ = try fixture.store.provider(for: list, source: source) }
+        let error = #expect(throws: StoreError.self) { _ = try fixture.store.provider(for: list, source: source) }
         #expect(error?.description.contains("'extra'") == true)
     }
 }

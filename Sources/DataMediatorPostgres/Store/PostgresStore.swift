@@ -38,7 +38,7 @@ public final class PostgresStore: Sendable {
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
     ///
-    /// - Throws: `PostgresStoreError` when a URL is not a PostgreSQL URL.
+    /// - Throws: `StoreError` when a URL is not a PostgreSQL URL.
     public init(
         url: String,
         readURL: String? = nil,
@@ -70,7 +70,7 @@ public final class PostgresStore: Sendable {
         guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
             let host = parts.host, !host.isEmpty
         else {
-            throw PostgresStoreError(
+            throw StoreError(
                 list: nil,
                 "the database URL is not of the form postgres://user:password@host:port/database"
             )
@@ -193,7 +193,7 @@ public final class PostgresStore: Sendable {
     /// Creates the store's own tables when missing: its version, the per-table versions,
     /// the change log, the history floors and the idempotency keys.
     ///
-    /// - Throws: `PostgresStoreError` when the database cannot be reached or changed.
+    /// - Throws: `StoreError` when the database cannot be reached or changed.
     public func prepare() async throws {
         do {
             try await changeSchema { connection in
@@ -202,7 +202,7 @@ public final class PostgresStore: Sendable {
                 }
             }
         } catch {
-            throw PostgresStoreError(list: nil, "cannot prepare the PostgreSQL store: \(Self.describe(error))")
+            throw StoreError(list: nil, "cannot prepare the PostgreSQL store: \(Self.describe(error))")
         }
     }
 
@@ -286,7 +286,7 @@ public final class PostgresStore: Sendable {
     /// Checks a list's source against the database (creating a missing table and each
     /// view's index) and returns its provider.
     ///
-    /// - Throws: `PostgresStoreError` naming the missing table, column or the failing query.
+    /// - Throws: `StoreError` naming the missing table, column or the failing query.
     public func provider(for list: ListDefinition, source: StoreSource) async throws -> PostgresDataProvider {
         let needed = StoreSource.columns(of: list)
         do {
@@ -315,13 +315,13 @@ public final class PostgresStore: Sendable {
                 do {
                     types = try await Self.columnTypes(of: from, connection, logger: self.logger)
                 } catch {
-                    throw PostgresStoreError(list: list.name, "its query does not run: \(Self.describe(error))")
+                    throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
                 }
                 let written =
                     list.isWritable ? source.fieldTypes.keys.sorted().filter { !needed.contains($0) } : []
                 let missing = (needed + written).filter { types[$0] == nil }
                 if !missing.isEmpty {
-                    throw PostgresStoreError(
+                    throw StoreError(
                         list: list.name,
                         "its source has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
                             + "the columns are \(types.keys.sorted().map { "'\($0)'" }.joined(separator: ", "))"
@@ -329,7 +329,7 @@ public final class PostgresStore: Sendable {
                 }
                 let unsupported = needed.filter { PostgresColumnKind(types[$0] ?? .null) == nil }
                 if !unsupported.isEmpty {
-                    throw PostgresStoreError(
+                    throw StoreError(
                         list: list.name,
                         "column \(unsupported.map { "'\($0)'" }.joined(separator: ", ")) has a type the service "
                             + "cannot show; cast it to text, a number or a boolean in a query list"
@@ -368,7 +368,7 @@ public final class PostgresStore: Sendable {
                     do {
                         try await provider.check(view, connection)
                     } catch {
-                        throw PostgresStoreError(
+                        throw StoreError(
                             list: list.name,
                             "view '\(view.name)' does not fit its columns' types: \(Self.describe(error))"
                         )
@@ -376,17 +376,17 @@ public final class PostgresStore: Sendable {
                 }
                 return provider
             }
-        } catch let error as PostgresStoreError {
+        } catch let error as StoreError {
             throw error
         } catch {
-            throw PostgresStoreError(list: list.name, Self.describe(error))
+            throw StoreError(list: list.name, Self.describe(error))
         }
     }
 
     /// The writer and change log of a writable table list, or nil for a list that is not
     /// writable.
     ///
-    /// - Throws: `PostgresStoreError` when the list is writable but its source is a query,
+    /// - Throws: `StoreError` when the list is writable but its source is a query,
     ///   or it has no revision field.
     public func writer(
         for list: ListDefinition,
@@ -395,17 +395,17 @@ public final class PostgresStore: Sendable {
     ) async throws -> (writer: PostgresItemWriter, changeLog: PostgresChangeLog)? {
         guard list.isWritable else { return nil }
         guard case .table(let table) = source.kind else {
-            throw PostgresStoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
+            throw StoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
         }
         guard let revision = list.revisionField else {
-            throw PostgresStoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
+            throw StoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
         }
         let columns = StoreSource.columns(of: list)
         let changeLog = PostgresChangeLog(store: self, list: list, columns: columns)
         do {
             try await write { connection in try await changeLog.start(connection) }
         } catch {
-            throw PostgresStoreError(list: list.name, "cannot prepare writes: \(Self.describe(error))")
+            throw StoreError(list: list.name, "cannot prepare writes: \(Self.describe(error))")
         }
         let writer = PostgresItemWriter(
             store: self,
@@ -424,7 +424,7 @@ public final class PostgresStore: Sendable {
     /// The adapter of a list over this store: its provider, and for a writable list its
     /// writer and change log.
     ///
-    /// - Throws: `PostgresStoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
+    /// - Throws: `StoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
     public func adapter(
         for list: ListDefinition,
         source: StoreSource,

@@ -68,10 +68,10 @@ public struct SQLiteImporter: Sendable {
 
     /// An importer into `list`, a writable or read-only list over a table of `store`.
     ///
-    /// - Throws: `SQLiteStoreError` when the list is over a query.
+    /// - Throws: `StoreError` when the list is over a query.
     public init(store: SQLiteStore, list: ListDefinition, source: StoreSource) throws {
         guard case .table(let table) = source.kind else {
-            throw SQLiteStoreError(list: list.name, "is over a query; import into a list over a table")
+            throw StoreError(list: list.name, "is over a query; import into a list over a table")
         }
         self.store = store
         self.list = list

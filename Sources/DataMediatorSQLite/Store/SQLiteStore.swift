@@ -22,7 +22,7 @@ public final class SQLiteStore: Sendable {
 
     /// Opens (creating if needed) the store at `path`.
     ///
-    /// - Throws: `SQLiteStoreError` when the file cannot be opened as a SQLite database.
+    /// - Throws: `StoreError` when the file cannot be opened as a SQLite database.
     public init(path: String) throws {
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(5)
@@ -53,7 +53,7 @@ public final class SQLiteStore: Sendable {
                 try SQLiteItemWriter.createTables(in: db)
             }
         } catch {
-            throw SQLiteStoreError(list: nil, "cannot open the SQLite store at \(path): \(error)")
+            throw StoreError(list: nil, "cannot open the SQLite store at \(path): \(error)")
         }
     }
 
@@ -103,7 +103,7 @@ public final class SQLiteStore: Sendable {
 
     /// Checks a list's source against the database and returns its provider.
     ///
-    /// - Throws: `SQLiteStoreError` naming the missing table, column or the failing query.
+    /// - Throws: `StoreError` naming the missing table, column or the failing query.
     public func provider(for list: ListDefinition, source: StoreSource) throws -> SQLiteDataProvider {
         let needed = StoreSource.columns(of: list)
         do {
@@ -136,10 +136,10 @@ public final class SQLiteStore: Sendable {
                     do {
                         statement = try db.makeStatement(sql: "SELECT * FROM (\(query)) LIMIT 0")
                     } catch {
-                        throw SQLiteStoreError(list: list.name, "its query does not run: \(error)")
+                        throw StoreError(list: list.name, "its query does not run: \(error)")
                     }
                     guard statement.isReadonly else {
-                        throw SQLiteStoreError(list: list.name, "its query must only read (a SELECT)")
+                        throw StoreError(list: list.name, "its query must only read (a SELECT)")
                     }
                     available = statement.columnNames
                     from = "(\(query)) AS source"
@@ -148,7 +148,7 @@ public final class SQLiteStore: Sendable {
                 let written = list.isWritable ? source.fieldTypes.keys.sorted().filter { !needed.contains($0) } : []
                 let missing = (needed + written).filter { !available.contains($0) }
                 if !missing.isEmpty {
-                    throw SQLiteStoreError(
+                    throw StoreError(
                         list: list.name,
                         "its source has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
                             + "the columns are \(available.map { "'\($0)'" }.joined(separator: ", "))"
@@ -175,10 +175,10 @@ public final class SQLiteStore: Sendable {
                     versionTables: source.allVersionTables
                 )
             }
-        } catch let error as SQLiteStoreError {
+        } catch let error as StoreError {
             throw error
         } catch {
-            throw SQLiteStoreError(list: list.name, "\(error)")
+            throw StoreError(list: list.name, "\(error)")
         }
     }
 
@@ -186,7 +186,7 @@ public final class SQLiteStore: Sendable {
     /// writable. `provider` comes from ``provider(for:source:)``, which has added the
     /// revision column (`INTEGER NOT NULL DEFAULT 1`) to a table that lacked it.
     ///
-    /// - Throws: `SQLiteStoreError` when the list is writable but its source is a query, or
+    /// - Throws: `StoreError` when the list is writable but its source is a query, or
     ///   it has no revision field.
     public func writer(
         for list: ListDefinition,
@@ -195,10 +195,10 @@ public final class SQLiteStore: Sendable {
     ) throws -> (writer: SQLiteItemWriter, changeLog: SQLiteChangeLog)? {
         guard list.isWritable else { return nil }
         guard case .table(let table) = source.kind else {
-            throw SQLiteStoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
+            throw StoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
         }
         guard let revision = list.revisionField else {
-            throw SQLiteStoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
+            throw StoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
         }
         let columns = StoreSource.columns(of: list)
         let changeLog = SQLiteChangeLog(database: database, list: list, provider: provider, columns: columns)
@@ -207,7 +207,7 @@ public final class SQLiteStore: Sendable {
                 try changeLog.start(in: db)
             }
         } catch {
-            throw SQLiteStoreError(list: list.name, "cannot prepare writes: \(error)")
+            throw StoreError(list: list.name, "cannot prepare writes: \(error)")
         }
         let writer = SQLiteItemWriter(
             database: database,
@@ -225,7 +225,7 @@ public final class SQLiteStore: Sendable {
     /// The adapter of a list over this store: its provider, and for a writable list its
     /// writer and change log.
     ///
-    /// - Throws: `SQLiteStoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
+    /// - Throws: `StoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
     public func adapter(
         for list: ListDefinition,
         source: StoreSource,

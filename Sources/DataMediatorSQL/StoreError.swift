@@ -1,6 +1,7 @@
-/// A problem with the PostgreSQL store found at start-up: a bad connection URL, a missing
-/// table or column, a query that does not run. The message names the list and the fix.
-public struct PostgresStoreError: Error, Sendable, CustomStringConvertible {
+/// A problem with a SQL store (SQLite or PostgreSQL) found at start-up: a missing table or
+/// column, a query that does not run, a bad database URL. The message names the list and
+/// the fix.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The list concerned, if any.
     public let list: String?
     /// What is wrong and how to fix it.

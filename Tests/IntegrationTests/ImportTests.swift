@@ -7,9 +7,30 @@ import Testing
 /// table; a bad record stops the import with nothing stored, or is left out with
 /// `--skip-bad`; the list serves what was imported.
 @Suite struct ImportTests {
-    static let config = """
-        store:
-          sqlite: store.sqlite
+    /// The store an import goes to: a SQLite file beside the config, or a fresh
+    /// PostgreSQL database.
+    struct Target: CustomTestStringConvertible, Sendable {
+        let store: String
+        let environment: [String: String]
+
+        var testDescription: String { store }
+
+        static func make(_ store: String) async throws -> Target {
+            guard store == "postgres" else { return Target(store: "{sqlite: store.sqlite}", environment: [:]) }
+            return Target(
+                store: "postgres",
+                environment: ["DATA_MEDIATOR_DATABASE_URL": try await TestDatabase.create()]
+            )
+        }
+    }
+
+    static let stores = ["sqlite", "postgres"]
+
+    static func config(_ target: Target) -> String {
+        "store: \(target.store)\n" + lists
+    }
+
+    static let lists = """
         lists:
           notes:
             table: notes
@@ -21,28 +42,35 @@ import Testing
 
         """
 
-    static func folder(_ files: [String: String]) throws -> URL {
+    static func folder(_ files: [String: String], _ target: Target) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("dm-import-\(UUID())")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        for (name, text) in files.merging(["lists.yaml": config], uniquingKeysWith: { $1 }) {
+        for (name, text) in files.merging(["lists.yaml": config(target)], uniquingKeysWith: { $1 }) {
             try Data(text.utf8).write(to: url.appendingPathComponent(name))
         }
         return url
     }
 
-    static func importing(_ file: String, in folder: URL, _ extra: [String] = []) async throws -> (Int32, String) {
+    static func importing(
+        _ file: String,
+        in folder: URL,
+        _ target: Target,
+        _ extra: [String] = []
+    ) async throws -> (Int32, String) {
         try await DemoWalkTests.run(
             [
                 "import", folder.appendingPathComponent(file).path, "--list", "notes", "--config",
                 folder.appendingPathComponent("lists.yaml").path,
-            ] + extra
+            ] + extra,
+            environment: target.environment
         )
     }
 
-    static func served(_ folder: URL) async throws -> [Cell] {
+    static func served(_ folder: URL, _ target: Target) async throws -> [Cell] {
         let server = try await ServerProcess(
             dataDirectory: folder,
-            arguments: ["--config", folder.appendingPathComponent("lists.yaml").path]
+            arguments: ["--config", folder.appendingPathComponent("lists.yaml").path],
+            environment: target.environment
         )
         var check = WalkCheck()
         var cursor: String?
@@ -58,7 +86,9 @@ import Testing
         return check.items
     }
 
-    @Test func eachFormatIsImportedAndServed() async throws {
+    @Test(arguments: stores)
+    func eachFormatIsImportedAndServed(store: String) async throws {
+        let target = try await Target.make(store)
         let ndjson =
             (1...120).map { #"{"id": \#($0), "title": "n\#($0)", "score": \#($0 % 7), "tags": ["a"]}"# }
             .joined(separator: "\n") + "\n"
@@ -70,13 +100,13 @@ import Testing
             "id,title,score,tags\n"
             + (131...140).map { "\($0),\"csv, \($0)\",\($0),\"[\"\"x\"\"]\"" }
             .joined(separator: "\n") + "\n"
-        let folder = try Self.folder(["a.ndjson": ndjson, "b.json": json, "c.csv": csv])
+        let folder = try Self.folder(["a.ndjson": ndjson, "b.json": json, "c.csv": csv], target)
         defer { try? FileManager.default.removeItem(at: folder) }
         for file in ["a.ndjson", "b.json", "c.csv"] {
-            let (status, errors) = try await Self.importing(file, in: folder)
+            let (status, errors) = try await Self.importing(file, in: folder, target)
             #expect(status == 0, "\(file): \(errors)")
         }
-        let items = try await Self.served(folder)
+        let items = try await Self.served(folder, target)
         #expect(items.map(\.id) == (1...140).map(String.init))
         #expect(
             items[2].data == .object(["title": .string("n3"), "score": .integer(3), "tags": .array([.string("a")])])
@@ -86,21 +116,28 @@ import Testing
         #expect(items[130].data.objectValue?["score"] == .integer(131))
     }
 
-    @Test func aBadRecordStopsTheImportWithNothingStoredUnlessSkipped() async throws {
+    @Test(arguments: stores)
+    func aBadRecordStopsTheImportWithNothingStoredUnlessSkipped(store: String) async throws {
+        let target = try await Target.make(store)
         let lines = [
             #"{"id": 1, "title": "one"}"#, "not json", #"{"id": 3, "title": "three", "score": "x"}"#,
             #"{"id": 4}"#, #"{"id": 5, "title": "five"}"#, #"{"id": 1, "title": "again"}"#,
         ]
-        let folder = try Self.folder(["bad.ndjson": lines.joined(separator: "\n") + "\n"])
+        let folder = try Self.folder(["bad.ndjson": lines.joined(separator: "\n") + "\n"], target)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (stopped, reason) = try await Self.importing("bad.ndjson", in: folder)
+        let (stopped, reason) = try await Self.importing("bad.ndjson", in: folder, target)
         #expect(
             stopped == 1 && reason.contains("bad.ndjson:2: is not a JSON object; nothing was imported"),
             "\(reason)"
         )
-        #expect(try await Self.served(folder).isEmpty)
+        #expect(try await Self.served(folder, target).isEmpty)
 
-        let (skipped, report) = try await Self.importing("bad.ndjson", in: folder, ["--skip-bad", "--batch", "2"])
+        let (skipped, report) = try await Self.importing(
+            "bad.ndjson",
+            in: folder,
+            target,
+            ["--skip-bad", "--batch", "2"]
+        )
         #expect(skipped == 0, "\(report)")
         for expected in [
             "bad.ndjson:2: is not a JSON object", "bad.ndjson:3: 'score' must be", "bad.ndjson:4: 'title' is required",
@@ -108,6 +145,6 @@ import Testing
         ] {
             #expect(report.contains(expected), "\(expected) in \(report)")
         }
-        #expect(try await Self.served(folder).map(\.id) == ["1", "5"])
+        #expect(try await Self.served(folder, target).map(\.id) == ["1", "5"])
     }
 }

@@ -88,6 +88,18 @@ public final class PostgresStore: Sendable {
         return configuration
     }
 
+    /// Runs `body` while the store's clients run, then stops them: for a command that uses
+    /// the store once (an import) rather than a service group.
+    public func withClientsRunning<Result: Sendable>(
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in clients { group.addTask { await client.run() } }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
     // MARK: - Transactions
 
     /// Runs `body` in a read-only `REPEATABLE READ` transaction on the reader: everything
@@ -172,6 +184,23 @@ public final class PostgresStore: Sendable {
         // SQLSTATE classes 08 (connection exception) and 57 (operator intervention).
         let state = error.serverInfo?[.sqlState] ?? ""
         return state.hasPrefix("08") || state.hasPrefix("57")
+    }
+
+    /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as
+    /// an import (which reads its records as it goes); committed when `body` returns,
+    /// rolled back when it throws.
+    func bulkWrite<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await primary.withConnection { connection in
+            try await connection.query("START TRANSACTION", logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return result
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
     }
 
     /// Runs `body` in a transaction on the primary that holds the store's schema lock, so

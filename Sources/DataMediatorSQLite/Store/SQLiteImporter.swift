@@ -12,52 +12,14 @@ import GRDB
 /// and the list's change history restarts after the import (a client holding older pages
 /// gets `410` and reloads), since a bulk load logs no changes item by item.
 public struct SQLiteImporter: Sendable {
-    /// One record to import: where it was read (a line number), and its fields.
-    public struct Record: Sendable {
-        /// The record's line in its file.
-        public let line: Int
-        /// Its fields, the id among them.
-        public let fields: [String: JSONValue]
-        /// Why it could not be read (not JSON, a cell of the wrong type); nil when it was.
-        public let problem: String?
-
-        /// Creates a record.
-        public init(line: Int, fields: [String: JSONValue], problem: String? = nil) {
-            self.line = line
-            self.fields = fields
-            self.problem = problem
-        }
-    }
-
+    /// One record to import.
+    public typealias Record = ImportRecord
     /// A record that was not imported, and why.
-    public struct Rejection: Sendable, Hashable {
-        /// Its line.
-        public let line: Int
-        /// Why.
-        public let reason: String
-    }
-
+    public typealias Rejection = ImportRejection
     /// What an import did.
-    public struct Summary: Sendable {
-        /// Records stored.
-        public var imported = 0
-        /// Records left out (with `skipBad`), at most the first 1,000 of them with reasons.
-        public var rejected = 0
-        /// The first rejections.
-        public var rejections: [Rejection] = []
-        /// The store's version after the import.
-        public var version: Int64 = 0
-    }
-
+    public typealias Summary = ImportSummary
     /// The first bad record of an import without `skipBad`: nothing was stored.
-    public struct Stopped: Error, CustomStringConvertible {
-        /// The bad record.
-        public let rejection: Rejection
-        /// A sentence for the operator.
-        public var description: String {
-            "\(rejection.line): \(rejection.reason); nothing was imported (--skip-bad leaves bad records out)"
-        }
-    }
+    public typealias Stopped = ImportStopped
 
     private let store: SQLiteStore
     private let list: ListDefinition
@@ -112,34 +74,29 @@ public struct SQLiteImporter: Sendable {
                             break
                         }
                         count += 1
-                        let rejection: String?
+                        let rejection: Rejection?
                         do {
-                            if let problem = record.problem {
-                                throw DataMediatorError(.invalidItem, problem)
-                            }
-                            let arguments = try Self.arguments(
-                                record,
+                            let values = try record.values(
                                 columns: columns,
                                 idField: list.idField,
                                 idType: idType,
                                 types: fieldTypes,
                                 rules: rules
                             )
-                            try statement.execute(arguments: arguments)
+                            let arguments: [(any DatabaseValueConvertible)?] = values.map { $0.databaseValue }
+                            try statement.execute(arguments: StatementArguments(arguments))
                             rejection = nil
                         } catch let error as DataMediatorError {
-                            rejection =
-                                error.fieldProblems.isEmpty
-                                ? error.message
-                                : error.fieldProblems.map { "'\($0.field)' \($0.detail)" }.joined(separator: "; ")
+                            rejection = Rejection(line: record.line, error: error)
                         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                            rejection = "the id exists already (or another constraint of the table fails)"
+                            rejection = Rejection(
+                                line: record.line,
+                                reason: "the id exists already (or another constraint of the table fails)"
+                            )
                         }
                         if let rejection {
-                            let refused = Rejection(line: record.line, reason: rejection)
-                            guard skipBad else { throw Stopped(rejection: refused) }
-                            summary.rejected += 1
-                            if summary.rejections.count < 1000 { summary.rejections.append(refused) }
+                            guard skipBad else { throw Stopped(rejection: rejection) }
+                            summary.reject(rejection)
                         } else {
                             summary.imported += 1
                         }
@@ -172,59 +129,5 @@ public struct SQLiteImporter: Sendable {
             arguments: [list.name, list.name, version]
         )
         return version
-    }
-
-    /// A record's values in column order, checked against the list's rules.
-    static func arguments(
-        _ record: Record,
-        columns: [String],
-        idField: String,
-        idType: FieldType,
-        types: [String: FieldType],
-        rules: FieldRules
-    ) throws -> StatementArguments {
-        var fields = record.fields
-        let id = fields.removeValue(forKey: idField) ?? .null
-        switch (id, idType) {
-        case (.integer, _), (.string, .string):
-            break
-        case (.string(let text), .integer) where Int64(text) != nil:
-            break
-        default:
-            throw DataMediatorError(
-                .invalidItem,
-                "bad id",
-                fieldProblems: [
-                    FieldProblem(
-                        field: idField,
-                        detail:
-                            "must be \(idType == .integer ? "a whole number" : "a non-empty string or a whole number")"
-                    )
-                ]
-            )
-        }
-        if case .string(let text) = id, text.isEmpty {
-            throw DataMediatorError(
-                .invalidItem,
-                "bad id",
-                fieldProblems: [FieldProblem(field: idField, detail: "must not be empty")]
-            )
-        }
-        try rules.check(fields)
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(columns.count)
-        for column in columns {
-            let value = column == idField ? id : (fields[column] ?? .null)
-            if types[column] == .json, value != .null {
-                var writer = JSONWriter()
-                writer.write(value)
-                values.append(writer.string.databaseValue)
-            } else if column == idField, idType == .integer, case .string(let text) = value, let whole = Int64(text) {
-                values.append(whole.databaseValue)
-            } else {
-                values.append(value.databaseValue)
-            }
-        }
-        return StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
     }
 }

@@ -1,12 +1,14 @@
 import ArgumentParser
 import DataMediator
+import DataMediatorPostgres
 import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
+import Logging
 
 /// `data-mediator import FILE --list NAME`: loads a JSON array, NDJSON or CSV file into the
 /// table of a list, streaming, with progress.
-struct ImportCommand: ParsableCommand {
+struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import a JSON array, NDJSON or CSV file into a list's table.",
@@ -36,7 +38,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Records per transaction with --skip-bad, and between progress reports.")
     var batch = 10_000
 
-    func run() throws {
+    func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration: ServiceConfiguration
         do {
@@ -47,7 +49,8 @@ struct ImportCommand: ParsableCommand {
                     dataDir ?? environment["DATA_MEDIATOR_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 var loader = ConfigFileLoader(file: "(built-in demo)", baseDirectory: folder)
-                configuration = try loader.parse(DemoConfig.yaml)
+                let postgres = environment["DATA_MEDIATOR_DATABASE_URL"].map { !$0.isEmpty } ?? false
+                configuration = try loader.parse(postgres ? DemoConfig.postgresYAML : DemoConfig.yaml)
             }
         } catch let error as ConfigFileErrors {
             printError(error.description)
@@ -59,28 +62,36 @@ struct ImportCommand: ParsableCommand {
             printError("import: no list '\(list)' over a table; the lists are \(names.joined(separator: ", "))")
             throw ExitCode.failure
         }
-        guard case .sqlite(let path) = configuration.store else {
-            printError("import: importing into a PostgreSQL store is not supported yet; use psql's \\copy")
-            throw ExitCode.failure
-        }
         let records: RecordStream
-        let importer: SQLiteImporter
         do {
-            let store = try SQLiteStore(path: path)
-            _ = try store.provider(for: target.definition, source: source)
-            importer = try SQLiteImporter(store: store, list: target.definition, source: source)
             records = try RecordStream(path: file, types: source.fieldTypes)
         } catch {
             printError("import: \(error)")
             throw ExitCode.failure
         }
         let progress = ImportProgress(total: records.size)
-        let summary: SQLiteImporter.Summary
+        let report = { (count: Int) in progress.report(rows: count, bytes: records.bytesRead) }
+        let summary: ImportSummary
         do {
-            summary = try importer.run(records, skipBad: skipBad, batch: batch) { count in
-                progress.report(rows: count, bytes: records.bytesRead)
+            switch configuration.store {
+            case .sqlite(let path):
+                let store = try SQLiteStore(path: path)
+                _ = try store.provider(for: target.definition, source: source)
+                let importer = try SQLiteImporter(store: store, list: target.definition, source: source)
+                summary = try importer.run(records, skipBad: skipBad, batch: batch, progress: report)
+            case .postgres:
+                guard let url = environment["DATA_MEDIATOR_DATABASE_URL"], !url.isEmpty else {
+                    throw StoreError(list: nil, "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL")
+                }
+                let store = try PostgresStore(url: url, logger: Logger(label: "data-mediator.import"))
+                summary = try await store.withClientsRunning {
+                    try await store.prepare()
+                    _ = try await store.provider(for: target.definition, source: source)
+                    let importer = try PostgresImporter(store: store, list: target.definition, source: source)
+                    return try await importer.run(records, skipBad: skipBad, batch: batch, progress: report)
+                }
             }
-        } catch let stopped as SQLiteImporter.Stopped {
+        } catch let stopped as ImportStopped {
             progress.finish()
             printError("\(file):\(stopped)")
             throw ExitCode.failure

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
 

@@ -1,5 +1,6 @@
 import CSV
 import DataMediator
+import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
 
@@ -53,7 +54,7 @@ final class RecordStream: Sequence, IteratorProtocol {
         }
     }
 
-    func next() -> SQLiteImporter.Record? {
+    func next() -> ImportRecord? {
         switch format {
         case .ndjson: return nextLine()
         case .csv: return nextRow()
@@ -82,7 +83,7 @@ final class RecordStream: Sequence, IteratorProtocol {
 
     // MARK: - NDJSON
 
-    private func nextLine() -> SQLiteImporter.Record? {
+    private func nextLine() -> ImportRecord? {
         while true {
             var bytes: [UInt8] = []
             var sawByte = false
@@ -97,9 +98,9 @@ final class RecordStream: Sequence, IteratorProtocol {
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
             if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
             guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
-                return SQLiteImporter.Record(line: number, fields: [:], problem: "is not a JSON object")
+                return ImportRecord(line: number, fields: [:], problem: "is not a JSON object")
             }
-            return SQLiteImporter.Record(line: number, fields: fields)
+            return ImportRecord(line: number, fields: fields)
         }
     }
 
@@ -107,14 +108,14 @@ final class RecordStream: Sequence, IteratorProtocol {
 
     private var record = 1
 
-    private func nextRow() -> SQLiteImporter.Record? {
+    private func nextRow() -> ImportRecord? {
         guard let csv else { return nil }
         while let row = csv.next() {
             record += 1
             bytesRead = Swift.min(size, bytesRead + row.reduce(row.count) { $0 + $1.utf8.count })
             if row.count == 1, row[0].isEmpty { continue }
             guard row.count == header.count else {
-                return SQLiteImporter.Record(
+                return ImportRecord(
                     line: record,
                     fields: [:],
                     problem: "has \(row.count) cells, the header \(header.count)"
@@ -123,7 +124,7 @@ final class RecordStream: Sequence, IteratorProtocol {
             var fields: [String: JSONValue] = [:]
             for (name, text) in zip(header, row) {
                 guard let value = ItemFile.cell(text, as: types[name]) else {
-                    return SQLiteImporter.Record(
+                    return ImportRecord(
                         line: record,
                         fields: [:],
                         problem: "'\(name)' must be \(types[name]?.description ?? "a value"); got '\(text)'"
@@ -131,7 +132,7 @@ final class RecordStream: Sequence, IteratorProtocol {
                 }
                 fields[name] = value
             }
-            return SQLiteImporter.Record(line: record, fields: fields)
+            return ImportRecord(line: record, fields: fields)
         }
         return nil
     }
@@ -139,7 +140,7 @@ final class RecordStream: Sequence, IteratorProtocol {
     // MARK: - JSON array
 
     /// The next element of the top-level array, found by tracking nesting and strings.
-    private func nextElement() -> SQLiteImporter.Record? {
+    private func nextElement() -> ImportRecord? {
         while true {
             switch arrayState {
             case .finished:
@@ -148,13 +149,13 @@ final class RecordStream: Sequence, IteratorProtocol {
                 guard let byte = skipSpace() else { return nil }
                 guard byte == UInt8(ascii: "[") else {
                     arrayState = .finished
-                    return SQLiteImporter.Record(line: line, fields: [:], problem: "must hold a JSON array of objects")
+                    return ImportRecord(line: line, fields: [:], problem: "must hold a JSON array of objects")
                 }
                 arrayState = .inArray
             case .inArray:
                 guard var byte = skipSpace() else {
                     arrayState = .finished
-                    return SQLiteImporter.Record(
+                    return ImportRecord(
                         line: line,
                         fields: [:],
                         problem: "must hold a JSON array of objects; the array is not closed"
@@ -194,9 +195,9 @@ final class RecordStream: Sequence, IteratorProtocol {
                     }
                 }
                 guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
-                    return SQLiteImporter.Record(line: start, fields: [:], problem: "is not a JSON object")
+                    return ImportRecord(line: start, fields: [:], problem: "is not a JSON object")
                 }
-                return SQLiteImporter.Record(line: start, fields: fields)
+                return ImportRecord(line: start, fields: fields)
             }
         }
     }

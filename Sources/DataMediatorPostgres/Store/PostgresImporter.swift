@@ -1,0 +1,142 @@
+import DataMediator
+import DataMediatorSQL
+import Logging
+import PostgresNIO
+
+/// Loads records into a table list's table in PostgreSQL in bulk: each record is checked
+/// against the list's field rules and inserted, many to a transaction, each transaction
+/// holding the store's version lock (writes of the service wait for it).
+///
+/// Without `skipBad`, the whole import is one transaction: the first bad record (or an id
+/// that exists) stops it and nothing of it is stored. With `skipBad`, bad records are
+/// reported and left out, and every `batch` records are committed. Either way the store's
+/// version goes up by one and the list's change history restarts after the import (a
+/// client holding older pages gets `410` and reloads), and every replica is notified.
+public struct PostgresImporter: Sendable {
+    private let store: PostgresStore
+    private let list: ListDefinition
+    private let table: String
+    private let fieldTypes: [String: FieldType]
+    private let columns: [String]
+    private let insertSQL: String
+
+    /// An importer into `list`, a list over a table of `store` (made by
+    /// ``PostgresStore/provider(for:source:)`` first).
+    ///
+    /// - Throws: `StoreError` when the list is over a query.
+    public init(store: PostgresStore, list: ListDefinition, source: StoreSource) throws {
+        guard case .table(let table) = source.kind else {
+            throw StoreError(list: list.name, "is over a query; import into a list over a table")
+        }
+        self.store = store
+        self.list = list
+        self.table = table
+        self.fieldTypes = source.fieldTypes
+        let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
+        self.columns = [list.idField] + declared
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        self.insertSQL =
+            "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
+            + " ON CONFLICT DO NOTHING RETURNING 1"
+    }
+
+    /// Imports `records`; `progress` is called after every `batch` records with the count so far.
+    ///
+    /// - Throws: `ImportStopped` for the first bad record when `skipBad` is false (nothing
+    ///   is stored then); database errors.
+    public func run(
+        _ records: some Sequence<ImportRecord>,
+        skipBad: Bool,
+        batch: Int = 10_000,
+        progress: (Int) -> Void = { _ in }
+    ) async throws -> ImportSummary {
+        var summary = ImportSummary()
+        var iterator = records.makeIterator()
+        var finished = false
+        let idType = fieldTypes[list.idField] ?? .string
+        let logger = store.logger
+        // Without skipBad, one transaction for everything; with it, one per batch.
+        let perTransaction = skipBad ? max(1, batch) : Int.max
+        while !finished {
+            try await store.bulkWrite { connection in
+                try await connection.query(
+                    "SELECT version FROM \(unescaped: PostgresStore.storeTable) FOR UPDATE",
+                    logger: logger
+                )
+                var count = 0
+                while count < perTransaction {
+                    guard let record = iterator.next() else {
+                        finished = true
+                        break
+                    }
+                    count += 1
+                    var rejection: ImportRejection?
+                    do {
+                        let values = try record.values(
+                            columns: columns,
+                            idField: list.idField,
+                            idType: idType,
+                            types: fieldTypes,
+                            rules: list.rules
+                        )
+                        let rows = try await connection.query(
+                            PostgresQuery(sql: insertSQL, values: values),
+                            logger: logger
+                        )
+                        var inserted = false
+                        for try await _ in rows { inserted = true }
+                        if !inserted {
+                            rejection = ImportRejection(line: record.line, reason: "the id exists already")
+                        }
+                    } catch let error as DataMediatorError {
+                        rejection = ImportRejection(line: record.line, error: error)
+                    }
+                    if let rejection {
+                        guard skipBad else { throw ImportStopped(rejection: rejection) }
+                        summary.reject(rejection)
+                    } else {
+                        summary.imported += 1
+                    }
+                    if (summary.imported + summary.rejected) % max(1, batch) == 0 {
+                        progress(summary.imported + summary.rejected)
+                    }
+                }
+                if finished { summary.version = try await restartHistory(connection) }
+            }
+        }
+        progress(summary.imported + summary.rejected)
+        return summary
+    }
+
+    /// Raises the store's version by one, records it as the table's last change, restarts
+    /// the list's change history there, and notifies every replica.
+    private func restartHistory(_ connection: PostgresConnection) async throws -> Int64 {
+        let logger = store.logger
+        let rows = try await connection.query(
+            "UPDATE \(unescaped: PostgresStore.storeTable) SET version = version + 1 RETURNING version",
+            logger: logger
+        )
+        var version: Int64 = 0
+        for try await value in rows.decode(Int64.self) { version = value }
+        try await connection.query(
+            """
+            INSERT INTO \(unescaped: PostgresStore.versionTable) (source, changed_at) VALUES (\(table), \(version))
+            ON CONFLICT (source) DO UPDATE SET changed_at = EXCLUDED.changed_at
+            """,
+            logger: logger
+        )
+        try await connection.query(
+            "DELETE FROM \(unescaped: PostgresChangeLog.changesTable) WHERE list = \(list.name)",
+            logger: logger
+        )
+        try await connection.query(
+            """
+            INSERT INTO \(unescaped: PostgresChangeLog.historyTable) (list, floor) VALUES (\(list.name), \(version))
+            ON CONFLICT (list) DO UPDATE SET floor = EXCLUDED.floor
+            """,
+            logger: logger
+        )
+        try await connection.query("SELECT pg_notify(\(PostgresStore.channel), \(String(version)))", logger: logger)
+        return version
+    }
+}

@@ -1,0 +1,122 @@
+import DataMediator
+
+/// One record to import: where it was read (a line number), and its fields.
+public struct ImportRecord: Sendable {
+    /// The record's line in its file.
+    public let line: Int
+    /// Its fields, the id among them.
+    public let fields: [String: JSONValue]
+    /// Why it could not be read (not JSON, a cell of the wrong type); nil when it was.
+    public let problem: String?
+
+    /// Creates a record.
+    public init(line: Int, fields: [String: JSONValue], problem: String? = nil) {
+        self.line = line
+        self.fields = fields
+        self.problem = problem
+    }
+
+    /// The record's values in `columns` order, checked against the list's rules: the id
+    /// as the id column stores it (a whole number for integer ids), JSON fields as JSON text.
+    ///
+    /// - Throws: `invalidItem` naming the fields that break the rules, or the id.
+    public func values(
+        columns: [String],
+        idField: String,
+        idType: FieldType,
+        types: [String: FieldType],
+        rules: FieldRules
+    ) throws -> [JSONValue] {
+        if let problem { throw DataMediatorError(.invalidItem, problem) }
+        var fields = fields
+        var id = fields.removeValue(forKey: idField) ?? .null
+        switch (id, idType) {
+        case (.integer, _), (.string, .string):
+            break
+        case (.string(let text), .integer) where Int64(text) != nil:
+            id = .integer(Int64(text) ?? 0)
+        default:
+            let expected = idType == .integer ? "a whole number" : "a non-empty string or a whole number"
+            throw DataMediatorError(
+                .invalidItem,
+                "bad id",
+                fieldProblems: [FieldProblem(field: idField, detail: "must be \(expected)")]
+            )
+        }
+        if case .string(let text) = id, text.isEmpty {
+            throw DataMediatorError(
+                .invalidItem,
+                "bad id",
+                fieldProblems: [FieldProblem(field: idField, detail: "must not be empty")]
+            )
+        }
+        try rules.check(fields)
+        return columns.map { column in
+            let value = column == idField ? id : (fields[column] ?? .null)
+            guard types[column] == .json, value != .null else { return value }
+            var writer = JSONWriter()
+            writer.write(value)
+            return .string(writer.string)
+        }
+    }
+}
+
+/// A record that was not imported, and why.
+public struct ImportRejection: Sendable, Hashable {
+    /// Its line.
+    public let line: Int
+    /// Why.
+    public let reason: String
+
+    /// Creates a rejection.
+    public init(line: Int, reason: String) {
+        self.line = line
+        self.reason = reason
+    }
+
+    /// The rejection of the record at `line` for `error`: its field problems, or its message.
+    public init(line: Int, error: DataMediatorError) {
+        self.line = line
+        self.reason =
+            error.fieldProblems.isEmpty
+            ? error.message
+            : error.fieldProblems.map { "'\($0.field)' \($0.detail)" }.joined(separator: "; ")
+    }
+}
+
+/// What an import did.
+public struct ImportSummary: Sendable {
+    /// Records stored.
+    public var imported = 0
+    /// Records left out (with `skipBad`), at most the first 1,000 of them with reasons.
+    public var rejected = 0
+    /// The first rejections.
+    public var rejections: [ImportRejection] = []
+    /// The store's version after the import.
+    public var version: Int64 = 0
+
+    /// Creates an empty summary.
+    public init() {}
+
+    /// Counts a rejection, keeping the first 1,000 with their reasons.
+    public mutating func reject(_ rejection: ImportRejection) {
+        rejected += 1
+        if rejections.count < 1000 { rejections.append(rejection) }
+    }
+}
+
+/// The first bad record of an import without `skipBad`: nothing was stored.
+public struct ImportStopped: Error, CustomStringConvertible {
+    /// The bad record.
+    public let rejection: ImportRejection
+
+    /// Creates the error.
+    public init(rejection: ImportRejection) {
+        self.rejection = rejection
+    }
+
+    /// A sentence for the operator.
+    public var description: String {
+        "\(rejection.line): \(rejection.reason); nothing was imported (--skip-bad leaves bad records out)"
+    }
+}

@@ -165,6 +165,47 @@ import Testing
         }
         let since = try #require(Int64(start))
         #expect(versions == Array((since + 1)...end))
+
+        // Last-Event-ID from A's stream resumes on B after exactly that event.
+        let middle = since + (end - since) / 2
+        let resumed = b.dataDirectory.appendingPathComponent("resumed.txt")
+        try #require(FileManager.default.createFile(atPath: resumed.path, contents: nil))
+        let resume = Process()
+        resume.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        resume.arguments = ["-sN", "-H", "Last-Event-ID: \(middle)", b.base + "/lists/transactions/events"]
+        resume.standardOutput = try FileHandle(forWritingTo: resumed)
+        try resume.run()
+        defer { if resume.isRunning { kill(resume.processIdentifier, SIGKILL) } }
+        var resumedVersions: [Int64] = []
+        let resumeDeadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < resumeDeadline, resumedVersions.last != end {
+            try await Task.sleep(for: .milliseconds(50))
+            let text = (try? String(contentsOf: resumed, encoding: .utf8)) ?? ""
+            resumedVersions = text.split(separator: "\n").compactMap { line in
+                line.hasPrefix("id: ") ? Int64(line.dropFirst(4)) : nil
+            }
+        }
+        #expect(resumedVersions == Array((middle + 1)...end))
+
+        // Every list of the demo, composites included, walks by the page rules on either replica.
+        let lists = try #require(try await b.json("/lists")["lists"] as? [[String: Any]]).compactMap {
+            $0["name"] as? String
+        }
+        #expect(lists.contains("home"))
+        for name in lists {
+            var check = WalkCheck()
+            var cursor: String?
+            repeat {
+                let query = "limit=9" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let page = try Page.decode(
+                    try await replicas[check.pageCount % 2].get("/lists/\(name)/items?\(query)").body
+                )
+                check.add(page)
+                cursor = page.next
+            } while cursor != nil
+            #expect(check.violations == [], "\(name)")
+            #expect(!check.items.isEmpty, "\(name)")
+        }
         #expect(await a.stop() == 0)
         #expect(await b.stop() == 0)
     }

@@ -91,15 +91,7 @@ public struct PostgresImporter: Sendable {
                     } catch let error as DataMediatorError {
                         rejection = ImportRejection(line: record.line, error: error)
                     }
-                    if let rejection {
-                        guard skipBad else { throw ImportStopped(rejection: rejection) }
-                        summary.reject(rejection)
-                    } else {
-                        summary.imported += 1
-                    }
-                    if (summary.imported + summary.rejected) % max(1, batch) == 0 {
-                        progress(summary.imported + summary.rejected)
-                    }
+                    try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                 }
                 if finished { summary.version = try await restartHistory(connection) }
             }

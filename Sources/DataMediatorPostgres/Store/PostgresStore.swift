@@ -140,15 +140,7 @@ public final class PostgresStore: Sendable {
                 group.addTask {
                     try await client.withConnection { connection in
                         guard let start else { return try await body(connection) }
-                        try await connection.query(start, logger: logger)
-                        do {
-                            let result = try await body(connection)
-                            try await connection.query("COMMIT", logger: logger)
-                            return result
-                        } catch {
-                            _ = try? await connection.query("ROLLBACK", logger: logger)
-                            throw error
-                        }
+                        return try await Self.run(body, on: connection, startingWith: start, logger: logger)
                     }
                 }
                 group.addTask { [timeout] in
@@ -189,17 +181,28 @@ public final class PostgresStore: Sendable {
     /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as
     /// an import (which reads its records as it goes); committed when `body` returns,
     /// rolled back when it throws.
-    func bulkWrite<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    func bulkWrite<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         try await primary.withConnection { connection in
-            try await connection.query("START TRANSACTION", logger: logger)
-            do {
-                let result = try await body(connection)
-                try await connection.query("COMMIT", logger: logger)
-                return result
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
-            }
+            try await Self.run(body, on: connection, startingWith: "START TRANSACTION", logger: logger)
+        }
+    }
+
+    /// Runs `body` in a transaction begun with `start` on `connection`: committed when it
+    /// returns, rolled back when it throws.
+    private nonisolated(nonsending) static func run<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> Result,
+        on connection: PostgresConnection,
+        startingWith start: PostgresQuery,
+        logger: Logger
+    ) async throws -> Result {
+        try await connection.query(start, logger: logger)
+        do {
+            let result = try await body(connection)
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
         }
     }
 

@@ -98,10 +98,24 @@ public struct ImportSummary: Sendable {
     /// Creates an empty summary.
     public init() {}
 
-    /// Counts a rejection, keeping the first 1,000 with their reasons.
-    public mutating func reject(_ rejection: ImportRejection) {
-        rejected += 1
-        if rejections.count < 1000 { rejections.append(rejection) }
+    /// Counts one record: imported when `rejection` is nil, else left out (the first 1,000
+    /// kept with their reasons); reports progress after every `batch` records.
+    ///
+    /// - Throws: ``ImportStopped`` for a rejection when bad records are not skipped.
+    public mutating func count(
+        _ rejection: ImportRejection?,
+        skipBad: Bool,
+        batch: Int,
+        progress: (Int) -> Void
+    ) throws(ImportStopped) {
+        if let rejection {
+            guard skipBad else { throw ImportStopped(rejection: rejection) }
+            rejected += 1
+            if rejections.count < 1000 { rejections.append(rejection) }
+        } else {
+            imported += 1
+        }
+        if (imported + rejected) % max(1, batch) == 0 { progress(imported + rejected) }
     }
 }
 

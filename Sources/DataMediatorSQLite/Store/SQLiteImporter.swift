@@ -94,15 +94,7 @@ public struct SQLiteImporter: Sendable {
                                 reason: "the id exists already (or another constraint of the table fails)"
                             )
                         }
-                        if let rejection {
-                            guard skipBad else { throw Stopped(rejection: rejection) }
-                            summary.reject(rejection)
-                        } else {
-                            summary.imported += 1
-                        }
-                        if (summary.imported + summary.rejected) % max(1, batch) == 0 {
-                            progress(summary.imported + summary.rejected)
-                        }
+                        try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                     }
                     if finished { summary.version = try restartHistory(db) }
                     return .commit

@@ -187,6 +187,12 @@ import Testing
         }
         #expect(resumedVersions == Array((middle + 1)...end))
 
+        // The aggregate over the transactions (a query list) can only say that it moved.
+        let scores = try await a.json("/lists/highscore/changes?since=\(start)")
+        let reloads = try #require(scores["changes"] as? [[String: Any]])
+        #expect(reloads.map { $0["op"] as? String } == ["reload"])
+        #expect(reloads.first?["version"] as? String == String(end))
+
         // Every list of the demo, composites included, walks by the page rules on either replica.
         let lists = try #require(try await b.json("/lists")["lists"] as? [[String: Any]]).compactMap {
             $0["name"] as? String

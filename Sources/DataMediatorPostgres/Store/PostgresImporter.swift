@@ -14,10 +14,8 @@ import PostgresNIO
 /// client holding older pages gets `410` and reloads), and every replica is notified.
 public struct PostgresImporter: Sendable {
     private let store: PostgresStore
-    private let list: ListDefinition
-    private let table: String
-    private let fieldTypes: [String: FieldType]
-    private let columns: [String]
+    private let plan: ImportPlan
+    /// The plan's insert, skipping (and so telling) an id that exists.
     private let insertSQL: String
 
     /// An importer into `list`, a list over a table of `store` (made by
@@ -25,19 +23,9 @@ public struct PostgresImporter: Sendable {
     ///
     /// - Throws: `StoreError` when the list is over a query.
     public init(store: PostgresStore, list: ListDefinition, source: StoreSource) throws {
-        guard case .table(let table) = source.kind else {
-            throw StoreError(list: list.name, "is over a query; import into a list over a table")
-        }
         self.store = store
-        self.list = list
-        self.table = table
-        self.fieldTypes = source.fieldTypes
-        let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
-        self.columns = [list.idField] + declared
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        self.insertSQL =
-            "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
-            + " ON CONFLICT DO NOTHING RETURNING 1"
+        self.plan = try ImportPlan(list: list, source: source)
+        self.insertSQL = plan.insertSQL + " ON CONFLICT DO NOTHING RETURNING 1"
     }
 
     /// Imports `records`; `progress` is called after every `batch` records with the count so far.
@@ -53,7 +41,6 @@ public struct PostgresImporter: Sendable {
         var summary = ImportSummary()
         var iterator = records.makeIterator()
         var finished = false
-        let idType = fieldTypes[list.idField] ?? .string
         let logger = store.logger
         // Without skipBad, one transaction for everything; with it, one per batch.
         let perTransaction = skipBad ? max(1, batch) : Int.max
@@ -72,13 +59,7 @@ public struct PostgresImporter: Sendable {
                     count += 1
                     var rejection: ImportRejection?
                     do {
-                        let values = try record.values(
-                            columns: columns,
-                            idField: list.idField,
-                            idType: idType,
-                            types: fieldTypes,
-                            rules: list.rules
-                        )
+                        let values = try plan.values(of: record)
                         let rows = try await connection.query(
                             PostgresQuery(sql: insertSQL, values: values),
                             logger: logger
@@ -112,18 +93,18 @@ public struct PostgresImporter: Sendable {
         for try await value in rows.decode(Int64.self) { version = value }
         try await connection.query(
             """
-            INSERT INTO \(unescaped: PostgresStore.versionTable) (source, changed_at) VALUES (\(table), \(version))
+            INSERT INTO \(unescaped: PostgresStore.versionTable) (source, changed_at) VALUES (\(plan.table), \(version))
             ON CONFLICT (source) DO UPDATE SET changed_at = EXCLUDED.changed_at
             """,
             logger: logger
         )
         try await connection.query(
-            "DELETE FROM \(unescaped: PostgresChangeLog.changesTable) WHERE list = \(list.name)",
+            "DELETE FROM \(unescaped: PostgresChangeLog.changesTable) WHERE list = \(plan.list.name)",
             logger: logger
         )
         try await connection.query(
             """
-            INSERT INTO \(unescaped: PostgresChangeLog.historyTable) (list, floor) VALUES (\(list.name), \(version))
+            INSERT INTO \(unescaped: PostgresChangeLog.historyTable) (list, floor) VALUES (\(plan.list.name), \(version))
             ON CONFLICT (list) DO UPDATE SET floor = EXCLUDED.floor
             """,
             logger: logger

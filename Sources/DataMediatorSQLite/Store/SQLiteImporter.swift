@@ -22,28 +22,14 @@ public struct SQLiteImporter: Sendable {
     public typealias Stopped = ImportStopped
 
     private let store: SQLiteStore
-    private let list: ListDefinition
-    private let table: String
-    private let fieldTypes: [String: FieldType]
-    private let insertSQL: String
-    private let columns: [String]
+    private let plan: ImportPlan
 
     /// An importer into `list`, a writable or read-only list over a table of `store`.
     ///
     /// - Throws: `StoreError` when the list is over a query.
     public init(store: SQLiteStore, list: ListDefinition, source: StoreSource) throws {
-        guard case .table(let table) = source.kind else {
-            throw StoreError(list: list.name, "is over a query; import into a list over a table")
-        }
         self.store = store
-        self.list = list
-        self.table = table
-        self.fieldTypes = source.fieldTypes
-        let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
-        self.columns = [list.idField] + declared
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        self.insertSQL =
-            "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
+        self.plan = try ImportPlan(list: list, source: source)
     }
 
     /// Imports `records`; `progress` is called after every `batch` records with the count so far.
@@ -59,14 +45,12 @@ public struct SQLiteImporter: Sendable {
         var summary = Summary()
         var iterator = records.makeIterator()
         var finished = false
-        let rules = list.rules
-        let idType = fieldTypes[list.idField] ?? .string
         // Without skipBad, one transaction for everything; with it, one per batch.
         let perTransaction = skipBad ? max(1, batch) : Int.max
         while !finished {
             try store.database.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
-                    let statement = try db.cachedStatement(sql: insertSQL)
+                    let statement = try db.cachedStatement(sql: plan.insertSQL)
                     var count = 0
                     while count < perTransaction {
                         guard let record = iterator.next() else {
@@ -76,13 +60,7 @@ public struct SQLiteImporter: Sendable {
                         count += 1
                         let rejection: Rejection?
                         do {
-                            let values = try record.values(
-                                columns: columns,
-                                idField: list.idField,
-                                idType: idType,
-                                types: fieldTypes,
-                                rules: rules
-                            )
+                            let values = try plan.values(of: record)
                             let arguments: [(any DatabaseValueConvertible)?] = values.map { $0.databaseValue }
                             try statement.execute(arguments: StatementArguments(arguments))
                             rejection = nil
@@ -109,16 +87,16 @@ public struct SQLiteImporter: Sendable {
     private func restartHistory(_ db: Database) throws -> Int64 {
         try db.execute(
             sql: "INSERT OR IGNORE INTO \(SQLiteStore.versionTable) (source, version) VALUES (?, 0)",
-            arguments: [table]
+            arguments: [plan.table]
         )
-        let version = try SQLiteStore.bumpVersion(of: table, in: db)
+        let version = try SQLiteStore.bumpVersion(of: plan.table, in: db)
         try db.execute(
             sql: """
                 DELETE FROM \(SQLiteChangeLog.changesTable) WHERE list = ?;
                 INSERT INTO \(SQLiteChangeLog.historyTable) (list, floor) VALUES (?, ?)
                 ON CONFLICT (list) DO UPDATE SET floor = excluded.floor
                 """,
-            arguments: [list.name, list.name, version]
+            arguments: [plan.list.name, plan.list.name, version]
         )
         return version
     }

@@ -1,0 +1,45 @@
+import DataMediator
+
+/// What an import into a list's table needs, worked out once: the table, the columns
+/// written (the id, then every declared field but the revision), the `INSERT` of one row,
+/// and the check of each record against the list's rules.
+public struct ImportPlan: Sendable {
+    /// The list imported into.
+    public let list: ListDefinition
+    /// Its table.
+    public let table: String
+    /// The columns written, in order.
+    public let columns: [String]
+    /// `INSERT INTO table (columns) VALUES (?, ...)`, with `?` placeholders.
+    public let insertSQL: String
+    private let fieldTypes: [String: FieldType]
+
+    /// The plan of an import into `list` over `source`.
+    ///
+    /// - Throws: `StoreError` when the list is over a query.
+    public init(list: ListDefinition, source: StoreSource) throws {
+        guard case .table(let table) = source.kind else {
+            throw StoreError(list: list.name, "is over a query; import into a list over a table")
+        }
+        self.list = list
+        self.table = table
+        self.fieldTypes = source.fieldTypes
+        let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
+        self.columns = [list.idField] + declared
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        self.insertSQL =
+            "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
+    }
+
+    /// A record's values in ``columns`` order, checked against the list's rules (see
+    /// ``ImportRecord/values(columns:idField:idType:types:rules:)``).
+    public func values(of record: ImportRecord) throws -> [JSONValue] {
+        try record.values(
+            columns: columns,
+            idField: list.idField,
+            idType: fieldTypes[list.idField] ?? .string,
+            types: fieldTypes,
+            rules: list.rules
+        )
+    }
+}

@@ -33,6 +33,22 @@ public struct StoreSource: Sendable, Hashable {
         return [table] + versionTables
     }
 
+    /// The table and revision field that writes to `list` go to; nil when the list is not
+    /// writable.
+    ///
+    /// - Throws: `StoreError` when the list is writable but over a query, or has no
+    ///   revision field.
+    public func writeTarget(of list: ListDefinition) throws -> (table: String, revisionField: String)? {
+        guard list.isWritable else { return nil }
+        guard case .table(let table) = kind else {
+            throw StoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
+        }
+        guard let revision = list.revisionField else {
+            throw StoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
+        }
+        return (table, revision)
+    }
+
     /// Every column a list reads: id, revision, and each view's sort, section, filter,
     /// cell type and exposed fields, each once, in that order.
     public static func columns(of list: ListDefinition) -> [String] {

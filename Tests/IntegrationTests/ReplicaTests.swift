@@ -64,14 +64,8 @@ import Testing
         let start = try #require(try await a.json("/lists/transactions/items?limit=1")["version"] as? String)
 
         // A stream on A, from before any write.
-        let output = a.dataDirectory.appendingPathComponent("events.txt")
-        try #require(FileManager.default.createFile(atPath: output.path, contents: nil))
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sN", a.base + "/lists/transactions/events?since=\(start)"]
-        curl.standardOutput = try FileHandle(forWritingTo: output)
-        try curl.run()
-        defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
+        let stream = try EventCapture(a.base + "/lists/transactions/events?since=\(start)", into: a.dataDirectory)
+        defer { stream.stop() }
 
         // A walk that alternates replicas page by page, while each page is followed by a
         // write on the other replica: an insert, a content update, or a delete of an item
@@ -153,39 +147,18 @@ import Testing
         // it learns of B's writes through the database's notifications, long before its
         // 15-second heartbeat would look.
         let end = try #require(Int64(try await b.json("/lists/transactions/items?limit=1")["version"] as? String ?? ""))
-        let deadline = ContinuousClock.now + .seconds(5)
-        var versions: [Int64] = []
-        while ContinuousClock.now < deadline {
-            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            versions = text.split(separator: "\n").compactMap { line in
-                line.hasPrefix("id: ") ? Int64(line.dropFirst(4)) : nil
-            }
-            if versions.last == end { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
         let since = try #require(Int64(start))
-        #expect(versions == Array((since + 1)...end))
+        #expect(try await stream.ids(until: end) == Array((since + 1)...end))
 
         // Last-Event-ID from A's stream resumes on B after exactly that event.
         let middle = since + (end - since) / 2
-        let resumed = b.dataDirectory.appendingPathComponent("resumed.txt")
-        try #require(FileManager.default.createFile(atPath: resumed.path, contents: nil))
-        let resume = Process()
-        resume.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        resume.arguments = ["-sN", "-H", "Last-Event-ID: \(middle)", b.base + "/lists/transactions/events"]
-        resume.standardOutput = try FileHandle(forWritingTo: resumed)
-        try resume.run()
-        defer { if resume.isRunning { kill(resume.processIdentifier, SIGKILL) } }
-        var resumedVersions: [Int64] = []
-        let resumeDeadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < resumeDeadline, resumedVersions.last != end {
-            try await Task.sleep(for: .milliseconds(50))
-            let text = (try? String(contentsOf: resumed, encoding: .utf8)) ?? ""
-            resumedVersions = text.split(separator: "\n").compactMap { line in
-                line.hasPrefix("id: ") ? Int64(line.dropFirst(4)) : nil
-            }
-        }
-        #expect(resumedVersions == Array((middle + 1)...end))
+        let resumed = try EventCapture(
+            b.base + "/lists/transactions/events",
+            headers: ["Last-Event-ID: \(middle)"],
+            into: b.dataDirectory
+        )
+        defer { resumed.stop() }
+        #expect(try await resumed.ids(until: end) == Array((middle + 1)...end))
 
         // The aggregate over the transactions (a query list) can only say that it moved.
         let scores = try await a.json("/lists/highscore/changes?since=\(start)")
@@ -271,6 +244,40 @@ import Testing
         #expect(try await server.get("/lists/transactions/items/\(kept)").status == 200)
         _ = try await Self.create(on: server, Self.transaction("eve", points: 2, at: "2030-03-03T00:00:00Z"))
         #expect(await server.stop() == 0)
+    }
+}
+
+/// An event stream read by `curl -N` into a file, for tests that watch a live stream.
+struct EventCapture {
+    private let curl = Process()
+    private let file: URL
+
+    /// Starts reading `url` (with extra request `headers`) into a new file in `folder`.
+    init(_ url: String, headers: [String] = [], into folder: URL) throws {
+        file = folder.appendingPathComponent("events-\(UUID().uuidString).txt")
+        try #require(FileManager.default.createFile(atPath: file.path, contents: nil))
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sN"] + headers.flatMap { ["-H", $0] } + [url]
+        curl.standardOutput = try FileHandle(forWritingTo: file)
+        try curl.run()
+    }
+
+    /// The `id:`s of the events read so far, waiting up to `timeout` for one equal to `last`.
+    func ids(until last: Int64, timeout: Duration = .seconds(5)) async throws -> [Int64] {
+        let deadline = ContinuousClock.now + timeout
+        var ids: [Int64] = []
+        while ContinuousClock.now < deadline {
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            ids = text.split(separator: "\n").compactMap { $0.hasPrefix("id: ") ? Int64($0.dropFirst(4)) : nil }
+            if ids.last == last { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return ids
+    }
+
+    /// Ends the stream.
+    func stop() {
+        if curl.isRunning { kill(curl.processIdentifier, SIGKILL) }
     }
 }
 

@@ -425,13 +425,7 @@ public final class PostgresStore: Sendable {
         source: StoreSource,
         provider: PostgresDataProvider
     ) async throws -> (writer: PostgresItemWriter, changeLog: PostgresChangeLog)? {
-        guard list.isWritable else { return nil }
-        guard case .table(let table) = source.kind else {
-            throw StoreError(list: list.name, "a list over a query is read-only; remove 'writable: true'")
-        }
-        guard let revision = list.revisionField else {
-            throw StoreError(list: list.name, "a writable list needs a revision column: add 'revision: rev'")
-        }
+        guard let (table, revision) = try source.writeTarget(of: list) else { return nil }
         let columns = StoreSource.columns(of: list)
         let changeLog = PostgresChangeLog(store: self, list: list, columns: columns)
         do {

@@ -51,7 +51,10 @@ final class ConnectionCount: Sendable {
 }
 
 /// Closes a connection beyond the connection limit, and one whose request head does not
-/// arrive in time (armed when the connection opens and after each answer ends).
+/// arrive in time (counted from when the connection opens and from each answer's end).
+///
+/// One timer per connection checks the time limit, re-armed when it fires, instead of one
+/// timer per request: a busy connection answers thousands of requests a second.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -61,11 +64,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ServerLimits
     private let connections: ConnectionCount
     private var counted = false
-    private var deadline: Scheduled<Void>?
+    /// When the next request head must have arrived; nil while a request is answered.
+    private var headDeadline: NIODeadline?
+    private var check: Scheduled<Void>?
 
     init(limits: ServerLimits, connections: ConnectionCount) {
         self.limits = limits
         self.connections = connections
+    }
+
+    private var headTimeout: TimeAmount {
+        .seconds(limits.requestHeadTimeout.components.seconds)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -75,11 +84,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        arm(context)
+        headDeadline = .now() + headTimeout
+        schedule(context, at: headDeadline ?? .now())
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        check?.cancel()
+        check = nil
         if counted {
             counted = false
             connections.value.subtract(1, ordering: .relaxed)
@@ -87,24 +98,30 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) {
-            deadline?.cancel()
-            deadline = nil
-        }
+        if case .head = unwrapInboundIn(data) { headDeadline = nil }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { arm(context) }
+        if case .end = unwrapOutboundIn(data) { headDeadline = .now() + headTimeout }
         context.write(data, promise: promise)
     }
 
-    private func arm(_ context: ChannelHandlerContext) {
-        deadline?.cancel()
-        let seconds = limits.requestHeadTimeout.components.seconds
+    /// Checks at `time`: closes the connection when its head deadline has passed, else
+    /// checks again at the deadline (or one timeout later while a request is answered).
+    private func schedule(_ context: ChannelHandlerContext, at time: NIODeadline) {
         let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: .seconds(seconds)) {
-            channel.close(promise: nil)
+        check = context.eventLoop.assumeIsolated().scheduleTask(deadline: time) { [self] in
+            let now = NIODeadline.now()
+            guard let deadline = headDeadline else {
+                schedule(context, at: now + headTimeout)
+                return
+            }
+            if deadline <= now {
+                channel.close(promise: nil)
+            } else {
+                schedule(context, at: deadline)
+            }
         }
     }
 }

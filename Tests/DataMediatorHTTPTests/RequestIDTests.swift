@@ -1,5 +1,5 @@
 import DataMediator
-import DataMediatorHTTP
+@testable import DataMediatorHTTP
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -60,5 +60,13 @@ final class CapturedLogs: Sendable {
         #expect(requests.count == 6)
         #expect(requests.first?.metadata["request_id"] == "client-42.a:b_c")
         #expect(requests.allSatisfy { $0.metadata["request_id"] != nil })
+    }
+
+    @Test func newIDsAreDistinctHexOf32Digits() {
+        let ids = (0..<20_000).map { _ in RequestIDs.next() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
+        // The count does not show: consecutive ids differ in more than their last digits.
+        #expect(ids[0].suffix(16).prefix(8) != ids[1].suffix(16).prefix(8))
     }
 }

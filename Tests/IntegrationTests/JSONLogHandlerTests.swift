@@ -7,7 +7,7 @@ import Testing
 @Suite struct JSONLogHandlerTests {
     @Test func aRecordIsOneJSONLineWithItsMetadataAsMembers() throws {
         let line = JSONLogHandler.line(
-            time: Date(timeIntervalSince1970: 1_795_129_200.25),
+            time: LogTime(milliseconds: 1_795_129_200_250),
             level: .warning,
             label: "data-mediator",
             message: "a \"quoted\"\nmessage",
@@ -20,5 +20,46 @@ import Testing
         #expect(record["message"] as? String == "a \"quoted\"\nmessage")
         #expect(record["request_id"] as? String == "r-1" && record["count"] as? String == "3")
         #expect((record["nested"] as? [String: [String]]) == ["a": ["1", "2"]])
+    }
+}
+
+@Suite struct LogLineTests {
+    @Test func timesAreISO8601InUTCWithMilliseconds() {
+        // Leap days, century rules, the epoch, before it, and far ahead.
+        let expected: [Int64: String] = [
+            0: "1970-01-01T00:00:00.000Z",
+            999: "1970-01-01T00:00:00.999Z",
+            -1: "1969-12-31T23:59:59.999Z",
+            -86_400_001: "1969-12-30T23:59:59.999Z",
+            951_782_400_000: "2000-02-29T00:00:00.000Z",
+            951_868_799_999: "2000-02-29T23:59:59.999Z",
+            4_107_542_400_123: "2100-03-01T00:00:00.123Z",
+            1_795_129_200_250: "2026-11-19T23:00:00.250Z",
+            253_402_300_799_999: "9999-12-31T23:59:59.999Z",
+            -2_208_988_800_000: "1900-01-01T00:00:00.000Z",
+        ]
+        for (milliseconds, text) in expected {
+            #expect(String(decoding: LogTime(milliseconds: milliseconds).text, as: UTF8.self) == text)
+        }
+        // Whole seconds as Foundation writes them, over a spread of moments.
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+        for seconds in stride(from: Int64(-5_000_000_000), through: 250_000_000_000, by: 7_777_777_777) {
+            let text = String(decoding: LogTime(milliseconds: seconds * 1000).text, as: UTF8.self)
+            #expect(text == Date(timeIntervalSince1970: Double(seconds)).formatted(style), "\(seconds)")
+        }
+    }
+
+    @Test func aTextLineHasTimeLevelLoggerMessageAndSortedMetadata() {
+        let line = TextLogHandler.line(
+            time: LogTime(milliseconds: 1_795_129_200_250),
+            level: .info,
+            label: "data-mediator",
+            message: "request",
+            metadata: ["status": "200", "method": "GET", "request_id": .stringConvertible(7)]
+        )
+        #expect(
+            String(decoding: line, as: UTF8.self)
+                == "2026-11-19T23:00:00.250Z info data-mediator: request method=GET request_id=7 status=200\n"
+        )
     }
 }

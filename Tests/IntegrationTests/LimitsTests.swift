@@ -39,6 +39,26 @@ final class RawClient {
         if count < 0 { return nil }
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
+
+    /// One whole answer (head and `Content-Length` body) within `seconds`, however the
+    /// server split it into segments; nil when none came whole.
+    func readAnswer(within seconds: Int) -> String? {
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let end = text.range(of: "\r\n\r\n") {
+                let length =
+                    text[..<end.lowerBound].split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return text }
+            }
+            guard let more = read(within: 1) else { continue }
+            if more.isEmpty { return nil }
+            text += more
+        }
+        return nil
+    }
 }
 
 /// The limits that keep one bad client from hurting the rest, on the real binary.
@@ -62,7 +82,17 @@ final class RawClient {
         // A client that sends its request at once is served.
         let quick = try RawClient(port: server.port)
         quick.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        #expect(quick.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(quick.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        // A kept-alive connection asking again and again is served for longer than the
+        // time limit (it counts from each answer's end)...
+        for _ in 0..<4 {
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(quick.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+            #expect(quick.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        }
+        // ...and cut off when its next request head does not come within it.
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(quick.read(within: 1) == "", "an idle kept-alive connection was not closed after the head timeout")
         #expect(await server.stop() == 0)
     }
 

@@ -106,24 +106,3 @@ extension ListDefinition {
         return writer.bytes
     }
 }
-
-/// Percent-encoding of one URL path segment or query value (RFC 3986 unreserved kept).
-public enum PathSegment {
-    /// `text` with every byte outside `A-Z a-z 0-9 - . _ ~` percent-encoded.
-    public static func encode(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            let unreserved =
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "~")
-            if unreserved {
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                let hex = String(byte, radix: 16, uppercase: true)
-                result += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return result
-    }
-}

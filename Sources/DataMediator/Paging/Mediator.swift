@@ -47,9 +47,12 @@ public struct Mediator: Sendable {
                 )
             )
         }
-        for item in shown {
-            let sectionID = view.sectionID(of: item)
-            let cell = presenter.cell(for: item)
+        let shownItems = Array(shown)
+        let cells = presenter.cells(for: shownItems)
+        let sectionIDs = view.sectionIDs(of: shownItems)
+        for (index, item) in shownItems.enumerated() {
+            let sectionID = sectionIDs[index]
+            let cell = cells[index]
             if run?.id == sectionID {
                 run?.items.append(cell)
             } else {

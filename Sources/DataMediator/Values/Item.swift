@@ -43,6 +43,12 @@ public struct Item: Sendable, Hashable {
         }
     }
 
+    /// The value at `index` of the layout (from ``ItemLayout/index(of:)``); `null` for nil.
+    public func value(at index: Int?) -> JSONValue {
+        guard let index, index < values.count else { return .null }
+        return values[index]
+    }
+
     /// The item as a JSON object of its fields, in layout order (how stores keep a copy).
     public func objectJSON() -> [UInt8] {
         var writer = JSONWriter(capacity: 32 + values.count * 24)

@@ -17,10 +17,18 @@ public enum CellTypeRule: Sendable, Hashable {
     /// The type of an item.
     public func type(for item: Item) -> String {
         switch self {
+        case .fixed(let type): return type
+        case .field(let field, _, _): return type(forValue: item[field])
+        }
+    }
+
+    /// The type of an item whose type field (for ``field(_:types:fallback:)``) holds `value`.
+    public func type(forValue value: JSONValue) -> String {
+        switch self {
         case .fixed(let type):
             return type
-        case .field(let field, let types, let fallback):
-            if case .string(let value) = item[field], types.contains(value) { return value }
+        case .field(_, let types, let fallback):
+            if case .string(let text) = value, types.contains(text) { return text }
             return fallback
         }
     }

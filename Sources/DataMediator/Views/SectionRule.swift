@@ -48,7 +48,13 @@ public struct SectionRule: Sendable, Hashable {
     /// The section key of an item whose field holds `value`.
     public func key(for value: JSONValue) -> JSONValue {
         guard let length = grouping.prefixLength, case .string(let text) = value else { return value }
-        // Unicode scalars, as SQLite's substr counts them, so both stores agree.
+        // Unicode scalars, as SQLite's substr counts them, so both stores agree. In ASCII
+        // text (dates) a scalar is a byte, and the prefix is cut from the bytes.
+        let utf8 = text.utf8
+        let end = utf8.index(utf8.startIndex, offsetBy: length, limitedBy: utf8.endIndex) ?? utf8.endIndex
+        if utf8[..<end].allSatisfy({ $0 < 0x80 }) {
+            return end == utf8.endIndex ? value : .string(String(text[..<end]))
+        }
         return .string(String(String.UnicodeScalarView(text.unicodeScalars.prefix(length))))
     }
 

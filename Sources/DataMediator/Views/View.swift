@@ -86,7 +86,17 @@ public struct View: Sendable, Hashable {
         return section.id(for: section.key(for: item[section.field]))
     }
 
-    /// Checks the rule that keeps sections contiguous: the section field must be the
+    /// The section ids of items read together, in order: each what ``sectionID(of:)``
+    /// gives, the section field looked up once for items that share a layout.
+    public func sectionIDs(of items: [Item]) -> [String] {
+        guard let section else { return items.map { _ in name } }
+        guard let layout = items.first?.layout else { return [] }
+        let index = layout.index(of: section.field)
+        return items.map { item in
+            section.id(for: section.key(for: item.layout === layout ? item.value(at: index) : item[section.field]))
+        }
+    }
+
     /// The same view in the opposite order (every sort key flipped, the id's included):
     /// reading it forward from a position reads this view backward from there.
     public var reversed: View {
@@ -102,6 +112,7 @@ public struct View: Sendable, Hashable {
         )
     }
 
+    /// Checks the rule that keeps sections contiguous: the section field must be the
     /// leading sort key. Returns a message naming the fix when it is not.
     public func sectionProblem() -> String? {
         guard let section else { return nil }

@@ -2,9 +2,11 @@ import DataMediator
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 /// Gives every request an id: the client's `X-Request-ID` when it is a sensible one
-/// (1 to 128 letters, digits and `-_.:`), else a new random one. The id is in every log
+/// (1 to 128 letters, digits and `-_.:`), else a new one (32 hex digits, unique in the
+/// process and, with a random start per process, across replicas). The id is in every log
 /// line of the request (`request_id`) and echoed in the answer's `X-Request-ID`, so a
 /// client's report and the server's log meet.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -16,7 +18,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let id = request.headers[Self.field].flatMap(Self.accepted) ?? Hex.randomID()
+        let id = request.headers[Self.field].flatMap(Self.accepted) ?? RequestIDs.next()
         var context = context
         context.logger[metadataKey: "request_id"] = "\(id)"
         var response = try await next(request, context)
@@ -34,5 +36,24 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
             })
         else { return nil }
         return value
+    }
+}
+
+/// New request ids (``RequestIDMiddleware``).
+enum RequestIDs {
+    /// The process's random half of new ids, and the count of ids made.
+    private static let processPart: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+    private static let made = Atomic<UInt64>(0)
+
+    /// A new id, without a system call: the process's random half, then the count mixed
+    /// (SplitMix64's finalizer, a bijection) so ids do not tell how many requests came.
+    static func next() -> String {
+        var mixed = made.add(1, ordering: .relaxed).newValue &+ processPart
+        mixed = (mixed ^ (mixed >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94d0_49bb_1331_11eb
+        return Hex.id(processPart, mixed ^ (mixed >> 31))
     }
 }

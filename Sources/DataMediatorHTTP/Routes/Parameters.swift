@@ -1,5 +1,4 @@
 import DataMediator
-import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -31,7 +30,7 @@ struct Parameters {
 
     /// A percent-decoded path parameter.
     static func path<Context: RequestContext>(_ context: Context, _ name: String) throws -> String {
-        guard let raw = context.parameters.get(name), let decoded = raw.removingPercentEncoding else {
+        guard let raw = context.parameters.get(name), let decoded = PathSegment.decode(String(raw)) else {
             throw DataMediatorError(.badRequest, "The path's '\(name)' is not valid percent-encoded UTF-8.")
         }
         return decoded
@@ -42,7 +41,7 @@ struct Parameters {
     static func itemID<Context: RequestContext>(_ context: Context) throws -> String {
         var segments: [String] = []
         for segment in context.parameters.getCatchAll() {
-            guard let decoded = segment.removingPercentEncoding else {
+            guard let decoded = PathSegment.decode(String(segment)) else {
                 throw DataMediatorError(.badRequest, "The item id in the path is not valid percent-encoded UTF-8.")
             }
             segments.append(decoded)

@@ -58,7 +58,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         let queries = windowQueries(of: view, from: start, inclusive: inclusive)
         let limit = max(0, limit)
-        return try await database.read { db in
+        return try readNow { db in
             Window(items: try read(queries, limit: limit, in: db), version: try version(db))
         }
     }
@@ -124,7 +124,9 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     ) -> [(
         sql: String, arguments: [DatabaseValue]
     )] {
-        windows.queries(of: view, from: start, inclusive: inclusive).map { ($0.sql, $0.arguments.map(\.databaseValue)) }
+        windows.queries(of: view, from: start, inclusive: inclusive).map { query in
+            (query.sql, query.arguments.map { $0.databaseValue })
+        }
     }
 
     /// The item with `id` in the view and its place, from counts of the rows before it.
@@ -193,7 +195,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             let order = first.order == .ascending ? "ASC" : "DESC"
             let sql =
                 "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) GROUP BY section_key ORDER BY section_key \(order)"
-            let rows = try Row.fetchAll(db, sql: sql, arguments: Self.arguments(arguments))
+            let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
             var entries: [SectionCounts.Entry] = []
             for row in rows {
                 let stored = JSONValue(row[0] as DatabaseValue)
@@ -210,15 +212,21 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         }
     }
 
+    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.read(body)
+    }
+
     private func fetch(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> [Item] {
         let statement = try db.cachedStatement(sql: sql)
-        let rows = try Row.fetchCursor(statement, arguments: Self.arguments(arguments))
+        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+        // Each column is read straight from the statement (no generic decoding per value).
+        let sqliteStatement = statement.sqliteStatement
         var items: [Item] = []
-        while let row = try rows.next() {
+        while try rows.next() != nil {
             var values: [JSONValue] = []
             values.reserveCapacity(columns.count)
             for index in columns.indices {
-                let value = JSONValue(row[index] as DatabaseValue)
+                let value = JSONValue(DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(index)))
                 values.append(columnTypes[index].map { $0.present(value) } ?? value)
             }
             items.append(Item(layout: layout, values: values))
@@ -227,7 +235,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     }
 
     private func count(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> Int {
-        try Int.fetchOne(db, sql: sql, arguments: Self.arguments(arguments)) ?? 0
+        try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
     }
 
     private func version(_ db: Database) throws -> Int64 {
@@ -245,10 +253,6 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     /// ``lastChange(_:)`` with the store's version, read together.
     func lastChange() async throws -> (lastChange: Int64, version: Int64) {
         try await database.read { db in (try lastChange(db), try version(db)) }
-    }
-
-    private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
-        StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
     }
 }
 

@@ -11,7 +11,7 @@ func bootstrapLogging(level: String?, format: String?) -> Logger {
     if json {
         LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
     } else {
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
     }
     var logger = Logger(label: "data-mediator")
     logger.logLevel = level.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info

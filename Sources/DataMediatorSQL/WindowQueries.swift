@@ -10,9 +10,10 @@ public final class WindowQueries: Sendable {
     private let built = Mutex<[Shape: Statements]>([:])
 
     /// Creates the window statements of `columns` read from `from` (a quoted table or a
-    /// subquery with an alias).
-    public init(columns: [String], from: String, keyset: KeysetSQL) {
-        self.selectList = columns.map(SQL.quote).joined(separator: ", ")
+    /// subquery with an alias); `trailingColumn`, when given, is an expression selected
+    /// after the columns in every row (the store's version, read by the same statement).
+    public init(columns: [String], from: String, keyset: KeysetSQL, trailingColumn: String? = nil) {
+        self.selectList = (columns.map(SQL.quote) + (trailingColumn.map { [$0] } ?? [])).joined(separator: ", ")
         self.from = from
         self.keyset = keyset
     }

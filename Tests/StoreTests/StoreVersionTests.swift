@@ -29,6 +29,39 @@ import Testing
 
     static func body(_ title: String) -> JSONValue { .object(["data": .object(["title": .string(title)])]) }
 
+    @Test func aPageCarriesTheStoreVersionOfItsReadWithItemsOrWithout() async throws {
+        let fixture = try SQLiteFixture(items: [])
+        let fields: [String: FieldType] = ["id": .integer, "title": .string]
+        let a = try fixture.store.adapter(
+            for: Self.notes("a"),
+            source: StoreSource(kind: .table("a"), fieldTypes: fields),
+            signer: Self.signer
+        )
+        let b = try fixture.store.adapter(
+            for: Self.notes("b"),
+            source: StoreSource(kind: .table("b"), fieldTypes: fields),
+            signer: Self.signer
+        )
+        for title in ["one", "two", "three"] { _ = try await a.create(body: Self.body(title)) }
+        _ = try await b.create(body: Self.body("elsewhere"))
+        let store = try await fixture.store.version()
+        #expect(store == 4)
+        // A page with items reads its version in the same statement as its items...
+        let first = try await a.page(view: nil, limit: "2", cursor: nil)
+        #expect(first.version == store && first.next != nil)
+        // ...a last page, and an empty list's page, read it on their own.
+        let last = try await a.page(view: nil, limit: "2", cursor: first.next)
+        #expect(last.version == store && last.next == nil)
+        let c = try fixture.store.adapter(
+            for: Self.notes("c"),
+            source: StoreSource(kind: .table("c"), fieldTypes: fields),
+            signer: Self.signer
+        )
+        #expect(try await c.page(view: nil, limit: nil, cursor: nil).version == store)
+        _ = try await b.create(body: Self.body("later"))
+        #expect(try await a.page(view: nil, limit: "2", cursor: nil).version == store + 1)
+    }
+
     @Test func everyListOfAStoreSharesItsVersionAndQueriesReloadOnlyForTheirTables() async throws {
         let fixture = try SQLiteFixture(items: [])
         let fields: [String: FieldType] = ["id": .integer, "title": .string]

@@ -44,7 +44,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         self.idField = idField
         self.fieldTypes = fieldTypes
         self.keyset = KeysetSQL(notNullColumns: notNullColumns)
-        self.windows = WindowQueries(columns: columns, from: from, keyset: keyset)
+        self.windows = WindowQueries(columns: columns, from: from, keyset: keyset, trailingColumn: "(\(Self.versionSQL))")
         self.versionTables = versionTables
         let marks = Array(repeating: "?", count: versionTables.count).joined(separator: ", ")
         self.lastChangeSQL =
@@ -58,7 +58,17 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         let queries = windowQueries(of: view, from: start, inclusive: inclusive)
         let limit = max(0, limit)
-        return try readNow { db in
+        if queries.count == 1, limit > 0 {
+            // One statement reads the items and, in its last column, the store's version:
+            // SQLite runs a statement in one snapshot, so no transaction is opened around
+            // it. An empty answer has no row to carry the version: read again below.
+            let (sql, arguments) = queries[0]
+            let answer = try readNow(inTransaction: false) { db in
+                try fetch(db, sql: sql, arguments: arguments + [limit.databaseValue])
+            }
+            if let version = answer.version { return Window(items: answer.items, version: version) }
+        }
+        return try readNow(inTransaction: true) { db in
             Window(items: try read(queries, limit: limit, in: db), version: try version(db))
         }
     }
@@ -74,7 +84,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     /// section is. The view's section field leads its sort (``View/sectionProblem()``).
     func lastItem(beforeSection key: JSONValue, in view: View, db: Database) throws -> Item? {
         for query in beforeSectionQueries(key, in: view) {
-            if let item = try fetch(db, sql: query.sql, arguments: query.arguments).first { return item }
+            if let item = try fetch(db, sql: query.sql, arguments: query.arguments).items.first { return item }
         }
         return nil
     }
@@ -101,7 +111,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     {
         var items: [Item] = []
         for query in queries where items.count < limit {
-            items += try fetch(db, sql: query.sql, arguments: query.arguments + [(limit - items.count).databaseValue])
+            items += try fetch(db, sql: query.sql, arguments: query.arguments + [(limit - items.count).databaseValue]).items
         }
         return items
     }
@@ -146,7 +156,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         let itemArguments = arguments
         return try await database.read { db in
             guard
-                let item = try fetch(db, sql: itemSQL, arguments: itemArguments)
+                let item = try fetch(db, sql: itemSQL, arguments: itemArguments).items
                     .first(where: { $0[idField].idString == id })
             else { return nil }
             let before = keyset.before(view.position(of: item), in: view)
@@ -212,16 +222,26 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         }
     }
 
-    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.read(body)
+    /// Reads on the calling thread (a page read is short: no hop to a reader's queue and
+    /// back), in a read transaction or, for one statement, without one.
+    private func readNow<T>(inTransaction: Bool, _ body: (Database) throws -> T) throws -> T {
+        inTransaction ? try database.read(body) : try database.unsafeRead(body)
     }
 
-    private func fetch(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> [Item] {
+    /// The items a statement reads, and the value of the column after the item's columns
+    /// in its last row when the statement selects one (a window's store version).
+    private func fetch(
+        _ db: Database,
+        sql: String,
+        arguments: [DatabaseValue]
+    ) throws -> (items: [Item], version: Int64?) {
         let statement = try db.cachedStatement(sql: sql)
         let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
         // Each column is read straight from the statement (no generic decoding per value).
         let sqliteStatement = statement.sqliteStatement
+        let hasVersion = statement.columnCount > columns.count
         var items: [Item] = []
+        var version: Int64?
         while try rows.next() != nil {
             var values: [JSONValue] = []
             values.reserveCapacity(columns.count)
@@ -230,8 +250,12 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
                 values.append(columnTypes[index].map { $0.present(value) } ?? value)
             }
             items.append(Item(layout: layout, values: values))
+            if hasVersion, case .int64(let stored) = DatabaseValue(
+                sqliteStatement: sqliteStatement, index: CInt(columns.count)).storage {
+                version = stored
+            }
         }
-        return items
+        return (items, version)
     }
 
     private func count(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> Int {

@@ -3,6 +3,7 @@ import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @testable import DataMediatorSQLite
@@ -43,6 +44,40 @@ import Testing
                 }
             }
         }
+    }
+
+    /// Page reads never wait for the reader pool on a thread the rest of the process
+    /// needs: many pages at once with lookups that hold readers across awaits finish (a
+    /// page that waited for a reader on a cooperative thread once starved them all).
+    @Test func manyPagesAndLookupsAtOnceFinish() async throws {
+        let fixture = try SQLiteFixture()
+        let adapter = try fixture.store.adapter(
+            for: SampleList.definition,
+            source: SQLiteFixture.source,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let ids = SampleList.items().map { $0["id"].idString }
+        // A deadlock would stop every cooperative thread, so the watchdog is a plain thread.
+        let finished = Atomic<Bool>(false)
+        let watchdog = Thread {
+            Thread.sleep(forTimeInterval: 120)
+            if !finished.load(ordering: .relaxed) { fatalError("pages and lookups at once did not finish in 120 s") }
+        }
+        watchdog.start()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for round in 0..<400 {
+                group.addTask {
+                    if round.isMultiple(of: 2) {
+                        _ = try await adapter.locate(id: ids[round % ids.count], view: nil)
+                    } else {
+                        let first = try await adapter.page(view: nil, limit: "5", cursor: nil)
+                        _ = try await adapter.page(view: nil, limit: "5", cursor: first.next)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        finished.store(true, ordering: .relaxed)
     }
 
     @Test func integerIDsAreStringsInJSONAndFoundByTheirString() async throws {

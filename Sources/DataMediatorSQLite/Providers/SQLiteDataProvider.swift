@@ -63,12 +63,12 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             // SQLite runs a statement in one snapshot, so no transaction is opened around
             // it. An empty answer has no row to carry the version: read again below.
             let (sql, arguments) = queries[0]
-            let answer = try readNow(inTransaction: false) { db in
+            let answer = try await database.unsafeRead { db in
                 try fetch(db, sql: sql, arguments: arguments + [limit.databaseValue])
             }
             if let version = answer.version { return Window(items: answer.items, version: version) }
         }
-        return try readNow(inTransaction: true) { db in
+        return try await database.read { db in
             Window(items: try read(queries, limit: limit, in: db), version: try version(db))
         }
     }
@@ -220,12 +220,6 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             }
             return SectionCounts(entries: entries, version: try version(db))
         }
-    }
-
-    /// Reads on the calling thread (a page read is short: no hop to a reader's queue and
-    /// back), in a read transaction or, for one statement, without one.
-    private func readNow<T>(inTransaction: Bool, _ body: (Database) throws -> T) throws -> T {
-        inTransaction ? try database.read(body) : try database.unsafeRead(body)
     }
 
     /// The items a statement reads, and the value of the column after the item's columns

@@ -1,11 +1,12 @@
 import DataMediator
-@testable import DataMediatorHTTP
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import Synchronization
 import Testing
+
+@testable import DataMediatorHTTP
 
 /// Log records kept in memory, to check what a request logged.
 final class CapturedLogs: Sendable {

@@ -15,9 +15,15 @@ import Testing
     static let items: [Item] = {
         let layout = ItemLayout(["id", "rev", "at", "kind", "title"])
         var items = [
-            Item(layout: layout, values: [.integer(3), .integer(7), .string("2026-11-19T10:00:00Z"), .string("a"), .string("x \"q\"")]),
+            Item(
+                layout: layout,
+                values: [.integer(3), .integer(7), .string("2026-11-19T10:00:00Z"), .string("a"), .string("x \"q\"")]
+            ),
             Item(layout: layout, values: [.integer(2), .null, .string("2026-11-19T09:00:00Z"), .string("zzz"), .null]),
-            Item(layout: layout, values: [.string("é1"), .integer(1), .string("día-11-18T00:00Z"), .string("b"), .string("ü")]),
+            Item(
+                layout: layout,
+                values: [.string("é1"), .integer(1), .string("día-11-18T00:00Z"), .string("b"), .string("ü")]
+            ),
             Item(layout: layout, values: [.integer(0), .integer(1), .integer(20_261_118), .null, .string("t")]),
         ]
         // An item of another layout (fields in another order, one missing) among them.
@@ -31,13 +37,18 @@ import Testing
         #expect(presenter.cells(for: []).isEmpty)
         let cell = presenter.cell(for: Self.items[0])
         #expect(cell.id == "3" && cell.type == "a" && cell.rev == "7")
-        #expect(String(decoding: cell.dataJSON, as: UTF8.self)
-            == #"{"at":"2026-11-19T10:00:00Z","kind":"a","missing":null,"title":"x \"q\""}"#)
+        #expect(
+            String(decoding: cell.dataJSON, as: UTF8.self)
+                == #"{"at":"2026-11-19T10:00:00Z","kind":"a","missing":null,"title":"x \"q\""}"#
+        )
         // No revision value: the content's hash; a type outside the declared ones: the fallback.
         let second = presenter.cell(for: Self.items[1])
         #expect(second.type == "other" && second.rev.count == 16)
         // A view exposing no fields still writes an object.
-        let bare = FieldPresenter(view: View(name: "v", sort: [], idField: "id", cellType: .fixed("c"), fields: []), idField: "id")
+        let bare = FieldPresenter(
+            view: View(name: "v", sort: [], idField: "id", cellType: .fixed("c"), fields: []),
+            idField: "id"
+        )
         #expect(bare.cells(for: Self.items).allSatisfy { $0.dataJSON == Array("{}".utf8) && $0.type == "c" })
     }
 

@@ -44,7 +44,12 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         self.idField = idField
         self.fieldTypes = fieldTypes
         self.keyset = KeysetSQL(notNullColumns: notNullColumns)
-        self.windows = WindowQueries(columns: columns, from: from, keyset: keyset, trailingColumn: "(\(Self.versionSQL))")
+        self.windows = WindowQueries(
+            columns: columns,
+            from: from,
+            keyset: keyset,
+            trailingColumn: "(\(Self.versionSQL))"
+        )
         self.versionTables = versionTables
         let marks = Array(repeating: "?", count: versionTables.count).joined(separator: ", ")
         self.lastChangeSQL =
@@ -111,7 +116,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     {
         var items: [Item] = []
         for query in queries where items.count < limit {
-            items += try fetch(db, sql: query.sql, arguments: query.arguments + [(limit - items.count).databaseValue]).items
+            items += try fetch(db, sql: query.sql, arguments: query.arguments + [(limit - items.count).databaseValue])
+                .items
         }
         return items
     }
@@ -244,8 +250,12 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
                 values.append(columnTypes[index].map { $0.present(value) } ?? value)
             }
             items.append(Item(layout: layout, values: values))
-            if hasVersion, case .int64(let stored) = DatabaseValue(
-                sqliteStatement: sqliteStatement, index: CInt(columns.count)).storage {
+            if hasVersion,
+                case .int64(let stored) = DatabaseValue(
+                    sqliteStatement: sqliteStatement,
+                    index: CInt(columns.count)
+                ).storage
+            {
                 version = stored
             }
         }

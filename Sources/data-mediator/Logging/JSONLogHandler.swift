@@ -22,7 +22,13 @@ struct JSONLogHandler: LogHandler {
         var fields = metadata
         if let extra = event.metadata { fields.merge(extra) { $1 } }
         LogOutput.standardError.write(
-            Self.line(time: LogTime.now(), level: event.level, label: label, message: "\(event.message)", metadata: fields)
+            Self.line(
+                time: LogTime.now(),
+                level: event.level,
+                label: label,
+                message: "\(event.message)",
+                metadata: fields
+            )
         )
     }
 

@@ -18,9 +18,10 @@ final class LogOutput: Sendable {
     func write(_ line: [UInt8]) {
         descriptor.withLock { descriptor in
             line.withUnsafeBytes { buffer in
+                guard let start = buffer.baseAddress else { return }
                 var offset = 0
                 while offset < buffer.count {
-                    let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    let written = Foundation.write(descriptor, start + offset, buffer.count - offset)
                     if written > 0 {
                         offset += written
                     } else if written < 0, errno == EINTR {

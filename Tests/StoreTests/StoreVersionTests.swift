@@ -27,21 +27,21 @@ import Testing
         )
     }
 
+    /// The adapter of a writable notes list over table `name` of the fixture's store.
+    static func notes(_ name: String, in fixture: SQLiteFixture) throws -> ListAdapter {
+        try fixture.store.adapter(
+            for: notes(name),
+            source: StoreSource(kind: .table(name), fieldTypes: ["id": .integer, "title": .string]),
+            signer: signer
+        )
+    }
+
     static func body(_ title: String) -> JSONValue { .object(["data": .object(["title": .string(title)])]) }
 
     @Test func aPageCarriesTheStoreVersionOfItsReadWithItemsOrWithout() async throws {
         let fixture = try SQLiteFixture(items: [])
-        let fields: [String: FieldType] = ["id": .integer, "title": .string]
-        let a = try fixture.store.adapter(
-            for: Self.notes("a"),
-            source: StoreSource(kind: .table("a"), fieldTypes: fields),
-            signer: Self.signer
-        )
-        let b = try fixture.store.adapter(
-            for: Self.notes("b"),
-            source: StoreSource(kind: .table("b"), fieldTypes: fields),
-            signer: Self.signer
-        )
+        let a = try Self.notes("a", in: fixture)
+        let b = try Self.notes("b", in: fixture)
         for title in ["one", "two", "three"] { _ = try await a.create(body: Self.body(title)) }
         _ = try await b.create(body: Self.body("elsewhere"))
         let store = try await fixture.store.version()
@@ -52,11 +52,7 @@ import Testing
         // ...a last page, and an empty list's page, read it on their own.
         let last = try await a.page(view: nil, limit: "2", cursor: first.next)
         #expect(last.version == store && last.next == nil)
-        let c = try fixture.store.adapter(
-            for: Self.notes("c"),
-            source: StoreSource(kind: .table("c"), fieldTypes: fields),
-            signer: Self.signer
-        )
+        let c = try Self.notes("c", in: fixture)
         #expect(try await c.page(view: nil, limit: nil, cursor: nil).version == store)
         _ = try await b.create(body: Self.body("later"))
         #expect(try await a.page(view: nil, limit: "2", cursor: nil).version == store + 1)
@@ -64,17 +60,8 @@ import Testing
 
     @Test func everyListOfAStoreSharesItsVersionAndQueriesReloadOnlyForTheirTables() async throws {
         let fixture = try SQLiteFixture(items: [])
-        let fields: [String: FieldType] = ["id": .integer, "title": .string]
-        let a = try fixture.store.adapter(
-            for: Self.notes("a"),
-            source: StoreSource(kind: .table("a"), fieldTypes: fields),
-            signer: Self.signer
-        )
-        let b = try fixture.store.adapter(
-            for: Self.notes("b"),
-            source: StoreSource(kind: .table("b"), fieldTypes: fields),
-            signer: Self.signer
-        )
+        let a = try Self.notes("a", in: fixture)
+        let b = try Self.notes("b", in: fixture)
         let countA = ListDefinition(
             name: "count_a",
             title: "Count",

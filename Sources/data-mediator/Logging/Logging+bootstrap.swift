@@ -9,9 +9,9 @@ import Logging
 func bootstrapLogging(level: String?, format: String?) -> Logger {
     let json = format.map { $0.lowercased() == "json" } ?? (isatty(STDERR_FILENO) == 0)
     if json {
-        LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: .json) }
     } else {
-        LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: .text) }
     }
     var logger = Logger(label: "data-mediator")
     logger.logLevel = level.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info

@@ -1,13 +1,14 @@
+import DataMediator
 import Foundation
 import Logging
 import Testing
 
 @testable import data_mediator
 
-@Suite struct JSONLogHandlerTests {
+@Suite struct LogFormatTests {
     @Test func aRecordIsOneJSONLineWithItsMetadataAsMembers() throws {
-        let line = JSONLogHandler.line(
-            time: LogTime(milliseconds: 1_795_129_200_250),
+        let line = LogFormat.json.line(
+            milliseconds: 1_795_129_200_250,
             level: .warning,
             label: "data-mediator",
             message: "a \"quoted\"\nmessage",
@@ -39,19 +40,21 @@ import Testing
             -2_208_988_800_000: "1900-01-01T00:00:00.000Z",
         ]
         for (milliseconds, text) in expected {
-            #expect(String(decoding: LogTime(milliseconds: milliseconds).text, as: UTF8.self) == text)
+            #expect(UTCTimestamp.text(milliseconds: milliseconds, fraction: true) == text)
         }
+        // The demo's timestamps: whole seconds, no fraction.
+        #expect(UTCTimestamp.text(milliseconds: 1_795_129_200_999, fraction: false) == "2026-11-19T23:00:00Z")
         // Whole seconds as Foundation writes them, over a spread of moments.
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
         for seconds in stride(from: Int64(-5_000_000_000), through: 250_000_000_000, by: 7_777_777_777) {
-            let text = String(decoding: LogTime(milliseconds: seconds * 1000).text, as: UTF8.self)
+            let text = UTCTimestamp.text(milliseconds: seconds * 1000, fraction: true)
             #expect(text == Date(timeIntervalSince1970: Double(seconds)).formatted(style), "\(seconds)")
         }
     }
 
     @Test func aTextLineHasTimeLevelLoggerMessageAndSortedMetadata() {
-        let line = TextLogHandler.line(
-            time: LogTime(milliseconds: 1_795_129_200_250),
+        let line = LogFormat.text.line(
+            milliseconds: 1_795_129_200_250,
             level: .info,
             label: "data-mediator",
             message: "request",

@@ -1,30 +1,19 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// A moment of a log record, written as ISO 8601 in UTC with milliseconds
-/// (`2026-11-19T23:00:00.250Z`) without a date formatter.
-struct LogTime: Sendable {
-    /// Milliseconds since 1970-01-01T00:00:00Z.
-    let milliseconds: Int64
-
-    /// The moment `milliseconds` after the epoch.
-    init(milliseconds: Int64) {
-        self.milliseconds = milliseconds
-    }
-
-    /// Now.
-    static func now() -> LogTime {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return LogTime(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
-    }
-
-    /// The time's text.
-    var text: [UInt8] {
+/// ISO 8601 timestamps in UTC written from a count since 1970, without a date formatter
+/// (log lines write one each; the demo writes a million).
+public enum UTCTimestamp {
+    /// `milliseconds` since 1970-01-01T00:00:00Z as `2026-11-19T23:00:00.250Z`, or as
+    /// `2026-11-19T23:00:00Z` without the fraction.
+    public static func text(milliseconds: Int64, fraction: Bool) -> String {
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let millis = Int(milliseconds - seconds * 1000)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        let (year, month, day) = Self.civil(days: days)
+        let (year, month, day) = civil(days: days)
         var digits: [UInt8] = []
         digits.reserveCapacity(24)
         func put(_ value: Int, _ width: Int) {
@@ -48,23 +37,32 @@ struct LogTime: Sendable {
         put(secondOfDay / 60 % 60, 2)
         digits.append(UInt8(ascii: ":"))
         put(secondOfDay % 60, 2)
-        digits.append(UInt8(ascii: "."))
-        put(millis, 3)
+        if fraction {
+            digits.append(UInt8(ascii: "."))
+            put(Int(milliseconds - seconds * 1000), 3)
+        }
         digits.append(UInt8(ascii: "Z"))
-        return digits
+        return String(decoding: digits, as: UTF8.self)
     }
 
     /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
     /// `civil_from_days`).
-    static func civil(days: Int64) -> (year: Int64, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
+    public static func civil(days: Int64) -> (year: Int64, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
-        let month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
+        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Milliseconds since 1970 now, from the system's real-time clock.
+    public static func nowMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 }

@@ -1,3 +1,4 @@
+import DataMediator
 import Logging
 
 /// Writes each log record as one line of standard error, in a ``LogFormat``.

@@ -78,11 +78,7 @@ public struct FieldPresenter: Presenter {
             writer.write(item.value(at: index))
         }
         writer.raw("}")
-        let type: String
-        switch view.cellType {
-        case .fixed(let fixed): type = fixed
-        case .field: type = view.cellType.type(forValue: item.value(at: plan.type))
-        }
+        let type = view.cellType.type(forValue: item.value(at: plan.type))
         let rev: String
         if revisionField != nil, case let revision = item.value(at: plan.revision), revision != .null {
             rev = revision.idString

@@ -84,8 +84,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        headDeadline = .now() + headTimeout
-        schedule(context, at: headDeadline ?? .now())
+        let deadline = NIODeadline.now() + headTimeout
+        headDeadline = deadline
+        schedule(context, at: deadline)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

@@ -76,27 +76,14 @@ final class WritableSubject: Sendable {
     deinit { directory.map { try? FileManager.default.removeItem(at: $0) } }
 }
 
-/// A small seeded generator (SplitMix64), so a failing mix of writes can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
-
 /// Random writes to the sample list: inserts, replaces that move items across sections and
 /// in and out of filters, patches of content only, and deletes.
 struct WriteMix {
-    var random: SeededGenerator
+    var random: SplitMix64
     var ids: [String] = []
     var created = 0
 
-    init(seed: UInt64) { random = SeededGenerator(state: seed) }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
     mutating func data() -> JSONValue {
         let groups: [JSONValue] = [

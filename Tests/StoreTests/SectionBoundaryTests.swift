@@ -53,7 +53,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
-        var random = SeededGenerator(state: 11)
+        var random = SplitMix64(seed: 11)
         let rows: [[DatabaseValue]] = (0..<400).map { index in
             [
                 String(format: "m%03d", index).databaseValue,

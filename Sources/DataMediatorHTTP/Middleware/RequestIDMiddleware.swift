@@ -51,9 +51,6 @@ enum RequestIDs {
     /// A new id, without a system call: the process's random half, then the count mixed
     /// (SplitMix64's finalizer, a bijection) so ids do not tell how many requests came.
     static func next() -> String {
-        var mixed = made.add(1, ordering: .relaxed).newValue &+ processPart
-        mixed = (mixed ^ (mixed >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94d0_49bb_1331_11eb
-        return Hex.id(processPart, mixed ^ (mixed >> 31))
+        Hex.id(processPart, SplitMix64.mix(made.add(1, ordering: .relaxed).newValue &+ processPart))
     }
 }

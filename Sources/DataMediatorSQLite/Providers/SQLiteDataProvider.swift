@@ -8,6 +8,8 @@ import GRDB
 /// page path runs one indexed range query and one version lookup: no `OFFSET`, no `COUNT`.
 public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     private let database: any DatabaseReader
+    /// The connections a one-statement page is read on without a thread switch.
+    private let pageReaders: SQLitePageReaders
     private let from: String
     private let columns: [String]
     private let selectList: String
@@ -28,6 +30,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
 
     init(
         database: any DatabaseReader,
+        pageReaders: SQLitePageReaders,
         from: String,
         columns: [String],
         idField: String,
@@ -36,6 +39,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         versionTables: [String]
     ) {
         self.database = database
+        self.pageReaders = pageReaders
         self.from = from
         self.columns = columns
         self.selectList = columns.map(SQL.quote).joined(separator: ", ")
@@ -67,11 +71,13 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             // One statement reads the items and, in its last column, the store's version:
             // SQLite runs a statement in one snapshot, so no transaction is opened around
             // it. An empty answer has no row to carry the version: read again below.
-            let (sql, arguments) = queries[0]
-            let answer = try await database.unsafeRead { db in
-                try fetch(db, sql: sql, arguments: arguments + [limit.databaseValue])
+            let sql = queries[0].sql
+            let arguments = queries[0].arguments + [limit.databaseValue]
+            var answer = try pageReaders.read { db in try fetch(db, sql: sql, arguments: arguments) }
+            if answer == nil {
+                answer = try await database.unsafeRead { db in try fetch(db, sql: sql, arguments: arguments) }
             }
-            if let version = answer.version { return Window(items: answer.items, version: version) }
+            if let answer, let version = answer.version { return Window(items: answer.items, version: version) }
         }
         return try await database.read { db in
             Window(items: try read(queries, limit: limit, in: db), version: try version(db))

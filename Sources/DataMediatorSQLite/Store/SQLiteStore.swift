@@ -19,6 +19,9 @@ public final class SQLiteStore: Sendable {
 
     /// The connection pool.
     public let database: DatabasePool
+    /// The connections pages are read on without a thread switch: one per thread of the
+    /// cooperative pool, which is as many as can read at once without waiting.
+    let pageReaders: SQLitePageReaders
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -52,6 +55,7 @@ public final class SQLiteStore: Sendable {
                 }
                 try SQLiteItemWriter.createTables(in: db)
             }
+            pageReaders = try SQLitePageReaders(path: path, count: ProcessInfo.processInfo.activeProcessorCount)
         } catch {
             throw StoreError(list: nil, "cannot open the SQLite store at \(path): \(error)")
         }
@@ -167,6 +171,7 @@ public final class SQLiteStore: Sendable {
                 }
                 return SQLiteDataProvider(
                     database: database,
+                    pageReaders: pageReaders,
                     from: from,
                     columns: needed,
                     idField: list.idField,

@@ -1,0 +1,59 @@
+import DataMediator
+import DataMediatorTesting
+import GRDB
+import Testing
+
+@testable import DataMediatorSQLite
+
+/// The page readers: taken without waiting, read-only, and as fresh as the pool.
+@Suite struct SQLitePageReadersTests {
+    @Test func aReadWhileEveryConnectionIsInUseAnswersNilAtOnceWithoutRunningItsBody() throws {
+        let fixture = try SQLiteFixture()
+        let readers = try SQLitePageReaders(path: fixture.store.database.path, count: 1)
+        var ranInside = false
+        let outer = try readers.read { db in
+            let inner = try readers.read { _ in
+                ranInside = true
+                return 1
+            }
+            #expect(inner == nil)
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample")
+        }
+        #expect(!ranInside)
+        #expect(outer == SampleList.items().count)
+        // The connection is back once the read is done.
+        #expect(try readers.read { _ in 1 } == 1)
+    }
+
+    @Test func readsSeeEveryCommittedWriteAndCannotWrite() throws {
+        let fixture = try SQLiteFixture()
+        let readers = try SQLitePageReaders(path: fixture.store.database.path, count: 2)
+        let count = { try readers.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample") } }
+        #expect(try count() == SampleList.items().count)
+        try fixture.store.database.write { db in try db.execute(sql: "DELETE FROM sample") }
+        #expect(try count() == 0)
+        #expect(throws: DatabaseError.self) {
+            try readers.read { db in try db.execute(sql: "DELETE FROM sample") }
+        }
+    }
+
+    /// Pages at once from more tasks than there are page readers: those that find none
+    /// free read through the pool, and every page is the right one.
+    @Test func pagesFromMoreTasksThanReadersAreAllRight() async throws {
+        let fixture = try SQLiteFixture()
+        let adapter = try fixture.store.adapter(
+            for: SampleList.definition,
+            source: SQLiteFixture.source,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let expected = try await adapter.page(view: nil, limit: "7", cursor: nil)
+        try await withThrowingTaskGroup(of: Page.self) { group in
+            for _ in 0..<200 {
+                group.addTask { try await adapter.page(view: nil, limit: "7", cursor: nil) }
+            }
+            for try await page in group {
+                #expect(page.json() == expected.json())
+            }
+        }
+    }
+}

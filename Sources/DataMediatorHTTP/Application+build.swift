@@ -64,13 +64,11 @@ public func buildRouter(
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies only to routes added after it, and to the not-found answer.
-    router.add(middleware: RequestIDMiddleware())
+    // The request's id, metrics and log line.
+    router.add(middleware: RequestMiddleware())
     if !configuration.corsOrigins.isEmpty {
         router.add(middleware: CORSOriginsMiddleware(origins: configuration.corsOrigins))
     }
-    // Requests by route, method and status, and their duration (Hummingbird's own).
-    router.add(middleware: MetricsMiddleware())
-    router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ProblemMiddleware())
     OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
         .register(on: router)

@@ -225,14 +225,25 @@ import Testing
         #expect(text.contains(#"data_mediator_page_query_seconds_count{list="transactions"} 3"#))
         #expect(text.contains("data_mediator_sse_streams 1.0\n"))
         #expect(text.contains("data_mediator_store_version 1.0\n"))
+        // A stream is an active request until it ends; so is the `/metrics` request itself.
+        let active = #"http_server_active_requests{http_request_method="GET"} "#
+        #expect(text.contains(active + "2.0\n"), "\(text)")
         kill(curl.processIdentifier, SIGKILL)
         while curl.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         for _ in 0..<100 {
             text = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
-            if text.contains("data_mediator_sse_streams 0.0\n") { break }
+            if text.contains("data_mediator_sse_streams 0.0\n"), text.contains(active + "1.0\n") { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(text.contains("data_mediator_sse_streams 0.0\n"))
+        #expect(text.contains(active + "1.0\n"), "\(text)")
+        // The stream was counted when it ended.
+        #expect(
+            text.contains(
+                #"hb_requests{http_route="/lists/{list}/events",http_request_method="GET",http_response_status_code="200"} 1"#
+            ),
+            "\(text)"
+        )
         #expect(await server.stop() == 0)
     }
 

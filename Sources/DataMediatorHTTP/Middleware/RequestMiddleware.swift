@@ -1,0 +1,99 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+
+/// What every request gets, in one pass: an id, its metrics and one log line.
+///
+/// - The id is the client's `X-Request-ID` when it is a sensible one (``RequestIDs/accepted(_:)``),
+///   else a new one (``RequestIDs/next()``). It is in every log line of the request
+///   (`request_id`) and echoed in the answer's `X-Request-ID`, so a client's report and the
+///   server's log meet.
+/// - Metrics, under the names and dimensions of Hummingbird's `MetricsMiddleware`:
+///   `http.server.active_requests` by method, and by route, method and status the count
+///   `hb.requests`, the timer `http.server.request.duration` and, for errors that reach it,
+///   `hb.request.errors`.
+/// - The log line `request`: method, path, status and duration in milliseconds.
+///
+/// An answer whose body is in memory is counted when the handler returns, so the framework
+/// still writes its head and body in one batch (Hummingbird's own middleware wraps every
+/// body to count after the write, which costs three writes to the connection's event loop
+/// instead of one). A streamed body (no known length: the event streams) is counted when
+/// its last byte is written, and is an active request until then.
+struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The `X-Request-ID` header.
+    static var field: HTTPField.Name { .known("X-Request-ID") }
+
+    /// The metric handles, made once per method and per route, method and status.
+    let metrics = RequestMetrics()
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        let id = request.headers[Self.field].flatMap(RequestIDs.accepted) ?? RequestIDs.next()
+        var context = context
+        context.logger[metadataKey: "request_id"] = "\(id)"
+        let active = metrics.active(method: request.method)
+        active.increment()
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            let handles = metrics.handles(
+                route: context.endpointPath ?? "NotFound",
+                method: request.method,
+                status: status
+            )
+            handles.requests.increment()
+            handles.errors.increment()
+            active.decrement()
+            log(request, status: status, since: start, context: context)
+            throw error
+        }
+        response.headers[Self.field] = id
+        let handles = metrics.handles(
+            route: context.endpointPath ?? "Unknown",
+            method: request.method,
+            status: response.status
+        )
+        if response.body.contentLength == nil {
+            let body = response.body
+            response.body = ResponseBody { writer in
+                defer {
+                    handles.record(since: start)
+                    active.decrement()
+                }
+                try await body.write(writer)
+            }
+        } else {
+            handles.record(since: start)
+            active.decrement()
+        }
+        log(request, status: response.status, since: start, context: context)
+        return response
+    }
+
+    /// Writes the request's line.
+    private func log(
+        _ request: Request,
+        status: HTTPResponse.Status,
+        since start: ContinuousClock.Instant,
+        context: Context
+    ) {
+        let elapsed = ContinuousClock.now - start
+        let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": "\(request.method.rawValue)",
+                "path": "\(request.uri.path)",
+                "status": "\(status.code)",
+                "duration_ms": "\(Double(microseconds) / 1000)",
+            ]
+        )
+    }
+}

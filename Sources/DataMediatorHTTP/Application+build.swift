@@ -91,11 +91,15 @@ public func buildRouter(
 
 /// Builds the application that serves `registry` on `configuration`'s address.
 ///
-/// - Parameter onServerRunning: called with the bound port once the server listens.
+/// - Parameters:
+///   - eventLoops: the threads that read and write the connections; by default
+///     Hummingbird's shared group, one thread per core.
+///   - onServerRunning: called with the bound port once the server listens.
 public func buildApplication(
     registry: ListRegistry,
     configuration: HTTPServerConfiguration,
     readiness: @escaping @Sendable () async -> Bool = { true },
+    eventLoops: EventLoopGroupProvider = .singleton,
     logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
@@ -107,6 +111,7 @@ public func buildApplication(
             serverName: "data-mediator"
         ),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        eventLoopGroupProvider: eventLoops,
         logger: logger
     )
 }

@@ -6,6 +6,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import NIOPosix
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -62,6 +63,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        // The threads of the connections.
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoopThreads)
         let serving = ServingService { [checked] in
             let registry: ListRegistry
             if let checked {
@@ -90,6 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
                     storeVersion: wiring.storeVersion
                 ),
                 readiness: wiring.readiness,
+                eventLoops: .shared(eventLoops),
                 logger: logger,
                 onServerRunning: { port in
                     logger.info("listening", metadata: ["host": "\(settings.host)", "port": "\(port)"])
@@ -116,6 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
             printError(error.description)
             throw ExitCode.failure
         }
+        try? await eventLoops.shutdownGracefully()
         guard case .sqlite(let store) = wiring.store else { return }
         do {
             try store.checkpoint()

@@ -151,8 +151,17 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         }
     }
 
+    /// The most sections before an item that ``locate(id:in:)`` counts one index seek at a
+    /// time; beyond it, one query counts the distinct section keys before the item.
+    static let maximumSectionSeeks = 10_000
+
     /// The item with `id` in the view and its place, from counts of the rows before it.
     public func locate(id: String, in view: View) async throws -> Location? {
+        try await locate(id: id, in: view, maximumSectionSeeks: Self.maximumSectionSeeks)
+    }
+
+    /// ``locate(id:in:)``, counting at most `maximumSectionSeeks` sections a seek at a time.
+    func locate(id: String, in view: View, maximumSectionSeeks: Int) async throws -> Location? {
         var (conditions, arguments) = keyset.databaseFilter(view)
         let filterConditions = conditions
         let filterArguments = arguments
@@ -178,20 +187,30 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             var sectionIndex = 0
             var itemIndex = position
             if let rule = view.section {
-                // Sections are told apart by their id (text), as pages group them.
-                let key = "COALESCE(CAST((\(keyset.sectionKey(rule))) AS TEXT), '')"
-                let ownKey = "COALESCE(CAST(? AS TEXT), '')"
-                let stored = rule.key(for: item[rule.field]).databaseValue
-                sectionIndex = try count(
-                    db,
-                    sql: "SELECT COUNT(DISTINCT \(key)) FROM \(from)\(beforeWhere) AND \(key) <> \(ownKey)",
-                    arguments: beforeArguments + [stored]
-                )
-                itemIndex = try count(
-                    db,
-                    sql: "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND \(key) = \(ownKey)",
-                    arguments: beforeArguments + [stored]
-                )
+                let stored = rule.key(for: item[rule.field])
+                if let place = try sectionPlace(
+                    key: stored,
+                    position: position,
+                    in: view,
+                    maximumSeeks: maximumSectionSeeks,
+                    db: db
+                ) {
+                    (sectionIndex, itemIndex) = place
+                } else {
+                    // Sections are told apart by their id (text), as pages group them.
+                    let key = "COALESCE(CAST((\(keyset.sectionKey(rule))) AS TEXT), '')"
+                    let ownKey = "COALESCE(CAST(? AS TEXT), '')"
+                    sectionIndex = try count(
+                        db,
+                        sql: "SELECT COUNT(DISTINCT \(key)) FROM \(from)\(beforeWhere) AND \(key) <> \(ownKey)",
+                        arguments: beforeArguments + [stored.databaseValue]
+                    )
+                    itemIndex = try count(
+                        db,
+                        sql: "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND \(key) = \(ownKey)",
+                        arguments: beforeArguments + [stored.databaseValue]
+                    )
+                }
             }
             return Location(
                 item: item,
@@ -201,6 +220,41 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
                 version: try version(db)
             )
         }
+    }
+
+    /// The index of the section with `key` among the view's sections, and the index in it
+    /// of the item at `position`, read on the view's index: the sections before it one seek
+    /// each (``lastItem(beforeSection:in:db:)``, as writes place items), and the rows
+    /// before its first row by a count of index ranges, without computing any row's
+    /// section key. Nil when there are more than `maximumSeeks` sections before it, or a
+    /// section on the way is the NULL or the empty one (which pages show as one section).
+    func sectionPlace(
+        key: JSONValue,
+        position: Int,
+        in view: View,
+        maximumSeeks: Int,
+        db: Database
+    ) throws -> (section: Int, item: Int)? {
+        guard let rule = view.section, view.sort.first?.field == rule.field else { return nil }
+        var sections = 0
+        var current = key
+        while true {
+            guard current != .null, current != .string("") else { return nil }
+            guard let previous = try lastItem(beforeSection: current, in: view, db: db) else { break }
+            sections += 1
+            guard sections <= maximumSeeks else { return nil }
+            current = rule.key(for: previous[rule.field])
+        }
+        let (conditions, arguments) = keyset.databaseFilter(view)
+        var rowsBefore = 0
+        for range in keyset.beforeSection(key, in: view) {
+            rowsBefore += try count(
+                db,
+                sql: "SELECT COUNT(*) FROM \(from)\(SQL.whereClause(conditions + [range.sql]))",
+                arguments: arguments + range.arguments.map(\.databaseValue)
+            )
+        }
+        return (sections, position - rowsBefore)
     }
 
     /// The view's sections and counts, by one grouped query in the view's order.

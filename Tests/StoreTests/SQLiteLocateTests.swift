@@ -1,0 +1,66 @@
+import DataMediator
+import DataMediatorTesting
+import GRDB
+import Testing
+
+@testable import DataMediatorSQLite
+
+/// How the SQLite store places an item among sections: seeks on the view's index, and the
+/// count of section keys it falls back to.
+@Suite struct SQLiteLocateTests {
+    static let sectioned = SampleList.views.filter { $0.section != nil }
+
+    /// Every item's section and index in it, read by seeks, are its place in the walk of
+    /// the view; the null and empty section (which pages show as one) are left to the count.
+    @Test(arguments: sectioned)
+    func seeksPlaceEveryItemAsTheWalkDoes(view: View) async throws {
+        let fixture = try SQLiteFixture()
+        let provider = try fixture.provider()
+        let adapter = try fixture.store.adapter(
+            for: SampleList.definition,
+            source: SQLiteFixture.source,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let rule = try #require(view.section)
+        let check = try await SampleList.walk(adapter, view: view.name, limit: 7)
+        var position = 0
+        var seeked = 0
+        for (sectionIndex, section) in check.sections.enumerated() {
+            for itemIndex in 0..<section.count {
+                let item = try #require(
+                    try await provider.locate(id: check.items[position].id, in: view)?.item
+                )
+                let key = rule.key(for: item[rule.field])
+                let itemPosition = position
+                let place = try await fixture.store.database.read { db in
+                    try provider.sectionPlace(key: key, position: itemPosition, in: view, maximumSeeks: 10_000, db: db)
+                }
+                if key == .null || key == .string("") {
+                    #expect(place == nil)
+                } else if let place {
+                    #expect([place.section, place.item] == [sectionIndex, itemIndex], "\(item)")
+                    seeked += 1
+                }
+                position += 1
+            }
+        }
+        #expect(seeked > check.items.count / 2, "most items were placed by seeks")
+    }
+
+    /// With fewer seeks allowed than there are sections before an item, the place is counted
+    /// from section keys instead, and is the same.
+    @Test(arguments: sectioned)
+    func beyondTheSeekLimitTheCountGivesTheSamePlace(view: View) async throws {
+        let fixture = try SQLiteFixture()
+        let provider = try fixture.provider()
+        var fallbacks = 0
+        for item in SampleList.items() {
+            let id = item["id"].idString
+            let seeked = try await provider.locate(id: id, in: view, maximumSectionSeeks: 10_000)
+            let counted = try await provider.locate(id: id, in: view, maximumSectionSeeks: 1)
+            #expect(seeked == counted, "\(id)")
+            if let counted, counted.sectionIndex > 1 { fallbacks += 1 }
+        }
+        #expect(fallbacks > 0)
+    }
+}

@@ -4,6 +4,8 @@ import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 
 /// Where the service's lists are stored, opened.
@@ -14,7 +16,7 @@ enum OpenStore: Sendable {
     case postgres(PostgresStore)
 }
 
-/// Builds the service from its settings, in two steps: ``init(settings:environment:logger:)``
+/// Builds the service from its settings, in two steps: ``init(settings:environment:eventLoops:logger:)``
 /// loads the config (or the demo's), opens the store and the cursor secret; then
 /// ``registry(logger:)`` checks each list's source and puts the lists in a registry (for
 /// PostgreSQL, once the store's clients run).
@@ -34,7 +36,12 @@ struct Wiring: Sendable {
     ///
     /// - Throws: ``ConfigFileErrors`` for a bad config; other errors when the data folder,
     ///   the store or the database URL is unusable.
-    init(settings: ServeSettings, environment: [String: String], logger: Logger) throws {
+    init(
+        settings: ServeSettings,
+        environment: [String: String],
+        eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger
+    ) throws {
         let files = FileManager.default
         try files.createDirectory(atPath: settings.dataDir, withIntermediateDirectories: true)
         demoTransactions = settings.demoTransactions
@@ -83,6 +90,7 @@ struct Wiring: Sendable {
                     url: url,
                     readURL: settings.databaseReadURL,
                     timeout: .seconds(settings.databaseTimeoutSeconds),
+                    eventLoops: eventLoops,
                     logger: logger
                 )
             )

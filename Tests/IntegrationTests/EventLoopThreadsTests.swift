@@ -35,11 +35,31 @@ import Testing
         )
         defer { server.removeData() }
         #expect(try await server.get("/health").status == 200)
-        let tasks = "/proc/\(server.process.processIdentifier)/task"
-        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).map { task in
-            (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)) ?? ""
-        }
+        let names = try threadNames(of: server)
         #expect(names.filter { $0.hasPrefix("NIO-ELT") }.count == 3, "\(names)")
         #expect(await server.stop() == 0)
+    }
+
+    /// On PostgreSQL, the database's connections run on the same threads: no second group
+    /// (PostgresNIO's shared one would be `NIO-SGLTN-…`).
+    @Test func postgresConnectionsShareTheServersEventLoopThreads() async throws {
+        let url = try await TestDatabase.create()
+        var environment = ReplicaTests.environment(url)
+        environment["DATA_MEDIATOR_EVENT_LOOP_THREADS"] = "2"
+        let server = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
+        defer { server.removeData() }
+        #expect(try await server.get("/lists/transactions/items?limit=2").status == 200)
+        let names = try threadNames(of: server)
+        #expect(names.filter { $0.hasPrefix("NIO-ELT") }.count == 2, "\(names)")
+        #expect(!names.contains { $0.hasPrefix("NIO-SGLTN") }, "\(names)")
+        #expect(await server.stop() == 0)
+    }
+
+    /// The names of the server process's threads (as `/proc` shows them, at most 15 bytes).
+    private func threadNames(of server: ServerProcess) throws -> [String] {
+        let tasks = "/proc/\(server.process.processIdentifier)/task"
+        return try FileManager.default.contentsOfDirectory(atPath: tasks).map { task in
+            (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)) ?? ""
+        }
     }
 }

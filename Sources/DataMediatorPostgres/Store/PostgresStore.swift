@@ -38,23 +38,29 @@ public final class PostgresStore: Sendable {
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
     ///
+    /// - Parameter eventLoops: the threads of the database connections; the HTTP
+    ///   server's own, so that a page's statement and its answer need no thread switch
+    ///   between them (by default PostgresNIO's shared group, one thread per core).
     /// - Throws: `StoreError` when a URL is not a PostgreSQL URL.
     public init(
         url: String,
         readURL: String? = nil,
         maximumConnections: Int = 20,
         timeout: Duration = .seconds(5),
+        eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
         logger: Logger
     ) throws {
         self.logger = logger
         self.timeout = timeout
         primary = PostgresClient(
             configuration: try Self.configuration(url, maximumConnections: maximumConnections),
+            eventLoopGroup: eventLoops,
             backgroundLogger: logger
         )
         if let readURL {
             reader = PostgresClient(
                 configuration: try Self.configuration(readURL, maximumConnections: maximumConnections),
+                eventLoopGroup: eventLoops,
                 backgroundLogger: logger
             )
             clients = [primary, reader]

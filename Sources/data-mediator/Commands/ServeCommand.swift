@@ -47,12 +47,14 @@ struct ServeCommand: AsyncParsableCommand {
             environment: environment
         )
         let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"], format: settings.logFormat)
+        // The threads of the connections: the HTTP server's and the database's.
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoopThreads)
         let wiring: Wiring
         // SQLite's lists are checked before anything listens; PostgreSQL's once its
         // clients run (as services of the group below).
         var checked: ListRegistry?
         do {
-            wiring = try Wiring(settings: settings, environment: environment, logger: logger)
+            wiring = try Wiring(settings: settings, environment: environment, eventLoops: eventLoops, logger: logger)
             if case .sqlite = wiring.store { checked = try await wiring.registry(logger: logger) }
         } catch let error as ConfigFileErrors {
             printError(error.description)
@@ -63,8 +65,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
-        // The threads of the connections.
-        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoopThreads)
         let serving = ServingService { [checked] in
             let registry: ListRegistry
             if let checked {

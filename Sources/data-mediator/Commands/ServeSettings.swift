@@ -24,7 +24,7 @@ struct ServeSettings: Sendable {
     /// `DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS`, `DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS`,
     /// `DATA_MEDIATOR_MAX_HEADER_BYTES`).
     let limits: ServerLimits
-    /// Threads that read and write the connections (`DATA_MEDIATOR_EVENT_LOOP_THREADS`,
+    /// Threads that read and write the HTTP and database connections (`DATA_MEDIATOR_EVENT_LOOP_THREADS`,
     /// default ``defaultEventLoopThreads``).
     let eventLoopThreads: Int
     /// Event streams open at once (`DATA_MEDIATOR_MAX_STREAMS`, default 256).

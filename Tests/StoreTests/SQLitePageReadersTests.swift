@@ -1,5 +1,6 @@
 import DataMediator
 import DataMediatorTesting
+import Foundation
 import GRDB
 import Testing
 
@@ -35,6 +36,26 @@ import Testing
         #expect(throws: DatabaseError.self) {
             try readers.read { db in try db.execute(sql: "DELETE FROM sample") }
         }
+    }
+
+    /// A database another connection holds locked answers nil (the page then reads through
+    /// the pool, which waits on its own threads), and the reader works again afterwards.
+    @Test func aBusyDatabaseAnswersNilInsteadOfWaitingOrFailing() throws {
+        let fixture = try SQLiteFixture()
+        // A database in the rollback journal mode, so that one connection can lock out readers.
+        let path = fixture.directory.appendingPathComponent("locked.sqlite").path
+        let holder = try DatabaseQueue(path: path)
+        try holder.write { db in try db.execute(sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)") }
+        let readers = try SQLitePageReaders(path: path, count: 1)
+        let count = { try readers.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } }
+        #expect(try count() == 1)
+        let whileLocked = try holder.inDatabase { db in
+            try db.execute(sql: "BEGIN EXCLUSIVE")
+            defer { try? db.execute(sql: "COMMIT") }
+            return Result { try count() }
+        }
+        #expect(try whileLocked.get() == nil)
+        #expect(try count() == 1)
     }
 
     /// Pages at once from more tasks than there are page readers: those that find none

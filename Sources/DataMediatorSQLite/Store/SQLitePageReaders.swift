@@ -26,10 +26,17 @@ final class SQLitePageReaders: Sendable {
     }
 
     /// `body`'s answer on an idle connection, on the calling thread; nil, without
-    /// running `body`, when every connection is in use.
+    /// running `body`, when every connection is in use, and nil when SQLite answers that
+    /// the database is busy (its write-ahead log being recovered or checkpointed), which
+    /// the pool's reads wait out on their own threads rather than on this one.
     func read<T>(_ body: (Database) throws -> T) throws -> T? {
         guard let connection = idle.withLock({ $0.popLast() }) else { return nil }
         defer { idle.withLock { $0.append(connection) } }
-        return try connection.inDatabase(body)
+        do {
+            return try connection.inDatabase(body)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        {
+            return nil
+        }
     }
 }

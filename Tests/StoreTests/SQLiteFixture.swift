@@ -43,6 +43,15 @@ final class SQLiteFixture {
         }
     }
 
+    /// The sample list's adapter over the store, signing cursors with the tests' secret.
+    func adapter() throws -> ListAdapter {
+        try store.adapter(
+            for: SampleList.definition,
+            source: Self.source,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+    }
+
     func provider(
         _ source: StoreSource = source,
         definition: ListDefinition = SampleList.definition

@@ -16,11 +16,7 @@ import Testing
     func seeksPlaceEveryItemAsTheWalkDoes(view: View) async throws {
         let fixture = try SQLiteFixture()
         let provider = try fixture.provider()
-        let adapter = try fixture.store.adapter(
-            for: SampleList.definition,
-            source: SQLiteFixture.source,
-            signer: CursorSigner(secret: SampleList.secret)
-        )
+        let adapter = try fixture.adapter()
         let rule = try #require(view.section)
         let check = try await SampleList.walk(adapter, view: view.name, limit: 7)
         var position = 0

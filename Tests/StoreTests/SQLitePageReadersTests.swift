@@ -62,11 +62,7 @@ import Testing
     /// free read through the pool, and every page is the right one.
     @Test func pagesFromMoreTasksThanReadersAreAllRight() async throws {
         let fixture = try SQLiteFixture()
-        let adapter = try fixture.store.adapter(
-            for: SampleList.definition,
-            source: SQLiteFixture.source,
-            signer: CursorSigner(secret: SampleList.secret)
-        )
+        let adapter = try fixture.adapter()
         let expected = try await adapter.page(view: nil, limit: "7", cursor: nil)
         try await withThrowingTaskGroup(of: Page.self) { group in
             for _ in 0..<200 {

@@ -51,11 +51,7 @@ import Testing
     /// page that waited for a reader on a cooperative thread once starved them all).
     @Test func manyPagesAndLookupsAtOnceFinish() async throws {
         let fixture = try SQLiteFixture()
-        let adapter = try fixture.store.adapter(
-            for: SampleList.definition,
-            source: SQLiteFixture.source,
-            signer: CursorSigner(secret: SampleList.secret)
-        )
+        let adapter = try fixture.adapter()
         let ids = SampleList.items().map { $0["id"].idString }
         // A deadlock would stop every cooperative thread, so the watchdog is a plain thread.
         let finished = Atomic<Bool>(false)

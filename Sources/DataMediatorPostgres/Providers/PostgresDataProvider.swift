@@ -158,8 +158,17 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
         windows.queries(of: view, from: start, inclusive: inclusive)
     }
 
+    /// The most sections before an item that ``locate(id:in:)`` hops over on the view's
+    /// index; beyond it, one query counts the distinct section keys before the item.
+    static let maximumSectionHops = 10_000
+
     /// The item with `id` in the view and its place, from counts of the rows before it.
     public func locate(id: String, in view: View) async throws -> Location? {
+        try await locate(id: id, in: view, maximumSectionHops: Self.maximumSectionHops)
+    }
+
+    /// ``locate(id:in:)``, hopping over at most `maximumSectionHops` sections.
+    func locate(id: String, in view: View, maximumSectionHops: Int) async throws -> Location? {
         var (conditions, arguments) = keyset.filter(view)
         let filterConditions = conditions
         let filterArguments = arguments
@@ -185,20 +194,33 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
             var sectionIndex = 0
             var itemIndex = position
             if let rule = view.section {
-                // Sections are told apart by their id (text), as pages group them.
-                let key = "COALESCE(CAST((\(keyset.sectionKey(rule))) AS TEXT), '')"
-                let ownKey = "COALESCE(CAST(? AS TEXT), '')"
                 let stored = rule.key(for: item[rule.field])
-                sectionIndex = try await count(
-                    "SELECT COUNT(DISTINCT \(key)) FROM \(from)\(beforeWhere) AND \(key) <> \(ownKey)",
-                    beforeArguments + [stored],
-                    connection
-                )
-                itemIndex = try await count(
-                    "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND \(key) = \(ownKey)",
-                    beforeArguments + [stored],
-                    connection
-                )
+                if let sections = try await sectionsBefore(stored, in: view, limit: maximumSectionHops, connection) {
+                    sectionIndex = sections
+                    var rowsBefore = 0
+                    for range in keyset.beforeSection(stored, in: view) {
+                        rowsBefore += try await count(
+                            "SELECT COUNT(*) FROM \(from)\(SQL.whereClause(filterConditions + [range.sql]))",
+                            filterArguments + range.arguments,
+                            connection
+                        )
+                    }
+                    itemIndex = position - rowsBefore
+                } else {
+                    // Sections are told apart by their id (text), as pages group them.
+                    let key = "COALESCE(CAST((\(keyset.sectionKey(rule))) AS TEXT), '')"
+                    let ownKey = "COALESCE(CAST(? AS TEXT), '')"
+                    sectionIndex = try await count(
+                        "SELECT COUNT(DISTINCT \(key)) FROM \(from)\(beforeWhere) AND \(key) <> \(ownKey)",
+                        beforeArguments + [stored],
+                        connection
+                    )
+                    itemIndex = try await count(
+                        "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND \(key) = \(ownKey)",
+                        beforeArguments + [stored],
+                        connection
+                    )
+                }
             }
             return Location(
                 item: item,
@@ -208,6 +230,82 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
                 version: try await PostgresStore.version(connection, logger: logger)
             )
         }
+    }
+
+    /// The number of sections of `view` before the section with `key`, read by hopping from
+    /// each section to the one before it on the view's index, all in one recursive
+    /// statement (a loose index scan): no row's section key is computed but one per section.
+    ///
+    /// Nil, for the count of section keys to decide instead, when the section field is not
+    /// text, when `key` is NULL or empty (which pages show as one section), when a section
+    /// key has no next text to seek to, or when more than `limit` sections come before it.
+    func sectionsBefore(
+        _ key: JSONValue,
+        in view: View,
+        limit: Int,
+        _ connection: PostgresConnection
+    ) async throws -> Int? {
+        guard let rule = view.section, let leading = view.sort.first, leading.field == rule.field,
+            keyset.textColumns.contains(rule.field), case .string(let text) = key, !text.isEmpty
+        else { return nil }
+        let quoted = SQL.quote(rule.field)
+        let column = keyset.column(rule.field)
+        let descending = leading.order == .descending
+        // A row's section key, and the rows of the sections before section `k`: in
+        // descending order, the greater texts that are not in it (from the least text after
+        // all those that start with the prefix `k`; from just after `k` when `k` is shorter
+        // than the prefix, as a text shorter than the prefix is its own section); in
+        // ascending order, the smaller ones.
+        let sectionKey: String
+        let before: String
+        if let length = rule.grouping.prefixLength {
+            sectionKey = "substr(\(quoted), 1, \(length))"
+            before =
+                descending
+                ? "\(column) >= (CASE WHEN char_length(k) = \(length) THEN left(k, -1) || chr(ascii(right(k, 1)) + 1) ELSE k || chr(1) END)"
+                : "\(column) < k"
+        } else {
+            sectionKey = quoted
+            before = descending ? "\(column) > k" : "\(column) < k"
+        }
+        // `chr` has no character after U+D7FF (surrogates) or U+10FFFF: a key ending in
+        // one stops the hops and is reported, so the count decides.
+        let stuck =
+            rule.grouping.prefixLength.map { length in
+                "char_length(k) = \(length) AND ascii(right(k, 1)) IN (55295, 1114111)"
+            } ?? "FALSE"
+        let (conditions, arguments) = keyset.filter(view)
+        // The nearest row first: the view's order reversed, NULLs placed as the index has
+        // them, so that the index is read backwards from the bound.
+        let reversed = SortKey(rule.field, descending ? .ascending : .descending)
+        let nearest = "ORDER BY \(keyset.orderTerm(reversed)) LIMIT 1"
+        let sql = """
+            WITH RECURSIVE hops(k, n) AS (
+                SELECT CAST(? AS text) COLLATE "C", 0
+                UNION ALL
+                SELECT (SELECT \(sectionKey) FROM \(from)\(SQL.whereClause(conditions + [before])) \(nearest)) COLLATE "C", n + 1
+                FROM hops WHERE k IS NOT NULL AND n < ? AND NOT (\(stuck))
+            )
+            SELECT COUNT(k) - 1, bool_or(k IS NOT NULL AND (n = ? OR \(stuck))),
+                (SELECT k FROM hops WHERE k IS NOT NULL ORDER BY n DESC LIMIT 1)
+            FROM hops
+            """
+        let rows = try await connection.query(
+            PostgresQuery(sql: sql, values: [key] + arguments + [.integer(Int64(limit)), .integer(Int64(limit))]),
+            logger: logger
+        )
+        var answer: (sections: Int64, unfinished: Bool, last: String)?
+        for try await row in rows.decode((Int64, Bool, String).self) { answer = row }
+        guard let answer, !answer.unfinished else { return nil }
+        // Ascending, NULLs come first: their section is one more before, unless it is the
+        // empty text's, which pages show together with them.
+        guard !descending, answer.last != "" else { return Int(answer.sections) }
+        let nulls = try await count(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM \(from)\(SQL.whereClause(conditions + ["\(quoted) IS NULL"])) LIMIT 1) AS n",
+            arguments,
+            connection
+        )
+        return Int(answer.sections) + nulls
     }
 
     /// The view's sections and counts, by one grouped query in the view's order.

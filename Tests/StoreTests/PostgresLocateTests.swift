@@ -1,0 +1,40 @@
+import DataMediator
+import DataMediatorTesting
+import Testing
+
+@testable import DataMediatorPostgres
+
+/// How the PostgreSQL store places an item among sections: hops from section to section
+/// on the view's index in one recursive statement, and the count of section keys it falls
+/// back to.
+@Suite struct PostgresLocateTests {
+    static let sectioned = SampleList.views.filter { $0.section != nil }
+
+    /// Every item of every sectioned view is placed the same with hops as with the count;
+    /// the hops answer for every section key but the NULL and empty ones.
+    @Test(arguments: sectioned)
+    func hopsPlaceEveryItemAsTheCountDoes(view: View) async throws {
+        let fixture = try await PostgresFixture()
+        let provider = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
+        try await fixture.insert(SampleList.items())
+        let rule = try #require(view.section)
+        var hopped = 0
+        for item in SampleList.items() {
+            let id = item["id"].idString
+            let withHops = try await provider.locate(id: id, in: view, maximumSectionHops: 10_000)
+            let counted = try await provider.locate(id: id, in: view, maximumSectionHops: 0)
+            #expect(withHops == counted, "\(id)")
+            let key = rule.key(for: try #require(withHops).item[rule.field])
+            let sections = try await fixture.store.read { connection in
+                try await provider.sectionsBefore(key, in: view, limit: 10_000, connection)
+            }
+            if key == .null || key == .string("") {
+                #expect(sections == nil)
+            } else {
+                #expect(sections == withHops?.sectionIndex, "\(id)")
+                hopped += 1
+            }
+        }
+        #expect(hopped > SampleList.items().count / 2)
+    }
+}

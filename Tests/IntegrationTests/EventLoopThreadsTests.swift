@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 
 @testable import data_mediator
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func theDefaultIsHalfTheCoresAndAValueMustBeFrom1To256() throws {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = System.coreCount
         #expect(try settings([:]).eventLoopThreads == max(1, cores / 2))
         #expect(try settings(["DATA_MEDIATOR_EVENT_LOOP_THREADS": "3"]).eventLoopThreads == 3)
         for bad in ["0", "-1", "257", "two"] {

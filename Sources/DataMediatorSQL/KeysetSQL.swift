@@ -198,6 +198,24 @@ public struct KeysetSQL: Sendable {
         }
     }
 
+    /// The rows of the section with `key` (as ``DataMediator/SectionRule/key(for:)`` gives
+    /// it) as a condition on the section's field alone, so that counting them reads one range
+    /// of an index that leads with the field; nil for a prefix whose texts have no least
+    /// text after them (see ``successor(of:)``).
+    public func sectionRows(_ key: JSONValue, of rule: SectionRule) -> (sql: String, arguments: [JSONValue])? {
+        let quoted = SQL.quote(rule.field)
+        let column = column(rule.field)
+        switch key {
+        case .null:
+            return ("\(quoted) IS NULL", [])
+        case .string(let prefix) where prefix.unicodeScalars.count == rule.grouping.prefixLength:
+            guard let successor = Self.successor(of: prefix) else { return nil }
+            return ("\(column) >= ? AND \(column) < ?", [key, .string(successor)])
+        default:
+            return ("\(column) = ?", [key])
+        }
+    }
+
     /// The least text greater than every text that starts with `prefix` (in binary order,
     /// which is the order of Unicode scalars); nil when the last scalar is the greatest
     /// there is.

@@ -5,8 +5,8 @@ import Testing
 
 @testable import DataMediatorSQLite
 
-/// How the SQLite store places an item among sections: seeks on the view's index, and the
-/// count of section keys it falls back to.
+/// How the SQLite store places an item among sections and counts sections: seeks on the
+/// view's index, and the counts of section keys it falls back to.
 @Suite struct SQLiteLocateTests {
     static let sectioned = SampleList.views.filter { $0.section != nil }
 
@@ -58,5 +58,28 @@ import Testing
             if let counted, counted.sectionIndex > 1 { fallbacks += 1 }
         }
         #expect(fallbacks > 0)
+    }
+
+    /// Sections counted one at a time on the index are those the grouped query counts, for
+    /// the sample views and for NULL and empty keys (one section on pages).
+    @Test(arguments: sectioned)
+    func seeksCountSectionsAsTheGroupedQueryDoes(view: View) async throws {
+        let groups: [JSONValue] = [.null, .string(""), .null, .string(""), .string("a"), .string("a"), .null]
+        let odd = SampleList.items(count: groups.count).enumerated().map { index, item in
+            var item = item
+            item["group"] = groups[index]
+            return item
+        }
+        for items in [SampleList.items(), odd] {
+            let fixture = try SQLiteFixture(items: items)
+            let provider = try fixture.provider()
+            let seeked = try await fixture.store.database.read { db in
+                try provider.sectionCountsBySeeks(of: view, maximumSections: 10_000, db: db)
+            }
+            #expect(seeked != nil)
+            let counted = try await provider.sectionCounts(of: view, maximumSections: 0)
+            #expect(try await provider.sectionCounts(of: view) == counted)
+            #expect(counted.entries.map(\.count).reduce(0, +) == items.count)
+        }
     }
 }

@@ -257,8 +257,17 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         return (sections, position - rowsBefore)
     }
 
-    /// The view's sections and counts, by one grouped query in the view's order.
+    /// The view's sections and counts: section by section on the view's index (see
+    /// ``sectionCountsBySeeks(of:maximumSections:db:)``), else by one grouped query in the
+    /// view's order.
     public func sectionCounts(of view: View) async throws -> SectionCounts {
+        // As many sections as ``locate(id:in:)`` seeks over; a view with more is counted by
+        // one grouped query.
+        try await sectionCounts(of: view, maximumSections: Self.maximumSectionSeeks)
+    }
+
+    /// ``sectionCounts(of:)``, reading at most `maximumSections` sections one at a time.
+    func sectionCounts(of view: View, maximumSections: Int) async throws -> SectionCounts {
         let (conditions, arguments) = keyset.databaseFilter(view)
         let whereClause = SQL.whereClause(conditions)
         return try await database.read { db in
@@ -267,25 +276,65 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
                 let entries = total > 0 ? [SectionCounts.Entry(key: .null, count: total)] : []
                 return SectionCounts(entries: entries, version: try version(db))
             }
+            if let entries = try sectionCountsBySeeks(of: view, maximumSections: maximumSections, db: db) {
+                return SectionCounts(entries: Self.merged(entries, by: rule), version: try version(db))
+            }
             let key = keyset.sectionKey(rule)
             let order = first.order == .ascending ? "ASC" : "DESC"
             let sql =
                 "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) GROUP BY section_key ORDER BY section_key \(order)"
             let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
-            var entries: [SectionCounts.Entry] = []
-            for row in rows {
+            let entries = rows.map { row in
                 let stored = JSONValue(row[0] as DatabaseValue)
-                let key = fieldTypes[rule.field].map { $0.present(stored) } ?? stored
-                let count: Int = row[1]
-                // Keys SQL tells apart but pages show as one section (NULL and '') count as one.
-                if let last = entries.last, rule.id(for: last.key) == rule.id(for: key) {
-                    entries[entries.count - 1] = SectionCounts.Entry(key: last.key, count: last.count + count)
-                } else {
-                    entries.append(SectionCounts.Entry(key: key, count: count))
-                }
+                return SectionCounts.Entry(
+                    key: fieldTypes[rule.field].map { $0.present(stored) } ?? stored,
+                    count: row[1]
+                )
             }
-            return SectionCounts(entries: entries, version: try version(db))
+            return SectionCounts(entries: Self.merged(entries, by: rule), version: try version(db))
         }
+    }
+
+    /// `entries` with neighbours that SQL tells apart but pages show as one section (NULL
+    /// and '') counted as one.
+    private static func merged(_ entries: [SectionCounts.Entry], by rule: SectionRule) -> [SectionCounts.Entry] {
+        var merged: [SectionCounts.Entry] = []
+        for entry in entries {
+            if let last = merged.last, rule.id(for: last.key) == rule.id(for: entry.key) {
+                merged[merged.count - 1] = SectionCounts.Entry(key: last.key, count: last.count + entry.count)
+            } else {
+                merged.append(entry)
+            }
+        }
+        return merged
+    }
+
+    /// The view's sections and their counts in view order, read from its end: the last
+    /// item's section, its rows counted on one range of the view's index, then the section
+    /// before it found by one seek (``lastItem(beforeSection:in:db:)``, as writes place
+    /// items), and so on. No row's section key is computed but one per section. Nil, for the
+    /// grouped query to count instead, when there are more than `maximumSections` sections,
+    /// when a key's rows are not one range (``KeysetSQL/sectionRows(_:of:)``), or when the
+    /// section field holds JSON.
+    func sectionCountsBySeeks(of view: View, maximumSections: Int, db: Database) throws -> [SectionCounts.Entry]? {
+        guard let rule = view.section, view.sort.first?.field == rule.field, fieldTypes[rule.field] != .json else {
+            return nil
+        }
+        let (conditions, arguments) = keyset.databaseFilter(view)
+        var entries: [SectionCounts.Entry] = []
+        var next = try read(windowQueries(of: view.reversed, from: nil, inclusive: false), limit: 1, in: db).first
+        while let item = next {
+            let key = rule.key(for: item[rule.field])
+            guard entries.count < maximumSections, let rows = keyset.sectionRows(key, of: rule) else { return nil }
+            let count = try count(
+                db,
+                sql: "SELECT COUNT(*) FROM \(from)\(SQL.whereClause(conditions + [rows.sql]))",
+                arguments: arguments + rows.arguments.map(\.databaseValue)
+            )
+            entries.append(SectionCounts.Entry(key: key, count: count))
+            next = try lastItem(beforeSection: key, in: view, db: db)
+        }
+        return entries.reversed()
     }
 
     /// The items a statement reads, and the value of the column after the item's columns

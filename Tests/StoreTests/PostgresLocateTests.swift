@@ -37,4 +37,28 @@ import Testing
         }
         #expect(hopped > SampleList.items().count / 2)
     }
+
+    /// Sections walked one at a time on the index are those the grouped query counts, for
+    /// the sample views and for NULL and empty keys (one section on pages).
+    @Test(arguments: sectioned)
+    func hopsCountSectionsAsTheGroupedQueryDoes(view: View) async throws {
+        let groups: [JSONValue] = [.null, .string(""), .null, .string(""), .string("a"), .string("a"), .null]
+        let odd = SampleList.items(count: groups.count).enumerated().map { index, item in
+            var item = item
+            item["group"] = groups[index]
+            return item
+        }
+        for items in [SampleList.items(), odd] {
+            let fixture = try await PostgresFixture()
+            let provider = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
+            try await fixture.insert(items)
+            let hopped = try await fixture.store.read { connection in
+                try await provider.sectionCountsByHops(of: view, limit: 10_000, connection)
+            }
+            #expect(hopped != nil)
+            let counted = try await provider.sectionCounts(of: view, maximumSections: 0)
+            #expect(try await provider.sectionCounts(of: view) == counted)
+            #expect(counted.entries.map(\.count).reduce(0, +) == items.count)
+        }
+    }
 }

@@ -310,6 +310,12 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
 
     /// The view's sections and counts, by one grouped query in the view's order.
     public func sectionCounts(of view: View) async throws -> SectionCounts {
+        // As many sections as ``locate(id:in:)`` hops over; a view with more is grouped.
+        try await sectionCounts(of: view, maximumSections: Self.maximumSectionHops)
+    }
+
+    /// ``sectionCounts(of:)``, walking at most `maximumSections` sections one at a time.
+    func sectionCounts(of view: View, maximumSections: Int) async throws -> SectionCounts {
         let (conditions, arguments) = keyset.filter(view)
         let whereClause = SQL.whereClause(conditions)
         return try await store.read { connection in
@@ -318,6 +324,12 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
                 let entries = total > 0 ? [SectionCounts.Entry(key: .null, count: total)] : []
                 return SectionCounts(
                     entries: entries,
+                    version: try await PostgresStore.version(connection, logger: logger)
+                )
+            }
+            if let entries = try await sectionCountsByHops(of: view, limit: maximumSections, connection) {
+                return SectionCounts(
+                    entries: Self.merged(entries, by: rule),
                     version: try await PostgresStore.version(connection, logger: logger)
                 )
             }
@@ -330,17 +342,99 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
             for try await row in rows {
                 let cells = Array(row)
                 let stored = try JSONValue(cells[0])
-                let key = presented(stored, field: rule.field)
-                let count = Int(try cells[1].decode(Int64.self))
-                // Keys SQL tells apart but pages show as one section (NULL and '') count as one.
-                if let last = entries.last, rule.id(for: last.key) == rule.id(for: key) {
-                    entries[entries.count - 1] = SectionCounts.Entry(key: last.key, count: last.count + count)
-                } else {
-                    entries.append(SectionCounts.Entry(key: key, count: count))
-                }
+                entries.append(
+                    SectionCounts.Entry(
+                        key: presented(stored, field: rule.field),
+                        count: Int(try cells[1].decode(Int64.self))
+                    )
+                )
             }
-            return SectionCounts(entries: entries, version: try await PostgresStore.version(connection, logger: logger))
+            return SectionCounts(
+                entries: Self.merged(entries, by: rule),
+                version: try await PostgresStore.version(connection, logger: logger)
+            )
         }
+    }
+
+    /// `entries` with neighbours that SQL tells apart but pages show as one section (NULL
+    /// and '') counted as one.
+    private static func merged(_ entries: [SectionCounts.Entry], by rule: SectionRule) -> [SectionCounts.Entry] {
+        var merged: [SectionCounts.Entry] = []
+        for entry in entries {
+            if let last = merged.last, rule.id(for: last.key) == rule.id(for: entry.key) {
+                merged[merged.count - 1] = SectionCounts.Entry(key: last.key, count: last.count + entry.count)
+            } else {
+                merged.append(entry)
+            }
+        }
+        return merged
+    }
+
+    /// The view's sections and counts in view order, walked from section to section on the
+    /// view's index in one recursive statement (as ``sectionsBefore(_:in:limit:_:)`` does,
+    /// forwards), each section's rows counted on one range of the index: no row's section
+    /// key is computed but one per section. NULLs are one section, first ascending and last
+    /// descending. Nil, for the grouped query to count instead, when the section field is
+    /// not text, when a key has no next text to seek to, or when there are more than
+    /// `limit` sections.
+    func sectionCountsByHops(
+        of view: View,
+        limit: Int,
+        _ connection: PostgresConnection
+    ) async throws -> [SectionCounts.Entry]? {
+        guard let rule = view.section, let leading = view.sort.first, leading.field == rule.field,
+            keyset.textColumns.contains(rule.field), layout.index(of: rule.field).flatMap({ columnTypes[$0] }) != .json
+        else { return nil }
+        let quoted = SQL.quote(rule.field)
+        let column = keyset.column(rule.field)
+        let descending = leading.order == .descending
+        let (conditions, arguments) = keyset.filter(view)
+        // The least text after every text of section `k`: after all those that start with
+        // the prefix `k`, or just after `k` when it is shorter than the prefix.
+        let sectionKey: String
+        let end: String
+        let stuck: String
+        if let length = rule.grouping.prefixLength {
+            sectionKey = "substr(\(quoted), 1, \(length))"
+            end =
+                "(CASE WHEN char_length(k) = \(length) THEN left(k, -1) || chr(ascii(right(k, 1)) + 1) ELSE k || chr(1) END)"
+            // `chr` has no character after U+D7FF (surrogates) or U+10FFFF.
+            stuck = "char_length(k) = \(length) AND ascii(right(k, 1)) IN (55295, 1114111)"
+        } else {
+            sectionKey = quoted
+            end = "k || chr(1)"
+            stuck = "FALSE"
+        }
+        // The rows after section `k` in view order, and the rows of section `k`.
+        let after = descending ? "\(column) < k" : "\(column) >= \(end)"
+        let rows = "\(column) >= k AND \(column) < \(end)"
+        let nearest = "ORDER BY \(keyset.orderTerm(leading)) LIMIT 1"
+        let notNull = SQL.whereClause(conditions + ["\(quoted) IS NOT NULL"])
+        let sql = """
+            WITH RECURSIVE hops(k, n) AS (
+                SELECT (SELECT \(sectionKey) FROM \(from)\(notNull) \(nearest)) COLLATE "C", 0
+                UNION ALL
+                SELECT (SELECT \(sectionKey) FROM \(from)\(SQL.whereClause(conditions + [after])) \(nearest)) COLLATE "C", n + 1
+                FROM hops WHERE k IS NOT NULL AND n < ? AND NOT (\(stuck))
+            )
+            SELECT k, (SELECT COUNT(*) FROM \(from)\(SQL.whereClause(conditions + [rows]))), n = ? OR \(stuck)
+            FROM hops WHERE k IS NOT NULL ORDER BY n
+            """
+        let values = arguments + arguments + [.integer(Int64(limit))] + arguments + [.integer(Int64(limit))]
+        let answer = try await connection.query(PostgresQuery(sql: sql, values: values), logger: logger)
+        var entries: [SectionCounts.Entry] = []
+        for try await (key, count, unfinished) in answer.decode((String, Int64, Bool).self) {
+            if unfinished { return nil }
+            entries.append(SectionCounts.Entry(key: .string(key), count: Int(count)))
+        }
+        let nulls = try await count(
+            "SELECT COUNT(*) FROM \(from)\(SQL.whereClause(conditions + ["\(quoted) IS NULL"]))",
+            arguments,
+            connection
+        )
+        guard nulls > 0 else { return entries }
+        let section = SectionCounts.Entry(key: .null, count: nulls)
+        return descending ? entries + [section] : [section] + entries
     }
 
     /// A stored value of `field` as the API shows it.

@@ -34,6 +34,21 @@ public enum SampleList {
         }
     }
 
+    /// The groups of ``itemsWithNullAndEmptyGroups()``, in item order: NULL and `""` mixed,
+    /// which pages show as one section, then `"a"`.
+    public static let nullAndEmptyGroups: [JSONValue] = [
+        .null, .string(""), .null, .string(""), .string("a"), .string("a"), .null,
+    ]
+
+    /// Seven items whose `group` is NULL, `""` or `"a"` (``nullAndEmptyGroups``).
+    public static func itemsWithNullAndEmptyGroups() -> [Item] {
+        items(count: nullAndEmptyGroups.count).enumerated().map { index, item in
+            var item = item
+            item["group"] = nullAndEmptyGroups[index]
+            return item
+        }
+    }
+
     /// The list's views: `by_group` (default, sectioned), `by_day` (sectioned by day),
     /// `flat` (no sections) and `positive` (filtered, cell type from `kind`).
     public static let views: [View] = [

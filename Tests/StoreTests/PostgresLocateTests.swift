@@ -42,13 +42,7 @@ import Testing
     /// the sample views and for NULL and empty keys (one section on pages).
     @Test(arguments: sectioned)
     func hopsCountSectionsAsTheGroupedQueryDoes(view: View) async throws {
-        let groups: [JSONValue] = [.null, .string(""), .null, .string(""), .string("a"), .string("a"), .null]
-        let odd = SampleList.items(count: groups.count).enumerated().map { index, item in
-            var item = item
-            item["group"] = groups[index]
-            return item
-        }
-        for items in [SampleList.items(), odd] {
+        for items in [SampleList.items(), SampleList.itemsWithNullAndEmptyGroups()] {
             let fixture = try await PostgresFixture()
             let provider = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
             try await fixture.insert(items)

@@ -129,13 +129,7 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
         arguments: ProviderKind.allCases
     )
     func nullAndEmptySectionKeys(kind: ProviderKind) async throws {
-        let groups: [JSONValue] = [.null, .string(""), .null, .string(""), .string("a"), .string("a"), .null]
-        let items = SampleList.items(count: groups.count).enumerated().map { index, item in
-            var item = item
-            item["group"] = groups[index]
-            return item
-        }
-        let subject = try await Subject(kind, items: items)
+        let subject = try await Subject(kind, items: SampleList.itemsWithNullAndEmptyGroups())
         for limit in [1, 2, 7] {
             var check = try await SampleList.walk(subject.adapter, view: "by_group", limit: limit)
             let info = try await subject.adapter.sectionInfo(view: "by_group")

@@ -64,13 +64,7 @@ import Testing
     /// the sample views and for NULL and empty keys (one section on pages).
     @Test(arguments: sectioned)
     func seeksCountSectionsAsTheGroupedQueryDoes(view: View) async throws {
-        let groups: [JSONValue] = [.null, .string(""), .null, .string(""), .string("a"), .string("a"), .null]
-        let odd = SampleList.items(count: groups.count).enumerated().map { index, item in
-            var item = item
-            item["group"] = groups[index]
-            return item
-        }
-        for items in [SampleList.items(), odd] {
+        for items in [SampleList.items(), SampleList.itemsWithNullAndEmptyGroups()] {
             let fixture = try SQLiteFixture(items: items)
             let provider = try fixture.provider()
             let seeked = try await fixture.store.database.read { db in

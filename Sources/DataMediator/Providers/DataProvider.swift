@@ -95,4 +95,19 @@ public struct SectionCounts: Sendable, Hashable {
         self.entries = entries
         self.version = version
     }
+
+    /// Creates section counts from `entries` in view order, counting as one the neighbours
+    /// whose keys a store tells apart but whose ids `rule` makes the same (NULL and `""`),
+    /// as pages show them; the first of them gives the key.
+    public init(merging entries: [Entry], by rule: SectionRule, version: Int64) {
+        var merged: [Entry] = []
+        for entry in entries {
+            if let last = merged.last, rule.id(for: last.key) == rule.id(for: entry.key) {
+                merged[merged.count - 1] = Entry(key: last.key, count: last.count + entry.count, title: last.title)
+            } else {
+                merged.append(entry)
+            }
+        }
+        self.init(entries: merged, version: version)
+    }
 }

@@ -329,7 +329,8 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
             }
             if let entries = try await sectionCountsByHops(of: view, limit: maximumSections, connection) {
                 return SectionCounts(
-                    entries: Self.merged(entries, by: rule),
+                    merging: entries,
+                    by: rule,
                     version: try await PostgresStore.version(connection, logger: logger)
                 )
             }
@@ -350,24 +351,11 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
                 )
             }
             return SectionCounts(
-                entries: Self.merged(entries, by: rule),
+                merging: entries,
+                by: rule,
                 version: try await PostgresStore.version(connection, logger: logger)
             )
         }
-    }
-
-    /// `entries` with neighbours that SQL tells apart but pages show as one section (NULL
-    /// and '') counted as one.
-    private static func merged(_ entries: [SectionCounts.Entry], by rule: SectionRule) -> [SectionCounts.Entry] {
-        var merged: [SectionCounts.Entry] = []
-        for entry in entries {
-            if let last = merged.last, rule.id(for: last.key) == rule.id(for: entry.key) {
-                merged[merged.count - 1] = SectionCounts.Entry(key: last.key, count: last.count + entry.count)
-            } else {
-                merged.append(entry)
-            }
-        }
-        return merged
     }
 
     /// The view's sections and counts in view order, walked from section to section on the

@@ -277,7 +277,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
                 return SectionCounts(entries: entries, version: try version(db))
             }
             if let entries = try sectionCountsBySeeks(of: view, maximumSections: maximumSections, db: db) {
-                return SectionCounts(entries: Self.merged(entries, by: rule), version: try version(db))
+                return SectionCounts(merging: entries, by: rule, version: try version(db))
             }
             let key = keyset.sectionKey(rule)
             let order = first.order == .ascending ? "ASC" : "DESC"
@@ -291,22 +291,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
                     count: row[1]
                 )
             }
-            return SectionCounts(entries: Self.merged(entries, by: rule), version: try version(db))
+            return SectionCounts(merging: entries, by: rule, version: try version(db))
         }
-    }
-
-    /// `entries` with neighbours that SQL tells apart but pages show as one section (NULL
-    /// and '') counted as one.
-    private static func merged(_ entries: [SectionCounts.Entry], by rule: SectionRule) -> [SectionCounts.Entry] {
-        var merged: [SectionCounts.Entry] = []
-        for entry in entries {
-            if let last = merged.last, rule.id(for: last.key) == rule.id(for: entry.key) {
-                merged[merged.count - 1] = SectionCounts.Entry(key: last.key, count: last.count + entry.count)
-            } else {
-                merged.append(entry)
-            }
-        }
-        return merged
     }
 
     /// The view's sections and their counts in view order, read from its end: the last

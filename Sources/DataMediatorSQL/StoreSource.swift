@@ -27,6 +27,12 @@ public struct StoreSource: Sendable, Hashable {
         self.versionTables = versionTables
     }
 
+    /// Whether the source is a table (whose views the store indexes), not a query.
+    public var isTable: Bool {
+        if case .table = kind { return true }
+        return false
+    }
+
     /// The tables whose writes change this source, its own table first.
     public var allVersionTables: [String] {
         guard case .table(let table) = kind, !versionTables.contains(table) else { return versionTables }

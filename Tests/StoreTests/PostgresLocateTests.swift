@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import Testing
 
@@ -53,6 +54,30 @@ import Testing
             let counted = try await provider.sectionCounts(of: view, maximumSections: 0)
             #expect(try await provider.sectionCounts(of: view) == counted)
             #expect(counted.entries.map(\.count).reduce(0, +) == items.count)
+        }
+    }
+
+    /// Over a query there is no index to seek on: sections are grouped, and the same.
+    @Test func overAQuerySectionsAreGroupedNotWalked() async throws {
+        let fixture = try await PostgresFixture()
+        let table = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
+        try await fixture.insert(SampleList.items())
+        let query = try await fixture.store.provider(
+            for: SampleList.definition,
+            source: StoreSource(
+                kind: .query("SELECT * FROM sample"),
+                fieldTypes: SQLiteFixture.source.fieldTypes,
+                versionTables: ["sample"]
+            )
+        )
+        for view in Self.sectioned {
+            let walked = try await fixture.store.read { connection in
+                try await query.sectionCountsByHops(of: view, limit: 10_000, connection)
+            }
+            #expect(walked == nil)
+            #expect(
+                try await query.sectionCounts(of: view).entries == (try await table.sectionCounts(of: view).entries)
+            )
         }
     }
 }

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import GRDB
 import Testing
@@ -75,5 +76,36 @@ import Testing
             #expect(try await provider.sectionCounts(of: view) == counted)
             #expect(counted.entries.map(\.count).reduce(0, +) == items.count)
         }
+    }
+
+    /// Over a query there is no index to seek on: sections and places are counted by the
+    /// grouped queries, and are the same as over the table.
+    @Test(arguments: sectioned)
+    func overAQuerySectionsAreCountedNotSought(view: View) async throws {
+        let fixture = try SQLiteFixture()
+        let table = try fixture.provider()
+        let query = try fixture.provider(
+            StoreSource(
+                kind: .query("SELECT * FROM sample"),
+                fieldTypes: SQLiteFixture.source.fieldTypes,
+                versionTables: ["sample"]
+            )
+        )
+        let seeked = try await fixture.store.database.read { db in
+            try query.sectionCountsBySeeks(of: view, maximumSections: 10_000, db: db)
+        }
+        #expect(seeked == nil)
+        #expect(try await query.sectionCounts(of: view).entries == (try await table.sectionCounts(of: view).entries))
+        let id = SampleList.items()[40]["id"].idString
+        let place = try await fixture.store.database.read { db in
+            try query.sectionPlace(key: .string("beta"), position: 0, in: view, maximumSeeks: 10_000, db: db)
+        }
+        #expect(place == nil)
+        let fromQuery = try #require(try await query.locate(id: id, in: view))
+        let fromTable = try #require(try await table.locate(id: id, in: view))
+        #expect(
+            [fromQuery.position, fromQuery.sectionIndex, fromQuery.itemIndex]
+                == [fromTable.position, fromTable.sectionIndex, fromTable.itemIndex]
+        )
     }
 }

@@ -10,6 +10,9 @@ import PostgresNIO
 /// runs indexed range queries and one version lookup: no `OFFSET`, no `COUNT`.
 public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
     private let store: PostgresStore
+    /// Whether every view has an index on its sort (a table source): only then is walking
+    /// sections by seeks cheap; over a query, each seek would read the whole query.
+    private let viewsAreIndexed: Bool
     private let from: String
     private let selectList: String
     private let layout: ItemLayout
@@ -25,6 +28,7 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
 
     init(
         store: PostgresStore,
+        viewsAreIndexed: Bool,
         from: String,
         columns: [String],
         idField: String,
@@ -34,6 +38,7 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
         versionTables: [String]
     ) {
         self.store = store
+        self.viewsAreIndexed = viewsAreIndexed
         self.from = from
         self.selectList = columns.map(SQL.quote).joined(separator: ", ")
         self.layout = ItemLayout(columns)
@@ -238,14 +243,15 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
     ///
     /// Nil, for the count of section keys to decide instead, when the section field is not
     /// text, when `key` is NULL or empty (which pages show as one section), when a section
-    /// key has no next text to seek to, or when more than `limit` sections come before it.
+    /// key has no next text to seek to, when more than `limit` sections come before it, or
+    /// when the source is a query (no index to seek on).
     func sectionsBefore(
         _ key: JSONValue,
         in view: View,
         limit: Int,
         _ connection: PostgresConnection
     ) async throws -> Int? {
-        guard let rule = view.section, let leading = view.sort.first, leading.field == rule.field,
+        guard viewsAreIndexed, let rule = view.section, let leading = view.sort.first, leading.field == rule.field,
             keyset.textColumns.contains(rule.field), case .string(let text) = key, !text.isEmpty
         else { return nil }
         let quoted = SQL.quote(rule.field)
@@ -363,14 +369,14 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
     /// forwards), each section's rows counted on one range of the index: no row's section
     /// key is computed but one per section. NULLs are one section, first ascending and last
     /// descending. Nil, for the grouped query to count instead, when the section field is
-    /// not text, when a key has no next text to seek to, or when there are more than
-    /// `limit` sections.
+    /// not text, when a key has no next text to seek to, when there are more than `limit`
+    /// sections, or when the source is a query (no index to seek on).
     func sectionCountsByHops(
         of view: View,
         limit: Int,
         _ connection: PostgresConnection
     ) async throws -> [SectionCounts.Entry]? {
-        guard let rule = view.section, let leading = view.sort.first, leading.field == rule.field,
+        guard viewsAreIndexed, let rule = view.section, let leading = view.sort.first, leading.field == rule.field,
             keyset.textColumns.contains(rule.field), layout.index(of: rule.field).flatMap({ columnTypes[$0] }) != .json
         else { return nil }
         let quoted = SQL.quote(rule.field)

@@ -421,6 +421,7 @@ public final class PostgresStore: Sendable {
                 }
                 let provider = PostgresDataProvider(
                     store: self,
+                    viewsAreIndexed: source.isTable,
                     from: from,
                     columns: needed,
                     idField: list.idField,

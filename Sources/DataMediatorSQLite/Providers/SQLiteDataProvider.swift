@@ -10,6 +10,9 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     private let database: any DatabaseReader
     /// The connections a one-statement page is read on without a thread switch.
     private let pageReaders: SQLitePageReaders
+    /// Whether every view has an index on its sort (a table source): only then is finding
+    /// a section by a seek cheap; over a query, each seek would read the whole query.
+    private let viewsAreIndexed: Bool
     private let from: String
     private let columns: [String]
     private let selectList: String
@@ -31,6 +34,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     init(
         database: any DatabaseReader,
         pageReaders: SQLitePageReaders,
+        viewsAreIndexed: Bool,
         from: String,
         columns: [String],
         idField: String,
@@ -40,6 +44,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     ) {
         self.database = database
         self.pageReaders = pageReaders
+        self.viewsAreIndexed = viewsAreIndexed
         self.from = from
         self.columns = columns
         self.selectList = columns.map(SQL.quote).joined(separator: ", ")
@@ -226,8 +231,9 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     /// of the item at `position`, read on the view's index: the sections before it one seek
     /// each (``lastItem(beforeSection:in:db:)``, as writes place items), and the rows
     /// before its first row by a count of index ranges, without computing any row's
-    /// section key. Nil when there are more than `maximumSeeks` sections before it, or a
-    /// section on the way is the NULL or the empty one (which pages show as one section).
+    /// section key. Nil when there are more than `maximumSeeks` sections before it, when a
+    /// section on the way is the NULL or the empty one (which pages show as one section),
+    /// or when the source is a query (no index to seek on).
     func sectionPlace(
         key: JSONValue,
         position: Int,
@@ -235,7 +241,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         maximumSeeks: Int,
         db: Database
     ) throws -> (section: Int, item: Int)? {
-        guard let rule = view.section, view.sort.first?.field == rule.field else { return nil }
+        guard viewsAreIndexed, let rule = view.section, view.sort.first?.field == rule.field else { return nil }
         var sections = 0
         var current = key
         while true {
@@ -300,12 +306,12 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     /// before it found by one seek (``lastItem(beforeSection:in:db:)``, as writes place
     /// items), and so on. No row's section key is computed but one per section. Nil, for the
     /// grouped query to count instead, when there are more than `maximumSections` sections,
-    /// when a key's rows are not one range (``KeysetSQL/sectionRows(_:of:)``), or when the
-    /// section field holds JSON.
+    /// when a key's rows are not one range (``KeysetSQL/sectionRows(_:of:)``), when the
+    /// section field holds JSON, or when the source is a query (no index to seek on).
     func sectionCountsBySeeks(of view: View, maximumSections: Int, db: Database) throws -> [SectionCounts.Entry]? {
-        guard let rule = view.section, view.sort.first?.field == rule.field, fieldTypes[rule.field] != .json else {
-            return nil
-        }
+        guard viewsAreIndexed, let rule = view.section, view.sort.first?.field == rule.field,
+            fieldTypes[rule.field] != .json
+        else { return nil }
         let (conditions, arguments) = keyset.databaseFilter(view)
         var entries: [SectionCounts.Entry] = []
         var next = try read(windowQueries(of: view.reversed, from: nil, inclusive: false), limit: 1, in: db).first

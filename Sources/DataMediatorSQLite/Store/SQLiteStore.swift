@@ -172,6 +172,7 @@ public final class SQLiteStore: Sendable {
                 return SQLiteDataProvider(
                     database: database,
                     pageReaders: pageReaders,
+                    viewsAreIndexed: source.isTable,
                     from: from,
                     columns: needed,
                     idField: list.idField,

@@ -1,3 +1,4 @@
+import DataMediator
 import HTTPTypes
 import Metrics
 import Synchronization
@@ -17,10 +18,7 @@ final class RequestMetrics: Sendable {
         /// Counts one answer that took from `start` until now.
         func record(since start: ContinuousClock.Instant) {
             requests.increment()
-            let elapsed = ContinuousClock.now - start
-            duration.recordNanoseconds(
-                elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-            )
+            duration.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
         }
     }
 

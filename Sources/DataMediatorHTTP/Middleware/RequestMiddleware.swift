@@ -1,3 +1,4 @@
+import DataMediator
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -84,8 +85,7 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         since start: ContinuousClock.Instant,
         context: Context
     ) {
-        let elapsed = ContinuousClock.now - start
-        let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        let microseconds = (ContinuousClock.now - start).nanoseconds / 1000
         context.logger.info(
             "request",
             metadata: [

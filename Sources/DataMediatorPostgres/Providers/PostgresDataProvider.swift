@@ -257,29 +257,10 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
         let quoted = SQL.quote(rule.field)
         let column = keyset.column(rule.field)
         let descending = leading.order == .descending
-        // A row's section key, and the rows of the sections before section `k`: in
-        // descending order, the greater texts that are not in it (from the least text after
-        // all those that start with the prefix `k`; from just after `k` when `k` is shorter
-        // than the prefix, as a text shorter than the prefix is its own section); in
-        // ascending order, the smaller ones.
-        let sectionKey: String
-        let before: String
-        if let length = rule.grouping.prefixLength {
-            sectionKey = "substr(\(quoted), 1, \(length))"
-            before =
-                descending
-                ? "\(column) >= (CASE WHEN char_length(k) = \(length) THEN left(k, -1) || chr(ascii(right(k, 1)) + 1) ELSE k || chr(1) END)"
-                : "\(column) < k"
-        } else {
-            sectionKey = quoted
-            before = descending ? "\(column) > k" : "\(column) < k"
-        }
-        // `chr` has no character after U+D7FF (surrogates) or U+10FFFF: a key ending in
-        // one stops the hops and is reported, so the count decides.
-        let stuck =
-            rule.grouping.prefixLength.map { length in
-                "char_length(k) = \(length) AND ascii(right(k, 1)) IN (55295, 1114111)"
-            } ?? "FALSE"
+        let (sectionKey, end, stuck) = sectionWalk(rule)
+        // The rows of the sections before section `k`: descending, the texts from the
+        // least one after section `k`'s; ascending, the smaller ones.
+        let before = descending ? "\(column) >= \(end)" : "\(column) < k"
         let (conditions, arguments) = keyset.filter(view)
         // The nearest row first: the view's order reversed, NULLs placed as the index has
         // them, so that the index is read backwards from the bound.
@@ -364,6 +345,21 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
         }
     }
 
+    /// The SQL of walking `rule`'s sections over a section key `k`, on a text field: a row's
+    /// section key; the least text after every text of section `k` (after all those that
+    /// start with the prefix `k`, or just after `k` when it is shorter than the prefix or
+    /// the sections are values); and whether `k` has no such text (`chr` has no character
+    /// after U+D7FF, the surrogates, or U+10FFFF), which stops a walk and is reported.
+    private func sectionWalk(_ rule: SectionRule) -> (sectionKey: String, end: String, stuck: String) {
+        let quoted = SQL.quote(rule.field)
+        guard let length = rule.grouping.prefixLength else { return (quoted, "k || chr(1)", "FALSE") }
+        return (
+            "substr(\(quoted), 1, \(length))",
+            "(CASE WHEN char_length(k) = \(length) THEN left(k, -1) || chr(ascii(right(k, 1)) + 1) ELSE k || chr(1) END)",
+            "char_length(k) = \(length) AND ascii(right(k, 1)) IN (55295, 1114111)"
+        )
+    }
+
     /// The view's sections and counts in view order, walked from section to section on the
     /// view's index in one recursive statement (as ``sectionsBefore(_:in:limit:_:)`` does,
     /// forwards), each section's rows counted on one range of the index: no row's section
@@ -383,22 +379,7 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
         let column = keyset.column(rule.field)
         let descending = leading.order == .descending
         let (conditions, arguments) = keyset.filter(view)
-        // The least text after every text of section `k`: after all those that start with
-        // the prefix `k`, or just after `k` when it is shorter than the prefix.
-        let sectionKey: String
-        let end: String
-        let stuck: String
-        if let length = rule.grouping.prefixLength {
-            sectionKey = "substr(\(quoted), 1, \(length))"
-            end =
-                "(CASE WHEN char_length(k) = \(length) THEN left(k, -1) || chr(ascii(right(k, 1)) + 1) ELSE k || chr(1) END)"
-            // `chr` has no character after U+D7FF (surrogates) or U+10FFFF.
-            stuck = "char_length(k) = \(length) AND ascii(right(k, 1)) IN (55295, 1114111)"
-        } else {
-            sectionKey = quoted
-            end = "k || chr(1)"
-            stuck = "FALSE"
-        }
+        let (sectionKey, end, stuck) = sectionWalk(rule)
         // The rows after section `k` in view order, and the rows of section `k`.
         let after = descending ? "\(column) < k" : "\(column) >= \(end)"
         let rows = "\(column) >= k AND \(column) < \(end)"

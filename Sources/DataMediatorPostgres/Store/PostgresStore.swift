@@ -167,7 +167,7 @@ public final class PostgresStore: Sendable {
                     // A timer on an event loop rather than `Task.sleep`: cancelled, it is
                     // gone at once, where a cancelled sleep holds its memory until it
                     // would have ended (5 s of requests' worth at thousands a second).
-                    let timer = eventLoops.any().scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {}
+                    let timer = eventLoops.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {}
                     try await withTaskCancellationHandler {
                         try await timer.futureResult.get()
                     } onCancel: {
@@ -191,11 +191,6 @@ public final class PostgresStore: Sendable {
             logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
             throw DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
         }
-    }
-
-    /// `duration` in whole nanoseconds.
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
     }
 
     /// Whether an error means the database cannot be used now (rather than a statement

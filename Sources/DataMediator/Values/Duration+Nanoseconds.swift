@@ -1,0 +1,6 @@
+extension Duration {
+    /// The duration in whole nanoseconds (what metrics timers and event-loop timers take).
+    public var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}

@@ -26,6 +26,10 @@ import Testing
         ("/lists/sample/items?cursor=garbage", 400, "bad-cursor"),
         ("/lists/sample/items?cursor=eyJsIjoic2FtcGxlIn0.AAAA", 400, "bad-cursor"),
         ("/lists/sample/items?limit=1&limit=2", 400, "bad-request"),
+        ("/lists/sample/items?view=flat&view=flat", 400, "bad-request"),
+        ("/lists/sample/items?cursor=a&x=1&cursor=b&cursor=c", 400, "bad-request"),
+        ("/lists/sample/sections?view=flat&view=by_day", 400, "bad-request"),
+        ("/lists/sample/changes?since=1&since=2", 400, "bad-request"),
         ("/nowhere", 404, "not-found"),
     ]
 
@@ -34,6 +38,26 @@ import Testing
         try await HTTPTestSupport.withClient { client in
             let response = try await client.execute(uri: uri, method: .get)
             try Self.expectProblem(response, status: status, type: type)
+        }
+    }
+
+    @Test func aRepeatedParameterIsNamedWithItsCountAndOthersAreIgnored() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let repeated = try await client.execute(
+                uri: "/lists/sample/items?cursor=a&x=1&cursor=b&cursor=c",
+                method: .get
+            )
+            let detail = try HTTPTestSupport.json(repeated)["detail"] as? String
+            #expect(detail == "'cursor' is given 3 times; give it at most once.")
+            // Unknown parameters, and ones another route takes, are ignored even when repeated;
+            // values are percent-decoded.
+            let page = try await client.execute(
+                uri: "/lists/sample/items?since=1&since=2&other=x&other=y&view=by%5Fday&limit=%32",
+                method: .get
+            )
+            #expect(page.status == .ok)
+            let body = try HTTPTestSupport.json(page)
+            #expect(body["view"] as? String == "by_day" && body["limit"] as? Int == 2)
         }
     }
 

@@ -61,6 +61,18 @@ final class CapturedLogs: Sendable {
         #expect(requests.count == 6)
         #expect(requests.first?.metadata["request_id"] == "client-42.a:b_c")
         #expect(requests.allSatisfy { $0.metadata["request_id"] != nil })
+        let first = try #require(requests.first?.metadata)
+        #expect(first["method"] == "GET" && first["path"] == "/lists/sample/items" && first["status"] == "200")
+        #expect(requests.map { $0.metadata["status"] } == ["200", "404", "200", "200", "200", "200"])
+        let duration = try #require(first["duration_ms"]?.description)
+        #expect(duration.wholeMatch(of: /[0-9]+\.[0-9]{3}/) != nil, "\(duration)")
+    }
+
+    @Test func durationsAreMillisecondsWithThreeDecimals() {
+        #expect(RequestMiddleware<BasicRequestContext>.milliseconds(microseconds: 0) == "0.000")
+        #expect(RequestMiddleware<BasicRequestContext>.milliseconds(microseconds: 7) == "0.007")
+        #expect(RequestMiddleware<BasicRequestContext>.milliseconds(microseconds: 1250) == "1.250")
+        #expect(RequestMiddleware<BasicRequestContext>.milliseconds(microseconds: 12_345_678) == "12345.678")
     }
 
     @Test func newIDsAreDistinctHexOf32Digits() {

@@ -86,6 +86,9 @@ import Testing
         for bad in [
             token + "A", token + ".", "." + token, token.replacingOccurrences(of: ".", with: ""), "%%%", "not a cursor",
             String(repeating: "A", count: 10_000),
+            // Non-ASCII around the dot, and a dot that a combining mark makes part of a character.
+            token.replacingOccurrences(of: ".", with: "é."), token.replacingOccurrences(of: ".", with: ".\u{301}"),
+            "é", "😀.😀",
         ] {
             #expect(code(of: bad) == .badCursor)
         }

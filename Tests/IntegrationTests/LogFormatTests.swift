@@ -66,3 +66,59 @@ import Testing
         )
     }
 }
+
+@Suite struct LineLogHandlerTests {
+    private func event(_ metadata: Logger.Metadata?) -> LogEvent {
+        LogEvent(
+            level: .info,
+            message: "request",
+            metadata: metadata,
+            source: nil,
+            file: #fileID,
+            function: #function,
+            line: #line
+        )
+    }
+
+    @Test func metadataSetOnTheLoggerIsKeptSortedAndCanBeReplacedAndRemoved() {
+        var handler = LineLogHandler(label: "data-mediator", format: .text)
+        handler[metadataKey: "zeta"] = "1"
+        handler[metadataKey: "alpha"] = "2"
+        handler[metadataKey: "mid"] = "3"
+        handler[metadataKey: "alpha"] = "4"
+        handler[metadataKey: "mid"] = nil
+        handler[metadataKey: "absent"] = nil
+        #expect(handler[metadataKey: "alpha"] == "4" && handler[metadataKey: "mid"] == nil)
+        #expect(handler.metadata == ["alpha": "4", "zeta": "1"])
+        let line = String(decoding: handler.line(for: event(nil), milliseconds: 0), as: UTF8.self)
+        #expect(line == "1970-01-01T00:00:00.000Z info data-mediator: request alpha=4 zeta=1\n")
+        handler.metadata = ["b": "x", "a": "y"]
+        #expect(handler[metadataKey: "a"] == "y" && handler.metadata == ["a": "y", "b": "x"])
+    }
+
+    @Test func aRecordsMetadataJoinsTheLoggersInKeyOrderAndWinsOnTheSameKey() {
+        var handler = LineLogHandler(label: "data-mediator", format: .text)
+        handler[metadataKey: "request_id"] = "r-1"
+        handler[metadataKey: "status"] = "from the logger"
+        let line = handler.line(
+            for: event(["status": "200", "method": "GET", "z": "last", "a": "first"]),
+            milliseconds: 0
+        )
+        #expect(
+            String(decoding: line, as: UTF8.self)
+                == "1970-01-01T00:00:00.000Z info data-mediator: request a=first method=GET request_id=r-1 status=200 z=last\n"
+        )
+    }
+
+    @Test func hummingbirdsOwnRequestIDIsLeftOutOfLines() throws {
+        var handler = LineLogHandler(label: "data-mediator", format: .json)
+        handler[metadataKey: LineLogHandler.frameworkRequestIDKey] = "hb-7"
+        handler[metadataKey: "request_id"] = "r-7"
+        // Hummingbird reads its id back from the logger; it must still be there.
+        #expect(handler[metadataKey: LineLogHandler.frameworkRequestIDKey] == "hb-7")
+        let line = handler.line(for: event(["status": "200"]), milliseconds: 0)
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+        #expect(record["request_id"] as? String == "r-7" && record["status"] as? String == "200")
+        #expect(record[LineLogHandler.frameworkRequestIDKey] == nil)
+    }
+}

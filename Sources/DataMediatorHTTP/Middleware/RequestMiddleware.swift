@@ -85,15 +85,22 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         since start: ContinuousClock.Instant,
         context: Context
     ) {
-        let microseconds = (ContinuousClock.now - start).nanoseconds / 1000
+        guard context.logger.logLevel <= .info else { return }
+        let microseconds = max(0, (ContinuousClock.now - start).nanoseconds / 1000)
         context.logger.info(
             "request",
             metadata: [
-                "method": "\(request.method.rawValue)",
-                "path": "\(request.uri.path)",
-                "status": "\(status.code)",
-                "duration_ms": "\(Double(microseconds) / 1000)",
+                "method": .string(request.method.rawValue),
+                "path": .string(request.uri.path),
+                "status": .string(String(status.code)),
+                "duration_ms": .string(Self.milliseconds(microseconds: microseconds)),
             ]
         )
+    }
+
+    /// `microseconds` as milliseconds with three decimals, e.g. `1.250`.
+    static func milliseconds(microseconds: Int64) -> String {
+        let fraction = String(microseconds % 1000)
+        return "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

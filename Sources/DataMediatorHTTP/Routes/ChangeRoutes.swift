@@ -15,7 +15,7 @@ struct ChangeRoutes: Sendable {
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/lists/:list/changes") { request, context in
             let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            let query = try Parameters(request, allowed: ["view", "since", "limit"])
+            let query = try Parameters(request, allowed: [.view, .since, .limit])
             let changes = try await adapter.changes(view: query.view, since: query.since, limit: query.limit)
             let headers = changes.next.map { next in
                 Parameters.nextLink(
@@ -27,7 +27,7 @@ struct ChangeRoutes: Sendable {
         }
         router.get("/lists/:list/events") { request, context in
             let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            let query = try Parameters(request, allowed: ["view", "since"])
+            let query = try Parameters(request, allowed: [.view, .since])
             let view = try adapter.definition.view(named: query.view)
             let start: Int64
             if let lastEventID = request.headers[EventStream.lastEventID] {

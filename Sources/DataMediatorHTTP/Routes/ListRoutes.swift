@@ -40,13 +40,13 @@ struct ListRoutes: Sendable {
         }
         router.get("/lists/:list/items/**") { request, context in
             let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            let query = try Parameters(request, allowed: ["view"])
+            let query = try Parameters(request, allowed: [.view])
             let location = try await adapter.locate(id: try Parameters.itemID(context), view: query.view)
             return JSONResponse.make(location.json(), for: request)
         }
         router.get("/lists/:list/sections") { request, context in
             let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            let query = try Parameters(request, allowed: ["view"])
+            let query = try Parameters(request, allowed: [.view])
             return JSONResponse.make(try await adapter.sectionInfo(view: query.view).json(), for: request)
         }
         for path in ["/lists", "/lists/:list", "/lists/:list/sections"] {
@@ -67,7 +67,7 @@ struct ListRoutes: Sendable {
 
     private func page<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
         let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-        let query = try Parameters(request, allowed: ["view", "limit", "cursor"])
+        let query = try Parameters(request, allowed: [.view, .limit, .cursor])
         let start = ContinuousClock.now
         let page = try await adapter.page(view: query.view, limit: query.limit, cursor: query.cursor)
         pageTimers[adapter.definition.name]?.record(duration: ContinuousClock.now - start)

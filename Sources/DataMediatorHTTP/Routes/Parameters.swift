@@ -9,23 +9,35 @@ struct Parameters {
     let cursor: String?
     let since: String?
 
-    /// Reads the `allowed` query parameters; unknown ones are ignored, as is usual.
+    /// The query parameters a route may take.
+    enum Name: String, CaseIterable {
+        case view, limit, cursor, since
+    }
+
+    /// Reads the `allowed` query parameters in one pass over the query; unknown ones are
+    /// ignored, as is usual.
     ///
     /// - Throws: `bad-request` when an allowed parameter is given more than once.
-    init(_ request: Request, allowed: Set<String>) throws {
-        let query = request.uri.queryParameters
-        var values: [String: String] = [:]
-        for name in allowed {
-            let all = query.getAll(name)
-            if all.count > 1 {
-                throw DataMediatorError(.badRequest, "'\(name)' is given \(all.count) times; give it at most once.")
-            }
-            values[name] = all.first.map { String($0) }
+    init(_ request: Request, allowed: [Name]) throws {
+        var given: [(name: Name, value: Substring)] = []
+        for (key, value) in request.uri.queryParameters {
+            guard let name = Name(rawValue: String(key)), allowed.contains(name) else { continue }
+            given.append((name, value))
         }
-        view = values["view"]
-        limit = values["limit"]
-        cursor = values["cursor"]
-        since = values["since"]
+        for name in allowed {
+            let count = given.count { $0.name == name }
+            if count > 1 {
+                throw DataMediatorError(
+                    .badRequest,
+                    "'\(name.rawValue)' is given \(count) times; give it at most once."
+                )
+            }
+        }
+        func first(_ name: Name) -> String? { given.first { $0.name == name }.map { String($0.value) } }
+        view = first(.view)
+        limit = first(.limit)
+        cursor = first(.cursor)
+        since = first(.since)
     }
 
     /// A percent-decoded path parameter.

@@ -337,7 +337,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         arguments: [DatabaseValue]
     ) throws -> (items: [Item], version: Int64?) {
         let statement = try db.cachedStatement(sql: sql)
-        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(values: arguments))
         // Each column is read straight from the statement (no generic decoding per value).
         let sqliteStatement = statement.sqliteStatement
         let hasVersion = statement.columnCount > columns.count

@@ -278,7 +278,7 @@ public struct SQLiteItemWriter: ItemWriter {
             let row = try Row.fetchOne(
                 db,
                 sql: sql,
-                arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? })
+                arguments: StatementArguments(values: arguments)
             )
         else { return nil }
         let values = columns.indices.map { index in

@@ -11,19 +11,6 @@ enum LogFormat: Sendable {
     /// objects and arrays).
     case json
 
-    /// One metadata key and its value.
-    struct Field {
-        /// The key.
-        var key: String
-        /// The value.
-        var value: Logger.MetadataValue
-    }
-
-    /// `metadata` as fields sorted by key.
-    static func sorted(_ metadata: Logger.Metadata) -> [Field] {
-        metadata.map { Field(key: $0.key, value: $0.value) }.sorted { $0.key < $1.key }
-    }
-
     /// One record as a line (ending in a newline); `milliseconds` since 1970 is its time.
     func line(
         milliseconds: Int64,
@@ -32,23 +19,12 @@ enum LogFormat: Sendable {
         message: String,
         metadata: Logger.Metadata
     ) -> [UInt8] {
-        line(milliseconds: milliseconds, level: level, label: label, message: message, fields: Self.sorted(metadata))
-    }
-
-    /// One record as a line (ending in a newline), its metadata `fields` sorted by key.
-    func line(
-        milliseconds: Int64,
-        level: Logger.Level,
-        label: String,
-        message: String,
-        fields: [Field]
-    ) -> [UInt8] {
         let time = UTCTimestamp.text(milliseconds: milliseconds, fraction: true)
         switch self {
         case .text:
             var text = "\(time) \(level.rawValue) \(label): \(message)"
-            for field in fields {
-                text += " \(field.key)=\(field.value)"
+            for key in metadata.keys.sorted() {
+                text += " \(key)=\(metadata[key] ?? "")"
             }
             return Array((text + "\n").utf8)
         case .json:
@@ -61,18 +37,15 @@ enum LogFormat: Sendable {
             writer.write(label)
             writer.raw(",\"message\":")
             writer.write(message)
-            for field in fields where !Self.recordKeys.contains(field.key) {
+            for key in metadata.keys.sorted() where !["time", "level", "logger", "message"].contains(key) {
                 writer.raw(",")
-                writer.key(field.key)
-                Self.write(field.value, to: &writer)
+                writer.key(key)
+                Self.write(metadata[key] ?? "", to: &writer)
             }
             writer.raw("}\n")
             return writer.bytes
         }
     }
-
-    /// The members every JSON line has of its own, which metadata cannot replace.
-    private static let recordKeys = ["time", "level", "logger", "message"]
 
     private static func write(_ value: Logger.MetadataValue, to writer: inout JSONWriter) {
         switch value {

@@ -10,7 +10,7 @@ struct Parameters {
     let since: String?
 
     /// The query parameters a route may take.
-    enum Name: String, CaseIterable {
+    enum Name: String {
         case view, limit, cursor, since
     }
 

@@ -227,7 +227,7 @@ final class RecordingWriter: ResponseBodyWriter, @unchecked Sendable {
     }
 
     static func waitFor(_ writer: RecordingWriter, events count: Int) async throws {
-        for _ in 0..<400 where writer.events.count < count { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<1000 where writer.events.count < count { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     @Test func aReconnectWithTheLastIDMissesAndRepeatsNothing() async throws {
@@ -243,7 +243,11 @@ final class RecordingWriter: ResponseBodyWriter, @unchecked Sendable {
         }
         for title in ["a", "b", "c"] { try await Self.write(adapter, title) }
         try await Self.waitFor(first, events: 3)
-        try await Task.sleep(for: .milliseconds(200))  // a quiet stream sends heartbeats
+        // A quiet stream sends heartbeats (every 50 ms here; waited for up to 5 s, as a
+        // loaded machine may delay them).
+        for _ in 0..<500 where !first.text.withLock({ $0.contains(": heartbeat") }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         stream.cancel()
         _ = await stream.result
         #expect(first.events.map(\.id) == ["\(start + 1)", "\(start + 2)", "\(start + 3)"])

@@ -283,4 +283,34 @@ import Testing
         let one = try await twice.changes(view: nil, since: "0", limit: "1")
         #expect(one.entries.map(\.version) == [1, 1] && one.next == 1)
     }
+
+    /// A change log that answers one fixed window, whatever is asked.
+    struct FixedChangeLog: ChangeLog {
+        let window: ChangeWindow
+        func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow { window }
+    }
+
+    @Test func aCompositesChangesStopAtTheVersionItReadBeforeItsChildren() async throws {
+        // The child's source said version 1 when the composite read its version; a write
+        // landed before the composite read the child's log, which so holds version 2 too.
+        let deletes = (1...2).map {
+            Change(operation: .delete, version: Int64($0), id: "item-0\($0)", item: nil, placement: nil)
+        }
+        let child = ListAdapter(
+            definition: SampleList.definition,
+            provider: ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views, version: 1),
+            signer: Self.signer,
+            changeLog: FixedChangeLog(window: ChangeWindow(changes: deletes, version: 2))
+        )
+        let composite = ListAdapter.composite(
+            name: "screen",
+            title: "Screen",
+            children: [CompositeChild(name: "s", content: .list(child, view: try Self.view("flat")))],
+            signer: Self.signer
+        )
+        let view = try composite.definition.view(named: nil)
+        // Version 2 waits for the next read: a reader resuming from version 1 gets it once.
+        let first = try await composite.changes(of: view, since: 0, limit: 10)
+        #expect(first.version == 1 && first.entries.map(\.version) == [1])
+    }
 }

@@ -51,6 +51,9 @@ final class PostgresFixture: Sendable {
             url: url,
             readURL: readURL ? url : nil,
             maximumConnections: 8,
+            // The whole suite creates databases and runs in parallel on two cores: a
+            // statement may wait longer than the product's 5 s before the server answers.
+            timeout: .seconds(60),
             logger: Self.logger
         )
         self.store = store

@@ -341,7 +341,11 @@ extension CompositeProvider {
                 version: version
             )
         }
-        let ordered = merged.filter { $0.change.version <= complete }.sorted {
+        // The version was read before the children's changes: a write between the two reads
+        // would put a change newer than the window's version in it, which a reader resuming
+        // from that version would get again, while a write to a child read earlier would be
+        // missing below it. Up to the version read first, every child's changes are whole.
+        let ordered = merged.filter { $0.change.version <= min(complete, version) }.sorted {
             ($0.change.version, $0.child) < ($1.change.version, $1.child)
         }
         return ChangeWindow(changes: ordered.map(\.change), version: version)

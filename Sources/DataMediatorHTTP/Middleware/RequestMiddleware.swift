@@ -85,15 +85,16 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         since start: ContinuousClock.Instant,
         context: Context
     ) {
-        guard context.logger.logLevel <= .info else { return }
-        let microseconds = max(0, (ContinuousClock.now - start).nanoseconds / 1000)
+        // The metadata is built only when the line is written at the logger's level.
         context.logger.info(
             "request",
             metadata: [
                 "method": .string(request.method.rawValue),
                 "path": .string(request.uri.path),
                 "status": .string(String(status.code)),
-                "duration_ms": .string(Self.milliseconds(microseconds: microseconds)),
+                "duration_ms": .string(
+                    Self.milliseconds(microseconds: (ContinuousClock.now - start).nanoseconds / 1000)
+                ),
             ]
         )
     }

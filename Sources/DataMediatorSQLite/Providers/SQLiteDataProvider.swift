@@ -289,7 +289,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             let order = first.order == .ascending ? "ASC" : "DESC"
             let sql =
                 "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) GROUP BY section_key ORDER BY section_key \(order)"
-            let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+            let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values: arguments))
             let entries = rows.map { row in
                 let stored = JSONValue(row[0] as DatabaseValue)
                 return SectionCounts.Entry(
@@ -364,7 +364,7 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
     }
 
     private func count(_ db: Database, sql: String, arguments: [DatabaseValue]) throws -> Int {
-        try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+        try Int.fetchOne(db, sql: sql, arguments: StatementArguments(values: arguments)) ?? 0
     }
 
     private func version(_ db: Database) throws -> Int64 {

@@ -337,13 +337,11 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         arguments: [DatabaseValue]
     ) throws -> (items: [Item], version: Int64?) {
         let statement = try db.cachedStatement(sql: sql)
-        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(values: arguments))
-        // Each column is read straight from the statement (no generic decoding per value).
-        let sqliteStatement = statement.sqliteStatement
         let hasVersion = statement.columnCount > columns.count
         var items: [Item] = []
         var version: Int64?
-        while try rows.next() != nil {
+        // Each column is read straight from the statement (no `Row`, no generic decoding per value).
+        try StatementSteps(statement, arguments: StatementArguments(values: arguments)).forEach { sqliteStatement in
             var values: [JSONValue] = []
             values.reserveCapacity(columns.count)
             for index in columns.indices {

@@ -341,7 +341,8 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
         var items: [Item] = []
         var version: Int64?
         // Each column is read straight from the statement (no `Row`, no generic decoding per value).
-        try StatementSteps(statement, arguments: StatementArguments(values: arguments)).forEach { sqliteStatement in
+        let steps = try StatementSteps(statement, arguments: StatementArguments(values: arguments))
+        while let sqliteStatement = try steps.next() {
             var values: [JSONValue] = []
             values.reserveCapacity(columns.count)
             for index in columns.indices {

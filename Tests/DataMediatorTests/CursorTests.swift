@@ -60,6 +60,36 @@ import Testing
         #expect(try signer.verify(token, list: "l", view: wide) == cursor)
     }
 
+    /// Tokens are part of what a service promises across restarts, upgrades and replicas:
+    /// these were computed apart from this code (Python's `hmac` and `base64` over the
+    /// payload layout `CursorPayload` documents), so any change to the payload, the base64
+    /// or the MAC shows here.
+    @Test func tokensAreTheDocumentedBytes() throws {
+        let sample = sampleCursor(continuing: "s/1")
+        let sampleToken = "AQIGc2FtcGxlCGJ5X2dyb3VwA3MvMQMFAWEABQF4.sSFTDT5sPf395UmZZrH_9BvTFtQANy4kIs13GRc7fdM"
+        #expect(signer.sign(sample) == sampleToken)
+        #expect(try signer.verify(sampleToken, list: SampleList.name, view: view) == sample)
+
+        let values: [JSONValue] = [
+            .null, .bool(true), .integer(-9_007_199_254_740_993), .number(0.1), .string("a.b/c é \"q\""),
+            .string("id-1"),
+        ]
+        let wide = View(
+            name: "wide",
+            // The view adds its id field as the last sort key.
+            sort: values.indices.dropLast().map { SortKey("f\($0)") },
+            idField: "id",
+            cellType: .fixed("x"),
+            fields: []
+        )
+        let every = Cursor(list: "l", view: "wide", position: Position(values), inclusive: true, continuing: "s/1")
+        let everyToken =
+            "AQMBbAR3aWRlA3MvMQYAAgOBgICAgICAIASas-bMmbPm3D8FDGEuYi9jIMOpICJxIgUEaWQtMQ"
+            + "._KJBhhYcP4IEWjwPjyvQHFWm4wLUVI90rNM1Q7rlwbM"
+        #expect(signer.sign(every) == everyToken)
+        #expect(try signer.verify(everyToken, list: "l", view: wide) == every)
+    }
+
     @Test func everyChangedCharacterIsRefused() throws {
         let token = signer.sign(
             sampleCursor(continuing: "a")

@@ -11,10 +11,21 @@ enum Base64URL {
         return table
     }()
 
+    /// The number of characters `count` bytes encode to.
+    static func encodedCount(_ count: Int) -> Int {
+        (count * 4 + 2) / 3
+    }
+
     /// The bytes as base64url text.
     static func encode(_ bytes: [UInt8]) -> String {
         var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        output.reserveCapacity(encodedCount(bytes.count))
+        bytes.withUnsafeBytes { append($0, to: &output) }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the base64url text of `bytes` to `output` (as ASCII bytes).
+    static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         var index = 0
         while index + 3 <= bytes.count {
             let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
@@ -31,15 +42,15 @@ enum Base64URL {
             output.append(alphabet[Int(chunk >> 12 & 63)])
             if rest == 2 { output.append(alphabet[Int(chunk >> 6 & 63)]) }
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// The bytes of base64url text, or nil when it is not canonical base64url.
     static func decode(_ text: Substring) -> [UInt8]? {
-        let input = Array(text.utf8)
-        guard !input.isEmpty, input.count % 4 != 1 else { return nil }
+        let input = text.utf8
+        let count = input.count
+        guard count > 0, count % 4 != 1 else { return nil }
         var output: [UInt8] = []
-        output.reserveCapacity(input.count * 3 / 4)
+        output.reserveCapacity(count * 3 / 4)
         var buffer: UInt32 = 0
         var bits = 0
         for character in input {

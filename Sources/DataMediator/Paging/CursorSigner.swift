@@ -23,7 +23,14 @@ public struct CursorSigner: Sendable {
     /// The signed token for a cursor.
     public func sign(_ cursor: Cursor) -> String {
         let payload = CursorPayload.encode(cursor)
-        return Base64URL.encode(payload) + "." + Base64URL.encode(Array(code(for: payload)))
+        let mac = code(for: payload)
+        // One buffer for the whole token, turned into a String once.
+        var token: [UInt8] = []
+        token.reserveCapacity(Base64URL.encodedCount(payload.count) + 1 + Base64URL.encodedCount(SHA256.byteCount))
+        payload.withUnsafeBytes { Base64URL.append($0, to: &token) }
+        token.append(UInt8(ascii: "."))
+        mac.withUnsafeBytes { Base64URL.append($0, to: &token) }
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// The HMAC-SHA256 of `payload` under the secret.

@@ -31,37 +31,28 @@ public struct Mediator: Sendable {
         continuing: String?
     ) -> Page {
         let hasMore = items.count > limit
-        let shown = hasMore ? items.prefix(limit) : items[...]
+        let shown = hasMore ? Array(items.prefix(limit)) : items
+        let cells = presenter.cells(for: shown)
+        let sectionIDs = view.sectionIDs(of: shown)
+        // Each run of equal section ids becomes a section; its cells are copied once.
         var sections: [PageSection] = []
-        var run: (id: String, title: String?, items: [Cell])?
-        func close() {
-            guard let current = run else { return }
-            let continues = sections.isEmpty && current.id == continuing
+        var start = 0
+        while start < shown.count {
+            let id = sectionIDs[start]
+            var end = start + 1
+            while end < shown.count, sectionIDs[end] == id { end += 1 }
             sections.append(
                 PageSection(
-                    id: current.id,
+                    id: id,
                     kind: .items,
-                    title: current.title,
-                    continues: continues,
-                    items: current.items
+                    // A title is formed once per section, from its first item.
+                    title: view.section(of: shown[start]).title,
+                    continues: start == 0 && id == continuing,
+                    items: Array(cells[start..<end])
                 )
             )
+            start = end
         }
-        let shownItems = Array(shown)
-        let cells = presenter.cells(for: shownItems)
-        let sectionIDs = view.sectionIDs(of: shownItems)
-        for (index, item) in shownItems.enumerated() {
-            let sectionID = sectionIDs[index]
-            let cell = cells[index]
-            if run?.id == sectionID {
-                run?.items.append(cell)
-            } else {
-                close()
-                // A title is formed once per section, from its first item.
-                run = (sectionID, view.section(of: item).title, [cell])
-            }
-        }
-        close()
         var next: String?
         if hasMore, let last = shown.last {
             let cursor = Cursor(
@@ -69,7 +60,7 @@ public struct Mediator: Sendable {
                 view: view.name,
                 position: view.position(of: last),
                 inclusive: false,
-                continuing: run?.id
+                continuing: sectionIDs.last
             )
             let token = signer.sign(cursor)
             next = token

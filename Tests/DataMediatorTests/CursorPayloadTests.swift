@@ -51,7 +51,10 @@ import Testing
     @Test func base64URLRoundTripsAndRefusesNonCanonicalText() {
         for length in 0..<40 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-            let text = Base64URL.encode(bytes)
+            var encoded: [UInt8] = []
+            bytes.withUnsafeBytes { Base64URL.append($0, to: &encoded) }
+            #expect(encoded.count == Base64URL.encodedCount(length))
+            let text = String(decoding: encoded, as: UTF8.self)
             #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
             if length > 0 { #expect(Base64URL.decode(text[...]) == bytes) }
         }

@@ -37,7 +37,9 @@ import Testing
         }
     }
 
-    @Test func aSignedCursorRoundTripsWithEveryKindOfValue() throws {
+    /// A view sorted by one field of each kind of value, and a cursor in it holding each
+    /// kind, inclusive and continuing a section.
+    func everyKindOfValue() -> (view: View, cursor: Cursor) {
         let values: [JSONValue] = [
             .null, .bool(true), .integer(-9_007_199_254_740_993), .number(0.1), .string("a.b/c é \"q\""),
         ]
@@ -55,6 +57,11 @@ import Testing
             inclusive: true,
             continuing: "s/1"
         )
+        return (wide, cursor)
+    }
+
+    @Test func aSignedCursorRoundTripsWithEveryKindOfValue() throws {
+        let (wide, cursor) = everyKindOfValue()
         let token = signer.sign(cursor)
         #expect(token.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || "-_.".contains($0) })
         #expect(try signer.verify(token, list: "l", view: wide) == cursor)
@@ -70,19 +77,7 @@ import Testing
         #expect(signer.sign(sample) == sampleToken)
         #expect(try signer.verify(sampleToken, list: SampleList.name, view: view) == sample)
 
-        let values: [JSONValue] = [
-            .null, .bool(true), .integer(-9_007_199_254_740_993), .number(0.1), .string("a.b/c é \"q\""),
-            .string("id-1"),
-        ]
-        let wide = View(
-            name: "wide",
-            // The view adds its id field as the last sort key.
-            sort: values.indices.dropLast().map { SortKey("f\($0)") },
-            idField: "id",
-            cellType: .fixed("x"),
-            fields: []
-        )
-        let every = Cursor(list: "l", view: "wide", position: Position(values), inclusive: true, continuing: "s/1")
+        let (wide, every) = everyKindOfValue()
         let everyToken =
             "AQMBbAR3aWRlA3MvMQYAAgOBgICAgICAIASas-bMmbPm3D8FDGEuYi9jIMOpICJxIgUEaWQtMQ"
             + "._KJBhhYcP4IEWjwPjyvQHFWm4wLUVI90rNM1Q7rlwbM"

@@ -16,14 +16,6 @@ enum Base64URL {
         (count * 4 + 2) / 3
     }
 
-    /// The bytes as base64url text.
-    static func encode(_ bytes: [UInt8]) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(encodedCount(bytes.count))
-        bytes.withUnsafeBytes { append($0, to: &output) }
-        return String(decoding: output, as: UTF8.self)
-    }
-
     /// Appends the base64url text of `bytes` to `output` (as ASCII bytes).
     static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         var index = 0

@@ -111,6 +111,14 @@ let package = Package(
             path: "Benchmarks/Ceiling",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "data-mediator-floor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/Floor",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DataMediatorTests",
             dependencies: ["DataMediator", "DataMediatorTesting"],

@@ -62,8 +62,12 @@ final class Readers: Sendable {
 
 /// A page of transactions and the cursor of the next: `{"items":[...],"next":"..."}`.
 enum Page {
+    /// The columns of a transaction, in the order `json` reads them.
     static let columns = "id, player, points, reason, created_at, rev"
+    /// The first page, in the feed's order.
     static let firstSQL = "SELECT \(columns) FROM transactions ORDER BY created_at DESC, id DESC LIMIT 20"
+    /// The page after the transaction (created_at, id): one range of the feed's index, as
+    /// a row value (spelled with `OR`, SQLite scans the index from its start instead).
     static let afterSQL =
         "SELECT \(columns) FROM transactions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT 20"
 

@@ -22,12 +22,12 @@ import Testing
         var hopped = 0
         for item in SampleList.items() {
             let id = item["id"].idString
-            let withHops = try await provider.locate(id: id, in: view, maximumSectionHops: 10_000)
-            let counted = try await provider.locate(id: id, in: view, maximumSectionHops: 0)
+            let withHops = try await provider.reader.locate(id: id, in: view, maximumSectionSeeks: 10_000)
+            let counted = try await provider.reader.locate(id: id, in: view, maximumSectionSeeks: 0)
             #expect(withHops == counted, "\(id)")
             let key = rule.key(for: try #require(withHops).item[rule.field])
-            let sections = try await fixture.store.read { connection in
-                try await provider.sectionsBefore(key, in: view, limit: 10_000, connection)
+            let sections = try await fixture.store.transactions.read { session in
+                try await provider.reader.sectionsBefore(key, in: view, limit: 10_000, session)
             }
             if key == .null || key == .string("") {
                 #expect(sections == nil)
@@ -47,11 +47,11 @@ import Testing
             let fixture = try await PostgresFixture()
             let provider = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
             try await fixture.insert(items)
-            let hopped = try await fixture.store.read { connection in
-                try await provider.sectionCountsByHops(of: view, limit: 10_000, connection)
+            let hopped = try await fixture.store.transactions.read { session in
+                try await provider.reader.sectionCountsBySeeks(of: view, limit: 10_000, session)
             }
             #expect(hopped != nil)
-            let counted = try await provider.sectionCounts(of: view, maximumSections: 0)
+            let counted = try await provider.reader.sectionCounts(of: view, maximumSections: 0)
             #expect(try await provider.sectionCounts(of: view) == counted)
             #expect(counted.entries.map(\.count).reduce(0, +) == items.count)
         }
@@ -71,8 +71,8 @@ import Testing
             )
         )
         for view in Self.sectioned {
-            let walked = try await fixture.store.read { connection in
-                try await query.sectionCountsByHops(of: view, limit: 10_000, connection)
+            let walked = try await fixture.store.transactions.read { session in
+                try await query.reader.sectionCountsBySeeks(of: view, limit: 10_000, session)
             }
             #expect(walked == nil)
             #expect(

@@ -29,13 +29,18 @@ import Testing
                 )
                 let key = rule.key(for: item[rule.field])
                 let itemPosition = position
-                let place = try await fixture.store.database.read { db in
-                    try provider.sectionPlace(key: key, position: itemPosition, in: view, maximumSeeks: 10_000, db: db)
+                let place = try await fixture.store.transactions.read { session -> [Int]? in
+                    guard let sections = try await provider.reader.sectionsBefore(key, in: view, limit: 10_000, session)
+                    else { return nil }
+                    return [
+                        sections,
+                        itemPosition - (try await provider.reader.rowsBefore(section: key, in: view, session)),
+                    ]
                 }
                 if key == .null || key == .string("") {
                     #expect(place == nil)
                 } else if let place {
-                    #expect([place.section, place.item] == [sectionIndex, itemIndex], "\(item)")
+                    #expect(place == [sectionIndex, itemIndex], "\(item)")
                     seeked += 1
                 }
                 position += 1
@@ -53,8 +58,8 @@ import Testing
         var fallbacks = 0
         for item in SampleList.items() {
             let id = item["id"].idString
-            let seeked = try await provider.locate(id: id, in: view, maximumSectionSeeks: 10_000)
-            let counted = try await provider.locate(id: id, in: view, maximumSectionSeeks: 1)
+            let seeked = try await provider.reader.locate(id: id, in: view, maximumSectionSeeks: 10_000)
+            let counted = try await provider.reader.locate(id: id, in: view, maximumSectionSeeks: 1)
             #expect(seeked == counted, "\(id)")
             if let counted, counted.sectionIndex > 1 { fallbacks += 1 }
         }
@@ -68,11 +73,11 @@ import Testing
         for items in [SampleList.items(), SampleList.itemsWithNullAndEmptyGroups()] {
             let fixture = try SQLiteFixture(items: items)
             let provider = try fixture.provider()
-            let seeked = try await fixture.store.database.read { db in
-                try provider.sectionCountsBySeeks(of: view, maximumSections: 10_000, db: db)
+            let seeked = try await fixture.store.transactions.read { session in
+                try await provider.reader.sectionCountsBySeeks(of: view, limit: 10_000, session)
             }
             #expect(seeked != nil)
-            let counted = try await provider.sectionCounts(of: view, maximumSections: 0)
+            let counted = try await provider.reader.sectionCounts(of: view, maximumSections: 0)
             #expect(try await provider.sectionCounts(of: view) == counted)
             #expect(counted.entries.map(\.count).reduce(0, +) == items.count)
         }
@@ -91,14 +96,14 @@ import Testing
                 versionTables: ["sample"]
             )
         )
-        let seeked = try await fixture.store.database.read { db in
-            try query.sectionCountsBySeeks(of: view, maximumSections: 10_000, db: db)
+        let seeked = try await fixture.store.transactions.read { session in
+            try await query.reader.sectionCountsBySeeks(of: view, limit: 10_000, session)
         }
         #expect(seeked == nil)
         #expect(try await query.sectionCounts(of: view).entries == (try await table.sectionCounts(of: view).entries))
         let id = SampleList.items()[40]["id"].idString
-        let place = try await fixture.store.database.read { db in
-            try query.sectionPlace(key: .string("beta"), position: 0, in: view, maximumSeeks: 10_000, db: db)
+        let place = try await fixture.store.transactions.read { session in
+            try await query.reader.sectionsBefore(.string("beta"), in: view, limit: 10_000, session)
         }
         #expect(place == nil)
         let fromQuery = try #require(try await query.locate(id: id, in: view))

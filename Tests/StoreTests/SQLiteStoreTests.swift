@@ -20,19 +20,21 @@ import Testing
         let starts = [nil] + [0, items.count / 2, items.count - 1].map { view.position(of: items[$0]) }
         for start in starts {
             for inclusive in [false, true] {
-                for query in provider.windowQueries(of: view, from: start, inclusive: inclusive) {
+                for query in provider.reader.windows.queries(of: view, from: start, inclusive: inclusive) {
                     #expect(!query.sql.contains("OFFSET") && !query.sql.contains("COUNT"))
                     let plan = try fixture.store.database.read { db in
                         try Row.fetchAll(
                             db,
                             sql: "EXPLAIN QUERY PLAN " + query.sql,
                             arguments: StatementArguments(
-                                (query.arguments + [1.databaseValue]).map { $0 as (any DatabaseValueConvertible)? }
+                                (query.arguments + [.integer(1)]).map {
+                                    $0.databaseValue as (any DatabaseValueConvertible)?
+                                }
                             )
                         ).map { $0["detail"] as String }
                             // The store's version, read by the same statement, is a scalar
                             // subquery over a table of one row per source table.
-                            .filter { !$0.contains("SCALAR SUBQUERY") && !$0.contains(SQLiteStore.versionTable) }
+                            .filter { !$0.contains("SCALAR SUBQUERY") && !$0.contains(ServiceTables.versions) }
                             .joined(separator: "; ")
                     }
                     #expect(plan.contains("USING INDEX") || plan.contains("USING PRIMARY KEY"), "\(plan)")
@@ -205,7 +207,7 @@ import Testing
     }
 
     /// A store with a writable list `counters` (integer ids, one `label`) and its writer.
-    static func counters() throws -> (SQLiteFixture, SQLiteItemWriter) {
+    static func counters() throws -> (SQLiteFixture, SQLItemWriter) {
         let fixture = try SQLiteFixture(items: [])
         let list = ListDefinition(
             name: "counters",
@@ -246,7 +248,7 @@ import Testing
         func age(hours: Double) async throws {
             try await fixture.store.database.write { db in
                 try db.execute(
-                    sql: "UPDATE \(SQLiteItemWriter.idempotencyTable) SET created_at = ? WHERE key = 'k-1'",
+                    sql: "UPDATE \(ServiceTables.idempotency) SET created_at = ? WHERE key = 'k-1'",
                     arguments: [Date().timeIntervalSince1970 - hours * 3600]
                 )
             }
@@ -271,7 +273,7 @@ import Testing
         )
         #expect(!again.replayed && again.item["id"] == .integer(2))
         let kept = try await fixture.store.database.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(SQLiteItemWriter.idempotencyTable)")
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(ServiceTables.idempotency)")
         }
         #expect(kept == 1)
     }

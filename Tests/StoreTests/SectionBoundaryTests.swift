@@ -92,17 +92,23 @@ import Testing
                 let section = view.sectionID(of: item)
                 guard seen.insert(section).inserted else { continue }
                 let expected = index == 0 ? nil : items[index - 1]["id"].idString
-                let found = try await store.database.read { db in
-                    try provider.lastItem(beforeSection: rule.key(for: item[rule.field]), in: view, db: db)
+                let found = try await store.transactions.read { session in
+                    try await provider.reader.lastItem(
+                        beforeSection: rule.key(for: item[rule.field]),
+                        in: view,
+                        session
+                    )
                 }
                 #expect(found?["id"].idString == expected, "\(view.name), section '\(section)'")
                 // Each statement seeks into the view's index: no scan, no sort.
-                for query in provider.beforeSectionQueries(rule.key(for: item[rule.field]), in: view) {
+                for query in provider.reader.beforeSectionQueries(rule.key(for: item[rule.field]), in: view) {
                     let plan = try await store.database.read { db in
                         try Row.fetchAll(
                             db,
                             sql: "EXPLAIN QUERY PLAN " + query.sql,
-                            arguments: StatementArguments(query.arguments.map { $0 as (any DatabaseValueConvertible)? })
+                            arguments: StatementArguments(
+                                query.arguments.map { $0.databaseValue as (any DatabaseValueConvertible)? }
+                            )
                         ).map { $0["detail"] as String }.joined(separator: "; ")
                     }
                     #expect(plan.hasPrefix("SEARCH") && plan.contains("INDEX"), "\(query.sql): \(plan)")

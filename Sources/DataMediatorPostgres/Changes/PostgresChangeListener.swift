@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -33,7 +34,7 @@ public struct PostgresChangeListener: Service {
             while !Task.isCancelled {
                 do {
                     try await store.primary.withConnection { connection in
-                        try await connection.listen(on: PostgresStore.channel) { notifications in
+                        try await connection.listen(on: ServiceTables.channel) { notifications in
                             notifier.publish()
                             for try await _ in notifications { notifier.publish() }
                         }

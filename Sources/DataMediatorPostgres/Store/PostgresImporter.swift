@@ -46,10 +46,8 @@ public struct PostgresImporter: Sendable {
         let perTransaction = skipBad ? max(1, batch) : Int.max
         while !finished {
             try await store.bulkWrite { connection in
-                try await connection.query(
-                    "SELECT version FROM \(unescaped: PostgresStore.storeTable) FOR UPDATE",
-                    logger: logger
-                )
+                let session = PostgresSession(connection: connection, logger: logger)
+                try await StoreVersion.lock(session)
                 var count = 0
                 while count < perTransaction {
                     guard let record = iterator.next() else {
@@ -74,42 +72,10 @@ public struct PostgresImporter: Sendable {
                     }
                     try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                 }
-                if finished { summary.version = try await restartHistory(connection) }
+                if finished { summary.version = try await plan.finish(session) }
             }
         }
         progress(summary.imported + summary.rejected)
         return summary
-    }
-
-    /// Raises the store's version by one, records it as the table's last change, restarts
-    /// the list's change history there, and notifies every replica.
-    private func restartHistory(_ connection: PostgresConnection) async throws -> Int64 {
-        let logger = store.logger
-        let rows = try await connection.query(
-            "UPDATE \(unescaped: PostgresStore.storeTable) SET version = version + 1 RETURNING version",
-            logger: logger
-        )
-        var version: Int64 = 0
-        for try await value in rows.decode(Int64.self) { version = value }
-        try await connection.query(
-            """
-            INSERT INTO \(unescaped: PostgresStore.versionTable) (source, changed_at) VALUES (\(plan.table), \(version))
-            ON CONFLICT (source) DO UPDATE SET changed_at = EXCLUDED.changed_at
-            """,
-            logger: logger
-        )
-        try await connection.query(
-            "DELETE FROM \(unescaped: PostgresChangeLog.changesTable) WHERE list = \(plan.list.name)",
-            logger: logger
-        )
-        try await connection.query(
-            """
-            INSERT INTO \(unescaped: PostgresChangeLog.historyTable) (list, floor) VALUES (\(plan.list.name), \(version))
-            ON CONFLICT (list) DO UPDATE SET floor = EXCLUDED.floor
-            """,
-            logger: logger
-        )
-        try await connection.query("SELECT pg_notify(\(PostgresStore.channel), \(String(version)))", logger: logger)
-        return version
     }
 }

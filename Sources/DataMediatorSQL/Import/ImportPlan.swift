@@ -43,3 +43,15 @@ public struct ImportPlan: Sendable {
         )
     }
 }
+
+extension ImportPlan {
+    /// Ends an import in its last transaction: raises the store's version by one for the
+    /// table and restarts the list's change history there (a bulk load logs no changes item
+    /// by item, so a client holding older pages gets `410` and reloads); returns the version.
+    public func finish(_ session: any SQLSession) async throws -> Int64 {
+        try await StoreVersion.register(table, session)
+        let version = try await StoreVersion.bump(for: table, session)
+        try await SQLChangeLog.restart(list: list.name, at: version, session)
+        return version
+    }
+}

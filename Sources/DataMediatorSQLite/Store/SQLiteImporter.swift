@@ -74,30 +74,15 @@ public struct SQLiteImporter: Sendable {
                         }
                         try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                     }
-                    if finished { summary.version = try restartHistory(db) }
+                    if finished {
+                        let session = SQLiteSession(db: db)
+                        summary.version = try CallingThreadExecutor.run { [plan] in try await plan.finish(session) }
+                    }
                     return .commit
                 }
             }
         }
         progress(summary.imported + summary.rejected)
         return summary
-    }
-
-    /// Raises the table's version by one and restarts the list's change history there.
-    private func restartHistory(_ db: Database) throws -> Int64 {
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO \(SQLiteStore.versionTable) (source, version) VALUES (?, 0)",
-            arguments: [plan.table]
-        )
-        let version = try SQLiteStore.bumpVersion(of: plan.table, in: db)
-        try db.execute(
-            sql: """
-                DELETE FROM \(SQLiteChangeLog.changesTable) WHERE list = ?;
-                INSERT INTO \(SQLiteChangeLog.historyTable) (list, floor) VALUES (?, ?)
-                ON CONFLICT (list) DO UPDATE SET floor = excluded.floor
-                """,
-            arguments: [plan.list.name, plan.list.name, version]
-        )
-        return version
     }
 }

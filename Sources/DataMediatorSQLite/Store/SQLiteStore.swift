@@ -9,16 +9,10 @@ import GRDB
 /// only read), creates missing tables from their declared fields, and creates one index
 /// per view so every page is an index range scan.
 public final class SQLiteStore: Sendable {
-    /// The table that holds each source table's change counter (`version`: writes to it
-    /// through the API) and the store's version after its last write (`changed_at`).
-    ///
-    /// The store's version is the sum of every table's counter: each write raises it by
-    /// one, so it orders every write of the store, and every list over the store reports
-    /// it. Lists of one store (a composite's children among them) share one version space.
-    public static let versionTable = "data_mediator_versions"
-
     /// The connection pool.
     public let database: DatabasePool
+    /// The store's transactions, in which the rules both SQL stores share run.
+    public let transactions: any SQLTransactions
     /// The connections pages are read on without a thread switch: one per thread of the
     /// cooperative pool, which is as many as can read at once without waiting.
     let pageReaders: SQLitePageReaders
@@ -32,54 +26,24 @@ public final class SQLiteStore: Sendable {
         do {
             database = try DatabasePool(path: path, configuration: configuration)
             try database.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE IF NOT EXISTS \(Self.versionTable) (
-                            source TEXT PRIMARY KEY NOT NULL,
-                            version INTEGER NOT NULL DEFAULT 0,
-                            changed_at INTEGER NOT NULL DEFAULT 0
-                        )
-                        """
-                )
-                try SQLiteChangeLog.createTables(in: db)
-                if try !db.columns(in: Self.versionTable).contains(where: { $0.name == "changed_at" }) {
+                for statement in ServiceTables.schema(.sqlite) { try db.execute(sql: statement) }
+                if try !db.columns(in: ServiceTables.versions).contains(where: { $0.name == "changed_at" }) {
                     // A store from before versions were store-wide: its change logs count
                     // per table, so they restart at the store's version.
                     try db.execute(
                         sql: """
-                            ALTER TABLE \(Self.versionTable) ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0;
-                            DELETE FROM \(SQLiteChangeLog.changesTable);
-                            DELETE FROM \(SQLiteChangeLog.historyTable);
+                            ALTER TABLE \(ServiceTables.versions) ADD COLUMN changed_at INTEGER NOT NULL DEFAULT 0;
+                            DELETE FROM \(ServiceTables.changes);
+                            DELETE FROM \(ServiceTables.history);
                             """
                     )
                 }
-                try SQLiteItemWriter.createTables(in: db)
             }
             pageReaders = try SQLitePageReaders(path: path, count: ProcessInfo.processInfo.activeProcessorCount)
         } catch {
             throw StoreError(list: nil, "cannot open the SQLite store at \(path): \(error)")
         }
-    }
-
-    /// Raises `table`'s counter, and so the store's version, by one, in the caller's
-    /// transaction; records the new store version as the table's last change and returns it.
-    ///
-    /// - Throws: `unavailable` when the table has no version row (its list was never
-    ///   opened with ``provider(for:source:)``).
-    static func bumpVersion(of table: String, in db: Database) throws -> Int64 {
-        let version = try Int64.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    UPDATE \(versionTable)
-                    SET version = version + 1,
-                        changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(versionTable)) + 1
-                    WHERE source = ? RETURNING changed_at
-                    """
-            ),
-            arguments: [table]
-        )
-        guard let version else { throw DataMediatorError(.unavailable, "The table '\(table)' has no version row.") }
-        return version
+        transactions = SQLiteTransactions(database: database)
     }
 
     /// Writes the WAL back into the database file and empties it, so a stopped service
@@ -90,9 +54,7 @@ public final class SQLiteStore: Sendable {
 
     /// The store's version: the sum of every table's counter, which every write raises by one.
     public func version() async throws -> Int64 {
-        try await database.read { db in
-            try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(version), 0) FROM \(Self.versionTable)") ?? 0
-        }
+        try await database.read { db in try Int64.fetchOne(db, sql: StoreVersion.currentSQL(.sqlite)) ?? 0 }
     }
 
     /// Whether the store answers a query now, for readiness checks.
@@ -109,24 +71,20 @@ public final class SQLiteStore: Sendable {
     ///
     /// - Throws: `StoreError` naming the missing table, column or the failing query.
     public func provider(for list: ListDefinition, source: StoreSource) throws -> SQLiteDataProvider {
-        let needed = StoreSource.columns(of: list)
+        let schema = TableSchema(list: list, source: source, dialect: .sqlite)
         do {
-            return try database.write { db in
-                let from: String
+            let notNull = try database.write { db in
                 let available: [String]
                 var notNull: Set<String> = []
                 switch source.kind {
                 case .table(let table):
                     if try !db.tableExists(table) {
-                        try Self.createTable(table, list: list, source: source, in: db)
+                        try db.execute(sql: schema.createTable(table))
                     }
-                    if list.isWritable, let revision = list.revisionField,
+                    if let revision = list.revisionField, let statement = schema.addRevisionColumn(to: table),
                         try !db.columns(in: table).contains(where: { $0.name == revision })
                     {
-                        try db.execute(
-                            sql:
-                                "ALTER TABLE \(SQL.quote(table)) ADD COLUMN \(SQL.quote(revision)) INTEGER NOT NULL DEFAULT 1"
-                        )
+                        try db.execute(sql: statement)
                     }
                     let columns = try db.columns(in: table)
                     available = columns.map(\.name)
@@ -134,7 +92,6 @@ public final class SQLiteStore: Sendable {
                     if let primaryKey = try? db.primaryKey(table), primaryKey.columns == [list.idField] {
                         notNull.insert(list.idField)
                     }
-                    from = SQL.quote(table)
                 case .query(let query):
                     let statement: Statement
                     do {
@@ -146,41 +103,30 @@ public final class SQLiteStore: Sendable {
                         throw StoreError(list: list.name, "its query must only read (a SELECT)")
                     }
                     available = statement.columnNames
-                    from = "(\(query)) AS source"
                 }
-                // A writable list writes every declared field, so each must be a column.
-                let written = list.isWritable ? source.fieldTypes.keys.sorted().filter { !needed.contains($0) } : []
-                let missing = (needed + written).filter { !available.contains($0) }
-                if !missing.isEmpty {
-                    throw StoreError(
-                        list: list.name,
-                        "its source has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
-                            + "the columns are \(available.map { "'\($0)'" }.joined(separator: ", "))"
-                    )
-                }
-                for table in source.allVersionTables {
+                try schema.checkColumns(available)
+                for statement in schema.prepareStatements(keyset: KeysetSQL(notNullColumns: notNull)) {
                     try db.execute(
-                        sql: "INSERT OR IGNORE INTO \(Self.versionTable) (source, version) VALUES (?, 0)",
-                        arguments: [table]
+                        sql: statement.sql,
+                        arguments: StatementArguments(values: statement.arguments.map(\.databaseValue))
                     )
                 }
-                if case .table(let table) = source.kind {
-                    for view in list.views {
-                        try Self.createIndex(for: view, on: table, in: db)
-                    }
-                }
-                return SQLiteDataProvider(
-                    database: database,
-                    pageReaders: pageReaders,
-                    viewsAreIndexed: source.isTable,
-                    from: from,
-                    columns: needed,
-                    idField: list.idField,
-                    fieldTypes: source.fieldTypes,
-                    notNullColumns: notNull,
-                    versionTables: source.allVersionTables
-                )
+                return notNull
             }
+            let keyset = KeysetSQL(notNullColumns: notNull)
+            let reader = SQLListReader(
+                transactions: transactions,
+                viewsAreIndexed: source.isTable,
+                from: schema.from,
+                columns: schema.columns,
+                idField: list.idField,
+                idIsInteger: false,
+                fieldTypes: source.fieldTypes,
+                keyset: keyset,
+                versionTables: source.allVersionTables,
+                windows: SQLiteDataProvider.windows(columns: schema.columns, from: schema.from, keyset: keyset)
+            )
+            return SQLiteDataProvider(reader: reader, pageReaders: pageReaders)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -198,25 +144,24 @@ public final class SQLiteStore: Sendable {
         for list: ListDefinition,
         source: StoreSource,
         provider: SQLiteDataProvider
-    ) throws -> (writer: SQLiteItemWriter, changeLog: SQLiteChangeLog)? {
+    ) throws -> (writer: SQLItemWriter, changeLog: SQLChangeLog)? {
         guard let (table, revision) = try source.writeTarget(of: list) else { return nil }
-        let columns = StoreSource.columns(of: list)
-        let changeLog = SQLiteChangeLog(database: database, list: list, provider: provider, columns: columns)
+        let changeLog = SQLChangeLog(transactions: transactions, list: list, columns: StoreSource.columns(of: list))
         do {
             try database.write { db in
-                try changeLog.start(in: db)
+                let session = SQLiteSession(db: db)
+                try CallingThreadExecutor.run { try await changeLog.start(session) }
             }
         } catch {
             throw StoreError(list: list.name, "cannot prepare writes: \(error)")
         }
-        let writer = SQLiteItemWriter(
-            database: database,
+        let writer = SQLItemWriter(
             list: list,
             table: table,
             revisionField: revision,
             fieldTypes: source.fieldTypes,
-            columns: columns,
-            provider: provider,
+            idIsInteger: source.fieldTypes[list.idField] == .integer,
+            reader: provider.reader,
             changeLog: changeLog
         )
         return (writer, changeLog)
@@ -239,37 +184,8 @@ public final class SQLiteStore: Sendable {
             provider: provider,
             signer: signer,
             writer: writes?.writer,
-            changeLog: writes?.changeLog ?? ReloadLog(lastChange: { try await provider.lastChange() }),
+            changeLog: writes?.changeLog ?? ReloadLog(lastChange: { try await provider.reader.lastChange() }),
             notifier: notifier
         )
-    }
-
-    private static func createTable(_ table: String, list: ListDefinition, source: StoreSource, in db: Database) throws
-    {
-        var definitions = [
-            "\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY NOT NULL"
-        ]
-        let declared = source.fieldTypes.keys.sorted()
-        var seen: Set<String> = [list.idField]
-        for field in StoreSource.columns(of: list) + declared where seen.insert(field).inserted {
-            if field == list.revisionField {
-                definitions.append("\(SQL.quote(field)) INTEGER NOT NULL DEFAULT 1")
-            } else {
-                definitions.append("\(SQL.quote(field)) \(sqlType(source.fieldTypes[field]))")
-            }
-        }
-        try db.execute(sql: "CREATE TABLE \(SQL.quote(table)) (\(definitions.joined(separator: ", ")))")
-    }
-
-    private static func sqlType(_ type: FieldType?) -> String {
-        switch type {
-        case .integer, .boolean: return "INTEGER"
-        case .number: return "REAL"
-        case .string, .json, nil: return "TEXT"
-        }
-    }
-
-    private static func createIndex(for view: View, on table: String, in db: Database) throws {
-        try db.execute(sql: KeysetSQL(notNullColumns: []).indexStatement(for: view, on: table))
     }
 }

@@ -1,0 +1,96 @@
+import DataMediator
+import DataMediatorSQL
+import Foundation
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    static func tableExists(
+        _ table: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws
+        -> Bool
+    {
+        let rows = try await connection.query("SELECT to_regclass(\(SQL.quote(table))) IS NOT NULL", logger: logger)
+        for try await exists in rows.decode(Bool.self) { return exists }
+        return false
+    }
+
+    /// The columns of a table or subquery and their types, from a read of no rows.
+    static func columnTypes(
+        of from: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws
+        -> [String: PostgresDataType]
+    {
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT * FROM \(from) LIMIT 0"),
+            logger: logger
+        )
+        var types: [String: PostgresDataType] = [:]
+        for column in rows.columns { types[column.name] = column.dataType }
+        for try await _ in rows {}
+        return types
+    }
+
+    static func notNullColumns(
+        of table: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws
+        -> Set<String>
+    {
+        let rows = try await connection.query(
+            """
+            SELECT attname::text FROM pg_attribute
+            WHERE attrelid = to_regclass(\(SQL.quote(table))) AND attnum > 0 AND NOT attisdropped AND attnotnull
+            """,
+            logger: logger
+        )
+        var names: Set<String> = []
+        for try await name in rows.decode(String.self) { names.insert(name) }
+        return names
+    }
+
+    static func createTable(
+        _ table: String,
+        list: ListDefinition,
+        source: StoreSource,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        var definitions = ["\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY"]
+        var seen: Set<String> = [list.idField]
+        for field in StoreSource.columns(of: list) + source.fieldTypes.keys.sorted() where seen.insert(field).inserted {
+            if field == list.revisionField {
+                definitions.append("\(SQL.quote(field)) bigint NOT NULL DEFAULT 1")
+            } else {
+                definitions.append("\(SQL.quote(field)) \(sqlType(source.fieldTypes[field]))")
+            }
+        }
+        let statement = "CREATE TABLE \(SQL.quote(table)) (\(definitions.joined(separator: ", ")))"
+        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+    }
+
+    /// The column type of a declared field: text in the `"C"` collation, so the database
+    /// orders it as the service does.
+    static func sqlType(_ type: FieldType?) -> String {
+        switch type {
+        case .integer: return "bigint"
+        case .boolean: return "boolean"
+        case .number: return "double precision"
+        case .string, .json, nil: return "text COLLATE \"C\""
+        }
+    }
+
+    /// A database error as one line: PostgreSQL's own message when there is one.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,187 @@
+import DataMediator
+import DataMediatorSQL
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+extension PostgresStore {
+    /// Runs `body` in a read-only `REPEATABLE READ` transaction on the reader: everything
+    /// it reads comes from one snapshot.
+    func read<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(on: reader, "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
+    }
+
+    /// Runs `body`'s single statement on the reader, outside a transaction: one statement
+    /// reads from one snapshot by itself, and saves the round trips of one.
+    func readStatement<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(on: reader, nil, body)
+    }
+
+    /// Runs `body` in a transaction on the primary, committed when it returns and rolled
+    /// back when it throws.
+    func write<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(on: primary, "START TRANSACTION", body)
+    }
+
+    /// Runs `body` in a transaction (none when `start` is nil); a database that cannot be reached, that went away, or
+    /// that does not answer within ``timeout`` makes it throw `unavailable` (the client
+    /// retries), and so does a transaction whose commit was not confirmed.
+    private func transaction<Result: Sendable>(
+        on client: PostgresClient,
+        _ start: PostgresQuery?,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let logger = logger
+        let lease = Lease()
+        do {
+            return try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        lease.taken.store(true, ordering: .relaxed)
+                        guard let start else { return try await body(connection) }
+                        return try await Self.run(body, on: connection, startingWith: start, logger: logger)
+                    }
+                }
+                group.addTask { [timeout, eventLoops] in
+                    // A timer on an event loop rather than `Task.sleep`: cancelled, it is
+                    // gone at once, where a cancelled sleep holds its memory until it
+                    // would have ended (5 s of requests' worth at thousands a second).
+                    let timer = eventLoops.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {}
+                    try await withTaskCancellationHandler {
+                        try await timer.futureResult.get()
+                    } onCancel: {
+                        timer.cancel()
+                    }
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else {
+                    throw DataMediatorError(
+                        .unavailable,
+                        "The database did not answer in time; retry shortly."
+                    )
+                }
+                return result
+            }
+        } catch let error as DataMediatorError {
+            throw error
+        } catch {
+            // An error before a connection was leased is the pool's: it could not connect,
+            // or it shut down.
+            guard Self.isUnavailable(error) || !lease.taken.load(ordering: .relaxed) else { throw error }
+            logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            throw DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
+        }
+    }
+
+    /// Whether an error means the database cannot be used now (rather than a statement
+    /// being wrong): a connection that failed or closed, a server shutting down or
+    /// starting, a pool that shut down.
+    static func isUnavailable(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        guard error.code == .server else { return true }
+        // SQLSTATE classes 08 (connection exception) and 57 (operator intervention).
+        let state = error.serverInfo?[.sqlState] ?? ""
+        return state.hasPrefix("08") || state.hasPrefix("57")
+    }
+
+    /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as
+    /// an import (which reads its records as it goes); committed when `body` returns,
+    /// rolled back when it throws.
+    func bulkWrite<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await primary.withConnection { connection in
+            try await Self.run(body, on: connection, startingWith: "START TRANSACTION", logger: logger)
+        }
+    }
+
+    /// Runs `body` in a transaction begun with `start` on `connection`: committed when it
+    /// returns, rolled back when it throws.
+    private nonisolated(nonsending) static func run<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> Result,
+        on connection: PostgresConnection,
+        startingWith start: PostgresQuery,
+        logger: Logger
+    ) async throws -> Result {
+        try await connection.query(start, logger: logger)
+        do {
+            let result = try await body(connection)
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+
+    /// Runs `body` in a transaction on the primary that holds the store's schema lock, so
+    /// replicas starting together do not create the same table twice.
+    func changeSchema<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await write { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", logger: self.logger)
+            return try await body(connection)
+        }
+    }
+
+    /// The advisory lock of schema changes (any fixed number; "dm" in ASCII).
+    private static let schemaLock: Int64 = 0x646D
+}
+
+/// Whether a transaction got its connection from the pool, so that an error before it is
+/// known to be the pool's (PostgresNIO's pool errors are of a module it does not promise
+/// to keep, `_ConnectionPoolModule`, so they are told apart by when they happen instead).
+private final class Lease: Sendable {
+    let taken = Atomic<Bool>(false)
+}
+
+/// The transactions of a PostgreSQL store, in which the rules both SQL stores share run:
+/// reads in one `REPEATABLE READ` snapshot on the reader, writes on the primary.
+struct PostgresTransactions: SQLTransactions {
+    let store: PostgresStore
+
+    func read<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        try await store.read { [logger = store.logger] connection in
+            try await body(PostgresSession(connection: connection, logger: logger))
+        }
+    }
+
+    func write<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        try await store.write { [logger = store.logger] connection in
+            try await body(PostgresSession(connection: connection, logger: logger))
+        }
+    }
+}
+
+/// A PostgreSQL connection inside a transaction, as the shared rules use it.
+struct PostgresSession: SQLSession {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    var dialect: SQLDialect { .postgres }
+
+    func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
+        let rows = try await connection.query(PostgresQuery(sql: sql, values: arguments), logger: logger)
+        var answer: [[JSONValue]] = []
+        for try await row in rows {
+            answer.append(try row.map { try JSONValue($0) })
+        }
+        return answer
+    }
+
+    func execute(_ sql: String, _ arguments: [JSONValue]) async throws {
+        let rows = try await connection.query(PostgresQuery(sql: sql, values: arguments), logger: logger)
+        for try await _ in rows {}
+    }
+}

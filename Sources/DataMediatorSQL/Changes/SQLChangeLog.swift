@@ -1,0 +1,125 @@
+import DataMediator
+
+/// The change log of a writable table list in a SQL store: one row per write and view,
+/// written in the write's own transaction, so the log and the table never disagree.
+///
+/// It keeps the last `history` versions; ``ServiceTables/history`` holds, per list, the
+/// version from which the log is complete (its floor).
+public struct SQLChangeLog: ChangeLog {
+    private let transactions: any SQLTransactions
+    private let list: String
+    private let history: Int
+    private let layout: ItemLayout
+
+    /// The log of `list`, whose items have `columns`, kept in the store of `transactions`.
+    public init(transactions: any SQLTransactions, list: ListDefinition, columns: [String]) {
+        self.transactions = transactions
+        self.list = list.name
+        self.history = list.history
+        self.layout = ItemLayout(columns)
+    }
+
+    /// Starts the list's history at the current version when it has none yet, in the
+    /// session's transaction.
+    public func start(_ session: any SQLSession) async throws {
+        try await session.execute(
+            "INSERT INTO \(ServiceTables.history) (list, floor) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            [.string(list), .integer(try await StoreVersion.current(session))]
+        )
+    }
+
+    /// Records what a write did to each view, in the write's transaction, and forgets what
+    /// is older than the history.
+    public func append(
+        version: Int64,
+        id: String,
+        item: Item?,
+        changes: [String: ViewChange],
+        _ session: any SQLSession
+    ) async throws {
+        let itemJSON: JSONValue = item.map { .string(String(decoding: $0.objectJSON(), as: UTF8.self)) } ?? .null
+        for (view, change) in changes.sorted(by: { $0.key < $1.key }) {
+            let placement = change.placement
+            try await session.execute(
+                """
+                INSERT INTO \(ServiceTables.changes)
+                    (list, view, version, op, item_id, item, section, section_after, after)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (list, view, version) DO UPDATE SET
+                    op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
+                    section_after = excluded.section_after, after = excluded.after
+                """,
+                [
+                    .string(list), .string(view), .integer(version), .string(change.operation.rawValue), .string(id),
+                    change.operation == .delete ? .null : itemJSON,
+                    Self.text(placement?.section), Self.text(placement?.sectionAfter), Self.text(placement?.after),
+                ]
+            )
+        }
+        let keepFrom = version - Int64(history)
+        // The floor only rises; the update finds nothing to do while it is at or past keepFrom.
+        let raised = try await session.rows(
+            "UPDATE \(ServiceTables.history) SET floor = ? WHERE list = ? AND floor < ? RETURNING floor",
+            [.integer(keepFrom), .string(list), .integer(keepFrom)]
+        )
+        if !raised.isEmpty {
+            try await session.execute(
+                "DELETE FROM \(ServiceTables.changes) WHERE list = ? AND version <= ?",
+                [.string(list), .integer(keepFrom)]
+            )
+        }
+    }
+
+    /// Up to `limit` changes of `view` after `since`, from one snapshot.
+    public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        try await transactions.read { [list, layout] session in
+            let version = try await StoreVersion.current(session)
+            let floors = try await session.rows(
+                "SELECT floor FROM \(ServiceTables.history) WHERE list = ?",
+                [.string(list)]
+            )
+            var floor = version
+            if case .integer(let stored)? = floors.first?.first { floor = stored }
+            try DataMediatorError.checkHistory(since: since, floor: floor, version: version)
+            let rows = try await session.rows(
+                """
+                SELECT version, op, item_id, item, section, section_after, after
+                FROM \(ServiceTables.changes)
+                WHERE list = ? AND view = ? AND version > ?
+                ORDER BY version LIMIT ?
+                """,
+                [.string(list), .string(view.name), .integer(since), .integer(Int64(max(0, limit)))]
+            )
+            let changes = rows.map { row in
+                let section = row[4].stringValue
+                return Change(
+                    operation: row[1].stringValue.flatMap(Change.Operation.init(rawValue:)) ?? .reload,
+                    version: row[0].integerValue ?? 0,
+                    id: row[2].stringValue ?? row[2].idString,
+                    item: row[3].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout) },
+                    placement: section.map {
+                        Placement(section: $0, sectionAfter: row[5].stringValue, after: row[6].stringValue)
+                    }
+                )
+            }
+            return ChangeWindow(changes: changes, version: version)
+        }
+    }
+
+    /// Restarts the list's change history at `version` (after a bulk load, which logs no
+    /// changes item by item): a client holding older pages gets `410` and reloads.
+    public static func restart(list: String, at version: Int64, _ session: any SQLSession) async throws {
+        try await session.execute("DELETE FROM \(ServiceTables.changes) WHERE list = ?", [.string(list)])
+        try await session.execute(
+            """
+            INSERT INTO \(ServiceTables.history) (list, floor) VALUES (?, ?)
+            ON CONFLICT (list) DO UPDATE SET floor = excluded.floor
+            """,
+            [.string(list), .integer(version)]
+        )
+    }
+
+    private static func text(_ value: String?) -> JSONValue {
+        value.map { .string($0) } ?? .null
+    }
+}

@@ -1,0 +1,250 @@
+import DataMediator
+
+/// The reads of a list over a SQL table or read-only query that both stores answer the
+/// same way: windows of several index ranges, the items before a position, locating an
+/// item, the sections and their counts, and the version of the list's source.
+///
+/// A store's provider answers a one-range page its own fastest way and leaves the rest to
+/// this. Every answer is read in one snapshot of ``SQLTransactions/read(_:)``, so its items,
+/// counts and version agree; no read uses `OFFSET`, and only locate and section counts
+/// count rows, each on one range of the view's index where there is one.
+public struct SQLListReader: Sendable {
+    /// The store's transactions.
+    public let transactions: any SQLTransactions
+    /// The store's flavour of SQL.
+    public let dialect: SQLDialect
+    /// Whether every view has an index on its sort (a table source): only then is finding
+    /// a section by a seek cheap; over a query, each seek would read the whole query.
+    public let viewsAreIndexed: Bool
+    /// The quoted table, or the query as an aliased subquery.
+    public let from: String
+    /// The columns an item is read with, and how they are laid out and shown.
+    public let columns: [String]
+    let selectList: String
+    /// The layout of the items read.
+    public let layout: ItemLayout
+    /// How each column is shown (its field's declared type; nil: as stored).
+    public let columnTypes: [FieldType?]
+    let idField: String
+    /// Whether the id column holds whole numbers only (PostgreSQL's typed columns): ids
+    /// that are not whole numbers then match nothing.
+    public let idIsInteger: Bool
+    let fieldTypes: [String: FieldType]
+    /// The keyset SQL of the store's dialect and the source's columns.
+    public let keyset: KeysetSQL
+    /// The tables whose writes change the list's items (its own table, and the tables a
+    /// query reads as its config's `versions` names them).
+    let versionTables: [String]
+    /// The window statements of the list's views, built on first use.
+    public let windows: WindowQueries
+
+    /// The reads of a list whose items have `columns`, read from `from`.
+    ///
+    /// - Parameter windows: the statements of windows; they may select more columns after
+    ///   the item's (a store's page path reads its version so), which are ignored here.
+    public init(
+        transactions: any SQLTransactions,
+        viewsAreIndexed: Bool,
+        from: String,
+        columns: [String],
+        idField: String,
+        idIsInteger: Bool,
+        fieldTypes: [String: FieldType],
+        keyset: KeysetSQL,
+        versionTables: [String],
+        windows: WindowQueries
+    ) {
+        self.transactions = transactions
+        self.dialect = keyset.dialect
+        self.viewsAreIndexed = viewsAreIndexed
+        self.from = from
+        self.columns = columns
+        self.selectList = columns.map(SQL.quote).joined(separator: ", ")
+        self.layout = ItemLayout(columns)
+        self.columnTypes = columns.map { fieldTypes[$0] }
+        self.idField = idField
+        self.idIsInteger = idIsInteger
+        self.fieldTypes = fieldTypes
+        self.keyset = keyset
+        self.versionTables = versionTables
+        self.windows = windows
+    }
+
+    /// The most sections before an item that ``locate(id:in:maximumSectionSeeks:)`` and
+    /// ``sectionCounts(of:maximumSections:)`` seek over on the view's index; a view with
+    /// more is counted by one grouped query.
+    public static let maximumSectionSeeks = 10_000
+
+    // MARK: - Windows
+
+    /// Up to `limit` items after (or from) `start`, read one index range after another in
+    /// view order until the window is full, with the version, in one snapshot.
+    public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        let queries = windows.queries(of: view, from: start, inclusive: inclusive)
+        return try await transactions.read { session in
+            Window(
+                items: try await read(queries, limit: max(0, limit), session),
+                version: try await StoreVersion.current(session)
+            )
+        }
+    }
+
+    /// The rows of window statements, one range after another, until `limit` are read.
+    public func read(
+        _ queries: [(sql: String, arguments: [JSONValue])],
+        limit: Int,
+        _ session: any SQLSession
+    ) async throws -> [Item] {
+        var items: [Item] = []
+        for query in queries where items.count < limit {
+            items += try await fetch(query.sql, query.arguments + [.integer(Int64(limit - items.count))], session)
+        }
+        return items
+    }
+
+    /// Up to `limit` items of `view` strictly before `position`, nearest first, read in
+    /// the session's transaction (a write's, to place the item it wrote).
+    public func items(
+        before position: Position,
+        in view: View,
+        limit: Int,
+        _ session: any SQLSession
+    ) async throws -> [Item] {
+        try await read(windows.queries(of: view.reversed, from: position, inclusive: false), limit: limit, session)
+    }
+
+    /// The last item of `view` before the first item of the section with `key`, nil when
+    /// that section is the view's first: one read on the view's index per range, however
+    /// long the section is. The view's section field leads its sort (``View/sectionProblem()``).
+    public func lastItem(beforeSection key: JSONValue, in view: View, _ session: any SQLSession) async throws -> Item? {
+        for query in beforeSectionQueries(key, in: view) {
+            if let item = try await fetch(query.sql, query.arguments, session).first { return item }
+        }
+        return nil
+    }
+
+    /// The statements of ``lastItem(beforeSection:in:_:)``, one per index range, in order.
+    public func beforeSectionQueries(_ key: JSONValue, in view: View) -> [(sql: String, arguments: [JSONValue])] {
+        let (conditions, arguments) = keyset.filter(view)
+        let order = " ORDER BY \(keyset.orderBy(view.reversed)) LIMIT 1"
+        return keyset.beforeSection(key, in: view).map { range in
+            (
+                "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions + [range.sql]))" + order,
+                arguments + range.arguments
+            )
+        }
+    }
+
+    // MARK: - Versions
+
+    /// The version of the list's source now.
+    public func currentVersion() async throws -> Int64 {
+        try await transactions.read { session in try await StoreVersion.current(session) }
+    }
+
+    /// The store's version at the last write through the API to a table the list reads
+    /// (0 when there was none), with the store's version, read together.
+    public func lastChange() async throws -> (lastChange: Int64, version: Int64) {
+        try await transactions.read { [versionTables] session in
+            (try await StoreVersion.lastChange(of: versionTables, session), try await StoreVersion.current(session))
+        }
+    }
+
+    // MARK: - Locate
+
+    /// The item with `id` in the view and its place, from counts of the rows before it;
+    /// the sections before it are found by at most `maximumSectionSeeks` seeks, else by
+    /// one count of the distinct section keys before it.
+    public func locate(
+        id: String,
+        in view: View,
+        maximumSectionSeeks: Int = Self.maximumSectionSeeks
+    ) async throws -> Location? {
+        let (filterConditions, filterArguments) = keyset.filter(view)
+        guard let (idCondition, idArguments) = idCondition(id) else { return nil }
+        let itemSQL = "SELECT \(selectList) FROM \(from)\(SQL.whereClause(filterConditions + [idCondition])) LIMIT 2"
+        let itemArguments = filterArguments + idArguments
+        return try await transactions.read { session in
+            guard
+                let item = try await fetch(itemSQL, itemArguments, session)
+                    .first(where: { $0[idField].idString == id })
+            else { return nil }
+            let before = keyset.before(view.position(of: item), in: view)
+            let beforeWhere = SQL.whereClause(filterConditions + [before.sql])
+            let beforeArguments = filterArguments + before.arguments
+            let position = try await count("SELECT COUNT(*) FROM \(from)\(beforeWhere)", beforeArguments, session)
+            var sectionIndex = 0
+            var itemIndex = position
+            if let rule = view.section {
+                let stored = rule.key(for: item[rule.field])
+                if let sections = try await sectionsBefore(stored, in: view, limit: maximumSectionSeeks, session) {
+                    sectionIndex = sections
+                    itemIndex = position - (try await rowsBefore(section: stored, in: view, session))
+                } else {
+                    // Sections are told apart by their id (text), as pages group them.
+                    let key = "COALESCE(CAST((\(keyset.sectionKey(rule))) AS TEXT), '')"
+                    let ownKey = "COALESCE(CAST(? AS TEXT), '')"
+                    sectionIndex = try await count(
+                        "SELECT COUNT(DISTINCT \(key)) FROM \(from)\(beforeWhere) AND \(key) <> \(ownKey)",
+                        beforeArguments + [stored],
+                        session
+                    )
+                    itemIndex = try await count(
+                        "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND \(key) = \(ownKey)",
+                        beforeArguments + [stored],
+                        session
+                    )
+                }
+            }
+            return Location(
+                item: item,
+                position: position,
+                sectionIndex: sectionIndex,
+                itemIndex: itemIndex,
+                version: try await StoreVersion.current(session)
+            )
+        }
+    }
+
+    /// The condition that selects the row with `id` (ids arrive as text); nil when no row
+    /// can have it (not a whole number in a whole-number column).
+    private func idCondition(_ id: String) -> (sql: String, arguments: [JSONValue])? {
+        let column = SQL.quote(idField)
+        let whole = Int64(id).flatMap { String($0) == id ? $0 : nil }
+        switch (dialect, idIsInteger) {
+        case (.postgres, true):
+            return whole.map { ("\(column) = ?", [.integer($0)]) }
+        case (.postgres, false):
+            return ("\(column)::text = ?", [.string(id)])
+        case (.sqlite, _):
+            // A column may hold either spelling of an integer id: match both.
+            guard let whole else { return ("\(column) = ?", [.string(id)]) }
+            return ("(\(column) = ? OR \(column) = ?)", [.integer(whole), .string(id)])
+        }
+    }
+
+    /// The rows of `view` before the first row of the section with `key`, counted on the
+    /// view's index one range at a time, without computing any row's section key.
+    public func rowsBefore(section key: JSONValue, in view: View, _ session: any SQLSession) async throws -> Int {
+        let (conditions, arguments) = keyset.filter(view)
+        var rows = 0
+        for range in keyset.beforeSection(key, in: view) {
+            rows += try await count(
+                "SELECT COUNT(*) FROM \(from)\(SQL.whereClause(conditions + [range.sql]))",
+                arguments + range.arguments,
+                session
+            )
+        }
+        return rows
+    }
+
+    // MARK: - Rows
+
+    func fetch(_ sql: String, _ arguments: [JSONValue], _ session: any SQLSession) async throws -> [Item] {
+        try await session.items(sql, arguments, layout: layout, types: columnTypes)
+    }
+
+    func count(_ sql: String, _ arguments: [JSONValue], _ session: any SQLSession) async throws -> Int {
+        Int(try await session.integer(sql, arguments))
+    }
+}

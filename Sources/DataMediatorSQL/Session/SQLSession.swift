@@ -1,0 +1,65 @@
+import DataMediator
+
+/// A connection of a SQL store inside one transaction (or one read snapshot), as the rules
+/// every SQL store shares use it: bound statements in, rows of neutral values out.
+///
+/// Each store implements it over its own connection (GRDB's `Database`, PostgresNIO's
+/// connection) and converts values there; everything above it (statement text, change log,
+/// writes, idempotency, locate and section counts) is written once in this module.
+public protocol SQLSession {
+    /// The store's flavour of SQL.
+    var dialect: SQLDialect { get }
+
+    /// The rows of a statement with `?` placeholders bound to `arguments`, each row's
+    /// columns in order as stored (not yet shown as a field's declared type says).
+    func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]]
+
+    /// Runs a statement with `?` placeholders bound to `arguments`, reading no rows.
+    func execute(_ sql: String, _ arguments: [JSONValue]) async throws
+}
+
+extension SQLSession {
+    /// The first column of the statement's first row as a whole number (0 when there is
+    /// no row or it is `NULL`): a count, a version.
+    public func integer(_ sql: String, _ arguments: [JSONValue] = []) async throws -> Int64 {
+        guard let value = try await rows(sql, arguments).first?.first else { return 0 }
+        switch value {
+        case .integer(let whole): return whole
+        case .number(let real): return Int64(exactly: real.rounded()) ?? 0
+        case .bool(let flag): return flag ? 1 : 0
+        default: return 0
+        }
+    }
+
+    /// The items a statement reads, each row's columns laid out by `layout` and shown as
+    /// `types` says (one type per column, nil for a field shown as stored).
+    public func items(
+        _ sql: String,
+        _ arguments: [JSONValue],
+        layout: ItemLayout,
+        types: [FieldType?]
+    ) async throws -> [Item] {
+        try await rows(sql, arguments).map { row in
+            var values: [JSONValue] = []
+            values.reserveCapacity(types.count)
+            for (index, value) in row.enumerated() where index < types.count {
+                values.append(types[index].map { $0.present(value) } ?? value)
+            }
+            return Item(layout: layout, values: values)
+        }
+    }
+}
+
+/// The transactions of a SQL store, in which the shared rules run their statements.
+public protocol SQLTransactions: Sendable {
+    /// Runs `body` in one read snapshot: everything it reads agrees.
+    func read<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result
+
+    /// Runs `body` in one write transaction, committed when it returns and rolled back when
+    /// it throws; writes of the store run one at a time, and an answered write is durable.
+    func write<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result
+}

@@ -1,0 +1,124 @@
+import DataMediator
+
+/// The names and definitions of the tables the service keeps in a SQL store beside the
+/// lists' own tables: versions, change log, history floors and idempotency keys.
+public enum ServiceTables {
+    /// Per source table, the store's version after its last write through the API
+    /// (`changed_at`); in SQLite also the table's own change counter (`version`), whose sum
+    /// is the store's version.
+    public static let versions = "data_mediator_versions"
+    /// PostgreSQL's one-row table of the store's version.
+    public static let store = "data_mediator_store"
+    /// One row per write and view: what the write did to the view.
+    public static let changes = "data_mediator_changes"
+    /// Per list, the version from which its change log is complete (its floor).
+    public static let history = "data_mediator_history"
+    /// The answers to `POST`s with an `Idempotency-Key`.
+    public static let idempotency = "data_mediator_idempotency"
+    /// The PostgreSQL channel every write notifies (with its version) on commit.
+    public static let channel = "data_mediator_changes"
+
+    /// The statements that create the service's tables when missing, in order.
+    public static func schema(_ dialect: SQLDialect) -> [String] {
+        let types = SQLTypes(dialect)
+        let versionTables: [String]
+        switch dialect {
+        case .sqlite:
+            versionTables = [
+                """
+                CREATE TABLE IF NOT EXISTS \(versions) (
+                    source TEXT PRIMARY KEY NOT NULL,
+                    version INTEGER NOT NULL DEFAULT 0,
+                    changed_at INTEGER NOT NULL DEFAULT 0
+                )
+                """
+            ]
+        case .postgres:
+            versionTables = [
+                """
+                CREATE TABLE IF NOT EXISTS \(store) (
+                    id boolean PRIMARY KEY DEFAULT TRUE CHECK (id),
+                    version bigint NOT NULL DEFAULT 0
+                )
+                """,
+                "INSERT INTO \(store) (id, version) VALUES (TRUE, 0) ON CONFLICT DO NOTHING",
+                """
+                CREATE TABLE IF NOT EXISTS \(versions) (
+                    source text PRIMARY KEY,
+                    changed_at bigint NOT NULL DEFAULT 0
+                )
+                """,
+            ]
+        }
+        // SQLite keeps the change log's rows in its primary key's order (no row ids).
+        let clustered = dialect == .sqlite ? " WITHOUT ROWID" : ""
+        return versionTables + [
+            """
+            CREATE TABLE IF NOT EXISTS \(changes) (
+                list \(types.text) NOT NULL,
+                view \(types.text) NOT NULL,
+                version \(types.integer) NOT NULL,
+                op \(types.text) NOT NULL,
+                item_id \(types.text) NOT NULL,
+                item \(types.text),
+                section \(types.text),
+                section_after \(types.text),
+                after \(types.text),
+                PRIMARY KEY (list, view, version)
+            )\(clustered)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(history) (
+                list \(types.text) PRIMARY KEY NOT NULL,
+                floor \(types.integer) NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(idempotency) (
+                list \(types.text) NOT NULL,
+                key \(types.text) NOT NULL,
+                fingerprint \(types.text) NOT NULL,
+                item \(types.text) NOT NULL,
+                version \(types.integer) NOT NULL,
+                created_at \(types.real) NOT NULL,
+                PRIMARY KEY (list, key)
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
+        ]
+    }
+}
+
+/// The column types of a dialect, for the service's tables and for list tables created
+/// from their declared fields.
+public struct SQLTypes: Sendable {
+    /// Text of the service's own tables.
+    public let text: String
+    /// 64-bit whole numbers.
+    public let integer: String
+    /// Floating-point numbers.
+    public let real: String
+    private let dialect: SQLDialect
+
+    /// The types of `dialect`.
+    public init(_ dialect: SQLDialect) {
+        self.dialect = dialect
+        switch dialect {
+        case .sqlite: (text, integer, real) = ("TEXT", "INTEGER", "REAL")
+        case .postgres: (text, integer, real) = ("text", "bigint", "double precision")
+        }
+    }
+
+    /// The column type of a declared field. PostgreSQL text is in the `"C"` collation, so
+    /// the database orders it as the service does (bytewise, as SQLite does).
+    public func column(for type: FieldType?) -> String {
+        switch (dialect, type) {
+        case (_, .integer): return integer
+        case (.sqlite, .boolean): return integer
+        case (.postgres, .boolean): return "boolean"
+        case (_, .number): return real
+        case (.sqlite, .string), (.sqlite, .json), (.sqlite, nil): return text
+        case (.postgres, .string), (.postgres, .json), (.postgres, nil): return "text COLLATE \"C\""
+        }
+    }
+}

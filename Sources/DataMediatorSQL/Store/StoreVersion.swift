@@ -1,0 +1,91 @@
+import DataMediator
+
+/// The store's version, which orders every write of a SQL store: how each dialect keeps
+/// it, reads it and raises it.
+///
+/// SQLite sums per-table counters (one writer at a time, so the sum rises by one per write);
+/// PostgreSQL keeps one row that every write locks first, so the writes of every replica
+/// are applied one at a time in version order. Either way, every list of one store (a
+/// composite's children among them) shares one version space.
+public enum StoreVersion {
+    /// The statement that reads the store's version.
+    public static func currentSQL(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite: return "SELECT COALESCE(SUM(version), 0) FROM \(ServiceTables.versions)"
+        case .postgres: return "SELECT version FROM \(ServiceTables.store)"
+        }
+    }
+
+    /// The store's version in the session's transaction.
+    public static func current(_ session: any SQLSession) async throws -> Int64 {
+        try await session.integer(currentSQL(session.dialect))
+    }
+
+    /// Waits until no other write of the store runs and keeps the others waiting until
+    /// this transaction ends, so that it sees every earlier write and gets the next version
+    /// (SQLite's single writer does this by itself).
+    public static func lock(_ session: any SQLSession) async throws {
+        guard session.dialect == .postgres else { return }
+        try await session.execute("SELECT version FROM \(ServiceTables.store) FOR UPDATE", [])
+    }
+
+    /// Makes sure `table` has its row of versions (a table written by the API or an import).
+    public static func register(_ table: String, _ session: any SQLSession) async throws {
+        try await session.execute(
+            "INSERT INTO \(ServiceTables.versions) (source) VALUES (?) ON CONFLICT DO NOTHING",
+            [.string(table)]
+        )
+    }
+
+    /// Raises the store's version by one for a write to `table`, records it as the table's
+    /// last change, and (PostgreSQL) tells every replica on commit; returns the new version.
+    ///
+    /// - Throws: `unavailable` when the table has no row of versions (its list was never
+    ///   opened by the store) or the store has no version row.
+    public static func bump(for table: String, _ session: any SQLSession) async throws -> Int64 {
+        switch session.dialect {
+        case .sqlite:
+            let rows = try await session.rows(
+                """
+                UPDATE \(ServiceTables.versions)
+                SET version = version + 1,
+                    changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(ServiceTables.versions)) + 1
+                WHERE source = ? RETURNING changed_at
+                """,
+                [.string(table)]
+            )
+            guard case .integer(let version)? = rows.first?.first else {
+                throw DataMediatorError(.unavailable, "The table '\(table)' has no version row.")
+            }
+            return version
+        case .postgres:
+            let rows = try await session.rows(
+                "UPDATE \(ServiceTables.store) SET version = version + 1 RETURNING version",
+                []
+            )
+            guard case .integer(let version)? = rows.first?.first else {
+                throw DataMediatorError(.unavailable, "The store has no version row.")
+            }
+            try await session.execute(
+                "UPDATE \(ServiceTables.versions) SET changed_at = ? WHERE source = ?",
+                [.integer(version), .string(table)]
+            )
+            try await session.execute(
+                "SELECT pg_notify(?, ?)",
+                [.string(ServiceTables.channel), .string("\(version)")]
+            )
+            return version
+        }
+    }
+
+    /// The store's version at the last write through the API to one of `tables`; 0 when
+    /// there was none.
+    public static func lastChange(of tables: [String], _ session: any SQLSession) async throws -> Int64 {
+        guard !tables.isEmpty else { return 0 }
+        let marks = Array(repeating: "?", count: tables.count).joined(separator: ", ")
+        return try await session.integer(
+            "SELECT COALESCE(MAX(changed_at), 0) FROM \(ServiceTables.versions) WHERE source IN (\(marks))",
+            tables.map { .string($0) }
+        )
+    }
+}

@@ -1,0 +1,93 @@
+import DataMediator
+
+/// What a SQL store checks and creates for a list's source at start-up, the same in both
+/// dialects: a table created from the declared fields when missing, the revision column
+/// of a writable list, every column the list reads, the rows of versions, and one index
+/// per view's order.
+public struct TableSchema: Sendable {
+    /// The list.
+    public let list: ListDefinition
+    /// Where its rows live.
+    public let source: StoreSource
+    /// The store's flavour of SQL.
+    public let dialect: SQLDialect
+
+    /// The schema of `list` over `source` in a store of `dialect`.
+    public init(list: ListDefinition, source: StoreSource, dialect: SQLDialect) {
+        self.list = list
+        self.source = source
+        self.dialect = dialect
+    }
+
+    /// Every column the list reads (``StoreSource/columns(of:)``).
+    public var columns: [String] { StoreSource.columns(of: list) }
+
+    /// The statement that creates `table` from the list's declared fields: the id as
+    /// primary key, the revision starting at 1, every other field of its declared type.
+    public func createTable(_ table: String) -> String {
+        let types = SQLTypes(dialect)
+        var definitions = [
+            "\(SQL.quote(list.idField)) \(types.column(for: source.fieldTypes[list.idField])) PRIMARY KEY NOT NULL"
+        ]
+        var seen: Set<String> = [list.idField]
+        for field in columns + source.fieldTypes.keys.sorted() where seen.insert(field).inserted {
+            if field == list.revisionField {
+                definitions.append(revisionDefinition(field))
+            } else {
+                definitions.append("\(SQL.quote(field)) \(types.column(for: source.fieldTypes[field]))")
+            }
+        }
+        return "CREATE TABLE \(SQL.quote(table)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// The statement that adds the revision column to a writable list's table that lacks
+    /// it; nil when the list is not writable. Existing rows start at revision 1.
+    public func addRevisionColumn(to table: String) -> String? {
+        guard list.isWritable, let revision = list.revisionField else { return nil }
+        return "ALTER TABLE \(SQL.quote(table)) ADD COLUMN \(revisionDefinition(revision))"
+    }
+
+    private func revisionDefinition(_ field: String) -> String {
+        "\(SQL.quote(field)) \(SQLTypes(dialect).integer) NOT NULL DEFAULT 1"
+    }
+
+    /// Checks that the source has every column the list reads and, for a writable list,
+    /// every declared field (a write stores them all).
+    ///
+    /// - Throws: `StoreError` naming the missing columns and those there are.
+    public func checkColumns(_ available: [String]) throws {
+        let needed = columns
+        let written = list.isWritable ? source.fieldTypes.keys.sorted().filter { !needed.contains($0) } : []
+        let missing = (needed + written).filter { !available.contains($0) }
+        guard missing.isEmpty else {
+            throw StoreError(
+                list: list.name,
+                "its source has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
+                    + "the columns are \(available.map { "'\($0)'" }.joined(separator: ", "))"
+            )
+        }
+    }
+
+    /// The statements that register the source's tables in the store's versions and create
+    /// one index per view on a table source, each with its arguments.
+    public func prepareStatements(keyset: KeysetSQL) -> [(sql: String, arguments: [JSONValue])] {
+        var statements = source.allVersionTables.map { table in
+            (
+                "INSERT INTO \(ServiceTables.versions) (source) VALUES (?) ON CONFLICT DO NOTHING",
+                [JSONValue.string(table)]
+            )
+        }
+        if case .table(let table) = source.kind {
+            statements += list.views.map { (keyset.indexStatement(for: $0, on: table), []) }
+        }
+        return statements
+    }
+
+    /// The `FROM` of the list's reads: the quoted table, or the query as a subquery.
+    public var from: String {
+        switch source.kind {
+        case .table(let table): return SQL.quote(table)
+        case .query(let query): return "(\(query)) AS source"
+        }
+    }
+}

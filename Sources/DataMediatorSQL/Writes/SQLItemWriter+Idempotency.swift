@@ -1,0 +1,58 @@
+import DataMediator
+import Foundation
+
+extension SQLItemWriter {
+    /// The stored result of an earlier insert with this key, or nil when the key is new
+    /// (or older than the retention, and forgotten).
+    ///
+    /// - Throws: `idempotencyKeyReused` when the key came with another body.
+    func replay(_ idempotency: IdempotencyKey, _ session: any SQLSession) async throws -> WriteResult? {
+        let rows = try await session.rows(
+            """
+            SELECT fingerprint, item, version FROM \(ServiceTables.idempotency)
+            WHERE list = ? AND key = ? AND created_at >= ?
+            """,
+            [.string(list), .string(idempotency.key), .number(Self.oldestKept())]
+        )
+        guard let row = rows.first, row.count == 3 else { return nil }
+        guard row[0].stringValue == idempotency.fingerprint else {
+            throw DataMediatorError(
+                .idempotencyKeyReused,
+                "The Idempotency-Key '\(idempotency.key)' was used with another body; use a new key for a new item."
+            )
+        }
+        guard let json = row[1].stringValue, let version = row[2].integerValue,
+            let item = Item(objectJSON: Array(json.utf8), layout: layout)
+        else { return nil }
+        return WriteResult(item: item, version: version, created: true, replayed: true)
+    }
+
+    /// Stores the answer to a key (replacing an expired use of the same key), and deletes
+    /// expired keys at most once a minute.
+    func remember(_ idempotency: IdempotencyKey, result: WriteResult, _ session: any SQLSession) async throws {
+        if purge.isDue() {
+            try await session.execute(
+                "DELETE FROM \(ServiceTables.idempotency) WHERE created_at < ?",
+                [.number(Self.oldestKept())]
+            )
+        }
+        try await session.execute(
+            """
+            INSERT INTO \(ServiceTables.idempotency) (list, key, fingerprint, item, version, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (list, key) DO UPDATE SET fingerprint = excluded.fingerprint, item = excluded.item,
+                version = excluded.version, created_at = excluded.created_at
+            """,
+            [
+                .string(list), .string(idempotency.key), .string(idempotency.fingerprint),
+                .string(String(decoding: result.item.objectJSON(), as: UTF8.self)),
+                .integer(result.version), .number(Date().timeIntervalSince1970),
+            ]
+        )
+    }
+
+    /// When the oldest idempotency key still honoured was stored (seconds since 1970).
+    static func oldestKept() -> Double {
+        Date().timeIntervalSince1970 - Double(IdempotencyKey.retention.components.seconds)
+    }
+}

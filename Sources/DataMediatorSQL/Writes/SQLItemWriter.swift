@@ -1,0 +1,245 @@
+import DataMediator
+
+/// Writes a table list's items in a SQL store, each write one transaction: the row, its
+/// revision, the store's version and the change log change together, writes are applied
+/// one at a time in version order (``StoreVersion/lock(_:)``), and the call returns after
+/// the commit, so an answered write is durable.
+public struct SQLItemWriter: ItemWriter {
+    let transactions: any SQLTransactions
+    let list: String
+    let table: String
+    let idField: String
+    /// Whether ids are whole numbers (an integer id column).
+    let idIsInteger: Bool
+    /// Every writable field, in a fixed order (the id and revision excluded).
+    let fields: [String]
+    let fieldTypes: [String: FieldType]
+    /// The layout of a row as a write reads it back (the list's columns and every
+    /// writable field), and how each column is shown.
+    let layout: ItemLayout
+    let columnTypes: [FieldType?]
+    let statements: RowStatements
+    /// Deletes expired idempotency keys at most once a minute.
+    let purge = Throttle(every: .seconds(60))
+    /// Reads the views around a written item.
+    let reader: SQLListReader
+    let recorder: ChangeRecorder
+    let changeLog: SQLChangeLog
+
+    /// The writer of `list` into `table` of the reader's store; `reader` reads the list's
+    /// views (to place what a write changed) and `changeLog` records it.
+    public init(
+        list: ListDefinition,
+        table: String,
+        revisionField: String,
+        fieldTypes: [String: FieldType],
+        idIsInteger: Bool,
+        reader: SQLListReader,
+        changeLog: SQLChangeLog
+    ) {
+        self.transactions = reader.transactions
+        self.list = list.name
+        self.table = table
+        self.idField = list.idField
+        self.idIsInteger = idIsInteger
+        let fields = fieldTypes.keys.filter { $0 != list.idField && $0 != revisionField }.sorted()
+        self.fields = fields
+        self.fieldTypes = fieldTypes
+        let columns = StoreSource.columns(of: list)
+        let read = columns + fields.filter { !columns.contains($0) }
+        self.layout = ItemLayout(read)
+        self.columnTypes = read.map { fieldTypes[$0] }
+        self.statements = RowStatements(
+            table: table,
+            idField: list.idField,
+            revisionField: revisionField,
+            fields: fields,
+            read: read
+        )
+        self.reader = reader
+        self.recorder = ChangeRecorder(views: list.views, idField: list.idField)
+        self.changeLog = changeLog
+    }
+
+    /// Inserts a row; an integer id is chosen by the store (one more than the largest), a
+    /// text id is a random one.
+    public func insert(
+        id: String?,
+        fields values: [String: JSONValue],
+        idempotency: IdempotencyKey?
+    ) async throws -> WriteResult {
+        let key = try id.map { (id) throws(DataMediatorError) in try storedID(id) }
+        return try await transactions.write { session in
+            try await StoreVersion.lock(session)
+            if let idempotency, let earlier = try await replay(idempotency, session) {
+                return earlier
+            }
+            if let key, try await current(key, session) != nil {
+                throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
+            }
+            let result = try await record(old: nil, session) { try await insertRow(key: key, values: values, session) }
+            if let idempotency { try await remember(idempotency, result: result, session) }
+            return result
+        }
+    }
+
+    /// Replaces the row with `id` (its revision goes up by one) or inserts it.
+    public func replace(id: String, fields values: [String: JSONValue]) async throws -> WriteResult {
+        let key = try storedID(id)
+        return try await transactions.write { session in
+            try await StoreVersion.lock(session)
+            guard let old = try await current(key, session) else {
+                return try await record(old: nil, session) { try await insertRow(key: key, values: values, session) }
+            }
+            return try await record(old: old, session) { try await updateRow(key: key, values: values, session) }
+        }
+    }
+
+    /// Merges the patch into the row's fields, checks them, and stores them.
+    public func patch(
+        id: String,
+        with patch: JSONValue,
+        check: @Sendable ([String: JSONValue]) throws -> Void
+    ) async throws -> WriteResult {
+        let key = try storedID(id, missing: true)
+        // The transaction ends before this call returns, so `check` does not outlive it.
+        return try await withoutActuallyEscaping(check) { check in
+            try await transactions.write { session in
+                try await StoreVersion.lock(session)
+                guard let old = try await current(key, session) else { throw unknown(id) }
+                var stored: [String: JSONValue] = [:]
+                for field in fields where old[field] != .null { stored[field] = old[field] }
+                let merged = JSONValue.object(stored).merging(patch).objectValue ?? [:]
+                try check(merged)
+                return try await record(old: old, session) { try await updateRow(key: key, values: merged, session) }
+            }
+        }
+    }
+
+    /// Deletes the row with `id`.
+    public func delete(id: String) async throws -> Int64 {
+        let key = try storedID(id, missing: true)
+        return try await transactions.write { session in
+            try await StoreVersion.lock(session)
+            guard let old = try await current(key, session) else { throw unknown(id) }
+            let before = try await placements(of: old, withSectionAfter: false, session)
+            try await session.execute(statements.deleteByID, [key])
+            let version = try await StoreVersion.bump(for: table, session)
+            try await changeLog.append(
+                version: version,
+                id: id,
+                item: nil,
+                changes: recorder.changes(old: before, new: [:]),
+                session
+            )
+            return version
+        }
+    }
+
+    // MARK: - Changes
+
+    /// Runs a write of one row and logs what it did to each view: the row's placements
+    /// before and after, compared, at the version the write produced.
+    private func record(
+        old: Item?,
+        _ session: any SQLSession,
+        write: () async throws -> Item
+    ) async throws -> WriteResult {
+        let before = try await placements(of: old, withSectionAfter: false, session)
+        let item = try await write()
+        let version = try await StoreVersion.bump(for: table, session)
+        let after = try await placements(of: item, withSectionAfter: true, session)
+        try await changeLog.append(
+            version: version,
+            id: item[idField].idString,
+            item: item,
+            changes: recorder.changes(old: before, new: after),
+            session
+        )
+        return WriteResult(item: item, version: version, created: old == nil)
+    }
+
+    private func placements(
+        of item: Item?,
+        withSectionAfter: Bool,
+        _ session: any SQLSession
+    ) async throws -> [String: Placement] {
+        try await recorder.placements(
+            of: item,
+            withSectionAfter: withSectionAfter,
+            before: { view, position, limit in try await reader.items(before: position, in: view, limit: limit, session)
+            },
+            beforeSection: { view, key in try await reader.lastItem(beforeSection: key, in: view, session) }
+        )
+    }
+
+    // MARK: - Rows
+
+    private func insertRow(
+        key: JSONValue?,
+        values: [String: JSONValue],
+        _ session: any SQLSession
+    ) async throws
+        -> Item
+    {
+        let id: JSONValue
+        if let key {
+            id = key
+        } else if idIsInteger {
+            id = .integer(try await session.integer(statements.nextID))
+        } else {
+            id = .string(Hex.randomID())
+        }
+        let arguments = [id] + fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
+        return try await readItem(statements.insert, arguments, session)
+    }
+
+    private func updateRow(key: JSONValue, values: [String: JSONValue], _ session: any SQLSession) async throws -> Item
+    {
+        let arguments = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [key]
+        return try await readItem(statements.updateByID, arguments, session)
+    }
+
+    private func readItem(_ sql: String, _ arguments: [JSONValue], _ session: any SQLSession) async throws -> Item {
+        guard let item = try await session.items(sql, arguments, layout: layout, types: columnTypes).first else {
+            throw DataMediatorError(.unavailable, "The write stored no row.")
+        }
+        return item
+    }
+
+    /// The row with `key` as the list reads it (every writable field included), or nil.
+    private func current(_ key: JSONValue, _ session: any SQLSession) async throws -> Item? {
+        try await session.items(statements.selectByID, [key], layout: layout, types: columnTypes).first
+    }
+
+    /// A value as the column stores it: JSON fields as JSON text, the rest as they are.
+    private func stored(_ value: JSONValue, as type: FieldType?) -> JSONValue {
+        if type == .json, value != .null {
+            var writer = JSONWriter()
+            writer.write(value)
+            return .string(writer.string)
+        }
+        return value
+    }
+
+    /// The id as the column stores it.
+    ///
+    /// - Throws: `invalidItem` (or `unknownItem` when `missing`, since no such item can
+    ///   exist) for an id that an integer id column cannot hold.
+    private func storedID(_ id: String, missing: Bool = false) throws(DataMediatorError) -> JSONValue {
+        guard idIsInteger else { return .string(id) }
+        guard let whole = Int64(id), String(whole) == id else {
+            if missing { throw unknown(id) }
+            throw DataMediatorError(
+                .invalidItem,
+                "Ids of this list are whole numbers; '\(id)' is not one.",
+                fieldProblems: [FieldProblem(field: "id", detail: "must be a whole number")]
+            )
+        }
+        return .integer(whole)
+    }
+
+    func unknown(_ id: String) -> DataMediatorError {
+        DataMediatorError(.unknownItem, "There is no item '\(id)' in list '\(list)'.")
+    }
+}

@@ -1,0 +1,55 @@
+import DataMediator
+import DataMediatorSQL
+import GRDB
+
+/// A SQLite connection inside one of GRDB's accesses, as the shared rules use it.
+///
+/// `@unchecked Sendable`: GRDB's `Database` is not `Sendable`; a session only lives inside
+/// the GRDB closure that made it, and the task that uses it runs on that closure's thread
+/// (``CallingThreadExecutor``), so the connection is used on GRDB's thread only.
+struct SQLiteSession: SQLSession, @unchecked Sendable {
+    let db: Database
+
+    var dialect: SQLDialect { .sqlite }
+
+    func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
+        let statement = try db.cachedStatement(sql: sql)
+        let count = statement.columnCount
+        let steps = try StatementSteps(statement, arguments: StatementArguments(values: arguments.map(\.databaseValue)))
+        var rows: [[JSONValue]] = []
+        while let row = try steps.next() {
+            rows.append((0..<count).map { JSONValue(DatabaseValue(sqliteStatement: row, index: CInt($0))) })
+        }
+        return rows
+    }
+
+    func execute(_ sql: String, _ arguments: [JSONValue]) async throws {
+        try db.cachedStatement(sql: sql).execute(
+            arguments: StatementArguments(values: arguments.map(\.databaseValue))
+        )
+    }
+}
+
+/// The transactions of a SQLite store: GRDB's reads (one snapshot) and writes (one
+/// transaction on the pool's single writer), each running the shared rules on its thread.
+struct SQLiteTransactions: SQLTransactions {
+    let database: DatabasePool
+
+    func read<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        try await database.read { db in
+            let session = SQLiteSession(db: db)
+            return try CallingThreadExecutor.run { try await body(session) }
+        }
+    }
+
+    func write<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        try await database.write { db in
+            let session = SQLiteSession(db: db)
+            return try CallingThreadExecutor.run { try await body(session) }
+        }
+    }
+}

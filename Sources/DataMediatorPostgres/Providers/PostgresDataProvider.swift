@@ -9,7 +9,7 @@ import PostgresNIO
 /// A page of one index range is one statement that also reads the store's version, outside
 /// a transaction (one statement reads one snapshot): one round trip, no `OFFSET`, no
 /// `COUNT`. Everything else is read as both SQL stores read it (``reader``), in one snapshot.
-public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
+public struct PostgresDataProvider: SQLDataProvider {
     private let store: PostgresStore
     /// The reads both SQL stores answer alike.
     public let reader: SQLListReader
@@ -70,20 +70,5 @@ public struct PostgresDataProvider: DataProvider, SectionInfoProvider {
         for query in reader.windows.queries(of: view, from: nil, inclusive: false) {
             _ = try await session.rows(query.sql, query.arguments + [.integer(0)])
         }
-    }
-
-    /// The version of the list's source now.
-    public func currentVersion() async throws -> Int64 {
-        try await reader.currentVersion()
-    }
-
-    /// The item with `id` in the view and its place, from counts of the rows before it.
-    public func locate(id: String, in view: View) async throws -> Location? {
-        try await reader.locate(id: id, in: view)
-    }
-
-    /// The view's sections and counts.
-    public func sectionCounts(of view: View) async throws -> SectionCounts {
-        try await reader.sectionCounts(of: view)
     }
 }

@@ -204,23 +204,15 @@ public final class PostgresStore: Sendable {
         source: StoreSource,
         provider: PostgresDataProvider
     ) async throws -> (writer: SQLItemWriter, changeLog: SQLChangeLog)? {
-        guard let (table, revision) = try source.writeTarget(of: list) else { return nil }
-        let changeLog = SQLChangeLog(transactions: transactions, list: list, columns: StoreSource.columns(of: list))
+        guard let writes = try SQLListAssembly.writes(for: list, source: source, reader: provider.reader) else {
+            return nil
+        }
         do {
-            try await transactions.write { session in try await changeLog.start(session) }
+            try await transactions.write { session in try await writes.changeLog.start(session) }
         } catch {
             throw StoreError(list: list.name, "cannot prepare writes: \(Self.describe(error))")
         }
-        let writer = SQLItemWriter(
-            list: list,
-            table: table,
-            revisionField: revision,
-            fieldTypes: source.fieldTypes,
-            idIsInteger: provider.reader.idIsInteger,
-            reader: provider.reader,
-            changeLog: changeLog
-        )
-        return (writer, changeLog)
+        return writes
     }
 
     /// The adapter of a list over this store: its provider, and for a writable list its
@@ -235,12 +227,11 @@ public final class PostgresStore: Sendable {
     ) async throws -> ListAdapter {
         let provider = try await provider(for: list, source: source)
         let writes = try await writer(for: list, source: source, provider: provider)
-        return ListAdapter(
-            definition: list,
+        return SQLListAssembly.adapter(
+            for: list,
             provider: provider,
+            writes: writes,
             signer: signer,
-            writer: writes?.writer,
-            changeLog: writes?.changeLog ?? ReloadLog(lastChange: { try await provider.reader.lastChange() }),
             notifier: notifier
         )
     }

@@ -7,7 +7,7 @@ import GRDB
 /// A page of one index range is one statement that also reads the store's version, run on
 /// the calling thread (``SQLitePageReaders``): no transaction, no `OFFSET`, no `COUNT`.
 /// Everything else is read as both SQL stores read it (``reader``), in one snapshot.
-public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
+public struct SQLiteDataProvider: SQLDataProvider {
     /// The reads both SQL stores answer alike.
     public let reader: SQLListReader
     /// The connections a one-statement page is read on without a thread switch.
@@ -51,21 +51,6 @@ public struct SQLiteDataProvider: DataProvider, SectionInfoProvider {
             }
         }
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
-    }
-
-    /// The version of the list's source now (the sum of its tables' versions).
-    public func currentVersion() async throws -> Int64 {
-        try await reader.currentVersion()
-    }
-
-    /// The item with `id` in the view and its place, from counts of the rows before it.
-    public func locate(id: String, in view: View) async throws -> Location? {
-        try await reader.locate(id: id, in: view)
-    }
-
-    /// The view's sections and counts.
-    public func sectionCounts(of view: View) async throws -> SectionCounts {
-        try await reader.sectionCounts(of: view)
     }
 
     /// The items a window statement reads, and the store's version from its last column

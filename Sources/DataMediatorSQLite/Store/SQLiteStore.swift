@@ -120,7 +120,7 @@ public final class SQLiteStore: Sendable {
                 from: schema.from,
                 columns: schema.columns,
                 idField: list.idField,
-                idIsInteger: false,
+                idIsInteger: source.fieldTypes[list.idField] == .integer,
                 fieldTypes: source.fieldTypes,
                 keyset: keyset,
                 versionTables: source.allVersionTables,
@@ -145,26 +145,18 @@ public final class SQLiteStore: Sendable {
         source: StoreSource,
         provider: SQLiteDataProvider
     ) throws -> (writer: SQLItemWriter, changeLog: SQLChangeLog)? {
-        guard let (table, revision) = try source.writeTarget(of: list) else { return nil }
-        let changeLog = SQLChangeLog(transactions: transactions, list: list, columns: StoreSource.columns(of: list))
+        guard let writes = try SQLListAssembly.writes(for: list, source: source, reader: provider.reader) else {
+            return nil
+        }
         do {
             try database.write { db in
                 let session = SQLiteSession(db: db)
-                try CallingThreadExecutor.run { try await changeLog.start(session) }
+                try CallingThreadExecutor.run { try await writes.changeLog.start(session) }
             }
         } catch {
             throw StoreError(list: list.name, "cannot prepare writes: \(error)")
         }
-        let writer = SQLItemWriter(
-            list: list,
-            table: table,
-            revisionField: revision,
-            fieldTypes: source.fieldTypes,
-            idIsInteger: source.fieldTypes[list.idField] == .integer,
-            reader: provider.reader,
-            changeLog: changeLog
-        )
-        return (writer, changeLog)
+        return writes
     }
 
     /// The adapter of a list over this store: its provider, and for a writable list its
@@ -179,12 +171,11 @@ public final class SQLiteStore: Sendable {
     ) throws -> ListAdapter {
         let provider = try provider(for: list, source: source)
         let writes = try writer(for: list, source: source, provider: provider)
-        return ListAdapter(
-            definition: list,
+        return SQLListAssembly.adapter(
+            for: list,
             provider: provider,
+            writes: writes,
             signer: signer,
-            writer: writes?.writer,
-            changeLog: writes?.changeLog ?? ReloadLog(lastChange: { try await provider.reader.lastChange() }),
             notifier: notifier
         )
     }

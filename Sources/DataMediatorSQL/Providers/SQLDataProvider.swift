@@ -1,0 +1,76 @@
+import DataMediator
+
+/// A store's provider of a list over a SQL table or query: it answers pages its own
+/// fastest way, and everything else as both SQL stores do, through its ``reader``.
+public protocol SQLDataProvider: DataProvider, SectionInfoProvider {
+    /// The reads both SQL stores answer alike.
+    var reader: SQLListReader { get }
+}
+
+extension SQLDataProvider {
+    /// The version of the list's source now.
+    public func currentVersion() async throws -> Int64 {
+        try await reader.currentVersion()
+    }
+
+    /// The item with `id` in the view and its place, from counts of the rows before it.
+    public func locate(id: String, in view: View) async throws -> Location? {
+        try await reader.locate(id: id, in: view)
+    }
+
+    /// The view's sections and counts.
+    public func sectionCounts(of view: View) async throws -> SectionCounts {
+        try await reader.sectionCounts(of: view)
+    }
+}
+
+/// Assembles what a list over a SQL store serves: its writer and change log when it is a
+/// writable table list, and its adapter.
+public enum SQLListAssembly {
+    /// The writer and change log of a writable table list, or nil for a list that is not
+    /// writable. The change log is not started (``SQLChangeLog/start(_:)``).
+    ///
+    /// - Throws: `StoreError` when the list is writable but its source is a query, or it
+    ///   has no revision field.
+    public static func writes(
+        for list: ListDefinition,
+        source: StoreSource,
+        reader: SQLListReader
+    ) throws -> (writer: SQLItemWriter, changeLog: SQLChangeLog)? {
+        guard let (table, revision) = try source.writeTarget(of: list) else { return nil }
+        let changeLog = SQLChangeLog(
+            transactions: reader.transactions,
+            list: list,
+            columns: StoreSource.columns(of: list)
+        )
+        let writer = SQLItemWriter(
+            list: list,
+            table: table,
+            revisionField: revision,
+            fieldTypes: source.fieldTypes,
+            idIsInteger: reader.idIsInteger,
+            reader: reader,
+            changeLog: changeLog
+        )
+        return (writer, changeLog)
+    }
+
+    /// The adapter of a list: its provider, and for a writable list its writer and change
+    /// log; a list that is not writable reloads when the tables it reads change.
+    public static func adapter(
+        for list: ListDefinition,
+        provider: some SQLDataProvider,
+        writes: (writer: SQLItemWriter, changeLog: SQLChangeLog)?,
+        signer: CursorSigner,
+        notifier: ChangeNotifier
+    ) -> ListAdapter {
+        ListAdapter(
+            definition: list,
+            provider: provider,
+            signer: signer,
+            writer: writes?.writer,
+            changeLog: writes?.changeLog ?? ReloadLog(lastChange: { try await provider.reader.lastChange() }),
+            notifier: notifier
+        )
+    }
+}

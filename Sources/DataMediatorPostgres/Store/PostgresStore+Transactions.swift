@@ -162,6 +162,12 @@ struct PostgresTransactions: SQLTransactions {
             try await body(PostgresSession(connection: connection, logger: logger))
         }
     }
+
+    func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result {
+        try await store.bulkWrite { connection in
+            try await body(PostgresSession(connection: connection, logger: store.logger))
+        }
+    }
 }
 
 /// A PostgreSQL connection inside a transaction, as the shared rules use it.

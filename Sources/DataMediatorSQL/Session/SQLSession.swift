@@ -16,9 +16,17 @@ public protocol SQLSession {
 
     /// Runs a statement with `?` placeholders bound to `arguments`, reading no rows.
     func execute(_ sql: String, _ arguments: [JSONValue]) async throws
+
+    /// Whether `error`, thrown by a statement of this session, is a constraint of the table
+    /// refusing a row, after which the transaction goes on (SQLite); false where such an
+    /// error ends the transaction (PostgreSQL).
+    func isConstraintViolation(_ error: any Error) -> Bool
 }
 
 extension SQLSession {
+    /// False: the transaction does not go on after an error.
+    public func isConstraintViolation(_ error: any Error) -> Bool { false }
+
     /// The first column of the statement's first row as a whole number (0 when there is
     /// no row or it is `NULL`): a count, a version.
     public func integer(_ sql: String, _ arguments: [JSONValue] = []) async throws -> Int64 {
@@ -62,4 +70,9 @@ public protocol SQLTransactions: Sendable {
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result
+
+    /// Runs `body` in one write transaction with no deadline, for bulk work such as an
+    /// import that reads its records as it goes; committed when it returns, rolled back
+    /// when it throws.
+    func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result
 }

@@ -23,28 +23,28 @@ final class CallingThreadExecutor: TaskExecutor {
     }
 
     /// `body`'s answer, computed on the calling thread, which waits for it.
-    static func run<Result: Sendable>(
-        _ body: @escaping @Sendable () async throws -> Result
-    ) throws -> Result {
-        let executor = CallingThreadExecutor()
-        let answer = Mutex<Swift.Result<Result, any Error>?>(nil)
-        // Awaited below before this function returns: the task does not outlive the call.
-        Task(executorPreference: executor) {
-            let result: Swift.Result<Result, any Error>
-            do {
-                result = .success(try await body())
-            } catch {
-                result = .failure(error)
+    ///
+    /// `body` and its answer need not be `Sendable`: every job of the task runs on the
+    /// calling thread while it waits here, so they never cross threads.
+    static func run<Result>(_ body: () async throws -> Result) throws -> Result {
+        try withoutActuallyEscaping(body) { body in
+            let executor = CallingThreadExecutor()
+            let work = Unchecked(body)
+            let answer = Unchecked<Swift.Result<Result, any Error>?>(nil)
+            // Awaited below before this function returns: the task does not outlive the call.
+            Task(executorPreference: executor) {
+                do {
+                    answer.value = .success(try await work.value())
+                } catch {
+                    answer.value = .failure(error)
+                }
+                executor.finished.store(true, ordering: .releasing)
+                executor.wake.signal()
             }
-            answer.withLock { $0 = result }
-            executor.finished.store(true, ordering: .releasing)
-            executor.wake.signal()
+            executor.runJobs()
+            guard let result = answer.value else { preconditionFailure("the task finished without an answer") }
+            return try result.get()
         }
-        executor.runJobs()
-        guard let result = answer.withLock({ $0 }) else {
-            preconditionFailure("the task finished without an answer")
-        }
-        return try result.get()
     }
 
     /// Runs the queued jobs until the task has finished.
@@ -60,5 +60,18 @@ final class CallingThreadExecutor: TaskExecutor {
                 wake.wait()
             }
         }
+    }
+}
+
+/// A value handed to the task of ``CallingThreadExecutor/run(_:)`` and back.
+///
+/// `@unchecked Sendable`: the task runs on the thread that made the value and waits in
+/// `run` until the task has finished, so the value is only used on that thread, one use at
+/// a time (the semaphore's signal and wait order the task's write before the read).
+private final class Unchecked<Value>: @unchecked Sendable {
+    var value: Value
+
+    init(_ value: Value) {
+        self.value = value
     }
 }

@@ -28,6 +28,10 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
             arguments: StatementArguments(values: arguments.map(\.databaseValue))
         )
     }
+
+    func isConstraintViolation(_ error: any Error) -> Bool {
+        (error as? DatabaseError)?.resultCode == .SQLITE_CONSTRAINT
+    }
 }
 
 /// The transactions of a SQLite store: GRDB's reads (one snapshot) and writes (one
@@ -50,6 +54,26 @@ struct SQLiteTransactions: SQLTransactions {
         try await database.write { db in
             let session = SQLiteSession(db: db)
             return try CallingThreadExecutor.run { try await body(session) }
+        }
+    }
+
+    func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result {
+        try blockingBulkWrite(body)
+    }
+
+    /// ``bulkWrite(_:)`` on the calling thread: GRDB's synchronous write, whose closure
+    /// need not be `Sendable` (an import's records are read as it goes). Bulk work is a
+    /// command's, not a request's, so blocking its thread costs no one else.
+    private func blockingBulkWrite<Result>(_ body: (any SQLSession) async throws -> Result) throws -> Result {
+        try database.writeWithoutTransaction { db in
+            var result: Result?
+            try db.inTransaction(.immediate) {
+                let session = SQLiteSession(db: db)
+                result = try CallingThreadExecutor.run { try await body(session) }
+                return .commit
+            }
+            guard let result else { preconditionFailure("a committed transaction without an answer") }
+            return result
         }
     }
 }

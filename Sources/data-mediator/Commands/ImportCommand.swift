@@ -77,8 +77,12 @@ struct ImportCommand: AsyncParsableCommand {
             case .sqlite(let path):
                 let store = try SQLiteStore(path: path)
                 _ = try store.provider(for: target.definition, source: source)
-                let importer = try SQLiteImporter(store: store, list: target.definition, source: source)
-                summary = try importer.run(records, skipBad: skipBad, batch: batch, progress: report)
+                let importer = try SQLImporter(
+                    transactions: store.transactions,
+                    list: target.definition,
+                    source: source
+                )
+                summary = try await importer.run(records, skipBad: skipBad, batch: batch, progress: report)
             case .postgres:
                 guard let url = environment["DATA_MEDIATOR_DATABASE_URL"], !url.isEmpty else {
                     throw StoreError(list: nil, "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL")
@@ -87,7 +91,11 @@ struct ImportCommand: AsyncParsableCommand {
                 summary = try await store.withClientsRunning {
                     try await store.prepare()
                     _ = try await store.provider(for: target.definition, source: source)
-                    let importer = try PostgresImporter(store: store, list: target.definition, source: source)
+                    let importer = try SQLImporter(
+                        transactions: store.transactions,
+                        list: target.definition,
+                        source: source
+                    )
                     return try await importer.run(records, skipBad: skipBad, batch: batch, progress: report)
                 }
             }

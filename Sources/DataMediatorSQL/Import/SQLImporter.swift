@@ -1,29 +1,27 @@
 import DataMediator
-import DataMediatorSQL
-import Logging
-import PostgresNIO
 
-/// Loads records into a table list's table in PostgreSQL in bulk: each record is checked
+/// Loads records into a table list's table in a SQL store in bulk: each record is checked
 /// against the list's field rules and inserted, many to a transaction, each transaction
-/// holding the store's version lock (writes of the service wait for it).
+/// holding the store's version lock (the service's writes wait for it).
 ///
 /// Without `skipBad`, the whole import is one transaction: the first bad record (or an id
 /// that exists) stops it and nothing of it is stored. With `skipBad`, bad records are
 /// reported and left out, and every `batch` records are committed. Either way the store's
 /// version goes up by one and the list's change history restarts after the import (a
-/// client holding older pages gets `410` and reloads), and every replica is notified.
-public struct PostgresImporter: Sendable {
-    private let store: PostgresStore
+/// client holding older pages gets `410` and reloads), and (PostgreSQL) every replica is
+/// notified.
+public struct SQLImporter: Sendable {
+    private let transactions: any SQLTransactions
     private let plan: ImportPlan
     /// The plan's insert, skipping (and so telling) an id that exists.
     private let insertSQL: String
 
-    /// An importer into `list`, a list over a table of `store` (made by
-    /// ``PostgresStore/provider(for:source:)`` first).
+    /// An importer into `list`, a list over a table of the store of `transactions` whose
+    /// provider the store has made (so its table exists).
     ///
     /// - Throws: `StoreError` when the list is over a query.
-    public init(store: PostgresStore, list: ListDefinition, source: StoreSource) throws {
-        self.store = store
+    public init(transactions: any SQLTransactions, list: ListDefinition, source: StoreSource) throws {
+        self.transactions = transactions
         self.plan = try ImportPlan(list: list, source: source)
         self.insertSQL = plan.insertSQL + " ON CONFLICT DO NOTHING RETURNING 1"
     }
@@ -41,12 +39,10 @@ public struct PostgresImporter: Sendable {
         var summary = ImportSummary()
         var iterator = records.makeIterator()
         var finished = false
-        let logger = store.logger
         // Without skipBad, one transaction for everything; with it, one per batch.
         let perTransaction = skipBad ? max(1, batch) : Int.max
         while !finished {
-            try await store.bulkWrite { connection in
-                let session = PostgresSession(connection: connection, logger: logger)
+            try await transactions.bulkWrite { session in
                 try await StoreVersion.lock(session)
                 var count = 0
                 while count < perTransaction {
@@ -55,21 +51,7 @@ public struct PostgresImporter: Sendable {
                         break
                     }
                     count += 1
-                    var rejection: ImportRejection?
-                    do {
-                        let values = try plan.values(of: record)
-                        let rows = try await connection.query(
-                            PostgresQuery(sql: insertSQL, values: values),
-                            logger: logger
-                        )
-                        var inserted = false
-                        for try await _ in rows { inserted = true }
-                        if !inserted {
-                            rejection = ImportRejection(line: record.line, reason: "the id exists already")
-                        }
-                    } catch let error as DataMediatorError {
-                        rejection = ImportRejection(line: record.line, error: error)
-                    }
+                    let rejection = try await insert(record, session)
                     try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                 }
                 if finished { summary.version = try await plan.finish(session) }
@@ -77,5 +59,17 @@ public struct PostgresImporter: Sendable {
         }
         progress(summary.imported + summary.rejected)
         return summary
+    }
+
+    /// Inserts one record; why it was left out, or nil when it was stored.
+    private func insert(_ record: ImportRecord, _ session: any SQLSession) async throws -> ImportRejection? {
+        do {
+            let inserted = try await session.rows(insertSQL, try plan.values(of: record))
+            return inserted.isEmpty ? ImportRejection(line: record.line, reason: "the id exists already") : nil
+        } catch let error as DataMediatorError {
+            return ImportRejection(line: record.line, error: error)
+        } catch  where session.isConstraintViolation(error) {
+            return ImportRejection(line: record.line, reason: "a constraint of the table refuses it")
+        }
     }
 }

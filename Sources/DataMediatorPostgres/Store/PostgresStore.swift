@@ -194,31 +194,11 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    /// The writer and change log of a writable table list, or nil for a list that is not
-    /// writable.
-    ///
-    /// - Throws: `StoreError` when the list is writable but its source is a query,
-    ///   or it has no revision field.
-    public func writer(
-        for list: ListDefinition,
-        source: StoreSource,
-        provider: PostgresDataProvider
-    ) async throws -> (writer: SQLItemWriter, changeLog: SQLChangeLog)? {
-        guard let writes = try SQLListAssembly.writes(for: list, source: source, reader: provider.reader) else {
-            return nil
-        }
-        do {
-            try await transactions.write { session in try await writes.changeLog.start(session) }
-        } catch {
-            throw StoreError(list: list.name, "cannot prepare writes: \(Self.describe(error))")
-        }
-        return writes
-    }
-
     /// The adapter of a list over this store: its provider, and for a writable list its
     /// writer and change log.
     ///
-    /// - Throws: `StoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
+    /// - Throws: `StoreError` as ``provider(for:source:)`` and
+    ///   ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:)`` do.
     public func adapter(
         for list: ListDefinition,
         source: StoreSource,
@@ -226,11 +206,10 @@ public final class PostgresStore: Sendable {
         notifier: ChangeNotifier = ChangeNotifier()
     ) async throws -> ListAdapter {
         let provider = try await provider(for: list, source: source)
-        let writes = try await writer(for: list, source: source, provider: provider)
-        return SQLListAssembly.adapter(
+        return try SQLListAssembly.adapter(
             for: list,
+            source: source,
             provider: provider,
-            writes: writes,
             signer: signer,
             notifier: notifier
         )

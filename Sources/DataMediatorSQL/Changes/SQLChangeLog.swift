@@ -19,15 +19,6 @@ public struct SQLChangeLog: ChangeLog {
         self.layout = ItemLayout(columns)
     }
 
-    /// Starts the list's history at the current version when it has none yet, in the
-    /// session's transaction.
-    public func start(_ session: any SQLSession) async throws {
-        try await session.execute(
-            "INSERT INTO \(ServiceTables.history) (list, floor) VALUES (?, ?) ON CONFLICT DO NOTHING",
-            [.string(list), .integer(try await StoreVersion.current(session))]
-        )
-    }
-
     /// Records what a write did to each view, in the write's transaction, and forgets what
     /// is older than the history.
     public func append(

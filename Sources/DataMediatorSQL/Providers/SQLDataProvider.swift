@@ -28,7 +28,8 @@ extension SQLDataProvider {
 /// writable table list, and its adapter.
 public enum SQLListAssembly {
     /// The writer and change log of a writable table list, or nil for a list that is not
-    /// writable. The change log is not started (``SQLChangeLog/start(_:)``).
+    /// writable. Its history started when the store prepared its table
+    /// (``TableSchema/prepareStatements(keyset:)``).
     ///
     /// - Throws: `StoreError` when the list is writable but its source is a query, or it
     ///   has no revision field.
@@ -55,16 +56,20 @@ public enum SQLListAssembly {
         return (writer, changeLog)
     }
 
-    /// The adapter of a list: its provider, and for a writable list its writer and change
-    /// log; a list that is not writable reloads when the tables it reads change.
+    /// The adapter of a list over `source`: its provider, and for a writable list its
+    /// writer and change log; a list that is not writable reloads when the tables it reads
+    /// change.
+    ///
+    /// - Throws: `StoreError` as ``writes(for:source:reader:)`` does.
     public static func adapter(
         for list: ListDefinition,
+        source: StoreSource,
         provider: some SQLDataProvider,
-        writes: (writer: SQLItemWriter, changeLog: SQLChangeLog)?,
         signer: CursorSigner,
         notifier: ChangeNotifier
-    ) -> ListAdapter {
-        ListAdapter(
+    ) throws -> ListAdapter {
+        let writes = try writes(for: list, source: source, reader: provider.reader)
+        return ListAdapter(
             definition: list,
             provider: provider,
             signer: signer,

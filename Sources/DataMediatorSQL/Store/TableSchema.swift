@@ -68,8 +68,9 @@ public struct TableSchema: Sendable {
         }
     }
 
-    /// The statements that register the source's tables in the store's versions and create
-    /// one index per view on a table source, each with its arguments.
+    /// The statements that register the source's tables in the store's versions, create
+    /// one index per view on a table source and start a writable list's change history,
+    /// each with its arguments.
     public func prepareStatements(keyset: KeysetSQL) -> [(sql: String, arguments: [JSONValue])] {
         var statements = source.allVersionTables.map { table in
             (
@@ -79,6 +80,17 @@ public struct TableSchema: Sendable {
         }
         if case .table(let table) = source.kind {
             statements += list.views.map { (keyset.indexStatement(for: $0, on: table), []) }
+            if list.isWritable {
+                // The change log is complete from the version at which writes were first
+                // prepared: its history starts there.
+                statements.append(
+                    (
+                        "INSERT INTO \(ServiceTables.history) (list, floor) VALUES (?, (\(StoreVersion.currentSQL(dialect)))) "
+                            + "ON CONFLICT DO NOTHING",
+                        [.string(list.name)]
+                    )
+                )
+            }
         }
         return statements
     }

@@ -134,35 +134,11 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// The writer and change log of a writable table list, or nil for a list that is not
-    /// writable. `provider` comes from ``provider(for:source:)``, which has added the
-    /// revision column (`INTEGER NOT NULL DEFAULT 1`) to a table that lacked it.
-    ///
-    /// - Throws: `StoreError` when the list is writable but its source is a query, or
-    ///   it has no revision field.
-    public func writer(
-        for list: ListDefinition,
-        source: StoreSource,
-        provider: SQLiteDataProvider
-    ) throws -> (writer: SQLItemWriter, changeLog: SQLChangeLog)? {
-        guard let writes = try SQLListAssembly.writes(for: list, source: source, reader: provider.reader) else {
-            return nil
-        }
-        do {
-            try database.write { db in
-                let session = SQLiteSession(db: db)
-                try CallingThreadExecutor.run { try await writes.changeLog.start(session) }
-            }
-        } catch {
-            throw StoreError(list: list.name, "cannot prepare writes: \(error)")
-        }
-        return writes
-    }
-
     /// The adapter of a list over this store: its provider, and for a writable list its
     /// writer and change log.
     ///
-    /// - Throws: `StoreError` as ``provider(for:source:)`` and ``writer(for:source:provider:)`` do.
+    /// - Throws: `StoreError` as ``provider(for:source:)`` and
+    ///   ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:)`` do.
     public func adapter(
         for list: ListDefinition,
         source: StoreSource,
@@ -170,11 +146,10 @@ public final class SQLiteStore: Sendable {
         notifier: ChangeNotifier = ChangeNotifier()
     ) throws -> ListAdapter {
         let provider = try provider(for: list, source: source)
-        let writes = try writer(for: list, source: source, provider: provider)
-        return SQLListAssembly.adapter(
+        return try SQLListAssembly.adapter(
             for: list,
+            source: source,
             provider: provider,
-            writes: writes,
             signer: signer,
             notifier: notifier
         )

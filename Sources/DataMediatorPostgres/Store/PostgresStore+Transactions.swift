@@ -52,7 +52,7 @@ extension PostgresStore {
                 group.addTask { [timeout, eventLoops] in
                     // A timer on an event loop rather than `Task.sleep`: cancelled, it is
                     // gone at once, where a cancelled sleep holds its memory until it
-                    // would have ended (5 s of requests' worth at thousands a second).
+                    // would have ended (a timeout's worth of requests).
                     let timer = eventLoops.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {}
                     try await withTaskCancellationHandler {
                         try await timer.futureResult.get()

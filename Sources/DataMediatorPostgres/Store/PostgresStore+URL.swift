@@ -29,12 +29,11 @@ extension PostgresStore {
             tls: .disable
         )
         configuration.options.maximumConnections = maximumConnections
-        // The pool arms a timer each time a connection goes back to it (a keep-alive ping
-        // after 30 s, a close after 60 s idle), and a cancelled timer holds its memory until
-        // it would have fired: at thousands of pages a second that held 300 MiB and more.
-        // Without keep-alive, and with idle connections closed after 10 s (so none sits
-        // idle long enough for a firewall to drop it unseen), the service stays under
-        // 100 MiB under the same load.
+        // The pool arms a timer each time a connection goes back to it (a keep-alive ping,
+        // an idle close), and a cancelled timer holds its memory until it would have fired,
+        // which under a steady load of pages adds up (docs/DESIGN-NOTES.md). No keep-alive,
+        // and idle connections closed soon (so none sits idle long enough for a firewall
+        // to drop it unseen), keep the memory flat.
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectionIdleTimeout = idleTimeout
         return configuration

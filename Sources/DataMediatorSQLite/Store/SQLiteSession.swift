@@ -32,6 +32,12 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
     func isConstraintViolation(_ error: any Error) -> Bool {
         (error as? DatabaseError)?.resultCode == .SQLITE_CONSTRAINT
     }
+
+    /// `body`'s answer over a session of `db`, computed on the calling thread (GRDB's).
+    static func run<Result>(_ body: (any SQLSession) async throws -> Result, on db: Database) throws -> Result {
+        let session = SQLiteSession(db: db)
+        return try CallingThreadExecutor.run { try await body(session) }
+    }
 }
 
 /// The transactions of a SQLite store: GRDB's reads (one snapshot) and writes (one
@@ -42,19 +48,13 @@ struct SQLiteTransactions: SQLTransactions {
     func read<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        try await database.read { db in
-            let session = SQLiteSession(db: db)
-            return try CallingThreadExecutor.run { try await body(session) }
-        }
+        try await database.read { db in try SQLiteSession.run(body, on: db) }
     }
 
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        try await database.write { db in
-            let session = SQLiteSession(db: db)
-            return try CallingThreadExecutor.run { try await body(session) }
-        }
+        try await database.write { db in try SQLiteSession.run(body, on: db) }
     }
 
     func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result {
@@ -68,8 +68,7 @@ struct SQLiteTransactions: SQLTransactions {
         try database.writeWithoutTransaction { db in
             var result: Result?
             try db.inTransaction(.immediate) {
-                let session = SQLiteSession(db: db)
-                result = try CallingThreadExecutor.run { try await body(session) }
+                result = try SQLiteSession.run(body, on: db)
                 return .commit
             }
             guard let result else { preconditionFailure("a committed transaction without an answer") }

@@ -5,7 +5,7 @@ import GRDB
 ///
 /// GRDB's `Row` cursor builds a dictionary of the statement's column names each time one
 /// is made, for lookups by name that a page read, which reads its columns by index, never
-/// makes: about 1.5% of the server's CPU on a page. This cursor only steps the statement.
+/// makes. This cursor only steps the statement.
 /// Read a row's columns before the next step: the handle moves on with it.
 final class StatementSteps: DatabaseCursor {
     /// The handle of the statement, positioned on the current row.

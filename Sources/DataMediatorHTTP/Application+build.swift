@@ -69,6 +69,7 @@ public func buildRouter(
     if !configuration.corsOrigins.isEmpty {
         router.add(middleware: CORSOriginsMiddleware(origins: configuration.corsOrigins))
     }
+    // Errors become problems and are thrown on up, so the request's metrics count them.
     router.add(middleware: ProblemMiddleware())
     OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
         .register(on: router)

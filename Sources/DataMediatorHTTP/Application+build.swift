@@ -16,7 +16,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// The bearer tokens that may read lists; none leaves reads open. Write tokens read too.
     public var readTokens: [String]
     /// How live event streams behave.
-    public var events: EventSettings
+    public var events: EventConfiguration
     /// The registry `GET /metrics` answers from (the one the process's metrics factory
     /// records into); nil serves no `/metrics`.
     public var metrics: PrometheusCollectorRegistry?
@@ -34,7 +34,7 @@ public struct HTTPServerConfiguration: Sendable {
         writeTokens: [String] = [],
         maximumBodySize: Int = 1 << 20,
         readTokens: [String] = [],
-        events: EventSettings = EventSettings(),
+        events: EventConfiguration = EventConfiguration(),
         metrics: PrometheusCollectorRegistry? = nil,
         corsOrigins: [String] = [],
         limits: ServerLimits = ServerLimits(),

@@ -24,7 +24,7 @@ struct ConfigFileLoader {
     }
 
     /// Reads the file from disk and checks it.
-    static func load(path: String) throws(ConfigFileErrors) -> ServiceConfiguration {
+    static func load(path: String) throws(ConfigFileErrors) -> MediatorConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigFileErrors(errors: [
                 ConfigFileError(
@@ -42,7 +42,7 @@ struct ConfigFileLoader {
     /// Checks YAML text and returns what it declares.
     ///
     /// - Throws: ``ConfigFileErrors`` with every error found.
-    mutating func parse(_ text: String) throws(ConfigFileErrors) -> ServiceConfiguration {
+    mutating func parse(_ text: String) throws(ConfigFileErrors) -> MediatorConfiguration {
         errors = []
         let root: Node?
         do {
@@ -84,7 +84,7 @@ struct ConfigFileLoader {
         guard errors.isEmpty, let store else {
             throw ConfigFileErrors(errors: errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
         }
-        return ServiceConfiguration(store: store, lists: lists, composites: composites, order: order)
+        return MediatorConfiguration(store: store, lists: lists, composites: composites, order: order)
     }
 
     // MARK: - Store

@@ -8,7 +8,7 @@
 /// signed cursor carries the child and the child's own position. A capped child stops at
 /// its cap; with `more`, a `more` cell (in a section of its own) follows it when the child
 /// has more items, holding a cursor that continues the child's own list.
-public struct CompositeProvider: DataProvider, SectionInfoProvider, ChangeLog {
+public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLog {
     /// The fields of a composite item.
     static let layout = ItemLayout(["position", "id", "section", "section_title", "type", "rev", "data"])
 
@@ -282,12 +282,12 @@ public struct CompositeProvider: DataProvider, SectionInfoProvider, ChangeLog {
             guard start.values.count == 1, case .array(let parts) = start.values[0], parts.count == 3,
                 case .integer(let child) = parts[0], case .integer(let served) = parts[1],
                 child >= 0, served >= 0
-            else { throw CompositeProvider.badCursor() }
+            else { throw CompositeDataProvider.badCursor() }
             self.child = Int(clamping: min(child, Int64(childCount)))
             switch parts[2] {
             case .null: inner = nil
             case .array(let values): inner = Position(values)
-            default: throw CompositeProvider.badCursor()
+            default: throw CompositeDataProvider.badCursor()
             }
             // An inclusive start shows the item it names again, so it is not counted yet.
             self.served = max(0, Int(clamping: served) - (inclusive ? 1 : 0))
@@ -305,7 +305,7 @@ public struct CompositeProvider: DataProvider, SectionInfoProvider, ChangeLog {
 
 // MARK: - Changes
 
-extension CompositeProvider {
+extension CompositeDataProvider {
     /// The children's changes after `since`, merged in version order (children in the
     /// composite's order within one version) and given the composite's ids: an item of
     /// child `c` is `c/id` in section `c/section`; a child's first section comes after the

@@ -16,7 +16,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// The bearer tokens that may read lists; none leaves reads open. Write tokens read too.
     public var readTokens: [String]
     /// How live event streams behave.
-    public var events: EventSettings
+    public var events: EventConfiguration
     /// The registry `GET /metrics` answers from (the one the process's metrics factory
     /// records into); nil serves no `/metrics`.
     public var metrics: PrometheusCollectorRegistry?
@@ -34,7 +34,7 @@ public struct HTTPServerConfiguration: Sendable {
         writeTokens: [String] = [],
         maximumBodySize: Int = 1 << 20,
         readTokens: [String] = [],
-        events: EventSettings = EventSettings(),
+        events: EventConfiguration = EventConfiguration(),
         metrics: PrometheusCollectorRegistry? = nil,
         corsOrigins: [String] = [],
         limits: ServerLimits = ServerLimits(),
@@ -69,6 +69,7 @@ public func buildRouter(
     if !configuration.corsOrigins.isEmpty {
         router.add(middleware: CORSOriginsMiddleware(origins: configuration.corsOrigins))
     }
+    // Errors become problems and are thrown on up, so the request's metrics count them.
     router.add(middleware: ProblemMiddleware())
     OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
         .register(on: router)

@@ -27,7 +27,7 @@ struct Wiring: Sendable {
     let store: OpenStore
     /// Whether the lists are the built-in demo's.
     let isDemo: Bool
-    private let configuration: ServiceConfiguration
+    private let configuration: MediatorConfiguration
     private let configFile: String
     private let signer: CursorSigner
     private let demoTransactions: Int
@@ -37,7 +37,7 @@ struct Wiring: Sendable {
     /// - Throws: ``ConfigFileErrors`` for a bad config; other errors when the data folder,
     ///   the store or the database URL is unusable.
     init(
-        settings: ServeSettings,
+        settings: ServeConfiguration,
         environment: [String: String],
         eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger

@@ -235,7 +235,7 @@ final class RecordingWriter: ResponseBodyWriter, @unchecked Sendable {
         let adapter = try fixture.registry.adapter(named: "notes")
         let view = try adapter.definition.view(named: nil)
         let start = try await adapter.currentVersion()
-        let settings = EventSettings(heartbeat: .milliseconds(50))
+        let settings = EventConfiguration(heartbeat: .milliseconds(50))
         let first = RecordingWriter()
         let stream = Task {
             var writer = first
@@ -287,7 +287,7 @@ final class RecordingWriter: ResponseBodyWriter, @unchecked Sendable {
                 adapter: composite,
                 view: try composite.definition.view(named: nil),
                 start: start,
-                settings: EventSettings(heartbeat: .milliseconds(50))
+                settings: EventConfiguration(heartbeat: .milliseconds(50))
             ).run(into: &writer)
         }
         for title in ["a", "b"] { try await Self.write(notes, title) }
@@ -335,7 +335,7 @@ final class RecordingWriter: ResponseBodyWriter, @unchecked Sendable {
                 adapter: adapter,
                 view: view,
                 start: start,
-                settings: EventSettings(heartbeat: .seconds(5), buffer: 3)
+                settings: EventConfiguration(heartbeat: .seconds(5), buffer: 3)
             ).run(into: &writer)
         }
         try await Self.write(adapter, "first")

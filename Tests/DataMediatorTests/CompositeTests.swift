@@ -205,7 +205,7 @@ import Testing
             isWritable: true,
             rules: FieldRules(types: ["title": .string])
         )
-        let store = InMemoryStore(definition: definition, columns: ["title"])
+        let store = InMemoryDataProvider(definition: definition, columns: ["title"])
         return ListAdapter(definition: definition, provider: store, signer: signer, writer: store, changeLog: store)
     }
 

@@ -6,8 +6,8 @@ import Testing
 
 /// `DATA_MEDIATOR_EVENT_LOOP_THREADS`: how many threads read and write the connections.
 @Suite struct EventLoopThreadsTests {
-    private func settings(_ environment: [String: String]) throws -> ServeSettings {
-        try ServeSettings(
+    private func settings(_ environment: [String: String]) throws -> ServeConfiguration {
+        try ServeConfiguration(
             config: nil,
             host: nil,
             port: nil,

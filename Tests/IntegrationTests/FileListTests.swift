@@ -23,7 +23,7 @@ import Testing
 
         /// The registry the service would serve: both steps of the wiring.
         func wire() async throws -> ListRegistry {
-            let settings = try ServeSettings(
+            let settings = try ServeConfiguration(
                 config: url.appendingPathComponent("lists.yaml").path,
                 host: nil,
                 port: nil,

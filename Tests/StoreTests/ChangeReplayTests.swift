@@ -42,7 +42,10 @@ final class WritableSubject: Sendable {
         case .memory:
             directory = nil
             postgres = nil
-            let store = InMemoryStore(definition: definition, columns: ["group", "score", "created", "kind", "title"])
+            let store = InMemoryDataProvider(
+                definition: definition,
+                columns: ["group", "score", "created", "kind", "title"]
+            )
             adapter = ListAdapter(
                 definition: definition,
                 provider: store,

@@ -64,6 +64,9 @@ public struct Problem: HTTPResponseError, Sendable {
         self.init(status: kind.status, slug: kind.slug, title: kind.title, detail: detail, headers: headers)
     }
 
+    /// The answer to an error nobody expected: a 500 that reveals nothing internal.
+    static var internalError: Problem { Problem(.internalError, detail: ProblemType.internalError.documentation) }
+
     /// The problem's `type` URI reference.
     public var type: String { ProblemType.path(for: slug) }
 

@@ -34,9 +34,16 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let origin = request.headers[.origin], origins.contains("*") || origins.contains(origin) else {
             return try await next(request, context)
         }
-        var response = try await cors.handle(request, context: context, next: next)
+        let exposed = Self.exposed.joined(separator: ", ")
+        var response: Response
+        do {
+            response = try await cors.handle(request, context: context, next: next)
+        } catch {
+            // An error goes on up to the middleware that counts it, answering with the headers.
+            throw HeaderedError(base: error, headers: [.accessControlExposeHeaders: exposed])
+        }
         if request.method != .options {
-            response.headers[.accessControlExposeHeaders] = Self.exposed.joined(separator: ", ")
+            response.headers[.accessControlExposeHeaders] = exposed
         }
         return response
     }

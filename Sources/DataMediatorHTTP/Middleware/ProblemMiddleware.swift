@@ -3,9 +3,10 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// Turns every error into a problem+json answer: contract errors into their problem type,
-/// the framework's own errors (no route, bad request) into the matching one, and anything
-/// else into a 500 that is logged at error level and reveals nothing.
+/// Makes every error thrown below it one that answers problem+json, and throws it on so
+/// that the request middleware counts it with its status: contract errors and problems pass
+/// as they are, the framework's own errors (no route, bad request) become the matching
+/// problem, and anything else becomes a 500 that is logged at error level and reveals nothing.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
         _ request: Request,
@@ -15,18 +16,16 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let problem as Problem {
-            return try problem.response(from: request, context: context)
+            throw problem
         } catch let error as DataMediatorError {
-            return try Problem(error).response(from: request, context: context)
+            throw error
         } catch let error as HTTPError {
-            return try Self.problem(for: error, method: request.method).response(from: request, context: context)
+            throw Self.problem(for: error, method: request.method)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            return try Problem(.internalError, detail: ProblemType.internalError.documentation)
-                .response(from: request, context: context)
+            throw Problem.internalError
         }
     }
-
     static func problem(for error: HTTPError, method: HTTPRequest.Method) -> Problem {
         switch error.status {
         case .notFound where !MethodNotAllowed.served.contains(method):

@@ -12,8 +12,9 @@ import Metrics
 ///   server's log meet.
 /// - Metrics, under the names and dimensions of Hummingbird's `MetricsMiddleware`:
 ///   `http.server.active_requests` by method, and by route, method and status the count
-///   `hb.requests`, the timer `http.server.request.duration` and, for errors that reach it,
-///   `hb.request.errors`.
+///   `hb.requests`, the timer `http.server.request.duration` and, for errors thrown up to
+///   it (every error answer: ``ProblemMiddleware`` below throws them on), `hb.request.errors`.
+///   Like Hummingbird's, it labels an error outside any route `NotFound`.
 /// - The log line `request`: method, path, status and duration in milliseconds.
 ///
 /// An answer whose body is in memory is counted when the handler returns, so the framework
@@ -43,17 +44,22 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            // Every error thrown below answers problem+json (``ProblemMiddleware``); it is
+            // answered here rather than by the router so that a HEAD request's error, like
+            // its other answers, goes back through the router's HEAD handling without a body.
+            let answer = error as? any HTTPResponseError ?? Problem.internalError
             let handles = metrics.handles(
                 route: context.endpointPath ?? "NotFound",
                 method: request.method,
-                status: status
+                status: answer.status
             )
-            handles.requests.increment()
+            handles.record(since: start)
             handles.errors.increment()
             active.decrement()
-            log(request, status: status, since: start, context: context)
-            throw error
+            log(request, status: answer.status, since: start, context: context)
+            response = try answer.response(from: request, context: context)
+            response.headers[Self.field] = id
+            return response
         }
         response.headers[Self.field] = id
         let handles = metrics.handles(

@@ -9,16 +9,16 @@ import Synchronization
 /// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).
 struct ChangeRoutes: Sendable {
     let registry: ListRegistry
-    let events: EventSettings
+    let events: EventConfiguration
     let streams = StreamCount()
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/lists/:list/changes") { request, context in
-            let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            let query = try Parameters(request, allowed: [.view, .since, .limit])
+            let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+            let query = try ListQuery(request, allowed: [.view, .since, .limit])
             let changes = try await adapter.changes(view: query.view, since: query.since, limit: query.limit)
             let headers = changes.next.map { next in
-                Parameters.nextLink(
+                ListQuery.nextLink(
                     adapter.definition.href + "/changes",
                     [("view", query.view), ("limit", query.limit), ("since", String(next))]
                 )
@@ -26,8 +26,8 @@ struct ChangeRoutes: Sendable {
             return JSONResponse.make(changes.json(), for: request, headers: headers ?? [:])
         }
         router.get("/lists/:list/events") { request, context in
-            let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            let query = try Parameters(request, allowed: [.view, .since])
+            let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+            let query = try ListQuery(request, allowed: [.view, .since])
             let view = try adapter.definition.view(named: query.view)
             let start: Int64
             if let lastEventID = request.headers[EventStream.lastEventID] {
@@ -75,7 +75,7 @@ struct ChangeRoutes: Sendable {
 }
 
 /// How live streams behave.
-public struct EventSettings: Sendable, Hashable {
+public struct EventConfiguration: Sendable, Hashable {
     /// How often a quiet stream sends a heartbeat comment (and looks for writes made elsewhere).
     public var heartbeat: Duration
     /// How many events may wait for a stream once it is live; a stream further behind is
@@ -85,7 +85,7 @@ public struct EventSettings: Sendable, Hashable {
     /// (`too-many-streams`, with `Retry-After`).
     public var maximumStreams: Int
 
-    /// Creates event settings: by default a heartbeat every 10 s, 1,000 waiting events and
+    /// Creates an event configuration: by default a heartbeat every 10 s, 1,000 waiting events and
     /// 256 open streams.
     public init(heartbeat: Duration = .seconds(10), buffer: Int = 1000, maximumStreams: Int = 256) {
         self.heartbeat = heartbeat

@@ -18,10 +18,10 @@ struct EventStream: Sendable {
     let adapter: ListAdapter
     let view: View
     let start: Int64
-    let settings: EventSettings
+    let settings: EventConfiguration
 
     /// Sends events until the client goes away, the stream falls more than
-    /// ``EventSettings/buffer`` events behind, or its history is gone (both end with
+    /// ``EventConfiguration/buffer`` events behind, or its history is gone (both end with
     /// `event: reload`), or the service shuts down (`event: shutdown`; the client
     /// reconnects with `Last-Event-ID` and misses nothing).
     func run(into writer: inout some ResponseBodyWriter) async throws {

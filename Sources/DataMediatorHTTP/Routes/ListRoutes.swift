@@ -29,7 +29,7 @@ struct ListRoutes: Sendable {
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/lists") { request, _ in listsAnswer(request) }
         router.get("/lists/:list") { request, context in
-            let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+            let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             return JSONResponse.make(
                 descriptions[adapter.definition.name] ?? adapter.definition.descriptionJSON(),
                 for: request
@@ -39,14 +39,14 @@ struct ListRoutes: Sendable {
             try await page(request, context: context)
         }
         router.get("/lists/:list/items/**") { request, context in
-            let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            let query = try Parameters(request, allowed: [.view])
-            let location = try await adapter.locate(id: try Parameters.itemID(context), view: query.view)
+            let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+            let query = try ListQuery(request, allowed: [.view])
+            let location = try await adapter.locate(id: try ListQuery.itemID(context), view: query.view)
             return JSONResponse.make(location.json(), for: request)
         }
         router.get("/lists/:list/sections") { request, context in
-            let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-            let query = try Parameters(request, allowed: [.view])
+            let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+            let query = try ListQuery(request, allowed: [.view])
             return JSONResponse.make(try await adapter.sectionInfo(view: query.view).json(), for: request)
         }
         for path in ["/lists", "/lists/:list", "/lists/:list/sections"] {
@@ -66,13 +66,13 @@ struct ListRoutes: Sendable {
     }
 
     private func page<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
-        let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
-        let query = try Parameters(request, allowed: [.view, .limit, .cursor])
+        let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+        let query = try ListQuery(request, allowed: [.view, .limit, .cursor])
         let start = ContinuousClock.now
         let page = try await adapter.page(view: query.view, limit: query.limit, cursor: query.cursor)
         pageTimers[adapter.definition.name]?.record(duration: ContinuousClock.now - start)
         let headers = page.next.map { next in
-            Parameters.nextLink(
+            ListQuery.nextLink(
                 adapter.definition.href + "/items",
                 [("view", query.view), ("limit", query.limit.map { _ in String(page.limit) }), ("cursor", next)]
             )

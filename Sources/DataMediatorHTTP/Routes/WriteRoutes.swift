@@ -25,17 +25,17 @@ struct WriteRoutes: Sendable {
         }
         router.put("/lists/:list/items/**") { request, context in
             let (adapter, body) = try await prepare(request, context, readsBody: true)
-            let written = try await adapter.replace(id: try Parameters.itemID(context), body: body)
+            let written = try await adapter.replace(id: try ListQuery.itemID(context), body: body)
             return answer(written, adapter: adapter, request: request, status: written.created ? .created : .ok)
         }
         router.patch("/lists/:list/items/**") { request, context in
             let (adapter, body) = try await prepare(request, context, readsBody: true)
-            let written = try await adapter.patch(id: try Parameters.itemID(context), body: body)
+            let written = try await adapter.patch(id: try ListQuery.itemID(context), body: body)
             return answer(written, adapter: adapter, request: request, status: .ok)
         }
         router.delete("/lists/:list/items/**") { request, context in
             let (adapter, _) = try await prepare(request, context, readsBody: false)
-            _ = try await adapter.delete(id: try Parameters.itemID(context))
+            _ = try await adapter.delete(id: try ListQuery.itemID(context))
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         // Methods that never write on these routes.
@@ -44,7 +44,7 @@ struct WriteRoutes: Sendable {
         ] {
             for method in methods {
                 router.on(RouterPath(path), method: method) { request, context -> Response in
-                    let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+                    let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
                     let allow =
                         MethodNotAllowed.allow
                         + (adapter.isWritable ? (method == .post ? ", PUT, PATCH, DELETE" : ", POST") : "")
@@ -57,7 +57,7 @@ struct WriteRoutes: Sendable {
             }
             let writes = path.hasSuffix("**") ? ", PUT, PATCH, DELETE" : ", POST"
             router.on(RouterPath(path), method: .options) { _, context -> Response in
-                let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+                let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
                 return Response(
                     status: .noContent,
                     headers: [.allow: MethodNotAllowed.allow + (adapter.isWritable ? writes : "")]
@@ -72,7 +72,7 @@ struct WriteRoutes: Sendable {
         _ context: Context,
         readsBody: Bool
     ) async throws -> (ListAdapter, JSONValue) {
-        let adapter = try registry.adapter(named: try Parameters.path(context, "list"))
+        let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         guard adapter.isWritable else {
             throw DataMediatorError(
                 .readOnly,

@@ -40,7 +40,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let configuration: ServiceConfiguration
+        let configuration: MediatorConfiguration
         do {
             if let path = config ?? environment["DATA_MEDIATOR_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
                 configuration = try ConfigFileLoader.load(path: path)

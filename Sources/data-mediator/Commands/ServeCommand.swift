@@ -38,7 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let settings = try ServeSettings(
+        let settings = try ServeConfiguration(
             config: config,
             host: host,
             port: port,
@@ -83,7 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
                     writeTokens: settings.writeTokens,
                     maximumBodySize: settings.maximumBodyBytes,
                     readTokens: settings.readTokens,
-                    events: EventSettings(
+                    events: EventConfiguration(
                         heartbeat: .seconds(settings.heartbeatSeconds),
                         maximumStreams: settings.maximumStreams
                     ),

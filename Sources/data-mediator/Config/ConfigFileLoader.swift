@@ -24,7 +24,7 @@ struct ConfigFileLoader {
     }
 
     /// Reads the file from disk and checks it.
-    static func load(path: String) throws(ConfigFileErrors) -> ServiceConfiguration {
+    static func load(path: String) throws(ConfigFileErrors) -> MediatorConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigFileErrors(errors: [
                 ConfigFileError(
@@ -42,7 +42,7 @@ struct ConfigFileLoader {
     /// Checks YAML text and returns what it declares.
     ///
     /// - Throws: ``ConfigFileErrors`` with every error found.
-    mutating func parse(_ text: String) throws(ConfigFileErrors) -> ServiceConfiguration {
+    mutating func parse(_ text: String) throws(ConfigFileErrors) -> MediatorConfiguration {
         errors = []
         let root: Node?
         do {
@@ -84,7 +84,7 @@ struct ConfigFileLoader {
         guard errors.isEmpty, let store else {
             throw ConfigFileErrors(errors: errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
         }
-        return ServiceConfiguration(store: store, lists: lists, composites: composites, order: order)
+        return MediatorConfiguration(store: store, lists: lists, composites: composites, order: order)
     }
 
     // MARK: - Store
@@ -120,7 +120,6 @@ struct ConfigFileLoader {
         "title", "table", "query", "file", "id", "revision", "versions", "fields", "required", "writable", "history",
         "limit", "views",
     ]
-    private static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
 
     private mutating func parseList(name: String, at nameNode: Node, node: Node) -> ListConfiguration? {
         let errorCount = errors.count
@@ -268,305 +267,5 @@ struct ConfigFileLoader {
             return nil
         }
         return PageLimits(defaultLimit: defaultLimit, maximumLimit: maximum)
-    }
-
-    // MARK: - Views
-
-    private mutating func parseView(
-        _ name: String,
-        at nameNode: Node,
-        _ node: Node,
-        list: String,
-        idField: String,
-        known: Set<String>,
-        exposed: [String]
-    ) -> View? {
-        let errorCount = errors.count
-        if !Self.isValidName(name) {
-            fail(nameNode, "view name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
-        }
-        guard let view = mapping(node, allowed: Self.viewKeys, what: "view '\(name)'") else { return nil }
-        let context = "view '\(name)' of list '\(list)'"
-        func checkField(_ field: String, _ at: Node?, _ role: String) {
-            if !known.contains(field) {
-                fail(
-                    at,
-                    "\(context) \(role) '\(field)', which is not a field of the list; declare it under 'fields:' or use one of \(Self.names(known.sorted()))"
-                )
-            }
-        }
-        let isDefault = view["default"].flatMap { bool($0, what: "'default'") } ?? false
-
-        var sort: [SortKey] = []
-        if let sortNode = require(
-            view["sort"],
-            in: node,
-            key: "sort",
-            fix: "give its order, e.g. 'sort: [-created_at]' ('-' for descending)"
-        ),
-            let keys = stringList(sortNode, what: "'sort'")
-        {
-            if keys.isEmpty { fail(sortNode, "\(context) has an empty 'sort'; name at least one field") }
-            for key in keys {
-                let descending = key.hasPrefix("-")
-                let field = descending || key.hasPrefix("+") ? String(key.dropFirst()) : key
-                checkField(field, sortNode, "sorts by")
-                sort.append(SortKey(field, descending ? .descending : .ascending))
-            }
-        }
-
-        var section: SectionRule?
-        if let sectionNode = view["section"] {
-            if let field = sectionNode.scalar?.string {
-                checkField(field, sectionNode, "is sectioned by")
-                section = SectionRule(field: field)
-            } else if let rule = mapping(sectionNode, allowed: ["field", "by", "title"], what: "'section'") {
-                let field = require(
-                    rule["field"],
-                    in: sectionNode,
-                    key: "field",
-                    fix: "name the field that decides the section"
-                )
-                .flatMap { string($0, what: "'section.field'") }
-                var grouping = SectionRule.Grouping.value
-                if let byNode = rule["by"], let by = string(byNode, what: "'section.by'") {
-                    if let parsed = SectionRule.Grouping(rawValue: by) {
-                        grouping = parsed
-                    } else {
-                        fail(
-                            byNode,
-                            "'section.by' is '\(by)'; use one of \(Self.names(SectionRule.Grouping.allCases.map(\.rawValue)))"
-                        )
-                    }
-                }
-                let title = rule["title"].flatMap { string($0, what: "'section.title'") }
-                if let field {
-                    checkField(field, sectionNode, "is sectioned by")
-                    section = SectionRule(field: field, grouping: grouping, titleTemplate: title)
-                }
-            }
-        }
-
-        var filter: [FilterCondition] = []
-        if let filterNode = view["filter"], let conditions = sequence(filterNode, what: "'filter'") {
-            for conditionNode in conditions {
-                guard
-                    let condition = mapping(
-                        conditionNode,
-                        allowed: ["field", "op", "value"],
-                        what: "a filter condition"
-                    ),
-                    let field = require(
-                        condition["field"],
-                        in: conditionNode,
-                        key: "field",
-                        fix: "name the field compared"
-                    )
-                    .flatMap({ string($0, what: "'field'") }),
-                    let opNode = require(
-                        condition["op"],
-                        in: conditionNode,
-                        key: "op",
-                        fix: "use one of eq, ne, lt, le, gt, ge"
-                    ),
-                    let opName = string(opNode, what: "'op'"),
-                    let valueNode = require(
-                        condition["value"],
-                        in: conditionNode,
-                        key: "value",
-                        fix: "give the value compared with"
-                    )
-                else { continue }
-                guard let op = FilterCondition.Operator(rawValue: opName) else {
-                    fail(
-                        opNode,
-                        "filter 'op' is '\(opName)'; use one of \(Self.names(FilterCondition.Operator.allCases.map(\.rawValue)))"
-                    )
-                    continue
-                }
-                checkField(field, conditionNode, "filters on")
-                filter.append(FilterCondition(field: field, op: op, value: scalarValue(valueNode)))
-            }
-        }
-
-        var cellType = CellTypeRule.fixed(list)
-        if let cellNode = view["cell"] {
-            if let type = cellNode.scalar?.string {
-                cellType = .fixed(type)
-            } else if let rule = mapping(cellNode, allowed: ["field", "types", "default"], what: "'cell'") {
-                let field = require(
-                    rule["field"],
-                    in: cellNode,
-                    key: "field",
-                    fix: "name the field whose value is the cell type"
-                )
-                .flatMap { string($0, what: "'cell.field'") }
-                let types = require(
-                    rule["types"],
-                    in: cellNode,
-                    key: "types",
-                    fix: "list every type the field can give, e.g. 'types: [small, large]'"
-                )
-                .flatMap { stringList($0, what: "'cell.types'") }
-                let fallback = require(
-                    rule["default"],
-                    in: cellNode,
-                    key: "default",
-                    fix: "name the type of items whose field holds another value"
-                )
-                .flatMap { string($0, what: "'cell.default'") }
-                if let field { checkField(field, cellNode, "takes its cell type from") }
-                if let field, let types, let fallback { cellType = .field(field, types: types, fallback: fallback) }
-            }
-        }
-        if cellType.types.contains(Cell.loadingType) {
-            fail(
-                view["cell"],
-                "\(context) uses the cell type 'loading', which is kept for the loading section; choose another"
-            )
-        }
-
-        var fields = exposed
-        if let fieldsNode = view["fields"], let names = stringList(fieldsNode, what: "'fields'") {
-            for field in names { checkField(field, fieldsNode, "exposes") }
-            fields = names
-        }
-        guard errors.count == errorCount else { return nil }
-        let result = View(
-            name: name,
-            isDefault: isDefault,
-            sort: sort,
-            idField: idField,
-            section: section,
-            filter: filter,
-            cellType: cellType,
-            fields: fields
-        )
-        if let problem = result.sectionProblem() {
-            fail(view["section"], "list '\(list)': \(problem)")
-            return nil
-        }
-        return result
-    }
-
-    // MARK: - Node readers
-
-    mutating func fail(_ node: Node?, _ message: String) {
-        errors.append(
-            ConfigFileError(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, message: message)
-        )
-    }
-
-    private func syntaxError(_ error: any Error) -> ConfigFileError {
-        if let yaml = error as? YamlError, case .parser(_, let problem, let mark, _) = yaml {
-            return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
-        }
-        if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, _) = yaml {
-            return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
-        }
-        return ConfigFileError(file: file, line: 0, column: 0, message: "not valid YAML: \(error)")
-    }
-
-    mutating func require(_ node: Node?, in parent: Node?, key: String, fix: String) -> Node? {
-        if node == nil { fail(parent, "missing '\(key)': \(fix)") }
-        return node
-    }
-
-    /// The key-value pairs of a mapping (with each key's node), in order, refusing duplicate
-    /// and non-string keys.
-    mutating func entries(of node: Node, what: String) -> [(String, Node, Node)]? {
-        guard case .mapping(let mapping) = node else {
-            fail(node, "\(what) must be a mapping of names to settings")
-            return nil
-        }
-        var seen = Set<String>()
-        var result: [(String, Node, Node)] = []
-        for (keyNode, value) in mapping {
-            guard let key = keyNode.scalar?.string else {
-                fail(keyNode, "\(what) has a key that is not a plain name")
-                continue
-            }
-            if !seen.insert(key).inserted {
-                fail(keyNode, "\(what) declares '\(key)' twice; keep one")
-                continue
-            }
-            result.append((key, keyNode, value))
-        }
-        return result
-    }
-
-    /// A mapping's values by key, reporting every key not in `allowed`.
-    mutating func mapping(_ node: Node, allowed: [String], what: String) -> [String: Node]? {
-        guard let pairs = entries(of: node, what: what) else { return nil }
-        var result: [String: Node] = [:]
-        for (key, keyNode, value) in pairs {
-            if allowed.contains(key) {
-                result[key] = value
-            } else {
-                fail(keyNode, "\(what) has unknown key '\(key)'; the keys it takes are \(Self.names(allowed))")
-            }
-        }
-        return result
-    }
-
-    mutating func sequence(_ node: Node, what: String) -> [Node]? {
-        guard case .sequence(let items) = node else {
-            fail(node, "\(what) must be a list, e.g. [a, b]")
-            return nil
-        }
-        return Array(items)
-    }
-
-    mutating func string(_ node: Node, what: String) -> String? {
-        guard let scalar = node.scalar, Tag.Name(rawValue: node.tag.rawValue) != .null else {
-            fail(node, "\(what) must be a single value, not a list or mapping")
-            return nil
-        }
-        if scalar.string.isEmpty { fail(node, "\(what) is empty") }
-        return scalar.string
-    }
-
-    mutating func stringList(_ node: Node, what: String) -> [String]? {
-        guard let items = sequence(node, what: what) else { return nil }
-        let strings = items.compactMap { string($0, what: "an entry of \(what)") }
-        return strings.count == items.count ? strings : nil
-    }
-
-    mutating func bool(_ node: Node, what: String) -> Bool? {
-        guard Tag.Name(rawValue: node.tag.rawValue) == .bool, let value = node.bool else {
-            fail(node, "\(what) must be true or false")
-            return nil
-        }
-        return value
-    }
-
-    mutating func positiveInt(_ node: Node, what: String) -> Int? {
-        guard Tag.Name(rawValue: node.tag.rawValue) == .int, let value = node.int, value >= 1 else {
-            fail(node, "\(what) must be a whole number of at least 1")
-            return nil
-        }
-        return value
-    }
-
-    func scalarValue(_ node: Node) -> JSONValue {
-        switch Tag.Name(rawValue: node.tag.rawValue) {
-        case .null: return .null
-        case .bool: return node.bool.map(JSONValue.bool) ?? .null
-        case .int: return node.int.map { .integer(Int64($0)) } ?? .null
-        case .float: return node.float.map(JSONValue.number) ?? .null
-        default: return .string(node.scalar?.string ?? "")
-        }
-    }
-
-    static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-                    || "-_.".unicodeScalars.contains($0)
-            }
-    }
-
-    static func names(_ names: [String]) -> String {
-        names.map { "'\($0)'" }.joined(separator: ", ")
     }
 }

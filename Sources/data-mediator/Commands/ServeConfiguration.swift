@@ -3,8 +3,8 @@ import DataMediatorHTTP
 import Foundation
 import NIOCore
 
-/// The settings of `serve`, each from its flag, else the environment, else the default.
-struct ServeSettings: Sendable {
+/// The configuration of `serve`, each setting from its flag, else the environment, else the default.
+struct ServeConfiguration: Sendable {
     /// The config file, nil for the demo.
     let config: String?
     /// The listening address.

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 
 /// The query and path parameters of a list request, checked: each at most once.
-struct Parameters {
+struct ListQuery {
     let view: String?
     let limit: String?
     let cursor: String?
@@ -62,7 +62,7 @@ struct Parameters {
     }
 }
 
-extension Parameters {
+extension ListQuery {
     /// `Link: <path?name=value&...>; rel="next"`, naming the parameters that are given (in
     /// order), for answers that continue.
     static func nextLink(_ path: String, _ parameters: [(name: String, value: String?)]) -> HTTPFields {

@@ -6,7 +6,7 @@ import Synchronization
 /// the next snapshot under a lock, so reads never wait for writes and always agree with
 /// their version. A write re-sorts the list (O(n log n)): meant for lists of thousands of
 /// items, tests, and as the reference the stores are checked against.
-public final class InMemoryStore: DataProvider, SectionInfoProvider, ItemWriter, ChangeLog {
+public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, ItemWriter, ChangeLog {
     private struct LoggedWrite: Sendable {
         let version: Int64
         let id: String

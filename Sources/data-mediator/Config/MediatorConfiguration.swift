@@ -12,7 +12,7 @@ enum StoreLocation: Sendable, Hashable {
 }
 
 /// What a config file declares: the store and the lists.
-struct ServiceConfiguration: Sendable {
+struct MediatorConfiguration: Sendable {
     /// Where the lists are stored.
     let store: StoreLocation
     /// The lists over the store, in file order.

@@ -2,7 +2,7 @@ extension ListAdapter {
     /// The adapter of a composite list: read-only, one view (`viewName`) that walks
     /// `children` in order.
     ///
-    /// Its `changes` merge its children's (see ``CompositeProvider/changes(of:since:limit:)``).
+    /// Its `changes` merge its children's (see ``CompositeDataProvider/changes(of:since:limit:)``).
     public static func composite(
         name: String,
         title: String,
@@ -12,7 +12,7 @@ extension ListAdapter {
         signer: CursorSigner,
         notifier: ChangeNotifier = ChangeNotifier()
     ) -> ListAdapter {
-        let provider = CompositeProvider(children: children, viewName: viewName)
+        let provider = CompositeDataProvider(children: children, viewName: viewName)
         let definition = ListDefinition(
             name: name,
             title: title,

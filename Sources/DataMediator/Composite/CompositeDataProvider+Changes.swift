@@ -1,0 +1,95 @@
+/// A composite's changes: its children's, merged and given the composite's ids.
+extension CompositeDataProvider {
+    /// The children's changes after `since`, merged in version order (children in the
+    /// composite's order within one version) and given the composite's ids: an item of
+    /// child `c` is `c/id` in section `c/section`; a child's first section comes after the
+    /// last section of the nearest earlier child that shows one.
+    ///
+    /// A change the composite cannot place item by item (in a capped child, whose window
+    /// of first items moves, or a child that itself answers `reload`) makes the answer a
+    /// single `reload` at the composite's version.
+    public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        let version = try await currentVersion()
+        try DataMediatorError.checkHistory(since: since, floor: 0, version: version)
+        var merged: [(change: Change, child: Int)] = []
+        // A child that has more changes than were read: the merge is whole only up to the
+        // last version read from it.
+        var complete = Int64.max
+        var reload = false
+        for (index, child) in children.enumerated() {
+            guard case .list(let adapter, let childView) = child.content else { continue }
+            let changes = try await adapter.changes(of: childView, since: since, limit: max(1, limit))
+            if changes.entries.isEmpty { continue }
+            if child.cap != nil || changes.entries.contains(where: { $0.operation == .reload }) {
+                reload = true
+                break
+            }
+            if changes.next != nil, let last = changes.entries.last { complete = min(complete, last.version) }
+            for entry in changes.entries {
+                merged.append((try await translate(entry, of: child, at: index), index))
+            }
+        }
+        if reload {
+            return ChangeWindow(
+                changes: [Change(operation: .reload, version: version, id: "", item: nil, placement: nil)],
+                version: version
+            )
+        }
+        // The version was read before the children's changes: a write between the two reads
+        // would put a change newer than the window's version in it, which a reader resuming
+        // from that version would get again, while a write to a child read earlier would be
+        // missing below it. Up to the version read first, every child's changes are whole.
+        let ordered = merged.filter { $0.change.version <= min(complete, version) }.sorted {
+            ($0.change.version, $0.child) < ($1.change.version, $1.child)
+        }
+        return ChangeWindow(changes: ordered.map(\.change), version: version)
+    }
+
+    /// A child's change in the composite's terms.
+    private func translate(_ entry: ChangeSet.Entry, of child: CompositeChild, at index: Int) async throws -> Change {
+        let prefix = child.name + "/"
+        let item = entry.cell.map { cell in
+            Self.item(
+                ListEntry(
+                    cell: cell,
+                    sectionID: entry.placement?.section ?? "",
+                    sectionTitle: nil,
+                    position: Position([])
+                ),
+                child: child,
+                index: index,
+                served: 0
+            )
+        }
+        var placement: Placement?
+        if let inChild = entry.placement {
+            let sectionAfter: String?
+            if let before = inChild.sectionAfter {
+                sectionAfter = prefix + before
+            } else {
+                sectionAfter = try await lastSection(before: index)
+            }
+            placement = Placement(
+                section: prefix + inChild.section,
+                sectionAfter: sectionAfter,
+                after: inChild.after.map { prefix + $0 }
+            )
+        }
+        return Change(
+            operation: entry.operation,
+            version: entry.version,
+            id: prefix + entry.id,
+            item: item,
+            placement: placement
+        )
+    }
+
+    /// The id of the last section the children before `index` show now; nil when none
+    /// shows any.
+    private func lastSection(before index: Int) async throws -> String? {
+        for child in children[..<index].reversed() {
+            if let last = try await shownSections(of: child).sections.last { return last.id }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,65 @@
+/// How a composite item is made and where it stands: its position holds the child, how
+/// many of that child's items were shown up to it, and its position in the child.
+extension CompositeDataProvider {
+    static func item(_ entry: ListEntry, child: CompositeChild, index: Int, served: Int) -> Item {
+        Item(
+            layout: layout,
+            values: [
+                position(child: index, served: served, inner: entry.position),
+                .string(child.name + "/" + entry.cell.id),
+                .string(child.name + "/" + entry.sectionID),
+                entry.sectionTitle.map(JSONValue.string) ?? .null,
+                .string(entry.cell.type),
+                .string(entry.cell.rev),
+                entry.cell.data,
+            ]
+        )
+    }
+
+    static func position(child: Int, served: Int, inner: Position?) -> JSONValue {
+        .array([.integer(Int64(child)), .integer(Int64(served)), inner.map { .array($0.values) } ?? .null])
+    }
+
+    static func badCursor() -> DataMediatorError {
+        DataMediatorError(.badCursor, "The cursor does not fit this composite list; reload from the first page.")
+    }
+
+    /// Where a window resumes: the child, how many of its items were shown, and its own position.
+    struct Resume {
+        var child: Int
+        var served: Int
+        var inner: Position?
+        var innerInclusive: Bool
+
+        init(child: Int, served: Int, inner: Position?, innerInclusive: Bool) {
+            (self.child, self.served, self.inner, self.innerInclusive) = (child, served, inner, innerInclusive)
+        }
+
+        init(_ start: Position?, inclusive: Bool, childCount: Int) throws(DataMediatorError) {
+            guard let start else {
+                (child, served, inner, innerInclusive) = (0, 0, nil, false)
+                return
+            }
+            guard start.values.count == 1, case .array(let parts) = start.values[0], parts.count == 3,
+                case .integer(let child) = parts[0], case .integer(let served) = parts[1],
+                child >= 0, served >= 0
+            else { throw CompositeDataProvider.badCursor() }
+            self.child = Int(clamping: min(child, Int64(childCount)))
+            switch parts[2] {
+            case .null: inner = nil
+            case .array(let values): inner = Position(values)
+            default: throw CompositeDataProvider.badCursor()
+            }
+            // An inclusive start shows the item it names again, so it is not counted yet.
+            self.served = max(0, Int(clamping: served) - (inclusive ? 1 : 0))
+            innerInclusive = inclusive
+        }
+
+        mutating func nextChild() {
+            child += 1
+            served = 0
+            inner = nil
+            innerInclusive = false
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Crypto
+
+/// Writes to a writable list: create, replace, patch and delete, each checked against
+/// the field rules, and live streams signalled after each.
+extension ListAdapter {
+    /// Whether the list takes writes.
+    public var isWritable: Bool { writer != nil }
+
+    /// Creates an item from a request body `{"id": optional, "data": {...}}`.
+    ///
+    /// With an `idempotencyKey`, a retry with the same key and the same body (as JSON:
+    /// spacing and member order do not count) answers what the first did and writes nothing.
+    ///
+    /// - Throws: `readOnly`; `invalidItem` for a body of the wrong shape or data breaking
+    ///   the field rules; `conflict` when the id exists; `idempotencyKeyReused` when the
+    ///   key came with another body.
+    public func create(body: JSONValue, idempotencyKey: String? = nil) async throws -> WrittenItem {
+        let writer = try requireWriter()
+        let (id, fields) = try Self.fields(of: body, allowingID: true)
+        try definition.rules.check(fields)
+        let key = idempotencyKey.map { IdempotencyKey(key: $0, fingerprint: Self.fingerprint(of: body)) }
+        return try written(await writer.insert(id: id, fields: fields, idempotency: key))
+    }
+
+    /// A SHA-256 of the body's JSON with members in a fixed order.
+    static func fingerprint(of body: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.write(body)
+        return Hex.string(SHA256.hash(data: writer.bytes))
+    }
+
+    /// Replaces (or creates) the item with `id` from a body `{"data": {...}}`.
+    public func replace(id: String, body: JSONValue) async throws -> WrittenItem {
+        let writer = try requireWriter()
+        let (_, fields) = try Self.fields(of: body, allowingID: false)
+        try definition.rules.check(fields)
+        return try written(await writer.replace(id: id, fields: fields))
+    }
+
+    /// Merge-patches (RFC 7396) the item with `id` from a body `{"data": {...}}`; the
+    /// merged item must meet the field rules.
+    public func patch(id: String, body: JSONValue) async throws -> WrittenItem {
+        let writer = try requireWriter()
+        let (_, changes) = try Self.fields(of: body, allowingID: false)
+        let rules = definition.rules
+        return try written(
+            await writer.patch(id: id, with: .object(changes)) { merged throws(DataMediatorError) in
+                try rules.check(merged)
+            }
+        )
+    }
+
+    /// Deletes the item with `id`; returns the source's new version.
+    public func delete(id: String) async throws -> Int64 {
+        let version = try await requireWriter().delete(id: id)
+        notifier.publish()
+        return version
+    }
+
+    private func requireWriter() throws(DataMediatorError) -> any ItemWriter {
+        guard let writer else {
+            throw DataMediatorError(
+                .readOnly,
+                "List '\(definition.name)' is read-only; it answers GET, HEAD and OPTIONS."
+            )
+        }
+        return writer
+    }
+
+    private func written(_ result: WriteResult) throws(DataMediatorError) -> WrittenItem {
+        if !result.replayed { notifier.publish() }
+        guard let view = definition.defaultView else {
+            throw DataMediatorError(.readOnly, "List '\(definition.name)' has no view to show items with.")
+        }
+        return WrittenItem(
+            cell: presenter(for: view).cell(for: result.item),
+            version: result.version,
+            created: result.created,
+            replayed: result.replayed
+        )
+    }
+}

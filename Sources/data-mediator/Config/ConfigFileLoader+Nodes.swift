@@ -1,0 +1,125 @@
+import DataMediator
+import Yams
+
+/// Readers of YAML nodes: each reads one node as the config expects it, recording an
+/// error with the node's line when it is not.
+extension ConfigFileLoader {
+    mutating func fail(_ node: Node?, _ message: String) {
+        errors.append(
+            ConfigFileError(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, message: message)
+        )
+    }
+
+    func syntaxError(_ error: any Error) -> ConfigFileError {
+        if let yaml = error as? YamlError, case .parser(_, let problem, let mark, _) = yaml {
+            return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
+        }
+        if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, _) = yaml {
+            return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
+        }
+        return ConfigFileError(file: file, line: 0, column: 0, message: "not valid YAML: \(error)")
+    }
+
+    mutating func require(_ node: Node?, in parent: Node?, key: String, fix: String) -> Node? {
+        if node == nil { fail(parent, "missing '\(key)': \(fix)") }
+        return node
+    }
+
+    /// The key-value pairs of a mapping (with each key's node), in order, refusing duplicate
+    /// and non-string keys.
+    mutating func entries(of node: Node, what: String) -> [(String, Node, Node)]? {
+        guard case .mapping(let mapping) = node else {
+            fail(node, "\(what) must be a mapping of names to settings")
+            return nil
+        }
+        var seen = Set<String>()
+        var result: [(String, Node, Node)] = []
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.scalar?.string else {
+                fail(keyNode, "\(what) has a key that is not a plain name")
+                continue
+            }
+            if !seen.insert(key).inserted {
+                fail(keyNode, "\(what) declares '\(key)' twice; keep one")
+                continue
+            }
+            result.append((key, keyNode, value))
+        }
+        return result
+    }
+
+    /// A mapping's values by key, reporting every key not in `allowed`.
+    mutating func mapping(_ node: Node, allowed: [String], what: String) -> [String: Node]? {
+        guard let pairs = entries(of: node, what: what) else { return nil }
+        var result: [String: Node] = [:]
+        for (key, keyNode, value) in pairs {
+            if allowed.contains(key) {
+                result[key] = value
+            } else {
+                fail(keyNode, "\(what) has unknown key '\(key)'; the keys it takes are \(Self.names(allowed))")
+            }
+        }
+        return result
+    }
+
+    mutating func sequence(_ node: Node, what: String) -> [Node]? {
+        guard case .sequence(let items) = node else {
+            fail(node, "\(what) must be a list, e.g. [a, b]")
+            return nil
+        }
+        return Array(items)
+    }
+
+    mutating func string(_ node: Node, what: String) -> String? {
+        guard let scalar = node.scalar, Tag.Name(rawValue: node.tag.rawValue) != .null else {
+            fail(node, "\(what) must be a single value, not a list or mapping")
+            return nil
+        }
+        if scalar.string.isEmpty { fail(node, "\(what) is empty") }
+        return scalar.string
+    }
+
+    mutating func stringList(_ node: Node, what: String) -> [String]? {
+        guard let items = sequence(node, what: what) else { return nil }
+        let strings = items.compactMap { string($0, what: "an entry of \(what)") }
+        return strings.count == items.count ? strings : nil
+    }
+
+    mutating func bool(_ node: Node, what: String) -> Bool? {
+        guard Tag.Name(rawValue: node.tag.rawValue) == .bool, let value = node.bool else {
+            fail(node, "\(what) must be true or false")
+            return nil
+        }
+        return value
+    }
+
+    mutating func positiveInt(_ node: Node, what: String) -> Int? {
+        guard Tag.Name(rawValue: node.tag.rawValue) == .int, let value = node.int, value >= 1 else {
+            fail(node, "\(what) must be a whole number of at least 1")
+            return nil
+        }
+        return value
+    }
+
+    func scalarValue(_ node: Node) -> JSONValue {
+        switch Tag.Name(rawValue: node.tag.rawValue) {
+        case .null: return .null
+        case .bool: return node.bool.map(JSONValue.bool) ?? .null
+        case .int: return node.int.map { .integer(Int64($0)) } ?? .null
+        case .float: return node.float.map(JSONValue.number) ?? .null
+        default: return .string(node.scalar?.string ?? "")
+        }
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || "-_.".unicodeScalars.contains($0)
+            }
+    }
+
+    static func names(_ names: [String]) -> String {
+        names.map { "'\($0)'" }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,185 @@
+import DataMediator
+import Yams
+
+/// Views in the config: sort keys, section, filter, cell type and exposed fields, each
+/// checked against the list's declared fields.
+extension ConfigFileLoader {
+    static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
+
+    mutating func parseView(
+        _ name: String,
+        at nameNode: Node,
+        _ node: Node,
+        list: String,
+        idField: String,
+        known: Set<String>,
+        exposed: [String]
+    ) -> View? {
+        let errorCount = errors.count
+        if !Self.isValidName(name) {
+            fail(nameNode, "view name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+        }
+        guard let view = mapping(node, allowed: Self.viewKeys, what: "view '\(name)'") else { return nil }
+        let context = "view '\(name)' of list '\(list)'"
+        func checkField(_ field: String, _ at: Node?, _ role: String) {
+            if !known.contains(field) {
+                fail(
+                    at,
+                    "\(context) \(role) '\(field)', which is not a field of the list; declare it under 'fields:' or use one of \(Self.names(known.sorted()))"
+                )
+            }
+        }
+        let isDefault = view["default"].flatMap { bool($0, what: "'default'") } ?? false
+
+        var sort: [SortKey] = []
+        if let sortNode = require(
+            view["sort"],
+            in: node,
+            key: "sort",
+            fix: "give its order, e.g. 'sort: [-created_at]' ('-' for descending)"
+        ),
+            let keys = stringList(sortNode, what: "'sort'")
+        {
+            if keys.isEmpty { fail(sortNode, "\(context) has an empty 'sort'; name at least one field") }
+            for key in keys {
+                let descending = key.hasPrefix("-")
+                let field = descending || key.hasPrefix("+") ? String(key.dropFirst()) : key
+                checkField(field, sortNode, "sorts by")
+                sort.append(SortKey(field, descending ? .descending : .ascending))
+            }
+        }
+
+        var section: SectionRule?
+        if let sectionNode = view["section"] {
+            if let field = sectionNode.scalar?.string {
+                checkField(field, sectionNode, "is sectioned by")
+                section = SectionRule(field: field)
+            } else if let rule = mapping(sectionNode, allowed: ["field", "by", "title"], what: "'section'") {
+                let field = require(
+                    rule["field"],
+                    in: sectionNode,
+                    key: "field",
+                    fix: "name the field that decides the section"
+                )
+                .flatMap { string($0, what: "'section.field'") }
+                var grouping = SectionRule.Grouping.value
+                if let byNode = rule["by"], let by = string(byNode, what: "'section.by'") {
+                    if let parsed = SectionRule.Grouping(rawValue: by) {
+                        grouping = parsed
+                    } else {
+                        fail(
+                            byNode,
+                            "'section.by' is '\(by)'; use one of \(Self.names(SectionRule.Grouping.allCases.map(\.rawValue)))"
+                        )
+                    }
+                }
+                let title = rule["title"].flatMap { string($0, what: "'section.title'") }
+                if let field {
+                    checkField(field, sectionNode, "is sectioned by")
+                    section = SectionRule(field: field, grouping: grouping, titleTemplate: title)
+                }
+            }
+        }
+
+        var filter: [FilterCondition] = []
+        if let filterNode = view["filter"], let conditions = sequence(filterNode, what: "'filter'") {
+            for conditionNode in conditions {
+                guard
+                    let condition = mapping(
+                        conditionNode,
+                        allowed: ["field", "op", "value"],
+                        what: "a filter condition"
+                    ),
+                    let field = require(
+                        condition["field"],
+                        in: conditionNode,
+                        key: "field",
+                        fix: "name the field compared"
+                    )
+                    .flatMap({ string($0, what: "'field'") }),
+                    let opNode = require(
+                        condition["op"],
+                        in: conditionNode,
+                        key: "op",
+                        fix: "use one of eq, ne, lt, le, gt, ge"
+                    ),
+                    let opName = string(opNode, what: "'op'"),
+                    let valueNode = require(
+                        condition["value"],
+                        in: conditionNode,
+                        key: "value",
+                        fix: "give the value compared with"
+                    )
+                else { continue }
+                guard let op = FilterCondition.Operator(rawValue: opName) else {
+                    fail(
+                        opNode,
+                        "filter 'op' is '\(opName)'; use one of \(Self.names(FilterCondition.Operator.allCases.map(\.rawValue)))"
+                    )
+                    continue
+                }
+                checkField(field, conditionNode, "filters on")
+                filter.append(FilterCondition(field: field, op: op, value: scalarValue(valueNode)))
+            }
+        }
+
+        var cellType = CellTypeRule.fixed(list)
+        if let cellNode = view["cell"] {
+            if let type = cellNode.scalar?.string {
+                cellType = .fixed(type)
+            } else if let rule = mapping(cellNode, allowed: ["field", "types", "default"], what: "'cell'") {
+                let field = require(
+                    rule["field"],
+                    in: cellNode,
+                    key: "field",
+                    fix: "name the field whose value is the cell type"
+                )
+                .flatMap { string($0, what: "'cell.field'") }
+                let types = require(
+                    rule["types"],
+                    in: cellNode,
+                    key: "types",
+                    fix: "list every type the field can give, e.g. 'types: [small, large]'"
+                )
+                .flatMap { stringList($0, what: "'cell.types'") }
+                let fallback = require(
+                    rule["default"],
+                    in: cellNode,
+                    key: "default",
+                    fix: "name the type of items whose field holds another value"
+                )
+                .flatMap { string($0, what: "'cell.default'") }
+                if let field { checkField(field, cellNode, "takes its cell type from") }
+                if let field, let types, let fallback { cellType = .field(field, types: types, fallback: fallback) }
+            }
+        }
+        if cellType.types.contains(Cell.loadingType) {
+            fail(
+                view["cell"],
+                "\(context) uses the cell type 'loading', which is kept for the loading section; choose another"
+            )
+        }
+
+        var fields = exposed
+        if let fieldsNode = view["fields"], let names = stringList(fieldsNode, what: "'fields'") {
+            for field in names { checkField(field, fieldsNode, "exposes") }
+            fields = names
+        }
+        guard errors.count == errorCount else { return nil }
+        let result = View(
+            name: name,
+            isDefault: isDefault,
+            sort: sort,
+            idField: idField,
+            section: section,
+            filter: filter,
+            cellType: cellType,
+            fields: fields
+        )
+        if let problem = result.sectionProblem() {
+            fail(view["section"], "list '\(list)': \(problem)")
+            return nil
+        }
+        return result
+    }
+}

@@ -133,11 +133,9 @@ struct ServeConfiguration: Sendable {
     }
 
     /// Half the processor cores (as NIO counts them: a container's CPU limit counts), at
-    /// least one: the request handlers run on Swift's
-    /// cooperative pool, one thread per core, so as many event-loop threads again would
-    /// make the threads of a busy server take turns on the cores. On the 2-core machine of
-    /// the README's Performance section one event-loop thread served about 10% more pages
-    /// a second than two, with a lower p99.
+    /// least one: the request handlers run on Swift's cooperative pool, one thread per
+    /// core, so as many event-loop threads again would make the threads of a busy server
+    /// take turns on the cores.
     static var defaultEventLoopThreads: Int {
         max(1, System.coreCount / 2)
     }

@@ -52,7 +52,7 @@ struct ConfigFileLoader {
         }
         guard let root, let top = mapping(root, allowed: ["store", "lists"], what: "the config file") else {
             if errors.isEmpty {
-                fail(root, "the file is empty; it needs 'store:' and 'lists:' (see the README's config reference)")
+                fail(root, "the file is empty; it needs 'store:' and 'lists:' (see docs/configuration.md)")
             }
             throw ConfigFileErrors(errors: errors)
         }

@@ -26,6 +26,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var limits: ServerLimits
     /// The store's version, for the `data_mediator_store_version` metric; nil leaves it out.
     public var storeVersion: (@Sendable () async throws -> Int64)?
+    /// Verifies a request's `Authorization` header (a JWT) and answers its claims, for
+    /// scoped lists; nil when no key is configured (scoped lists then answer `401`).
+    public var claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
 
     /// Creates a server configuration.
     public init(
@@ -38,7 +41,8 @@ public struct HTTPServerConfiguration: Sendable {
         metrics: PrometheusCollectorRegistry? = nil,
         corsOrigins: [String] = [],
         limits: ServerLimits = ServerLimits(),
-        storeVersion: (@Sendable () async throws -> Int64)? = nil
+        storeVersion: (@Sendable () async throws -> Int64)? = nil,
+        claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])? = nil
     ) {
         self.host = host
         self.port = port
@@ -49,6 +53,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.metrics = metrics
         self.corsOrigins = corsOrigins
         self.limits = limits
+        self.claims = claims
         self.storeVersion = storeVersion
     }
 }
@@ -80,8 +85,9 @@ public func buildRouter(
             isRequired: !configuration.readTokens.isEmpty
         )
     )
-    ListRoutes(registry: registry).register(on: router)
-    ChangeRoutes(registry: registry, events: configuration.events).register(on: router)
+    let scope = ScopeAccess(verify: configuration.claims)
+    ListRoutes(registry: registry, scope: scope).register(on: router)
+    ChangeRoutes(registry: registry, scope: scope, events: configuration.events).register(on: router)
     WriteRoutes(
         registry: registry,
         access: BearerAccess(tokens: configuration.writeTokens),

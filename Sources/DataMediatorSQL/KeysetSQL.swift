@@ -229,15 +229,16 @@ public struct KeysetSQL: Sendable {
         return String(String.UnicodeScalarView(scalars))
     }
 
-    /// The index of a view's order: its name carries the columns, so a view whose sort
-    /// changed gets a fresh index.
-    public func indexStatement(for view: View, on table: String) -> String {
-        let keys = view.sort.map(orderTerm)
+    /// The index of a view's order, led by the fields of a slice (`leading`, compared for
+    /// equality) when given: its name carries the columns, so a view whose sort changed gets
+    /// a fresh index.
+    public func indexStatement(for view: View, on table: String, leading: [String] = []) -> String {
+        let keys = leading.map(column) + view.sort.map(orderTerm)
         var hash: UInt32 = 2_166_136_261
         for byte in keys.joined(separator: ",").utf8 {
             hash = (hash ^ UInt32(byte)) &* 16_777_619
         }
-        let name = "dm_\(table)_\(view.name)_\(String(hash, radix: 16))"
+        let name = "dm_\(table)_\(view.name)\(leading.map { "_" + $0 }.joined())_\(String(hash, radix: 16))"
         return "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys.joined(separator: ", ")))"
     }
 }

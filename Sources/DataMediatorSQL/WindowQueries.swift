@@ -29,7 +29,7 @@ public final class WindowQueries: Sendable {
         sql: String, arguments: [JSONValue]
     )] {
         let nulls = start.map { $0.values.map { $0 == .null } }
-        let shape = Shape(view: view.name, nulls: nulls, inclusive: inclusive)
+        let shape = Shape(view: view.name, slice: view.slice.keys.sorted(), nulls: nulls, inclusive: inclusive)
         let statements =
             built.withLock { $0[shape] }
             ?? {
@@ -37,8 +37,10 @@ public final class WindowQueries: Sendable {
                 built.withLock { $0[shape] = made }
                 return made
             }()
+        // A slice's values differ from request to request; its statements do not.
+        let filterArguments = view.slice.isEmpty ? statements.filterArguments : keyset.filter(view).arguments
         return statements.statements.map { statement in
-            (statement.sql, statements.filterArguments + statement.values.map { start?.values[$0] ?? .null })
+            (statement.sql, filterArguments + statement.values.map { start?.values[$0] ?? .null })
         }
     }
 
@@ -56,10 +58,12 @@ public final class WindowQueries: Sendable {
         return Statements(statements: statements, filterArguments: arguments)
     }
 
-    /// What a window's SQL depends on: the view, which position values are `NULL` (nil for
-    /// the first page), and whether the position's own row is included.
+    /// What a window's SQL depends on: the view, the fields its slice fixes, which position
+    /// values are `NULL` (nil for the first page), and whether the position's own row is
+    /// included.
     private struct Shape: Hashable, Sendable {
         let view: String
+        let slice: [String]
         let nulls: [Bool]?
         let inclusive: Bool
     }

@@ -41,18 +41,27 @@ import Testing
         }
     }
 
-    @Test func aRepeatedParameterIsNamedWithItsCountAndOthersAreIgnored() async throws {
+    @Test func aRepeatedParameterIsNamedWithItsCountAndUnknownOnesAreRefused() async throws {
         try await HTTPTestSupport.withClient { client in
             let repeated = try await client.execute(
-                uri: "/lists/sample/items?cursor=a&x=1&cursor=b&cursor=c",
+                uri: "/lists/sample/items?cursor=a&_=1&cursor=b&cursor=c",
                 method: .get
             )
             let detail = try HTTPTestSupport.json(repeated)["detail"] as? String
             #expect(detail == "'cursor' is given 3 times; give it at most once.")
-            // Unknown parameters, and ones another route takes, are ignored even when repeated;
-            // values are percent-decoded.
+            // A parameter no list route takes, or one another route takes, is refused,
+            // naming those the route takes.
+            for uri in ["/lists/sample/items?other=x", "/lists/sample/items?since=1", "/lists/sample/sections?limit=2"]
+            {
+                let refused = try await client.execute(uri: uri, method: .get)
+                try Self.expectProblem(refused, status: 400, type: "unknown-parameter")
+                let detail = try HTTPTestSupport.json(refused)["detail"] as? String ?? ""
+                #expect(detail.contains("'view'"), "\(detail)")
+            }
+            // Names that begin with `_` (cache busters) are ignored, even when repeated; values
+            // are percent-decoded.
             let page = try await client.execute(
-                uri: "/lists/sample/items?since=1&since=2&other=x&other=y&view=by%5Fday&limit=%32",
+                uri: "/lists/sample/items?_=1&_=2&_t=x&view=by%5Fday&limit=%32",
                 method: .get
             )
             #expect(page.status == .ok)

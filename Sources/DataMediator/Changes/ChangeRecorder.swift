@@ -5,14 +5,19 @@ public struct ChangeRecorder: Sendable {
     public let views: [View]
     /// The field that holds each item's id.
     public let idField: String
+    /// The field of the list's scope, if it has one: an item is only in its own slice.
+    public let scopeField: String?
 
     /// Creates a recorder for a list's views.
-    public init(views: [View], idField: String) {
+    public init(views: [View], idField: String, scopeField: String? = nil) {
         self.views = views
         self.idField = idField
+        self.scopeField = scopeField
     }
 
-    /// The placement of `item` in every view whose filter takes it, keyed by view name.
+    /// The placement of `item` in every slice of every view whose filter takes it (the
+    /// whole view, and each slice its parameters and the list's scope select, see
+    /// ``Slice/slices(of:in:scope:)``), keyed by the slice's binding.
     ///
     /// - Parameters:
     ///   - withSectionAfter: true after a write (the placements a change log keeps), false
@@ -29,8 +34,8 @@ public struct ChangeRecorder: Sendable {
     ) throws -> [String: Placement] {
         guard let item else { return [:] }
         var placements: [String: Placement] = [:]
-        for view in views where view.includes(item) {
-            placements[view.name] = try Placement.of(
+        for view in slices(of: item) where view.includes(item) {
+            placements[view.binding] = try Placement.of(
                 item,
                 in: view,
                 idField: idField,
@@ -46,21 +51,27 @@ public struct ChangeRecorder: Sendable {
     /// did not touch (the item outside their filter both times) are left out.
     public func changes(old: [String: Placement], new: [String: Placement]) -> [String: ViewChange] {
         var changes: [String: ViewChange] = [:]
-        for view in views {
-            switch (old[view.name], new[view.name]) {
+        for binding in Set(old.keys).union(new.keys) {
+            switch (old[binding], new[binding]) {
             case (nil, nil):
                 continue
             case (nil, let placement?):
-                changes[view.name] = ViewChange(operation: .insert, placement: placement)
+                changes[binding] = ViewChange(operation: .insert, placement: placement)
             case (.some, nil):
-                changes[view.name] = ViewChange(operation: .delete, placement: nil)
+                changes[binding] = ViewChange(operation: .delete, placement: nil)
             case (let before?, let placement?):
-                changes[view.name] =
+                changes[binding] =
                     before.isSamePlace(as: placement)
                     ? ViewChange(operation: .update, placement: nil)
                     : ViewChange(operation: .move, placement: placement)
             }
         }
         return changes
+    }
+
+    /// Every slice of every view that `item` can be read in (its own scope's only).
+    private func slices(of item: Item) -> [View] {
+        let scope = scopeField.map { (field: $0, value: item[$0]) }
+        return views.flatMap { Slice.slices(of: item, in: $0, scope: scope) }
     }
 }

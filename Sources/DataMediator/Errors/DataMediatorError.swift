@@ -24,6 +24,14 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
         public static let cursorMismatch = Code("cursor-mismatch")
         /// Another request parameter is not acceptable.
         public static let badRequest = Code("bad-request")
+        /// A view's parameter is missing, given twice, or does not convert to its field's type.
+        public static let badParameter = Code("bad-parameter")
+        /// A query parameter that neither the route nor the view takes.
+        public static let unknownParameter = Code("unknown-parameter")
+        /// A scoped list was asked without a valid token carrying its claim.
+        public static let unauthorized = Code("unauthorized")
+        /// The token's holder may not do this (a write to another slice).
+        public static let forbidden = Code("forbidden")
         /// A source could not be read; the request may succeed later.
         public static let unavailable = Code("not-ready")
         /// An item to write does not meet the list's field rules; ``fieldProblems`` says how.

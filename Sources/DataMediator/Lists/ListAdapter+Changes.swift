@@ -10,9 +10,13 @@ extension ListAdapter {
     /// - Throws: `unknownView`; `badRequest` for a missing or malformed `since`;
     ///   `badLimit`; `historyGone` when `since` is older than the kept history or newer
     ///   than the list's version.
-    public func changes(view name: String?, since rawSince: String?, limit rawLimit: String?) async throws -> ChangeSet
-    {
-        let view = try definition.view(named: name)
+    public func changes(
+        view name: String?,
+        since rawSince: String?,
+        limit rawLimit: String?,
+        slice: SliceRequest = .whole
+    ) async throws -> ChangeSet {
+        let view = try definition.view(named: name, slice: slice)
         let since = try Self.version(rawSince)
         let limit = try Self.changeLimits.resolve(rawLimit)
         return try await changes(of: view, since: since, limit: limit)

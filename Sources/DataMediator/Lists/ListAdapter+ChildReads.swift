@@ -56,7 +56,7 @@ extension ListAdapter {
         signer.sign(
             Cursor(
                 list: definition.name,
-                view: view.name,
+                view: view.binding,
                 position: entry.position,
                 inclusive: false,
                 continuing: entry.sectionID

@@ -6,11 +6,18 @@ extension ListAdapter {
     ///   - view: the view's name; nil for the default view.
     ///   - limit: the raw `limit` parameter; nil for the list's default.
     ///   - cursor: the raw `cursor` parameter; nil for the first page.
-    /// - Throws: `unknownView`, `badLimit`, `badCursor` or `cursorMismatch` as
+    ///   - slice: the view's parameters and the caller's claims
+    ///     (``ListDefinition/view(named:slice:)``).
+    /// - Throws: `unknownView`, `badParameter`, `unauthorized`, `badLimit`, `badCursor` or `cursorMismatch` as
     ///   ``ListDefinition/view(named:)``, ``PageLimits/resolve(_:)`` and
     ///   ``CursorSigner/verify(_:list:view:)`` describe; and whatever the provider throws.
-    public func page(view name: String?, limit rawLimit: String?, cursor token: String?) async throws -> Page {
-        let view = try definition.view(named: name)
+    public func page(
+        view name: String?,
+        limit rawLimit: String?,
+        cursor token: String?,
+        slice: SliceRequest = .whole
+    ) async throws -> Page {
+        let view = try definition.view(named: name, slice: slice)
         let limit = try definition.limits.resolve(rawLimit)
         let cursor = try token.map { (token) throws(DataMediatorError) in
             try signer.verify(token, list: definition.name, view: view)
@@ -35,8 +42,8 @@ extension ListAdapter {
     /// Where the item with `id` stands in a view, with a cursor whose page starts with it.
     ///
     /// - Throws: `unknownView`, or `unknownItem` when no item with that id is in the view.
-    public func locate(id: String, view name: String?) async throws -> ItemLocation {
-        let view = try definition.view(named: name)
+    public func locate(id: String, view name: String?, slice: SliceRequest = .whole) async throws -> ItemLocation {
+        let view = try definition.view(named: name, slice: slice)
         guard let location = try await provider.locate(id: id, in: view) else {
             throw DataMediatorError(
                 .unknownItem,
@@ -46,7 +53,7 @@ extension ListAdapter {
         let section = view.section(of: location.item)
         let cursor = Cursor(
             list: definition.name,
-            view: view.name,
+            view: view.binding,
             position: view.position(of: location.item),
             inclusive: true,
             continuing: location.itemIndex > 0 ? section.id : nil
@@ -68,8 +75,8 @@ extension ListAdapter {
     /// The view's sections with their item counts.
     ///
     /// - Throws: `unknownView`.
-    public func sectionInfo(view name: String?) async throws -> SectionInfo {
-        let view = try definition.view(named: name)
+    public func sectionInfo(view name: String?, slice: SliceRequest = .whole) async throws -> SectionInfo {
+        let view = try definition.view(named: name, slice: slice)
         let counts = try await provider.sectionCounts(of: view)
         let sections = counts.entries.map { entry in
             guard let rule = view.section else {

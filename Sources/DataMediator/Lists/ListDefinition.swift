@@ -21,6 +21,9 @@ public struct ListDefinition: Sendable {
     /// A composite list's children as its description shows them (an array of objects);
     /// nil for every other list.
     public let composition: JSONValue?
+    /// The field that must equal a claim of the caller's token; nil for a list everyone
+    /// reads whole.
+    public let scope: ListScope?
 
     /// Creates a list definition. The first view is the default when none is marked.
     public init(
@@ -33,7 +36,8 @@ public struct ListDefinition: Sendable {
         isWritable: Bool = false,
         rules: FieldRules = FieldRules(),
         history: Int = 10_000,
-        composition: JSONValue? = nil
+        composition: JSONValue? = nil,
+        scope: ListScope? = nil
     ) {
         self.name = name
         self.title = title
@@ -45,6 +49,7 @@ public struct ListDefinition: Sendable {
         self.rules = rules
         self.history = max(1, history)
         self.composition = composition
+        self.scope = scope
     }
 
     /// The view served when a request names none.

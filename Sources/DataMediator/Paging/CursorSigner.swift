@@ -40,11 +40,16 @@ public struct CursorSigner: Sendable {
         return hmac.finalize()
     }
 
-    /// Verifies a token and checks that it belongs to `list` and `view`.
+    /// The view's name in a binding (without its slice's digest).
+    private static func viewName(_ binding: String) -> String {
+        String(binding.prefix { $0 != "#" })
+    }
+
+    /// Verifies a token and checks that it belongs to `list` and `view` (and its slice).
     ///
     /// - Throws: `badCursor` for an empty, malformed, altered or forged token, or one whose
     ///   position no longer fits the view; `cursorMismatch` for a genuine token of another
-    ///   list or view.
+    ///   list, view or slice.
     public func verify(_ token: String, list: String, view: View) throws(DataMediatorError) -> Cursor {
         let bad = DataMediatorError(
             .badCursor,
@@ -59,10 +64,12 @@ public struct CursorSigner: Sendable {
             code(for: payload) == mac
         else { throw bad }
         guard let cursor = CursorPayload.decode(payload) else { throw bad }
-        guard cursor.list == list, cursor.view == view.name else {
+        guard cursor.list == list, cursor.view == view.binding else {
+            let slice = view.slice.isEmpty ? "" : " (or to another slice of it)"
             throw DataMediatorError(
                 .cursorMismatch,
-                "The cursor belongs to list '\(cursor.list)', view '\(cursor.view)', not to list '\(list)', view '\(view.name)'."
+                "The cursor belongs to list '\(cursor.list)', view '\(Self.viewName(cursor.view))'\(slice), "
+                    + "not to list '\(list)', view '\(view.name)' with these parameters."
             )
         }
         guard cursor.position.values.count == view.sort.count else { throw bad }

@@ -41,7 +41,11 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     /// whose id repeats one seen before are dropped.
     public init(definition: ListDefinition, columns: [String], items: [Item] = [], version: Int64 = 0) {
         self.definition = definition
-        self.recorder = ChangeRecorder(views: definition.views, idField: definition.idField)
+        self.recorder = ChangeRecorder(
+            views: definition.views,
+            idField: definition.idField,
+            scopeField: definition.scope?.field
+        )
         self.revisionField = definition.revisionField ?? "rev"
         var names = [definition.idField, revisionField]
         for column in columns where !names.contains(column) { names.append(column) }
@@ -92,7 +96,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             var changes: [Change] = []
             let start = state.log.partitionPoint { $0.version <= since }
             for write in state.log[start...] where changes.count < limit {
-                guard let change = write.changes[view.name] else { continue }
+                guard let change = write.changes[view.binding] else { continue }
                 changes.append(
                     Change(
                         operation: change.operation,

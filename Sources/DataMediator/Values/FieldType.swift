@@ -11,6 +11,9 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
     /// Any JSON value (stored as JSON text in SQL).
     case json
 
+    /// The article a message puts before the type's name ("an integer", "a string").
+    public var article: String { self == .integer ? "an" : "a" }
+
     /// The value as the API shows it: integers 0 and 1 of a boolean field become `false`
     /// and `true`, JSON text of a json field becomes the value it encodes. Anything that
     /// does not convert is shown as stored.

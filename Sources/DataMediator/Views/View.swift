@@ -18,6 +18,14 @@ public struct View: Sendable, Hashable {
     public let cellType: CellTypeRule
     /// The fields exposed in each item's `data`, in order.
     public let fields: [String]
+    /// The equality filters a request may fill in (``ViewParameter``).
+    public let parameters: [ViewParameter]
+    /// The field values that select this view's slice (parameters given and the list's
+    /// scope); empty for the whole view. Their conditions are part of ``filter``.
+    public let slice: [String: JSONValue]
+    /// What a cursor and the change log bind to: the name, and a digest of the slice's
+    /// values when there is one, so a cursor of one slice is refused on another.
+    public let binding: String
 
     /// Creates a view; `idField` is appended to `sort` unless it already ends it.
     public init(
@@ -28,7 +36,8 @@ public struct View: Sendable, Hashable {
         section: SectionRule? = nil,
         filter: [FilterCondition] = [],
         cellType: CellTypeRule,
-        fields: [String]
+        fields: [String],
+        parameters: [ViewParameter] = []
     ) {
         self.name = name
         self.isDefault = isDefault
@@ -40,6 +49,33 @@ public struct View: Sendable, Hashable {
         self.filter = filter
         self.cellType = cellType
         self.fields = fields
+        self.parameters = parameters
+        self.slice = [:]
+        self.binding = name
+    }
+
+    /// The same view with the slice and binding of another (its reversal).
+    private init(_ view: View, name: String, sort: [SortKey], filter: [FilterCondition], slice: [String: JSONValue]) {
+        self.name = name
+        self.isDefault = view.isDefault
+        self.sort = sort
+        self.section = view.section
+        self.filter = filter
+        self.cellType = view.cellType
+        self.fields = view.fields
+        self.parameters = view.parameters
+        self.slice = slice
+        self.binding = slice.isEmpty ? view.name : view.name + "#" + Slice.digest(of: slice)
+    }
+
+    /// The view narrowed to the items whose fields equal `values` (parameters given and a
+    /// scope's claim): each value becomes an equality condition of the filter.
+    public func sliced(_ values: [String: JSONValue]) -> View {
+        guard !values.isEmpty else { return self }
+        var merged = slice
+        for (field, value) in values { merged[field] = value }
+        let conditions = values.keys.sorted().map { FilterCondition(field: $0, op: .eq, value: values[$0] ?? .null) }
+        return View(self, name: name, sort: sort, filter: filter + conditions, slice: merged)
     }
 
     /// Every cell type a page of this view can contain, the loading cell last.
@@ -101,15 +137,7 @@ public struct View: Sendable, Hashable {
     /// reading it forward from a position reads this view backward from there.
     public var reversed: View {
         let keys = sort.map { SortKey($0.field, $0.order == .ascending ? .descending : .ascending) }
-        return View(
-            name: name + "\u{0}reversed",
-            sort: keys,
-            idField: keys.last?.field ?? "",
-            section: section,
-            filter: filter,
-            cellType: cellType,
-            fields: fields
-        )
+        return View(self, name: name + "\u{0}reversed", sort: keys, filter: filter, slice: slice)
     }
 
     /// Checks the rule that keeps sections contiguous: the section field must be the

@@ -47,6 +47,8 @@ public struct Problem: HTTPResponseError, Sendable {
         switch error.code {
         case .readOnly: headers = [.allow: MethodNotAllowed.allow]
         case .unavailable: headers = [.retryAfter: "1"]
+        // RFC 6750: a request with a token that does not do answers `invalid_token`.
+        case .unauthorized: headers = [.wwwAuthenticate: #"Bearer realm="data-mediator", error="invalid_token""#]
         default: headers = [:]
         }
         self.init(

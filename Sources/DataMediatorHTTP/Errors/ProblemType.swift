@@ -69,6 +69,20 @@ public struct ProblemType: Sendable, Hashable {
         "Bad request",
         "A parameter of the request is not acceptable; 'detail' says which."
     )
+    /// A view's parameter that is missing, given twice, or not of its field's type.
+    public static let badParameter = ProblemType(
+        "bad-parameter",
+        .badRequest,
+        "Bad parameter",
+        "A parameter of the view is missing, given twice, or not of its field's type; 'detail' names it."
+    )
+    /// A query parameter the route and the view do not take.
+    public static let unknownParameter = ProblemType(
+        "unknown-parameter",
+        .badRequest,
+        "Unknown parameter",
+        "The request names a query parameter that neither the route nor the view takes; 'detail' lists those it takes."
+    )
     /// A method the route does not serve.
     public static let methodNotAllowed = ProblemType(
         "method-not-allowed",
@@ -160,14 +174,16 @@ public struct ProblemType: Sendable, Hashable {
     public static let all: [ProblemType] = [
         unknownList, unknownView, unknownItem, notFound, badLimit, badCursor, cursorMismatch, badRequest,
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
-        unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams,
+        unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams, badParameter,
+        unknownParameter,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [
         .unknownList: unknownList, .unknownView: unknownView, .unknownItem: unknownItem, .badLimit: badLimit,
         .badCursor: badCursor, .cursorMismatch: cursorMismatch, .badRequest: badRequest, .unavailable: notReady,
         .invalidItem: invalidItem, .conflict: conflict, .readOnly: methodNotAllowed,
-        .historyGone: historyGone, .idempotencyKeyReused: idempotencyKeyReused,
+        .historyGone: historyGone, .idempotencyKeyReused: idempotencyKeyReused, .badParameter: badParameter,
+        .unknownParameter: unknownParameter, .unauthorized: unauthorized, .forbidden: forbidden,
     ]
 
     /// The `type` of a problem with this slug.

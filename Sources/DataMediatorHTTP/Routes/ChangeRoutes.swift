@@ -9,6 +9,7 @@ import Synchronization
 /// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).
 struct ChangeRoutes: Sendable {
     let registry: ListRegistry
+    let scope: ScopeAccess
     let events: EventConfiguration
     let streams = StreamCount()
 
@@ -16,11 +17,18 @@ struct ChangeRoutes: Sendable {
         router.get("/lists/:list/changes") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view, .since, .limit])
-            let changes = try await adapter.changes(view: query.view, since: query.since, limit: query.limit)
+            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            let changes = try await adapter.changes(
+                view: query.view,
+                since: query.since,
+                limit: query.limit,
+                slice: slice
+            )
             let headers = changes.next.map { next in
                 ListQuery.nextLink(
                     adapter.definition.href + "/changes",
-                    [("view", query.view), ("limit", query.limit), ("since", String(next))]
+                    [("view", query.view)] + query.sliceParameters(of: adapter)
+                        + [("limit", query.limit), ("since", String(next))]
                 )
             }
             return JSONResponse.make(changes.json(), for: request, headers: headers ?? [:])
@@ -28,7 +36,8 @@ struct ChangeRoutes: Sendable {
         router.get("/lists/:list/events") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view, .since])
-            let view = try adapter.definition.view(named: query.view)
+            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            let view = try adapter.definition.view(named: query.view, slice: slice)
             let start: Int64
             if let lastEventID = request.headers[EventStream.lastEventID] {
                 start = try ListAdapter.version(lastEventID, name: "Last-Event-ID")

@@ -8,22 +8,32 @@ struct ListQuery {
     let limit: String?
     let cursor: String?
     let since: String?
+    /// The route's own names, and every other query parameter by name, raw (the view's
+    /// parameters, checked by ``slice(of:claims:)``).
+    private let allowed: [Name]
+    private let others: [String: [String]]
 
     /// The query parameters a route may take.
     enum Name: String {
         case view, limit, cursor, since
     }
 
-    /// Reads the `allowed` query parameters in one pass over the query; unknown ones are
-    /// ignored, as is usual.
+    /// Reads the `allowed` query parameters in one pass over the query, and keeps the
+    /// others for the view's parameters.
     ///
     /// - Throws: `bad-request` when an allowed parameter is given more than once.
     init(_ request: Request, allowed: [Name]) throws {
         var given: [(name: Name, value: Substring)] = []
+        var others: [String: [String]] = [:]
         for (key, value) in request.uri.queryParameters {
-            guard let name = Name(rawValue: String(key)), allowed.contains(name) else { continue }
+            guard let name = Name(rawValue: String(key)), allowed.contains(name) else {
+                others[String(key), default: []].append(String(value))
+                continue
+            }
             given.append((name, value))
         }
+        self.allowed = allowed
+        self.others = others
         for name in allowed {
             let count = given.count { $0.name == name }
             if count > 1 {
@@ -38,6 +48,31 @@ struct ListQuery {
         limit = first(.limit)
         cursor = first(.cursor)
         since = first(.since)
+    }
+
+    /// The slice the request selects in `adapter`'s view: the view's parameters from the
+    /// query, and the caller's claims when the list is scoped.
+    ///
+    /// - Throws: `unknown-parameter` for a query parameter that neither the route nor the
+    ///   view takes (names that begin with `_` are ignored: cache busters); `unknownView`.
+    func slice(of adapter: ListAdapter, claims: [String: JSONValue]?) throws -> SliceRequest {
+        let view = try adapter.definition.view(named: view)
+        let parameters = view.parameters.map(\.name)
+        let unknown = others.keys.filter { !$0.hasPrefix("_") && !parameters.contains($0) }.sorted()
+        if let name = unknown.first {
+            let taken = (allowed.map(\.rawValue) + parameters).map { "'\($0)'" }.joined(separator: ", ")
+            throw DataMediatorError(
+                .unknownParameter,
+                "This route takes no parameter '\(name)'; it takes \(taken)."
+            )
+        }
+        return SliceRequest(parameters: others.filter { parameters.contains($0.key) }, claims: claims)
+    }
+
+    /// The view's parameters as given, in the view's order, for links that continue.
+    func sliceParameters(of adapter: ListAdapter) -> [(name: String, value: String?)] {
+        let view = try? adapter.definition.view(named: view)
+        return (view?.parameters ?? []).map { ($0.name, others[$0.name]?.first) }
     }
 
     /// A percent-decoded path parameter.

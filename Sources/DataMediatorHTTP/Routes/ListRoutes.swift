@@ -8,13 +8,15 @@ import Metrics
 /// one item, and its section info.
 struct ListRoutes: Sendable {
     let registry: ListRegistry
+    let scope: ScopeAccess
     /// Per list, made once: its description (it never changes while the service runs)
     /// and the timer of its page reads.
     private let descriptions: [String: [UInt8]]
     private let pageTimers: [String: Timer]
 
-    init(registry: ListRegistry) {
+    init(registry: ListRegistry, scope: ScopeAccess) {
         self.registry = registry
+        self.scope = scope
         var descriptions: [String: [UInt8]] = [:]
         var pageTimers: [String: Timer] = [:]
         for adapter in registry.adapters {
@@ -41,13 +43,15 @@ struct ListRoutes: Sendable {
         router.get("/lists/:list/items/**") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view])
-            let location = try await adapter.locate(id: try ListQuery.itemID(context), view: query.view)
+            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            let location = try await adapter.locate(id: try ListQuery.itemID(context), view: query.view, slice: slice)
             return JSONResponse.make(location.json(), for: request)
         }
         router.get("/lists/:list/sections") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view])
-            return JSONResponse.make(try await adapter.sectionInfo(view: query.view).json(), for: request)
+            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            return JSONResponse.make(try await adapter.sectionInfo(view: query.view, slice: slice).json(), for: request)
         }
         for path in ["/lists", "/lists/:list", "/lists/:list/sections"] {
             MethodNotAllowed.register(RouterPath(path), on: router)
@@ -68,13 +72,15 @@ struct ListRoutes: Sendable {
     private func page<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         let query = try ListQuery(request, allowed: [.view, .limit, .cursor])
+        let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
         let start = ContinuousClock.now
-        let page = try await adapter.page(view: query.view, limit: query.limit, cursor: query.cursor)
+        let page = try await adapter.page(view: query.view, limit: query.limit, cursor: query.cursor, slice: slice)
         pageTimers[adapter.definition.name]?.record(duration: ContinuousClock.now - start)
         let headers = page.next.map { next in
             ListQuery.nextLink(
                 adapter.definition.href + "/items",
-                [("view", query.view), ("limit", query.limit.map { _ in String(page.limit) }), ("cursor", next)]
+                [("view", query.view)] + query.sliceParameters(of: adapter)
+                    + [("limit", query.limit.map { _ in String(page.limit) }), ("cursor", next)]
             )
         }
         return JSONResponse.make(page.json(), for: request, headers: headers ?? [:])

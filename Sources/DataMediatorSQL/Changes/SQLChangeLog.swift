@@ -79,7 +79,7 @@ public struct SQLChangeLog: ChangeLog {
                 WHERE list = ? AND view = ? AND version > ?
                 ORDER BY version LIMIT ?
                 """,
-                [.string(list), .string(view.name), .integer(since), .integer(Int64(max(0, limit)))]
+                [.string(list), .string(view.binding), .integer(since), .integer(Int64(max(0, limit)))]
             )
             let changes = rows.map { row in
                 let section = row[4].stringValue

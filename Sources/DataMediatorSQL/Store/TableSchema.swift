@@ -79,7 +79,11 @@ public struct TableSchema: Sendable {
             )
         }
         if case .table(let table) = source.kind {
-            statements += list.views.map { (keyset.indexStatement(for: $0, on: table), []) }
+            for view in list.views {
+                for leading in Self.indexLeads(of: view, scope: list.scope) {
+                    statements.append((keyset.indexStatement(for: view, on: table, leading: leading), []))
+                }
+            }
             if list.isWritable {
                 // The change log is complete from the version at which writes were first
                 // prepared: its history starts there.
@@ -93,6 +97,14 @@ public struct TableSchema: Sendable {
             }
         }
         return statements
+    }
+
+    /// The fields that lead each index of `view`: none (the whole view), each parameter's
+    /// field, all behind the scope's field when the list has one; so a page of any slice
+    /// is one range of an index.
+    static func indexLeads(of view: View, scope: ListScope?) -> [[String]] {
+        let scoped = scope.map { [$0.field] } ?? []
+        return [scoped] + view.parameters.map { scoped + [$0.field] }
     }
 
     /// The `FROM` of the list's reads: the quoted table, or the query as a subquery.

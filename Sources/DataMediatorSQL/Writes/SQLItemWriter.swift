@@ -57,7 +57,7 @@ public struct SQLItemWriter: ItemWriter {
             read: read
         )
         self.reader = reader
-        self.recorder = ChangeRecorder(views: list.views, idField: list.idField)
+        self.recorder = ChangeRecorder(views: list.views, idField: list.idField, scopeField: list.scope?.field)
         self.changeLog = changeLog
     }
 

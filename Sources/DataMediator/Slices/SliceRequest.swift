@@ -1,0 +1,77 @@
+/// What a request says about the slice it reads or writes: the view parameters of its query
+/// string, raw, and the claims of its verified token.
+public struct SliceRequest: Sendable, Hashable {
+    /// Each query parameter's values by name, as the client sent them (more than one when
+    /// a name is repeated).
+    public let parameters: [String: [String]]
+    /// The claims of the caller's verified token; nil when none was sent.
+    public let claims: [String: JSONValue]?
+
+    /// A request's slice.
+    public init(parameters: [String: [String]] = [:], claims: [String: JSONValue]? = nil) {
+        self.parameters = parameters
+        self.claims = claims
+    }
+
+    /// No parameters and no token: the whole of an unscoped view.
+    public static let whole = SliceRequest()
+}
+
+extension ListDefinition {
+    /// The view named `name` narrowed to the slice the request selects: each parameter given
+    /// (converted to its field's type) and the list's scope (the caller's claim).
+    ///
+    /// - Throws: `unknownView`; `badParameter` for a required parameter missing, one given
+    ///   twice, or one that does not convert; `unauthorized` for a scoped list without a
+    ///   token or whose token lacks the claim.
+    public func view(named name: String?, slice request: SliceRequest) throws(DataMediatorError) -> View {
+        let view = try view(named: name)
+        var values: [String: JSONValue] = [:]
+        for parameter in view.parameters {
+            let given = request.parameters[parameter.name] ?? []
+            guard given.count <= 1 else {
+                throw DataMediatorError(.badParameter, "Parameter '\(parameter.name)' is given more than once.")
+            }
+            guard let text = given.first else {
+                guard !parameter.isRequired else {
+                    throw DataMediatorError(
+                        .badParameter,
+                        "View '\(view.name)' of list '\(self.name)' needs parameter '\(parameter.name)'."
+                    )
+                }
+                continue
+            }
+            values[parameter.field] = try parameter.value(of: text)
+        }
+        if let scope { values[scope.field] = try scopeValue(request.claims) }
+        return view.sliced(values)
+    }
+
+    /// The value of the list's scope field for the caller: their token's claim.
+    ///
+    /// - Throws: `unauthorized` when there is no token or it lacks the claim.
+    public func scopeValue(_ claims: [String: JSONValue]?) throws(DataMediatorError) -> JSONValue {
+        guard let scope else { return .null }
+        guard let claims else {
+            throw DataMediatorError(
+                .unauthorized,
+                "List '\(name)' shows each caller their own items: send 'Authorization: Bearer <JWT>'."
+            )
+        }
+        guard let claim = claims[scope.claim], claim != .null else {
+            throw DataMediatorError(
+                .unauthorized,
+                "The token has no claim '\(scope.claim)', which list '\(name)' needs."
+            )
+        }
+        if case .string(let text) = claim, rules.types[scope.field] == .integer, let whole = Int64(text) {
+            return .integer(whole)
+        }
+        return claim
+    }
+
+    /// The query parameters a view takes beyond the route's own.
+    public func parameterNames(of view: View) -> [String] {
+        view.parameters.map(\.name)
+    }
+}

@@ -1,0 +1,62 @@
+/// A named equality filter a view takes from a request's query string (`?game=7`): one
+/// view then serves a family of lists, one per value.
+///
+/// The store backs each parameter with an index on its field followed by the view's sort
+/// keys, so a page of a slice at any depth costs what its first page costs.
+public struct ViewParameter: Sendable, Hashable {
+    /// The query parameter's name.
+    public let name: String
+    /// The field it filters on.
+    public let field: String
+    /// The field's type, which a value from the query string is converted to.
+    public let type: FieldType
+    /// Whether a request must give it.
+    public let isRequired: Bool
+
+    /// Creates a parameter.
+    public init(name: String, field: String, type: FieldType, isRequired: Bool) {
+        self.name = name
+        self.field = field
+        self.type = type
+        self.isRequired = isRequired
+    }
+
+    /// The most parameters a view may declare (each needs an index).
+    public static let maximumPerView = 3
+
+    /// A query string's value as the field's type.
+    ///
+    /// - Throws: `badParameter` naming the parameter when the text does not convert.
+    public func value(of text: String) throws(DataMediatorError) -> JSONValue {
+        let value: JSONValue?
+        switch type {
+        case .string: value = .string(text)
+        case .integer: value = Int64(text).flatMap { String($0) == text ? .integer($0) : nil }
+        case .number: value = Double(text).flatMap { $0.isFinite ? .number($0) : nil }
+        case .boolean: value = ["true": .bool(true), "false": .bool(false)][text]
+        case .json: value = .string(text)
+        }
+        guard let value else {
+            throw DataMediatorError(
+                .badParameter,
+                "Parameter '\(name)' must be \(type.article) \(type.rawValue); '\(text)' is not one."
+            )
+        }
+        return value
+    }
+}
+
+/// The field of a list that must equal a claim of the caller's token: every read and write
+/// of every view of the list then sees only the caller's slice.
+public struct ListScope: Sendable, Hashable {
+    /// The field.
+    public let field: String
+    /// The claim whose value the field must equal (`sub`, say).
+    public let claim: String
+
+    /// Creates a scope.
+    public init(field: String, claim: String) {
+        self.field = field
+        self.claim = claim
+    }
+}

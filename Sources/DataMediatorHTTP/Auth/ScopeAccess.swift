@@ -1,0 +1,27 @@
+import DataMediator
+import Hummingbird
+
+/// The claims of a request to a scoped list, from its bearer token: what selects the
+/// caller's slice. Requests to lists without a scope are not asked for a token here.
+struct ScopeAccess: Sendable {
+    /// Verifies an `Authorization` header's JWT and answers its claims; nil when no key is
+    /// configured, so scoped lists answer `401` to everyone.
+    let verify: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
+
+    /// The caller's claims when `adapter`'s list is scoped; nil for other lists.
+    ///
+    /// - Throws: `unauthorized` (401 with `WWW-Authenticate: Bearer`) when the list is
+    ///   scoped and no key is configured, or the token is missing or not valid.
+    func claims(for adapter: ListAdapter, _ request: Request) async throws -> [String: JSONValue]? {
+        guard adapter.definition.scope != nil else { return nil }
+        guard let verify else {
+            throw Problem(
+                .unauthorized,
+                detail: "List '\(adapter.definition.name)' is scoped to each caller, and this server has no key "
+                    + "to verify tokens with (DATA_MEDIATOR_JWT_SECRET or DATA_MEDIATOR_JWKS_FILE).",
+                headers: [.wwwAuthenticate: #"Bearer realm="data-mediator""#]
+            )
+        }
+        return try await verify(request.headers[.authorization])
+    }
+}

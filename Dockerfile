@@ -5,7 +5,7 @@
 #   docker build -t data-mediator .
 #   docker run --rm -p 8080:8080 -v data-mediator-data:/data data-mediator
 #
-# With no config the built-in demo is served from /data/demo-2.sqlite (made on first
+# With no config the built-in demo is served from /data/demo-3.sqlite (made on first
 # start). To serve your own lists, mount a config and point DATA_MEDIATOR_CONFIG at it:
 #
 #   docker run --rm -p 8080:8080 -v "$PWD/config:/config:ro" -v data-mediator-data:/data \

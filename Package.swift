@@ -162,6 +162,7 @@ let package = Package(
             dependencies: [
                 "data-mediator",
                 "DataMediator",
+                "DataMediatorSQL",
                 "DataMediatorTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

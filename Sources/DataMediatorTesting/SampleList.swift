@@ -49,8 +49,9 @@ public enum SampleList {
         }
     }
 
-    /// The list's views: `by_group` (default, sectioned), `by_day` (sectioned by day),
-    /// `flat` (no sections) and `positive` (filtered, cell type from `kind`).
+    /// The list's views: `by_group` (default, sectioned), `by_day` (sectioned by day, with
+    /// an optional parameter `kind`), `flat` (no sections) and `positive` (filtered, cell
+    /// type from `kind`).
     public static let views: [View] = [
         View(
             name: "by_group",
@@ -67,7 +68,8 @@ public enum SampleList {
             idField: "id",
             section: SectionRule(field: "created", grouping: .day),
             cellType: .fixed("row"),
-            fields: ["title", "created"]
+            fields: ["title", "created"],
+            parameters: [ViewParameter(name: "kind", field: "kind", type: .string, isRequired: false)]
         ),
         View(
             name: "flat",
@@ -101,15 +103,23 @@ public enum SampleList {
         items.filter(view.includes).sorted { view.compare(view.position(of: $0), view.position(of: $1)) < 0 }
     }
 
+    /// The values of the `kind` parameter of `by_day`, each a slice of the list.
+    public static let kinds = ["big", "small", "odd"]
+
     /// A secret for signing cursors in tests.
     public static let secret = Array("test-secret-of-enough-length".utf8)
 
     /// Walks every page of a view through an adapter and checks each rule of a page.
-    public static func walk(_ adapter: ListAdapter, view: String?, limit: Int?) async throws -> WalkCheck {
+    public static func walk(
+        _ adapter: ListAdapter,
+        view: String?,
+        limit: Int?,
+        slice: SliceRequest = .whole
+    ) async throws -> WalkCheck {
         var check = WalkCheck()
         var cursor: String?
         repeat {
-            let page = try await adapter.page(view: view, limit: limit.map(String.init), cursor: cursor)
+            let page = try await adapter.page(view: view, limit: limit.map(String.init), cursor: cursor, slice: slice)
             check.add(page)
             cursor = page.next
         } while cursor != nil && check.pageCount < 100_000

@@ -153,7 +153,8 @@ struct Wiring: Sendable {
                     let provider = ArrayDataProvider(
                         items: items,
                         idField: list.definition.idField,
-                        views: list.definition.views
+                        views: list.definition.views,
+                        scopeField: list.definition.scope?.field
                     )
                     adapters.append(
                         ListAdapter(definition: list.definition, provider: provider, signer: signer, notifier: notifier)

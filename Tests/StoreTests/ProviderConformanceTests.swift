@@ -64,6 +64,43 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
         }
     }
 
+    @Test("a slice's walk, sections and places are those of its items alone", arguments: ProviderKind.allCases)
+    func slicesAreTheirItemsAlone(kind: ProviderKind) async throws {
+        let subject = try await Subject(kind)
+        let view = try SampleList.definition.view(named: "by_day")
+        for value in SampleList.kinds {
+            let slice = SliceRequest(parameters: ["kind": [value]])
+            let items = SampleList.items().filter { $0["kind"] == .string(value) }
+            var check = try await SampleList.walk(subject.adapter, view: "by_day", limit: 3, slice: slice)
+            check.expectOrder(SampleList.expectedOrder(items, view: view).map { $0["id"].idString })
+            check.expectSections(try await subject.adapter.sectionInfo(view: "by_day", slice: slice).sections)
+            #expect(check.violations == [], "kind \(value)")
+            // Places count the slice's items only; an item of another slice is not found in it.
+            for (position, cell) in check.items.enumerated() {
+                let location = try await subject.adapter.locate(id: cell.id, view: "by_day", slice: slice)
+                #expect(location.position == position, "\(cell.id)")
+            }
+            let outsider = try #require(SampleList.items().first { $0["kind"] != .string(value) })
+            await #expect(throws: DataMediatorError.self) {
+                _ = try await subject.adapter.locate(id: outsider["id"].idString, view: "by_day", slice: slice)
+            }
+        }
+        // A cursor of one slice is refused on another, and on the whole view.
+        let page = try await subject.adapter.page(
+            view: "by_day",
+            limit: "2",
+            cursor: nil,
+            slice: SliceRequest(parameters: ["kind": ["big"]])
+        )
+        let next = try #require(page.next)
+        for other in [SliceRequest(parameters: ["kind": ["small"]]), SliceRequest.whole] {
+            let error = await #expect(throws: DataMediatorError.self) {
+                _ = try await subject.adapter.page(view: "by_day", limit: "2", cursor: next, slice: other)
+            }
+            #expect(error?.code == .cursorMismatch)
+        }
+    }
+
     @Test("locate answers each item's place in the walk", arguments: ProviderKind.allCases)
     func locateMatchesTheWalk(kind: ProviderKind) async throws {
         let subject = try await Subject(kind)

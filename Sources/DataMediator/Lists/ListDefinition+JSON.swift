@@ -79,6 +79,19 @@ extension ListDefinition {
                 writer.write(condition.value)
                 writer.raw("}")
             }
+            writer.raw("],\"parameters\":[")
+            for (parameterIndex, parameter) in view.parameters.enumerated() {
+                writer.separator(parameterIndex)
+                writer.raw("{\"name\":")
+                writer.write(parameter.name)
+                writer.raw(",\"field\":")
+                writer.write(parameter.field)
+                writer.raw(",\"type\":")
+                writer.write(parameter.type.rawValue)
+                writer.raw(",\"required\":")
+                writer.write(parameter.isRequired)
+                writer.raw("}")
+            }
             writer.raw("],\"cell_types\":[")
             for (typeIndex, type) in view.cellTypes.enumerated() {
                 writer.separator(typeIndex)
@@ -93,7 +106,16 @@ extension ListDefinition {
             writer.write(href + "/items?view=" + PathSegment.encode(view.name))
             writer.raw("}")
         }
-        writer.raw("]")
+        writer.raw("],\"scope\":")
+        if let scope {
+            writer.raw("{\"field\":")
+            writer.write(scope.field)
+            writer.raw(",\"claim\":")
+            writer.write(scope.claim)
+            writer.raw("}")
+        } else {
+            writer.raw("null")
+        }
         if let composition {
             writer.raw(",\"children\":")
             writer.write(composition)

@@ -1,4 +1,4 @@
-/// A provider over items held in memory, sorted once per view.
+/// A provider over items held in memory, sorted once per view and per slice of a view.
 ///
 /// Used for data given in the config or read from files, and as the reference the store
 /// providers are checked against: it orders, filters and sections exactly as they must.
@@ -17,19 +17,30 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
     private let version: Int64
     private let orderings: [String: Ordering]
 
-    /// Creates a provider over `items` for `views`; `idField` names each item's unique id.
+    /// Creates a provider over `items` for `views`; `idField` names each item's unique id,
+    /// `scopeField` the field of the list's scope, if it has one.
     ///
-    /// Records whose id repeats one seen before are dropped, so ids stay unique.
-    public init(items: [Item], idField: String, views: [View], version: Int64 = 0) {
+    /// Records whose id repeats one seen before are dropped, so ids stay unique. Each slice
+    /// a request can select (``Slice/slices(of:in:scope:)``) is sorted too, keyed by its
+    /// binding.
+    public init(items: [Item], idField: String, views: [View], scopeField: String? = nil, version: Int64 = 0) {
         self.idField = idField
         self.version = version
         var seen = Set<String>()
         let unique = items.filter { seen.insert($0[idField].idString).inserted }
-        var orderings: [String: Ordering] = [:]
+        var slices: [String: (view: View, items: [Item])] = [:]
         for view in views {
-            orderings[view.name] = Self.order(unique.filter(view.includes), in: view, idField: idField)
+            if scopeField == nil, !view.parameters.contains(where: \.isRequired) {
+                slices[view.binding] = (view, [])
+            }
+            for item in unique where view.includes(item) {
+                let scope = scopeField.map { (field: $0, value: item[$0]) }
+                for slice in Slice.slices(of: item, in: view, scope: scope) {
+                    slices[slice.binding, default: (slice, [])].items.append(item)
+                }
+            }
         }
-        self.orderings = orderings
+        self.orderings = slices.mapValues { Self.order($0.items, in: $0.view, idField: idField) }
     }
 
     private static func order(_ items: [Item], in view: View, idField: String) -> Ordering {
@@ -59,7 +70,7 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
     }
 
     private func ordering(of view: View) -> Ordering {
-        orderings[view.name] ?? Ordering()
+        orderings[view.binding] ?? Ordering()
     }
 
     /// The version the provider was made with; it never changes.

@@ -62,6 +62,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             items: Array(byID.values),
             idField: definition.idField,
             views: definition.views,
+            scopeField: definition.scope?.field,
             version: version
         )
         state = Mutex(State(items: byID, snapshot: snapshot, version: version, floor: version))
@@ -221,6 +222,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             items: Array(state.items.values),
             idField: definition.idField,
             views: definition.views,
+            scopeField: definition.scope?.field,
             version: state.version
         )
         let after = try recorder.placements(of: item, withSectionAfter: true) { [snapshot = state.snapshot] in

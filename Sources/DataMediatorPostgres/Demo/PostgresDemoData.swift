@@ -30,20 +30,22 @@ public enum PostgresDemoData {
                 var points: [Int64] = []
                 var reasons: [String] = []
                 var times: [String] = []
+                var games: [Int64] = []
                 while ids.count < batch, let row = iterator.next() {
                     ids.append(row.id)
                     players.append(row.player)
                     points.append(row.points)
                     reasons.append(row.reason)
                     times.append(row.createdAt)
+                    games.append(row.game)
                 }
                 done = ids.count < batch
                 guard !ids.isEmpty else { break }
                 try await connection.query(
                     """
-                    INSERT INTO transactions (id, player, points, reason, created_at)
+                    INSERT INTO transactions (id, player, points, reason, created_at, game)
                     SELECT * FROM unnest(\(ids)::bigint[], \(players)::text[], \(points)::bigint[], \(reasons)::text[],
-                        \(times)::text[])
+                        \(times)::text[], \(games)::bigint[])
                     """,
                     logger: store.logger
                 )
@@ -70,6 +72,7 @@ public enum PostgresDemoData {
             points bigint NOT NULL,
             reason text COLLATE "C" NOT NULL,
             created_at text COLLATE "C" NOT NULL,
+            game bigint,
             rev bigint NOT NULL DEFAULT 1
         )
         """,

@@ -18,7 +18,12 @@ public enum DemoRows {
         public let reason: String
         /// When, as an ISO 8601 UTC timestamp.
         public let createdAt: String
+        /// The game it was played in, 1 to ``games``.
+        public let game: Int64
     }
+
+    /// How many games the transactions are spread over.
+    public static let games = 12
 
     /// One expansion of the catalog.
     public struct Expansion: Sendable {
@@ -50,7 +55,9 @@ public enum DemoRows {
                 player: player,
                 points: Int64(points),
                 reason: reason,
-                createdAt: timestamp(seconds)
+                createdAt: timestamp(seconds),
+                // From the id alone, so the other fields stay those of every earlier demo.
+                game: Int64(1 + SplitMix64.mix(UInt64(id)) % UInt64(games))
             )
         }
     }

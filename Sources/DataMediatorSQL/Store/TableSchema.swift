@@ -104,7 +104,9 @@ public struct TableSchema: Sendable {
     /// is one range of an index.
     static func indexLeads(of view: View, scope: ListScope?) -> [[String]] {
         let scoped = scope.map { [$0.field] } ?? []
-        return [scoped] + view.parameters.map { scoped + [$0.field] }
+        // A view with a required parameter is never read but in a slice of it.
+        let whole = view.parameters.contains(where: \.isRequired) ? [] : [scoped]
+        return whole + view.parameters.map { scoped + [$0.field] }
     }
 
     /// The `FROM` of the list's reads: the quoted table, or the query as a subquery.

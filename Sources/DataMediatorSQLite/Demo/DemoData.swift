@@ -48,15 +48,16 @@ public enum DemoData {
                     points INTEGER NOT NULL,
                     reason TEXT NOT NULL,
                     created_at TEXT NOT NULL,
+                    game INTEGER,
                     rev INTEGER NOT NULL DEFAULT 1
                 )
                 """
         )
         let insert = try db.makeStatement(
-            sql: "INSERT INTO transactions (id, player, points, reason, created_at) VALUES (?, ?, ?, ?, ?)"
+            sql: "INSERT INTO transactions (id, player, points, reason, created_at, game) VALUES (?, ?, ?, ?, ?, ?)"
         )
         for row in DemoRows.transactions(count: count) {
-            try insert.execute(arguments: [row.id, row.player, row.points, row.reason, row.createdAt])
+            try insert.execute(arguments: [row.id, row.player, row.points, row.reason, row.createdAt, row.game])
         }
     }
 

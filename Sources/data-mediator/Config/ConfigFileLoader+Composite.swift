@@ -147,6 +147,7 @@ extension ConfigFileLoader {
     mutating func checkComposites(_ composites: [CompositeConfiguration], lists: [ListConfiguration]) {
         var views: [String: [String]] = [:]
         for list in lists { views[list.definition.name] = list.definition.views.map(\.name) }
+        let definitions = Dictionary(lists.map { ($0.definition.name, $0.definition) }) { first, _ in first }
         for composite in composites { views[composite.name] = [composite.viewName] }
         for composite in composites {
             for child in composite.children {
@@ -157,6 +158,16 @@ extension ConfigFileLoader {
                         "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is not declared; use one of \(Self.names(views.keys.sorted()))"
                     )
                     continue
+                }
+                if let definition = definitions[name],
+                    definition.scope != nil
+                        || (try? definition.view(named: view))?.parameters.contains(where: \.isRequired) == true
+                {
+                    failAt(
+                        child.line,
+                        "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is scoped to each "
+                            + "caller or whose view needs a parameter; a composite shows whole views only"
+                    )
                 }
                 if let view, !known.contains(view) {
                     failAt(

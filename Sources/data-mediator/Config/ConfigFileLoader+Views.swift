@@ -4,7 +4,7 @@ import Yams
 /// Views in the config: sort keys, section, filter, cell type and exposed fields, each
 /// checked against the list's declared fields.
 extension ConfigFileLoader {
-    static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields"]
+    static let viewKeys = ["default", "sort", "section", "filter", "cell", "fields", "params"]
 
     mutating func parseView(
         _ name: String,
@@ -13,6 +13,7 @@ extension ConfigFileLoader {
         list: String,
         idField: String,
         known: Set<String>,
+        fieldTypes: [String: FieldType],
         exposed: [String]
     ) -> View? {
         let errorCount = errors.count
@@ -165,6 +166,9 @@ extension ConfigFileLoader {
             for field in names { checkField(field, fieldsNode, "exposes") }
             fields = names
         }
+        let parameters = view["params"].map {
+            parseParameters($0, context: context, fieldTypes: fieldTypes, known: known)
+        }
         guard errors.count == errorCount else { return nil }
         let result = View(
             name: name,
@@ -174,7 +178,8 @@ extension ConfigFileLoader {
             section: section,
             filter: filter,
             cellType: cellType,
-            fields: fields
+            fields: fields,
+            parameters: parameters ?? []
         )
         if let problem = result.sectionProblem() {
             fail(view["section"], "list '\(list)': \(problem)")

@@ -118,6 +118,7 @@ struct ConfigFileLoader {
 
     private static let listKeys = [
         "title", "table", "query", "file", "id", "revision", "versions", "fields", "required", "writable", "history",
+        "scope",
         "limit", "views",
     ]
 
@@ -217,6 +218,7 @@ struct ConfigFileLoader {
                     list: name,
                     idField: idField,
                     known: known,
+                    fieldTypes: fieldTypes,
                     exposed: exposed
                 ) {
                     views.append(view)
@@ -230,6 +232,7 @@ struct ConfigFileLoader {
                 )
             }
         }
+        let scope = list["scope"].flatMap { parseScope($0, list: name, known: known) }
         guard errors.count == errorCount, kind != nil || file != nil, let limits else { return nil }
         let definition = ListDefinition(
             name: name,
@@ -243,7 +246,8 @@ struct ConfigFileLoader {
                 types: fieldTypes.filter { $0.key != idField && $0.key != revisionField },
                 required: required
             ),
-            history: history
+            history: history,
+            scope: scope
         )
         return ListConfiguration(
             definition: definition,

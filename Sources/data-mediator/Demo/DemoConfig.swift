@@ -4,7 +4,7 @@ import Foundation
 /// is given, with its store in the data folder.
 enum DemoConfig {
     /// The store file's name inside the data folder.
-    static let storeFile = "demo-2.sqlite"
+    static let storeFile = "demo-3.sqlite"
 
     /// The demo's YAML over the PostgreSQL store (`DATA_MEDIATOR_DATABASE_URL`).
     static let postgresYAML = yaml.replacingOccurrences(of: "store:\n  sqlite: \(storeFile)", with: "store: postgres")
@@ -12,7 +12,7 @@ enum DemoConfig {
     /// The demo's YAML.
     static let yaml = """
         store:
-          sqlite: demo-2.sqlite
+          sqlite: demo-3.sqlite
         lists:
           transactions:
             title: Transactions
@@ -27,6 +27,7 @@ enum DemoConfig {
               points: integer
               reason: string
               created_at: string
+              game: integer
             limit: {default: 20, max: 100}
             views:
               chronological:
@@ -38,9 +39,15 @@ enum DemoConfig {
                 sort: [player, -created_at, -id]
                 section: player
                 cell: transaction
+                params: {player: player}
               feed:
                 sort: [-created_at, -id]
                 cell: transaction
+              game:
+                sort: [-created_at, -id]
+                section: {field: created_at, by: day}
+                cell: transaction
+                params: {game: {field: game, required: true}}
           highscore:
             title: High scores
             query: >-

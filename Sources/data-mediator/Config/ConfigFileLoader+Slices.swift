@@ -1,0 +1,85 @@
+import DataMediator
+import Yams
+
+/// A view's parameters and a list's scope in the config, each checked against the list's
+/// declared fields.
+extension ConfigFileLoader {
+    /// The query parameters a list route takes itself, which no view parameter may take.
+    static let routeParameters = ["view", "limit", "cursor", "since", "around"]
+
+    /// A view's `params:`: each name maps to a field (`game: game`) or to `field:` and
+    /// `required:` (`game: {field: game, required: true}`).
+    mutating func parseParameters(
+        _ node: Node,
+        context: String,
+        fieldTypes: [String: FieldType],
+        known: Set<String>
+    ) -> [ViewParameter] {
+        guard let entries = entries(of: node, what: "'params'") else { return [] }
+        if entries.count > ViewParameter.maximumPerView {
+            fail(
+                node,
+                "\(context) declares \(entries.count) parameters; at most \(ViewParameter.maximumPerView) are allowed "
+                    + "(each needs an index)"
+            )
+        }
+        var parameters: [ViewParameter] = []
+        for (name, nameNode, spec) in entries {
+            if !Self.isValidName(name) || name.hasPrefix("_") || Self.routeParameters.contains(name) {
+                fail(
+                    nameNode,
+                    "\(context): parameter name '\(name)' must be letters, digits, '-', '_' and '.', not begin with "
+                        + "'_', and not be one of \(Self.names(Self.routeParameters)); rename it"
+                )
+                continue
+            }
+            var field = name
+            var required = false
+            if let scalar = spec.scalar?.string {
+                field = scalar
+            } else if let mapping = mapping(spec, allowed: ["field", "required"], what: "parameter '\(name)'") {
+                field = mapping["field"]?.scalar?.string ?? name
+                required = mapping["required"].flatMap { bool($0, what: "'required'") } ?? false
+            } else {
+                continue
+            }
+            guard known.contains(field) else {
+                fail(
+                    spec,
+                    "\(context): parameter '\(name)' filters on '\(field)', which is not a field of the list; "
+                        + "use one of \(Self.names(known.sorted()))"
+                )
+                continue
+            }
+            let type = fieldTypes[field] ?? .string
+            if type == .json {
+                fail(
+                    spec,
+                    "\(context): parameter '\(name)' filters on '\(field)', a json field; use a text, number or boolean field"
+                )
+                continue
+            }
+            parameters.append(ViewParameter(name: name, field: field, type: type, isRequired: required))
+        }
+        return parameters
+    }
+
+    /// A list's `scope:` (`{field: player, claim: sub}`): the field every read and write of
+    /// the list is narrowed to, equal to the caller's claim.
+    mutating func parseScope(_ node: Node, list: String, known: Set<String>) -> ListScope? {
+        guard let scope = mapping(node, allowed: ["field", "claim"], what: "'scope'") else { return nil }
+        let field = require(scope["field"], in: node, key: "field", fix: "name the field, e.g. 'field: player'")?
+            .scalar?.string
+        let claim = require(scope["claim"], in: node, key: "claim", fix: "name the token's claim, e.g. 'claim: sub'")?
+            .scalar?.string
+        guard let field, let claim else { return nil }
+        guard known.contains(field) else {
+            fail(
+                scope["field"],
+                "list '\(list)' is scoped by '\(field)', which is not a field of the list; use one of \(Self.names(known.sorted()))"
+            )
+            return nil
+        }
+        return ListScope(field: field, claim: claim)
+    }
+}

@@ -7,7 +7,7 @@ import JWTKit
 /// whose public halves are written as a JWKS file to a temporary folder, and jwt-kit
 /// collections that sign tokens with them.
 struct ClaimsTestKeys: Sendable {
-    /// An HS256 secret of 42 bytes.
+    /// An HS256 secret long enough for the configuration to take.
     static let secret = String(repeating: "s3cr3t-", count: 6)
     /// The `kid` of the EC key in the JWKS file.
     static let ecKeyID = "ec-1"

@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
     ],
     targets: [
         .target(
@@ -75,6 +76,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             resources: [.embedInCode("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
@@ -147,9 +149,11 @@ let package = Package(
                 "DataMediatorSQL",
                 "DataMediatorSQLite",
                 "DataMediatorTesting",
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,0 +1,157 @@
+import Foundation
+import JWTKit
+
+/// The keys and rules that caller tokens (JWTs) of scoped lists are verified with: an HS256
+/// shared secret, RS256 and ES256 public keys from a JWKS file, or both, and optionally the
+/// issuer and audience a token must name.
+///
+/// Creating one reads and checks the key set file, so a bad setting stops the server at
+/// start rather than refusing every caller later.
+public struct ClaimsConfiguration: Sendable {
+    /// The fewest bytes an HS256 secret may have: as many as the SHA-256 output, below which
+    /// the secret is easier to guess than the signature.
+    public static let minimumSecretBytes = 32
+    /// The `exp`/`nbf` leeway when none is given: room for small clock differences between
+    /// the token's issuer and this server.
+    public static let defaultLeeway = Duration.seconds(5)
+
+    /// The HS256 shared secret; kept internal so that no log or description of the
+    /// configuration can show it.
+    let secret: String?
+    /// The public keys read from ``keySetFile``, each with its `alg` set to RS256 or ES256.
+    let keySet: JWKS?
+    /// The path of the JWKS file the public keys were read from.
+    public let keySetFile: String?
+    /// The `iss` a token must have; nil accepts any issuer or none.
+    public let issuer: String?
+    /// The value a token's `aud` must contain; nil accepts any audience or none.
+    public let audience: String?
+    /// How far past `exp`, or before `nbf`, a token is still accepted.
+    public let leeway: Duration
+
+    /// Whether tokens signed with the shared secret (HS256) are accepted.
+    public var acceptsSharedSecret: Bool { secret != nil }
+
+    /// Creates the configuration, reading the public keys from `keySetFile`.
+    ///
+    /// - Parameters:
+    ///   - secret: The HS256 shared secret, at least ``minimumSecretBytes`` bytes of UTF-8; nil
+    ///     refuses HS256 tokens.
+    ///   - keySetFile: A JWKS file (`{"keys": [...]}`) of RS256 (RSA) and ES256 (EC P-256) public
+    ///     keys, each with a `kid`; nil refuses RS256 and ES256 tokens.
+    ///   - issuer: The `iss` a token must have, if any.
+    ///   - audience: The value a token's `aud` must contain, if any.
+    ///   - leeway: How far past `exp`, or before `nbf`, a token is still accepted.
+    /// - Throws: `noKeys` when neither a secret nor a key set is given, `shortSecret`,
+    ///   `unreadableKeySet` or `malformedKeySet`, each with a message that names the setting.
+    public init(
+        secret: String?,
+        keySetFile: String?,
+        issuer: String? = nil,
+        audience: String? = nil,
+        leeway: Duration = defaultLeeway
+    ) throws(ClaimsConfigurationError) {
+        guard secret != nil || keySetFile != nil else {
+            throw ClaimsConfigurationError(
+                .noKeys,
+                "Tokens can be verified only with DATA_MEDIATOR_JWT_SECRET or DATA_MEDIATOR_JWKS_FILE set."
+            )
+        }
+        if let secret, secret.utf8.count < Self.minimumSecretBytes {
+            throw ClaimsConfigurationError(
+                .shortSecret,
+                "DATA_MEDIATOR_JWT_SECRET must be at least \(Self.minimumSecretBytes) bytes long; "
+                    + "it is \(secret.utf8.count). Use a random secret, e.g. `openssl rand -base64 48`."
+            )
+        }
+        self.secret = secret
+        self.keySetFile = keySetFile
+        self.keySet = try keySetFile.map { path throws(ClaimsConfigurationError) in try Self.readKeySet(at: path) }
+        self.issuer = issuer
+        self.audience = audience
+        self.leeway = leeway
+    }
+
+    /// Reads the configuration from environment variables: `DATA_MEDIATOR_JWT_SECRET`,
+    /// `DATA_MEDIATOR_JWKS_FILE`, `DATA_MEDIATOR_JWT_ISSUER` and `DATA_MEDIATOR_JWT_AUDIENCE`;
+    /// empty values count as unset.
+    ///
+    /// - Returns: nil when neither a secret nor a key set file is set: no token can be verified.
+    /// - Throws: what ``init(secret:keySetFile:issuer:audience:leeway:)`` throws.
+    public static func load(from environment: [String: String]) throws(ClaimsConfigurationError) -> Self? {
+        func text(_ name: String) -> String? {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let secret = text("DATA_MEDIATOR_JWT_SECRET")
+        let keySetFile = text("DATA_MEDIATOR_JWKS_FILE")
+        guard secret != nil || keySetFile != nil else { return nil }
+        return try Self(
+            secret: secret,
+            keySetFile: keySetFile,
+            issuer: text("DATA_MEDIATOR_JWT_ISSUER"),
+            audience: text("DATA_MEDIATOR_JWT_AUDIENCE")
+        )
+    }
+
+    private static func readKeySet(at path: String) throws(ClaimsConfigurationError) -> JWKS {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ClaimsConfigurationError(
+                .unreadableKeySet,
+                "DATA_MEDIATOR_JWKS_FILE '\(path)' cannot be read: \(error.localizedDescription)"
+            )
+        }
+        var keySet: JWKS
+        do {
+            keySet = try JSONDecoder().decode(JWKS.self, from: data)
+        } catch {
+            throw ClaimsConfigurationError(
+                .malformedKeySet,
+                "DATA_MEDIATOR_JWKS_FILE '\(path)' is not a JSON Web Key Set ({\"keys\": [...]}) "
+                    + "of RSA and EC keys: \(Self.describe(error))"
+            )
+        }
+        guard !keySet.keys.isEmpty else {
+            throw ClaimsConfigurationError(.malformedKeySet, "DATA_MEDIATOR_JWKS_FILE '\(path)' holds no keys.")
+        }
+        for index in keySet.keys.indices {
+            let key = keySet.keys[index]
+            let name = key.keyIdentifier.map { "key '\($0.string)'" } ?? "key \(index + 1)"
+            func refuse(_ reason: String) -> ClaimsConfigurationError {
+                ClaimsConfigurationError(.malformedKeySet, "DATA_MEDIATOR_JWKS_FILE '\(path)': \(name) \(reason)")
+            }
+            guard key.keyIdentifier != nil else {
+                throw refuse("has no 'kid'; every key needs one so that tokens can name it.")
+            }
+            guard key.privateExponent == nil else {
+                throw refuse("holds a private key; the file must hold public keys only.")
+            }
+            switch (key.keyType, key.algorithm) {
+            case (.rsa, nil), (.rsa, .rs256?):
+                keySet.keys[index].algorithm = .rs256
+            case (.ecdsa, nil) where key.curve?.rawValue == "P-256", (.ecdsa, .es256?):
+                keySet.keys[index].algorithm = .es256
+            default:
+                let algorithm = key.algorithm?.rawValue ?? "no 'alg'"
+                throw refuse(
+                    "is \(key.keyType.rawValue) with \(algorithm); only RS256 (RSA) and ES256 (EC P-256) keys are taken."
+                )
+            }
+        }
+        return keySet
+    }
+
+    /// The decoder's complaint without its internal coding path noise.
+    private static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .dataCorrupted(let context)?: return context.debugDescription
+        case .keyNotFound(let key, _)?: return "a key has no '\(key.stringValue)'."
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return "'\(path)': \(context.debugDescription)"
+        default: return "the file is not valid JSON."
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import DataMediator
+import Foundation
+import HTTPTypes
+import JWTKit
+
+/// Verifies the JWT a caller of a scoped list sends in `Authorization: Bearer` and answers
+/// its claims; every refusal is a `401` problem with a `WWW-Authenticate: Bearer` challenge
+/// whose `detail` says what is wrong with the token.
+///
+/// Keys are kept apart by algorithm: a token is checked only against the keys of the
+/// algorithm its header names, and only when that algorithm is configured. So `alg: none`
+/// meets no key, and an HS256 token never meets a public key's bytes used as a secret.
+public struct ClaimsVerifier: Sendable {
+    /// One key collection per accepted `alg` value.
+    private let keysByAlgorithm: [String: JWTKeyCollection]
+    private let issuer: String?
+    private let audience: String?
+    private let leeway: TimeInterval
+
+    /// Prepares the keys of a configuration.
+    ///
+    /// - Throws: `malformedKeySet` when a public key of the key set cannot be used (say an RSA
+    ///   key shorter than jwt-kit accepts, or an EC point not on its curve).
+    public init(_ configuration: ClaimsConfiguration) async throws(ClaimsConfigurationError) {
+        var keys: [String: JWTKeyCollection] = [:]
+        if let secret = configuration.secret {
+            keys["HS256"] = await JWTKeyCollection().add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        }
+        for key in configuration.keySet?.keys ?? [] {
+            // The configuration sets every key's algorithm to RS256 or ES256.
+            guard let algorithm = key.algorithm?.rawValue else { continue }
+            let collection = keys[algorithm] ?? JWTKeyCollection()
+            do {
+                try await collection.add(jwk: key)
+            } catch {
+                let name = key.keyIdentifier?.string ?? "?"
+                throw ClaimsConfigurationError(
+                    .malformedKeySet,
+                    "DATA_MEDIATOR_JWKS_FILE '\(configuration.keySetFile ?? "")': key '\(name)' "
+                        + "cannot be used as an \(algorithm) key (\(error))."
+                )
+            }
+            keys[algorithm] = collection
+        }
+        keysByAlgorithm = keys
+        issuer = configuration.issuer
+        audience = configuration.audience
+        let parts = configuration.leeway.components
+        leeway = TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
+
+    /// The algorithms whose tokens are accepted, sorted.
+    public var algorithms: [String] { keysByAlgorithm.keys.sorted() }
+
+    /// Verifies the token of an `Authorization` header value and answers its claims.
+    ///
+    /// The token must be signed with a configured algorithm and key, be within its `exp`
+    /// and `nbf` (give or take the leeway) when it has them, and name the configured issuer
+    /// and audience when those are configured.
+    ///
+    /// - Parameter value: The `Authorization` header's value, nil when the request has none.
+    /// - Returns: Every claim of the token, numbers as numbers.
+    /// - Throws: an `unauthorized` (401) ``Problem``: without an `error` in its challenge when
+    ///   no Bearer credentials were sent (RFC 6750), with `error="invalid_token"` otherwise.
+    public func claims(fromAuthorization value: String?) async throws(Problem) -> [String: JSONValue] {
+        guard let value else {
+            throw Self.refusal(
+                "The request has no 'Authorization' header; send 'Authorization: Bearer <JWT>'.",
+                invalidToken: false
+            )
+        }
+        guard value.prefix(7).lowercased() == "bearer " else {
+            throw Self.refusal(
+                "The 'Authorization' header does not hold a Bearer token; send 'Authorization: Bearer <JWT>'.",
+                invalidToken: false
+            )
+        }
+        let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let malformed = Self.refusal("The bearer token is not a well-formed JWT (header.claims.signature, base64url).")
+        let header: JWTHeader
+        do {
+            header = try DefaultJWTParser().parse(Array(token.utf8), as: TokenClaims.self).header
+        } catch {
+            throw malformed
+        }
+        guard let algorithm = header.alg else {
+            throw Self.refusal("The token's header names no algorithm ('alg').")
+        }
+        guard let keys = keysByAlgorithm[algorithm] else {
+            throw Self.refusal(unacceptedAlgorithm: algorithm, accepted: algorithms)
+        }
+        let verified: TokenClaims
+        do {
+            verified = try await keys.verify(token, as: TokenClaims.self, iteratingKeys: true)
+        } catch let error as JWTError where error.errorType == .malformedToken {
+            throw malformed
+        } catch {
+            throw Self.refusal("The token's signature does not match any \(algorithm) key of this server.")
+        }
+        try check(verified, at: Date())
+        return verified.values
+    }
+
+    /// The claim `name` of verified claims.
+    ///
+    /// - Throws: an `unauthorized` (401) ``Problem`` with `error="invalid_token"` when the
+    ///   token has no such claim, or has it as `null`.
+    public func claim(_ name: String, in claims: [String: JSONValue]) throws(Problem) -> JSONValue {
+        guard let value = claims[name], value != .null else {
+            throw Self.refusal("The token has no claim '\(name)'.")
+        }
+        return value
+    }
+
+    /// Checks the time window, issuer and audience of claims whose signature is verified.
+    private func check(_ claims: TokenClaims, at now: Date) throws(Problem) {
+        if let expiration = claims.expiration {
+            do {
+                try expiration.verifyNotExpired(currentDate: now.addingTimeInterval(-leeway))
+            } catch {
+                throw Self.refusal("The token expired at \(expiration.value.formatted(.iso8601)).")
+            }
+        }
+        if let notBefore = claims.notBefore {
+            do {
+                try notBefore.verifyNotBefore(currentDate: now.addingTimeInterval(leeway))
+            } catch {
+                throw Self.refusal("The token is not valid before \(notBefore.value.formatted(.iso8601)).")
+            }
+        }
+        if let issuer {
+            guard let given = claims.issuer else {
+                throw Self.refusal("The token has no 'iss' claim; this server accepts tokens of one issuer only.")
+            }
+            guard given.value == issuer else {
+                throw Self.refusal("The token's 'iss' is not the issuer this server accepts.")
+            }
+        }
+        if let audience {
+            guard let given = claims.audience else {
+                throw Self.refusal("The token has no 'aud' claim; this server accepts tokens meant for it only.")
+            }
+            do {
+                try given.verifyIntendedAudience(includes: audience)
+            } catch {
+                throw Self.refusal("The token's 'aud' does not name this server's audience.")
+            }
+        }
+    }
+
+    /// The refusal of a token whose `alg` is not configured; the name is echoed only when it
+    /// is short and plain, so the answer never carries a caller's arbitrary text.
+    private static func refusal(unacceptedAlgorithm algorithm: String, accepted: [String]) -> Problem {
+        if algorithm.lowercased() == "none" {
+            return refusal("The token is unsigned (alg 'none'); only signed tokens are accepted.")
+        }
+        let plain = algorithm.count <= 16 && algorithm.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        let named = plain ? "'\(algorithm)'" : "its header names"
+        return refusal(
+            "The token's algorithm \(named) is not accepted here; this server accepts "
+                + accepted.joined(separator: ", ") + "."
+        )
+    }
+
+    /// A 401 with a `WWW-Authenticate: Bearer` challenge that carries `detail` as its
+    /// `error_description` when the credentials were a token that is not valid.
+    private static func refusal(_ detail: String, invalidToken: Bool = true) -> Problem {
+        var challenge = #"Bearer realm="data-mediator""#
+        if invalidToken {
+            // RFC 6750 allows only printable ASCII without '"' and '\' in error_description.
+            let description = String(
+                String.UnicodeScalarView(
+                    detail.unicodeScalars.map { scalar in
+                        (0x20...0x7E).contains(scalar.value) && scalar != "\"" && scalar != "\\" ? scalar : " "
+                    }
+                )
+            )
+            challenge += #", error="invalid_token", error_description="\#(description)""#
+        }
+        return Problem(.unauthorized, detail: detail, headers: [.wwwAuthenticate: challenge])
+    }
+}

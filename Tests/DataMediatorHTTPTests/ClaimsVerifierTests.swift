@@ -1,0 +1,323 @@
+import DataMediator
+import DataMediatorHTTP
+import Foundation
+import HTTPTypes
+import JWTKit
+import Testing
+
+/// Caller tokens are verified against the configured keys and rules, and every refusal is a
+/// 401 that says why.
+@Suite struct ClaimsVerifierTests {
+    static let challenge = #"Bearer realm="data-mediator""#
+
+    let keys: ClaimsTestKeys
+
+    init() throws { keys = try ClaimsTestKeys.shared.get() }
+
+    func verifier(
+        secret: String? = ClaimsTestKeys.secret,
+        publicKeys: Bool = false,
+        issuer: String? = nil,
+        audience: String? = nil
+    ) async throws -> ClaimsVerifier {
+        let configuration = try ClaimsConfiguration(
+            secret: secret,
+            keySetFile: publicKeys ? keys.keySetFile : nil,
+            issuer: issuer,
+            audience: audience
+        )
+        return try await ClaimsVerifier(configuration)
+    }
+
+    /// Expects `authorization` to be refused with a 401 whose detail contains `detail`, and a
+    /// challenge with `error="invalid_token"` and the detail unless `invalidToken` is false.
+    func expectRefusal(
+        _ verifier: ClaimsVerifier,
+        _ authorization: String?,
+        _ detail: String,
+        invalidToken: Bool = true,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        do {
+            let claims = try await verifier.claims(fromAuthorization: authorization)
+            Issue.record("accepted, with claims \(claims)", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.status == .unauthorized, sourceLocation: sourceLocation)
+            #expect(error.slug == "unauthorized", sourceLocation: sourceLocation)
+            #expect(error.detail.contains(detail), "detail: \(error.detail)", sourceLocation: sourceLocation)
+            let expected =
+                invalidToken
+                ? Self.challenge + #", error="invalid_token", error_description="\#(error.detail)""# : Self.challenge
+            #expect(error.headers[.wwwAuthenticate] == expected, sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: Accepted tokens
+
+    @Test func aGoodHS256TokenGivesItsClaimsWithNumbersAsNumbers() async throws {
+        let token = try await ClaimsTestKeys.hs256([
+            "sub": .string("ana"), "games": .integer(7), "ratio": .number(0.5), "exp": ClaimsTestKeys.time(600),
+        ])
+        let claims = try await verifier().claims(fromAuthorization: "Bearer " + token)
+        #expect(claims["sub"] == .string("ana"))
+        #expect(claims["games"] == .integer(7))
+        #expect(claims["ratio"] == .number(0.5))
+    }
+
+    @Test func aGoodES256TokenGivesItsClaims() async throws {
+        let token = try await keys.es256(["sub": .string("ben"), "exp": ClaimsTestKeys.time(600)])
+        let claims = try await verifier(secret: nil, publicKeys: true).claims(fromAuthorization: "Bearer " + token)
+        #expect(claims["sub"] == .string("ben"))
+    }
+
+    @Test func aGoodRS256TokenGivesItsClaims() async throws {
+        let token = try await keys.rs256(["sub": .string("cy")])
+        let claims = try await verifier(secret: nil, publicKeys: true).claims(fromAuthorization: "bearer " + token)
+        #expect(claims["sub"] == .string("cy"))
+    }
+
+    @Test func bothSecretAndPublicKeysCanBeConfiguredTogether() async throws {
+        let verifier = try await verifier(publicKeys: true)
+        #expect(verifier.algorithms == ["ES256", "HS256", "RS256"])
+        let hmac = try await ClaimsTestKeys.hs256(["sub": .string("ana")])
+        let ecdsa = try await keys.es256(["sub": .string("ben")])
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + hmac)["sub"] == .string("ana"))
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + ecdsa)["sub"] == .string("ben"))
+    }
+
+    // MARK: Missing and malformed
+
+    @Test func aRequestWithoutAnAuthorizationHeaderIsRefusedWithoutAnErrorCode() async throws {
+        await expectRefusal(try await verifier(), nil, "no 'Authorization' header", invalidToken: false)
+    }
+
+    @Test func anAuthorizationHeaderOfAnotherSchemeIsRefusedWithoutAnErrorCode() async throws {
+        await expectRefusal(try await verifier(), "Basic YW5hOnB3", "not hold a Bearer token", invalidToken: false)
+    }
+
+    @Test(arguments: ["Bearer ", "Bearer abc", "Bearer a.b.c", "Bearer e30.e30", "Bearer !!.??.##"])
+    func aMalformedTokenIsRefused(authorization: String) async throws {
+        await expectRefusal(try await verifier(), authorization, "not a well-formed JWT")
+    }
+
+    // MARK: Algorithms
+
+    @Test func anUnsignedTokenIsRefused() async throws {
+        let token = try await ClaimsTestKeys.unsigned(["sub": .string("ana")])
+        await expectRefusal(try await verifier(publicKeys: true), "Bearer " + token, "unsigned (alg 'none')")
+    }
+
+    @Test func anHS256TokenIsRefusedWhenOnlyPublicKeysAreConfigured() async throws {
+        let token = try await ClaimsTestKeys.hs256(["sub": .string("ana")])
+        await expectRefusal(
+            try await verifier(secret: nil, publicKeys: true),
+            "Bearer " + token,
+            "algorithm 'HS256' is not accepted here; this server accepts ES256, RS256."
+        )
+    }
+
+    @Test func anES256TokenIsRefusedWhenOnlyASecretIsConfigured() async throws {
+        let token = try await keys.es256(["sub": .string("ben")])
+        await expectRefusal(try await verifier(), "Bearer " + token, "algorithm 'ES256' is not accepted")
+    }
+
+    @Test func anHS256TokenSignedWithAPublicKeyAsSecretIsRefused() async throws {
+        // The algorithm-confusion attack: the public key is no secret, so a verifier that let an
+        // HS256 token meet it would accept tokens anybody can make.
+        let publicKeys = [
+            (keys.rsaKey.publicKey.pemRepresentation, ClaimsTestKeys.rsaKeyID),
+            (keys.ecKey.publicKey.pemRepresentation, ClaimsTestKeys.ecKeyID),
+        ]
+        for (pem, kid) in publicKeys {
+            let forged = try await ClaimsTestKeys.hs256(["sub": .string("mallory")], secret: pem, kid: kid)
+            await expectRefusal(
+                try await verifier(secret: nil, publicKeys: true),
+                "Bearer " + forged,
+                "algorithm 'HS256' is not accepted"
+            )
+            await expectRefusal(
+                try await verifier(publicKeys: true),
+                "Bearer " + forged,
+                "signature does not match any HS256 key"
+            )
+        }
+    }
+
+    // MARK: Signatures
+
+    @Test func anHS256TokenSignedWithAnotherSecretIsRefused() async throws {
+        let token = try await ClaimsTestKeys.hs256(
+            ["sub": .string("ana")],
+            secret: String(repeating: "other-", count: 8)
+        )
+        await expectRefusal(try await verifier(), "Bearer " + token, "signature does not match any HS256 key")
+    }
+
+    @Test func anES256TokenSignedWithAnotherKeyIsRefused() async throws {
+        let token = try await keys.es256(["sub": .string("ben")], key: ES256PrivateKey())
+        await expectRefusal(
+            try await verifier(secret: nil, publicKeys: true),
+            "Bearer " + token,
+            "signature does not match any ES256 key"
+        )
+    }
+
+    @Test func aTokenWhoseClaimsWereChangedAfterSigningIsRefused() async throws {
+        let token = try await keys.rs256(["sub": .string("ana")])
+        let parts = token.split(separator: ".")
+        let other = try await keys.rs256(["sub": .string("root")])
+        let tampered = [parts[0], other.split(separator: ".")[1], parts[2]].joined(separator: ".")
+        await expectRefusal(
+            try await verifier(secret: nil, publicKeys: true),
+            "Bearer " + tampered,
+            "signature does not match any RS256 key"
+        )
+    }
+
+    // MARK: Time
+
+    @Test func anExpiredTokenIsRefusedBeyondTheLeeway() async throws {
+        let verifier = try await verifier()
+        let expired = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "exp": ClaimsTestKeys.time(-60)])
+        await expectRefusal(verifier, "Bearer " + expired, "The token expired at ")
+        let withinLeeway = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "exp": ClaimsTestKeys.time(-2)])
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + withinLeeway)["sub"] == .string("ana"))
+    }
+
+    @Test func aTokenNotYetValidIsRefusedBeyondTheLeeway() async throws {
+        let verifier = try await verifier()
+        let early = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "nbf": ClaimsTestKeys.time(60)])
+        await expectRefusal(verifier, "Bearer " + early, "The token is not valid before ")
+        let withinLeeway = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "nbf": ClaimsTestKeys.time(2)])
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + withinLeeway)["sub"] == .string("ana"))
+    }
+
+    // MARK: Issuer and audience
+
+    @Test func withAnIssuerConfiguredATokenWithoutItOrWithAnotherIsRefused() async throws {
+        let verifier = try await verifier(issuer: "https://id.example")
+        let none = try await ClaimsTestKeys.hs256(["sub": .string("ana")])
+        await expectRefusal(verifier, "Bearer " + none, "The token has no 'iss' claim")
+        let other = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "iss": .string("https://evil.example")])
+        await expectRefusal(verifier, "Bearer " + other, "The token's 'iss' is not the issuer")
+        let good = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "iss": .string("https://id.example")])
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + good)["iss"] == .string("https://id.example"))
+    }
+
+    @Test func withAnAudienceConfiguredATokenWithoutItOrWithAnotherIsRefused() async throws {
+        let verifier = try await verifier(audience: "data-mediator")
+        let none = try await ClaimsTestKeys.hs256(["sub": .string("ana")])
+        await expectRefusal(verifier, "Bearer " + none, "The token has no 'aud' claim")
+        let other = try await ClaimsTestKeys.hs256([
+            "sub": .string("ana"), "aud": .array([.string("billing"), .string("mail")]),
+        ])
+        await expectRefusal(verifier, "Bearer " + other, "The token's 'aud' does not name this server's audience")
+        let single = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "aud": .string("data-mediator")])
+        let listed = try await ClaimsTestKeys.hs256([
+            "sub": .string("ana"), "aud": .array([.string("billing"), .string("data-mediator")]),
+        ])
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + single)["sub"] == .string("ana"))
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + listed)["sub"] == .string("ana"))
+    }
+
+    // MARK: Claims
+
+    @Test func anAbsentClaimIsRefusedByName() async throws {
+        let verifier = try await verifier()
+        let token = try await ClaimsTestKeys.hs256(["name": .string("Ana"), "sub": .null])
+        let claims = try await verifier.claims(fromAuthorization: "Bearer " + token)
+        #expect(try verifier.claim("name", in: claims) == .string("Ana"))
+        for name in ["sub", "tenant"] {
+            #expect {
+                _ = try verifier.claim(name, in: claims)
+            } throws: { error in
+                guard let problem = error as? Problem else { return false }
+                return problem.status == .unauthorized && problem.detail == "The token has no claim '\(name)'."
+                    && problem.headers[.wwwAuthenticate]?.contains(#"error="invalid_token""#) == true
+            }
+        }
+    }
+}
+
+/// Settings that cannot verify tokens are refused when the configuration is made.
+extension ClaimsVerifierTests {
+    func expectConfigurationError(
+        _ code: ClaimsConfigurationError.Code,
+        _ message: String,
+        _ environment: [String: String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        do {
+            _ = try ClaimsConfiguration.load(from: environment)
+            Issue.record("accepted", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.code == code, sourceLocation: sourceLocation)
+            #expect(error.message.contains(message), "message: \(error.message)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aSecretShorterThan32BytesIsAConfigurationError() {
+        expectConfigurationError(
+            .shortSecret,
+            "DATA_MEDIATOR_JWT_SECRET must be at least 32 bytes long; it is 31.",
+            ["DATA_MEDIATOR_JWT_SECRET": String(repeating: "x", count: 31)]
+        )
+        #expect(
+            (try? ClaimsConfiguration.load(from: ["DATA_MEDIATOR_JWT_SECRET": String(repeating: "x", count: 32)]))
+                != nil
+        )
+    }
+
+    @Test func withNeitherSecretNorKeySetThereIsNoConfiguration() throws {
+        #expect(try ClaimsConfiguration.load(from: [:]) == nil)
+        #expect(
+            try ClaimsConfiguration.load(from: ["DATA_MEDIATOR_JWT_SECRET": "", "DATA_MEDIATOR_JWT_ISSUER": "x"]) == nil
+        )
+    }
+
+    @Test func theEnvironmentNamesTheKeysIssuerAndAudience() throws {
+        let configuration = try #require(
+            try ClaimsConfiguration.load(from: [
+                "DATA_MEDIATOR_JWKS_FILE": keys.keySetFile,
+                "DATA_MEDIATOR_JWT_ISSUER": "https://id.example",
+                "DATA_MEDIATOR_JWT_AUDIENCE": "data-mediator",
+            ])
+        )
+        #expect(configuration.keySetFile == keys.keySetFile && !configuration.acceptsSharedSecret)
+        #expect(configuration.issuer == "https://id.example" && configuration.audience == "data-mediator")
+        #expect(configuration.leeway == .seconds(5))
+    }
+
+    @Test func anUnreadableKeySetFileIsAConfigurationError() {
+        let path = keys.directory.appendingPathComponent("missing.json").path
+        expectConfigurationError(.unreadableKeySet, "'\(path)' cannot be read", ["DATA_MEDIATOR_JWKS_FILE": path])
+    }
+
+    @Test(arguments: [
+        ("not json", "is not a JSON Web Key Set"),
+        (#"{"keys": []}"#, "holds no keys"),
+        (#"{"keys": [{"kty": "oct", "kid": "k", "k": "c2VjcmV0"}]}"#, "is not a JSON Web Key Set"),
+        (#"{"keys": [{"kty": "RSA", "n": "AQAB", "e": "AQAB"}]}"#, "key 1 has no 'kid'"),
+        (
+            #"{"keys": [{"kty": "RSA", "kid": "r", "alg": "PS256", "n": "AQAB", "e": "AQAB"}]}"#,
+            "key 'r' is RSA with PS256"
+        ),
+        (#"{"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB", "d": "AQAB"}]}"#, "holds a private key"),
+    ])
+    func aMalformedKeySetFileIsAConfigurationError(text: String, message: String) throws {
+        let path = try keys.file("keys-\(UUID().uuidString).json", text)
+        expectConfigurationError(.malformedKeySet, message, ["DATA_MEDIATOR_JWKS_FILE": path])
+    }
+
+    @Test func aKeyJWTKitCannotUseIsAConfigurationErrorOfTheVerifier() async throws {
+        let path = try keys.file("short-rsa.json", #"{"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB"}]}"#)
+        let configuration = try ClaimsConfiguration(secret: nil, keySetFile: path)
+        do {
+            _ = try await ClaimsVerifier(configuration)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .malformedKeySet)
+            #expect(error.message.contains("key 'r' cannot be used as an RS256 key"))
+        }
+    }
+}

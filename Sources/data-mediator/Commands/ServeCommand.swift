@@ -53,6 +53,13 @@ struct ServeCommand: AsyncParsableCommand {
         // SQLite's lists are checked before anything listens; PostgreSQL's once its
         // clients run (as services of the group below).
         var checked: ListRegistry?
+        let verifier: ClaimsVerifier?
+        do {
+            verifier = try await ClaimsConfiguration.load(from: environment).map { try await ClaimsVerifier($0) }
+        } catch {
+            printError("data-mediator: \(error)")
+            throw ExitCode.failure
+        }
         do {
             wiring = try Wiring(settings: settings, environment: environment, eventLoops: eventLoops, logger: logger)
             if case .sqlite = wiring.store { checked = try await wiring.registry(logger: logger) }
@@ -75,6 +82,13 @@ struct ServeCommand: AsyncParsableCommand {
             if settings.writeTokens.isEmpty, registry.adapters.contains(where: \.isWritable) {
                 logger.notice("writes are refused (403): DATA_MEDIATOR_WRITE_TOKENS is not set")
             }
+            let scoped = registry.adapters.filter { $0.definition.scope != nil }.map(\.definition.name)
+            if verifier == nil, !scoped.isEmpty {
+                logger.warning(
+                    "scoped lists answer 401 to everyone: neither DATA_MEDIATOR_JWT_SECRET nor DATA_MEDIATOR_JWKS_FILE is set",
+                    metadata: ["lists": "\(scoped.joined(separator: ","))"]
+                )
+            }
             let app = buildApplication(
                 registry: registry,
                 configuration: HTTPServerConfiguration(
@@ -90,7 +104,8 @@ struct ServeCommand: AsyncParsableCommand {
                     metrics: metrics,
                     corsOrigins: settings.corsOrigins,
                     limits: settings.limits,
-                    storeVersion: wiring.storeVersion
+                    storeVersion: wiring.storeVersion,
+                    claims: verifier.map { verifier in { try await verifier.claims(fromAuthorization: $0) } }
                 ),
                 readiness: wiring.readiness,
                 eventLoops: .shared(eventLoops),

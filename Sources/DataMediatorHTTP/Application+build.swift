@@ -91,6 +91,7 @@ public func buildRouter(
     WriteRoutes(
         registry: registry,
         access: BearerAccess(tokens: configuration.writeTokens),
+        scope: scope,
         maximumBodySize: configuration.maximumBodySize
     ).register(on: router)
     return router

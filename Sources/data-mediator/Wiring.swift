@@ -140,7 +140,7 @@ struct Wiring: Sendable {
         }
         var adapters: [ListAdapter] = []
         var problems: [ConfigFileError] = []
-        var writtenTables: [String: String] = [:]
+        var writtenTables: [String: ListDefinition] = [:]
         for list in configuration.lists {
             do {
                 if let file = list.file {
@@ -163,13 +163,18 @@ struct Wiring: Sendable {
                 }
                 guard let source = list.source else { continue }
                 if list.definition.isWritable, case .table(let table) = source.kind {
-                    if let other = writtenTables[table] {
+                    // Every writable list over a table logs every write to it, whichever list
+                    // took it: they must agree on the row's id and revision.
+                    if let other = writtenTables[table],
+                        other.idField != list.definition.idField || other.revisionField != list.definition.revisionField
+                    {
                         throw StoreError(
                             list: list.definition.name,
-                            "table '\(table)' is already written by list '\(other)'; one writable list per table keeps its change log whole"
+                            "table '\(table)' is also written by list '\(other.name)', with another 'id' or 'revision'; "
+                                + "lists that write one table must name the same ones"
                         )
                     }
-                    writtenTables[table] = list.definition.name
+                    writtenTables[table] = list.definition
                 }
                 switch store {
                 case .sqlite(let store):

@@ -54,12 +54,70 @@ import Testing
         #expect(try list.definition.view(named: "all").fields == ["title", "due", "done", "size"])
     }
 
+    @Test func parametersAndScopesAreCheckedWithTheirLineAndFix() throws {
+        let yaml = """
+            store:
+              sqlite: data.sqlite
+            lists:
+              tasks:
+                table: tasks
+                fields: {title: string, owner: string, size: integer, meta: json}
+                scope: {field: boss, claim: sub}
+                views:
+                  all:
+                    sort: [title]
+                    params:
+                      size: {field: size, required: true}
+                      nope: missing
+                      meta: meta
+                      limit: title
+            """
+        let messages = errors(yaml).map { "\($0.line): \($0.message)" }
+        #expect(messages.contains { $0.hasPrefix("7:") && $0.contains("scoped by 'boss'") }, "\(messages)")
+        #expect(
+            messages.contains { $0.hasPrefix("12:") && $0.contains("declares 4 parameters; at most 3") },
+            "\(messages)"
+        )
+        #expect(messages.contains { $0.contains("parameter 'nope' filters on 'missing'") }, "\(messages)")
+        #expect(messages.contains { $0.contains("parameter 'meta' filters on 'meta', a json field") }, "\(messages)")
+        #expect(messages.contains { $0.contains("parameter name 'limit'") }, "\(messages)")
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let good = try loader.parse(
+            """
+            store:
+              sqlite: data.sqlite
+            lists:
+              tasks:
+                table: tasks
+                fields: {title: string, owner: string, size: integer}
+                scope: {field: owner, claim: sub}
+                views:
+                  all:
+                    sort: [title]
+                    params: {size: {field: size, required: true}, who: title}
+            """
+        )
+        let list = try #require(good.lists.first).definition
+        #expect(list.scope == ListScope(field: "owner", claim: "sub"))
+        #expect(
+            try list.view(named: "all").parameters == [
+                ViewParameter(name: "size", field: "size", type: .integer, isRequired: true),
+                ViewParameter(name: "who", field: "title", type: .string, isRequired: false),
+            ]
+        )
+    }
+
     @Test func theDemoConfigIsValid() throws {
         var loader = ConfigFileLoader(file: "demo", baseDirectory: "/data")
         let configuration = try loader.parse(DemoConfig.yaml)
-        #expect(configuration.lists.map(\.definition.name) == ["transactions", "highscore", "expansions"])
+        #expect(configuration.lists.map(\.definition.name) == ["transactions", "mine", "highscore", "expansions"])
         #expect(configuration.composites.map(\.name) == ["home"])
-        #expect(configuration.order == ["transactions", "highscore", "expansions", "home"])
+        #expect(configuration.order == ["transactions", "mine", "highscore", "expansions", "home"])
+        let mine = try #require(configuration.lists.first { $0.definition.name == "mine" }).definition
+        #expect(mine.scope == ListScope(field: "player", claim: "sub") && mine.isWritable)
+        let transactions = try #require(configuration.lists.first).definition
+        let game = try transactions.view(named: "game")
+        #expect(game.parameters == [ViewParameter(name: "game", field: "game", type: .integer, isRequired: true)])
     }
 
     @Test(

@@ -27,6 +27,8 @@ import Testing
         for list in lists {
             let name = try #require(list["name"] as? String)
             let description = try await server.json("/lists/\(name)")
+            // A scoped list shows each caller their own items (ScopedListTests walk them).
+            guard description["scope"] is NSNull else { continue }
             let maximum = try #require((description["limit"] as? [String: Int])?["max"])
             for view in try #require(description["views"] as? [[String: Any]]) {
                 let sort = try #require(view["sort"] as? [[String: String]]).map {

@@ -219,7 +219,14 @@ import Testing
         )
         let source = StoreSource(kind: .table("counters"), fieldTypes: ["id": .integer, "label": .string])
         let provider = try fixture.store.provider(for: list, source: source)
-        let writer = try #require(try SQLListAssembly.writes(for: list, source: source, reader: provider.reader)).writer
+        let writer = try #require(
+            try SQLListAssembly.writes(
+                for: list,
+                source: source,
+                reader: provider.reader,
+                tableWriters: fixture.store.tableWriters
+            )
+        ).writer
         return (fixture, writer)
     }
 

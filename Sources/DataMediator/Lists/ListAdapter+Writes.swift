@@ -14,9 +14,17 @@ extension ListAdapter {
     /// - Throws: `readOnly`; `invalidItem` for a body of the wrong shape or data breaking
     ///   the field rules; `conflict` when the id exists; `idempotencyKeyReused` when the
     ///   key came with another body.
-    public func create(body: JSONValue, idempotencyKey: String? = nil) async throws -> WrittenItem {
+    public func create(
+        body: JSONValue,
+        idempotencyKey: String? = nil,
+        scope: WriteScope? = nil
+    ) async throws
+        -> WrittenItem
+    {
         let writer = try requireWriter()
-        let (id, fields) = try Self.fields(of: body, allowingID: true)
+        let (id, given) = try Self.fields(of: body, allowingID: true)
+        var fields = given
+        if let scope { fields = try scope.confine(given) }
         try definition.rules.check(fields)
         let key = idempotencyKey.map { IdempotencyKey(key: $0, fingerprint: Self.fingerprint(of: body)) }
         return try written(await writer.insert(id: id, fields: fields, idempotency: key))
@@ -30,29 +38,31 @@ extension ListAdapter {
     }
 
     /// Replaces (or creates) the item with `id` from a body `{"data": {...}}`.
-    public func replace(id: String, body: JSONValue) async throws -> WrittenItem {
+    public func replace(id: String, body: JSONValue, scope: WriteScope? = nil) async throws -> WrittenItem {
         let writer = try requireWriter()
-        let (_, fields) = try Self.fields(of: body, allowingID: false)
+        var (_, fields) = try Self.fields(of: body, allowingID: false)
+        if let scope { fields = try scope.confine(fields) }
         try definition.rules.check(fields)
-        return try written(await writer.replace(id: id, fields: fields))
+        return try written(await writer.replace(id: id, fields: fields, scope: scope))
     }
 
     /// Merge-patches (RFC 7396) the item with `id` from a body `{"data": {...}}`; the
     /// merged item must meet the field rules.
-    public func patch(id: String, body: JSONValue) async throws -> WrittenItem {
+    public func patch(id: String, body: JSONValue, scope: WriteScope? = nil) async throws -> WrittenItem {
         let writer = try requireWriter()
-        let (_, changes) = try Self.fields(of: body, allowingID: false)
+        var (_, changes) = try Self.fields(of: body, allowingID: false)
+        if let scope, changes[scope.field] != nil { changes = try scope.confine(changes) }
         let rules = definition.rules
         return try written(
-            await writer.patch(id: id, with: .object(changes)) { merged throws(DataMediatorError) in
+            await writer.patch(id: id, with: .object(changes), scope: scope) { merged throws(DataMediatorError) in
                 try rules.check(merged)
             }
         )
     }
 
     /// Deletes the item with `id`; returns the source's new version.
-    public func delete(id: String) async throws -> Int64 {
-        let version = try await requireWriter().delete(id: id)
+    public func delete(id: String, scope: WriteScope? = nil) async throws -> Int64 {
+        let version = try await requireWriter().delete(id: id, scope: scope)
         notifier.publish()
         return version
     }

@@ -154,8 +154,9 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     }
 
     /// Replaces the item with `id` (its revision goes up by one) or creates it.
-    public func replace(id: String, fields: [String: JSONValue]) async throws -> WriteResult {
+    public func replace(id: String, fields: [String: JSONValue], scope: WriteScope?) async throws -> WriteResult {
         try state.withLock { state in
+            if let scope, let old = state.items[id], !scope.contains(old) { throw unknown(id) }
             let revision = state.items[id].map { Self.revision(of: $0, field: revisionField) + 1 } ?? 1
             return try write(id: id, fields: fields, revision: revision, in: &state)
         }
@@ -165,14 +166,16 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     public func patch(
         id: String,
         with patch: JSONValue,
+        scope: WriteScope?,
         check: @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         try state.withLock { state in
-            guard let old = state.items[id] else { throw unknown(id) }
+            guard let old = state.items[id], scope?.contains(old) ?? true else { throw unknown(id) }
             var current = old.fields.filter { $0.value != .null }
             current[definition.idField] = nil
             current[revisionField] = nil
-            let merged = JSONValue.object(current).merging(patch).objectValue ?? [:]
+            var merged = JSONValue.object(current).merging(patch).objectValue ?? [:]
+            if let scope { merged[scope.field] = scope.value }
             try check(merged)
             return try write(
                 id: id,
@@ -184,9 +187,9 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     }
 
     /// Deletes the item with `id`.
-    public func delete(id: String) async throws -> Int64 {
+    public func delete(id: String, scope: WriteScope?) async throws -> Int64 {
         try state.withLock { state in
-            guard state.items[id] != nil else { throw unknown(id) }
+            guard let old = state.items[id], scope?.contains(old) ?? true else { throw unknown(id) }
             return try commit(id: id, item: nil, in: &state)
         }
     }

@@ -15,23 +15,50 @@ public protocol ItemWriter: Sendable {
     ///   `idempotencyKeyReused` when the key was used with another fingerprint.
     func insert(id: String?, fields: [String: JSONValue], idempotency: IdempotencyKey?) async throws -> WriteResult
 
-    /// Replaces the item with `id`, or creates it when there is none.
-    func replace(id: String, fields: [String: JSONValue]) async throws -> WriteResult
+    /// Replaces the item with `id`, or creates it when there is none. With a `scope`, an
+    /// item of another slice is refused as if it did not exist (`unknownItem`), in the
+    /// write's own transaction.
+    func replace(id: String, fields: [String: JSONValue], scope: WriteScope?) async throws -> WriteResult
 
     /// Applies a JSON merge patch to the fields of the item with `id`; `check` sees the
-    /// merged fields before anything is stored and may throw to refuse them.
+    /// merged fields before anything is stored and may throw to refuse them. With a
+    /// `scope`, an item of another slice does not exist, and the merged fields keep the
+    /// caller's value of the scope field.
     ///
     /// - Throws: `unknownItem` when there is no such item, and whatever `check` throws.
     func patch(
         id: String,
         with patch: JSONValue,
+        scope: WriteScope?,
         check: @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult
 
-    /// Deletes the item with `id` and returns the source's new version.
+    /// Deletes the item with `id` and returns the source's new version; with a `scope`,
+    /// only an item of that slice.
     ///
     /// - Throws: `unknownItem` when there is no such item.
-    func delete(id: String) async throws -> Int64
+    func delete(id: String, scope: WriteScope?) async throws -> Int64
+}
+
+extension ItemWriter {
+    /// ``replace(id:fields:scope:)`` with full access.
+    public func replace(id: String, fields: [String: JSONValue]) async throws -> WriteResult {
+        try await replace(id: id, fields: fields, scope: nil)
+    }
+
+    /// ``patch(id:with:scope:check:)`` with full access.
+    public func patch(
+        id: String,
+        with patch: JSONValue,
+        check: @Sendable ([String: JSONValue]) throws -> Void
+    ) async throws -> WriteResult {
+        try await self.patch(id: id, with: patch, scope: nil, check: check)
+    }
+
+    /// ``delete(id:scope:)`` with full access.
+    public func delete(id: String) async throws -> Int64 {
+        try await delete(id: id, scope: nil)
+    }
 }
 
 /// What a write stored.

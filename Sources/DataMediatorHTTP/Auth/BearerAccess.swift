@@ -18,6 +18,21 @@ public struct BearerAccess: Sendable {
     /// Whether any token is configured.
     public var isEnabled: Bool { !digests.isEmpty }
 
+    /// Whether the request holds one of the tokens (without saying why not).
+    func accepts(_ request: Request) -> Bool {
+        guard isEnabled, let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            return false
+        }
+        let presented = Array(SHA256.hash(data: Array(header.dropFirst(7).utf8)))
+        var matched = false
+        for digest in digests {
+            var difference: UInt8 = 0
+            for (left, right) in zip(digest, presented) { difference |= left ^ right }
+            matched = matched || difference == 0
+        }
+        return matched
+    }
+
     /// Checks a request's credentials.
     ///
     /// - Throws: `forbidden` (403) when no token is configured; `unauthorized` (401, with
@@ -33,14 +48,7 @@ public struct BearerAccess: Sendable {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             throw Problem(.unauthorized, detail: "\(action) need 'Authorization: Bearer <token>'.", headers: challenge)
         }
-        let presented = Array(SHA256.hash(data: Array(header.dropFirst(7).utf8)))
-        var matched = false
-        for digest in digests {
-            var difference: UInt8 = 0
-            for (left, right) in zip(digest, presented) { difference |= left ^ right }
-            matched = matched || difference == 0
-        }
-        guard matched else {
+        guard accepts(request) else {
             throw Problem(
                 .unauthorized,
                 detail: "The bearer token is not valid.",

@@ -14,28 +14,29 @@ import NIOCore
 struct WriteRoutes: Sendable {
     let registry: ListRegistry
     let access: BearerAccess
+    let scope: ScopeAccess
     let maximumBodySize: Int
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.post("/lists/:list/items") { request, context in
-            let (adapter, body) = try await prepare(request, context, readsBody: true)
+            let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
             let key = try Self.idempotencyKey(request)
-            let written = try await adapter.create(body: body, idempotencyKey: key)
+            let written = try await adapter.create(body: body, idempotencyKey: key, scope: scope)
             return answer(written, adapter: adapter, request: request, status: .created)
         }
         router.put("/lists/:list/items/**") { request, context in
-            let (adapter, body) = try await prepare(request, context, readsBody: true)
-            let written = try await adapter.replace(id: try ListQuery.itemID(context), body: body)
+            let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
+            let written = try await adapter.replace(id: try ListQuery.itemID(context), body: body, scope: scope)
             return answer(written, adapter: adapter, request: request, status: written.created ? .created : .ok)
         }
         router.patch("/lists/:list/items/**") { request, context in
-            let (adapter, body) = try await prepare(request, context, readsBody: true)
-            let written = try await adapter.patch(id: try ListQuery.itemID(context), body: body)
+            let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
+            let written = try await adapter.patch(id: try ListQuery.itemID(context), body: body, scope: scope)
             return answer(written, adapter: adapter, request: request, status: .ok)
         }
         router.delete("/lists/:list/items/**") { request, context in
-            let (adapter, _) = try await prepare(request, context, readsBody: false)
-            _ = try await adapter.delete(id: try ListQuery.itemID(context))
+            let (adapter, _, scope) = try await prepare(request, context, readsBody: false)
+            _ = try await adapter.delete(id: try ListQuery.itemID(context), scope: scope)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         // Methods that never write on these routes.
@@ -66,12 +67,13 @@ struct WriteRoutes: Sendable {
         }
     }
 
-    /// The list's adapter and the request's JSON body, after every check before the store.
+    /// The list's adapter, the request's JSON body and the slice the caller may write (nil:
+    /// every item), after every check before the store.
     private func prepare<Context: RequestContext>(
         _ request: Request,
         _ context: Context,
         readsBody: Bool
-    ) async throws -> (ListAdapter, JSONValue) {
+    ) async throws -> (ListAdapter, JSONValue, WriteScope?) {
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         guard adapter.isWritable else {
             throw DataMediatorError(
@@ -79,8 +81,8 @@ struct WriteRoutes: Sendable {
                 "List '\(adapter.definition.name)' is read-only; it answers GET, HEAD and OPTIONS."
             )
         }
-        try access.authorize(request)
-        guard readsBody else { return (adapter, .null) }
+        let scope = try await writeScope(adapter, request)
+        guard readsBody else { return (adapter, .null, scope) }
         guard let type = request.headers[.contentType], Self.isJSON(type) else {
             throw Problem(
                 .unsupportedMediaType,
@@ -106,7 +108,23 @@ struct WriteRoutes: Sendable {
         guard let body = try? JSONValue.parse(Array(buffer.readableBytesView)) else {
             throw Problem(.badRequest, detail: "The body is not valid JSON.")
         }
-        return (adapter, body)
+        return (adapter, body, scope)
+    }
+
+    /// Who writes: a configured write token writes every item (nil); on a scoped list, a
+    /// verified JWT writes its holder's slice. A JWT never writes to a list without a scope.
+    ///
+    /// - Throws: as ``BearerAccess/authorize(_:)`` when the request holds no write token and
+    ///   the list is not scoped; `unauthorized` for a scoped list's token that is not valid
+    ///   or lacks the claim.
+    private func writeScope(_ adapter: ListAdapter, _ request: Request) async throws -> WriteScope? {
+        let definition = adapter.definition
+        guard let listScope = definition.scope, !access.accepts(request) else {
+            try access.authorize(request)
+            return nil
+        }
+        let claims = try await scope.claims(for: adapter, request)
+        return WriteScope(field: listScope.field, value: try definition.scopeValue(claims))
     }
 
     private func answer(

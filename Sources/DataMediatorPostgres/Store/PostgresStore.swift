@@ -28,6 +28,8 @@ public final class PostgresStore: Sendable {
     /// The threads of the connections, which also time requests out.
     let eventLoops: any EventLoopGroup
     let logger: Logger
+    /// The writable lists over each of the store's tables.
+    public let tableWriters = TableWriters()
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
@@ -198,7 +200,7 @@ public final class PostgresStore: Sendable {
     /// writer and change log.
     ///
     /// - Throws: `StoreError` as ``provider(for:source:)`` and
-    ///   ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:)`` do.
+    ///   ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:tableWriters:)`` do.
     public func adapter(
         for list: ListDefinition,
         source: StoreSource,
@@ -210,6 +212,7 @@ public final class PostgresStore: Sendable {
             for: list,
             source: source,
             provider: provider,
+            tableWriters: tableWriters,
             signer: signer,
             notifier: notifier
         )

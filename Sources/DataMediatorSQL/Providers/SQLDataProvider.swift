@@ -36,7 +36,8 @@ public enum SQLListAssembly {
     public static func writes(
         for list: ListDefinition,
         source: StoreSource,
-        reader: SQLListReader
+        reader: SQLListReader,
+        tableWriters: TableWriters
     ) throws -> (writer: SQLItemWriter, changeLog: SQLChangeLog)? {
         guard let (table, revision) = try source.writeTarget(of: list) else { return nil }
         let changeLog = SQLChangeLog(
@@ -51,7 +52,8 @@ public enum SQLListAssembly {
             fieldTypes: source.fieldTypes,
             idIsInteger: reader.idIsInteger,
             reader: reader,
-            changeLog: changeLog
+            changeLog: changeLog,
+            tableWriters: tableWriters
         )
         return (writer, changeLog)
     }
@@ -60,15 +62,16 @@ public enum SQLListAssembly {
     /// writer and change log; a list that is not writable reloads when the tables it reads
     /// change.
     ///
-    /// - Throws: `StoreError` as ``writes(for:source:reader:)`` does.
+    /// - Throws: `StoreError` as ``writes(for:source:reader:tableWriters:)`` does.
     public static func adapter(
         for list: ListDefinition,
         source: StoreSource,
         provider: some SQLDataProvider,
+        tableWriters: TableWriters,
         signer: CursorSigner,
         notifier: ChangeNotifier
     ) throws -> ListAdapter {
-        let writes = try writes(for: list, source: source, reader: provider.reader)
+        let writes = try writes(for: list, source: source, reader: provider.reader, tableWriters: tableWriters)
         return ListAdapter(
             definition: list,
             provider: provider,

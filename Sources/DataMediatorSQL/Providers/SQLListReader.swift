@@ -240,6 +240,13 @@ public struct SQLListReader: Sendable {
 
     // MARK: - Rows
 
+    /// The row whose id column holds `key` (as stored), read as this list reads items; nil
+    /// when there is none or it is outside the list's source.
+    public func item(withKey key: JSONValue, _ session: any SQLSession) async throws -> Item? {
+        let sql = "SELECT \(selectList) FROM \(from) WHERE \(SQL.quote(idField)) = ? LIMIT 1"
+        return try await fetch(sql, [key], session).first
+    }
+
     func fetch(_ sql: String, _ arguments: [JSONValue], _ session: any SQLSession) async throws -> [Item] {
         try await session.items(sql, arguments, layout: layout, types: columnTypes)
     }

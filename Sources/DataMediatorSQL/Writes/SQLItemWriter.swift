@@ -21,10 +21,9 @@ public struct SQLItemWriter: ItemWriter {
     let statements: RowStatements
     /// Deletes expired idempotency keys at most once a minute.
     let purge = Throttle(every: .seconds(60))
-    /// Reads the views around a written item.
-    let reader: SQLListReader
-    let recorder: ChangeRecorder
-    let changeLog: SQLChangeLog
+    /// Every writable list over the table (this one among them), whose change logs each
+    /// write records in.
+    let tableWriters: TableWriters
 
     /// The writer of `list` into `table` of the reader's store; `reader` reads the list's
     /// views (to place what a write changed) and `changeLog` records it.
@@ -35,7 +34,8 @@ public struct SQLItemWriter: ItemWriter {
         fieldTypes: [String: FieldType],
         idIsInteger: Bool,
         reader: SQLListReader,
-        changeLog: SQLChangeLog
+        changeLog: SQLChangeLog,
+        tableWriters: TableWriters
     ) {
         self.transactions = reader.transactions
         self.list = list.name
@@ -56,9 +56,15 @@ public struct SQLItemWriter: ItemWriter {
             fields: fields,
             read: read
         )
-        self.reader = reader
-        self.recorder = ChangeRecorder(views: list.views, idField: list.idField, scopeField: list.scope?.field)
-        self.changeLog = changeLog
+        self.tableWriters = tableWriters
+        tableWriters.add(
+            TableWriters.Observer(
+                reader: reader,
+                recorder: ChangeRecorder(views: list.views, idField: list.idField, scopeField: list.scope?.field),
+                changeLog: changeLog
+            ),
+            for: table
+        )
     }
 
     /// Inserts a row; an integer id is chosen by the store (one more than the largest), a
@@ -84,11 +90,14 @@ public struct SQLItemWriter: ItemWriter {
     }
 
     /// Replaces the row with `id` (its revision goes up by one) or inserts it.
-    public func replace(id: String, fields values: [String: JSONValue]) async throws -> WriteResult {
+    public func replace(id: String, fields values: [String: JSONValue], scope: WriteScope?) async throws -> WriteResult
+    {
         let key = try storedID(id)
         return try await transactions.write { session in
             try await StoreVersion.lock(session)
-            guard let old = try await current(key, session) else {
+            let old = try await current(key, session)
+            if let scope, let old, !scope.contains(old) { throw unknown(id) }
+            guard let old else {
                 return try await record(old: nil, session) { try await insertRow(key: key, values: values, session) }
             }
             return try await record(old: old, session) { try await updateRow(key: key, values: values, session) }
@@ -99,6 +108,7 @@ public struct SQLItemWriter: ItemWriter {
     public func patch(
         id: String,
         with patch: JSONValue,
+        scope: WriteScope?,
         check: @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
@@ -106,10 +116,13 @@ public struct SQLItemWriter: ItemWriter {
         return try await withoutActuallyEscaping(check) { check in
             try await transactions.write { session in
                 try await StoreVersion.lock(session)
-                guard let old = try await current(key, session) else { throw unknown(id) }
+                guard let old = try await current(key, session), scope?.contains(old) ?? true else {
+                    throw unknown(id)
+                }
                 var stored: [String: JSONValue] = [:]
                 for field in fields where old[field] != .null { stored[field] = old[field] }
-                let merged = JSONValue.object(stored).merging(patch).objectValue ?? [:]
+                var merged = JSONValue.object(stored).merging(patch).objectValue ?? [:]
+                if let scope { merged[scope.field] = scope.value }
                 try check(merged)
                 return try await record(old: old, session) { try await updateRow(key: key, values: merged, session) }
             }
@@ -117,59 +130,86 @@ public struct SQLItemWriter: ItemWriter {
     }
 
     /// Deletes the row with `id`.
-    public func delete(id: String) async throws -> Int64 {
+    public func delete(id: String, scope: WriteScope?) async throws -> Int64 {
         let key = try storedID(id, missing: true)
         return try await transactions.write { session in
             try await StoreVersion.lock(session)
-            guard let old = try await current(key, session) else { throw unknown(id) }
-            let before = try await placements(of: old, withSectionAfter: false, session)
-            try await session.execute(statements.deleteByID, [key])
-            let version = try await StoreVersion.bump(for: table, session)
-            try await changeLog.append(
-                version: version,
-                id: id,
-                item: nil,
-                changes: recorder.changes(old: before, new: [:]),
-                session
-            )
-            return version
+            guard let old = try await current(key, session), scope?.contains(old) ?? true else { throw unknown(id) }
+            return try await record(key: key, id: id, existed: true, session) {
+                try await session.execute(statements.deleteByID, [key])
+                return nil
+            }.version
         }
     }
 
     // MARK: - Changes
 
-    /// Runs a write of one row and logs what it did to each view: the row's placements
-    /// before and after, compared, at the version the write produced.
+    /// Runs a write of one row and logs what it did to each view of every list over the
+    /// table: the row's placements in each list before and after, compared, at the version
+    /// the write produced.
     private func record(
         old: Item?,
         _ session: any SQLSession,
         write: () async throws -> Item
     ) async throws -> WriteResult {
-        let before = try await placements(of: old, withSectionAfter: false, session)
+        var written: Item?
+        let key = old.map { $0[idField] }
+        let version = try await record(key: key, id: nil, existed: old != nil, session) {
+            let item = try await write()
+            written = item
+            return item
+        }.version
+        guard let written else { throw DataMediatorError(.unavailable, "The write stored no row.") }
+        return WriteResult(item: written, version: version, created: old == nil)
+    }
+
+    /// Runs `write` (which answers the row written, or nil for a delete) between reading the
+    /// row's placements in every list over the table and logging what changed in each.
+    private func record(
+        key: JSONValue?,
+        id: String?,
+        existed: Bool,
+        _ session: any SQLSession,
+        write: () async throws -> Item?
+    ) async throws -> (version: Int64, item: Item?) {
+        let observers = tableWriters.observers(of: table)
+        var before: [[String: Placement]] = []
+        for observer in observers {
+            var old: Item?
+            if existed, let key { old = try await observer.reader.item(withKey: key, session) }
+            before.append(try await placements(of: old, in: observer, withSectionAfter: false, session))
+        }
         let item = try await write()
         let version = try await StoreVersion.bump(for: table, session)
-        let after = try await placements(of: item, withSectionAfter: true, session)
-        try await changeLog.append(
-            version: version,
-            id: item[idField].idString,
-            item: item,
-            changes: recorder.changes(old: before, new: after),
-            session
-        )
-        return WriteResult(item: item, version: version, created: old == nil)
+        let newKey = item?[idField] ?? key
+        for (index, observer) in observers.enumerated() {
+            var new: Item?
+            if item != nil, let newKey { new = try await observer.reader.item(withKey: newKey, session) }
+            let after = try await placements(of: new, in: observer, withSectionAfter: true, session)
+            try await observer.changeLog.append(
+                version: version,
+                id: id ?? item?[idField].idString ?? "",
+                item: new,
+                changes: observer.recorder.changes(old: before[index], new: after),
+                session
+            )
+        }
+        return (version, item)
     }
 
     private func placements(
         of item: Item?,
+        in observer: TableWriters.Observer,
         withSectionAfter: Bool,
         _ session: any SQLSession
     ) async throws -> [String: Placement] {
-        try await recorder.placements(
+        try await observer.recorder.placements(
             of: item,
             withSectionAfter: withSectionAfter,
-            before: { view, position, limit in try await reader.items(before: position, in: view, limit: limit, session)
+            before: { view, position, limit in
+                try await observer.reader.items(before: position, in: view, limit: limit, session)
             },
-            beforeSection: { view, key in try await reader.lastItem(beforeSection: key, in: view, session) }
+            beforeSection: { view, key in try await observer.reader.lastItem(beforeSection: key, in: view, session) }
         )
     }
 

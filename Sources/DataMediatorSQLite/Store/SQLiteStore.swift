@@ -13,6 +13,8 @@ public final class SQLiteStore: Sendable {
     public let database: DatabasePool
     /// The store's transactions, in which the rules both SQL stores share run.
     public let transactions: any SQLTransactions
+    /// The writable lists over each of the store's tables.
+    public let tableWriters = TableWriters()
     /// The connections pages are read on without a thread switch: one per thread of the
     /// cooperative pool, which is as many as can read at once without waiting.
     let pageReaders: SQLitePageReaders
@@ -138,7 +140,7 @@ public final class SQLiteStore: Sendable {
     /// writer and change log.
     ///
     /// - Throws: `StoreError` as ``provider(for:source:)`` and
-    ///   ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:)`` do.
+    ///   ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:tableWriters:)`` do.
     public func adapter(
         for list: ListDefinition,
         source: StoreSource,
@@ -150,6 +152,7 @@ public final class SQLiteStore: Sendable {
             for: list,
             source: source,
             provider: provider,
+            tableWriters: tableWriters,
             signer: signer,
             notifier: notifier
         )

@@ -53,9 +53,11 @@ struct ServeCommand: AsyncParsableCommand {
         // SQLite's lists are checked before anything listens; PostgreSQL's once its
         // clients run (as services of the group below).
         var checked: ListRegistry?
-        let verifier: ClaimsVerifier?
+        var verifier: ClaimsVerifier?
         do {
-            verifier = try await ClaimsConfiguration.load(from: environment).map { try await ClaimsVerifier($0) }
+            if let claims = try ClaimsConfiguration.load(from: environment) {
+                verifier = try await ClaimsVerifier(claims)
+            }
         } catch {
             printError("data-mediator: \(error)")
             throw ExitCode.failure
@@ -72,6 +74,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        let claims = verifier.map(Self.claims(of:))
+        let scopedKeys = verifier != nil
         let serving = ServingService { [checked] in
             let registry: ListRegistry
             if let checked {
@@ -83,7 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.notice("writes are refused (403): DATA_MEDIATOR_WRITE_TOKENS is not set")
             }
             let scoped = registry.adapters.filter { $0.definition.scope != nil }.map(\.definition.name)
-            if verifier == nil, !scoped.isEmpty {
+            if !scopedKeys, !scoped.isEmpty {
                 logger.warning(
                     "scoped lists answer 401 to everyone: neither DATA_MEDIATOR_JWT_SECRET nor DATA_MEDIATOR_JWKS_FILE is set",
                     metadata: ["lists": "\(scoped.joined(separator: ","))"]
@@ -105,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
                     corsOrigins: settings.corsOrigins,
                     limits: settings.limits,
                     storeVersion: wiring.storeVersion,
-                    claims: verifier.map { verifier in { try await verifier.claims(fromAuthorization: $0) } }
+                    claims: claims
                 ),
                 readiness: wiring.readiness,
                 eventLoops: .shared(eventLoops),
@@ -180,5 +184,12 @@ extension ServiceGroupConfiguration {
         var configuration = self
         configuration.maximumGracefulShutdownDuration = duration
         return configuration
+    }
+}
+
+extension ServeCommand {
+    /// The claims of a request's `Authorization` header, as the routes of scoped lists ask.
+    static func claims(of verifier: ClaimsVerifier) -> @Sendable (String?) async throws -> [String: JSONValue] {
+        { authorization in try await verifier.claims(fromAuthorization: authorization) }
     }
 }

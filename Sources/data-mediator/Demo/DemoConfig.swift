@@ -48,6 +48,29 @@ enum DemoConfig {
                 section: {field: created_at, by: day}
                 cell: transaction
                 params: {game: {field: game, required: true}}
+          mine:
+            title: My transactions
+            table: transactions
+            id: id
+            revision: rev
+            writable: true
+            scope: {field: player, claim: sub}
+            required: [player, points, reason, created_at]
+            fields:
+              id: integer
+              player: string
+              points: integer
+              reason: string
+              created_at: string
+              game: integer
+            limit: {default: 20, max: 100}
+            views:
+              chronological:
+                default: true
+                sort: [-created_at, -id]
+                section: {field: created_at, by: day}
+                cell: transaction
+                params: {game: game}
           highscore:
             title: High scores
             query: >-

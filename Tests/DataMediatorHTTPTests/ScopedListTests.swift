@@ -1,0 +1,237 @@
+import DataMediator
+import DataMediatorHTTP
+import DataMediatorSQL
+import DataMediatorSQLite
+import DataMediatorTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A list scoped to each caller by a JWT claim, over the same table as a global list: each
+/// caller reads and writes their own slice only, and every list over the table logs every
+/// write.
+@Suite struct ScopedListTests {
+    static let writeToken = "operator-token-1"
+
+    /// Two writable lists over one `notes` table of a new SQLite store: `notes` (global) and
+    /// `mine` (scoped by `owner` to the claim `sub`, with an optional parameter `tag`).
+    final class Fixture: Sendable {
+        let directory: URL
+        let registry: ListRegistry
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-scoped-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let store = try SQLiteStore(path: directory.appendingPathComponent("notes.sqlite").path)
+            let types: [String: FieldType] = ["title": .string, "owner": .string, "tag": .string]
+            let source = StoreSource(
+                kind: .table("notes"),
+                fieldTypes: types.merging(["id": .string, "rev": .integer]) { $1 }
+            )
+            func list(_ name: String, scope: ListScope?) -> ListDefinition {
+                ListDefinition(
+                    name: name,
+                    title: name,
+                    idField: "id",
+                    revisionField: "rev",
+                    views: [
+                        View(
+                            name: "all",
+                            sort: [SortKey("title")],
+                            idField: "id",
+                            cellType: .fixed("note"),
+                            fields: ["title", "owner", "tag"],
+                            parameters: [ViewParameter(name: "tag", field: "tag", type: .string, isRequired: false)]
+                        )
+                    ],
+                    isWritable: true,
+                    rules: FieldRules(types: types, required: ["title"]),
+                    scope: scope
+                )
+            }
+            let signer = CursorSigner(secret: SampleList.secret)
+            let notifier = ChangeNotifier()
+            registry = ListRegistry([
+                try store.adapter(for: list("notes", scope: nil), source: source, signer: signer, notifier: notifier),
+                try store.adapter(
+                    for: list("mine", scope: ListScope(field: "owner", claim: "sub")),
+                    source: source,
+                    signer: signer,
+                    notifier: notifier
+                ),
+            ])
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        static func claims(of verifier: ClaimsVerifier) -> @Sendable (String?) async throws -> [String: JSONValue] {
+            { authorization in try await verifier.claims(fromAuthorization: authorization) }
+        }
+
+        func run(
+            verifies: Bool = true,
+            _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+        ) async throws {
+            let verifier = try await ClaimsVerifier(ClaimsConfiguration(secret: ClaimsTestKeys.secret, keySetFile: nil))
+            let router = buildRouter(
+                registry: registry,
+                configuration: HTTPServerConfiguration(
+                    writeTokens: [ScopedListTests.writeToken],
+                    claims: verifies ? Self.claims(of: verifier) : nil
+                )
+            )
+            try await Application(router: router).test(.router) { client in try await test(client) }
+        }
+    }
+
+    /// The `Authorization` and `Content-Type` of a request by the holder of `sub`'s token.
+    static func headers(_ sub: String, claims: [String: JSONValue] = [:]) async throws -> HTTPFields {
+        var all = claims
+        all["sub"] = .string(sub)
+        all["exp"] = .integer(Int64(Date().timeIntervalSince1970) + 600)
+        let token = try await ClaimsTestKeys.hs256(all)
+        return [.authorization: "Bearer \(token)", .contentType: "application/json"]
+    }
+
+    static func ids(_ response: TestResponse) throws -> [String] {
+        let page = try Page.decode(Array(response.body.readableBytesView))
+        return page.sections.filter { $0.kind == .items }.flatMap(\.items).map(\.id)
+    }
+
+    @Test func eachCallerReadsAndWritesTheirOwnSliceOnly() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let ana = try await Self.headers("ana")
+            let bo = try await Self.headers("bo")
+            for (headers, title) in [(ana, "a1"), (ana, "a2"), (bo, "b1")] {
+                let created = try await client.execute(
+                    uri: "/lists/mine/items",
+                    method: .post,
+                    headers: headers,
+                    body: ByteBuffer(string: #"{"id": "\#(title)", "data": {"title": "\#(title)", "tag": "x"}}"#)
+                )
+                #expect(created.status == .created)
+                let data = try HTTPTestSupport.json(created)["data"] as? [String: Any]
+                // The scope field is the caller's claim, not the body's.
+                #expect(data?["owner"] as? String == (title.hasPrefix("a") ? "ana" : "bo"))
+            }
+            let anaPage = try await client.execute(uri: "/lists/mine/items", method: .get, headers: ana)
+            #expect(try Self.ids(anaPage) == ["a1", "a2"])
+            let boPage = try await client.execute(uri: "/lists/mine/items", method: .get, headers: bo)
+            #expect(try Self.ids(boPage) == ["b1"])
+            // Another caller's item does not exist for them: read, replace, patch, delete.
+            let read = try await client.execute(uri: "/lists/mine/items/a1", method: .get, headers: bo)
+            #expect(read.status == .notFound)
+            for method in [HTTPRequest.Method.put, .patch, .delete] {
+                let answer = try await client.execute(
+                    uri: "/lists/mine/items/a1",
+                    method: method,
+                    headers: bo,
+                    body: ByteBuffer(string: #"{"data": {"title": "taken"}}"#)
+                )
+                #expect(answer.status == .notFound, "\(method)")
+            }
+            // A body that names another owner is forbidden.
+            let forged = try await client.execute(
+                uri: "/lists/mine/items",
+                method: .post,
+                headers: bo,
+                body: ByteBuffer(string: #"{"data": {"title": "b2", "owner": "ana"}}"#)
+            )
+            #expect(forged.status == .forbidden)
+            // Sections count the caller's items; the global list sees everyone's.
+            let sections = try HTTPTestSupport.json(
+                try await client.execute(uri: "/lists/mine/sections", method: .get, headers: bo)
+            )
+            #expect(sections["total"] as? Int == 1)
+            let all = try await client.execute(uri: "/lists/notes/items", method: .get)
+            #expect(try Self.ids(all) == ["a1", "a2", "b1"])
+            // Each caller's changes hold their own writes; the global list's hold all of them.
+            let boChanges = try HTTPTestSupport.json(
+                try await client.execute(uri: "/lists/mine/changes?since=0", method: .get, headers: bo)
+            )
+            let boIDs = (boChanges["changes"] as? [[String: Any]] ?? []).compactMap {
+                ($0["item"] as? [String: Any])?["id"] as? String
+            }
+            #expect(boIDs == ["b1"])
+            let allChanges = try HTTPTestSupport.json(
+                try await client.execute(uri: "/lists/notes/changes?since=0", method: .get)
+            )
+            #expect((allChanges["changes"] as? [[String: Any]])?.count == 3)
+        }
+    }
+
+    @Test func aCursorOfOneCallersSliceIsRefusedForAnother() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let ana = try await Self.headers("ana")
+            for title in ["a1", "a2"] {
+                _ = try await client.execute(
+                    uri: "/lists/mine/items",
+                    method: .post,
+                    headers: ana,
+                    body: ByteBuffer(string: #"{"data": {"title": "\#(title)"}}"#)
+                )
+            }
+            let first = try await client.execute(uri: "/lists/mine/items?limit=1", method: .get, headers: ana)
+            let next = try #require(try Page.decode(Array(first.body.readableBytesView)).next)
+            let own = try await client.execute(
+                uri: "/lists/mine/items?limit=1&cursor=\(next)",
+                method: .get,
+                headers: ana
+            )
+            #expect(own.status == .ok)
+            let bo = try await Self.headers("bo")
+            let other = try await client.execute(
+                uri: "/lists/mine/items?limit=1&cursor=\(next)",
+                method: .get,
+                headers: bo
+            )
+            #expect(other.status == .badRequest)
+            #expect(try HTTPTestSupport.json(other)["type"] as? String == "/problems/cursor-mismatch")
+        }
+    }
+
+    @Test func withoutAValidTokenAScopedListAnswers401AndAJWTNeverWritesAGlobalList() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            for headers: HTTPFields in [[:], [.authorization: "Bearer \(Self.writeToken)"]] {
+                let answer = try await client.execute(uri: "/lists/mine/items", method: .get, headers: headers)
+                #expect(answer.status == .unauthorized)
+                #expect(answer.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+            }
+            let noClaim = try await client.execute(
+                uri: "/lists/mine/items",
+                method: .get,
+                headers: [.authorization: "Bearer \(try await ClaimsTestKeys.hs256(["name": .string("ana")]))"]
+            )
+            #expect(noClaim.status == .unauthorized)
+            #expect((try HTTPTestSupport.json(noClaim)["detail"] as? String)?.contains("'sub'") == true)
+            let jwtWrite = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: try await Self.headers("ana"),
+                body: ByteBuffer(string: #"{"data": {"title": "n"}}"#)
+            )
+            #expect(jwtWrite.status == .unauthorized)
+            // The operator's write token writes any slice, and the owner it names.
+            let operatorWrite = try await client.execute(
+                uri: "/lists/mine/items",
+                method: .post,
+                headers: [.authorization: "Bearer \(Self.writeToken)", .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"data": {"title": "o", "owner": "bo"}}"#)
+            )
+            #expect(operatorWrite.status == .created)
+        }
+        try await fixture.run(verifies: false) { client in
+            let answer = try await client.execute(
+                uri: "/lists/mine/items",
+                method: .get,
+                headers: try await Self.headers("ana")
+            )
+            #expect(answer.status == .unauthorized)
+        }
+    }
+}

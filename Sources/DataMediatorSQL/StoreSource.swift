@@ -55,15 +55,18 @@ public struct StoreSource: Sendable, Hashable {
         return (table, revision)
     }
 
-    /// Every column a list reads: id, revision, and each view's sort, section, filter,
-    /// cell type and exposed fields, each once, in that order.
+    /// Every column a list reads: id, revision, the scope's field, and each view's sort,
+    /// section, filter, parameters, cell type and exposed fields, each once, in that order
+    /// (a write places an item in the slices its values select).
     public static func columns(of list: ListDefinition) -> [String] {
         var columns = [list.idField]
         if let revision = list.revisionField { columns.append(revision) }
+        if let scope = list.scope { columns.append(scope.field) }
         for view in list.views {
             columns += view.sort.map(\.field)
             if let section = view.section { columns.append(section.field) }
             columns += view.filter.map(\.field)
+            columns += view.parameters.map(\.field)
             if case .field(let field, _, _) = view.cellType { columns.append(field) }
             columns += view.fields
         }

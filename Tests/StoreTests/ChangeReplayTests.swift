@@ -172,11 +172,16 @@ struct WriteMix {
         }
     }
 
-    static func replica(of adapter: ListAdapter, view: String, limit: Int) async throws -> ListReplica {
+    static func replica(
+        of adapter: ListAdapter,
+        view: String,
+        limit: Int,
+        slice: SliceRequest = .whole
+    ) async throws -> ListReplica {
         var replica = ListReplica()
         var cursor: String?
         repeat {
-            let page = try await adapter.page(view: view, limit: String(limit), cursor: cursor)
+            let page = try await adapter.page(view: view, limit: String(limit), cursor: cursor, slice: slice)
             replica.add(page)
             cursor = page.next
         } while cursor != nil
@@ -245,6 +250,40 @@ struct WriteMix {
             try #require(replica.outline == fresh.outline, "after write \(step + 1)")
         }
         #expect(replica.unknownNeighbours == 0)
+    }
+
+    @Test(
+        "each slice's snapshot plus its changes equals a fresh walk of it, while writes move items between slices",
+        arguments: WritableKind.allCases
+    )
+    func changesOfASliceReachItsFreshWalk(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        defer { withExtendedLifetime(subject) {} }
+        let adapter = subject.adapter
+        var mix = WriteMix(seed: 11)
+        for _ in 0..<60 { try await mix.step(adapter) }
+        let slices = SampleList.kinds.map { SliceRequest(parameters: ["kind": [$0]]) }
+        var replicas: [ListReplica] = []
+        for slice in slices {
+            replicas.append(try await Self.replica(of: adapter, view: "by_day", limit: 50, slice: slice))
+        }
+        var since = try await adapter.currentVersion()
+        var moves = 0
+        for step in 0..<240 {
+            try await mix.step(adapter)
+            for (index, slice) in slices.enumerated() {
+                let changes = try await adapter.changes(view: "by_day", since: String(since), limit: nil, slice: slice)
+                for entry in changes.entries {
+                    replicas[index].apply(entry)
+                    if entry.operation == .delete || entry.operation == .insert { moves += 1 }
+                }
+                let fresh = try await Self.replica(of: adapter, view: "by_day", limit: 50, slice: slice)
+                try #require(replicas[index].outline == fresh.outline, "slice \(index) after write \(step + 1)")
+            }
+            since = try await adapter.currentVersion()
+        }
+        #expect(moves > 100, "only \(moves) inserts and deletes reached the slices")
+        #expect(replicas.allSatisfy { $0.unknownNeighbours == 0 })
     }
 
     @Test("changes name each op with its version, section and neighbour", arguments: WritableKind.allCases)

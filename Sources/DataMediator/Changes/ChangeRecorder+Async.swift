@@ -19,12 +19,12 @@ extension ChangeRecorder {
                     of: item,
                     withSectionAfter: withSectionAfter,
                     before: { view, position, limit in
-                        let key = ReadsSoFar.Before(view: view.name, position: position, limit: limit)
+                        let key = ReadsSoFar.Before(view: view.binding, position: position, limit: limit)
                         guard let items = read.before[key] else { throw NotReadYet.before(view, position, limit) }
                         return items
                     },
                     beforeSection: { view, key in
-                        let read = read.beforeSection[ReadsSoFar.BeforeSection(view: view.name, key: key)]
+                        let read = read.beforeSection[ReadsSoFar.BeforeSection(view: view.binding, key: key)]
                         guard let item = read else { throw NotReadYet.beforeSection(view, key) }
                         return item
                     }
@@ -32,10 +32,10 @@ extension ChangeRecorder {
             } catch let missing as NotReadYet {
                 switch missing {
                 case .before(let view, let position, let limit):
-                    let key = ReadsSoFar.Before(view: view.name, position: position, limit: limit)
+                    let key = ReadsSoFar.Before(view: view.binding, position: position, limit: limit)
                     read.before[key] = try await before(view, position, limit)
                 case .beforeSection(let view, let key):
-                    read.beforeSection[ReadsSoFar.BeforeSection(view: view.name, key: key)] = .some(
+                    read.beforeSection[ReadsSoFar.BeforeSection(view: view.binding, key: key)] = .some(
                         try await beforeSection(view, key)
                     )
                 }

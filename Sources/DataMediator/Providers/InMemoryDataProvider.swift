@@ -171,11 +171,10 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     ) async throws -> WriteResult {
         try state.withLock { state in
             guard let old = state.items[id], scope?.contains(old) ?? true else { throw unknown(id) }
-            var current = old.fields.filter { $0.value != .null }
-            current[definition.idField] = nil
-            current[revisionField] = nil
-            var merged = JSONValue.object(current).merging(patch).objectValue ?? [:]
-            if let scope { merged[scope.field] = scope.value }
+            var stored = old.fields
+            stored[definition.idField] = nil
+            stored[revisionField] = nil
+            let merged = WriteScope.merge(stored, with: patch, in: scope)
             try check(merged)
             return try write(
                 id: id,

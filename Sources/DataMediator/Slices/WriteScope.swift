@@ -33,4 +33,17 @@ public struct WriteScope: Sendable, Hashable {
         confined[field] = value
         return confined
     }
+
+    /// The fields of a merge patch's result: `stored` (the item's writable fields) merged
+    /// with `patch` (RFC 7396), the scope field kept at the caller's value when there is a
+    /// scope.
+    public static func merge(
+        _ stored: [String: JSONValue],
+        with patch: JSONValue,
+        in scope: WriteScope?
+    ) -> [String: JSONValue] {
+        var merged = JSONValue.object(stored.filter { $0.value != .null }).merging(patch).objectValue ?? [:]
+        if let scope { merged[scope.field] = scope.value }
+        return merged
+    }
 }

@@ -119,10 +119,8 @@ public struct SQLItemWriter: ItemWriter {
                 guard let old = try await current(key, session), scope?.contains(old) ?? true else {
                     throw unknown(id)
                 }
-                var stored: [String: JSONValue] = [:]
-                for field in fields where old[field] != .null { stored[field] = old[field] }
-                var merged = JSONValue.object(stored).merging(patch).objectValue ?? [:]
-                if let scope { merged[scope.field] = scope.value }
+                let stored = Dictionary(uniqueKeysWithValues: fields.map { ($0, old[$0]) })
+                let merged = WriteScope.merge(stored, with: patch, in: scope)
                 try check(merged)
                 return try await record(old: old, session) { try await updateRow(key: key, values: merged, session) }
             }

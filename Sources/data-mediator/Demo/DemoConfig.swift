@@ -20,8 +20,8 @@ enum DemoConfig {
             id: id
             revision: rev
             writable: true
-            required: [player, points, reason, created_at]
-            fields:
+            required: &transaction_required [player, points, reason, created_at]
+            fields: &transaction_fields
               id: integer
               player: string
               points: integer
@@ -55,14 +55,8 @@ enum DemoConfig {
             revision: rev
             writable: true
             scope: {field: player, claim: sub}
-            required: [player, points, reason, created_at]
-            fields:
-              id: integer
-              player: string
-              points: integer
-              reason: string
-              created_at: string
-              game: integer
+            required: *transaction_required
+            fields: *transaction_fields
             limit: {default: 20, max: 100}
             views:
               chronological:

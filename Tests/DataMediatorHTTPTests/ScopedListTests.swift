@@ -1,5 +1,4 @@
 import DataMediator
-import DataMediatorHTTP
 import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
@@ -8,6 +7,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import DataMediatorHTTP
 
 /// A list scoped to each caller by a JWT claim, over the same table as a global list: each
 /// caller reads and writes their own slice only, and every list over the table logs every
@@ -233,5 +234,46 @@ import Testing
             )
             #expect(answer.status == .unauthorized)
         }
+    }
+
+    @Test func eachCallersEventStreamCarriesTheirOwnWritesOnly() async throws {
+        let fixture = try Fixture()
+        let mine = try fixture.registry.adapter(named: "mine")
+        let notes = try fixture.registry.adapter(named: "notes")
+        let start = try await mine.currentVersion()
+        let settings = EventConfiguration(heartbeat: .milliseconds(50))
+        var recorders: [String: RecordingWriter] = [:]
+        var streams: [Task<Void, any Error>] = []
+        for sub in ["ana", "bo"] {
+            let recorder = RecordingWriter()
+            recorders[sub] = recorder
+            let view = try mine.definition.view(named: nil, slice: SliceRequest(claims: ["sub": .string(sub)]))
+            streams.append(
+                Task {
+                    var writer = recorder
+                    try await EventStream(adapter: mine, view: view, start: start, settings: settings).run(
+                        into: &writer
+                    )
+                }
+            )
+        }
+        // Ana writes through her list; the operator writes one of Bo's through the global one.
+        let ana = WriteScope(field: "owner", value: .string("ana"))
+        _ = try await mine.create(
+            body: .object(["id": .string("a1"), "data": .object(["title": .string("a")])]),
+            scope: ana
+        )
+        _ = try await notes.create(
+            body: .object(["id": .string("b1"), "data": .object(["title": .string("b"), "owner": .string("bo")])])
+        )
+        // Ana's item moves to Bo: it leaves her stream and enters his.
+        _ = try await notes.patch(id: "a1", body: .object(["data": .object(["owner": .string("bo")])]))
+        for recorder in recorders.values { try await EventStreamTests.waitFor(recorder, events: 2) }
+        for stream in streams { stream.cancel() }
+        for stream in streams { _ = await stream.result }
+        #expect(recorders["ana"]?.events.map(\.event) == ["insert", "delete"])
+        #expect(recorders["ana"]?.events.map(\.id) == ["\(start + 1)", "\(start + 3)"])
+        #expect(recorders["bo"]?.events.map(\.event) == ["insert", "insert"])
+        #expect(recorders["bo"]?.events.map(\.id) == ["\(start + 2)", "\(start + 3)"])
     }
 }

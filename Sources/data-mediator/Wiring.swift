@@ -232,10 +232,11 @@ struct Wiring: Sendable {
                 switch child.content {
                 case .section(let id, let title, let cells):
                     return CompositeChild(name: child.name, content: .section(id: id, title: title, cells: cells))
-                case .list(let name, let viewName):
-                    guard let adapter = built[name], let view = try? adapter.definition.view(named: viewName) else {
-                        return nil
-                    }
+                case .list(let name, let viewName, let parameters):
+                    let slice = SliceRequest(parameters: parameters.mapValues { [$0] })
+                    guard let adapter = built[name],
+                        let view = try? adapter.definition.view(named: viewName, slice: slice)
+                    else { return nil }
                     return CompositeChild(
                         name: child.name,
                         content: .list(adapter, view: view),

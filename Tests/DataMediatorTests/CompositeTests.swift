@@ -72,6 +72,26 @@ import Testing
             + (try ids("by_day")).prefix(3).map { "inner/days/" + $0 }
     }
 
+    @Test func aChildWithFixedParametersShowsItsSliceOnly() async throws {
+        let big = try Self.sample.definition.view(named: "by_day", slice: SliceRequest(parameters: ["kind": ["big"]]))
+        let composite = ListAdapter.composite(
+            name: "bigs",
+            title: "Big ones",
+            children: [CompositeChild(name: "big", content: .list(Self.sample, view: big))],
+            signer: Self.signer
+        )
+        var check = try await SampleList.walk(composite, view: nil, limit: 4)
+        let expected = SampleList.expectedOrder(SampleList.items(), view: big).map { "big/" + $0["id"].idString }
+        #expect(!expected.isEmpty && expected.count < SampleList.items().count)
+        check.expectOrder(expected)
+        check.expectSections(try await composite.sectionInfo(view: nil).sections)
+        #expect(check.violations == [])
+        let outsider = try #require(SampleList.items().first { $0["kind"] != .string("big") })
+        await #expect(throws: DataMediatorError.self) {
+            _ = try await composite.locate(id: "big/" + outsider["id"].idString, view: nil)
+        }
+    }
+
     @Test("a walk follows every rule of a page across children", arguments: [1, 2, 3, 5, 7, 50])
     func aWalkFollowsTheRules(limit: Int) async throws {
         let screen = try Self.screen()

@@ -107,6 +107,39 @@ import Testing
         )
     }
 
+    @Test func aCompositeChildFixesItsViewsParameters() throws {
+        func yaml(_ params: String) -> String {
+            """
+            store:
+              sqlite: data.sqlite
+            lists:
+              tasks:
+                table: tasks
+                fields: {title: string, size: integer}
+                views:
+                  sized:
+                    sort: [title]
+                    params: {size: {field: size, required: true}}
+              screen:
+                compose:
+                  - {name: small, list: tasks, view: sized\(params)}
+            """
+        }
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let good = try loader.parse(yaml(", params: {size: 1}"))
+        guard case .list(_, _, let parameters) = try #require(good.composites.first?.children.first).content else {
+            Issue.record("not a list child")
+            return
+        }
+        #expect(parameters == ["size": "1"])
+        let missing = errors(yaml("")).map(\.message)
+        #expect(missing.contains { $0.contains("needs parameter 'size'") }, "\(missing)")
+        let wrong = errors(yaml(", params: {size: x}")).map(\.message)
+        #expect(wrong.contains { $0.contains("must be an integer") }, "\(wrong)")
+        let unknown = errors(yaml(", params: {size: 1, colour: red}")).map(\.message)
+        #expect(unknown.contains { $0.contains("parameter 'colour'") }, "\(unknown)")
+    }
+
     @Test func theDemoConfigIsValid() throws {
         var loader = ConfigFileLoader(file: "demo", baseDirectory: "/data")
         let configuration = try loader.parse(DemoConfig.yaml)
@@ -221,7 +254,7 @@ import Testing
         #expect(composite.name == "c" && composite.title == "Screen" && composite.viewName == "screen")
         #expect(composite.children.map(\.name) == ["hi", "top"])
         guard case .section(let id, let title, let cells) = composite.children[0].content,
-            case .list(let list, let view) = composite.children[1].content
+            case .list(let list, let view, let parameters) = composite.children[1].content
         else {
             Issue.record("children of the wrong kinds")
             return
@@ -233,7 +266,8 @@ import Testing
                     "text": .string("hi"), "n": .array([.integer(1), .number(2.5), .bool(true), .null]),
                 ])
         )
-        #expect(list == "t" && view == nil && composite.children[1].cap == 2 && composite.children[1].more)
+        #expect(list == "t" && view == nil && parameters.isEmpty && composite.children[1].cap == 2)
+        #expect(composite.children[1].more)
         #expect(configuration.order == ["t", "c"])
     }
 

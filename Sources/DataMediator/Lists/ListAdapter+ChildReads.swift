@@ -46,11 +46,6 @@ extension ListAdapter {
         return (entry, location)
     }
 
-    /// The sections of `view` with their item counts.
-    public func sectionInfo(of view: View) async throws -> SectionInfo {
-        try await sectionInfo(view: view.name)
-    }
-
     /// A signed cursor whose page continues `view` right after `entry`.
     public func cursor(after entry: ListEntry, in view: View) -> String {
         signer.sign(

@@ -76,7 +76,11 @@ extension ListAdapter {
     ///
     /// - Throws: `unknownView`.
     public func sectionInfo(view name: String?, slice: SliceRequest = .whole) async throws -> SectionInfo {
-        let view = try definition.view(named: name, slice: slice)
+        try await sectionInfo(of: try definition.view(named: name, slice: slice))
+    }
+
+    /// The sections of `view` (a view of this list, or a slice of one) with their counts.
+    public func sectionInfo(of view: View) async throws -> SectionInfo {
         let counts = try await provider.sectionCounts(of: view)
         let sections = counts.entries.map { entry in
             guard let rule = view.section else {

@@ -5,7 +5,7 @@ import Yams
 extension ConfigFileLoader {
     static let compositeKeys = ["title", "compose", "limit", "view"]
     static let sectionChildKeys = ["name", "title", "section", "items"]
-    static let listChildKeys = ["name", "list", "view", "limit", "more"]
+    static let listChildKeys = ["name", "list", "view", "params", "limit", "more"]
 
     mutating func parseComposite(name: String, at nameNode: Node, node: Node) -> CompositeConfiguration? {
         let errorCount = errors.count
@@ -71,12 +71,18 @@ extension ConfigFileLoader {
             let view = child["view"].flatMap { string($0, what: "'view'") }
             let cap = child["limit"].flatMap { positiveInt($0, what: "'limit'") }
             let more = child["more"].flatMap { bool($0, what: "'more'") } ?? false
+            var parameters: [String: String] = [:]
+            if let node = child["params"], let entries = entries(of: node, what: "'params'") {
+                for (parameter, _, value) in entries {
+                    parameters[parameter] = value.scalar?.string ?? ""
+                }
+            }
             if more, cap == nil {
                 fail(child["more"], "child '\(name)' of '\(composite)' has 'more: true' without 'limit'; cap it first")
             }
             return CompositeConfiguration.Child(
                 name: name,
-                content: .list(list, view: view),
+                content: .list(list, view: view, parameters: parameters),
                 cap: cap,
                 more: more,
                 line: node.mark?.line ?? 0
@@ -151,7 +157,7 @@ extension ConfigFileLoader {
         for composite in composites { views[composite.name] = [composite.viewName] }
         for composite in composites {
             for child in composite.children {
-                guard case .list(let name, let view) = child.content else { continue }
+                guard case .list(let name, let view, let parameters) = child.content else { continue }
                 guard let known = views[name] else {
                     failAt(
                         child.line,
@@ -159,15 +165,31 @@ extension ConfigFileLoader {
                     )
                     continue
                 }
-                if let definition = definitions[name],
-                    definition.scope != nil
-                        || (try? definition.view(named: view))?.parameters.contains(where: \.isRequired) == true
-                {
-                    failAt(
-                        child.line,
-                        "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is scoped to each "
-                            + "caller or whose view needs a parameter; a composite shows whole views only"
-                    )
+                if let definition = definitions[name] {
+                    if definition.scope != nil {
+                        failAt(
+                            child.line,
+                            "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is scoped to each "
+                                + "caller; a composite shows the same items to everyone"
+                        )
+                    } else if (try? definition.view(named: view)) != nil {
+                        do {
+                            _ = try definition.view(
+                                named: view,
+                                slice: SliceRequest(parameters: parameters.mapValues { [$0] })
+                            )
+                            let taken = Set((try? definition.view(named: view))?.parameters.map(\.name) ?? [])
+                            if let unknown = parameters.keys.sorted().first(where: { !taken.contains($0) }) {
+                                failAt(
+                                    child.line,
+                                    "child '\(child.name)' of '\(composite.name)' gives parameter '\(unknown)', which its "
+                                        + "view does not take; it takes \(Self.names(taken.sorted()))"
+                                )
+                            }
+                        } catch {
+                            failAt(child.line, "child '\(child.name)' of '\(composite.name)': \(error.message)")
+                        }
+                    }
                 }
                 if let view, !known.contains(view) {
                     failAt(

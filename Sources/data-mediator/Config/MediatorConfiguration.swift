@@ -48,8 +48,9 @@ struct CompositeConfiguration: Sendable {
         enum Content: Sendable {
             /// A static section: its id, title and cells.
             case section(id: String, title: String?, cells: [Cell])
-            /// A view (nil: the default) of the list with this name.
-            case list(String, view: String?)
+            /// A view (nil: the default) of the list with this name, narrowed to the slice
+            /// of the fixed parameter values (by parameter name, as a query string gives them).
+            case list(String, view: String?, parameters: [String: String])
         }
 
         /// The child's name (the prefix of its ids).
@@ -80,7 +81,7 @@ struct CompositeConfiguration: Sendable {
     /// The names of the lists its children show.
     var listNames: [String] {
         children.compactMap { child in
-            if case .list(let name, _) = child.content { return name }
+            if case .list(let name, _, _) = child.content { return name }
             return nil
         }
     }

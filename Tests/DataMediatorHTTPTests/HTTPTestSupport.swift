@@ -1,5 +1,6 @@
 import DataMediator
 import DataMediatorHTTP
+import DataMediatorSQLite
 import DataMediatorTesting
 import Foundation
 import HTTPTypes
@@ -42,4 +43,18 @@ extension Data {
     init(buffer: ByteBuffer) {
         self.init(buffer.readableBytesView)
     }
+}
+
+/// A SQLite store in a folder of its own, removed when the last reference goes.
+final class TemporaryStore: Sendable {
+    let directory: URL
+    let store: SQLiteStore
+
+    init(_ prefix: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try SQLiteStore(path: directory.appendingPathComponent("notes.sqlite").path)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
 }

@@ -19,13 +19,12 @@ import Testing
     /// Two writable lists over one `notes` table of a new SQLite store: `notes` (global) and
     /// `mine` (scoped by `owner` to the claim `sub`, with an optional parameter `tag`).
     final class Fixture: Sendable {
-        let directory: URL
+        let temporary: TemporaryStore
         let registry: ListRegistry
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-scoped-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let store = try SQLiteStore(path: directory.appendingPathComponent("notes.sqlite").path)
+            temporary = try TemporaryStore("dm-scoped")
+            let store = temporary.store
             let types: [String: FieldType] = ["title": .string, "owner": .string, "tag": .string]
             let source = StoreSource(
                 kind: .table("notes"),
@@ -64,8 +63,6 @@ import Testing
                 ),
             ])
         }
-
-        deinit { try? FileManager.default.removeItem(at: directory) }
 
         static func claims(of verifier: ClaimsVerifier) -> @Sendable (String?) async throws -> [String: JSONValue] {
             { authorization in try await verifier.claims(fromAuthorization: authorization) }

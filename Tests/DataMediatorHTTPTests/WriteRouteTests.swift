@@ -16,13 +16,12 @@ import Testing
 
     /// A writable `notes` list in a new SQLite store, served with one write token.
     final class Fixture: Sendable {
-        let directory: URL
+        let temporary: TemporaryStore
         let registry: ListRegistry
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-write-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let store = try SQLiteStore(path: directory.appendingPathComponent("notes.sqlite").path)
+            temporary = try TemporaryStore("dm-write")
+            let store = temporary.store
             let types: [String: FieldType] = ["title": .string, "score": .integer, "done": .boolean, "tags": .json]
             let list = ListDefinition(
                 name: "notes",
@@ -55,8 +54,6 @@ import Testing
                 ),
             ])
         }
-
-        deinit { try? FileManager.default.removeItem(at: directory) }
 
         func run(
             tokens: [String] = [WriteRouteTests.token],

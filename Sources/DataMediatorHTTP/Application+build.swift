@@ -82,7 +82,8 @@ public func buildRouter(
     router.add(
         middleware: ReadAccessMiddleware(
             access: BearerAccess(tokens: configuration.readTokens + configuration.writeTokens, action: "Reads"),
-            isRequired: !configuration.readTokens.isEmpty
+            isRequired: !configuration.readTokens.isEmpty,
+            scopedLists: Set(registry.adapters.filter { $0.definition.scope != nil }.map(\.definition.name))
         )
     )
     let scope = ScopeAccess(verify: configuration.claims)

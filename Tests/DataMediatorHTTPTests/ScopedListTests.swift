@@ -70,6 +70,7 @@ import Testing
 
         func run(
             verifies: Bool = true,
+            readTokens: [String] = [],
             _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
         ) async throws {
             let verifier = try await ClaimsVerifier(ClaimsConfiguration(secret: ClaimsTestKeys.secret, keySetFile: nil))
@@ -77,6 +78,7 @@ import Testing
                 registry: registry,
                 configuration: HTTPServerConfiguration(
                     writeTokens: [ScopedListTests.writeToken],
+                    readTokens: readTokens,
                     claims: verifies ? Self.claims(of: verifier) : nil
                 )
             )
@@ -230,6 +232,24 @@ import Testing
                 headers: try await Self.headers("ana")
             )
             #expect(answer.status == .unauthorized)
+        }
+    }
+
+    @Test func withReadTokensAScopedListIsReadWithAJWTAndOtherListsWithAReadToken() async throws {
+        let fixture = try Fixture()
+        try await fixture.run(readTokens: ["reader-1"]) { client in
+            let ana = try await Self.headers("ana")
+            let mine = try await client.execute(uri: "/lists/mine/items", method: .get, headers: ana)
+            #expect(mine.status == .ok)
+            let notes = try await client.execute(uri: "/lists/notes/items", method: .get, headers: ana)
+            #expect(notes.status == .unauthorized)
+            let reader: HTTPFields = [.authorization: "Bearer reader-1"]
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: reader).status == .ok)
+            // The read token is no JWT: the scoped list asks for one.
+            #expect(
+                try await client.execute(uri: "/lists/mine/items", method: .get, headers: reader).status
+                    == .unauthorized
+            )
         }
     }
 

@@ -44,6 +44,17 @@ public struct KeysetSQL: Sendable {
         view.sort.map(orderTerm).joined(separator: ", ")
     }
 
+    /// The values ``filter(_:)`` binds, in order, without building its SQL (a slice's
+    /// values change from request to request; its statements do not).
+    public func filterArguments(_ view: View) -> [JSONValue] {
+        view.filter.compactMap { condition in
+            switch (condition.op, condition.value) {
+            case (_, .null): return nil
+            default: return condition.value
+            }
+        }
+    }
+
     /// The view's filter as SQL conditions (empty when there is none).
     public func filter(_ view: View) -> (sql: [String], arguments: [JSONValue]) {
         var conditions: [String] = []

@@ -38,7 +38,7 @@ public final class WindowQueries: Sendable {
                 return made
             }()
         // A slice's values differ from request to request; its statements do not.
-        let filterArguments = view.slice.isEmpty ? statements.filterArguments : keyset.filter(view).arguments
+        let filterArguments = view.slice.isEmpty ? statements.filterArguments : keyset.filterArguments(view)
         return statements.statements.map { statement in
             (statement.sql, filterArguments + statement.values.map { start?.values[$0] ?? .null })
         }

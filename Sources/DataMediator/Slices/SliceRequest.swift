@@ -69,9 +69,4 @@ extension ListDefinition {
         }
         return claim
     }
-
-    /// The query parameters a view takes beyond the route's own.
-    public func parameterNames(of view: View) -> [String] {
-        view.parameters.map(\.name)
-    }
 }

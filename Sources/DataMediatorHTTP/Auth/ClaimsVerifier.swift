@@ -101,17 +101,6 @@ public struct ClaimsVerifier: Sendable {
         return verified.values
     }
 
-    /// The claim `name` of verified claims.
-    ///
-    /// - Throws: an `unauthorized` (401) ``Problem`` with `error="invalid_token"` when the
-    ///   token has no such claim, or has it as `null`.
-    public func claim(_ name: String, in claims: [String: JSONValue]) throws(Problem) -> JSONValue {
-        guard let value = claims[name], value != .null else {
-            throw Self.refusal("The token has no claim '\(name)'.")
-        }
-        return value
-    }
-
     /// Checks the time window, issuer and audience of claims whose signature is verified.
     private func check(_ claims: TokenClaims, at now: Date) throws(Problem) {
         if let expiration = claims.expiration {

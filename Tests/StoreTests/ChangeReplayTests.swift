@@ -25,7 +25,7 @@ final class WritableSubject: Sendable {
     private let directory: URL?
     private let postgres: PostgresFixture?
 
-    init(_ kind: WritableKind, history: Int = 10_000) async throws {
+    init(_ kind: WritableKind, history: Int = 10_000, scope: ListScope? = nil) async throws {
         let definition = ListDefinition(
             name: "notes",
             title: "Notes",
@@ -35,7 +35,8 @@ final class WritableSubject: Sendable {
             limits: PageLimits(defaultLimit: 7, maximumLimit: 50),
             isWritable: true,
             rules: FieldRules(types: Self.fields.filter { $0.key != "id" }),
-            history: history
+            history: history,
+            scope: scope
         )
         let signer = CursorSigner(secret: SampleList.secret)
         switch kind {

@@ -10,6 +10,17 @@ public enum SQL {
         return quoted + "\""
     }
 
+    /// `text` as a string literal, for the few statements that take no placeholders (a
+    /// trigger's body, its arguments).
+    public static func literal(_ text: String) -> String {
+        var literal = "'"
+        for character in text {
+            literal.append(character)
+            if character == "'" { literal.append(character) }
+        }
+        return literal + "'"
+    }
+
     /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, ... in order (PostgreSQL's
     /// placeholders), starting after `offset`.
     public static func numbered(_ sql: String, offset: Int = 0) -> String {

@@ -1,5 +1,6 @@
 import DataMediator
 import DataMediatorTesting
+import Synchronization
 import Testing
 
 /// Composite lists: the rules of a page hold across children, capped children stop at
@@ -151,6 +152,50 @@ import Testing
                 _ = try await screen.locate(id: String(missing), view: nil)
             }
         }
+    }
+
+    /// A provider that counts how often its sections are counted.
+    final class CountedProvider: DataProvider, SectionInfoProvider {
+        let inner = ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views)
+        let counted = Mutex(0)
+
+        func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+            try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
+        }
+
+        func locate(id: String, in view: View) async throws -> Location? { try await inner.locate(id: id, in: view) }
+
+        func currentVersion() async throws -> Int64 { 0 }
+
+        func sectionCounts(of view: View) async throws -> SectionCounts {
+            counted.withLock { $0 += 1 }
+            return try await inner.sectionCounts(of: view)
+        }
+    }
+
+    @Test func aLookupAsksTheChildItsIdNamesAndCountsOnlyTheChildrenBeforeAFoundItem() async throws {
+        let providers = (0..<3).map { _ in CountedProvider() }
+        let children = try ["a", "b", "c"].enumerated().map { index, name in
+            CompositeChild(
+                name: name,
+                content: .list(
+                    ListAdapter(definition: SampleList.definition, provider: providers[index], signer: Self.signer),
+                    view: try Self.view("flat")
+                )
+            )
+        }
+        let screen = ListAdapter.composite(name: "screen", title: "Screen", children: children, signer: Self.signer)
+        func counts() -> [Int] { providers.map { $0.counted.withLock { $0 } } }
+        let id = SampleList.items()[4]["id"].idString
+        for missing in ["nobody/\(id)", "b/nobody", "\(id)"] {
+            await #expect(throws: DataMediatorError.self) { _ = try await screen.locate(id: missing, view: nil) }
+        }
+        #expect(counts() == [0, 0, 0])
+        _ = try await screen.locate(id: "a/\(id)", view: nil)
+        #expect(counts() == [0, 0, 0])
+        let found = try await screen.locate(id: "c/\(id)", view: nil)
+        #expect(counts() == [1, 1, 0])
+        #expect(found.position == 2 * SampleList.items().count + (try await Self.sample.locate(id: id, view: "flat")).position)
     }
 
     @Test func aCappedChildNeverPagesPastItsCapAndMoreOnlyWhenThereIsMore() async throws {

@@ -50,45 +50,46 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
     }
 
     /// The item with `id` (`child/id`, or a child's `more` cell) and its place among
-    /// everything the composite shows.
+    /// everything the composite shows: looked up in the child the id names alone, then
+    /// placed after the children before it (counted only when the item is found).
     public func locate(id: String, in view: View) async throws -> Location? {
+        guard let index = children.firstIndex(where: { id == $0.moreID || id.hasPrefix($0.name + "/") }) else {
+            return nil
+        }
+        let child = children[index]
+        let inner: (item: Item, position: Int, sectionIndex: Int, itemIndex: Int)
+        if id == child.moreID {
+            let shown = try await shownSections(of: child)
+            guard shown.hasMore, case .list(let adapter, let childView) = child.content, let cap = child.cap,
+                let last = try await adapter.entries(of: childView, from: nil, inclusive: false, limit: cap).last,
+                let more = try await moreItem(
+                    of: Resume(child: index, served: cap, inner: last.position, innerInclusive: false)
+                )
+            else { return nil }
+            inner = (more, cap, shown.sections.count - 1, 0)
+        } else {
+            guard let (entry, location) = try await entry(of: child, id: String(id.dropFirst(child.name.count + 1))),
+                location.position < child.cap ?? Int.max
+            else { return nil }
+            inner = (
+                Self.item(entry, child: child, index: index, served: location.position + 1),
+                location.position, location.sectionIndex, location.itemIndex
+            )
+        }
         var itemsBefore = 0
         var sectionsBefore = 0
-        for (index, child) in children.enumerated() {
-            let shown = try await shownSections(of: child)
-            if id == child.moreID {
-                guard shown.hasMore, case .list(let adapter, let childView) = child.content, let cap = child.cap,
-                    let last = try await adapter.entries(of: childView, from: nil, inclusive: false, limit: cap).last,
-                    let more = try await moreItem(
-                        of: Resume(child: index, served: cap, inner: last.position, innerInclusive: false)
-                    )
-                else { return nil }
-                return Location(
-                    item: more,
-                    position: itemsBefore + cap,
-                    sectionIndex: sectionsBefore + shown.sections.count - 1,
-                    itemIndex: 0,
-                    version: try await currentVersion()
-                )
-            }
-            let prefix = child.name + "/"
-            if id.hasPrefix(prefix) {
-                let childID = String(id.dropFirst(prefix.count))
-                guard let (entry, location) = try await entry(of: child, id: childID),
-                    location.position < child.cap ?? Int.max
-                else { return nil }
-                return Location(
-                    item: Self.item(entry, child: child, index: index, served: location.position + 1),
-                    position: itemsBefore + location.position,
-                    sectionIndex: sectionsBefore + location.sectionIndex,
-                    itemIndex: location.itemIndex,
-                    version: try await currentVersion()
-                )
-            }
+        for before in children[..<index] {
+            let shown = try await shownSections(of: before)
             itemsBefore += shown.items
             sectionsBefore += shown.sections.count
         }
-        return nil
+        return Location(
+            item: inner.item,
+            position: itemsBefore + inner.position,
+            sectionIndex: sectionsBefore + inner.sectionIndex,
+            itemIndex: inner.itemIndex,
+            version: try await currentVersion()
+        )
     }
 
     /// The entry with `id` in a child and its place within the child.

@@ -43,6 +43,17 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         self.orderings = slices.mapValues { Self.order($0.items, in: $0.view, idField: idField) }
     }
 
+    /// Creates a provider of one view or slice of `items`, as it is given: the items it
+    /// includes (its filter and slice), in its order, keyed by its binding. A store that
+    /// keeps a query's result serves each slice asked for so, without ordering every other.
+    public init(items: [Item], idField: String, only view: View, version: Int64 = 0) {
+        self.idField = idField
+        self.version = version
+        var seen = Set<String>()
+        let unique = items.filter { view.includes($0) && seen.insert($0[idField].idString).inserted }
+        self.orderings = [view.binding: Self.order(unique, in: view, idField: idField)]
+    }
+
     private static func order(_ items: [Item], in view: View, idField: String) -> Ordering {
         let sorted = items.map { (view.position(of: $0), $0) }.sorted { view.compare($0.0, $1.0) < 0 }
         var ordering = Ordering()

@@ -20,8 +20,9 @@ public struct PostgresDataProvider: SQLDataProvider {
     }
 
     /// Up to `limit` items after (or from) `start`: one indexed range read after another,
-    /// in view order, until the window is full.
+    /// in view order, until the window is full (a query list's from its kept result).
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        if let kept = try await keptWindow(of: view, from: start, inclusive: inclusive, limit: limit) { return kept }
         let queries = reader.windows.queries(of: view, from: start, inclusive: inclusive)
         if queries.count == 1, let query = queries.first {
             return try await window(query, of: view, limit: max(0, limit))

@@ -13,14 +13,32 @@ extension SQLDataProvider {
         try await reader.currentVersion()
     }
 
-    /// The item with `id` in the view and its place, from counts of the rows before it.
+    /// The item with `id` in the view and its place: from a query list's kept result, or
+    /// counted from the nearest mark of the view's kept outline.
     public func locate(id: String, in view: View) async throws -> Location? {
-        try await reader.locate(id: id, in: view)
+        guard let kept = try await reader.keptQuery(view) else { return try await reader.keptLocate(id: id, in: view) }
+        guard let location = try await kept.provider.locate(id: id, in: view) else { return nil }
+        return Location(
+            item: location.item,
+            position: location.position,
+            sectionIndex: location.sectionIndex,
+            itemIndex: location.itemIndex,
+            version: kept.version
+        )
     }
 
-    /// The view's sections and counts.
+    /// The view's sections and counts, kept per stamp of the list's tables.
     public func sectionCounts(of view: View) async throws -> SectionCounts {
-        try await reader.sectionCounts(of: view)
+        guard let kept = try await reader.keptQuery(view) else { return try await reader.keptSectionCounts(of: view) }
+        return SectionCounts(entries: try await kept.provider.sectionCounts(of: view).entries, version: kept.version)
+    }
+
+    /// A window of a query list's kept result; nil for a list that keeps none (a table,
+    /// or a query naming no tables), which the store reads its own way.
+    public func keptWindow(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window? {
+        guard let kept = try await reader.keptQuery(view) else { return nil }
+        let window = try await kept.provider.window(of: view, from: start, inclusive: inclusive, limit: limit)
+        return Window(items: window.items, version: kept.version)
     }
 }
 

@@ -8,39 +8,48 @@ extension SQLListReader {
         of view: View,
         maximumSections: Int = Self.maximumSectionSeeks
     ) async throws -> SectionCounts {
+        try await transactions.read { session in
+            try await countSections(of: view, maximumSections: maximumSections, session)
+        }
+    }
+
+    /// ``sectionCounts(of:maximumSections:)`` counted in the session's snapshot.
+    func countSections(
+        of view: View,
+        maximumSections: Int = Self.maximumSectionSeeks,
+        _ session: any SQLSession
+    ) async throws -> SectionCounts {
         let (conditions, arguments) = keyset.filter(view)
         let whereClause = SQL.whereClause(conditions)
-        return try await transactions.read { session in
-            let version = try await StoreVersion.current(session)
-            guard let rule = view.section, let first = view.sort.first else {
-                let total = try await count("SELECT COUNT(*) FROM \(from)\(whereClause)", arguments, session)
-                let entries = total > 0 ? [SectionCounts.Entry(key: .null, count: total)] : []
-                return SectionCounts(entries: entries, version: version)
-            }
-            if let entries = try await sectionCountsBySeeks(of: view, limit: maximumSections, session) {
-                return SectionCounts(merging: entries, by: rule, version: version)
-            }
-            let key = keyset.sectionKey(rule)
-            let order: String
-            switch (dialect, first.order) {
-            case (.sqlite, .ascending): order = "GROUP BY section_key ORDER BY section_key ASC"
-            case (.sqlite, .descending): order = "GROUP BY section_key ORDER BY section_key DESC"
-            // By position: PostgreSQL reads a name in GROUP BY as a source column first.
-            case (.postgres, .ascending): order = "GROUP BY 1 ORDER BY 1 ASC NULLS FIRST"
-            case (.postgres, .descending): order = "GROUP BY 1 ORDER BY 1 DESC NULLS LAST"
-            }
-            let rows = try await session.rows(
-                "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) \(order)",
-                arguments
-            )
-            let entries = rows.map { row in
-                SectionCounts.Entry(
-                    key: fieldTypes[rule.field].map { $0.present(row[0]) } ?? row[0],
-                    count: Int(row[1].integerValue ?? 0)
-                )
-            }
+        let version = try await StoreVersion.current(session)
+        guard let rule = view.section, let first = view.sort.first else {
+            let total = try await count("SELECT COUNT(*) FROM \(from)\(whereClause)", arguments, session)
+            let entries = total > 0 ? [SectionCounts.Entry(key: .null, count: total)] : []
+            return SectionCounts(entries: entries, version: version)
+        }
+        if let entries = try await sectionCountsBySeeks(of: view, limit: maximumSections, session) {
             return SectionCounts(merging: entries, by: rule, version: version)
         }
+        let key = keyset.sectionKey(rule)
+        let order: String
+        switch (dialect, first.order) {
+        case (.sqlite, .ascending): order = "GROUP BY section_key ORDER BY section_key ASC"
+        case (.sqlite, .descending): order = "GROUP BY section_key ORDER BY section_key DESC"
+        // By position: PostgreSQL reads a name in GROUP BY as a source column first.
+        case (.postgres, .ascending): order = "GROUP BY 1 ORDER BY 1 ASC NULLS FIRST"
+        case (.postgres, .descending): order = "GROUP BY 1 ORDER BY 1 DESC NULLS LAST"
+        }
+        let rows = try await session.rows(
+            "SELECT \(key) AS section_key, COUNT(*) FROM \(from)\(whereClause) \(order)",
+            arguments
+        )
+        let entries = rows.map { row in
+            SectionCounts.Entry(
+                key: fieldTypes[rule.field].map { $0.present(row[0]) } ?? row[0],
+                count: Int(row[1].integerValue ?? 0)
+            )
+        }
+        return SectionCounts(merging: entries, by: rule, version: version)
     }
 
     /// The number of sections of `view` before the section with `key`, found on the view's

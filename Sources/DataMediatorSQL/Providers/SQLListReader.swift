@@ -37,6 +37,15 @@ public struct SQLListReader: Sendable {
     let versionTables: [String]
     /// The window statements of the list's views, built on first use.
     public let windows: WindowQueries
+    /// The statement that reads the stamp of the tables the list reads (``TableStamps``);
+    /// nil for a query that names none, whose results cannot be kept.
+    let stampSQL: String?
+    /// Each view's (and slice's) counts and marks, kept per stamp.
+    let outlines = KeptResults<ViewOutline>()
+    /// A query list's whole result, kept per stamp.
+    let results = KeptResults<KeptQueryResult>(capacity: 1)
+    /// Each view (and slice) of a query list's kept result, ordered.
+    let keptViews = KeptResults<KeptQueryView>(capacity: 64)
 
     /// The reads of a list whose items have `columns`, read from `from`.
     ///
@@ -68,6 +77,7 @@ public struct SQLListReader: Sendable {
         self.keyset = keyset
         self.versionTables = versionTables
         self.windows = windows
+        self.stampSQL = versionTables.isEmpty ? nil : TableStamps.currentSQL(of: versionTables)
     }
 
     /// The most sections before an item that ``locate(id:in:maximumSectionSeeks:)`` and
@@ -160,50 +170,63 @@ public struct SQLListReader: Sendable {
         in view: View,
         maximumSectionSeeks: Int = Self.maximumSectionSeeks
     ) async throws -> Location? {
+        try await transactions.read { session in
+            guard let item = try await item(id: id, in: view, session) else { return nil }
+            return try await countedLocation(of: item, in: view, maximumSectionSeeks: maximumSectionSeeks, session)
+        }
+    }
+
+    /// The item with `id` in the view (its slice and filter), read in the session's snapshot.
+    func item(id: String, in view: View, _ session: any SQLSession) async throws -> Item? {
         let (filterConditions, filterArguments) = keyset.filter(view)
         guard let (idCondition, idArguments) = idCondition(id) else { return nil }
         let itemSQL = "SELECT \(selectList) FROM \(from)\(SQL.whereClause(filterConditions + [idCondition])) LIMIT 2"
-        let itemArguments = filterArguments + idArguments
-        return try await transactions.read { session in
-            guard
-                let item = try await fetch(itemSQL, itemArguments, session)
-                    .first(where: { $0[idField].idString == id })
-            else { return nil }
-            let before = keyset.before(view.position(of: item), in: view)
-            let beforeWhere = SQL.whereClause(filterConditions + [before.sql])
-            let beforeArguments = filterArguments + before.arguments
-            let position = try await count("SELECT COUNT(*) FROM \(from)\(beforeWhere)", beforeArguments, session)
-            var sectionIndex = 0
-            var itemIndex = position
-            if let rule = view.section {
-                let stored = rule.key(for: item[rule.field])
-                if let sections = try await sectionsBefore(stored, in: view, limit: maximumSectionSeeks, session) {
-                    sectionIndex = sections
-                    itemIndex = position - (try await rowsBefore(section: stored, in: view, session))
-                } else {
-                    // Sections are told apart by their id (text), as pages group them.
-                    let key = "COALESCE(CAST((\(keyset.sectionKey(rule))) AS TEXT), '')"
-                    let ownKey = "COALESCE(CAST(? AS TEXT), '')"
-                    sectionIndex = try await count(
-                        "SELECT COUNT(DISTINCT \(key)) FROM \(from)\(beforeWhere) AND \(key) <> \(ownKey)",
-                        beforeArguments + [stored],
-                        session
-                    )
-                    itemIndex = try await count(
-                        "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND \(key) = \(ownKey)",
-                        beforeArguments + [stored],
-                        session
-                    )
-                }
+        return try await fetch(itemSQL, filterArguments + idArguments, session)
+            .first(where: { $0[idField].idString == id })
+    }
+
+    /// The place of `item` (an item of the view) from counts of the rows before it.
+    func countedLocation(
+        of item: Item,
+        in view: View,
+        maximumSectionSeeks: Int,
+        _ session: any SQLSession
+    ) async throws -> Location {
+        let (filterConditions, filterArguments) = keyset.filter(view)
+        let before = keyset.before(view.position(of: item), in: view)
+        let beforeWhere = SQL.whereClause(filterConditions + [before.sql])
+        let beforeArguments = filterArguments + before.arguments
+        let position = try await count("SELECT COUNT(*) FROM \(from)\(beforeWhere)", beforeArguments, session)
+        var sectionIndex = 0
+        var itemIndex = position
+        if let rule = view.section {
+            let stored = rule.key(for: item[rule.field])
+            if let sections = try await sectionsBefore(stored, in: view, limit: maximumSectionSeeks, session) {
+                sectionIndex = sections
+                itemIndex = position - (try await rowsBefore(section: stored, in: view, session))
+            } else {
+                // Sections are told apart by their id (text), as pages group them.
+                let key = "COALESCE(CAST((\(keyset.sectionKey(rule))) AS TEXT), '')"
+                let ownKey = "COALESCE(CAST(? AS TEXT), '')"
+                sectionIndex = try await count(
+                    "SELECT COUNT(DISTINCT \(key)) FROM \(from)\(beforeWhere) AND \(key) <> \(ownKey)",
+                    beforeArguments + [stored],
+                    session
+                )
+                itemIndex = try await count(
+                    "SELECT COUNT(*) FROM \(from)\(beforeWhere) AND \(key) = \(ownKey)",
+                    beforeArguments + [stored],
+                    session
+                )
             }
-            return Location(
-                item: item,
-                position: position,
-                sectionIndex: sectionIndex,
-                itemIndex: itemIndex,
-                version: try await StoreVersion.current(session)
-            )
         }
+        return Location(
+            item: item,
+            position: position,
+            sectionIndex: sectionIndex,
+            itemIndex: itemIndex,
+            version: try await StoreVersion.current(session)
+        )
     }
 
     /// The condition that selects the row with `id` (ids arrive as text); nil when no row

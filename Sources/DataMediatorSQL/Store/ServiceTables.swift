@@ -15,6 +15,9 @@ public enum ServiceTables {
     public static let history = "data_mediator_history"
     /// The answers to `POST`s with an `Idempotency-Key`.
     public static let idempotency = "data_mediator_idempotency"
+    /// Per source table, a counter that every change to the table raises, whoever makes it
+    /// (``TableStamps``): what is computed from the table's rows is kept until it moves.
+    public static let stamps = "data_mediator_stamps"
     /// The PostgreSQL channel every write notifies (with its version) on commit.
     public static let channel = "data_mediator_changes"
 
@@ -85,7 +88,7 @@ public enum ServiceTables {
             )
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
-        ]
+        ] + TableStamps.schema(dialect)
     }
 }
 

@@ -68,15 +68,17 @@ public struct TableSchema: Sendable {
         }
     }
 
-    /// The statements that register the source's tables in the store's versions, create
+    /// The statements that register the source's tables in the store's versions and stamps
+    /// (``TableStamps``), create
     /// one index per view on a table source and start a writable list's change history,
     /// each with its arguments.
     public func prepareStatements(keyset: KeysetSQL) -> [(sql: String, arguments: [JSONValue])] {
-        var statements = source.allVersionTables.map { table in
-            (
-                "INSERT INTO \(ServiceTables.versions) (source) VALUES (?) ON CONFLICT DO NOTHING",
-                [JSONValue.string(table)]
+        var statements: [(sql: String, arguments: [JSONValue])] = []
+        for table in source.allVersionTables {
+            statements.append(
+                ("INSERT INTO \(ServiceTables.versions) (source) VALUES (?) ON CONFLICT DO NOTHING", [.string(table)])
             )
+            statements += TableStamps.prepareStatements(for: table, dialect).map { ($0, []) }
         }
         if case .table(let table) = source.kind {
             for view in list.views {

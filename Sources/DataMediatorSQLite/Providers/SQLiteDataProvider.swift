@@ -34,11 +34,14 @@ public struct SQLiteDataProvider: SQLDataProvider {
     }
 
     /// Up to `limit` items after (or from) `start`: one indexed range read after another,
-    /// in view order, until the window is full.
+    /// in view order, until the window is full (a query list's from its kept result).
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        if let kept = try await keptWindow(of: view, from: start, inclusive: inclusive, limit: limit) { return kept }
         let queries = reader.windows.queries(of: view, from: start, inclusive: inclusive)
         let limit = max(0, limit)
-        if queries.count == 1, limit > 0 {
+        // A query is read off the calling thread (GRDB's readers): it may take long, and the
+        // calling thread is one of the few every request shares.
+        if queries.count == 1, limit > 0, reader.viewsAreIndexed {
             // One statement reads the items and, in its last column, the store's version:
             // SQLite runs a statement in one snapshot, so no transaction is opened around
             // it. An empty answer has no row to carry the version: it is read again below.

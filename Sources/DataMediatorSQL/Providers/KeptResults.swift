@@ -1,0 +1,80 @@
+import DataMediator
+import Synchronization
+
+/// Results computed from a list's rows, kept per key (a view's binding) with the stamp of
+/// the tables they were computed at (``TableStamps``): a request at the same stamp takes
+/// the kept result, and the first request at a new stamp computes it once while the others
+/// at that stamp wait for it, so a write does not make every following reader recompute.
+///
+/// At most `capacity` keys are kept; the one used longest ago goes first.
+public final class KeptResults<Value: Sendable>: Sendable {
+    private struct Entry: Sendable {
+        let stamp: Int64
+        let task: Task<Value, any Error>
+        var value: Value?
+        var used: UInt64
+    }
+
+    private struct State: Sendable {
+        var entries: [String: Entry] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    /// The most keys kept.
+    public let capacity: Int
+
+    /// An empty store of results for at most `capacity` keys.
+    public init(capacity: Int = 256) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The newest result computed for `key`, whatever its stamp (the caller checks it
+    /// against the stamp of its snapshot); nil while none is computed.
+    public func latest(_ key: String) -> Value? {
+        state.withLock { state in
+            guard var entry = state.entries[key], let value = entry.value else { return nil }
+            state.clock += 1
+            entry.used = state.clock
+            state.entries[key] = entry
+            return value
+        }
+    }
+
+    /// The result for `key` at `stamp`: kept, being computed, or computed now by `compute`.
+    /// A failed computation is not kept.
+    public func value(
+        _ key: String,
+        stamp: Int64,
+        compute: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let task: Task<Value, any Error> = state.withLock { state in
+            state.clock += 1
+            if var entry = state.entries[key], entry.stamp == stamp {
+                entry.used = state.clock
+                state.entries[key] = entry
+                return entry.task
+            }
+            let task = Task { try await compute() }
+            if state.entries[key] == nil, state.entries.count >= capacity,
+                let oldest = state.entries.min(by: { $0.value.used < $1.value.used })?.key
+            {
+                state.entries[oldest] = nil
+            }
+            state.entries[key] = Entry(stamp: stamp, task: task, value: nil, used: state.clock)
+            return task
+        }
+        do {
+            let value = try await task.value
+            state.withLock { state in
+                if state.entries[key]?.stamp == stamp { state.entries[key]?.value = value }
+            }
+            return value
+        } catch {
+            state.withLock { state in
+                if let entry = state.entries[key], entry.stamp == stamp { state.entries[key] = nil }
+            }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import DataMediator
+
+/// Counts kept per stamp of the list's tables (``TableStamps``): an item's place and a
+/// view's sections are answered from a ``ViewOutline`` read once per stamp, with at most
+/// ``ViewOutline/spacing`` rows counted per request.
+extension SQLListReader {
+    /// Whether what is computed from the list's rows can be kept: it has tables to stamp.
+    public var keepsResults: Bool { stampSQL != nil }
+
+    /// The stamp of the list's tables and the store's version, in the session's snapshot.
+    func stampAndVersion(_ session: any SQLSession) async throws -> (stamp: Int64, version: Int64)? {
+        guard let stampSQL else { return nil }
+        return (try await session.integer(stampSQL), try await StoreVersion.current(session))
+    }
+
+    /// The view's outline at the stamp of the tables now: kept, or read once for it.
+    func outline(of view: View) async throws -> ViewOutline? {
+        guard let stampSQL else { return nil }
+        let stamp = try await transactions.read { session in try await session.integer(stampSQL) }
+        return try await outlines.value(view.binding, stamp: stamp) {
+            try await transactions.read { session in
+                guard let (stamp, _) = try await stampAndVersion(session) else {
+                    throw DataMediatorError(.unavailable, "The list's tables have no stamp.")
+                }
+                return ViewOutline(
+                    stamp: stamp,
+                    counts: try await countSections(of: view, session),
+                    view: view,
+                    marks: try await marks(of: view, session)
+                )
+            }
+        }
+    }
+
+    /// Every ``ViewOutline/spacing``-th item of the view from the first, numbered in one
+    /// pass over the view in its order.
+    private func marks(of view: View, _ session: any SQLSession) async throws -> [ViewOutline.Mark] {
+        let (conditions, arguments) = keyset.filter(view)
+        let spacing = ViewOutline.spacing
+        let sql = """
+            SELECT \(selectList), data_mediator_row FROM (
+                SELECT \(selectList), ROW_NUMBER() OVER (ORDER BY \(keyset.orderBy(view))) AS data_mediator_row
+                FROM \(from)\(SQL.whereClause(conditions))
+            ) AS numbered WHERE (data_mediator_row - 1) % \(spacing) = 0 ORDER BY data_mediator_row
+            """
+        let rows = try await fetch(sql, arguments, session)
+        return rows.enumerated().map { index, item in
+            ViewOutline.Mark(position: view.position(of: item), index: index * spacing)
+        }
+    }
+
+    /// The view's sections and counts, from its outline when the list keeps results.
+    public func keptSectionCounts(of view: View) async throws -> SectionCounts {
+        if let outline = outlines.latest(view.binding), let version = try await version(ifStamp: outline.stamp) {
+            return SectionCounts(entries: outline.counts.entries, version: version)
+        }
+        guard let outline = try await outline(of: view) else { return try await sectionCounts(of: view) }
+        return outline.counts
+    }
+
+    /// The store's version when the list's tables are at `stamp`; nil when they moved.
+    func version(ifStamp stamp: Int64) async throws -> Int64? {
+        try await transactions.read { session in
+            guard let now = try await stampAndVersion(session), now.stamp == stamp else { return nil }
+            return now.version
+        }
+    }
+
+    /// The item with `id` in the view and its place: counted from the nearest mark of the
+    /// view's outline when the list keeps results, else from the view's start.
+    public func keptLocate(id: String, in view: View) async throws -> Location? {
+        if let outline = outlines.latest(view.binding), case .placed(let location) = try await place(id, in: view, outline) {
+            return location
+        }
+        guard let outline = try await outline(of: view) else { return try await locate(id: id, in: view) }
+        switch try await place(id, in: view, outline) {
+        case .placed(let location): return location
+        // The tables moved since the outline was read: count from the start this once.
+        case .moved: return try await locate(id: id, in: view)
+        }
+    }
+
+    private enum Placement {
+        case placed(Location?)
+        case moved
+    }
+
+    /// The item's place from `outline`, in one snapshot; `.moved` when the snapshot's
+    /// stamp is not the outline's.
+    private func place(_ id: String, in view: View, _ outline: ViewOutline) async throws -> Placement {
+        try await transactions.read { session in
+            guard let now = try await stampAndVersion(session), now.stamp == outline.stamp else { return .moved }
+            guard let item = try await item(id: id, in: view, session) else { return .placed(nil) }
+            let position = view.position(of: item)
+            let mark = outline.mark(atOrBefore: position, in: view)
+            let index = (mark?.index ?? 0) + (try await rows(from: mark?.position, before: position, in: view, session))
+            var sectionIndex = 0
+            var itemIndex = index
+            if view.section != nil {
+                guard let start = outline.sectionStarts[view.sectionID(of: item)] else { return .moved }
+                sectionIndex = start.index
+                itemIndex = index - start.start
+            }
+            return .placed(
+                Location(item: item, position: index, sectionIndex: sectionIndex, itemIndex: itemIndex, version: now.version)
+            )
+        }
+    }
+
+    /// The rows of the view from `mark` (inclusive; the view's start when nil) that come
+    /// before `position`: at most ``ViewOutline/spacing``, read on the view's index one
+    /// range at a time as a window is.
+    private func rows(
+        from mark: Position?,
+        before position: Position,
+        in view: View,
+        _ session: any SQLSession
+    ) async throws -> Int {
+        let before = keyset.before(position, in: view)
+        var remaining = ViewOutline.spacing
+        var counted = 0
+        for query in windows.queries(of: view, from: mark, inclusive: true) where remaining > 0 {
+            let rows = try await session.rows(
+                "SELECT COUNT(*), COALESCE(SUM(CASE WHEN \(before.sql) THEN 1 ELSE 0 END), 0) FROM (\(query.sql)) AS counted",
+                before.arguments + query.arguments + [.integer(Int64(remaining))]
+            )
+            let read = Int(rows.first?[0].integerValue ?? 0)
+            let earlier = Int(rows.first?[1].integerValue ?? 0)
+            counted += earlier
+            // The position was reached in this range.
+            if earlier < read { break }
+            remaining -= read
+        }
+        return counted
+    }
+}

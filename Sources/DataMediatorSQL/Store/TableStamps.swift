@@ -1,0 +1,73 @@
+import DataMediator
+
+/// A counter per source table that every change to the table raises, in the changing
+/// transaction, whoever makes it: the service's writes, an import, or another program
+/// writing to the store. Triggers keep it (row triggers on SQLite, one statement trigger
+/// on PostgreSQL), so what the service computes from a table's rows (section counts, the
+/// marks that place an item, a query list's result) is kept while the stamps of the tables
+/// it reads stay put, and computed again once after they move.
+///
+/// The store's version does not serve here: rows other programs write do not raise it.
+public enum TableStamps {
+    /// The service's table and, on PostgreSQL, the function every table's trigger calls.
+    static func schema(_ dialect: SQLDialect) -> [String] {
+        let types = SQLTypes(dialect)
+        let table = """
+            CREATE TABLE IF NOT EXISTS \(ServiceTables.stamps) (
+                source \(types.text) PRIMARY KEY NOT NULL,
+                stamp \(types.integer) NOT NULL DEFAULT 0
+            )
+            """
+        switch dialect {
+        case .sqlite:
+            return [table]
+        case .postgres:
+            return [
+                table,
+                """
+                CREATE OR REPLACE FUNCTION data_mediator_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = TG_ARGV[0];
+                    RETURN NULL;
+                END
+                $$
+                """,
+            ]
+        }
+    }
+
+    /// The statements that give `table` its stamp row and its triggers, when missing.
+    public static func prepareStatements(for table: String, _ dialect: SQLDialect) -> [String] {
+        let row = "INSERT INTO \(ServiceTables.stamps) (source) VALUES (\(SQL.literal(table))) ON CONFLICT DO NOTHING"
+        switch dialect {
+        case .sqlite:
+            // SQLite has row triggers only; each costs one update of a row in the page
+            // cache. A DELETE without WHERE still fires them (it is not truncated then).
+            let triggers = ["INSERT", "UPDATE", "DELETE"].map { event in
+                """
+                CREATE TRIGGER IF NOT EXISTS \(SQL.quote("data_mediator_stamp_\(event.lowercased())_\(table)"))
+                AFTER \(event) ON \(SQL.quote(table)) BEGIN
+                    UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = \(SQL.literal(table));
+                END
+                """
+            }
+            return [row] + triggers
+        case .postgres:
+            return [
+                row,
+                """
+                CREATE OR REPLACE TRIGGER data_mediator_stamp
+                AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(SQL.quote(table))
+                FOR EACH STATEMENT EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
+                """,
+            ]
+        }
+    }
+
+    /// The statement that reads the stamp of `tables` together: their sum, which rises
+    /// whenever one of them changes (each only rises).
+    public static func currentSQL(of tables: [String]) -> String {
+        let names = tables.map(SQL.literal).joined(separator: ", ")
+        return "SELECT COALESCE(SUM(stamp), 0) FROM \(ServiceTables.stamps) WHERE source IN (\(names))"
+    }
+}

@@ -1,0 +1,204 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorSQLite
+import DataMediatorTesting
+import Foundation
+import GRDB
+import PostgresNIO
+import Testing
+
+/// Counts kept per stamp of a list's tables: places and sections of a list longer than
+/// several marks equal its walk's, and follow rows that other programs write (which the
+/// store's version does not see); a query list's kept result follows them too.
+@Suite struct KeptCountsTests {
+    enum SQLKind: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite
+        case postgres
+
+        var testDescription: String { rawValue }
+    }
+
+    /// A store of the sample table, written to behind the service's back.
+    final class Subject {
+        let sqlite: SQLiteFixture?
+        let postgres: PostgresFixture?
+        let provider: any SQLDataProvider
+
+        init(_ kind: SQLKind, items: [Item], definition: ListDefinition = SampleList.definition) async throws {
+            switch kind {
+            case .sqlite:
+                let fixture = try SQLiteFixture(items: items)
+                (sqlite, postgres) = (fixture, nil)
+                provider = try fixture.provider(definition: definition)
+            case .postgres:
+                let fixture = try await PostgresFixture()
+                (sqlite, postgres) = (nil, fixture)
+                provider = try await fixture.store.provider(for: definition, source: SQLiteFixture.source)
+                try await fixture.insert(items)
+            }
+        }
+
+        /// A provider of another list over the same store.
+        func provider(_ definition: ListDefinition, _ source: StoreSource) async throws -> any SQLDataProvider {
+            if let sqlite { return try sqlite.provider(source, definition: definition) }
+            guard let postgres else { throw FixtureError("no store") }
+            return try await postgres.store.provider(for: definition, source: source)
+        }
+
+        /// Inserts rows as another program would: plain SQL, no version raised.
+        func insert(_ items: [Item]) async throws {
+            if let sqlite { try sqlite.insert(items) }
+            if let postgres { try await postgres.insert(items) }
+        }
+
+        /// Deletes the rows whose id ends with `suffix`, as another program would.
+        func delete(idsEndingWith suffix: String) async throws {
+            if let sqlite {
+                try await sqlite.store.database.write { db in
+                    try db.execute(sql: "DELETE FROM sample WHERE id LIKE ?", arguments: ["%" + suffix])
+                }
+            }
+            if let postgres {
+                try await postgres.store.primary.query(
+                    PostgresQuery(unsafeSQL: "DELETE FROM sample WHERE id LIKE $1", binds: try bindings("%" + suffix))
+                )
+            }
+        }
+
+        private func bindings(_ text: String) throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(text)
+            return bindings
+        }
+    }
+
+    /// Items past the sample's own, numbered from `start`.
+    static func items(_ range: Range<Int>) -> [Item] {
+        let all = SampleList.items(count: range.upperBound + 1)
+        return range.map { index in
+            var item = all[index]
+            item["id"] = .string("more-\(index)")
+            return item
+        }
+    }
+
+    /// Every `stride`-th item of each view is placed where the walk has it, and the
+    /// sections are the walk's, for the whole view and for one slice.
+    static func expectPlacesAreTheWalks(_ provider: any SQLDataProvider, items: [Item], stride: Int) async throws {
+        let definition = SampleList.definition
+        var slices = [SliceRequest.whole]
+        slices.append(SliceRequest(parameters: ["kind": ["odd"]]))
+        for view in SampleList.views {
+            for slice in slices {
+                guard let sliced = try? definition.view(named: view.name, slice: slice) else { continue }
+                let order = SampleList.expectedOrder(items, view: sliced)
+                let counts = try await provider.sectionCounts(of: sliced)
+                #expect(counts.entries.reduce(0) { $0 + $1.count } == order.count, "\(view.name) \(slice)")
+                var sectionOf: [String: (index: Int, start: Int)] = [:]
+                var start = 0
+                for (index, entry) in counts.entries.enumerated() {
+                    sectionOf[view.section.map { $0.id(for: entry.key) } ?? view.name] = (index, start)
+                    start += entry.count
+                }
+                for index in Swift.stride(from: 0, to: order.count, by: stride) {
+                    let id = order[index]["id"].idString
+                    let location = try #require(try await provider.locate(id: id, in: sliced), "\(id)")
+                    let section = try #require(sectionOf[sliced.sectionID(of: order[index])])
+                    #expect(location.position == index, "\(view.name) \(id)")
+                    #expect(location.sectionIndex == section.index, "\(view.name) \(id)")
+                    #expect(location.itemIndex == index - section.start, "\(view.name) \(id)")
+                }
+            }
+        }
+    }
+
+    @Test("places and sections of a long list are its walk's, and follow rows other programs write",
+        arguments: SQLKind.allCases)
+    func placesFollowOtherProgramsWrites(kind: SQLKind) async throws {
+        var items = SampleList.items(count: 1_300)
+        let subject = try await Subject(kind, items: items)
+        try await Self.expectPlacesAreTheWalks(subject.provider, items: items, stride: 37)
+        // Asked again at the same stamp: the kept outline answers the same.
+        try await Self.expectPlacesAreTheWalks(subject.provider, items: items, stride: 53)
+        // Rows inserted and deleted behind the service's back move the stamp.
+        let more = Self.items(1_300..<1_700)
+        try await subject.insert(more)
+        items += more
+        try await subject.delete(idsEndingWith: "7")
+        items.removeAll { $0["id"].idString.hasSuffix("7") }
+        try await Self.expectPlacesAreTheWalks(subject.provider, items: items, stride: 41)
+    }
+
+    @Test("a query list's kept result follows the rows of the tables it names", arguments: SQLKind.allCases)
+    func aQueryListsResultFollowsItsTables(kind: SQLKind) async throws {
+        let subject = try await Subject(kind, items: SampleList.items(count: 300))
+        let definition = ListDefinition(
+            name: "kinds",
+            title: "Kinds",
+            idField: "kind",
+            views: [
+                View(
+                    name: "all",
+                    sort: [SortKey("items", .descending), SortKey("kind")],
+                    idField: "kind",
+                    cellType: .fixed("kind"),
+                    fields: ["items"]
+                )
+            ]
+        )
+        let query = "SELECT kind, COUNT(*) AS items FROM sample GROUP BY kind"
+        let fields: [String: FieldType] = ["kind": .string, "items": .integer]
+        let kept = try await subject.provider(
+            definition,
+            StoreSource(kind: .query(query), fieldTypes: fields, versionTables: ["sample"])
+        )
+        let unkept = try await subject.provider(definition, StoreSource(kind: .query(query), fieldTypes: fields))
+        let view = try definition.view(named: "all")
+        func counts(_ provider: any SQLDataProvider) async throws -> [String: String] {
+            let window = try await provider.window(of: view, from: nil, inclusive: false, limit: 10)
+            return Dictionary(
+                uniqueKeysWithValues: window.items.map { ($0["kind"].idString, $0["items"].idString) }
+            )
+        }
+        #expect(try await counts(kept) == ["big": "100", "small": "100", "odd": "100"])
+        try await subject.insert(Self.items(300..<330))
+        #expect(try await counts(kept) == ["big": "110", "small": "110", "odd": "110"])
+        #expect(try await counts(unkept) == ["big": "110", "small": "110", "odd": "110"])
+        let located = try #require(try await kept.locate(id: "odd", in: view))
+        #expect(located.position == 1)  // big, odd, small: 110 each, then by kind
+        let sections = try await kept.sectionCounts(of: view)
+        #expect(sections.entries.map(\.count) == [3])
+    }
+
+    @Test func aKeptResultIsComputedOncePerStampAndAFailureIsNotKept() async throws {
+        let kept = KeptResults<Int>(capacity: 2)
+        let computed = Counter()
+        await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    (try? await kept.value("a", stamp: 1) {
+                        await computed.add()
+                        try await Task.sleep(for: .milliseconds(20))
+                        return 7
+                    }) ?? -1
+                }
+            }
+            for await value in group { #expect(value == 7) }
+        }
+        #expect(await computed.count == 1)
+        #expect(kept.latest("a") == 7)
+        #expect(try await kept.value("a", stamp: 2) { 8 } == 8)
+        await #expect(throws: FixtureError.self) { try await kept.value("b", stamp: 1) { throw FixtureError("no") } }
+        #expect(try await kept.value("b", stamp: 1) { 9 } == 9)
+        // At capacity, the key used longest ago goes.
+        _ = try await kept.value("c", stamp: 1) { 10 }
+        #expect(kept.latest("a") == nil)
+        #expect(kept.latest("c") == 10)
+    }
+
+    actor Counter {
+        var count = 0
+        func add() { count += 1 }
+    }
+}

@@ -293,6 +293,23 @@ import Testing
         }
     }
 
+    @Test func aBodyNestedDeeperThanTheLimitIs400AndStoresNothing() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            // Within the body size limit (4096 bytes here), far past the depth limit.
+            let deep = String(repeating: "[", count: 1_000) + String(repeating: "]", count: 1_000)
+            let response = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: Self.headers(),
+                body: Self.body(#"{"data": {"title": "t", "tags": "# + deep + "}}")
+            )
+            try ProblemTests.expectProblem(response, status: 400, type: "bad-request")
+            #expect((try HTTPTestSupport.json(response)["detail"] as? String)?.contains("at most 32") == true)
+            #expect(try await fixture.state() == (0, 0))
+        }
+    }
+
     @Test func aWriteToAMissingItemNamesTheList() async throws {
         let fixture = try Fixture()
         try await fixture.run { client in

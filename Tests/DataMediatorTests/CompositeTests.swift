@@ -245,7 +245,7 @@ import Testing
         let forged = Self.signer.sign(
             Cursor(
                 list: "screen",
-                view: "all",
+                view: try screen.definition.view(named: nil).cursorBinding,
                 position: Position([.array([.integer(1), .integer(0), .array([.integer(1)])])]),
                 inclusive: false,
                 continuing: nil

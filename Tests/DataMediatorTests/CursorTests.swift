@@ -17,11 +17,12 @@ import Testing
         )
     }
 
-    /// A cursor in the sample view, after a position with a `null` key.
-    func sampleCursor(continuing: String?) -> Cursor {
+    /// A cursor in the sample view, after a position with a `null` key; `view` is what it
+    /// binds to (the view's cursor binding unless given).
+    func sampleCursor(continuing: String?, view binding: String? = nil) -> Cursor {
         Cursor(
             list: SampleList.name,
-            view: view.name,
+            view: binding ?? view.cursorBinding,
             position: Position([.string("a"), .null, .string("x")]),
             inclusive: false,
             continuing: continuing
@@ -39,7 +40,7 @@ import Testing
 
     /// A view sorted by one field of each kind of value, and a cursor in it holding each
     /// kind, inclusive and continuing a section.
-    func everyKindOfValue() -> (view: View, cursor: Cursor) {
+    func everyKindOfValue(binding: String? = nil) -> (view: View, cursor: Cursor) {
         let values: [JSONValue] = [
             .null, .bool(true), .integer(-9_007_199_254_740_993), .number(0.1), .string("a.b/c é \"q\""),
         ]
@@ -52,7 +53,7 @@ import Testing
         )
         let cursor = Cursor(
             list: "l",
-            view: "wide",
+            view: binding ?? wide.cursorBinding,
             position: Position(values + [.string("id-1")]),
             inclusive: true,
             continuing: "s/1"
@@ -72,17 +73,43 @@ import Testing
     /// payload layout `CursorPayload` documents), so any change to the payload, the base64
     /// or the MAC shows here.
     @Test func tokensAreTheDocumentedBytes() throws {
-        let sample = sampleCursor(continuing: "s/1")
+        let sample = sampleCursor(continuing: "s/1", view: view.name)
         let sampleToken = "AQIGc2FtcGxlCGJ5X2dyb3VwA3MvMQMFAWEABQF4.sSFTDT5sPf395UmZZrH_9BvTFtQANy4kIs13GRc7fdM"
         #expect(signer.sign(sample) == sampleToken)
-        #expect(try signer.verify(sampleToken, list: SampleList.name, view: view) == sample)
+        // A token that binds the view's name alone (as before cursors bound the view's
+        // definition) is genuine, and refused as one of an earlier definition.
+        let earlier = #expect(throws: DataMediatorError.self) {
+            _ = try signer.verify(sampleToken, list: SampleList.name, view: view)
+        }
+        #expect(earlier?.code == .cursorMismatch)
+        #expect(earlier?.message.contains("earlier definition") == true)
 
-        let (wide, every) = everyKindOfValue()
+        let (_, every) = everyKindOfValue(binding: "wide")
         let everyToken =
             "AQMBbAR3aWRlA3MvMQYAAgOBgICAgICAIASas-bMmbPm3D8FDGEuYi9jIMOpICJxIgUEaWQtMQ"
             + "._KJBhhYcP4IEWjwPjyvQHFWm4wLUVI90rNM1Q7rlwbM"
         #expect(signer.sign(every) == everyToken)
-        #expect(try signer.verify(everyToken, list: "l", view: wide) == every)
+    }
+
+    @Test func aCursorOfAnEarlierDefinitionOfTheViewIsRefused() throws {
+        let token = signer.sign(sampleCursor(continuing: nil))
+        #expect(code(of: token) == nil)
+        let base = SampleList.views[0]
+        let changes = [
+            View(name: base.name, sort: base.sort.reversed(), idField: "id", section: base.section,
+                cellType: base.cellType, fields: base.fields),
+            View(name: base.name, sort: base.sort, idField: "id", cellType: base.cellType, fields: base.fields),
+            View(name: base.name, sort: base.sort, idField: "id", section: base.section,
+                filter: [FilterCondition(field: "score", op: .gt, value: .integer(0))],
+                cellType: base.cellType, fields: base.fields),
+        ]
+        for changed in changes {
+            #expect(code(of: token, view: changed) == .cursorMismatch, "\(changed)")
+        }
+        // Fields shown and cell types do not place items: the cursor still fits.
+        let reshown = View(name: base.name, sort: base.sort, idField: "id", section: base.section,
+            cellType: .fixed("other"), fields: ["title"])
+        #expect(code(of: token, view: reshown) == nil)
     }
 
     @Test func everyChangedCharacterIsRefused() throws {
@@ -147,7 +174,7 @@ import Testing
         let token = signer.sign(
             Cursor(
                 list: SampleList.name,
-                view: view.name,
+                view: view.cursorBinding,
                 position: Position([.string("a")]),
                 inclusive: false,
                 continuing: nil

@@ -185,6 +185,14 @@ import Testing
                 7, "above 'limit.max'"
             ),
             (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    limit: {max: 1000000000}\n    views:\n      v: {sort: [a]}\n",
+                7, "the most items a page may hold"
+            ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    limit: {max: 99999999999999999999999}\n    views:\n      v: {sort: [a]}\n",
+                7, "'limit.max'"
+            ),
+            (
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], default: true}\n      w: {sort: [a], default: true}\n",
                 8, "marks 2 views as default"
             ),

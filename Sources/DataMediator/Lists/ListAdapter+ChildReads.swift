@@ -51,7 +51,7 @@ extension ListAdapter {
         signer.sign(
             Cursor(
                 list: definition.name,
-                view: view.binding,
+                view: view.cursorBinding,
                 position: entry.position,
                 inclusive: false,
                 continuing: entry.sectionID

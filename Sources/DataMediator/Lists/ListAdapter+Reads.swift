@@ -53,7 +53,7 @@ extension ListAdapter {
         let section = view.section(of: location.item)
         let cursor = Cursor(
             list: definition.name,
-            view: view.binding,
+            view: view.cursorBinding,
             position: view.position(of: location.item),
             inclusive: true,
             continuing: location.itemIndex > 0 ? section.id : nil

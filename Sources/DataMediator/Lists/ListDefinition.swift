@@ -82,9 +82,14 @@ public struct PageLimits: Sendable, Hashable {
     /// The largest page size served.
     public let maximumLimit: Int
 
-    /// Creates page limits; both are at least 1 and the default is at most the maximum.
+    /// The most items any page may hold, whatever a list's config says: a page is built in
+    /// memory and sent whole, so its size bounds what one request costs.
+    public static let upperBound = 1_000
+
+    /// Creates page limits; both are at least 1 and at most ``upperBound``, and the default
+    /// is at most the maximum.
     public init(defaultLimit: Int = 20, maximumLimit: Int = 100) {
-        self.maximumLimit = max(1, maximumLimit)
+        self.maximumLimit = min(max(1, maximumLimit), Self.upperBound)
         self.defaultLimit = min(max(1, defaultLimit), self.maximumLimit)
     }
 

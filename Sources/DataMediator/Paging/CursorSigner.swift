@@ -40,9 +40,14 @@ public struct CursorSigner: Sendable {
         return hmac.finalize()
     }
 
-    /// The view's name in a binding (without its slice's digest).
+    /// The view's name in a cursor's binding (without its slice's and shape's digests).
     private static func viewName(_ binding: String) -> String {
-        String(binding.prefix { $0 != "#" })
+        String(binding.prefix { $0 != "#" && $0 != "@" })
+    }
+
+    /// The view's binding in a cursor's (without its shape's digest).
+    private static func binding(_ cursorBinding: String) -> String {
+        String(cursorBinding.prefix { $0 != "@" })
     }
 
     /// Verifies a token and checks that it belongs to `list` and `view` (and its slice).
@@ -64,7 +69,14 @@ public struct CursorSigner: Sendable {
             code(for: payload) == mac
         else { throw bad }
         guard let cursor = CursorPayload.decode(payload) else { throw bad }
-        guard cursor.list == list, cursor.view == view.binding else {
+        guard cursor.list == list, cursor.view == view.cursorBinding else {
+            if cursor.list == list, Self.binding(cursor.view) == view.binding {
+                throw DataMediatorError(
+                    .cursorMismatch,
+                    "The cursor was issued for an earlier definition of view '\(view.name)' (its order, sections "
+                        + "or filter have changed since): omit 'cursor' to start again."
+                )
+            }
             let slice = view.slice.isEmpty ? "" : " (or to another slice of it)"
             throw DataMediatorError(
                 .cursorMismatch,

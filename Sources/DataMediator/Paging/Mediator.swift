@@ -57,7 +57,7 @@ public struct Mediator: Sendable {
         if hasMore, let last = shown.last {
             let cursor = Cursor(
                 list: list,
-                view: view.binding,
+                view: view.cursorBinding,
                 position: view.position(of: last),
                 inclusive: false,
                 continuing: sectionIDs.last

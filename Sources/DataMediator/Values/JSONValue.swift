@@ -135,10 +135,55 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
+    /// How deeply a request body may nest arrays and objects: enough for any item, and a
+    /// bound on the recursion that decoding, storing and writing a value take.
+    public static let maximumDepth = 32
+
     /// Parses JSON text.
     ///
-    /// - Throws: the decoder's error when `bytes` are not JSON.
-    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    /// - Throws: ``TooDeep`` when arrays and objects nest deeper than `maximumDepth` (when
+    ///   given), before anything is decoded; the decoder's error when `bytes` are not JSON.
+    public static func parse(_ bytes: [UInt8], maximumDepth: Int? = nil) throws -> JSONValue {
+        if let maximumDepth, let depth = nesting(of: bytes, above: maximumDepth) {
+            throw TooDeep(depth: depth, limit: maximumDepth)
+        }
+        return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    /// JSON text that nests deeper than the parser takes.
+    public struct TooDeep: Error, Sendable, Equatable {
+        /// How deep the text nests, as far as it was read (at least `limit` + 1).
+        public let depth: Int
+        /// The deepest nesting taken.
+        public let limit: Int
+    }
+
+    /// The nesting of `bytes` once it goes above `limit` (brackets outside strings counted),
+    /// else nil. Malformed text is left to the decoder.
+    static func nesting(of bytes: [UInt8], above limit: Int) -> Int? {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return depth }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return nil
     }
 }

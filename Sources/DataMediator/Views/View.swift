@@ -26,6 +26,10 @@ public struct View: Sendable, Hashable {
     /// What a cursor and the change log bind to: the name, and a digest of the slice's
     /// values when there is one, so a cursor of one slice is refused on another.
     public let binding: String
+    /// What a cursor binds to: the ``binding`` and a digest of the order, the section rule
+    /// and the filter, so a cursor issued before the view's definition changed is refused
+    /// rather than read as a place in another order.
+    public let cursorBinding: String
 
     /// Creates a view; `idField` is appended to `sort` unless it already ends it.
     public init(
@@ -52,6 +56,16 @@ public struct View: Sendable, Hashable {
         self.parameters = parameters
         self.slice = [:]
         self.binding = name
+        self.cursorBinding = name + "@" + Self.shapeDigest(sort: keys, section: section, filter: filter)
+    }
+
+    /// A digest of what places an item in a view: its sort keys, section rule and filter.
+    private static func shapeDigest(sort: [SortKey], section: SectionRule?, filter: [FilterCondition]) -> String {
+        Slice.digest(of: [
+            "sort": .array(sort.map { .string("\($0.field) \($0.order)") }),
+            "section": section.map { .string("\($0.field) \($0.grouping)") } ?? .null,
+            "filter": .array(filter.map { .array([.string($0.field), .string("\($0.op)"), $0.value]) }),
+        ])
     }
 
     /// The same view with the slice and binding of another (its reversal).
@@ -66,6 +80,8 @@ public struct View: Sendable, Hashable {
         self.parameters = view.parameters
         self.slice = slice
         self.binding = slice.isEmpty ? view.name : view.name + "#" + Slice.digest(of: slice)
+        let shape = view.cursorBinding.drop { $0 != "@" }
+        self.cursorBinding = binding + shape
     }
 
     /// The view narrowed to the items whose fields equal `values` (parameters given and a

@@ -105,10 +105,16 @@ struct WriteRoutes: Sendable {
                 detail: "The body is larger than this server's limit of \(maximumBodySize) bytes."
             )
         }
-        guard let body = try? JSONValue.parse(Array(buffer.readableBytesView)) else {
+        do {
+            return (adapter, try JSONValue.parse(Array(buffer.readableBytesView), maximumDepth: JSONValue.maximumDepth), scope)
+        } catch let error as JSONValue.TooDeep {
+            throw Problem(
+                .badRequest,
+                detail: "The body nests arrays and objects more than \(error.limit) levels deep; this server takes at most \(error.limit)."
+            )
+        } catch {
             throw Problem(.badRequest, detail: "The body is not valid JSON.")
         }
-        return (adapter, body, scope)
     }
 
     /// Who writes: a configured write token writes every item (nil); on a scoped list, a

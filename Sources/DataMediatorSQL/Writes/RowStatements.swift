@@ -5,8 +5,11 @@ struct RowStatements: Sendable {
     let updateByID: String
     /// The insert of a row with its id, every writable field and its revision, in order.
     let insert: String
-    /// The next integer id: one more than the largest.
-    let nextID: String
+    /// The largest integer id (NULL for an empty table); the next id is one more.
+    let largestID: String
+    /// The smallest free id above a non-negative one, for when the largest id is the
+    /// largest 64-bit integer and one more cannot be taken.
+    let freeID: String
     let deleteByID: String
 
     init(table: String, idField: String, revisionField: String, fields: [String], read: [String]) {
@@ -21,7 +24,10 @@ struct RowStatements: Sendable {
         insert =
             "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", "))) VALUES ("
             + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")" + returning
-        nextID = "SELECT COALESCE(MAX(\(id)), 0) + 1 FROM \(table)"
+        largestID = "SELECT MAX(\(id)) FROM \(table)"
+        freeID =
+            "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(Int64.max) "
+            + "AND NOT EXISTS (SELECT 1 FROM \(table) AS next WHERE next.\(id) = taken.\(id) + 1)"
         deleteByID = "DELETE FROM \(table) WHERE \(id) = ?"
     }
 }

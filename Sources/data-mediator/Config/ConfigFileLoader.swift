@@ -263,6 +263,13 @@ struct ConfigFileLoader {
         guard let limit = mapping(node, allowed: ["default", "max"], what: "'limit'") else { return nil }
         let defaultLimit = limit["default"].flatMap { positiveInt($0, what: "'limit.default'") } ?? 20
         let maximum = limit["max"].flatMap { positiveInt($0, what: "'limit.max'") } ?? max(100, defaultLimit)
+        if maximum > PageLimits.upperBound {
+            fail(
+                node,
+                "list '\(list)': 'limit.max' (\(maximum)) is above \(PageLimits.upperBound), the most items a page may hold"
+            )
+            return nil
+        }
         if defaultLimit > maximum {
             fail(
                 node,

@@ -6,8 +6,19 @@ enum DemoConfig {
     /// The store file's name inside the data folder.
     static let storeFile = "demo-3.sqlite"
 
-    /// The demo's YAML over the PostgreSQL store (`DATA_MEDIATOR_DATABASE_URL`).
-    static let postgresYAML = yaml.replacingOccurrences(of: "store:\n  sqlite: \(storeFile)", with: "store: postgres")
+    /// The demo's YAML over the PostgreSQL store (`DATA_MEDIATOR_DATABASE_URL`): the same
+    /// lists, and a high-score sum in PostgreSQL's words (exact, then held to 64 bits).
+    static let postgresYAML =
+        yaml
+        .replacingOccurrences(of: "store:\n  sqlite: \(storeFile)", with: "store: postgres")
+        .replacingOccurrences(of: sqliteScoreSum, with: postgresScoreSum)
+
+    /// The high scores' sum on SQLite: `TOTAL` adds in floating point, so no set of points
+    /// a client writes makes it fail as `SUM`'s integer overflow would, for every reader.
+    static let sqliteScoreSum = "CAST(TOTAL(points) AS INTEGER)"
+    /// The same on PostgreSQL: `SUM` of a `bigint` is exact (`numeric`), held to 64 bits.
+    static let postgresScoreSum =
+        "CAST(LEAST(GREATEST(SUM(points), -9223372036854775808), 9223372036854775807) AS BIGINT)"
 
     /// The demo's YAML.
     static let yaml = """
@@ -68,7 +79,7 @@ enum DemoConfig {
           highscore:
             title: High scores
             query: >-
-              SELECT player, CAST(SUM(points) AS BIGINT) AS points, COUNT(*) AS transactions, MAX(created_at) AS last_played
+              SELECT player, \(sqliteScoreSum) AS points, COUNT(*) AS transactions, MAX(created_at) AS last_played
               FROM transactions GROUP BY player
             versions: [transactions]
             id: player

@@ -45,6 +45,10 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
         public static let historyGone = Code("history-gone")
         /// An `Idempotency-Key` already used for a request with another body.
         public static let idempotencyKeyReused = Code("idempotency-key-reused")
+        /// A write whose commit the store did not confirm: it may or may not be stored, so
+        /// it is not a failure to retry blindly (read the item back, or retry with the same
+        /// `Idempotency-Key`).
+        public static let outcomeUnknown = Code("outcome-unknown")
 
         /// The code's name.
         public var description: String { name }

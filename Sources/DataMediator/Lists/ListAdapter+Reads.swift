@@ -82,15 +82,17 @@ extension ListAdapter {
     /// The sections of `view` (a view of this list, or a slice of one) with their counts.
     public func sectionInfo(of view: View) async throws -> SectionInfo {
         let counts = try await provider.sectionCounts(of: view)
-        let sections = counts.entries.map { entry in
-            guard let rule = view.section else {
-                return SectionInfo.Section(id: view.name, title: nil, count: entry.count)
+        let sections = sectionMemo.sections(for: view.binding, counts: counts.entries) {
+            counts.entries.map { entry in
+                guard let rule = view.section else {
+                    return SectionInfo.Section(id: view.name, title: nil, count: entry.count)
+                }
+                return SectionInfo.Section(
+                    id: rule.id(for: entry.key),
+                    title: rule.titleField == nil ? rule.title(for: entry.key) : entry.title,
+                    count: entry.count
+                )
             }
-            return SectionInfo.Section(
-                id: rule.id(for: entry.key),
-                title: rule.titleField == nil ? rule.title(for: entry.key) : entry.title,
-                count: entry.count
-            )
         }
         return SectionInfo(list: definition.name, view: view.name, version: counts.version, sections: sections)
     }

@@ -14,6 +14,8 @@ public struct ListAdapter: Sendable {
     let changeLog: (any ChangeLog)?
     /// Signals live streams after each write.
     public let notifier: ChangeNotifier
+    /// The sections last built per view, reused while their counts stay the same.
+    let sectionMemo = SectionMemo()
 
     /// Creates an adapter; each view gets a ``FieldPresenter`` unless `presenters` names one.
     ///

@@ -97,6 +97,13 @@ public struct ProblemType: Sendable, Hashable {
         "Not ready",
         "A data source cannot be read right now. Retry later."
     )
+    /// A write whose commit the store did not confirm.
+    public static let outcomeUnknown = ProblemType(
+        "outcome-unknown",
+        .internalServerError,
+        "Write outcome unknown",
+        "The store did not confirm the write's commit: it may or may not be stored. Read the item back, or retry with the same Idempotency-Key (a POST without one may store a second item)."
+    )
     /// Too many event streams are open.
     public static let tooManyStreams = ProblemType(
         "too-many-streams",
@@ -175,7 +182,7 @@ public struct ProblemType: Sendable, Hashable {
         unknownList, unknownView, unknownItem, notFound, badLimit, badCursor, cursorMismatch, badRequest,
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
         unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams, badParameter,
-        unknownParameter,
+        unknownParameter, outcomeUnknown,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [
@@ -184,6 +191,7 @@ public struct ProblemType: Sendable, Hashable {
         .invalidItem: invalidItem, .conflict: conflict, .readOnly: methodNotAllowed,
         .historyGone: historyGone, .idempotencyKeyReused: idempotencyKeyReused, .badParameter: badParameter,
         .unknownParameter: unknownParameter, .unauthorized: unauthorized, .forbidden: forbidden,
+        .outcomeUnknown: outcomeUnknown,
     ]
 
     /// The `type` of a problem with this slug.

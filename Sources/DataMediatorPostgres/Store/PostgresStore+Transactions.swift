@@ -11,7 +11,7 @@ extension PostgresStore {
     func read<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await transaction(on: reader, "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
+        try await transaction(on: reader, "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", writes: false, body)
     }
 
     /// Runs `body`'s single statement on the reader, outside a transaction: one statement
@@ -19,7 +19,7 @@ extension PostgresStore {
     func readStatement<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await transaction(on: reader, nil, body)
+        try await transaction(on: reader, nil, writes: false, body)
     }
 
     /// Runs `body` in a transaction on the primary, committed when it returns and rolled
@@ -27,15 +27,20 @@ extension PostgresStore {
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await transaction(on: primary, "START TRANSACTION", body)
+        try await transaction(on: primary, "START TRANSACTION", writes: true, body)
     }
 
-    /// Runs `body` in a transaction (none when `start` is nil); a database that cannot be reached, that went away, or
-    /// that does not answer within ``timeout`` makes it throw `unavailable` (the client
-    /// retries), and so does a transaction whose commit was not confirmed.
+    /// Runs `body` in a transaction (none when `start` is nil). A database that cannot be
+    /// reached or went away, no connection within ``timeout``, a read not answered within
+    /// it, or a statement the server stopped at its `statement_timeout` or `lock_timeout`
+    /// make it throw `unavailable` (nothing was stored; the client retries). A write that
+    /// has its connection is awaited until its commit answers, so it is never answered
+    /// `unavailable` once it may have committed; a commit that is not confirmed throws
+    /// `outcomeUnknown`.
     private func transaction<Result: Sendable>(
         on client: PostgresClient,
         _ start: PostgresQuery?,
+        writes: Bool,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = logger
@@ -62,13 +67,13 @@ extension PostgresStore {
                     return nil
                 }
                 defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw DataMediatorError(
-                        .unavailable,
-                        "The database did not answer in time; retry shortly."
-                    )
+                while let next = try await group.next() {
+                    if let result = next { return result }
+                    // The timer ended. A write that has its connection goes on: its
+                    // statements are bounded by the server, and its commit must be known.
+                    guard writes, lease.taken.load(ordering: .relaxed) else { break }
                 }
-                return result
+                throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
             }
         } catch let error as DataMediatorError {
             throw error
@@ -87,9 +92,11 @@ extension PostgresStore {
     static func isUnavailable(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError else { return false }
         guard error.code == .server else { return true }
-        // SQLSTATE classes 08 (connection exception) and 57 (operator intervention).
+        // SQLSTATE classes 08 (connection exception) and 57 (operator intervention, which
+        // holds 57014, a statement stopped at its statement_timeout), and 55P03, a lock not
+        // granted within lock_timeout: the transaction was rolled back, a retry may pass.
         let state = error.serverInfo?[.sqlState] ?? ""
-        return state.hasPrefix("08") || state.hasPrefix("57")
+        return state.hasPrefix("08") || state.hasPrefix("57") || state == "55P03"
     }
 
     /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as
@@ -97,8 +104,25 @@ extension PostgresStore {
     /// rolled back when it throws.
     func bulkWrite<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         try await primary.withConnection { connection in
-            try await Self.run(body, on: connection, startingWith: "START TRANSACTION", logger: logger)
+            try await Self.run(
+                { connection in
+                    try await Self.liftStatementBounds(connection, logger: logger)
+                    return try await body(connection)
+                },
+                on: connection,
+                startingWith: "START TRANSACTION",
+                logger: logger
+            )
         }
+    }
+
+    /// Lifts the session's statement and lock bounds for the rest of the transaction: for
+    /// an import's batches, and for schema changes (an index over millions of rows, the
+    /// wait for another replica's schema lock), which are a command's or start-up's work,
+    /// not a request's.
+    static func liftStatementBounds(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
+        try await connection.query("SET LOCAL lock_timeout = 0", logger: logger)
     }
 
     /// Runs `body` in a transaction begun with `start` on `connection`: committed when it
@@ -110,14 +134,29 @@ extension PostgresStore {
         logger: Logger
     ) async throws -> Result {
         try await connection.query(start, logger: logger)
+        let result: Result
         do {
-            let result = try await body(connection)
-            try await connection.query("COMMIT", logger: logger)
-            return result
+            result = try await body(connection)
         } catch {
             _ = try? await connection.query("ROLLBACK", logger: logger)
             throw error
         }
+        do {
+            try await connection.query("COMMIT", logger: logger)
+        } catch let error as PSQLError where error.code == .server {
+            // The server answered: the transaction did not commit.
+            throw error
+        } catch {
+            // No answer to the commit (the connection failed on the way): it may have
+            // committed or not.
+            logger.error("a commit was not confirmed", metadata: ["error": "\(String(reflecting: error))"])
+            throw DataMediatorError(
+                .outcomeUnknown,
+                "The database did not confirm the write: it may or may not be stored. Read the item back, "
+                    + "or retry with the same Idempotency-Key."
+            )
+        }
+        return result
     }
 
     /// Runs `body` in a transaction on the primary that holds the store's schema lock, so
@@ -126,6 +165,7 @@ extension PostgresStore {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await write { connection in
+            try await Self.liftStatementBounds(connection, logger: self.logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", logger: self.logger)
             return try await body(connection)
         }

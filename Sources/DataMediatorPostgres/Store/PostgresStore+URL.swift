@@ -9,8 +9,15 @@ extension PostgresStore {
     static let idleTimeout: Duration = .seconds(10)
 
     /// The client configuration of a connection URL; TLS is off (connect over a private
-    /// network or a local socket).
-    static func configuration(_ url: String, maximumConnections: Int) throws -> PostgresClient.Configuration {
+    /// network or a local socket). Every session starts with `timeout` as its
+    /// `statement_timeout` and `lock_timeout`, so the server itself ends a statement that
+    /// runs or waits longer (which a client-side timer cannot: it can only stop waiting),
+    /// and a transaction left idle for four times as long is ended by the server too.
+    static func configuration(
+        _ url: String,
+        maximumConnections: Int,
+        timeout: Duration = .seconds(5)
+    ) throws -> PostgresClient.Configuration {
         guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
             let host = parts.host, !host.isEmpty
         else {
@@ -29,6 +36,12 @@ extension PostgresStore {
             tls: .disable
         )
         configuration.options.maximumConnections = maximumConnections
+        let milliseconds = max(1, timeout.nanoseconds / 1_000_000)
+        configuration.options.additionalStartupParameters = [
+            ("statement_timeout", "\(milliseconds)"),
+            ("lock_timeout", "\(milliseconds)"),
+            ("idle_in_transaction_session_timeout", "\(milliseconds * 4)"),
+        ]
         // The pool arms a timer each time a connection goes back to it (a keep-alive ping,
         // an idle close), and a cancelled timer holds its memory until it would have fired,
         // which under a steady load of pages adds up (docs/DESIGN-NOTES.md). No keep-alive,

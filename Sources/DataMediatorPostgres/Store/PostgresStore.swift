@@ -22,8 +22,10 @@ public final class PostgresStore: Sendable {
     public let reader: PostgresClient
     /// The clients to run, each once (the primary first).
     public let clients: [PostgresClient]
-    /// How long a request waits for the database (a connection, its statements, the
-    /// commit) before it is answered `unavailable`.
+    /// How long a request waits for a connection, and a read for its answer, before it is
+    /// answered `unavailable`; and the server's `statement_timeout` and `lock_timeout`, so
+    /// a statement that runs longer is stopped by PostgreSQL itself. A write, once it has a
+    /// connection, is awaited to its commit.
     public let timeout: Duration
     /// The threads of the connections, which also time requests out.
     let eventLoops: any EventLoopGroup
@@ -50,13 +52,13 @@ public final class PostgresStore: Sendable {
         self.timeout = timeout
         self.eventLoops = eventLoops
         primary = PostgresClient(
-            configuration: try Self.configuration(url, maximumConnections: maximumConnections),
+            configuration: try Self.configuration(url, maximumConnections: maximumConnections, timeout: timeout),
             eventLoopGroup: eventLoops,
             backgroundLogger: logger
         )
         if let readURL {
             reader = PostgresClient(
-                configuration: try Self.configuration(readURL, maximumConnections: maximumConnections),
+                configuration: try Self.configuration(readURL, maximumConnections: maximumConnections, timeout: timeout),
                 eventLoopGroup: eventLoops,
                 backgroundLogger: logger
             )

@@ -1,0 +1,76 @@
+import DataMediator
+import DataMediatorSQL
+import Foundation
+import PostgresNIO
+import Testing
+
+@testable import DataMediatorPostgres
+
+/// The database timeout is PostgreSQL's own bound on every statement, and a write that
+/// has its connection is awaited to its commit: never answered `unavailable` once it may
+/// have committed.
+@Suite struct PostgresBoundsTests {
+    /// A store over the fixture's database whose timeout is one second, with its clients
+    /// running while `body` runs.
+    static func withOneSecondStore(_ body: (PostgresStore) async throws -> Void) async throws {
+        let fixture = try await PostgresFixture()
+        let store = try PostgresStore(
+            url: fixture.url,
+            maximumConnections: 2,
+            timeout: .seconds(1),
+            logger: PostgresFixture.logger
+        )
+        try await store.withClientsRunning { try await body(store) }
+        withExtendedLifetime(fixture) {}
+    }
+
+    @Test func everySessionCarriesTheTimeoutAsItsStatementAndLockBounds() async throws {
+        try await Self.withOneSecondStore { store in
+            let settings = try await store.transactions.read { session in
+                try await session.rows(
+                    "SELECT current_setting('statement_timeout'), current_setting('lock_timeout')",
+                    []
+                )
+            }
+            #expect(settings.first == [.string("1s"), .string("1s")])
+        }
+    }
+
+    @Test func aStatementLongerThanTheTimeoutIsStoppedByTheServer() async throws {
+        try await Self.withOneSecondStore { store in
+            let started = ContinuousClock.now
+            let error = await #expect(throws: DataMediatorError.self) {
+                try await store.transactions.write { session in
+                    try await session.execute("SELECT pg_sleep(10)", [])
+                }
+            }
+            #expect(error?.code == .unavailable)
+            #expect(ContinuousClock.now - started < .seconds(8))
+            // The server ended it: no statement of it is still running.
+            let running = try await store.transactions.read { session in
+                try await session.integer(
+                    "SELECT COUNT(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(10)%'",
+                    []
+                )
+            }
+            #expect(running == 0)
+        }
+    }
+
+    @Test func aWriteLongerThanTheTimeoutIsAwaitedToItsCommit() async throws {
+        try await Self.withOneSecondStore { store in
+            try await store.transactions.write { session in
+                try await session.execute("CREATE TABLE slow_writes (id bigint PRIMARY KEY)", [])
+            }
+            // Three statements of 0.6 s each: every one within the bound, the write past it.
+            try await store.transactions.write { session in
+                try await session.execute("INSERT INTO slow_writes (id) VALUES (1)", [])
+                for _ in 0..<3 { try await session.execute("SELECT pg_sleep(0.6)", []) }
+            }
+            let stored = try await store.transactions.read { session in
+                try await session.integer("SELECT COUNT(*) FROM slow_writes", [])
+            }
+            #expect(stored == 1)
+        }
+    }
+}

@@ -166,6 +166,7 @@ let package = Package(
             dependencies: [
                 "data-mediator",
                 "DataMediator",
+                "DataMediatorHTTP",
                 "DataMediatorSQL",
                 "DataMediatorTesting",
                 .product(name: "Logging", package: "swift-log"),

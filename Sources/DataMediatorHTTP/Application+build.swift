@@ -66,8 +66,8 @@ public func buildRouter(
     registry: ListRegistry,
     configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
     readiness: @escaping @Sendable () async -> Bool = { true }
-) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+) -> Router<ClientContext> {
+    let router = Router(context: ClientContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies only to routes added after it, and to the not-found answer.
     // The request's id, metrics and log line.
     router.add(middleware: RequestMiddleware())
@@ -86,6 +86,8 @@ public func buildRouter(
             scopedLists: Set(registry.adapters.filter { $0.definition.scope != nil }.map(\.definition.name))
         )
     )
+    // Each client's share of the routes that cost more than a page.
+    router.add(middleware: ClientShareMiddleware(shares: ClientShares(share: configuration.limits.requestsPerClient)))
     let scope = ScopeAccess(verify: configuration.claims)
     ListRoutes(registry: registry, scope: scope).register(on: router)
     ChangeRoutes(registry: registry, scope: scope, events: configuration.events).register(on: router)

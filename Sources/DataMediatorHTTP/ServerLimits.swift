@@ -15,15 +15,20 @@ public struct ServerLimits: Sendable, Hashable {
     public var requestHeadTimeout: Duration
     /// The largest head: each header field, and all of them with the request line.
     public var maximumHeaderBytes: Int
+    /// How many item lookups, section counts and change reads one client (one token, or
+    /// one address without a token) may have in flight; one more answers `429`.
+    public var requestsPerClient: Int
 
-    /// Creates limits: by default 1,024 connections, 60 s idle, 10 s for a request head and
-    /// 16 KiB of headers.
+    /// Creates limits: by default 1,024 connections, 60 s idle, 10 s for a request head,
+    /// 16 KiB of headers and 8 costly requests in flight per client.
     public init(
         maximumConnections: Int = 1024,
         idleTimeout: Duration = .seconds(60),
         requestHeadTimeout: Duration = .seconds(10),
-        maximumHeaderBytes: Int = 16 * 1024
+        maximumHeaderBytes: Int = 16 * 1024,
+        requestsPerClient: Int = 8
     ) {
+        self.requestsPerClient = max(1, requestsPerClient)
         self.maximumConnections = max(1, maximumConnections)
         self.idleTimeout = idleTimeout
         self.requestHeadTimeout = requestHeadTimeout

@@ -150,4 +150,44 @@ final class RawClient {
         withExtendedLifetime(stream) {}
         #expect(await server.stop() == 0)
     }
+
+    @Test func oneClientHoldsItsShareOfTheStreamsAndNoMore() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: [
+                "DATA_MEDIATOR_MAX_STREAMS": "3", "DATA_MEDIATOR_CLIENT_STREAMS": "2",
+                "DATA_MEDIATOR_HEARTBEAT_SECONDS": "1",
+            ]
+        )
+        defer { server.removeData() }
+        func open(_ token: String) throws -> (client: RawClient, head: String) {
+            let client = try RawClient(port: server.port)
+            client.send(
+                "GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n"
+            )
+            return (client, client.read(within: 5) ?? "")
+        }
+        var ana = [try open("ana"), try open("ana")]
+        #expect(ana.allSatisfy { $0.head.hasPrefix("HTTP/1.1 200") })
+        let third = try open("ana")
+        #expect(third.head.hasPrefix("HTTP/1.1 503") && third.head.contains("This client holds 2"), "\(third.head)")
+        // Bo has his own share, up to the server's limit.
+        let bo = try open("bo")
+        #expect(bo.head.hasPrefix("HTTP/1.1 200"))
+        #expect(try open("cy").head.hasPrefix("HTTP/1.1 503"))
+        // Ana closes one; once its stream notices (at its next heartbeat), her share is back.
+        ana.removeLast()
+        var reopened = false
+        for _ in 0..<20 where !reopened {
+            try await Task.sleep(for: .milliseconds(500))
+            let attempt = try open("ana")
+            if attempt.head.hasPrefix("HTTP/1.1 200") {
+                reopened = true
+                ana.append(attempt)
+            }
+        }
+        #expect(reopened)
+        withExtendedLifetime((ana, bo, third)) {}
+        #expect(await server.stop() == 0)
+    }
 }

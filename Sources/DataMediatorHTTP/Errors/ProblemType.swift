@@ -111,6 +111,13 @@ public struct ProblemType: Sendable, Hashable {
         "Too many streams",
         "The server keeps as many event streams open as it is configured to. Retry after the `Retry-After` seconds, or read `/changes`."
     )
+    /// A client over its share of the costly routes.
+    public static let tooManyRequests = ProblemType(
+        "too-many-requests",
+        .tooManyRequests,
+        "Too many requests",
+        "This client (its token, or its address without one) has as many item lookups, section counts and change reads in flight as one client may. Retry after the `Retry-After` seconds; other clients are not held up."
+    )
     /// Anything unexpected.
     public static let internalError = ProblemType(
         "internal-error",
@@ -182,7 +189,7 @@ public struct ProblemType: Sendable, Hashable {
         unknownList, unknownView, unknownItem, notFound, badLimit, badCursor, cursorMismatch, badRequest,
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
         unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams, badParameter,
-        unknownParameter, outcomeUnknown,
+        unknownParameter, outcomeUnknown, tooManyRequests,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [

@@ -12,6 +12,15 @@ struct ChangeRoutes: Sendable {
     let scope: ScopeAccess
     let events: EventConfiguration
     let streams = StreamCount()
+    /// Each client's share of the streams.
+    let clientStreams: ClientShares
+
+    init(registry: ListRegistry, scope: ScopeAccess, events: EventConfiguration) {
+        self.registry = registry
+        self.scope = scope
+        self.events = events
+        self.clientStreams = ClientShares(share: events.maximumStreamsPerClient)
+    }
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/lists/:list/changes") { request, context in
@@ -56,6 +65,14 @@ struct ChangeRoutes: Sendable {
                     headers: [.retryAfter: "5"]
                 )
             }
+            guard let hold = clientStreams.take(for: ClientShares.client(of: request, context: context)) else {
+                throw Problem(
+                    .tooManyStreams,
+                    detail: "This client holds \(events.maximumStreamsPerClient) event streams, the most one client "
+                        + "may; close one, or retry later.",
+                    headers: [.retryAfter: "5"]
+                )
+            }
             let streams = self.streams
             return Response(
                 status: .ok,
@@ -65,6 +82,9 @@ struct ChangeRoutes: Sendable {
                     EventStream.accelBuffering: "no",
                 ],
                 body: ResponseBody { writer in
+                    // The client's share is held while the body runs, and given back when it ends.
+                    let hold = hold
+                    defer { withExtendedLifetime(hold) {} }
                     let open = Meter(label: "data_mediator_sse_streams")
                     open.increment()
                     streams.enter()
@@ -93,13 +113,22 @@ public struct EventConfiguration: Sendable, Hashable {
     /// How many event streams may be open at once; one more answers `503`
     /// (`too-many-streams`, with `Retry-After`).
     public var maximumStreams: Int
+    /// How many of them one client (one token, or one address without a token) may hold;
+    /// below ``maximumStreams`` (at most one less), so one client never takes them all.
+    public var maximumStreamsPerClient: Int
 
-    /// Creates an event configuration: by default a heartbeat every 10 s, 1,000 waiting events and
-    /// 256 open streams.
-    public init(heartbeat: Duration = .seconds(10), buffer: Int = 1000, maximumStreams: Int = 256) {
+    /// Creates an event configuration: by default a heartbeat every 10 s, 1,000 waiting
+    /// events, 256 open streams and 32 per client.
+    public init(
+        heartbeat: Duration = .seconds(10),
+        buffer: Int = 1000,
+        maximumStreams: Int = 256,
+        maximumStreamsPerClient: Int = 32
+    ) {
         self.heartbeat = heartbeat
         self.buffer = max(1, buffer)
         self.maximumStreams = max(1, maximumStreams)
+        self.maximumStreamsPerClient = max(1, min(maximumStreamsPerClient, self.maximumStreams - 1))
     }
 }
 

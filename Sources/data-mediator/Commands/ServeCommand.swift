@@ -103,7 +103,8 @@ struct ServeCommand: AsyncParsableCommand {
                     readTokens: settings.readTokens,
                     events: EventConfiguration(
                         heartbeat: .seconds(settings.heartbeatSeconds),
-                        maximumStreams: settings.maximumStreams
+                        maximumStreams: settings.maximumStreams,
+                        maximumStreamsPerClient: settings.maximumStreamsPerClient
                     ),
                     metrics: metrics,
                     corsOrigins: settings.corsOrigins,

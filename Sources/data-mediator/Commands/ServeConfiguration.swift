@@ -23,13 +23,17 @@ struct ServeConfiguration: Sendable {
     let heartbeatSeconds: Int
     /// Connection, timeout and size limits (`DATA_MEDIATOR_MAX_CONNECTIONS`,
     /// `DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS`, `DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS`,
-    /// `DATA_MEDIATOR_MAX_HEADER_BYTES`).
+    /// `DATA_MEDIATOR_MAX_HEADER_BYTES`), and each client's share of the costly routes
+    /// (`DATA_MEDIATOR_CLIENT_REQUESTS`).
     let limits: ServerLimits
     /// Threads that read and write the HTTP and database connections (`DATA_MEDIATOR_EVENT_LOOP_THREADS`,
     /// default ``defaultEventLoopThreads``).
     let eventLoopThreads: Int
     /// Event streams open at once (`DATA_MEDIATOR_MAX_STREAMS`, default 256).
     let maximumStreams: Int
+    /// Event streams one client may hold (`DATA_MEDIATOR_CLIENT_STREAMS`, default 32; below
+    /// `DATA_MEDIATOR_MAX_STREAMS`).
+    let maximumStreamsPerClient: Int
     /// The largest request body (`DATA_MEDIATOR_MAX_BODY_BYTES`, default 1 MiB).
     let maximumBodyBytes: Int
     /// `text` or `json` (`DATA_MEDIATOR_LOG_FORMAT`); nil chooses by whether standard error is a terminal.
@@ -103,7 +107,8 @@ struct ServeConfiguration: Sendable {
             maximumConnections: try positive("DATA_MEDIATOR_MAX_CONNECTIONS", 1024),
             idleTimeout: .seconds(try positive("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", 60)),
             requestHeadTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", 10)),
-            maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024)
+            maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024),
+            requestsPerClient: try positive("DATA_MEDIATOR_CLIENT_REQUESTS", 8)
         )
         self.eventLoopThreads = try positive("DATA_MEDIATOR_EVENT_LOOP_THREADS", Self.defaultEventLoopThreads)
         guard self.eventLoopThreads <= 256 else {
@@ -112,6 +117,13 @@ struct ServeConfiguration: Sendable {
             )
         }
         self.maximumStreams = try positive("DATA_MEDIATOR_MAX_STREAMS", 256)
+        self.maximumStreamsPerClient = try positive("DATA_MEDIATOR_CLIENT_STREAMS", min(32, max(1, maximumStreams - 1)))
+        guard maximumStreamsPerClient < maximumStreams || maximumStreams == 1 else {
+            throw ValidationError(
+                "DATA_MEDIATOR_CLIENT_STREAMS (\(maximumStreamsPerClient)) must be below DATA_MEDIATOR_MAX_STREAMS "
+                    + "(\(maximumStreams)), so that one client cannot hold every stream."
+            )
+        }
         self.maximumBodyBytes = try positive("DATA_MEDIATOR_MAX_BODY_BYTES", 1 << 20)
         self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10
         guard (1...600).contains(self.shutdownGraceSeconds) else {

@@ -1,0 +1,45 @@
+import HTTPTypes
+import Hummingbird
+
+/// Holds each client to its share of the routes that cost more than a page (an item's
+/// place, a view's sections, its changes): one more in flight answers `429`
+/// (`too-many-requests`) with `Retry-After`, and the others' requests go on.
+struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
+    let shares: ClientShares
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws
+        -> Response
+    {
+        guard [.get, .head].contains(request.method), Self.isCounted(request.uri.path) else {
+            return try await next(request, context)
+        }
+        let client = ClientShares.client(of: request, context: context)
+        guard let hold = shares.take(for: client) else {
+            throw Problem(
+                .tooManyRequests,
+                detail: "This client has \(shares.share) lookups, section counts or change reads in flight, "
+                    + "the most one client may; retry after the ones in flight have answered.",
+                headers: [.retryAfter: "1"]
+            )
+        }
+        // The share is held until the answer is made (these answers are built whole).
+        defer { withExtendedLifetime(hold) {} }
+        return try await next(request, context)
+    }
+
+    /// Whether `path` is `/lists/{list}/items/{id}`, `/lists/{list}/sections` or
+    /// `/lists/{list}/changes`.
+    static func isCounted(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0].isEmpty, parts[1] == "lists" else { return false }
+        switch parts[3] {
+        case "items": return parts.count >= 5 && !parts[4].isEmpty
+        case "sections", "changes": return parts.count == 4
+        default: return false
+        }
+    }
+}

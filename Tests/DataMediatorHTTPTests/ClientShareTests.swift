@@ -1,0 +1,106 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+@testable import DataMediatorHTTP
+
+/// Each client's share of the routes that cost more than a page: one more in flight is
+/// `429` with `Retry-After`, for that client only.
+@Suite struct ClientShareTests {
+    /// Opens once, letting every waiter through.
+    actor Gate {
+        private var isOpen = false
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+        private(set) var arrived = 0
+
+        func wait() async {
+            arrived += 1
+            if isOpen { return }
+            await withCheckedContinuation { waiters.append($0) }
+        }
+
+        func open() {
+            isOpen = true
+            for waiter in waiters { waiter.resume() }
+            waiters = []
+        }
+    }
+
+    /// The sample list, whose lookup of `held` waits at the gate.
+    final class GatedProvider: DataProvider, SectionInfoProvider {
+        let inner = ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views)
+        let gate = Gate()
+        static let held = SampleList.items()[1]["id"].idString
+
+        func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+            try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
+        }
+
+        func locate(id: String, in view: View) async throws -> Location? {
+            if id == Self.held { await gate.wait() }
+            return try await inner.locate(id: id, in: view)
+        }
+
+        func currentVersion() async throws -> Int64 { 0 }
+
+        func sectionCounts(of view: View) async throws -> SectionCounts { try await inner.sectionCounts(of: view) }
+    }
+
+    @Test func aClientOverItsShareIs429AndOthersAreServed() async throws {
+        let provider = GatedProvider()
+        let router = buildRouter(
+            registry: HTTPTestSupport.registry(provider: provider),
+            configuration: HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2))
+        )
+        let other = SampleList.items()[2]["id"].idString
+        try await Application(router: router).test(.router) { client in
+            let ana: HTTPFields = [.authorization: "Bearer ana"]
+            // Ana's two lookups wait: her whole share.
+            let waiting = (0..<2).map { _ in
+                Task { try await client.execute(uri: "/lists/sample/items/\(GatedProvider.held)", method: .get, headers: ana) }
+            }
+            while await provider.gate.arrived < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            for uri in ["/lists/sample/items/\(other)", "/lists/sample/sections", "/lists/sample/changes?since=0"] {
+                let refused = try await client.execute(uri: uri, method: .get, headers: ana)
+                #expect(refused.status == .tooManyRequests, "\(uri)")
+                #expect(refused.headers[.retryAfter] == "1")
+                #expect(try HTTPTestSupport.json(refused)["type"] as? String == "/problems/too-many-requests")
+            }
+            // Her pages are not counted, and Bo has his own share.
+            #expect(try await client.execute(uri: "/lists/sample/items", method: .get, headers: ana).status == .ok)
+            let bo: HTTPFields = [.authorization: "Bearer bo"]
+            #expect(try await client.execute(uri: "/lists/sample/items/\(other)", method: .get, headers: bo).status == .ok)
+            await provider.gate.open()
+            for task in waiting { #expect(try await task.value.status == .ok) }
+            // Her share is back.
+            #expect(try await client.execute(uri: "/lists/sample/sections", method: .get, headers: ana).status == .ok)
+        }
+    }
+
+    @Test func theCountedRoutesAreLookupsSectionsAndChanges() {
+        for path in ["/lists/a/items/1", "/lists/a/items/x/y", "/lists/a/sections", "/lists/a/changes"] {
+            #expect(ClientShareMiddleware<BasicRequestContext>.isCounted(path), "\(path)")
+        }
+        for path in ["/lists/a/items", "/lists/a/items/", "/lists/a", "/lists", "/health", "/lists/a/events", "/lists/a/sections/x"] {
+            #expect(!ClientShareMiddleware<BasicRequestContext>.isCounted(path), "\(path)")
+        }
+    }
+
+    @Test func aHoldGivesItsShareBackWhenItGoes() {
+        let shares = ClientShares(share: 2)
+        var first: ClientShares.Hold? = shares.take(for: "a")
+        let second = shares.take(for: "a")
+        #expect(first != nil && second != nil)
+        #expect(shares.take(for: "a") == nil)
+        #expect(shares.take(for: "b") != nil)
+        first = nil
+        #expect(shares.holding("a") == 1)
+        #expect(shares.take(for: "a") != nil)
+        withExtendedLifetime((first, second)) {}
+    }
+}

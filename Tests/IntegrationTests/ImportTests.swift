@@ -146,5 +146,17 @@ import Testing
             #expect(report.contains(expected), "\(expected) in \(report)")
         }
         #expect(try await Self.served(folder, target).map(\.id) == ["1", "5"])
+        // Each of the three committed batches (of 2 records) moved the version, so a client
+        // watching `/changes` or `/events` saw each of them land.
+        let server = try await ServerProcess(
+            dataDirectory: folder,
+            arguments: ["--config", folder.appendingPathComponent("lists.yaml").path],
+            environment: target.environment
+        )
+        let page = try Page.decode(try await server.get("/lists/notes/items").body)
+        #expect(page.version == 3)
+        #expect(try await server.get("/lists/notes/changes?since=2").status == 410)
+        #expect(try await server.json("/lists/notes/changes?since=3")["version"] as? String == "3")
+        #expect(await server.stop() == 0)
     }
 }

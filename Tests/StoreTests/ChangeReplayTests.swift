@@ -23,6 +23,8 @@ final class WritableSubject: Sendable {
 
     let adapter: ListAdapter
     private let directory: URL?
+    /// The SQLite store's file, for writes behind the service's back.
+    var storePath: String? { directory?.appendingPathComponent("store.sqlite").path }
     private let postgres: PostgresFixture?
 
     init(_ kind: WritableKind, history: Int = 10_000, scope: ListScope? = nil) async throws {

@@ -6,10 +6,11 @@ import DataMediator
 ///
 /// Without `skipBad`, the whole import is one transaction: the first bad record (or an id
 /// that exists) stops it and nothing of it is stored. With `skipBad`, bad records are
-/// reported and left out, and every `batch` records are committed. Either way the store's
-/// version goes up by one and the list's change history restarts after the import (a
-/// client holding older pages gets `410` and reloads), and (PostgreSQL) every replica is
-/// notified.
+/// reported and left out, and every `batch` records are committed. Each committed
+/// transaction raises the store's version by one and restarts the list's change history
+/// (a client holding older pages gets `410` from `/changes`, and `event: reload` on its
+/// stream, and reloads), and (PostgreSQL) every replica is notified: what an import has
+/// committed is never served without its version moving.
 public struct SQLImporter: Sendable {
     private let transactions: any SQLTransactions
     private let plan: ImportPlan
@@ -39,6 +40,7 @@ public struct SQLImporter: Sendable {
         var summary = ImportSummary()
         var iterator = records.makeIterator()
         var finished = false
+        var finishedOnce = false
         // Without skipBad, one transaction for everything; with it, one per batch.
         let perTransaction = skipBad ? max(1, batch) : Int.max
         while !finished {
@@ -54,7 +56,12 @@ public struct SQLImporter: Sendable {
                     let rejection = try await insert(record, session)
                     try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                 }
-                if finished { summary.version = try await plan.finish(session) }
+                // An empty last transaction (the records ended with the one before) has
+                // nothing to show; an import of no records still moves the version once.
+                if count > 0 || !finishedOnce {
+                    summary.version = try await plan.finish(session)
+                    finishedOnce = true
+                }
             }
         }
         progress(summary.imported + summary.rejected)

@@ -54,7 +54,13 @@ struct SQLiteTransactions: SQLTransactions {
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        try await database.write { db in try SQLiteSession.run(body, on: db) }
+        do {
+            return try await database.write { db in try SQLiteSession.run(body, on: db) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            // Another program (an import) held the store's one writer for longer than the
+            // busy timeout: nothing of this write was stored, and a retry may pass.
+            throw DataMediatorError(.unavailable, "The store is busy with another writer (an import); retry shortly.")
+        }
     }
 
     func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result {

@@ -62,7 +62,13 @@ import Testing
             let ana: HTTPFields = [.authorization: "Bearer ana"]
             // Ana's two lookups wait: her whole share.
             let waiting = (0..<2).map { _ in
-                Task { try await client.execute(uri: "/lists/sample/items/\(GatedProvider.held)", method: .get, headers: ana) }
+                Task {
+                    try await client.execute(
+                        uri: "/lists/sample/items/\(GatedProvider.held)",
+                        method: .get,
+                        headers: ana
+                    )
+                }
             }
             while await provider.gate.arrived < 2 { try await Task.sleep(for: .milliseconds(5)) }
             for uri in ["/lists/sample/items/\(other)", "/lists/sample/sections", "/lists/sample/changes?since=0"] {
@@ -74,7 +80,9 @@ import Testing
             // Her pages are not counted, and Bo has his own share.
             #expect(try await client.execute(uri: "/lists/sample/items", method: .get, headers: ana).status == .ok)
             let bo: HTTPFields = [.authorization: "Bearer bo"]
-            #expect(try await client.execute(uri: "/lists/sample/items/\(other)", method: .get, headers: bo).status == .ok)
+            #expect(
+                try await client.execute(uri: "/lists/sample/items/\(other)", method: .get, headers: bo).status == .ok
+            )
             await provider.gate.open()
             for task in waiting { #expect(try await task.value.status == .ok) }
             // Her share is back.
@@ -86,7 +94,10 @@ import Testing
         for path in ["/lists/a/items/1", "/lists/a/items/x/y", "/lists/a/sections", "/lists/a/changes"] {
             #expect(ClientShareMiddleware<BasicRequestContext>.isCounted(path), "\(path)")
         }
-        for path in ["/lists/a/items", "/lists/a/items/", "/lists/a", "/lists", "/health", "/lists/a/events", "/lists/a/sections/x"] {
+        for path in [
+            "/lists/a/items", "/lists/a/items/", "/lists/a", "/lists", "/health", "/lists/a/events",
+            "/lists/a/sections/x",
+        ] {
             #expect(!ClientShareMiddleware<BasicRequestContext>.isCounted(path), "\(path)")
         }
     }

@@ -195,7 +195,10 @@ import Testing
         #expect(counts() == [0, 0, 0])
         let found = try await screen.locate(id: "c/\(id)", view: nil)
         #expect(counts() == [1, 1, 0])
-        #expect(found.position == 2 * SampleList.items().count + (try await Self.sample.locate(id: id, view: "flat")).position)
+        #expect(
+            found.position == 2 * SampleList.items().count
+                + (try await Self.sample.locate(id: id, view: "flat")).position
+        )
     }
 
     @Test func aCappedChildNeverPagesPastItsCapAndMoreOnlyWhenThereIsMore() async throws {

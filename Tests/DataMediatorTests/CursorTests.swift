@@ -96,19 +96,37 @@ import Testing
         #expect(code(of: token) == nil)
         let base = SampleList.views[0]
         let changes = [
-            View(name: base.name, sort: base.sort.reversed(), idField: "id", section: base.section,
-                cellType: base.cellType, fields: base.fields),
+            View(
+                name: base.name,
+                sort: base.sort.reversed(),
+                idField: "id",
+                section: base.section,
+                cellType: base.cellType,
+                fields: base.fields
+            ),
             View(name: base.name, sort: base.sort, idField: "id", cellType: base.cellType, fields: base.fields),
-            View(name: base.name, sort: base.sort, idField: "id", section: base.section,
+            View(
+                name: base.name,
+                sort: base.sort,
+                idField: "id",
+                section: base.section,
                 filter: [FilterCondition(field: "score", op: .gt, value: .integer(0))],
-                cellType: base.cellType, fields: base.fields),
+                cellType: base.cellType,
+                fields: base.fields
+            ),
         ]
         for changed in changes {
             #expect(code(of: token, view: changed) == .cursorMismatch, "\(changed)")
         }
         // Fields shown and cell types do not place items: the cursor still fits.
-        let reshown = View(name: base.name, sort: base.sort, idField: "id", section: base.section,
-            cellType: .fixed("other"), fields: ["title"])
+        let reshown = View(
+            name: base.name,
+            sort: base.sort,
+            idField: "id",
+            section: base.section,
+            cellType: .fixed("other"),
+            fields: ["title"]
+        )
         #expect(code(of: token, view: reshown) == nil)
     }
 

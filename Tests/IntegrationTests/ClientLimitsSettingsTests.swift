@@ -6,7 +6,14 @@ import Testing
 /// `DATA_MEDIATOR_CLIENT_STREAMS` and `DATA_MEDIATOR_CLIENT_REQUESTS`: each client's share.
 @Suite struct ClientLimitsSettingsTests {
     private func settings(_ environment: [String: String]) throws -> ServeConfiguration {
-        try ServeConfiguration(config: nil, host: nil, port: nil, dataDir: nil, demoTransactions: nil, environment: environment)
+        try ServeConfiguration(
+            config: nil,
+            host: nil,
+            port: nil,
+            dataDir: nil,
+            demoTransactions: nil,
+            environment: environment
+        )
     }
 
     @Test func theSharesDefaultBelowTheServersLimits() throws {

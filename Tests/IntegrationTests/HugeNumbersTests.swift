@@ -44,7 +44,10 @@ import Testing
                 let query = header.isEmpty ? "?since=\(encoded)" : ""
                 client.send("GET /lists/transactions/events\(query) HTTP/1.1\r\nHost: localhost\r\n\(header)\r\n")
                 let head = client.read(within: 5) ?? ""
-                #expect(head.hasPrefix("HTTP/1.1 4") || head.hasPrefix("HTTP/1.1 200"), "events \(number): \(head.prefix(40))")
+                #expect(
+                    head.hasPrefix("HTTP/1.1 4") || head.hasPrefix("HTTP/1.1 200"),
+                    "events \(number): \(head.prefix(40))"
+                )
                 answered += 1
             }
             for body in [

@@ -113,8 +113,10 @@ import Testing
         }
     }
 
-    @Test("places and sections of a long list are its walk's, and follow rows other programs write",
-        arguments: SQLKind.allCases)
+    @Test(
+        "places and sections of a long list are its walk's, and follow rows other programs write",
+        arguments: SQLKind.allCases
+    )
     func placesFollowOtherProgramsWrites(kind: SQLKind) async throws {
         var items = SampleList.items(count: 1_300)
         let subject = try await Subject(kind, items: items)

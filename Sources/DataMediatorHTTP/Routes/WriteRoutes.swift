@@ -106,11 +106,13 @@ struct WriteRoutes: Sendable {
             )
         }
         do {
-            return (adapter, try JSONValue.parse(Array(buffer.readableBytesView), maximumDepth: JSONValue.maximumDepth), scope)
+            let body = try JSONValue.parse(Array(buffer.readableBytesView), maximumDepth: JSONValue.maximumDepth)
+            return (adapter, body, scope)
         } catch let error as JSONValue.TooDeep {
             throw Problem(
                 .badRequest,
-                detail: "The body nests arrays and objects more than \(error.limit) levels deep; this server takes at most \(error.limit)."
+                detail: "The body nests arrays and objects more than \(error.limit) levels deep; "
+                    + "this server takes at most \(error.limit)."
             )
         } catch {
             throw Problem(.badRequest, detail: "The body is not valid JSON.")

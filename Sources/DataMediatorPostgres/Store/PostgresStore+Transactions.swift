@@ -11,7 +11,12 @@ extension PostgresStore {
     func read<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await transaction(on: reader, "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", writes: false, body)
+        try await transaction(
+            on: reader,
+            "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+            writes: false,
+            body
+        )
     }
 
     /// Runs `body`'s single statement on the reader, outside a transaction: one statement

@@ -58,7 +58,11 @@ public final class PostgresStore: Sendable {
         )
         if let readURL {
             reader = PostgresClient(
-                configuration: try Self.configuration(readURL, maximumConnections: maximumConnections, timeout: timeout),
+                configuration: try Self.configuration(
+                    readURL,
+                    maximumConnections: maximumConnections,
+                    timeout: timeout
+                ),
                 eventLoopGroup: eventLoops,
                 backgroundLogger: logger
             )

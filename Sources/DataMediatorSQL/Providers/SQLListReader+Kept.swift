@@ -69,7 +69,9 @@ extension SQLListReader {
     /// The item with `id` in the view and its place: counted from the nearest mark of the
     /// view's outline when the list keeps results, else from the view's start.
     public func keptLocate(id: String, in view: View) async throws -> Location? {
-        if let outline = outlines.latest(view.binding), case .placed(let location) = try await place(id, in: view, outline) {
+        if let outline = outlines.latest(view.binding),
+            case .placed(let location) = try await place(id, in: view, outline)
+        {
             return location
         }
         guard let outline = try await outline(of: view) else { return try await locate(id: id, in: view) }
@@ -102,7 +104,13 @@ extension SQLListReader {
                 itemIndex = index - start.start
             }
             return .placed(
-                Location(item: item, position: index, sectionIndex: sectionIndex, itemIndex: itemIndex, version: now.version)
+                Location(
+                    item: item,
+                    position: index,
+                    sectionIndex: sectionIndex,
+                    itemIndex: itemIndex,
+                    version: now.version
+                )
             )
         }
     }

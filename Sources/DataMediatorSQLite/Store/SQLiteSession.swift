@@ -56,7 +56,8 @@ struct SQLiteTransactions: SQLTransactions {
     ) async throws -> Result {
         do {
             return try await database.write { db in try SQLiteSession.run(body, on: db) }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        {
             // Another program (an import) held the store's one writer for longer than the
             // busy timeout: nothing of this write was stored, and a retry may pass.
             throw DataMediatorError(.unavailable, "The store is busy with another writer (an import); retry shortly.")

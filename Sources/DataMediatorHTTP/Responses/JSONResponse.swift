@@ -28,6 +28,17 @@ enum JSONResponse {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// A JSON answer of a body already encoded, with its entity tag (``entityTag(of:)``):
+    /// `304` when the request's `If-None-Match` names the tag.
+    static func make(body: ByteBuffer, tag: String, for request: Request) -> Response {
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: cacheControl]
+        if matches(request.headers[values: .ifNoneMatch], tag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
     /// A strong entity tag: the first 16 bytes of the body's SHA-256, quoted.
     static func entityTag(of bytes: [UInt8]) -> String {
         SHA256.hash(data: bytes).withUnsafeBytes { digest in

@@ -13,6 +13,8 @@ struct ListRoutes: Sendable {
     /// and the timer of its page reads.
     private let descriptions: [String: [UInt8]]
     private let pageTimers: [String: Timer]
+    /// The last `/sections` answer of each view, encoded.
+    private let sectionAnswers = SectionAnswers()
 
     init(registry: ListRegistry, scope: ScopeAccess) {
         self.registry = registry
@@ -51,7 +53,12 @@ struct ListRoutes: Sendable {
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view])
             let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
-            return JSONResponse.make(try await adapter.sectionInfo(view: query.view, slice: slice).json(), for: request)
+            let view = try adapter.definition.view(named: query.view, slice: slice)
+            let answer = sectionAnswers.answer(
+                for: adapter.definition.name + "/" + view.binding,
+                try await adapter.sectionInfo(of: view)
+            )
+            return JSONResponse.make(body: answer.body, tag: answer.tag, for: request)
         }
         for path in ["/lists", "/lists/:list", "/lists/:list/sections"] {
             MethodNotAllowed.register(RouterPath(path), on: router)

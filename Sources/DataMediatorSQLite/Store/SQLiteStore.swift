@@ -25,6 +25,10 @@ public final class SQLiteStore: Sendable {
     public init(path: String) throws {
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(5)
+        // Reads that are not a page (counts, a query's result, a write's neighbours) run on
+        // GRDB's readers, off the calling thread: one per core is as many as can run at
+        // once, and each more would hold a page cache of its own.
+        configuration.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
         do {
             database = try DatabasePool(path: path, configuration: configuration)
             try database.write { db in

@@ -126,7 +126,10 @@ struct ServeCommand: AsyncParsableCommand {
         // flight, for at most the grace period; the store's clients stop last. Then a SQLite
         // store's WAL is checkpointed.
         let services: [any Service] =
-            wiring.storeServices(logger: logger) + [serving, StreamCloser(notifier: wiring.notifier, logger: logger)]
+            wiring.storeServices(logger: logger) + [
+                serving, StreamCloser(notifier: wiring.notifier, logger: logger),
+                ShutdownWatchdog(grace: .seconds(settings.shutdownGraceSeconds), logger: logger),
+            ]
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },

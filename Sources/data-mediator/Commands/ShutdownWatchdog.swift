@@ -17,7 +17,8 @@ struct ShutdownWatchdog: Service {
         try? await gracefulShutdown()
         let limit = grace + .seconds(5)
         let logger = logger
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(limit.components.seconds) * 1_000_000_000)) {
+        let deadline = DispatchTime.now() + .seconds(Int(limit.components.seconds))
+        DispatchQueue.global().asyncAfter(deadline: deadline) {
             logger.error(
                 "the shutdown did not end in time: exiting",
                 metadata: ["seconds": "\(limit.components.seconds)"]

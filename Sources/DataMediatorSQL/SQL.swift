@@ -2,23 +2,24 @@
 public enum SQL {
     /// `name` as a quoted identifier.
     public static func quote(_ name: String) -> String {
-        var quoted = "\""
-        for character in name {
-            quoted.append(character)
-            if character == "\"" { quoted.append(character) }
-        }
-        return quoted + "\""
+        enclosed(name, in: "\"")
     }
 
     /// `text` as a string literal, for the few statements that take no placeholders (a
     /// trigger's body, its arguments).
     public static func literal(_ text: String) -> String {
-        var literal = "'"
+        enclosed(text, in: "'")
+    }
+
+    /// `text` between two `mark`s, each `mark` in it doubled (SQL's one escape in both).
+    private static func enclosed(_ text: String, in mark: Character) -> String {
+        var enclosed = String(mark)
         for character in text {
-            literal.append(character)
-            if character == "'" { literal.append(character) }
+            enclosed.append(character)
+            if character == mark { enclosed.append(character) }
         }
-        return literal + "'"
+        enclosed.append(mark)
+        return enclosed
     }
 
     /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, ... in order (PostgreSQL's

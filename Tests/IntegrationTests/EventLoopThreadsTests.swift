@@ -6,24 +6,13 @@ import Testing
 
 /// `DATA_MEDIATOR_EVENT_LOOP_THREADS`: how many threads read and write the connections.
 @Suite struct EventLoopThreadsTests {
-    private func settings(_ environment: [String: String]) throws -> ServeConfiguration {
-        try ServeConfiguration(
-            config: nil,
-            host: nil,
-            port: nil,
-            dataDir: nil,
-            demoTransactions: nil,
-            environment: environment
-        )
-    }
-
     @Test func theDefaultIsHalfTheCoresAndAValueMustBeFrom1To256() throws {
         let cores = System.coreCount
-        #expect(try settings([:]).eventLoopThreads == max(1, cores / 2))
-        #expect(try settings(["DATA_MEDIATOR_EVENT_LOOP_THREADS": "3"]).eventLoopThreads == 3)
+        #expect(try ServeConfiguration.of([:]).eventLoopThreads == max(1, cores / 2))
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_EVENT_LOOP_THREADS": "3"]).eventLoopThreads == 3)
         for bad in ["0", "-1", "257", "two"] {
             #expect(throws: (any Error).self, "\(bad)") {
-                try settings(["DATA_MEDIATOR_EVENT_LOOP_THREADS": bad])
+                try ServeConfiguration.of(["DATA_MEDIATOR_EVENT_LOOP_THREADS": bad])
             }
         }
     }

@@ -60,7 +60,7 @@ extension SQLListReader {
 
     /// The store's version when the list's tables are at `stamp`; nil when they moved.
     func version(ifStamp stamp: Int64) async throws -> Int64? {
-        try await transactions.read { session in
+        try await transactions.shortRead { session in
             guard let now = try await stampAndVersion(session), now.stamp == stamp else { return nil }
             return now.version
         }
@@ -90,7 +90,7 @@ extension SQLListReader {
     /// The item's place from `outline`, in one snapshot; `.moved` when the snapshot's
     /// stamp is not the outline's.
     private func place(_ id: String, in view: View, _ outline: ViewOutline) async throws -> Placement {
-        try await transactions.read { session in
+        try await transactions.shortRead { session in
             guard let now = try await stampAndVersion(session), now.stamp == outline.stamp else { return .moved }
             guard let item = try await item(id: id, in: view, session) else { return .placed(nil) }
             let position = view.position(of: item)

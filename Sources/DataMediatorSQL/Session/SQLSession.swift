@@ -75,4 +75,20 @@ public protocol SQLTransactions: Sendable {
     /// import that reads its records as it goes; committed when it returns, rolled back
     /// when it throws.
     func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result
+
+    /// Runs `body`, a read of a few rows by index (no scan), in one read snapshot, the
+    /// store's cheapest way: a store whose reads switch threads may run it on the calling
+    /// thread, as it runs a page.
+    func shortRead<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result
+}
+
+extension SQLTransactions {
+    /// ``read(_:)``, for a store with no cheaper way.
+    public func shortRead<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        try await read(body)
+    }
 }

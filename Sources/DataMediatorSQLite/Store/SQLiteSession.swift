@@ -44,6 +44,25 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
 /// transaction on the pool's single writer), each running the shared rules on its thread.
 struct SQLiteTransactions: SQLTransactions {
     let database: DatabasePool
+    /// The connections pages are read on, which short reads use too.
+    let pageReaders: SQLitePageReaders
+
+    /// A short read in a transaction of its own on a page reader, on the calling thread
+    /// (no thread switch), or through the pool when every page reader is in use.
+    func shortRead<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        let answer: Result?? = try pageReaders.read { db in
+            var result: Result?
+            try db.inTransaction(.deferred) {
+                result = try SQLiteSession.run(body, on: db)
+                return .commit
+            }
+            return result
+        }
+        if let answer, let result = answer { return result }
+        return try await read(body)
+    }
 
     func read<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result

@@ -49,7 +49,7 @@ public final class SQLiteStore: Sendable {
         } catch {
             throw StoreError(list: nil, "cannot open the SQLite store at \(path): \(error)")
         }
-        transactions = SQLiteTransactions(database: database)
+        transactions = SQLiteTransactions(database: database, pageReaders: pageReaders)
     }
 
     /// Writes the WAL back into the database file and empties it, so a stopped service

@@ -4,26 +4,35 @@ import DataMediator
 /// view's sections are answered from a ``ViewOutline`` read once per stamp, with at most
 /// ``ViewOutline/spacing`` rows counted per request.
 extension SQLListReader {
-    /// Whether what is computed from the list's rows can be kept: it has tables to stamp.
-    public var keepsResults: Bool { stampSQL != nil }
-
-    /// The stamp of the list's tables and the store's version, in the session's snapshot.
+    /// The stamp of the list's tables and the store's version, in the session's snapshot;
+    /// nil for a list whose tables are not stamped.
     func stampAndVersion(_ session: any SQLSession) async throws -> (stamp: Int64, version: Int64)? {
         guard let stampSQL else { return nil }
         return (try await session.integer(stampSQL), try await StoreVersion.current(session))
     }
 
+    /// ``stampAndVersion(_:)`` of a list whose tables are stamped, for a result to keep.
+    func keptStampAndVersion(_ session: any SQLSession) async throws -> (stamp: Int64, version: Int64) {
+        guard let now = try await stampAndVersion(session) else {
+            throw DataMediatorError(.unavailable, "The list's tables have no stamp.")
+        }
+        return now
+    }
+
+    /// The stamp of the list's tables now (one short read); nil when they are not stamped.
+    func currentStamp() async throws -> Int64? {
+        guard let stampSQL else { return nil }
+        return try await transactions.shortRead { session in try await session.integer(stampSQL) }
+    }
+
     /// The view's outline at the stamp of the tables now: kept, or read once for it.
     func outline(of view: View) async throws -> ViewOutline? {
-        guard let stampSQL else { return nil }
-        let stamp = try await transactions.read { session in try await session.integer(stampSQL) }
+        guard let stamp = try await currentStamp() else { return nil }
         return try await outlines.value(view.binding, stamp: stamp) {
             try await transactions.read { session in
-                guard let (stamp, _) = try await stampAndVersion(session) else {
-                    throw DataMediatorError(.unavailable, "The list's tables have no stamp.")
-                }
-                return ViewOutline(
-                    stamp: stamp,
+                // The stamp of this snapshot, which may be newer than the one asked for.
+                ViewOutline(
+                    stamp: try await keptStampAndVersion(session).stamp,
                     counts: try await countSections(of: view, session),
                     view: view,
                     marks: try await marks(of: view, session)

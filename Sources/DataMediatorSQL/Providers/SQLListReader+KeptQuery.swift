@@ -23,16 +23,14 @@ extension SQLListReader {
     /// The view (or slice) of the list's kept result with the store's version now; nil for
     /// a table list or a query that names no tables (read as it is, each time).
     public func keptQuery(_ view: View) async throws -> (provider: ArrayDataProvider, version: Int64)? {
-        guard !viewsAreIndexed, let stampSQL else { return nil }
+        guard !viewsAreIndexed, stampSQL != nil else { return nil }
         if let kept = keptViews.latest(view.binding), let version = try await version(ifStamp: kept.stamp) {
             return (kept.provider, version)
         }
-        let stamp = try await transactions.read { session in try await session.integer(stampSQL) }
+        guard let stamp = try await currentStamp() else { return nil }
         let result = try await results.value("rows", stamp: stamp) {
             try await transactions.read { session in
-                guard let (stamp, version) = try await stampAndVersion(session) else {
-                    throw DataMediatorError(.unavailable, "The list's tables have no stamp.")
-                }
+                let (stamp, version) = try await keptStampAndVersion(session)
                 return KeptQueryResult(
                     stamp: stamp,
                     version: version,

@@ -147,9 +147,10 @@ public struct SQLListReader: Sendable {
 
     // MARK: - Versions
 
-    /// The version of the list's source now.
+    /// The version of the list's source now: one short read (a composite asks each child
+    /// for it on every page).
     public func currentVersion() async throws -> Int64 {
-        try await transactions.read { session in try await StoreVersion.current(session) }
+        try await transactions.shortRead { session in try await StoreVersion.current(session) }
     }
 
     /// The store's version at the last write through the API to a table the list reads

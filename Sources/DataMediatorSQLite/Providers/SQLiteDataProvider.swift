@@ -56,16 +56,6 @@ public struct SQLiteDataProvider: SQLDataProvider {
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
-    /// The store's version now: one small statement on the calling thread, as a page's
-    /// (a composite asks each child for it on every page).
-    public func currentVersion() async throws -> Int64 {
-        let sql = StoreVersion.currentSQL(.sqlite)
-        if let version = try pageReaders.read({ db in try Int64.fetchOne(db, sql: sql) }), let version {
-            return version
-        }
-        return try await reader.currentVersion()
-    }
-
     /// The items a window statement reads, and the store's version from its last column
     /// (nil when it read no row).
     private func fetch(

@@ -154,18 +154,25 @@ import Testing
         }
     }
 
-    /// A provider that counts how often its sections are counted.
+    /// A provider that counts how often its sections are counted, its windows read and its
+    /// version asked.
     final class CountedProvider: DataProvider, SectionInfoProvider {
         let inner = ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views)
         let counted = Mutex(0)
+        let windows = Mutex(0)
+        let versions = Mutex(0)
 
         func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-            try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
+            windows.withLock { $0 += 1 }
+            return try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
         }
 
         func locate(id: String, in view: View) async throws -> Location? { try await inner.locate(id: id, in: view) }
 
-        func currentVersion() async throws -> Int64 { 0 }
+        func currentVersion() async throws -> Int64 {
+            versions.withLock { $0 += 1 }
+            return 0
+        }
 
         func sectionCounts(of view: View) async throws -> SectionCounts {
             counted.withLock { $0 += 1 }

@@ -39,14 +39,17 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
     /// The sections the composite shows, in order, with their counts and titles.
     public func sectionCounts(of view: View) async throws -> SectionCounts {
         var entries: [SectionCounts.Entry] = []
-        for child in children {
-            for section in try await shownSections(of: child).sections {
+        var known = [Int64?](repeating: nil, count: children.count)
+        for (index, child) in children.enumerated() {
+            let shown = try await shownSections(of: child)
+            known[index] = shown.version
+            for section in shown.sections {
                 entries.append(
                     SectionCounts.Entry(key: .string(section.id), count: section.count, title: section.title)
                 )
             }
         }
-        return SectionCounts(entries: entries, version: try await currentVersion())
+        return SectionCounts(entries: entries, version: try await currentVersion(knowing: known))
     }
 
     /// The item with `id` (`child/id`, or a child's `more` cell) and its place among
@@ -58,12 +61,15 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
         }
         let child = children[index]
         let inner: (item: Item, position: Int, sectionIndex: Int, itemIndex: Int)
+        var known = [Int64?](repeating: nil, count: children.count)
         if id == child.moreID {
             let shown = try await shownSections(of: child)
+            known[index] = shown.version
             guard shown.hasMore, case .list(let adapter, let childView) = child.content, let cap = child.cap,
                 let last = try await adapter.entries(of: childView, from: nil, inclusive: false, limit: cap).last,
-                let more = try await moreItem(
-                    of: Resume(child: index, served: cap, inner: last.position, innerInclusive: false)
+                let more = moreItem(
+                    of: Resume(child: index, served: cap, inner: last.position, innerInclusive: false),
+                    after: last
                 )
             else { return nil }
             inner = (more, cap, shown.sections.count - 1, 0)
@@ -71,6 +77,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             guard let (entry, location) = try await entry(of: child, id: String(id.dropFirst(child.name.count + 1))),
                 location.position < child.cap ?? Int.max
             else { return nil }
+            if case .list = child.content { known[index] = location.version }
             inner = (
                 Self.item(entry, child: child, index: index, served: location.position + 1),
                 location.position, location.sectionIndex, location.itemIndex
@@ -78,8 +85,9 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
         }
         var itemsBefore = 0
         var sectionsBefore = 0
-        for before in children[..<index] {
+        for (place, before) in children[..<index].enumerated() {
             let shown = try await shownSections(of: before)
+            known[place] = shown.version
             itemsBefore += shown.items
             sectionsBefore += shown.sections.count
         }
@@ -88,7 +96,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             position: itemsBefore + inner.position,
             sectionIndex: sectionsBefore + inner.sectionIndex,
             itemIndex: inner.itemIndex,
-            version: try await currentVersion()
+            version: try await currentVersion(knowing: known)
         )
     }
 
@@ -110,16 +118,20 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
     }
 
     /// The sections a child shows (ids prefixed; cut at its cap; its `more` section last
-    /// when it has one), how many items they hold, and whether a `more` cell is among them.
+    /// when it has one), how many items they hold, whether a `more` cell is among them, and
+    /// the version they were counted at (nil for a static section).
     func shownSections(
         of child: CompositeChild
     ) async throws
-        -> (sections: [SectionInfo.Section], items: Int, hasMore: Bool)
+        -> (sections: [SectionInfo.Section], items: Int, hasMore: Bool, version: Int64?)
     {
         let all: [SectionInfo.Section]
+        var version: Int64?
         switch child.content {
         case .list(let adapter, let view):
-            all = try await adapter.sectionInfo(of: view).sections
+            let info = try await adapter.sectionInfo(of: view)
+            all = info.sections
+            version = info.version
         case .section(let id, let title, let cells):
             all = cells.isEmpty ? [] : [SectionInfo.Section(id: id, title: title, count: cells.count)]
         }
@@ -137,65 +149,106 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             sections.append(SectionInfo.Section(id: child.moreID, title: nil, count: 1))
             items += 1
         }
-        return (sections, items, hasMore)
+        return (sections, items, hasMore, version)
     }
 
     // MARK: - Pages
 
     /// Up to `limit` items after (or from) `start`, walking the children in order.
+    ///
+    /// A capped child with `more` is read one item past its cap when the page reaches the
+    /// cap, so whether its `more` cell follows is known without another read; the page's
+    /// version takes what its reads of list children carried, and asks only the others.
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         var resume = try Resume(start, inclusive: inclusive, childCount: children.count)
         var items: [Item] = []
+        var known = [Int64?](repeating: nil, count: children.count)
+        // The last entry shown of the child being read, and whether it has items past its cap.
+        var reachedCap: (last: ListEntry, hasMore: Bool)?
         while items.count < limit, resume.child < children.count {
             let child = children[resume.child]
             if let cap = child.cap, resume.served >= cap {
-                if resume.served == cap, child.more, let more = try await moreItem(of: resume) {
+                let more: Item?
+                if resume.served != cap || !child.more {
+                    more = nil
+                } else if let reachedCap {
+                    more = reachedCap.hasMore ? moreItem(of: resume, after: reachedCap.last) : nil
+                } else {
+                    more = try await moreItem(of: resume)
+                }
+                if let more {
                     items.append(more)
                     resume.served += 1
                 } else {
                     resume.nextChild()
                 }
+                reachedCap = nil
                 continue
             }
-            let take = min(limit - items.count, child.cap.map { $0 - resume.served } ?? Int.max)
-            let entries = try await self.entries(
+            let toCap = child.cap.map { $0 - resume.served }
+            let take = min(limit - items.count, toCap ?? Int.max)
+            let peek = child.more && toCap == take
+            let read = try await self.entries(
                 of: child,
                 from: resume.inner,
                 inclusive: resume.innerInclusive,
-                limit: take
+                limit: peek ? take + 1 : take
             )
+            if let version = read.version { known[resume.child] = max(known[resume.child] ?? version, version) }
+            let entries = read.entries.prefix(take)
             for entry in entries {
                 resume.served += 1
                 items.append(Self.item(entry, child: child, index: resume.child, served: resume.served))
                 resume.inner = entry.position
                 resume.innerInclusive = false
             }
-            if entries.count < take { resume.nextChild() }
+            if entries.count < take {
+                resume.nextChild()
+                reachedCap = nil
+            } else if peek, let last = entries.last {
+                reachedCap = (last, read.entries.count > take)
+            }
         }
-        return Window(items: items, version: try await currentVersion())
+        return Window(items: items, version: try await currentVersion(knowing: known))
     }
 
     /// The composite's version: the greatest of its children's. Children that change
     /// share one version space (the lists of one store), and static sections and files
     /// stay at 0, so it is the store's version, and it moves with every child's write.
     public func currentVersion() async throws -> Int64 {
+        try await currentVersion(knowing: [])
+    }
+
+    /// ``currentVersion()`` where `known[i]` is the version a read of child `i` just
+    /// carried: only the children not read are asked, so a page, a lookup or the sections
+    /// do not read every child again for a version their own reads gave.
+    func currentVersion(knowing known: [Int64?]) async throws -> Int64 {
         var version: Int64 = 0
-        for child in children { version = max(version, try await child.version()) }
+        for (index, child) in children.enumerated() {
+            if index < known.count, let read = known[index] {
+                version = max(version, read)
+            } else {
+                version = max(version, try await child.version())
+            }
+        }
         return version
     }
 
+    /// Up to `limit` entries of a child after `start`, with the version a list child's read
+    /// carried (nil for a static section).
     private func entries(
         of child: CompositeChild,
         from start: Position?,
         inclusive: Bool,
         limit: Int
     ) async throws
-        -> [ListEntry]
+        -> (entries: [ListEntry], version: Int64?)
     {
-        guard limit > 0 else { return [] }
+        guard limit > 0 else { return ([], nil) }
         switch child.content {
         case .list(let adapter, let view):
-            return try await adapter.entries(of: view, from: start, inclusive: inclusive, limit: limit)
+            let read = try await adapter.entryWindow(of: view, from: start, inclusive: inclusive, limit: limit)
+            return (read.entries, read.version)
         case .section(let id, let title, let cells):
             let first: Int
             if let start {
@@ -206,7 +259,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             } else {
                 first = 0
             }
-            return cells.indices.dropFirst(first).prefix(limit).map { index in
+            let entries = cells.indices.dropFirst(first).prefix(limit).map { index in
                 ListEntry(
                     cell: cells[index],
                     sectionID: id,
@@ -214,11 +267,12 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
                     position: Position([.integer(Int64(index))])
                 )
             }
+            return (entries, nil)
         }
     }
 
     /// The `more` cell of the capped child `resume` stands at, or nil when the child has
-    /// nothing past its cap.
+    /// nothing past its cap (two reads: a page that starts at the cap has not read the child).
     private func moreItem(of resume: Resume) async throws -> Item? {
         let child = children[resume.child]
         guard case .list(let adapter, let view) = child.content,
@@ -226,6 +280,14 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             try await !adapter.entries(of: view, from: last, inclusive: false, limit: 1).isEmpty,
             let lastEntry = try await adapter.entries(of: view, from: last, inclusive: true, limit: 1).first
         else { return nil }
+        return moreItem(of: resume, after: lastEntry)
+    }
+
+    /// The `more` cell of the capped list child `resume` stands at, continuing its list
+    /// after `lastEntry`, the last entry shown.
+    private func moreItem(of resume: Resume, after lastEntry: ListEntry) -> Item? {
+        let child = children[resume.child]
+        guard case .list(let adapter, let view) = child.content else { return nil }
         let data: JSONValue = .object([
             "list": .string(adapter.definition.name),
             "view": .string(view.name),
@@ -234,7 +296,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
         return Item(
             layout: Self.layout,
             values: [
-                Self.position(child: resume.child, served: resume.served + 1, inner: last),
+                Self.position(child: resume.child, served: resume.served + 1, inner: lastEntry.position),
                 .string(child.moreID), .string(child.moreID), .null,
                 .string(CompositeChild.moreType), .string("0"), data,
             ]

@@ -14,6 +14,19 @@ extension ListAdapter {
     ) async throws
         -> [ListEntry]
     {
+        try await entryWindow(of: view, from: start, inclusive: inclusive, limit: limit).entries
+    }
+
+    /// ``entries(of:from:inclusive:limit:)`` with the version they were read at, so a
+    /// composite's page takes its version from the reads it made anyway.
+    public func entryWindow(
+        of view: View,
+        from start: Position?,
+        inclusive: Bool,
+        limit: Int
+    ) async throws
+        -> (entries: [ListEntry], version: Int64)
+    {
         if let start, start.values.count != view.sort.count {
             throw DataMediatorError(
                 .badCursor,
@@ -22,7 +35,7 @@ extension ListAdapter {
         }
         let window = try await provider.window(of: view, from: start, inclusive: inclusive, limit: limit)
         let presenter = presenter(for: view)
-        return window.items.map { item in
+        let entries = window.items.map { item in
             let section = view.section(of: item)
             return ListEntry(
                 cell: presenter.cell(for: item),
@@ -31,6 +44,7 @@ extension ListAdapter {
                 position: view.position(of: item)
             )
         }
+        return (entries, window.version)
     }
 
     /// The entry with `id` in `view` and where it stands, or nil when the view has no such item.

@@ -15,7 +15,11 @@ import Testing
                 CompositeChild(
                     name: "top",
                     content: .list(
-                        ListAdapter(definition: SampleList.definition, provider: provider, signer: CompositeTests.signer),
+                        ListAdapter(
+                            definition: SampleList.definition,
+                            provider: provider,
+                            signer: CompositeTests.signer
+                        ),
                         view: try CompositeTests.view("flat")
                     ),
                     cap: cap,

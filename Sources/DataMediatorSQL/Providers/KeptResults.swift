@@ -10,7 +10,8 @@ import Synchronization
 public final class KeptResults<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         let stamp: Int64
-        let task: Task<Value, any Error>
+        /// The computation; nil for a value derived from an earlier one (``advance(from:to:_:)``).
+        let task: Task<Value, any Error>?
         var value: Value?
         var used: UInt64
     }
@@ -48,12 +49,20 @@ public final class KeptResults<Value: Sendable>: Sendable {
         stamp: Int64,
         compute: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
+        let kept: Value? = state.withLock { state in
+            guard var entry = state.entries[key], entry.stamp == stamp, let value = entry.value else { return nil }
+            state.clock += 1
+            entry.used = state.clock
+            state.entries[key] = entry
+            return value
+        }
+        if let kept { return kept }
         let task: Task<Value, any Error> = state.withLock { state in
             state.clock += 1
-            if var entry = state.entries[key], entry.stamp == stamp {
+            if var entry = state.entries[key], entry.stamp == stamp, let task = entry.task {
                 entry.used = state.clock
                 state.entries[key] = entry
-                return entry.task
+                return task
             }
             let task = Task { try await compute() }
             if state.entries[key] == nil, state.entries.count >= capacity,
@@ -75,6 +84,28 @@ public final class KeptResults<Value: Sendable>: Sendable {
                 if let entry = state.entries[key], entry.stamp == stamp { state.entries[key] = nil }
             }
             throw error
+        }
+    }
+
+    /// Carries every result kept at stamp `old` over to stamp `new`, as `derive` makes it
+    /// from the old one (a write whose effect on the result is known, so the result at the
+    /// new stamp need not be computed again). A result `derive` answers nil for is dropped,
+    /// and one computed meanwhile at another stamp is left alone.
+    public func advance(from old: Int64, to new: Int64, _ derive: (_ key: String, Value) -> Value?) {
+        guard old != new else { return }
+        let olds: [(key: String, value: Value)] = state.withLock { state in
+            state.entries.compactMap { key, entry in
+                guard entry.stamp == old, let value = entry.value else { return nil }
+                return (key, value)
+            }
+        }
+        // Derived outside the lock: readers wait on it only for the swap.
+        let derived = olds.map { ($0.key, derive($0.key, $0.value)) }
+        state.withLock { state in
+            for (key, value) in derived {
+                guard let entry = state.entries[key], entry.stamp == old else { continue }
+                state.entries[key] = value.map { Entry(stamp: new, task: nil, value: $0, used: entry.used) }
+            }
         }
     }
 }

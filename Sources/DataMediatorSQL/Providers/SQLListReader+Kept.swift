@@ -2,7 +2,7 @@ import DataMediator
 
 /// Counts kept per stamp of the list's tables (``TableStamps``): an item's place and a
 /// view's sections are answered from a ``ViewOutline`` read once per stamp, with at most
-/// ``ViewOutline/spacing`` rows counted per request.
+/// ``ViewOutline/longestGap`` rows counted per request.
 extension SQLListReader {
     /// The stamp of the list's tables and the store's version, in the session's snapshot;
     /// nil for a list whose tables are not stamped.
@@ -108,7 +108,7 @@ extension SQLListReader {
             var sectionIndex = 0
             var itemIndex = index
             if view.section != nil {
-                guard let start = outline.sectionStarts[view.sectionID(of: item)] else { return .moved }
+                guard let start = outline.section(view.sectionID(of: item)) else { return .moved }
                 sectionIndex = start.index
                 itemIndex = index - start.start
             }
@@ -125,7 +125,7 @@ extension SQLListReader {
     }
 
     /// The rows of the view from `mark` (inclusive; the view's start when nil) that come
-    /// before `position`: at most ``ViewOutline/spacing``, read on the view's index one
+    /// before `position`: at most ``ViewOutline/longestGap``, read on the view's index one
     /// range at a time as a window is.
     private func rows(
         from mark: Position?,
@@ -134,7 +134,7 @@ extension SQLListReader {
         _ session: any SQLSession
     ) async throws -> Int {
         let before = keyset.before(position, in: view)
-        var remaining = ViewOutline.spacing
+        var remaining = ViewOutline.longestGap
         var counted = 0
         for query in windows.queries(of: view, from: mark, inclusive: true) where remaining > 0 {
             let rows = try await session.rows(

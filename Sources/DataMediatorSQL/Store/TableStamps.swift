@@ -70,4 +70,13 @@ public enum TableStamps {
         let names = tables.map(SQL.literal).joined(separator: ", ")
         return "SELECT COALESCE(SUM(stamp), 0) FROM \(ServiceTables.stamps) WHERE source IN (\(names))"
     }
+
+    /// The statement that reads the stamp of one `table`. With `locking`, PostgreSQL locks
+    /// its row until the transaction ends, so no other writer of the table moves the stamp
+    /// between this read and the transaction's own change (a SQLite write transaction
+    /// holds the whole store already).
+    static func readSQL(of table: String, locking: Bool, _ dialect: SQLDialect) -> String {
+        let read = "SELECT stamp FROM \(ServiceTables.stamps) WHERE source = \(SQL.literal(table))"
+        return locking && dialect == .postgres ? read + " FOR UPDATE" : read
+    }
 }

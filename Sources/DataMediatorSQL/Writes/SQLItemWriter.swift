@@ -75,17 +75,17 @@ public struct SQLItemWriter: ItemWriter {
         idempotency: IdempotencyKey?
     ) async throws -> WriteResult {
         let key = try id.map { (id) throws(DataMediatorError) in try storedID(id) }
-        return try await transactions.write { session in
+        return try await committed { session in
             try await StoreVersion.lock(session)
             if let idempotency, let earlier = try await replay(idempotency, session) {
-                return earlier
+                return (earlier, .none)
             }
             if let key, try await current(key, session) != nil {
                 throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
             }
-            let result = try await record(old: nil, session) { try await insertRow(key: key, values: values, session) }
-            if let idempotency { try await remember(idempotency, result: result, session) }
-            return result
+            let written = try await record(old: nil, session) { try await insertRow(key: key, values: values, session) }
+            if let idempotency { try await remember(idempotency, result: written.result, session) }
+            return written
         }
     }
 
@@ -93,7 +93,7 @@ public struct SQLItemWriter: ItemWriter {
     public func replace(id: String, fields values: [String: JSONValue], scope: WriteScope?) async throws -> WriteResult
     {
         let key = try storedID(id)
-        return try await transactions.write { session in
+        return try await committed { session in
             try await StoreVersion.lock(session)
             let old = try await current(key, session)
             if let scope, let old, !scope.contains(old) { throw unknown(id) }
@@ -114,7 +114,7 @@ public struct SQLItemWriter: ItemWriter {
         let key = try storedID(id, missing: true)
         // The transaction ends before this call returns, so `check` does not outlive it.
         return try await withoutActuallyEscaping(check) { check in
-            try await transactions.write { session in
+            try await committed { session in
                 try await StoreVersion.lock(session)
                 guard let old = try await current(key, session), scope?.contains(old) ?? true else {
                     throw unknown(id)
@@ -130,14 +130,25 @@ public struct SQLItemWriter: ItemWriter {
     /// Deletes the row with `id`.
     public func delete(id: String, scope: WriteScope?) async throws -> Int64 {
         let key = try storedID(id, missing: true)
-        return try await transactions.write { session in
+        return try await committed { session in
             try await StoreVersion.lock(session)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else { throw unknown(id) }
-            return try await record(key: key, id: id, existed: true, session) {
+            let recorded = try await record(key: key, id: id, existed: true, session) {
                 try await session.execute(statements.deleteByID, [key])
                 return nil
-            }.version
+            }
+            return (recorded.version, recorded.carry)
         }
+    }
+
+    /// Runs `write` in one transaction and, once it committed, carries the outlines of the
+    /// lists over the table over the write (``OutlineCarry``).
+    private func committed<Result: Sendable>(
+        _ write: @escaping @Sendable (any SQLSession) async throws -> (Result, OutlineCarry)
+    ) async throws -> Result {
+        let (result, carry) = try await transactions.write(write)
+        carry.apply()
+        return result
     }
 
     // MARK: - Changes
@@ -149,37 +160,45 @@ public struct SQLItemWriter: ItemWriter {
         old: Item?,
         _ session: any SQLSession,
         write: () async throws -> Item
-    ) async throws -> WriteResult {
+    ) async throws -> (result: WriteResult, carry: OutlineCarry) {
         var written: Item?
         let key = old.map { $0[idField] }
-        let version = try await record(key: key, id: nil, existed: old != nil, session) {
+        let recorded = try await record(key: key, id: nil, existed: old != nil, session) {
             let item = try await write()
             written = item
             return item
-        }.version
+        }
         guard let written else { throw DataMediatorError(.unavailable, "The write stored no row.") }
-        return WriteResult(item: written, version: version, created: old == nil)
+        return (WriteResult(item: written, version: recorded.version, created: old == nil), recorded.carry)
     }
 
     /// Runs `write` (which answers the row written, or nil for a delete) between reading the
-    /// row's placements in every list over the table and logging what changed in each.
+    /// row's placements in every list over the table and logging what changed in each; with
+    /// the table's stamps around it and the row as each list reads it, for the outlines.
     private func record(
         key: JSONValue?,
         id: String?,
         existed: Bool,
         _ session: any SQLSession,
         write: () async throws -> Item?
-    ) async throws -> (version: Int64, item: Item?) {
+    ) async throws -> (version: Int64, carry: OutlineCarry) {
         let observers = tableWriters.observers(of: table)
+        // Lists that read this table alone keep outlines at its stamp.
+        let stampSQL = observers.first.map { TableStamps.readSQL(of: table, locking: true, $0.reader.dialect) }
+        var stampBefore: Int64?
+        if let stampSQL { stampBefore = try await session.integer(stampSQL) }
+        var olds: [Item?] = []
         var before: [[String: Placement]] = []
         for observer in observers {
             var old: Item?
             if existed, let key { old = try await observer.reader.item(withKey: key, session) }
+            olds.append(old)
             before.append(try await placements(of: old, in: observer, withSectionAfter: false, session))
         }
         let item = try await write()
         let version = try await StoreVersion.bump(for: table, session)
         let newKey = item?[idField] ?? key
+        var writes: [(reader: SQLListReader, write: OutlineWrite)] = []
         for (index, observer) in observers.enumerated() {
             var new: Item?
             if item != nil, let newKey { new = try await observer.reader.item(withKey: newKey, session) }
@@ -191,8 +210,19 @@ public struct SQLItemWriter: ItemWriter {
                 changes: observer.recorder.changes(old: before[index], new: after),
                 session
             )
+            if observer.reader.versionTables == [table] {
+                let write = OutlineWrite(
+                    old: olds[index],
+                    new: new,
+                    version: version,
+                    sectionsBefore: after.mapValues(\.sectionAfter)
+                )
+                writes.append((observer.reader, write))
+            }
         }
-        return (version, item)
+        guard let stampSQL, let stampBefore else { return (version, .none) }
+        let stampAfter = try await session.integer(stampSQL)
+        return (version, OutlineCarry(before: stampBefore, after: stampAfter, writes: writes))
     }
 
     private func placements(

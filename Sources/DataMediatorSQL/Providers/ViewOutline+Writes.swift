@@ -1,0 +1,80 @@
+import DataMediator
+
+/// One write of one row, as an outline is carried over it: the row before and after the
+/// write, the version the write produced, and where the row landed in each view.
+struct OutlineWrite: Sendable {
+    /// The row before the write; nil when it did not exist.
+    let old: Item?
+    /// The row after the write; nil when it was deleted.
+    let new: Item?
+    /// The version the write produced.
+    let version: Int64
+    /// By view binding, for the views the row is in after the write: the id of the section
+    /// before the row's section, nil when its section is the first (what a change's
+    /// `section_after` says).
+    let sectionsBefore: [String: String?]
+}
+
+extension ViewOutline {
+    /// This outline after `write`, at `stamp`: its section counts and mark indexes moved
+    /// by the row that left the view and the row that entered it. Nil, for the outline to
+    /// be read again, when the view's sections are not ordered by its sort's first field
+    /// (a row could split one), when a new section's neighbour is not known, or when a gap
+    /// between marks would grow past ``longestGap``.
+    func applying(_ write: OutlineWrite, stamp: Int64) -> ViewOutline? {
+        let old = write.old.flatMap { view.includes($0) ? $0 : nil }
+        let new = write.new.flatMap { view.includes($0) ? $0 : nil }
+        if let rule = view.section, old != nil || new != nil, view.sort.first?.field != rule.field { return nil }
+        var entries = counts.entries
+        var index = sectionIndex
+        var marks = self.marks
+        if let old {
+            guard let section = index[view.sectionID(of: old)] else { return nil }
+            let entry = entries[section]
+            if entry.count > 1 {
+                entries[section] = SectionCounts.Entry(key: entry.key, count: entry.count - 1, title: entry.title)
+            } else {
+                entries.remove(at: section)
+                index = Self.index(of: entries, in: view)
+            }
+            for mark in firstMark(after: view.position(of: old))..<marks.count { marks[mark].index -= 1 }
+        }
+        if let new {
+            let id = view.sectionID(of: new)
+            if let section = index[id] {
+                let entry = entries[section]
+                entries[section] = SectionCounts.Entry(key: entry.key, count: entry.count + 1, title: entry.title)
+            } else {
+                guard let before = write.sectionsBefore[view.binding] else { return nil }
+                var at = 0
+                if let before {
+                    guard let previous = index[before] else { return nil }
+                    at = previous + 1
+                }
+                let key = view.section.map { $0.key(for: new[$0.field]) } ?? .null
+                entries.insert(SectionCounts.Entry(key: key, count: 1), at: at)
+                index = Self.index(of: entries, in: view)
+            }
+            let after = firstMark(after: view.position(of: new))
+            for mark in after..<marks.count { marks[mark].index += 1 }
+            // The gap the row entered, from the mark before it to the next (or the end).
+            let start = after == 0 ? 0 : marks[after - 1].index
+            let end = after < marks.count ? marks[after].index : total + 1 - (old == nil ? 0 : 1)
+            if end - start > Self.longestGap { return nil }
+        }
+        return ViewOutline(
+            stamp: stamp,
+            counts: SectionCounts(entries: entries, version: write.version),
+            view: view,
+            marks: marks,
+            sectionIndex: index
+        )
+    }
+
+    /// The index of each section by its id.
+    private static func index(of entries: [SectionCounts.Entry], in view: View) -> [String: Int] {
+        var index: [String: Int] = [:]
+        for (place, entry) in entries.enumerated() { index[id(of: entry, in: view)] = place }
+        return index
+    }
+}

@@ -11,14 +11,18 @@ struct ChangeRoutes: Sendable {
     let registry: ListRegistry
     let scope: ScopeAccess
     let events: EventConfiguration
-    let streams = StreamCount()
+    /// The streams open, all clients together (one share, under one key).
+    let streams: ClientShares
     /// Each client's share of the streams.
     let clientStreams: ClientShares
+    /// The one key of ``streams``.
+    static let everyone = "everyone"
 
     init(registry: ListRegistry, scope: ScopeAccess, events: EventConfiguration) {
         self.registry = registry
         self.scope = scope
         self.events = events
+        self.streams = ClientShares(share: events.maximumStreams)
         self.clientStreams = ClientShares(share: events.maximumStreamsPerClient)
     }
 
@@ -56,9 +60,8 @@ struct ChangeRoutes: Sendable {
                 start = try await adapter.currentVersion()
             }
             let stream = EventStream(adapter: adapter, view: view, start: start, settings: events)
-            // Streams opening at the same moment may pass this check together; the count is
-            // kept inside each stream's body, so it is always right.
-            guard streams.count < events.maximumStreams else {
+            // Taken at once, so streams opening at the same moment cannot pass the cap together.
+            guard let open = streams.take(for: Self.everyone) else {
                 throw Problem(
                     .tooManyStreams,
                     detail: "\(events.maximumStreams) event streams are open, the most this server keeps; retry later.",
@@ -73,7 +76,6 @@ struct ChangeRoutes: Sendable {
                     headers: [.retryAfter: "5"]
                 )
             }
-            let streams = self.streams
             return Response(
                 status: .ok,
                 headers: [
@@ -82,16 +84,12 @@ struct ChangeRoutes: Sendable {
                     EventStream.accelBuffering: "no",
                 ],
                 body: ResponseBody { writer in
-                    // The client's share is held while the body runs, and given back when it ends.
-                    let hold = hold
-                    defer { withExtendedLifetime(hold) {} }
-                    let open = Meter(label: "data_mediator_sse_streams")
-                    open.increment()
-                    streams.enter()
-                    defer {
-                        open.decrement()
-                        streams.leave()
-                    }
+                    // The shares are held while the body runs, and given back when it ends.
+                    let holds = (open, hold)
+                    defer { withExtendedLifetime(holds) {} }
+                    let meter = Meter(label: "data_mediator_sse_streams")
+                    meter.increment()
+                    defer { meter.decrement() }
                     try await stream.run(into: &writer)
                     try await writer.finish(nil)
                 }
@@ -129,23 +127,5 @@ public struct EventConfiguration: Sendable, Hashable {
         self.buffer = max(1, buffer)
         self.maximumStreams = max(1, maximumStreams)
         self.maximumStreamsPerClient = max(1, min(maximumStreamsPerClient, self.maximumStreams - 1))
-    }
-}
-
-/// The count of open event streams, shared by every route that opens one.
-final class StreamCount: Sendable {
-    private let open = Atomic<Int>(0)
-
-    /// The streams open now.
-    var count: Int { open.load(ordering: .relaxed) }
-
-    /// Counts a stream in (from inside its body, which always ends, so the count never leaks).
-    func enter() {
-        open.add(1, ordering: .relaxed)
-    }
-
-    /// Counts a stream out.
-    func leave() {
-        open.subtract(1, ordering: .relaxed)
     }
 }

@@ -40,7 +40,6 @@ public struct SQLImporter: Sendable {
         var summary = ImportSummary()
         var iterator = records.makeIterator()
         var finished = false
-        var finishedOnce = false
         // Without skipBad, one transaction for everything; with it, one per batch.
         let perTransaction = skipBad ? max(1, batch) : Int.max
         while !finished {
@@ -57,10 +56,10 @@ public struct SQLImporter: Sendable {
                     try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                 }
                 // An empty last transaction (the records ended with the one before) has
-                // nothing to show; an import of no records still moves the version once.
-                if count > 0 || !finishedOnce {
+                // nothing to show; an import of no records still moves the version once
+                // (a finished batch leaves a version of at least 1).
+                if count > 0 || summary.version == 0 {
                     summary.version = try await plan.finish(session)
-                    finishedOnce = true
                 }
             }
         }

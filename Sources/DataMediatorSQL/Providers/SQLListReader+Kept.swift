@@ -103,8 +103,10 @@ extension SQLListReader {
             guard let now = try await stampAndVersion(session), now.stamp == outline.stamp else { return .moved }
             guard let item = try await item(id: id, in: view, session) else { return .placed(nil) }
             let position = view.position(of: item)
-            let mark = outline.mark(atOrBefore: position, in: view)
-            let index = (mark?.index ?? 0) + (try await rows(from: mark?.position, before: position, in: view, session))
+            let (mark, length) = outline.stretch(of: position)
+            let index =
+                (mark?.index ?? 0)
+                + (try await rows(from: mark?.position, before: position, within: length, in: view, session))
             var sectionIndex = 0
             var itemIndex = index
             if view.section != nil {
@@ -125,16 +127,18 @@ extension SQLListReader {
     }
 
     /// The rows of the view from `mark` (inclusive; the view's start when nil) that come
-    /// before `position`: at most ``ViewOutline/longestGap``, read on the view's index one
-    /// range at a time as a window is.
+    /// before `position`, among the `length` rows from `mark` on (the stretch to the next
+    /// mark, at most ``ViewOutline/longestGap``), read on the view's index one range at a
+    /// time as a window is.
     private func rows(
         from mark: Position?,
         before position: Position,
+        within length: Int,
         in view: View,
         _ session: any SQLSession
     ) async throws -> Int {
         let before = keyset.before(position, in: view)
-        var remaining = ViewOutline.longestGap
+        var remaining = length
         var counted = 0
         for query in windows.queries(of: view, from: mark, inclusive: true) where remaining > 0 {
             let rows = try await session.rows(

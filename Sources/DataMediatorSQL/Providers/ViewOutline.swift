@@ -72,10 +72,14 @@ struct ViewOutline: Sendable {
     /// The number of items in the view.
     var total: Int { (sectionStart.last ?? 0) + (counts.entries.last?.count ?? 0) }
 
-    /// The last mark at or before `position` in `view`'s order; nil when it comes first.
-    func mark(atOrBefore position: Position, in view: View) -> Mark? {
+    /// The stretch of the view an item at `position` stands in: the last mark at or before
+    /// it (nil when it comes before the first) and the number of items from that mark to
+    /// the next one (or the view's end), which are all that is counted to place it.
+    func stretch(of position: Position) -> (mark: Mark?, length: Int) {
         let after = firstMark(after: position)
-        return after == 0 ? nil : marks[after - 1]
+        let start = after == 0 ? 0 : marks[after - 1].index
+        let end = after < marks.count ? marks[after].index : total
+        return (after == 0 ? nil : marks[after - 1], max(1, end - start))
     }
 
     /// The index in ``marks`` of the first mark after `position`.

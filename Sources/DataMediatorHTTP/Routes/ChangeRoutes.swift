@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import Metrics
 import NIOCore
-import Synchronization
 
 /// The observer routes of the list contract: `GET /lists/{list}/changes` (what changed
 /// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).

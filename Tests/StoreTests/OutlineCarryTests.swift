@@ -99,4 +99,25 @@ import Testing
         #expect(dropped)
         try await Self.expectKeptAnswersAreCounted(provider, "after the long gap")
     }
+
+    @Test("a view written at its head keeps its outline however many rows come first", arguments: [WritableKind.sqlite])
+    func aViewWrittenAtItsHeadKeepsItsOutline(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let adapter = subject.adapter
+        let provider = try #require(adapter.provider as? any SQLDataProvider)
+        var mix = WriteMix(seed: 13)
+        for index in 0..<300 {
+            _ = try await adapter.create(body: .object(["id": .string("a-\(index)"), "data": mix.data()]))
+        }
+        let byDay = try SampleList.definition.view(named: "by_day")
+        _ = try await provider.sectionCounts(of: byDay)
+        // Newest first: each row, later than every other, becomes the view's first item.
+        for index in 0..<(3 * ViewOutline.longestGap) {
+            let data: JSONValue = .object(["created": .string("2026-12-01T10:00:00Z"), "title": .string("h")])
+            _ = try await adapter.create(body: .object(["id": .string("h-\(1000 + index)"), "data": data]))
+            let stamp = try await provider.reader.currentStamp()
+            #expect(provider.reader.outlines.latest(byDay.binding)?.stamp == stamp, "\(index)")
+        }
+        try await Self.expectKeptAnswersAreCounted(provider, "after writes at the head")
+    }
 }

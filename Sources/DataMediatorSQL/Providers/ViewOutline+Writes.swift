@@ -9,10 +9,9 @@ struct OutlineWrite: Sendable {
     let new: Item?
     /// The version the write produced.
     let version: Int64
-    /// By view binding, for the views the row is in after the write: the id of the section
-    /// before the row's section, nil when its section is the first (what a change's
-    /// `section_after` says).
-    let sectionsBefore: [String: String?]
+    /// By view binding, for the views the row is in after the write: where it landed (the
+    /// section before its own, the item before it), as its change says.
+    let placements: [String: Placement]
 }
 
 extension ViewOutline {
@@ -20,7 +19,9 @@ extension ViewOutline {
     /// by the row that left the view and the row that entered it. Nil, for the outline to
     /// be read again, when the view's sections are not ordered by its sort's first field
     /// (a row could split one), when a new section's neighbour is not known, or when a gap
-    /// between marks would grow past ``longestGap``.
+    /// between marks would grow past ``longestGap``. A row that becomes the view's first
+    /// item (the newest of a newest-first view) gets a mark once ``spacing`` items stand
+    /// before the first one, so a view written at its head is never read again for it.
     func applying(_ write: OutlineWrite, stamp: Int64) -> ViewOutline? {
         let old = write.old.flatMap { view.includes($0) ? $0 : nil }
         let new = write.new.flatMap { view.includes($0) ? $0 : nil }
@@ -45,9 +46,9 @@ extension ViewOutline {
                 let entry = entries[section]
                 entries[section] = SectionCounts.Entry(key: entry.key, count: entry.count + 1, title: entry.title)
             } else {
-                guard let before = write.sectionsBefore[view.binding] else { return nil }
+                guard let placement = write.placements[view.binding] else { return nil }
                 var at = 0
-                if let before {
+                if let before = placement.sectionAfter {
                     guard let previous = index[before] else { return nil }
                     at = previous + 1
                 }
@@ -55,8 +56,15 @@ extension ViewOutline {
                 entries.insert(SectionCounts.Entry(key: key, count: 1), at: at)
                 index = Self.index(of: entries, in: view)
             }
-            let after = firstMark(after: view.position(of: new))
+            let position = view.position(of: new)
+            var after = firstMark(after: position)
             for mark in after..<marks.count { marks[mark].index += 1 }
+            if let placement = write.placements[view.binding], placement.after == nil, placement.sectionAfter == nil,
+                after == 0, (marks.first?.index ?? 0) >= Self.spacing
+            {
+                marks.insert(Mark(position: position, index: 0), at: 0)
+                after = 1
+            }
             // The gap the row entered, from the mark before it to the next (or the end).
             let start = after == 0 ? 0 : marks[after - 1].index
             let end = after < marks.count ? marks[after].index : total + 1 - (old == nil ? 0 : 1)

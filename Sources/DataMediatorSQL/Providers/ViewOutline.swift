@@ -11,7 +11,7 @@ import DataMediator
 /// indexes and lets the gaps between them grow, up to ``longestGap``.
 struct ViewOutline: Sendable {
     /// The items between two marks of an outline read from the rows.
-    static let spacing = 256
+    static let spacing = 128
     /// The most items between two marks (or before the first, or after the last) that an
     /// outline carried over by writes may have; one that would have more is read again.
     static let longestGap = 2 * spacing

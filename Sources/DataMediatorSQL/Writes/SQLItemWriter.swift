@@ -215,7 +215,7 @@ public struct SQLItemWriter: ItemWriter {
                     old: olds[index],
                     new: new,
                     version: version,
-                    sectionsBefore: after.mapValues(\.sectionAfter)
+                    placements: after
                 )
                 writes.append((observer.reader, write))
             }

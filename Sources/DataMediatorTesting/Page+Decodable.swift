@@ -34,6 +34,7 @@ private struct PageJSON: Decodable {
     let version: String
     let sections: [SectionJSON]
     let next: String?
+    let prev: String?
 
     var page: Page {
         get throws {
@@ -54,7 +55,15 @@ private struct PageJSON: Decodable {
                     items: section.items.map { Cell(id: $0.id, type: $0.type, rev: $0.rev, data: $0.data) }
                 )
             }
-            return Page(list: list, view: view, limit: limit, version: version, sections: sections, next: next)
+            return Page(
+                list: list,
+                view: view,
+                limit: limit,
+                version: version,
+                sections: sections,
+                next: next,
+                prev: prev
+            )
         }
     }
 }

@@ -8,7 +8,8 @@ import DataMediator
 /// the page's `next`; section kinds are `items` and `loading` only; `kind`+`id` is unique
 /// in a page; a section id appears in one contiguous run across the walk; `continues` is
 /// true exactly for a page's first section when it carries on the previous page's last;
-/// no item appears twice; and, when given, the items come in `expectedIDs` order.
+/// no item appears twice; `prev` is null on the first page and a cursor on every other; and,
+/// when given, the items come in `expectedIDs` order.
 public struct WalkCheck {
     /// Every violation found, in the order found.
     public private(set) var violations: [String] = []
@@ -63,6 +64,11 @@ public struct WalkCheck {
                 }
                 items.append(item)
             }
+        }
+        if (pageCount == 1) != (page.prev == nil) {
+            violations.append(
+                "\(label): prev is \(page.prev == nil ? "null" : "a cursor") on a forward walk's \(label)"
+            )
         }
         let count = page.items.count
         if page.next != nil, count != page.limit {

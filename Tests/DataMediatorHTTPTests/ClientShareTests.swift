@@ -41,6 +41,10 @@ import Testing
             try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
         }
 
+        func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+            try await inner.window(of: view, before: start, inclusive: inclusive, limit: limit)
+        }
+
         func locate(id: String, in view: View) async throws -> Location? {
             if id == Self.held { await gate.wait() }
             return try await inner.locate(id: id, in: view)

@@ -19,18 +19,78 @@ import Testing
                 #expect(response.headers[.contentType] == "application/json")
                 let page = try Page.decode(Array(response.body.readableBytesView))
                 check.add(page)
+                let links = Self.links(response.headers[HTTPTestSupport.link])
+                // The Link header names the page before, when there is one, by its `prev`.
+                #expect(links["prev"].map { $0.hasSuffix("cursor=\(page.prev ?? "")") } ?? (page.prev == nil))
                 guard let next = page.next else {
-                    #expect(response.headers[HTTPTestSupport.link] == nil)
+                    #expect(links["next"] == nil)
                     break
                 }
-                // The Link header names the next page, and following it gives the same page as the cursor.
-                let link = try #require(response.headers[HTTPTestSupport.link])
-                #expect(link.hasSuffix(#"cursor=\#(next)>; rel="next""#))
-                uri = String(link.dropFirst().prefix { $0 != ">" })
+                // It names the next page, and following it gives the same page as the cursor.
+                let link = try #require(links["next"])
+                #expect(link.hasSuffix("cursor=\(next)"))
+                uri = link
             }
             let definition = try SampleList.definition.view(named: view)
             check.expectOrder(SampleList.expectedOrder(SampleList.items(), view: definition).map { $0["id"].idString })
             #expect(check.violations == [])
+        }
+    }
+
+    /// The targets of a `Link` field by relation (`<uri>; rel="next", <uri>; rel="prev"`).
+    static func links(_ field: String?) -> [String: String] {
+        var links: [String: String] = [:]
+        for value in (field ?? "").split(separator: ",") {
+            let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, parts[0].hasPrefix("<"), parts[0].hasSuffix(">"), parts[1].hasPrefix("rel=")
+            else { continue }
+            links[parts[1].dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: "\""))] = String(
+                parts[0].dropFirst().dropLast()
+            )
+        }
+        return links
+    }
+
+    @Test("a walk back over HTTP through Link rel=prev gives the forward walk's items", arguments: ["by_day", "flat"])
+    func walkBackOverHTTP(view: String) async throws {
+        try await HTTPTestSupport.withClient { client in
+            let definition = try SampleList.definition.view(named: view)
+            let expected = SampleList.expectedOrder(SampleList.items(), view: definition).map { $0["id"].idString }
+            // Open at the last item, then follow prev to the top, putting each page on top.
+            let last = try #require(expected.last)
+            var uri = "/lists/sample/items?view=\(view)&limit=4&around=\(PathSegment.encode(last))"
+            var pages: [Page] = []
+            while true {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .ok)
+                let page = try Page.decode(Array(response.body.readableBytesView))
+                pages.insert(page, at: 0)
+                guard let prev = Self.links(response.headers[HTTPTestSupport.link])["prev"] else {
+                    #expect(page.prev == nil)
+                    break
+                }
+                #expect(prev.hasSuffix("cursor=\(page.prev ?? "-")"))
+                uri = prev
+            }
+            #expect(pages.flatMap(\.items).map(\.id) == expected)
+            #expect(pages.dropFirst().allSatisfy { $0.sections.first?.kind == .loading })
+        }
+    }
+
+    @Test("around answers 400 with a cursor and 404 for an unknown id, as problems")
+    func aroundErrors() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let first = try await client.execute(uri: "/lists/sample/items?limit=2", method: .get)
+            let next = try #require(try Page.decode(Array(first.body.readableBytesView)).next)
+            for (uri, status) in [
+                ("/lists/sample/items?around=item-01&cursor=\(next)", HTTPResponse.Status.badRequest),
+                ("/lists/sample/items?around=", .badRequest), ("/lists/sample/items?around=nope", .notFound),
+                ("/lists/sample/items?around=item-01&around=item-02", .badRequest),
+            ] {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == status, "\(uri)")
+                #expect(response.headers[.contentType] == "application/problem+json", "\(uri)")
+            }
         }
     }
 

@@ -136,6 +136,9 @@ struct FailingProvider: DataProvider, SectionInfoProvider {
     func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         throw Failure()
     }
+    func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        throw Failure()
+    }
     func locate(id: String, in view: View) async throws -> Location? { throw Failure() }
     func currentVersion() async throws -> Int64 { throw Failure() }
     func sectionCounts(of view: View) async throws -> SectionCounts { throw Failure() }

@@ -167,6 +167,11 @@ import Testing
             return try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
         }
 
+        func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+            windows.withLock { $0 += 1 }
+            return try await inner.window(of: view, before: start, inclusive: inclusive, limit: limit)
+        }
+
         func locate(id: String, in view: View) async throws -> Location? { try await inner.locate(id: id, in: view) }
 
         func currentVersion() async throws -> Int64 {

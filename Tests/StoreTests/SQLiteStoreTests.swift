@@ -11,7 +11,10 @@ import Testing
 /// What only the SQLite store does: index-backed keyset queries, integer ids, query
 /// sources, checks at start-up, and the demo data.
 @Suite struct SQLiteStoreTests {
-    @Test("every page of every view is an index seek with no sort, offset or count", arguments: SampleList.views)
+    @Test(
+        "every page of every view, read forward or backward, is an index seek with no sort, offset or count",
+        arguments: SampleList.views + SampleList.views.map(\.reversed)
+    )
     func pagesSeekTheViewsIndex(view: View) throws {
         let fixture = try SQLiteFixture()
         let provider = try fixture.provider()

@@ -120,9 +120,11 @@ struct Fixture: Sendable {
             view: view,
             presenter: presenter,
             limit: Self.limit,
-            items: items,
+            items: Array(items.prefix(Self.limit)),
             version: 0,
-            continuing: "2026-11-20"
+            continuing: "2026-11-20",
+            before: .held,
+            after: items.count > Self.limit ? .more : .end
         )
     }
 

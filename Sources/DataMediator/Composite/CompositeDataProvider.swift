@@ -285,7 +285,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
 
     /// The `more` cell of the capped list child `resume` stands at, continuing its list
     /// after `lastEntry`, the last entry shown.
-    private func moreItem(of resume: Resume, after lastEntry: ListEntry) -> Item? {
+    func moreItem(of resume: Resume, after lastEntry: ListEntry) -> Item? {
         let child = children[resume.child]
         guard case .list(let adapter, let view) = child.content else { return nil }
         let data: JSONValue = .object([

@@ -27,13 +27,38 @@ extension ListAdapter {
     ) async throws
         -> (entries: [ListEntry], version: Int64)
     {
+        try check(start, in: view)
+        return entries(of: try await provider.window(of: view, from: start, inclusive: inclusive, limit: limit), view)
+    }
+
+    /// Up to `limit` entries of `view` before `start` (at or before it when `inclusive`),
+    /// nearest first, from the view's end when `start` is nil, with the version they were
+    /// read at.
+    public func entryWindow(
+        of view: View,
+        before start: Position?,
+        inclusive: Bool,
+        limit: Int
+    ) async throws
+        -> (entries: [ListEntry], version: Int64)
+    {
+        try check(start, in: view)
+        return entries(of: try await provider.window(of: view, before: start, inclusive: inclusive, limit: limit), view)
+    }
+
+    /// Refuses a position that is not one of `view`'s (a composite's cursor made before its
+    /// config changed).
+    private func check(_ start: Position?, in view: View) throws(DataMediatorError) {
         if let start, start.values.count != view.sort.count {
             throw DataMediatorError(
                 .badCursor,
                 "The cursor does not fit view '\(view.name)' of list '\(definition.name)'; reload from the first page."
             )
         }
-        let window = try await provider.window(of: view, from: start, inclusive: inclusive, limit: limit)
+    }
+
+    /// A window's items as entries of `view`.
+    private func entries(of window: Window, _ view: View) -> (entries: [ListEntry], version: Int64) {
         let presenter = presenter(for: view)
         let entries = window.items.map { item in
             let section = view.section(of: item)

@@ -1,41 +1,131 @@
 /// What a client reads from a list: pages of a view, located items and section info.
 extension ListAdapter {
-    /// A page of a view.
+    /// A page of a view: the first, the one a cursor leads to (forward with a page's `next`,
+    /// backward with its `prev`), or the one around an item.
     ///
     /// - Parameters:
     ///   - view: the view's name; nil for the default view.
     ///   - limit: the raw `limit` parameter; nil for the list's default.
     ///   - cursor: the raw `cursor` parameter; nil for the first page.
+    ///   - around: the id of the item the page is to hold (API.md, "Both directions");
+    ///     not with `cursor`.
     ///   - slice: the view's parameters and the caller's claims
     ///     (``ListDefinition/view(named:slice:)``).
     /// - Throws: `unknownView`, `badParameter`, `unauthorized`, `badLimit`, `badCursor` or `cursorMismatch` as
     ///   ``ListDefinition/view(named:)``, ``PageLimits/resolve(_:)`` and
-    ///   ``CursorSigner/verify(_:list:view:)`` describe; and whatever the provider throws.
+    ///   ``CursorSigner/verify(_:list:view:)`` describe; `badParameter` for `around` with
+    ///   `cursor`; `unknownItem` for an `around` id not in the view; and whatever the
+    ///   provider throws.
     public func page(
         view name: String?,
         limit rawLimit: String?,
         cursor token: String?,
+        around: String? = nil,
         slice: SliceRequest = .whole
     ) async throws -> Page {
         let view = try definition.view(named: name, slice: slice)
         let limit = try definition.limits.resolve(rawLimit)
-        let cursor = try token.map { (token) throws(DataMediatorError) in
-            try signer.verify(token, list: definition.name, view: view)
+        if let around {
+            guard !around.isEmpty else {
+                throw DataMediatorError(.badParameter, "'around' is empty: give the id of an item of the view.")
+            }
+            guard token == nil else {
+                throw DataMediatorError(
+                    .badParameter,
+                    "Give either 'around' (the page that holds an item) or 'cursor' (the page a cursor leads to), "
+                        + "not both."
+                )
+            }
+            return try await page(of: view, limit: limit, around: around)
         }
+        guard let token else { return try await page(of: view, limit: limit, from: nil) }
+        let cursor = try signer.verify(token, list: definition.name, view: view)
+        if cursor.backward { return try await page(of: view, limit: limit, before: cursor) }
+        return try await page(of: view, limit: limit, from: cursor)
+    }
+
+    /// The page that starts the view (no cursor) or that a forward cursor leads to.
+    private func page(of view: View, limit: Int, from cursor: Cursor?) async throws -> Page {
         let window = try await provider.window(
             of: view,
             from: cursor?.position,
             inclusive: cursor?.inclusive ?? false,
             limit: limit + 1
         )
+        var before: Mediator.Edge = cursor == nil ? .end : .held
+        var continuing = cursor?.continuing
+        if let cursor, cursor.inclusive {
+            // A located item's page: whether anything precedes it, and its section, are read.
+            let previous = try await provider.window(of: view, before: cursor.position, inclusive: false, limit: 1)
+            before = previous.items.isEmpty ? .end : .held
+            continuing = previous.items.first.map(view.sectionID(of:))
+        }
         return mediator.page(
             list: definition.name,
             view: view,
             presenter: presenter(for: view),
             limit: limit,
-            items: window.items,
+            items: Array(window.items.prefix(limit)),
             version: window.version,
-            continuing: cursor?.continuing
+            continuing: continuing,
+            before: before,
+            after: window.items.count > limit ? .more : .end,
+            anchor: cursor.map { Mediator.Anchor(position: $0.position, includesItem: !$0.inclusive) }
+        )
+    }
+
+    /// The page a backward cursor (a page's `prev`) leads to: the `limit` items before its
+    /// position, in view order, and one more read to tell whether more precede and whether
+    /// the page's first section began before it.
+    private func page(of view: View, limit: Int, before cursor: Cursor) async throws -> Page {
+        let window = try await provider.window(
+            of: view,
+            before: cursor.position,
+            inclusive: cursor.inclusive,
+            limit: limit + 1
+        )
+        let more = window.items.count > limit
+        return mediator.page(
+            list: definition.name,
+            view: view,
+            presenter: presenter(for: view),
+            limit: limit,
+            items: Array(window.items.prefix(limit).reversed()),
+            version: window.version,
+            continuing: more ? view.sectionID(of: window.items[limit]) : nil,
+            before: more ? .more : .end,
+            after: .held,
+            anchor: Mediator.Anchor(position: cursor.position, includesItem: !cursor.inclusive)
+        )
+    }
+
+    /// The page that holds the item with `id`: up to `(limit - 1) / 2` items before it
+    /// (fewer when fewer precede), then the item and the items after it up to `limit`.
+    private func page(of view: View, limit: Int, around id: String) async throws -> Page {
+        guard let location = try await provider.locate(id: id, in: view) else {
+            throw DataMediatorError(
+                .unknownItem,
+                "List '\(definition.name)' has no item '\(id)' in view '\(view.name)'."
+            )
+        }
+        let position = view.position(of: location.item)
+        let wanted = (limit - 1) / 2
+        let preceding = try await provider.window(of: view, before: position, inclusive: false, limit: wanted + 1)
+        let shownBefore = Array(preceding.items.prefix(wanted).reversed())
+        let rest = limit - shownBefore.count
+        let following = try await provider.window(of: view, from: position, inclusive: true, limit: rest + 1)
+        return mediator.page(
+            list: definition.name,
+            view: view,
+            presenter: presenter(for: view),
+            limit: limit,
+            items: shownBefore + following.items.prefix(rest),
+            // Three reads, each of its own snapshot: the earliest version, so that replaying
+            // the changes after it can only repeat a change the page already shows.
+            version: min(location.version, preceding.version, following.version),
+            continuing: preceding.items.count > wanted ? view.sectionID(of: preceding.items[wanted]) : nil,
+            before: preceding.items.count > wanted ? .more : .end,
+            after: following.items.count > rest ? .more : .end
         )
     }
 

@@ -8,19 +8,31 @@ public struct Page: Sendable, Hashable {
     public let limit: Int
     /// The source's change counter when the page was read.
     public let version: Int64
-    /// The sections, in order; the loading section last when there is more.
+    /// The sections, in order: the `loading-before` section first when more items
+    /// precede, the `loading` section last when more follow.
     public let sections: [PageSection]
-    /// The signed cursor of the next page, nil on the last page.
+    /// The signed cursor of the items after the page, nil on the last page.
     public let next: String?
+    /// The signed cursor of the items before the page, nil when the page starts the view.
+    public let prev: String?
 
     /// Creates a page.
-    public init(list: String, view: String, limit: Int, version: Int64, sections: [PageSection], next: String?) {
+    public init(
+        list: String,
+        view: String,
+        limit: Int,
+        version: Int64,
+        sections: [PageSection],
+        next: String?,
+        prev: String? = nil
+    ) {
         self.list = list
         self.view = view
         self.limit = limit
         self.version = version
         self.sections = sections
         self.next = next
+        self.prev = prev
     }
 
     /// The data items of the page in order (the loading item left out).
@@ -43,6 +55,8 @@ public struct Page: Sendable, Hashable {
         }
         writer.raw("],\"next\":")
         writer.write(next)
+        writer.raw(",\"prev\":")
+        writer.write(prev)
         writer.raw("}")
         return writer.bytes
     }
@@ -54,7 +68,8 @@ public struct PageSection: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
         /// Data items.
         case items
-        /// The one synthetic loading item that asks for the next page.
+        /// The one synthetic loading item that asks for the next page (`loading`) or the
+        /// one before (`loading-before`).
         case loading
     }
 

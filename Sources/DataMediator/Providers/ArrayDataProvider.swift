@@ -103,14 +103,25 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         return Window(items: Array(ordering.items[low..<end]), version: version)
     }
 
-    /// Up to `limit` items of `view` strictly before `position`, nearest first.
-    public func items(before position: Position, in view: View, limit: Int) -> [Item] {
+    /// Up to `limit` items before (or at and before) `start`, nearest first, found by
+    /// binary search on position.
+    public func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        Window(items: items(before: start, inclusive: inclusive, in: view, limit: limit), version: version)
+    }
+
+    /// Up to `limit` items of `view` before `position` (at or before it when `inclusive`;
+    /// from the end when nil), nearest first.
+    public func items(before position: Position?, inclusive: Bool = false, in view: View, limit: Int) -> [Item] {
         let ordering = ordering(of: view)
-        var low = 0
-        var high = ordering.positions.count
-        while low < high {
-            let middle = (low + high) / 2
-            if view.compare(ordering.positions[middle], position) < 0 { low = middle + 1 } else { high = middle }
+        var low = ordering.positions.count
+        if let position {
+            low = 0
+            var high = ordering.positions.count
+            while low < high {
+                let middle = (low + high) / 2
+                let order = view.compare(ordering.positions[middle], position)
+                if order < 0 || (order == 0 && inclusive) { low = middle + 1 } else { high = middle }
+            }
         }
         return Array(ordering.items[max(0, low - max(0, limit))..<low].reversed())
     }

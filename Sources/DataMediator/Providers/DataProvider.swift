@@ -11,6 +11,14 @@ public protocol DataProvider: Sendable {
     /// Only items that pass the view's filter are returned.
     func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window
 
+    /// Up to `limit` items of `view` that come before `start` (at or before it when
+    /// `inclusive`), nearest first: the view's order reversed, from its end when `start`
+    /// is nil. A page read backward takes these and shows them in view order.
+    ///
+    /// It reads as a forward window does (by keyset, the same index backward), so a page
+    /// read backward costs what one read forward costs.
+    func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window
+
     /// The item with `id` in `view` and its place there, or nil when no item with that
     /// id passes the view's filter.
     func locate(id: String, in view: View) async throws -> Location?

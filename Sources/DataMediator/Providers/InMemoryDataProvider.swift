@@ -75,6 +75,12 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         try await state.withLock(\.snapshot).window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
+    /// Up to `limit` items before (or at and before) `start`, nearest first, from the
+    /// current snapshot.
+    public func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        try await state.withLock(\.snapshot).window(of: view, before: start, inclusive: inclusive, limit: limit)
+    }
+
     /// The version of the last write.
     public func currentVersion() async throws -> Int64 {
         state.withLock(\.version)

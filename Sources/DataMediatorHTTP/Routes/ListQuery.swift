@@ -7,6 +7,7 @@ struct ListQuery {
     let view: String?
     let limit: String?
     let cursor: String?
+    let around: String?
     let since: String?
     /// The route's own names, and every other query parameter by name, raw (the view's
     /// parameters, checked by ``slice(of:claims:)``).
@@ -15,7 +16,7 @@ struct ListQuery {
 
     /// The query parameters a route may take.
     enum Name: String {
-        case view, limit, cursor, since
+        case view, limit, cursor, around, since
     }
 
     /// Reads the `allowed` query parameters in one pass over the query, and keeps the
@@ -47,6 +48,7 @@ struct ListQuery {
         view = first(.view)
         limit = first(.limit)
         cursor = first(.cursor)
+        around = first(.around)
         since = first(.since)
     }
 
@@ -101,10 +103,24 @@ extension ListQuery {
     /// `Link: <path?name=value&...>; rel="next"`, naming the parameters that are given (in
     /// order), for answers that continue.
     static func nextLink(_ path: String, _ parameters: [(name: String, value: String?)]) -> HTTPFields {
-        let query = parameters.compactMap { parameter in
-            parameter.value.map { parameter.name + "=" + PathSegment.encode($0) }
+        links(path, [("next", parameters)])
+    }
+
+    /// One `Link` field with a link per relation (`<path?...>; rel="next", <...>; rel="prev"`,
+    /// RFC 8288), each naming the parameters that are given, in order; none when there are
+    /// no relations.
+    static func links(
+        _ path: String,
+        _ relations: [(rel: String, parameters: [(name: String, value: String?)])]
+    ) -> HTTPFields {
+        guard !relations.isEmpty else { return [:] }
+        let values = relations.map { relation in
+            let query = relation.parameters.compactMap { parameter in
+                parameter.value.map { parameter.name + "=" + PathSegment.encode($0) }
+            }
+            return "<\(path)?\(query.joined(separator: "&"))>; rel=\"\(relation.rel)\""
         }
-        return [.known("Link"): "<\(path)?\(query.joined(separator: "&"))>; rel=\"next\""]
+        return [.known("Link"): values.joined(separator: ", ")]
     }
 }
 

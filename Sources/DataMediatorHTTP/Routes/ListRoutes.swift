@@ -78,18 +78,23 @@ struct ListRoutes: Sendable {
 
     private func page<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
-        let query = try ListQuery(request, allowed: [.view, .limit, .cursor])
+        let query = try ListQuery(request, allowed: [.view, .limit, .cursor, .around])
         let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
         let start = ContinuousClock.now
-        let page = try await adapter.page(view: query.view, limit: query.limit, cursor: query.cursor, slice: slice)
+        let page = try await adapter.page(
+            view: query.view,
+            limit: query.limit,
+            cursor: query.cursor,
+            around: query.around,
+            slice: slice
+        )
         pageTimers[adapter.definition.name]?.record(duration: ContinuousClock.now - start)
-        let headers = page.next.map { next in
-            ListQuery.nextLink(
-                adapter.definition.href + "/items",
-                [("view", query.view)] + query.sliceParameters(of: adapter)
-                    + [("limit", query.limit.map { _ in String(page.limit) }), ("cursor", next)]
-            )
-        }
-        return JSONResponse.make(page.json(), for: request, headers: headers ?? [:])
+        let given = [("view", query.view)] + query.sliceParameters(of: adapter)
+        let limit = ("limit", query.limit.map { _ in String(page.limit) })
+        var relations: [(rel: String, parameters: [(name: String, value: String?)])] = []
+        if let next = page.next { relations.append(("next", given + [limit, ("cursor", next)])) }
+        if let prev = page.prev { relations.append(("prev", given + [limit, ("cursor", prev)])) }
+        let headers = ListQuery.links(adapter.definition.href + "/items", relations)
+        return JSONResponse.make(page.json(), for: request, headers: headers)
     }
 }

@@ -33,6 +33,17 @@ extension SQLDataProvider {
         return SectionCounts(entries: try await kept.provider.sectionCounts(of: view).entries, version: kept.version)
     }
 
+    /// Up to `limit` items before (or at and before) `start`, nearest first: a query
+    /// list's from its kept result, any other as the forward window of the view reversed,
+    /// which reads the same index ranges backward.
+    public func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+        if let kept = try await reader.keptQuery(view) {
+            let window = try await kept.provider.window(of: view, before: start, inclusive: inclusive, limit: limit)
+            return Window(items: window.items, version: kept.version)
+        }
+        return try await window(of: view.reversed, from: start, inclusive: inclusive, limit: limit)
+    }
+
     /// A window of a query list's kept result; nil for a list that keeps none (a table,
     /// or a query naming no tables), which the store reads its own way.
     public func keptWindow(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window? {

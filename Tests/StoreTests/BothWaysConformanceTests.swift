@@ -1,0 +1,114 @@
+import DataMediator
+import DataMediatorTesting
+import Testing
+
+/// The conformance suite's half for reading both ways (API.md, "Both directions and
+/// anchored loads"): every provider opens every view at items anywhere and walks it back
+/// and forth to both ends, assembling exactly the forward walk.
+@Suite struct BothWaysConformanceTests {
+    typealias Subject = ProviderConformanceTests.Subject
+
+    /// The first, the last and a few items between, drawn the same on every run.
+    static func anchors(of ids: [String], seed: UInt64) -> [String] {
+        guard let first = ids.first, let last = ids.last else { return [] }
+        var random = SplitMix64(seed: seed)
+        return [first, last] + (0..<3).map { _ in ids[Int(random.next() % UInt64(ids.count))] }
+    }
+
+    @Test(
+        "walks opened at any item go both ways to both ends and assemble the forward walk",
+        arguments: ProviderKind.allCases
+    )
+    func walksBothWays(kind: ProviderKind) async throws {
+        let subject = try await Subject(kind)
+        for name in ProviderConformanceTests.views {
+            for limit in [1, 2, 3, 7, nil] {
+                let forward = try await SampleList.walk(subject.adapter, view: name, limit: limit)
+                #expect(forward.violations == [], "view \(name), limit \(limit ?? 0)")
+                for id in Self.anchors(of: forward.items.map(\.id), seed: UInt64(limit ?? 0)) {
+                    let check = try await SampleList.walkBothWays(
+                        subject.adapter,
+                        view: name,
+                        limit: limit,
+                        around: id,
+                        forward: forward
+                    )
+                    #expect(check.violations == [], "view \(name), limit \(limit ?? 0), around \(id)")
+                }
+            }
+        }
+    }
+
+    @Test("a slice is walked both ways within itself", arguments: ProviderKind.allCases)
+    func slicesBothWays(kind: ProviderKind) async throws {
+        let subject = try await Subject(kind)
+        for value in SampleList.kinds {
+            let slice = SliceRequest(parameters: ["kind": [value]])
+            let forward = try await SampleList.walk(subject.adapter, view: "by_day", limit: 2, slice: slice)
+            for id in Self.anchors(of: forward.items.map(\.id), seed: 5) {
+                let check = try await SampleList.walkBothWays(
+                    subject.adapter,
+                    view: "by_day",
+                    limit: 2,
+                    around: id,
+                    forward: forward,
+                    slice: slice
+                )
+                #expect(check.violations == [], "kind \(value), around \(id)")
+            }
+            // An item of another slice is not there to open at.
+            let outsider = try #require(SampleList.items().first { $0["kind"] != .string(value) })
+            let error = await #expect(throws: DataMediatorError.self) {
+                _ = try await subject.adapter.page(
+                    view: "by_day",
+                    limit: "2",
+                    cursor: nil,
+                    around: outsider["id"].idString,
+                    slice: slice
+                )
+            }
+            #expect(error?.code == .unknownItem)
+        }
+    }
+
+    @Test("prev of the second page leads back to the first page's items", arguments: ProviderKind.allCases)
+    func prevLeadsBack(kind: ProviderKind) async throws {
+        let subject = try await Subject(kind)
+        for name in ProviderConformanceTests.views {
+            let first = try await subject.adapter.page(view: name, limit: "4", cursor: nil)
+            #expect(first.prev == nil)
+            let second = try await subject.adapter.page(view: name, limit: "4", cursor: first.next)
+            let back = try await subject.adapter.page(view: name, limit: "4", cursor: second.prev)
+            #expect(back.items == first.items, "view \(name)")
+            // Nothing precedes the first page: no prev, no loading-before, and nothing follows in its sections.
+            #expect(back.prev == nil && !back.sections.contains { $0.kind == .loading }, "view \(name)")
+            // Its next leads forward to the second page again.
+            let again = try await subject.adapter.page(view: name, limit: "4", cursor: back.next)
+            #expect(again.items == second.items, "view \(name)")
+        }
+    }
+
+    @Test("around is refused with a cursor, when empty and for an unknown id", arguments: ProviderKind.allCases)
+    func aroundIsChecked(kind: ProviderKind) async throws {
+        let subject = try await Subject(kind)
+        let first = try await subject.adapter.page(view: nil, limit: "2", cursor: nil)
+        for (cursor, around, code) in [
+            (first.next, "item-01", DataMediatorError.Code.badParameter), (nil, "", .badParameter),
+            (nil, "missing", .unknownItem),
+        ] {
+            let error = await #expect(throws: DataMediatorError.self) {
+                _ = try await subject.adapter.page(view: nil, limit: "2", cursor: cursor, around: around)
+            }
+            #expect(error?.code == code, "around \(around)")
+        }
+    }
+
+    @Test("an empty source answers an empty page around nothing", arguments: ProviderKind.allCases)
+    func emptySourceHasNothingAround(kind: ProviderKind) async throws {
+        let subject = try await Subject(kind, items: [])
+        let error = await #expect(throws: DataMediatorError.self) {
+            _ = try await subject.adapter.page(view: nil, limit: "2", cursor: nil, around: "item-01")
+        }
+        #expect(error?.code == .unknownItem)
+    }
+}

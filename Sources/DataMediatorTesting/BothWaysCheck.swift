@@ -56,41 +56,56 @@ public struct BothWaysCheck {
         pages.append(page)
     }
 
-    /// Checks the assembled pages: `continues` across their seams, and their items and
-    /// merged sections equal to `forward`, a forward walk of the same view.
+    /// Checks the assembled pages against `forward`, a forward walk of the same view: their
+    /// items are a stretch of it (all of it when the walk reached both ends: the top page
+    /// without `prev`, the last without `next`), each item stands in the section the
+    /// forward walk shows it in, and `continues` is true exactly on a page's first section
+    /// when the item before that page, in the forward walk, is in the same section.
     public mutating func finish(expecting forward: WalkCheck) {
-        var merged: [(id: String, title: String?, count: Int)] = []
-        var items: [String] = []
-        for (index, page) in pages.enumerated() {
-            let data = page.sections.filter { $0.kind == .items }
-            for (place, section) in data.enumerated() {
-                let carriesOn = place == 0 && merged.last?.id == section.id
+        var sectionOf: [(id: String, title: String?)] = []
+        for section in forward.sections {
+            sectionOf += Array(repeating: (section.id, section.title), count: section.count)
+        }
+        let expected = forward.items.map(\.id)
+        let assembled = pages.flatMap(\.items).map(\.id)
+        guard let first = assembled.first else {
+            if !expected.isEmpty { violations.append("the walk served nothing of \(expected.count) items") }
+            return
+        }
+        guard let start = expected.firstIndex(of: first), start + assembled.count <= expected.count,
+            Array(expected[start..<(start + assembled.count)]) == assembled
+        else {
+            let at = expected.firstIndex(of: first).map(String.init) ?? "none"
+            violations.append(
+                "the \(assembled.count) items assembled, from \(first) (at \(at)), are no stretch of the walk"
+            )
+            return
+        }
+        if pages.first?.prev == nil, start != 0 {
+            violations.append("the top page has no prev but \(start) items precede")
+        }
+        if pages.last?.next == nil, start + assembled.count != expected.count {
+            violations.append("the last page has no next but items follow")
+        }
+        var index = start
+        for (number, page) in pages.enumerated() {
+            for (place, section) in page.sections.filter({ $0.kind == .items }).enumerated() {
+                let carriesOn = place == 0 && index > 0 && sectionOf[index - 1].id == section.id
                 if section.continues != carriesOn {
                     violations.append(
-                        "page \(index + 1) of \(pages.count): section \(section.id) has continues "
+                        "page \(number + 1) of \(pages.count): section \(section.id) has continues "
                             + "\(section.continues), expected \(carriesOn)"
                     )
                 }
-                if carriesOn, let last = merged.indices.last {
-                    merged[last].count += section.items.count
-                } else {
-                    merged.append((section.id, section.title, section.items.count))
+                for item in section.items {
+                    if sectionOf[index].id != section.id || sectionOf[index].title != section.title {
+                        violations.append(
+                            "item \(item.id) is in section \(section.id), the walk shows it in \(sectionOf[index].id)"
+                        )
+                    }
+                    index += 1
                 }
-                items += section.items.map(\.id)
             }
-        }
-        let expected = forward.items.map(\.id)
-        if items != expected {
-            let first = zip(items, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-            violations.append(
-                "assembled \(items.count) items, the forward walk \(expected.count); first difference at "
-                    + (first.map(String.init) ?? "the end")
-            )
-        }
-        let walked = forward.sections.map { "\($0.id) \($0.title ?? "-") \($0.count)" }
-        let assembled = merged.map { "\($0.id) \($0.title ?? "-") \($0.count)" }
-        if walked != assembled {
-            violations.append("assembled sections \(assembled.prefix(5))... differ from \(walked.prefix(5))...")
         }
     }
 
@@ -149,6 +164,40 @@ public struct BothWaysCheck {
     }
 }
 
+extension BothWaysCheck {
+    /// Opens a view at the item with `id` through `read` (which answers the page around an
+    /// item, or the page a cursor leads to) and walks it both ways, at most `pages` pages
+    /// each way, checking each page and the assembled stretch against `forward`.
+    public static func walk(
+        around id: String,
+        forward: WalkCheck,
+        pages: Int = 100_000,
+        read: (_ cursor: String?, _ around: String?) async throws -> Page
+    ) async throws -> BothWaysCheck {
+        var check = BothWaysCheck()
+        let first = try await read(nil, id)
+        check.start(first, around: id, precedingCount: forward.items.firstIndex { $0.id == id } ?? 0)
+        var prev = first.prev
+        var count = 0
+        while let cursor = prev, count < pages {
+            let page = try await read(cursor, nil)
+            check.prepend(page)
+            prev = page.prev
+            count += 1
+        }
+        var next = first.next
+        count = 0
+        while let cursor = next, count < pages {
+            let page = try await read(cursor, nil)
+            check.append(page)
+            next = page.next
+            count += 1
+        }
+        check.finish(expecting: forward)
+        return check
+    }
+}
+
 extension SampleList {
     /// Opens a view at the item with `id` and walks it both ways to both ends through an
     /// adapter, checking each page and the assembled list against `forward`.
@@ -160,23 +209,14 @@ extension SampleList {
         forward: WalkCheck,
         slice: SliceRequest = .whole
     ) async throws -> BothWaysCheck {
-        var check = BothWaysCheck()
-        let limitText = limit.map(String.init)
-        let first = try await adapter.page(view: view, limit: limitText, cursor: nil, around: id, slice: slice)
-        check.start(first, around: id, precedingCount: forward.items.firstIndex { $0.id == id } ?? 0)
-        var prev = first.prev
-        while let cursor = prev, check.pageCount < 100_000 {
-            let page = try await adapter.page(view: view, limit: limitText, cursor: cursor, slice: slice)
-            check.prepend(page)
-            prev = page.prev
+        try await BothWaysCheck.walk(around: id, forward: forward) { cursor, around in
+            try await adapter.page(
+                view: view,
+                limit: limit.map(String.init),
+                cursor: cursor,
+                around: around,
+                slice: slice
+            )
         }
-        var next = first.next
-        while let cursor = next, check.pageCount < 100_000 {
-            let page = try await adapter.page(view: view, limit: limitText, cursor: cursor, slice: slice)
-            check.append(page)
-            next = page.next
-        }
-        check.finish(expecting: forward)
-        return check
     }
 }

@@ -69,12 +69,14 @@ public struct ProblemType: Sendable, Hashable {
         "Bad request",
         "A parameter of the request is not acceptable; 'detail' says which."
     )
-    /// A view's parameter that is missing, given twice, or not of its field's type.
+    /// A view's parameter that is missing, given twice, or not of its field's type; or
+    /// `around` empty or given with `cursor`.
     public static let badParameter = ProblemType(
         "bad-parameter",
         .badRequest,
         "Bad parameter",
-        "A parameter of the view is missing, given twice, or not of its field's type; 'detail' names it."
+        "A parameter of the view is missing, given twice, or not of its field's type, or 'around' is empty or "
+            + "given with 'cursor'; 'detail' names it."
     )
     /// A query parameter the route and the view do not take.
     public static let unknownParameter = ProblemType(

@@ -102,30 +102,25 @@ extension ListAdapter {
     /// The page that holds the item with `id`: up to `(limit - 1) / 2` items before it
     /// (fewer when fewer precede), then the item and the items after it up to `limit`.
     private func page(of view: View, limit: Int, around id: String) async throws -> Page {
-        guard let location = try await provider.locate(id: id, in: view) else {
+        let wanted = (limit - 1) / 2
+        guard let window = try await provider.window(of: view, around: id, before: wanted + 1, from: limit + 1) else {
             throw DataMediatorError(
                 .unknownItem,
                 "List '\(definition.name)' has no item '\(id)' in view '\(view.name)'."
             )
         }
-        let position = view.position(of: location.item)
-        let wanted = (limit - 1) / 2
-        let preceding = try await provider.window(of: view, before: position, inclusive: false, limit: wanted + 1)
-        let shownBefore = Array(preceding.items.prefix(wanted).reversed())
+        let shownBefore = Array(window.before.prefix(wanted).reversed())
         let rest = limit - shownBefore.count
-        let following = try await provider.window(of: view, from: position, inclusive: true, limit: rest + 1)
         return mediator.page(
             list: definition.name,
             view: view,
             presenter: presenter(for: view),
             limit: limit,
-            items: shownBefore + following.items.prefix(rest),
-            // Three reads, each of its own snapshot: the earliest version, so that replaying
-            // the changes after it can only repeat a change the page already shows.
-            version: min(location.version, preceding.version, following.version),
-            continuing: preceding.items.count > wanted ? view.sectionID(of: preceding.items[wanted]) : nil,
-            before: preceding.items.count > wanted ? .more : .end,
-            after: following.items.count > rest ? .more : .end
+            items: shownBefore + window.from.prefix(rest),
+            version: window.version,
+            continuing: window.before.count > wanted ? view.sectionID(of: window.before[wanted]) : nil,
+            before: window.before.count > wanted ? .more : .end,
+            after: window.from.count > rest ? .more : .end
         )
     }
 

@@ -19,6 +19,14 @@ public protocol DataProvider: Sendable {
     /// read backward costs what one read forward costs.
     func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window
 
+    /// The items around the one with `id`: up to `before` items before it, nearest first,
+    /// and up to `from` items from it on (the item first), read from one snapshot where
+    /// the provider can; nil when no item with that id passes the view's filter.
+    ///
+    /// The default locates the item and reads the two windows; a store answers it in one
+    /// transaction by the item's id, without placing it.
+    func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow?
+
     /// The item with `id` in `view` and its place there, or nil when no item with that
     /// id passes the view's filter.
     func locate(id: String, in view: View) async throws -> Location?
@@ -47,6 +55,40 @@ public struct Window: Sendable, Hashable {
     public init(items: [Item], version: Int64) {
         self.items = items
         self.version = version
+    }
+}
+
+/// The items on both sides of one item of a view (``DataProvider/window(of:around:before:from:)``).
+public struct AnchoredWindow: Sendable, Hashable {
+    /// The items before the item, nearest first.
+    public let before: [Item]
+    /// The item and the items after it, in view order.
+    public let from: [Item]
+    /// The source's change counter at the snapshot (the earliest, when read in several).
+    public let version: Int64
+
+    /// Creates an anchored window.
+    public init(before: [Item], from: [Item], version: Int64) {
+        self.before = before
+        self.from = from
+        self.version = version
+    }
+}
+
+extension DataProvider {
+    /// Locates the item and reads the windows on both sides of it, each in its own
+    /// snapshot: the earliest version of the three, so that replaying the changes after it
+    /// can only repeat a change the items already show.
+    public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
+        guard let location = try await locate(id: id, in: view) else { return nil }
+        let position = view.position(of: location.item)
+        let preceding = try await window(of: view, before: position, inclusive: false, limit: before)
+        let following = try await window(of: view, from: position, inclusive: true, limit: from)
+        return AnchoredWindow(
+            before: preceding.items,
+            from: following.items,
+            version: min(location.version, preceding.version, following.version)
+        )
     }
 }
 

@@ -81,6 +81,11 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         try await state.withLock(\.snapshot).window(of: view, before: start, inclusive: inclusive, limit: limit)
     }
 
+    /// The items around the one with `id`, from the current snapshot.
+    public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
+        try await state.withLock(\.snapshot).window(of: view, around: id, before: before, from: from)
+    }
+
     /// The version of the last write.
     public func currentVersion() async throws -> Int64 {
         state.withLock(\.version)

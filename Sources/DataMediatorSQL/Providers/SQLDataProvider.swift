@@ -44,6 +44,18 @@ extension SQLDataProvider {
         return try await window(of: view.reversed, from: start, inclusive: inclusive, limit: limit)
     }
 
+    /// The items around the one with `id`, in one snapshot: the item by its id, then the
+    /// windows on both sides of its position (a query list's from its kept result).
+    public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
+        if let kept = try await reader.keptQuery(view) {
+            guard let window = try await kept.provider.window(of: view, around: id, before: before, from: from) else {
+                return nil
+            }
+            return AnchoredWindow(before: window.before, from: window.from, version: kept.version)
+        }
+        return try await reader.window(of: view, around: id, before: before, from: from)
+    }
+
     /// A window of a query list's kept result; nil for a list that keeps none (a table,
     /// or a query naming no tables), which the store reads its own way.
     public func keptWindow(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window? {

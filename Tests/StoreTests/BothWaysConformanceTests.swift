@@ -88,6 +88,22 @@ import Testing
         }
     }
 
+    @Test("a located item's page has prev exactly when items precede it", arguments: ProviderKind.allCases)
+    func aLocatedItemsPageHasPrevWhenItemsPrecede(kind: ProviderKind) async throws {
+        let subject = try await Subject(kind)
+        for name in ProviderConformanceTests.views {
+            let forward = try await SampleList.walk(subject.adapter, view: name, limit: 10)
+            for position in [0, 1, forward.items.count - 1] {
+                let location = try await subject.adapter.locate(id: forward.items[position].id, view: name)
+                let page = try await subject.adapter.page(view: name, limit: "3", cursor: location.cursor)
+                #expect((page.prev == nil) == (position == 0), "view \(name), position \(position)")
+                guard let prev = page.prev else { continue }
+                let back = try await subject.adapter.page(view: name, limit: "3", cursor: prev)
+                #expect(back.items.last?.id == forward.items[position - 1].id, "view \(name), position \(position)")
+            }
+        }
+    }
+
     @Test("around is refused with a cursor, when empty and for an unknown id", arguments: ProviderKind.allCases)
     func aroundIsChecked(kind: ProviderKind) async throws {
         let subject = try await Subject(kind)

@@ -52,14 +52,7 @@ extension ListAdapter {
             inclusive: cursor?.inclusive ?? false,
             limit: limit + 1
         )
-        var before: Mediator.Edge = cursor == nil ? .end : .held
-        var continuing = cursor?.continuing
-        if let cursor, cursor.inclusive {
-            // A located item's page: whether anything precedes it, and its section, are read.
-            let previous = try await provider.window(of: view, before: cursor.position, inclusive: false, limit: 1)
-            before = previous.items.isEmpty ? .end : .held
-            continuing = previous.items.first.map(view.sectionID(of:))
-        }
+        let before: Mediator.Edge = cursor == nil || cursor?.startsView == true ? .end : .held
         return mediator.page(
             list: definition.name,
             view: view,
@@ -67,7 +60,7 @@ extension ListAdapter {
             limit: limit,
             items: Array(window.items.prefix(limit)),
             version: window.version,
-            continuing: continuing,
+            continuing: cursor?.continuing,
             before: before,
             after: window.items.count > limit ? .more : .end,
             anchor: cursor.map { Mediator.Anchor(position: $0.position, includesItem: !$0.inclusive) }
@@ -141,7 +134,8 @@ extension ListAdapter {
             view: view.cursorBinding,
             position: view.position(of: location.item),
             inclusive: true,
-            continuing: location.itemIndex > 0 ? section.id : nil
+            continuing: location.itemIndex > 0 ? section.id : nil,
+            startsView: location.position == 0
         )
         return ItemLocation(
             list: definition.name,

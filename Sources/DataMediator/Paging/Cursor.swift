@@ -19,6 +19,9 @@ public struct Cursor: Sendable, Hashable {
     /// Whether the page holds the items before the position (a page's `prev`) rather than
     /// the items after it.
     public let backward: Bool
+    /// Whether nothing preceded the position's item when the cursor was made (a located
+    /// item's cursor at the view's first item): its page then has no `prev`.
+    public let startsView: Bool
 
     /// Creates a cursor.
     public init(
@@ -27,7 +30,8 @@ public struct Cursor: Sendable, Hashable {
         position: Position,
         inclusive: Bool,
         continuing: String?,
-        backward: Bool = false
+        backward: Bool = false,
+        startsView: Bool = false
     ) {
         self.list = list
         self.view = view
@@ -35,5 +39,6 @@ public struct Cursor: Sendable, Hashable {
         self.inclusive = inclusive
         self.continuing = continuing
         self.backward = backward
+        self.startsView = startsView
     }
 }

@@ -1,7 +1,7 @@
 /// The bytes a cursor token signs: a compact binary form of a ``Cursor``.
 ///
 /// Layout: a format byte (1); a flags byte (bit 0 inclusive, bit 1 has a continued
-/// section, bit 2 backward); the list, the view and, when present, the continued section, each as a
+/// section, bit 2 backward, bit 3 starts the view); the list, the view and, when present, the continued section, each as a
 /// length-prefixed UTF-8 string; the number of position values and each value as a kind
 /// byte and its data. Lengths are LEB128 varints; integers are zigzag varints; reals their
 /// IEEE 754 bits.
@@ -21,7 +21,9 @@ enum CursorPayload {
     /// The payload of a cursor.
     static func encode(_ cursor: Cursor) -> [UInt8] {
         var bytes: [UInt8] = [
-            format, (cursor.inclusive ? 1 : 0) | (cursor.continuing != nil ? 2 : 0) | (cursor.backward ? 4 : 0),
+            format,
+            (cursor.inclusive ? 1 : 0) | (cursor.continuing != nil ? 2 : 0) | (cursor.backward ? 4 : 0)
+                | (cursor.startsView ? 8 : 0),
         ]
         bytes.reserveCapacity(64)
         appendString(cursor.list, to: &bytes)
@@ -54,7 +56,7 @@ enum CursorPayload {
     /// The cursor a payload holds, or nil when the bytes are not a payload of this format.
     static func decode(_ bytes: [UInt8]) -> Cursor? {
         var reader = Reader(bytes: bytes)
-        guard reader.byte() == format, let flags = reader.byte(), flags & ~7 == 0,
+        guard reader.byte() == format, let flags = reader.byte(), flags & ~15 == 0,
             let list = reader.string(), let view = reader.string()
         else { return nil }
         var continuing: String?
@@ -91,7 +93,8 @@ enum CursorPayload {
             position: Position(values),
             inclusive: flags & 1 != 0,
             continuing: continuing,
-            backward: flags & 4 != 0
+            backward: flags & 4 != 0,
+            startsView: flags & 8 != 0
         )
     }
 

@@ -25,14 +25,21 @@ public struct Change: Sendable, Hashable {
     public let item: Item?
     /// Where the item stands after the change; set for `insert` and `move` only.
     public let placement: Placement?
+    /// The item as stored before the change, for `delete`, `move` and `update`, where the
+    /// log kept it (nil in a log written before it was kept): where it stood, for a reader
+    /// that must know whether it was among a view's first items (a composite's capped
+    /// child).
+    public let old: Item?
 
     /// Creates a change.
-    public init(operation: Operation, version: Int64, id: String, item: Item?, placement: Placement?) {
+    public init(operation: Operation, version: Int64, id: String, item: Item?, placement: Placement?, old: Item? = nil)
+    {
         self.operation = operation
         self.version = version
         self.id = id
         self.item = item
         self.placement = placement
+        self.old = old
     }
 }
 

@@ -5,9 +5,10 @@ extension CompositeDataProvider {
     /// child `c` is `c/id` in section `c/section`; a child's first section comes after the
     /// last section of the nearest earlier child that shows one.
     ///
-    /// A change the composite cannot place item by item (in a capped child, whose window
-    /// of first items moves, or a child that itself answers `reload`) makes the answer a
-    /// single `reload` at the composite's version.
+    /// A capped child's changes are what its first items went through
+    /// (``cappedChanges(of:since:limit:)``). A change the composite cannot place item by
+    /// item (a child that answers `reload`, a capped child whose changes cannot be
+    /// replayed) makes the answer a single `reload` at the composite's version.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
         let version = try await currentVersion()
         try DataMediatorError.checkHistory(since: since, floor: 0, version: version)
@@ -18,9 +19,17 @@ extension CompositeDataProvider {
         var reload = false
         for (index, child) in children.enumerated() {
             guard case .list(let adapter, let childView) = child.content else { continue }
+            if child.cap != nil {
+                guard let capped = try await cappedChanges(of: index, since: since, limit: max(1, limit)) else {
+                    reload = true
+                    break
+                }
+                merged += capped.map { ($0, index) }
+                continue
+            }
             let changes = try await adapter.changes(of: childView, since: since, limit: max(1, limit))
             if changes.entries.isEmpty { continue }
-            if child.cap != nil || changes.entries.contains(where: { $0.operation == .reload }) {
+            if changes.entries.contains(where: { $0.operation == .reload }) {
                 reload = true
                 break
             }
@@ -86,7 +95,7 @@ extension CompositeDataProvider {
 
     /// The id of the last section the children before `index` show now; nil when none
     /// shows any.
-    private func lastSection(before index: Int) async throws -> String? {
+    func lastSection(before index: Int) async throws -> String? {
         for child in children[..<index].reversed() {
             if let last = try await shownSections(of: child).sections.last { return last.id }
         }

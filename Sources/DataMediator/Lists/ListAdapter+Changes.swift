@@ -55,7 +55,7 @@ extension ListAdapter {
                 operation: change.operation,
                 version: change.version,
                 id: change.id,
-                cell: change.item.map { presenter.cell(for: $0) },
+                cell: change.operation == .delete ? nil : change.item.map { presenter.cell(for: $0) },
                 placement: change.placement
             )
         }

@@ -11,6 +11,8 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         let version: Int64
         let id: String
         let item: Item?
+        /// The item before the write.
+        let old: Item?
         let changes: [String: ViewChange]
     }
 
@@ -115,7 +117,8 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
                         version: write.version,
                         id: write.id,
                         item: change.operation == .delete ? nil : write.item,
-                        placement: change.placement
+                        placement: change.placement,
+                        old: change.operation == .insert ? nil : write.old
                     )
                 )
             }
@@ -246,6 +249,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
                 version: state.version,
                 id: id,
                 item: item,
+                old: old,
                 changes: recorder.changes(old: before, new: after)
             )
         )

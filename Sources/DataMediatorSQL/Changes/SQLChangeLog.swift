@@ -20,30 +20,38 @@ public struct SQLChangeLog: ChangeLog {
     }
 
     /// Records what a write did to each view, in the write's transaction, and forgets what
-    /// is older than the history.
+    /// is older than the history: the item after the write, and for a `delete`, a `move` or
+    /// an `update` the item before it (`old`), which tells where it stood.
     public func append(
         version: Int64,
         id: String,
         item: Item?,
+        old: Item?,
         changes: [String: ViewChange],
         _ session: any SQLSession
     ) async throws {
-        let itemJSON: JSONValue = item.map { .string(String(decoding: $0.objectJSON(), as: UTF8.self)) } ?? .null
+        func json(_ item: Item?) -> JSONValue {
+            item.map { .string(String(decoding: $0.objectJSON(), as: UTF8.self)) } ?? .null
+        }
+        let itemJSON = json(item)
+        let oldJSON = json(old)
         for (view, change) in changes.sorted(by: { $0.key < $1.key }) {
             let placement = change.placement
+            let keepsOld = change.operation != .insert
             try await session.execute(
                 """
                 INSERT INTO \(ServiceTables.changes)
-                    (list, view, version, op, item_id, item, section, section_after, after)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (list, view, version, op, item_id, item, section, section_after, after, old_item)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (list, view, version) DO UPDATE SET
                     op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
-                    section_after = excluded.section_after, after = excluded.after
+                    section_after = excluded.section_after, after = excluded.after, old_item = excluded.old_item
                 """,
                 [
                     .string(list), .string(view), .integer(version), .string(change.operation.rawValue), .string(id),
                     change.operation == .delete ? .null : itemJSON,
                     Self.text(placement?.section), Self.text(placement?.sectionAfter), Self.text(placement?.after),
+                    keepsOld ? oldJSON : .null,
                 ]
             )
         }
@@ -74,7 +82,7 @@ public struct SQLChangeLog: ChangeLog {
             try DataMediatorError.checkHistory(since: since, floor: floor, version: version)
             let rows = try await session.rows(
                 """
-                SELECT version, op, item_id, item, section, section_after, after
+                SELECT version, op, item_id, item, section, section_after, after, old_item
                 FROM \(ServiceTables.changes)
                 WHERE list = ? AND view = ? AND version > ?
                 ORDER BY version LIMIT ?
@@ -90,7 +98,8 @@ public struct SQLChangeLog: ChangeLog {
                     item: row[3].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout) },
                     placement: section.map {
                         Placement(section: $0, sectionAfter: row[5].stringValue, after: row[6].stringValue)
-                    }
+                    },
+                    old: row[7].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout) }
                 )
             }
             return ChangeWindow(changes: changes, version: version)

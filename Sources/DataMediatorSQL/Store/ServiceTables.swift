@@ -67,6 +67,7 @@ public enum ServiceTables {
                 section \(types.text),
                 section_after \(types.text),
                 after \(types.text),
+                old_item \(types.text),
                 PRIMARY KEY (list, view, version)
             )\(clustered)
             """,
@@ -88,7 +89,13 @@ public enum ServiceTables {
             )
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
-        ] + TableStamps.schema(dialect)
+        ] + oldItemColumn(dialect) + TableStamps.schema(dialect)
+    }
+
+    /// Adds the change log's `old_item` to a PostgreSQL store made before it (SQLite's
+    /// store checks its columns itself: it has no `ADD COLUMN IF NOT EXISTS`).
+    private static func oldItemColumn(_ dialect: SQLDialect) -> [String] {
+        dialect == .postgres ? ["ALTER TABLE \(changes) ADD COLUMN IF NOT EXISTS old_item text"] : []
     }
 }
 

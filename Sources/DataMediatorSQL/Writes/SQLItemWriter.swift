@@ -207,6 +207,7 @@ public struct SQLItemWriter: ItemWriter {
                 version: version,
                 id: id ?? item?[idField].idString ?? "",
                 item: new,
+                old: olds[index],
                 changes: observer.recorder.changes(old: before[index], new: after),
                 session
             )

@@ -44,6 +44,9 @@ public final class SQLiteStore: Sendable {
                             """
                     )
                 }
+                if try !db.columns(in: ServiceTables.changes).contains(where: { $0.name == "old_item" }) {
+                    try db.execute(sql: "ALTER TABLE \(ServiceTables.changes) ADD COLUMN old_item TEXT")
+                }
             }
             pageReaders = try SQLitePageReaders(path: path, count: ProcessInfo.processInfo.activeProcessorCount)
         } catch {

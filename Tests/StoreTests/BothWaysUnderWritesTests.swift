@@ -16,29 +16,13 @@ import Testing
         defer { withExtendedLifetime(subject) {} }
         let adapter = subject.adapter
         var mix = WriteMix(seed: 41)
-        var before: [String] = []
-        for index in 0..<150 {
-            let id = "s-\(index)"
-            _ = try await adapter.create(body: .object(["id": .string(id), "data": mix.data()]))
-            before.append(id)
-        }
+        let before = try await ChangeReplayTests.seed(adapter, &mix)
         let walkedBefore = try await ChangeReplayTests.replica(of: adapter, view: view, limit: 50)
         let order = walkedBefore.sections.flatMap(\.cells).map(\.id)
         // Opened in the middle, the walk reads half the view backward and half forward.
         let anchor = order[order.count / 2]
         let doomed = Set(before.filter { $0 != anchor }.shuffled(using: &mix.random).prefix(40))
-        let writer = Task { [mix] in
-            var mix = mix
-            var deleted: [String] = []
-            for (index, id) in doomed.sorted().enumerated() {
-                _ = try await adapter.create(body: .object(["id": .string("c-\(index)"), "data": mix.data()]))
-                _ = try await adapter.create(body: .object(["id": .string("d-\(index)"), "data": mix.data()]))
-                _ = try await adapter.delete(id: id)
-                deleted.append(id)
-                await Task.yield()
-            }
-            return deleted
-        }
+        let writer = ChangeReplayTests.storm(adapter, mix, deleting: doomed)
         let first = try await adapter.page(view: view, limit: "3", cursor: nil, around: anchor)
         var served = first.items.map(\.id)
         var prev = first.prev

@@ -363,28 +363,25 @@ struct WriteMix {
         #expect(error?.code == .historyGone)
     }
 
-    @Test(
-        "a walk under concurrent inserts and deletes serves every item once and skips none that stayed",
-        arguments: WritableKind.allCases,
-        ["by_day", "by_group", "positive"]
-    )
-    func walkUnderConcurrentWrites(kind: WritableKind, view: String) async throws {
-        let subject = try await WritableSubject(kind)
-        defer { withExtendedLifetime(subject) {} }
-        let adapter = subject.adapter
-        var mix = WriteMix(seed: 99)
-        var before: [String] = []
+    /// Creates 150 items (`s-0`...) and returns their ids.
+    static func seed(_ adapter: ListAdapter, _ mix: inout WriteMix) async throws -> [String] {
+        var ids: [String] = []
         for index in 0..<150 {
             let id = "s-\(index)"
             _ = try await adapter.create(body: .object(["id": .string(id), "data": mix.data()]))
-            before.append(id)
+            ids.append(id)
         }
-        let doomed = Set(before.shuffled(using: &mix.random).prefix(40))
-        // Which of them the view shows; the writes below never change an existing item.
-        let shownBefore = Set(
-            try await ChangeReplayTests.replica(of: adapter, view: view, limit: 50).sections.flatMap(\.cells).map(\.id)
-        )
-        let writer = Task { [mix] in
+        return ids
+    }
+
+    /// Writes beside a walk: for each of `doomed`, two new items and its delete; the
+    /// task's value is the ids deleted.
+    static func storm(
+        _ adapter: ListAdapter,
+        _ mix: WriteMix,
+        deleting doomed: Set<String>
+    ) -> Task<[String], any Error> {
+        Task {
             var mix = mix
             var deleted: [String] = []
             for (index, id) in doomed.sorted().enumerated() {
@@ -396,6 +393,25 @@ struct WriteMix {
             }
             return deleted
         }
+    }
+
+    @Test(
+        "a walk under concurrent inserts and deletes serves every item once and skips none that stayed",
+        arguments: WritableKind.allCases,
+        ["by_day", "by_group", "positive"]
+    )
+    func walkUnderConcurrentWrites(kind: WritableKind, view: String) async throws {
+        let subject = try await WritableSubject(kind)
+        defer { withExtendedLifetime(subject) {} }
+        let adapter = subject.adapter
+        var mix = WriteMix(seed: 99)
+        let before = try await Self.seed(adapter, &mix)
+        let doomed = Set(before.shuffled(using: &mix.random).prefix(40))
+        // Which of them the view shows; the writes below never change an existing item.
+        let shownBefore = Set(
+            try await ChangeReplayTests.replica(of: adapter, view: view, limit: 50).sections.flatMap(\.cells).map(\.id)
+        )
+        let writer = Self.storm(adapter, mix, deleting: doomed)
         var served: [String] = []
         var cursor: String?
         repeat {

@@ -97,11 +97,14 @@ struct Wiring: Sendable {
         }
     }
 
-    /// The services the store needs running while the service runs: PostgreSQL's clients
-    /// and its change listener; none for SQLite.
+    /// The services the store needs running while the service runs: PostgreSQL's clients,
+    /// its change listener and the keep-alive of its connections; none for SQLite.
     func storeServices(logger: Logger) -> [any Service] {
         guard case .postgres(let store) = store else { return [] }
-        return store.clients + [PostgresChangeListener(store: store, notifier: notifier, logger: logger)]
+        return store.clients + [
+            PostgresChangeListener(store: store, notifier: notifier, logger: logger),
+            DatabaseKeepAlive(ports: store.ports, logger: logger),
+        ]
     }
 
     /// Whether the store answers, for `GET /ready`.

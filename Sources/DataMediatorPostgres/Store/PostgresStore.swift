@@ -32,6 +32,9 @@ public final class PostgresStore: Sendable {
     let logger: Logger
     /// The writable lists over each of the store's tables.
     public let tableWriters = TableWriters()
+    /// The ports of the database servers it connects to, whose connections
+    /// ``DatabaseKeepAlive`` keeps alive.
+    public let ports: Set<Int>
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
@@ -51,6 +54,7 @@ public final class PostgresStore: Sendable {
         self.logger = logger
         self.timeout = timeout
         self.eventLoops = eventLoops
+        ports = Set(([url] + (readURL.map { [$0] } ?? [])).map { URLComponents(string: $0)?.port ?? 5432 })
         primary = PostgresClient(
             configuration: try Self.configuration(url, maximumConnections: maximumConnections, timeout: timeout),
             eventLoopGroup: eventLoops,

@@ -196,11 +196,23 @@ public struct SQLListReader: Sendable {
 
     /// The item with `id` in the view (its slice and filter), read in the session's snapshot.
     func item(id: String, in view: View, _ session: any SQLSession) async throws -> Item? {
+        guard let query = itemQuery(id: id, in: view) else { return nil }
+        return try await fetch(query.sql, query.arguments, session).first(where: { isItem($0, id: id) })
+    }
+
+    /// The statement that reads the item with `id` in the view (at most two rows, of which
+    /// ``isItem(_:id:)`` tells the one); nil when no row can have that id.
+    public func itemQuery(id: String, in view: View) -> (sql: String, arguments: [JSONValue])? {
         let (filterConditions, filterArguments) = keyset.filter(view)
         guard let (idCondition, idArguments) = idCondition(id) else { return nil }
-        let itemSQL = "SELECT \(selectList) FROM \(from)\(SQL.whereClause(filterConditions + [idCondition])) LIMIT 2"
-        return try await fetch(itemSQL, filterArguments + idArguments, session)
-            .first(where: { $0[idField].idString == id })
+        let sql = "SELECT \(selectList) FROM \(from)\(SQL.whereClause(filterConditions + [idCondition])) LIMIT 2"
+        return (sql, filterArguments + idArguments)
+    }
+
+    /// Whether a row that ``itemQuery(id:in:)`` read is the item with `id` (an integer id
+    /// column may hold either spelling of a number).
+    public func isItem(_ item: Item, id: String) -> Bool {
+        item[idField].idString == id
     }
 
     /// The place of `item` (an item of the view) from counts of the rows before it.

@@ -56,12 +56,71 @@ public struct SQLiteDataProvider: SQLDataProvider {
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
+    /// The items around the one with `id`, in one snapshot on a page reader with the
+    /// page's own statements (the item by its id, then the windows before and from it,
+    /// which carry the version), as a forward page is read; through ``reader`` for a query
+    /// list or when every page reader is busy.
+    public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
+        if reader.viewsAreIndexed, let query = reader.itemQuery(id: id, in: view) {
+            let answer: AnchoredWindow?? = try pageReaders.read { db in
+                var window: AnchoredWindow?
+                try db.inTransaction(.deferred) {
+                    window = try anchored(db, item: query, id: id, in: view, before: before, from: from)
+                    return .commit
+                }
+                return window
+            }
+            if let answer { return answer }
+        }
+        guard let kept = try await reader.keptQuery(view) else {
+            return try await reader.window(of: view, around: id, before: before, from: from)
+        }
+        guard let window = try await kept.provider.window(of: view, around: id, before: before, from: from) else {
+            return nil
+        }
+        return AnchoredWindow(before: window.before, from: window.from, version: kept.version)
+    }
+
+    /// ``window(of:around:before:from:)`` read on `db`, in its transaction.
+    private func anchored(
+        _ db: Database,
+        item query: (sql: String, arguments: [JSONValue]),
+        id: String,
+        in view: View,
+        before: Int,
+        from: Int
+    ) throws -> AnchoredWindow? {
+        let rows = try fetch(db, sql: query.sql, arguments: query.arguments.map(\.databaseValue), versioned: false)
+        guard let item = rows.items.first(where: { reader.isItem($0, id: id) }) else { return nil }
+        let position = view.position(of: item)
+        var version: Int64?
+        func read(_ queries: [(sql: String, arguments: [JSONValue])], limit: Int) throws -> [Item] {
+            var items: [Item] = []
+            for query in queries where items.count < limit {
+                let arguments = (query.arguments + [.integer(Int64(limit - items.count))]).map(\.databaseValue)
+                let answer = try fetch(db, sql: query.sql, arguments: arguments)
+                items += answer.items
+                version = version ?? answer.version
+            }
+            return items
+        }
+        let preceding = try read(
+            reader.windows.queries(of: view.reversed, from: position, inclusive: false),
+            limit: before
+        )
+        let following = try read(reader.windows.queries(of: view, from: position, inclusive: true), limit: from)
+        // The item itself was read, so the forward window has a row and with it the version.
+        guard let version else { return nil }
+        return AnchoredWindow(before: preceding, from: following, version: version)
+    }
+
     /// The items a window statement reads, and the store's version from its last column
-    /// (nil when it read no row).
+    /// (nil when it read no row, or when the statement is not `versioned`).
     private func fetch(
         _ db: Database,
         sql: String,
-        arguments: [DatabaseValue]
+        arguments: [DatabaseValue],
+        versioned: Bool = true
     ) throws -> (items: [Item], version: Int64?) {
         let statement = try db.cachedStatement(sql: sql)
         let count = layout.names.count
@@ -77,7 +136,9 @@ public struct SQLiteDataProvider: SQLDataProvider {
                 values.append(columnTypes[index].map { $0.present(value) } ?? value)
             }
             items.append(Item(layout: layout, values: values))
-            if case .int64(let stored) = DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(count)).storage {
+            if versioned,
+                case .int64(let stored) = DatabaseValue(sqliteStatement: sqliteStatement, index: CInt(count)).storage
+            {
                 version = stored
             }
         }

@@ -73,4 +73,28 @@ import Testing
             #expect(stored == 1)
         }
     }
+
+    @Test func aWriteQueuedForTheVersionLockWaitsPastTheStatementBoundThenHasItBack() async throws {
+        try await Self.withFiveSecondStore { store, _ in
+            // One write holds the version lock for about 7 s, in statements shorter than 5 s.
+            let holder = Task {
+                try await store.transactions.write { session in
+                    try await StoreVersion.lock(session)
+                    for _ in 0..<12 { try await session.execute("SELECT pg_sleep(0.6)", []) }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let started = ContinuousClock.now
+            let bounds = try await store.transactions.write { session in
+                try await StoreVersion.lock(session)
+                return try await session.rows(
+                    "SELECT current_setting('statement_timeout'), current_setting('lock_timeout')",
+                    []
+                )
+            }
+            try await holder.value
+            #expect(ContinuousClock.now - started > .seconds(5), "the second write did not wait for the first")
+            #expect(bounds.first == [.string("5s"), .string("5s")])
+        }
+    }
 }

@@ -21,12 +21,36 @@ public enum StoreVersion {
         try await session.integer(currentSQL(session.dialect))
     }
 
+    /// How many times the session's statement and lock bounds a write may wait for the
+    /// version lock.
+    public static let lockWaitFactor = 4
+
     /// Waits until no other write of the store runs and keeps the others waiting until
     /// this transaction ends, so that it sees every earlier write and gets the next version
     /// (SQLite's single writer does this by itself).
+    ///
+    /// On PostgreSQL the wait is bounded by ``lockWaitFactor`` times the session's
+    /// `statement_timeout` and `lock_timeout` (none when they are lifted): a write waiting
+    /// here is queued behind the writes before it, each holding the lock to its commit,
+    /// not stuck; under a steady load the queue passed the plain bound a few times in ten
+    /// minutes (docs/reliability.md). The bounds are put back once the lock is held.
     public static func lock(_ session: any SQLSession) async throws {
         guard session.dialect == .postgres else { return }
+        func scaled(_ name: String) -> String {
+            "set_config('\(name)', (extract(epoch FROM current_setting('\(name)')::interval) * \(lockWaitFactor * 1000))"
+                + "::bigint || 'ms', true)"
+        }
+        let bounds = try await session.rows(
+            "SELECT current_setting('statement_timeout'), current_setting('lock_timeout'), "
+                + "\(scaled("statement_timeout")), \(scaled("lock_timeout"))",
+            []
+        )
         try await session.execute("SELECT version FROM \(ServiceTables.store) FOR UPDATE", [])
+        guard let row = bounds.first, row.count >= 2 else { return }
+        try await session.execute(
+            "SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true)",
+            [row[0], row[1]]
+        )
     }
 
     /// Makes sure `table` has its row of versions (a table written by the API or an import).

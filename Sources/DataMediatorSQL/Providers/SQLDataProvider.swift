@@ -47,6 +47,12 @@ extension SQLDataProvider {
     /// The items around the one with `id`, in one snapshot: the item by its id, then the
     /// windows on both sides of its position (a query list's from its kept result).
     public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
+        try await readWindow(of: view, around: id, before: before, from: from)
+    }
+
+    /// ``window(of:around:before:from:)`` as both SQL stores read it (through ``reader``),
+    /// for a store whose own faster way does not apply.
+    public func readWindow(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
         if let kept = try await reader.keptQuery(view) {
             guard let window = try await kept.provider.window(of: view, around: id, before: before, from: from) else {
                 return nil

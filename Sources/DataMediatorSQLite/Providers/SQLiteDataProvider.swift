@@ -72,13 +72,7 @@ public struct SQLiteDataProvider: SQLDataProvider {
             }
             if let answer { return answer }
         }
-        guard let kept = try await reader.keptQuery(view) else {
-            return try await reader.window(of: view, around: id, before: before, from: from)
-        }
-        guard let window = try await kept.provider.window(of: view, around: id, before: before, from: from) else {
-            return nil
-        }
-        return AnchoredWindow(before: window.before, from: window.from, version: kept.version)
+        return try await readWindow(of: view, around: id, before: before, from: from)
     }
 
     /// ``window(of:around:before:from:)`` read on `db`, in its transaction.

@@ -102,14 +102,11 @@ public struct KeysetSQL: Sendable {
     /// built once and cached; each `?` binds the position value whose index is listed.
     public func segments(nulls: [Bool], in view: View, inclusive: Bool) -> [Bound] {
         let keys = view.sort
-        if let direction = keys.first?.order,
-            keys.allSatisfy({ $0.order == direction && notNullColumns.contains($0.field) }),
-            !nulls.contains(true)
-        {
-            let columns = keys.map { column($0.field) }.joined(separator: ", ")
-            let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
-            let comparison = (direction == .ascending ? ">" : "<") + (inclusive ? "=" : "")
-            return [Bound(sql: "(\(columns)) \(comparison) (\(marks))", values: Array(keys.indices))]
+        if !nulls.contains(true) {
+            let marks = "(" + Array(repeating: "?", count: keys.count).joined(separator: ", ") + ")"
+            if let range = rowValueRange(in: view, inclusive: inclusive, beyond: marks) {
+                return [Bound(sql: range, values: Array(keys.indices))]
+            }
         }
         var segments: [Bound] = []
         let equalities = keys.indices.map { index in
@@ -124,6 +121,20 @@ public struct KeysetSQL: Sendable {
             }
         }
         return segments
+    }
+
+    /// The rows after `position` in view order (and the row at it when `inclusive`) as one
+    /// row-value range of the view's index, `position` being SQL for a row value of the
+    /// sort keys (placeholders, or a subquery that reads them); nil unless every key is
+    /// `NOT NULL` and all share one direction, the views whose windows are one range.
+    public func rowValueRange(in view: View, inclusive: Bool, beyond position: String) -> String? {
+        let keys = view.sort
+        guard let direction = keys.first?.order,
+            keys.allSatisfy({ $0.order == direction && notNullColumns.contains($0.field) })
+        else { return nil }
+        let columns = keys.map { column($0.field) }.joined(separator: ", ")
+        let comparison = (direction == .ascending ? ">" : "<") + (inclusive ? "=" : "")
+        return "(\(columns)) \(comparison) \(position)"
     }
 
     /// The ranges of key `index` strictly beyond the position's value, in view order.

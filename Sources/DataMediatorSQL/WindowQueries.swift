@@ -8,6 +8,7 @@ public final class WindowQueries: Sendable {
     private let from: String
     private let keyset: KeysetSQL
     private let built = Mutex<[Shape: Statements]>([:])
+    private let builtAround = Mutex<[AroundShape: String?]>([:])
 
     /// Creates the window statements of `columns` read from `from` (a quoted table or a
     /// subquery with an alias); `trailingColumn`, when given, is an expression selected
@@ -44,6 +45,42 @@ public final class WindowQueries: Sendable {
         }
     }
 
+    /// The one statement that reads the items around the row `item` selects (a condition
+    /// on the id, and its arguments): the rows before it, nearest first, then the rows from
+    /// it in view order, each side a row-value range of the view's index beyond the row's
+    /// own sort keys, read by a subquery. Nil when the view's windows are not one range.
+    ///
+    /// The row itself is the first row of the second side when it is in the view; a caller
+    /// finds it there, since the statement reads the same rows whether or not it is.
+    public func around(of view: View, item: (sql: String, arguments: [JSONValue])) -> AroundStatement? {
+        let key = AroundShape(view: view.name, slice: view.slice.keys.sorted(), item: item.sql)
+        let sql: String?
+        if let kept = builtAround.withLock({ $0[key] }) {
+            sql = kept
+        } else {
+            sql = makeAround(view: view, item: item.sql)
+            builtAround.withLock { $0[key] = .some(sql) }
+        }
+        guard let sql else { return nil }
+        let filterArguments = keyset.filterArguments(view)
+        return AroundStatement(sql: sql, sideArguments: filterArguments + item.arguments)
+    }
+
+    private func makeAround(view: View, item: String) -> String? {
+        let sortKeys = view.sort.map { SQL.quote($0.field) }.joined(separator: ", ")
+        let anchor = "(SELECT \(sortKeys) FROM \(from) WHERE \(item) LIMIT 1)"
+        let conditions = keyset.filter(view).sql
+        func side(_ view: View, inclusive: Bool, alias: String) -> String? {
+            guard let range = keyset.rowValueRange(in: view, inclusive: inclusive, beyond: anchor) else { return nil }
+            let select = "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions + [range]))"
+            return "SELECT * FROM (\(select) ORDER BY \(keyset.orderBy(view)) LIMIT ?) AS \(alias)"
+        }
+        guard let before = side(view.reversed, inclusive: false, alias: "before_item"),
+            let from = side(view, inclusive: true, alias: "from_item")
+        else { return nil }
+        return before + " UNION ALL " + from
+    }
+
     private func make(view: View, nulls: [Bool]?, inclusive: Bool) -> Statements {
         let (conditions, arguments) = keyset.filter(view)
         let order = " ORDER BY \(keyset.orderBy(view)) LIMIT ?"
@@ -68,9 +105,31 @@ public final class WindowQueries: Sendable {
         let inclusive: Bool
     }
 
+    /// What an around statement's SQL depends on: the view, the fields its slice fixes,
+    /// and the condition that selects the item.
+    private struct AroundShape: Hashable, Sendable {
+        let view: String
+        let slice: [String]
+        let item: String
+    }
+
     /// A window's statements in order, and the filter's arguments each starts with.
     private struct Statements: Sendable {
         let statements: [Bound]
         let filterArguments: [JSONValue]
+    }
+}
+
+/// The statement ``WindowQueries/around(of:item:)`` builds, with what it binds.
+public struct AroundStatement: Sendable {
+    /// The SQL: the rows before the item, nearest first, `UNION ALL` the rows from it.
+    public let sql: String
+    /// What each side binds before its limit: the filter's values, then the item's.
+    let sideArguments: [JSONValue]
+
+    /// The values of the statement's placeholders, reading up to `before` rows before the
+    /// item and `from` rows from it.
+    public func arguments(before: Int, from: Int) -> [JSONValue] {
+        sideArguments + [.integer(Int64(before))] + sideArguments + [.integer(Int64(from))]
     }
 }

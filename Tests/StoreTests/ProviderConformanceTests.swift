@@ -8,6 +8,9 @@ import Testing
 enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
     case array
     case sqlite
+    /// SQLite with `created` declared `NOT NULL`: `by_day` is then one index range, read
+    /// as such (an `around` page in one statement).
+    case sqliteCreatedNotNull
     case postgres
 
     var testDescription: String { rawValue }
@@ -28,8 +31,8 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
                 fixture = nil
                 let provider = ArrayDataProvider(items: items, idField: "id", views: SampleList.views)
                 adapter = ListAdapter(definition: SampleList.definition, provider: provider, signer: signer)
-            case .sqlite:
-                let fixture = try SQLiteFixture(items: items)
+            case .sqlite, .sqliteCreatedNotNull:
+                let fixture = try SQLiteFixture(items: items, notNull: kind == .sqlite ? [] : ["created"])
                 self.fixture = fixture
                 adapter = ListAdapter(
                     definition: SampleList.definition,

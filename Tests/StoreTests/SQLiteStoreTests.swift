@@ -51,6 +51,45 @@ import Testing
         }
     }
 
+    /// An `around` page of a view whose windows are one range is one statement: two seeks
+    /// on the view's index from the item's sort keys (found by its id), no sort.
+    @Test func anAroundPageOfAOneRangeViewIsOneStatementOfIndexSeeks() throws {
+        let fixture = try SQLiteFixture(notNull: ["created"])
+        let provider = try fixture.provider()
+        let id = SampleList.items()[5]["id"].idString
+        let statements = SampleList.views.compactMap { provider.reader.aroundQuery(id: id, in: $0) }
+        #expect(!statements.isEmpty, "no view of the sample list is read around an item in one statement")
+        for statement in statements {
+            #expect(!statement.sql.contains("OFFSET") && !statement.sql.contains("COUNT"))
+            let steps = try fixture.store.database.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: "EXPLAIN QUERY PLAN " + statement.sql,
+                    arguments: StatementArguments(
+                        statement.arguments(before: 3, from: 4).map {
+                            $0.databaseValue as (any DatabaseValueConvertible)?
+                        }
+                    )
+                ).map { $0["detail"] as String }
+            }
+            // Leave out the compound's own steps (each side's rows handed on as they are read)
+            // and the version's subquery over its one-row table.
+            let compound =
+                ["COMPOUND", "LEFT-MOST", "UNION ALL", "CO-ROUTINE", "SCALAR SUBQUERY", "REUSE"]
+                + ["SCAN before_item", "SCAN from_item", "SCAN (subquery"]
+            let reads = steps.filter { step in
+                !compound.contains { step.hasPrefix($0) } && !step.contains(ServiceTables.versions)
+            }
+            let plan = reads.joined(separator: "; ")
+            #expect(
+                reads.filter { $0.contains("USING INDEX") || $0.contains("USING COVERING INDEX") }.count >= 2,
+                "\(plan)"
+            )
+            #expect(reads.allSatisfy { $0.hasPrefix("SEARCH") }, "\(statement.sql): \(plan)")
+            #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
+    }
+
     /// Page reads never wait for the reader pool on a thread the rest of the process
     /// needs: many pages at once with lookups that hold readers across awaits finish (a
     /// page that waited for a reader on a cooperative thread once starved them all).

@@ -29,6 +29,9 @@ public struct SQLListReader: Sendable {
     /// Whether the id column holds whole numbers only (PostgreSQL's typed columns): ids
     /// that are not whole numbers then match nothing.
     public let idIsInteger: Bool
+    /// Whether the id column has SQLite's integer affinity, which turns an id compared
+    /// with it into a number: one equality then finds either spelling.
+    let idColumnHasIntegerAffinity: Bool
     let fieldTypes: [String: FieldType]
     /// The keyset SQL of the store's dialect and the source's columns.
     public let keyset: KeysetSQL
@@ -58,11 +61,13 @@ public struct SQLListReader: Sendable {
         columns: [String],
         idField: String,
         idIsInteger: Bool,
+        idColumnHasIntegerAffinity: Bool = false,
         fieldTypes: [String: FieldType],
         keyset: KeysetSQL,
         versionTables: [String],
         windows: WindowQueries
     ) {
+        self.idColumnHasIntegerAffinity = idColumnHasIntegerAffinity
         self.transactions = transactions
         self.dialect = keyset.dialect
         self.viewsAreIndexed = viewsAreIndexed
@@ -209,6 +214,14 @@ public struct SQLListReader: Sendable {
         return (sql, filterArguments + idArguments)
     }
 
+    /// The one statement that reads the items around the item with `id` in the view
+    /// (``WindowQueries/around(of:item:)``); nil when no row can have that id, or when the
+    /// view's windows are not one index range.
+    public func aroundQuery(id: String, in view: View) -> AroundStatement? {
+        guard viewsAreIndexed, let item = idCondition(id) else { return nil }
+        return windows.around(of: view, item: item)
+    }
+
     /// Whether a row that ``itemQuery(id:in:)`` read is the item with `id` (an integer id
     /// column may hold either spelling of a number).
     public func isItem(_ item: Item, id: String) -> Bool {
@@ -270,8 +283,11 @@ public struct SQLListReader: Sendable {
         case (.postgres, false):
             return ("\(column)::text = ?", [.string(id)])
         case (.sqlite, _):
-            // A column may hold either spelling of an integer id: match both.
+            // A column may hold either spelling of an integer id: match both (a column of
+            // integer affinity turns the text into the number itself, and an equality on
+            // its own is one seek where the two make a temporary index for the `OR`).
             guard let whole else { return ("\(column) = ?", [.string(id)]) }
+            if idColumnHasIntegerAffinity { return ("\(column) = ?", [.integer(whole)]) }
             return ("(\(column) = ? OR \(column) = ?)", [.integer(whole), .string(id)])
         }
     }

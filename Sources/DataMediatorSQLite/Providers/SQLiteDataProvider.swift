@@ -56,12 +56,27 @@ public struct SQLiteDataProvider: SQLDataProvider {
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
-    /// The items around the one with `id`, in one snapshot on a page reader with the
-    /// page's own statements (the item by its id, then the windows before and from it,
-    /// which carry the version), as a forward page is read; through ``reader`` for a query
-    /// list or when every page reader is busy.
+    /// The items around the one with `id`, in one snapshot on a page reader, as a forward
+    /// page is read: for a view whose windows are one index range, one statement (both
+    /// sides, found from the item's sort keys, with the version); otherwise the item by its
+    /// id and then the windows before and from it, in a transaction. Through ``reader`` for
+    /// a query list, when every page reader is busy, or when the item is not in the view.
     public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
-        if reader.viewsAreIndexed, let query = reader.itemQuery(id: id, in: view) {
+        if let statement = reader.aroundQuery(id: id, in: view) {
+            let sql = statement.sql
+            let arguments = statement.arguments(before: max(0, before), from: max(0, from)).map(\.databaseValue)
+            // The item is the first row of the side from it: the rows before it come first.
+            if let answer = try pageReaders.read({ db in try fetch(db, sql: sql, arguments: arguments) }),
+                let start = answer.items.firstIndex(where: { reader.isItem($0, id: id) }),
+                let version = answer.version
+            {
+                return AnchoredWindow(
+                    before: Array(answer.items[..<start]),
+                    from: Array(answer.items[start...]),
+                    version: version
+                )
+            }
+        } else if reader.viewsAreIndexed, let query = reader.itemQuery(id: id, in: view) {
             let answer: AnchoredWindow?? = try pageReaders.read { db in
                 var window: AnchoredWindow?
                 try db.inTransaction(.deferred) {

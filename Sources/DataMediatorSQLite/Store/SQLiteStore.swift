@@ -82,9 +82,10 @@ public final class SQLiteStore: Sendable {
     public func provider(for list: ListDefinition, source: StoreSource) throws -> SQLiteDataProvider {
         let schema = TableSchema(list: list, source: source, dialect: .sqlite)
         do {
-            let notNull = try database.write { db in
+            let (notNull, idIsIntegerColumn) = try database.write { db in
                 let available: [String]
                 var notNull: Set<String> = []
+                var idIsIntegerColumn = false
                 switch source.kind {
                 case .table(let table):
                     if try !db.tableExists(table) {
@@ -98,6 +99,10 @@ public final class SQLiteStore: Sendable {
                     let columns = try db.columns(in: table)
                     available = columns.map(\.name)
                     notNull = Set(columns.filter(\.isNotNull).map(\.name))
+                    // SQLite's rule for a column's affinity: a declared type containing INT.
+                    idIsIntegerColumn = columns.contains {
+                        $0.name == list.idField && $0.type.uppercased().contains("INT")
+                    }
                     if let primaryKey = try? db.primaryKey(table), primaryKey.columns == [list.idField] {
                         notNull.insert(list.idField)
                     }
@@ -120,7 +125,7 @@ public final class SQLiteStore: Sendable {
                         arguments: StatementArguments(values: statement.arguments.map(\.databaseValue))
                     )
                 }
-                return notNull
+                return (notNull, idIsIntegerColumn)
             }
             let keyset = KeysetSQL(notNullColumns: notNull)
             let reader = SQLListReader(
@@ -130,6 +135,7 @@ public final class SQLiteStore: Sendable {
                 columns: schema.columns,
                 idField: list.idField,
                 idIsInteger: source.fieldTypes[list.idField] == .integer,
+                idColumnHasIntegerAffinity: idIsIntegerColumn,
                 fieldTypes: source.fieldTypes,
                 keyset: keyset,
                 versionTables: source.allVersionTables,

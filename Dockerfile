@@ -44,8 +44,9 @@ WORKDIR /staging
 # The binary, and the static backtracer so a crash still prints a readable backtrace.
 RUN cp "$(swift build --package-path /build -c release --show-bin-path)/data-mediator" ./ \
     && cp /usr/libexec/swift/linux/swift-backtrace-static ./
-# No SwiftPM resource bundles are copied: openapi.yaml is embedded in the binary
-# (.embedInCode), and GRDB's bundle only holds an Apple privacy manifest.
+# No SwiftPM resource bundles are copied: openapi.yaml and the explorer's page, script and
+# styles are embedded in the binary (.embedInCode), and GRDB's bundle only holds an Apple
+# privacy manifest.
 
 # ================================
 # Run: a slim Debian with only what the binary loads

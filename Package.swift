@@ -78,7 +78,12 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            resources: [.embedInCode("Resources/openapi.yaml")],
+            resources: [
+                .embedInCode("Resources/openapi.yaml"),
+                .embedInCode("Resources/explorer/index.html"),
+                .embedInCode("Resources/explorer/explorer.js"),
+                .embedInCode("Resources/explorer/explorer.css"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

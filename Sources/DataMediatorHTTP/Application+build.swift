@@ -78,6 +78,13 @@ public func buildRouter(
     router.add(middleware: ProblemMiddleware())
     OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
         .register(on: router)
+    ExplorerRoutes(
+        registry: registry,
+        readAccess: configuration.readTokens.isEmpty
+            ? nil : BearerAccess(tokens: configuration.readTokens + configuration.writeTokens, action: "Reads"),
+        servesMetrics: configuration.metrics != nil
+    )
+    .register(on: router)
     // Everything below reads or writes lists: behind the read token when one is configured.
     router.add(
         middleware: ReadAccessMiddleware(

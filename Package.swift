@@ -119,12 +119,30 @@ let package = Package(
             path: "Benchmarks/Ceiling",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "FloorPage",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            path: "Benchmarks/FloorPage",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "data-mediator-floor",
             dependencies: [
+                "FloorPage",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/Floor",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "data-mediator-postgres-floor",
+            dependencies: [
+                "FloorPage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/PostgresFloor",
             swiftSettings: swiftSettings
         ),
         .testTarget(

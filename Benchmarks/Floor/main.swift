@@ -1,3 +1,4 @@
+import FloorPage
 import GRDB
 import Hummingbird
 import Synchronization
@@ -27,11 +28,10 @@ let router = Router()
 router.get("/page") { request, _ in
     var sql = Page.firstSQL
     var arguments: StatementArguments = []
-    if let cursor = request.uri.queryParameters["cursor"] {
-        let parts = cursor.split(separator: ",")
-        guard parts.count == 2, let id = Int64(parts[1]) else { throw HTTPError(.badRequest) }
+    if let text = request.uri.queryParameters["cursor"] {
+        guard let cursor = FloorCursor(String(text)) else { throw HTTPError(.badRequest) }
         sql = Page.afterSQL
-        arguments = [String(parts[0]), id]
+        arguments = [cursor.createdAt, cursor.id]
     }
     let body = try readers.read { db in try Page.json(db, sql: sql, arguments: arguments) }
     return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: body))
@@ -73,49 +73,11 @@ enum Page {
 
     /// The page that `sql` reads, as JSON.
     static func json(_ db: Database, sql: String, arguments: StatementArguments) throws -> ByteBuffer {
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(4096)
-        buffer.writeString(#"{"items":["#)
-        var next = ""
+        var page = FloorPage()
         let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-        var first = true
         while let row = try rows.next() {
-            let id: Int64 = row[0]
-            let createdAt: String = row[4]
-            buffer.writeString(first ? #"{"id":"# : #",{"id":"#)
-            first = false
-            buffer.writeString(String(id))
-            buffer.writeString(#","player":"#)
-            writeString(row[1], to: &buffer)
-            buffer.writeString(#","points":"#)
-            buffer.writeString(String(row[2] as Int64))
-            buffer.writeString(#","reason":"#)
-            writeString(row[3], to: &buffer)
-            buffer.writeString(#","created_at":"#)
-            writeString(createdAt, to: &buffer)
-            buffer.writeString(#","rev":"#)
-            buffer.writeString(String(row[5] as Int64))
-            buffer.writeString("}")
-            next = "\(createdAt),\(id)"
+            page.append(id: row[0], player: row[1], points: row[2], reason: row[3], createdAt: row[4], rev: row[5])
         }
-        buffer.writeString(#"],"next":"#)
-        writeString(next, to: &buffer)
-        buffer.writeString("}")
-        return buffer
-    }
-
-    /// `text` as a JSON string; escapes quotes and backslashes (the demo's text has no
-    /// control characters).
-    static func writeString(_ text: String, to buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt8(ascii: "\""))
-        if text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            for byte in text.utf8 {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { buffer.writeInteger(UInt8(ascii: "\\")) }
-                buffer.writeInteger(byte)
-            }
-        } else {
-            buffer.writeString(text)
-        }
-        buffer.writeInteger(UInt8(ascii: "\""))
+        return page.finish()
     }
 }

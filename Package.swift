@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "DataMediatorSQLite", targets: ["DataMediatorSQLite"]),
         .library(name: "DataMediatorPostgres", targets: ["DataMediatorPostgres"]),
         .library(name: "DataMediatorHTTP", targets: ["DataMediatorHTTP"]),
+        .library(name: "DataMediatorClient", targets: ["DataMediatorClient"]),
+        .executable(name: "data-mediator-follow", targets: ["data-mediator-follow"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -79,6 +81,18 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             resources: [.embedInCode("Resources/openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        // The client kit for apps: Foundation only (FoundationNetworking on Linux), no server
+        // target, NIO or database.
+        .target(
+            name: "DataMediatorClient",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "data-mediator-follow",
+            dependencies: ["DataMediatorClient"],
+            path: "Examples/ListFollower",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -172,6 +186,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ClientTests",
+            dependencies: ["data-mediator", "DataMediatorClient", "DataMediatorTesting"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -42,6 +42,39 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    @Test func aSessionOpenedAroundAnItemPagesBothWaysWhileWritesGoOnAndEndsEqualToAFreshWalk() async throws {
+        let server = try await Live.demo()
+        defer { server.removeData() }
+        let before = try await Live.walk(server)
+        let session = ListSession(baseURL: try #require(URL(string: server.base)), configuration: Live.configuration())
+        let ids = before.items.map(\.id)
+        let days = try Live.days(of: before)
+        try await session.open(around: ids[1000])
+        var opened = await session.snapshot
+        #expect(opened.hasMoreBefore && opened.hasMoreAfter && opened.item(id: ids[1000]) != nil)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Live.randomWrites(300, on: server, ids: ids, days: days, seed: 25) }
+            group.addTask { try await session.follow() }
+            for _ in 0..<3 {
+                try await Task.sleep(for: .milliseconds(150))
+                try await session.loadEarlier()
+                try await session.loadMore()
+            }
+            try await group.next()
+            try await Live.wait(for: session, toReach: try await Live.version(of: server))
+            while try await session.loadEarlier() {}
+            while try await session.loadMore() {}
+            group.cancelAll()
+        }
+        try await session.catchUp()
+        opened = await session.snapshot
+        let fresh = try await Live.walk(server)
+        #expect(opened.sections == fresh.sections)
+        #expect(!opened.hasMoreBefore && !opened.hasMoreAfter)
+        _ = try await Live.checkUpdates(of: session)
+        #expect(await server.stop() == 0)
+    }
+
     @Test func aDroppedEventStreamResumesWithLastEventIDWithoutLosingOrDoublingAChange() async throws {
         let server = try await Live.demo(500)
         defer { server.removeData() }

@@ -180,6 +180,7 @@ let package = Package(
             dependencies: [
                 "data-mediator",
                 "DataMediator",
+                "DataMediatorClient",
                 "DataMediatorHTTP",
                 "DataMediatorSQL",
                 "DataMediatorTesting",

@@ -37,7 +37,10 @@ func describe(_ update: ListUpdate) -> String {
 do {
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
-            for await update in session.updates { print(describe(update)) }
+            // Unbuffered, so that each batch shows at once even in a pipe.
+            for await update in session.updates {
+                FileHandle.standardOutput.write(Data((describe(update) + "\n").utf8))
+            }
         }
         try await session.loadFirstPage()
         for _ in 1..<max(1, pages) { try await session.loadMore() }

@@ -28,7 +28,7 @@ extension ListSession {
         await acquire()
         defer { release() }
         if changes.contains(where: { $0.op == .reload && $0.version > version }) { return try await reload() }
-        for change in changes.sorted(by: { $0.version < $1.version }) { applyOne(change) }
+        for change in changes.sorted(by: { $0.version < $1.version }) where change.op != .reload { applyOne(change) }
         try await publish()
     }
 

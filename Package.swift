@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "DataMediatorSQLite", targets: ["DataMediatorSQLite"]),
         .library(name: "DataMediatorPostgres", targets: ["DataMediatorPostgres"]),
         .library(name: "DataMediatorHTTP", targets: ["DataMediatorHTTP"]),
+        .library(name: "DataMediatorClient", targets: ["DataMediatorClient"]),
+        .executable(name: "data-mediator-follow", targets: ["data-mediator-follow"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -84,6 +86,18 @@ let package = Package(
                 .embedInCode("Resources/explorer/explorer.js"),
                 .embedInCode("Resources/explorer/explorer.css"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The client kit for apps: Foundation only (FoundationNetworking on Linux), no server
+        // target, NIO or database.
+        .target(
+            name: "DataMediatorClient",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "data-mediator-follow",
+            dependencies: ["DataMediatorClient"],
+            path: "Examples/ListFollower",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -189,12 +203,18 @@ let package = Package(
             dependencies: [
                 "data-mediator",
                 "DataMediator",
+                "DataMediatorClient",
                 "DataMediatorHTTP",
                 "DataMediatorSQL",
                 "DataMediatorTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ClientTests",
+            dependencies: ["data-mediator", "DataMediatorClient", "DataMediatorTesting"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,3 +1,4 @@
+import DataMediatorTesting
 import Foundation
 import NIOCore
 import Testing

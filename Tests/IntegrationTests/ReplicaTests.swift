@@ -1,6 +1,8 @@
 import DataMediator
+import DataMediatorClient
 import DataMediatorTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// Several replicas of the service on one PostgreSQL database, as a load balancer would
@@ -66,7 +68,7 @@ import Testing
         let start = try #require(try await a.json("/lists/transactions/items?limit=1")["version"] as? String)
 
         // A stream on A, from before any write.
-        let stream = try EventCapture(a.base + "/lists/transactions/events?since=\(start)", into: a.dataDirectory)
+        let stream = try EventCapture(a.base, "/lists/transactions/events", since: start)
         defer { stream.stop() }
 
         // A walk that alternates replicas page by page, while each page is followed by a
@@ -156,11 +158,7 @@ import Testing
 
         // Last-Event-ID from A's stream resumes on B after exactly that event.
         let middle = since + (end - since) / 2
-        let resumed = try EventCapture(
-            b.base + "/lists/transactions/events",
-            headers: ["Last-Event-ID: \(middle)"],
-            into: b.dataDirectory
-        )
+        let resumed = try EventCapture(b.base, "/lists/transactions/events", lastEventID: String(middle))
         defer { resumed.stop() }
         #expect(try await resumed.ids(until: end) == Array((middle + 1)...end))
 
@@ -252,37 +250,50 @@ import Testing
     }
 }
 
-/// An event stream read by `curl -N` into a file, for tests that watch a live stream.
-struct EventCapture {
-    private let curl = Process()
-    private let file: URL
-
-    /// Starts reading `url` (with extra request `headers`) into a new file in `folder`.
-    init(_ url: String, headers: [String] = [], into folder: URL) throws {
-        file = folder.appendingPathComponent("events-\(UUID().uuidString).txt")
-        try #require(FileManager.default.createFile(atPath: file.path, contents: nil))
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sN"] + headers.flatMap { ["-H", $0] } + [url]
-        curl.standardOutput = try FileHandle(forWritingTo: file)
-        try curl.run()
+/// An event stream read through the client kit's transport and event-stream parser
+/// (`DataMediatorClient`), for tests that watch a live stream.
+final class EventCapture: Sendable {
+    private final class Seen: Sendable {
+        let ids = Mutex<[Int64]>([])
     }
 
-    /// The `id:`s of the events read so far, waiting up to `timeout` for one equal to `last`.
+    private let seen: Seen
+    private let reader: Task<Void, Never>
+
+    /// Starts reading the stream at `path` of the server at `base`, from `since` or after
+    /// `lastEventID`.
+    init(_ base: String, _ path: String, since: String? = nil, lastEventID: String? = nil) throws {
+        let transport = URLSessionTransport(baseURL: try #require(URL(string: base)))
+        let events = transport.events(
+            path: path,
+            query: since.map { [("since", $0)] } ?? [],
+            headers: lastEventID.map { ["Last-Event-ID": $0] } ?? [:]
+        )
+        let seen = Seen()
+        reader = Task {
+            do {
+                for try await event in events {
+                    if let id = Int64(event.id) { seen.ids.withLock { $0.append(id) } }
+                }
+            } catch {
+                // The stream ended; the ids read so far stay.
+            }
+        }
+        self.seen = seen
+    }
+
+    /// The ids of the events read so far, waiting up to `timeout` for one equal to `last`.
     func ids(until last: Int64, timeout: Duration = .seconds(5)) async throws -> [Int64] {
         let deadline = ContinuousClock.now + timeout
-        var ids: [Int64] = []
-        while ContinuousClock.now < deadline {
-            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-            ids = text.split(separator: "\n").compactMap { $0.hasPrefix("id: ") ? Int64($0.dropFirst(4)) : nil }
-            if ids.last == last { break }
+        while ContinuousClock.now < deadline, seen.ids.withLock({ $0.last }) != last {
             try await Task.sleep(for: .milliseconds(50))
         }
-        return ids
+        return seen.ids.withLock { $0 }
     }
 
     /// Ends the stream.
     func stop() {
-        if curl.isRunning { kill(curl.processIdentifier, SIGKILL) }
+        reader.cancel()
     }
 }
 

@@ -1,21 +1,23 @@
 import Foundation
-import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// The real `data-mediator` executable, started on a free loopback port with its own
-/// data folder, for tests that talk to it over sockets.
-final class ServerProcess: @unchecked Sendable {
+/// data folder, for tests that talk to it over sockets (IntegrationTests, ClientTests).
+public final class ServerProcess: @unchecked Sendable {
     // @unchecked: every stored property is set once in `init` and only read afterwards.
-    let process = Process()
-    let dataDirectory: URL
+    /// The server's process.
+    public let process = Process()
+    /// The server's data folder.
+    public let dataDirectory: URL
     private let logFile: URL
-    private(set) var port = 0
+    /// The port it listens on.
+    public private(set) var port = 0
 
     /// The built executable: `DATA_MEDIATOR_BINARY`, else next to the test bundle.
-    static var binary: URL {
+    public static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["DATA_MEDIATOR_BINARY"] {
             return URL(fileURLWithPath: path)
         }
@@ -24,7 +26,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts the server and waits until it listens.
-    init(dataDirectory: URL? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
+    public init(dataDirectory: URL? = nil, arguments: [String] = [], environment: [String: String] = [:]) async throws {
         let directory =
             dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("dm-it-\(UUID().uuidString)")
         self.dataDirectory = directory
@@ -38,7 +40,9 @@ final class ServerProcess: @unchecked Sendable {
         // The server's log goes to a file beside its data, read back to learn its port.
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let logFile = directory.appendingPathComponent("server-\(UUID().uuidString).log")
-        try #require(FileManager.default.createFile(atPath: logFile.path, contents: nil))
+        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
+            throw ServerProcessError.exited("cannot create \(logFile.path)")
+        }
         self.logFile = logFile
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
@@ -73,26 +77,26 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Everything the server wrote to standard error so far.
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// The base URL, e.g. `http://127.0.0.1:8080`.
-    var base: String { "http://127.0.0.1:\(port)" }
+    public var base: String { "http://127.0.0.1:\(port)" }
 
     /// Sends SIGTERM and waits for the exit; returns the exit status.
     @discardableResult
-    func stop() async -> Int32 {
+    public func stop() async -> Int32 {
         if process.isRunning { process.terminate() }
         while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
         return process.terminationStatus
     }
 
     /// Removes the data folder.
-    func removeData() {
+    public func removeData() {
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 
     /// GETs a path through URLSession (libcurl underneath on Linux).
-    func get(
+    public func get(
         _ path: String,
         headers: [String: String] = [:]
     ) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
@@ -100,18 +104,19 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Sends a request with `method` and an optional body through URLSession.
-    func send(
+    public func send(
         _ method: String,
         _ path: String,
         headers: [String: String] = [:],
         body: String? = nil
     ) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
-        var request = URLRequest(url: try #require(URL(string: base + path)))
+        guard let url = URL(string: base + path) else { throw ServerProcessError.badAnswer("bad path \(path)") }
+        var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
-        let http = try #require(response as? HTTPURLResponse)
+        guard let http = response as? HTTPURLResponse else { throw ServerProcessError.badAnswer("no HTTP answer") }
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
@@ -120,14 +125,28 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// GETs a path and parses the JSON object answered.
-    func json(_ path: String) async throws -> [String: Any] {
+    ///
+    /// - Throws: ``ServerProcessError/badAnswer(_:)`` when the status is not 200 or the body
+    ///   is not a JSON object.
+    public func json(_ path: String) async throws -> [String: Any] {
         let answer = try await get(path)
-        #expect(answer.status == 200, "GET \(path)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+        guard answer.status == 200,
+            let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+        else {
+            throw ServerProcessError.badAnswer(
+                "GET \(path): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))"
+            )
+        }
+        return object
     }
 }
 
-enum ServerProcessError: Error {
+/// Why a ``ServerProcess`` did not serve.
+public enum ServerProcessError: Error {
+    /// The process exited before listening; its log.
     case exited(String)
+    /// It did not listen within two minutes; its log.
     case timedOut(String)
+    /// An answer that was not what the caller asked for.
+    case badAnswer(String)
 }

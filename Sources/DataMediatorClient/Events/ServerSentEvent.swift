@@ -1,0 +1,18 @@
+/// One event of a `text/event-stream`, as the WHATWG HTML standard's parsing rules
+/// dispatch it.
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The event type (`event:`); `message` when the event named none.
+    public var type: String
+    /// The data (`data:` lines joined with line feeds).
+    public var data: String
+    /// The last event id at dispatch (`id:`, kept across events until a new one); empty
+    /// when none was sent yet. Reconnecting sends it as `Last-Event-ID`.
+    public var id: String
+
+    /// Creates an event.
+    public init(type: String, data: String, id: String) {
+        self.type = type
+        self.data = data
+        self.id = id
+    }
+}

@@ -1,0 +1,99 @@
+/// Turns the bytes of a `text/event-stream` into events, by the WHATWG HTML standard's
+/// "Parsing an event stream" and "Interpreting an event stream" rules: lines end with
+/// CRLF, LF or CR (also when a chunk ends between CR and LF); `:` starts a comment;
+/// `event`, `data` (multi-line), `id` (ignored when it holds NUL) and `retry` (digits only)
+/// fields; one space after the colon dropped; a blank line dispatches; an event with no
+/// data is not dispatched; a leading byte order mark is skipped.
+///
+/// Written here because no kept library parses Server-Sent Events: the package may only
+/// depend on the packages already in the project, and none of them runs on Linux without
+/// NIO or Hummingbird, which the client kit must not use.
+public struct ServerSentEventParser: Sendable {
+    /// The last event id seen (`id:`), sent as `Last-Event-ID` when reconnecting.
+    public private(set) var lastEventID = ""
+    /// The reconnection time in milliseconds, when the stream set one (`retry:`).
+    public private(set) var retry: Int?
+    /// How many comment lines were read (heartbeats are comments).
+    public private(set) var comments = 0
+
+    private var line: [UInt8] = []
+    private var afterCR = false
+    private var atStart = true
+    private var type = ""
+    private var data = ""
+    private var hasData = false
+
+    /// Creates a parser at the start of a stream.
+    public init() {}
+
+    /// Reads more bytes of the stream; returns the events they complete, in order.
+    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
+        var events: [ServerSentEvent] = []
+        for byte in bytes {
+            if afterCR {
+                afterCR = false
+                if byte == 0x0A { continue }
+            }
+            switch byte {
+            case 0x0D:
+                afterCR = true
+                if let event = endLine() { events.append(event) }
+            case 0x0A:
+                if let event = endLine() { events.append(event) }
+            default:
+                line.append(byte)
+            }
+        }
+        return events
+    }
+
+    private mutating func endLine() -> ServerSentEvent? {
+        var text = String(decoding: line, as: UTF8.self)
+        line.removeAll(keepingCapacity: true)
+        if atStart {
+            atStart = false
+            if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        }
+        if text.isEmpty { return dispatch() }
+        if text.hasPrefix(":") {
+            comments += 1
+            return nil
+        }
+        let field: Substring
+        var value: Substring
+        if let colon = text.firstIndex(of: ":") {
+            field = text[..<colon]
+            value = text[text.index(after: colon)...]
+            if value.hasPrefix(" ") { value = value.dropFirst() }
+        } else {
+            field = text[...]
+            value = ""
+        }
+        switch field {
+        case "event":
+            type = String(value)
+        case "data":
+            data += value
+            data += "\n"
+            hasData = true
+        case "id":
+            if !value.contains("\u{0}") { lastEventID = String(value) }
+        case "retry":
+            if !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) { retry = Int(value) }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private mutating func dispatch() -> ServerSentEvent? {
+        defer {
+            type = ""
+            data = ""
+            hasData = false
+        }
+        guard hasData else { return nil }
+        if data.hasSuffix("\n") { data.removeLast() }
+        return ServerSentEvent(type: type.isEmpty ? "message" : type, data: data, id: lastEventID)
+    }
+}

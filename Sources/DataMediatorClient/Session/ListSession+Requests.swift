@@ -1,0 +1,101 @@
+import Foundation
+
+extension ListSession {
+    /// Reads a page of the view with `extra` query parameters (`cursor` or `around`).
+    func readPage(_ extra: [(String, String)]) async throws -> PageBody {
+        let answer = try await transport.get(
+            path: configuration.path("/items"),
+            query: configuration.query(extra),
+            headers: configuration.headers
+        )
+        let page = try Self.decode(PageBody.self, answer, what: "page")
+        countPage()
+        return page
+    }
+
+    /// Reads every change since `since`, following `next`; returns them and the version
+    /// the last answer was current at.
+    func readChanges(since: Int64) async throws -> (changes: [ListChange], version: Int64) {
+        var changes: [ListChange] = []
+        var from = String(since)
+        while true {
+            let answer = try await transport.get(
+                path: configuration.path("/changes"),
+                query: configuration.query([("since", from), ("limit", "1000")], paging: false),
+                headers: configuration.headers
+            )
+            let body = try Self.decode(ChangesBody.self, answer, what: "changes")
+            changes += body.changes
+            guard let next = body.next else {
+                guard let version = Int64(body.version) else {
+                    throw ListClientError(.badAnswer, message: "changes: version \(body.version)")
+                }
+                return (changes, version)
+            }
+            from = next
+        }
+    }
+
+    /// Looks up the titles of the sections that changes created: the section of their
+    /// first item (`/items/{id}`), else the view's section list (`/sections`).
+    func resolveTitles() async throws {
+        var missing = loaded.untitled.filter { id in loaded.sections.contains { $0.id == id } }
+        for id in missing {
+            guard let item = loaded.sections.first(where: { $0.id == id })?.items.first else { continue }
+            let answer = try await transport.get(
+                path: configuration.path("/items/\(URLSessionTransport.encodeSegment(item.id))"),
+                query: configuration.query(paging: false),
+                headers: configuration.headers
+            )
+            guard answer.status == 200,
+                let located = try? JSONDecoder().decode(LocatedItem.self, from: Data(answer.body)),
+                located.section.id == id
+            else { continue }
+            loaded.setTitle(located.section.title, of: id)
+            missing.remove(id)
+        }
+        guard !missing.isEmpty else { return }
+        let answer = try await transport.get(
+            path: configuration.path("/sections"),
+            query: configuration.query(paging: false),
+            headers: configuration.headers
+        )
+        let infos = try Self.decode(SectionList.self, answer, what: "sections")
+        for info in infos.sections where missing.contains(info.id) { loaded.setTitle(info.title, of: info.id) }
+    }
+
+    private func countPage() {
+        statistics.pagesRead += 1
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ answer: TransportAnswer, what: String) throws -> T {
+        guard answer.status == 200 else {
+            throw ListClientError.answered(answer.status, body: String(decoding: answer.body, as: UTF8.self))
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(answer.body))
+        } catch {
+            throw ListClientError(.badAnswer, message: "\(what): \(error)")
+        }
+    }
+}
+
+/// The parts of `/items/{id}` that name the item's section.
+private struct LocatedItem: Decodable {
+    struct Section: Decodable {
+        let id: String
+        let title: String?
+    }
+
+    let section: Section
+}
+
+/// The parts of `/sections` that name each section.
+private struct SectionList: Decodable {
+    struct Section: Decodable {
+        let id: String
+        let title: String?
+    }
+
+    let sections: [Section]
+}

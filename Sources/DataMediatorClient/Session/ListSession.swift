@@ -1,0 +1,206 @@
+import Foundation
+
+/// One list screen's data: the loaded part of one list, view and parameter set, kept
+/// current, with every change published as a batch update.
+///
+/// A session loads the first page (``loadFirstPage()``), more pages (``loadMore()``),
+/// earlier pages (``loadEarlier()``) or the page around an item (``open(around:)``); it
+/// keeps the loaded sections and items by id, merging a section that a page boundary cut;
+/// and it applies `/changes` (``catchUp()``) and `/events` (``follow()``) in version order,
+/// each version once, reloading when the server's history is gone (`410`) or a change says
+/// `reload`. Items past the last loaded one (or before the first) are not held: a change
+/// that places an item there is left for the page that will show it.
+///
+/// Every change of what it holds is published on ``updates`` as one ``ListUpdate``: the
+/// batch from the snapshot published before, and the new snapshot. Operations run one at a
+/// time: a page loaded while events arrive is merged at its version, the events before it
+/// applied first and those after it next.
+public actor ListSession {
+    /// Which list, view and parameters, and how it pages.
+    public nonisolated let configuration: ListSessionConfiguration
+    /// The updates, one per change of the snapshot, in order. One consumer; they are
+    /// buffered until read, and the stream ends with ``finish()``.
+    public nonisolated let updates: AsyncStream<ListUpdate>
+    /// What the session holds now.
+    public private(set) var snapshot: ListSnapshot
+    /// What the session did so far.
+    public internal(set) var statistics = ListSessionStatistics()
+
+    let transport: any ListTransport
+    let continuation: AsyncStream<ListUpdate>.Continuation
+    var loaded: LoadedList
+    /// The version every applied change and loaded page is current at.
+    var version: Int64 = 0
+    var started = false
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Creates a session that talks to the server through `transport`; it loads nothing yet.
+    public init(configuration: ListSessionConfiguration, transport: any ListTransport) {
+        self.configuration = configuration
+        self.transport = transport
+        (updates, continuation) = AsyncStream.makeStream(of: ListUpdate.self)
+        snapshot = .empty(list: configuration.list)
+        loaded = LoadedList(list: configuration.list)
+    }
+
+    /// Creates a session for the server at `baseURL`, through ``URLSessionTransport``.
+    public init(baseURL: URL, configuration: ListSessionConfiguration) {
+        self.init(configuration: configuration, transport: URLSessionTransport(baseURL: baseURL))
+    }
+
+    /// Loads the first page, replacing whatever the session held.
+    ///
+    /// - Throws: ``ListClientError`` when the server cannot be reached or refuses.
+    public func loadFirstPage() async throws {
+        await acquire()
+        defer { release() }
+        try await replace(with: readPage([]))
+    }
+
+    /// Loads the page after the last loaded item and appends it; loads the first page when
+    /// nothing is loaded yet. Returns false, loading nothing, when the end is loaded.
+    @discardableResult
+    public func loadMore() async throws -> Bool {
+        await acquire()
+        defer { release() }
+        guard started else {
+            try await replace(with: readPage([]))
+            return true
+        }
+        guard let cursor = loaded.next else { return false }
+        try await merge(("cursor", cursor), prepending: false)
+        return true
+    }
+
+    /// Loads the page before the first loaded item and prepends it. Returns false, loading
+    /// nothing, when the start is loaded (or nothing is).
+    @discardableResult
+    public func loadEarlier() async throws -> Bool {
+        await acquire()
+        defer { release() }
+        guard started, let cursor = loaded.prev else { return false }
+        try await merge(("cursor", cursor), prepending: true)
+        return true
+    }
+
+    /// Loads the page around the item `id` (the item near its middle), replacing whatever
+    /// the session held; from there ``loadMore()`` and ``loadEarlier()`` page both ways.
+    ///
+    /// - Throws: ``ListClientError`` with status `404` when the view has no such item.
+    public func open(around id: String) async throws {
+        await acquire()
+        defer { release() }
+        try await replace(with: readPage([("around", id)]))
+    }
+
+    /// Reloads: the first page, or the page around the first loaded item when the session
+    /// was not at the start; replaces whatever the session held.
+    public func refresh() async throws {
+        await acquire()
+        defer { release() }
+        try await reload()
+    }
+
+    /// Ends ``updates``.
+    public func finish() {
+        continuation.finish()
+    }
+
+    func reload() async throws {
+        statistics.reloads += 1
+        if started, loaded.prev != nil, let first = loaded.sections.first?.items.first {
+            do {
+                return try await replace(with: readPage([("around", first.id)]))
+            } catch let error as ListClientError where error.status == 404 {
+                // The item is gone: start from the top.
+            }
+        }
+        try await replace(with: readPage([]))
+    }
+
+    func replace(with page: PageBody) async throws {
+        loaded.replace(with: page)
+        version = page.version
+        started = true
+        try await publish()
+    }
+
+    /// Reads a page at `cursor` and merges it at its version with the changes since the
+    /// session's version: those up to the page's version first, the rest after it.
+    private func merge(_ cursor: (String, String), prepending: Bool) async throws {
+        var page = try await readPage([cursor])
+        // A page older than what is held (events ran ahead) is read again.
+        for _ in 0..<5 where page.version < version {
+            page = try await readPage([cursor])
+        }
+        guard page.version >= version else {
+            throw ListClientError(.badAnswer, message: "page version \(page.version) is older than \(version)")
+        }
+        var changes: [ListChange] = []
+        var latest = version
+        if page.version > version {
+            do {
+                (changes, latest) = try await readChanges(since: version)
+            } catch let error as ListClientError where error.code == .historyGone {
+                return try await reload()
+            }
+        }
+        if changes.contains(where: { $0.op == .reload }) { return try await reload() }
+        for change in changes where change.version <= page.version { applyOne(change) }
+        if prepending { loaded.prepend(page) } else { loaded.append(page) }
+        version = max(version, page.version)
+        for change in changes where change.version > page.version { applyOne(change) }
+        version = max(version, latest)
+        try await publish()
+    }
+
+    /// Applies one change unless its version is applied already.
+    func applyOne(_ change: ListChange) {
+        guard change.version > version else {
+            statistics.changesSkipped += 1
+            return
+        }
+        loaded.apply(change)
+        version = change.version
+        statistics.changesApplied += 1
+    }
+
+    /// Names the sections changes created, then publishes the snapshot if it changed.
+    func publish() async throws {
+        try await resolveTitles()
+        let next = ListSnapshot(
+            list: configuration.list,
+            view: loaded.view,
+            version: version,
+            sections: loaded.sections,
+            nextCursor: loaded.next,
+            previousCursor: loaded.prev
+        )
+        let previous = snapshot
+        snapshot = next
+        if next.sections != previous.sections || next.nextCursor != previous.nextCursor
+            || next.previousCursor != previous.previousCursor
+        {
+            continuation.yield(ListUpdate(batch: BatchUpdate(from: previous, to: next), snapshot: next))
+        }
+    }
+
+    /// Waits until no other operation of the session runs, and holds it until ``release()``.
+    func acquire() async {
+        if busy {
+            await withCheckedContinuation { waiters.append($0) }
+        } else {
+            busy = true
+        }
+    }
+
+    /// Lets the next waiting operation run.
+    func release() {
+        if waiters.isEmpty {
+            busy = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}

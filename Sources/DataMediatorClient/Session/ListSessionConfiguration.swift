@@ -1,0 +1,47 @@
+/// Which list a session shows, through which view and parameters, and how it pages.
+public struct ListSessionConfiguration: Sendable {
+    /// The list's name.
+    public var list: String
+    /// The view; nil for the list's default view.
+    public var view: String?
+    /// The view's parameters by name (`["game": "7"]`).
+    public var parameters: [String: String]
+    /// Items per page; nil for the list's default.
+    public var limit: Int?
+    /// Headers sent with every request, e.g. `Authorization` for a scoped list.
+    public var headers: [String: String]
+    /// How long to wait before reconnecting a dropped event stream (the server's `retry:`
+    /// is 2 s).
+    public var reconnectDelay: Duration
+
+    /// Creates a configuration.
+    public init(
+        list: String,
+        view: String? = nil,
+        parameters: [String: String] = [:],
+        limit: Int? = nil,
+        headers: [String: String] = [:],
+        reconnectDelay: Duration = .seconds(2)
+    ) {
+        self.list = list
+        self.view = view
+        self.parameters = parameters
+        self.limit = limit
+        self.headers = headers
+        self.reconnectDelay = reconnectDelay
+    }
+
+    /// The query of a request: the view and parameters, then `extra`.
+    func query(_ extra: [(String, String)] = [], paging: Bool = true) -> [(String, String)] {
+        var query: [(String, String)] = []
+        if let view { query.append(("view", view)) }
+        query += parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if paging, let limit { query.append(("limit", String(limit))) }
+        return query + extra
+    }
+
+    /// The path of the list's route `suffix` (`/items`, `/changes`).
+    func path(_ suffix: String) -> String {
+        "/lists/\(URLSessionTransport.encodeSegment(list))\(suffix)"
+    }
+}

@@ -1,0 +1,168 @@
+/// The loaded part of one view, kept current by pages and changes: the logic of a list
+/// session without its I/O.
+///
+/// The session holds the view from its first loaded item (the top boundary, while items
+/// precede it) to its last loaded item (the bottom boundary, while items follow it). A
+/// change names the neighbour it goes after; a change whose place lies outside the
+/// boundaries is left for the pages still to come (those pages show it). When a boundary
+/// item itself was moved or deleted, a place right beside the held items cannot be told
+/// apart from one past the boundary: the item is put there, and a later page that shows it
+/// (or its own later change) puts it right. (The test side's `ListReplica` does the same
+/// for forward walks.)
+struct LoadedList: Sendable {
+    var sections: [ListSection] = []
+    var next: String?
+    var prev: String?
+    var list: String
+    var view = ""
+    /// Sections a change created: their titles are unknown until a page (or a lookup) shows them.
+    private(set) var untitled: Set<String> = []
+    private var bottom: String?
+    private var top: String?
+    private var bottomChanged = false
+    private var topChanged = false
+
+    init(list: String) {
+        self.list = list
+    }
+
+    /// Replaces everything with one page (a first page, a reload, an around page).
+    mutating func replace(with page: PageBody) {
+        view = page.view
+        sections = []
+        untitled = []
+        for section in page.dataSections { join(section) }
+        next = page.next
+        prev = page.prev
+        bottom = page.next == nil ? nil : sections.last?.items.last?.id
+        top = page.prev == nil ? nil : sections.first?.items.first?.id
+        bottomChanged = false
+        topChanged = false
+    }
+
+    /// Appends a page read forward: a continued section joins the last one; items it shows
+    /// that are held move to where it shows them.
+    mutating func append(_ page: PageBody) {
+        let incoming = page.dataSections
+        for item in incoming.flatMap(\.items) { remove(id: item.id) }
+        // Sections put after the page's first one (by changes that could not tell) lie past
+        // the boundary: their items come on this page or later ones.
+        if let first = incoming.first, let index = sections.firstIndex(where: { $0.id == first.id }) {
+            sections.removeSubrange((index + 1)...)
+        }
+        for section in incoming { join(section) }
+        next = page.next
+        bottom = page.next == nil ? nil : (incoming.last?.items.last?.id ?? bottom)
+        bottomChanged = false
+        if sections.isEmpty { top = nil }
+    }
+
+    /// Prepends a page read backward: its last section joins the first held one.
+    mutating func prepend(_ page: PageBody) {
+        let incoming = page.dataSections
+        for item in incoming.flatMap(\.items) { remove(id: item.id) }
+        if let last = incoming.last, let index = sections.firstIndex(where: { $0.id == last.id }) {
+            sections.removeSubrange(..<index)
+        }
+        for section in incoming.reversed() {
+            if let first = sections.first, first.id == section.id {
+                sections[0].items.insert(contentsOf: section.items, at: 0)
+                adoptTitle(of: section, at: 0)
+            } else {
+                untitled.remove(section.id)
+                sections.insert(section, at: 0)
+            }
+        }
+        prev = page.prev
+        top = page.prev == nil ? nil : (incoming.first?.items.first?.id ?? top)
+        topChanged = false
+    }
+
+    /// Applies one change (not `reload`, which the session answers by reloading).
+    mutating func apply(_ change: ListChange) {
+        let id = change.itemID
+        if change.op != .update {
+            if id == bottom { bottomChanged = true }
+            if id == top { topChanged = true }
+        }
+        switch change.op {
+        case .reload:
+            break
+        case .delete:
+            remove(id: id)
+        case .update:
+            if let item = change.item { replace(item) }
+        case .insert, .move:
+            guard let item = change.item, let section = change.section else { return }
+            remove(id: item.id)
+            place(item, in: section, sectionAfter: change.sectionAfter, after: change.after)
+        }
+    }
+
+    private mutating func join(_ section: ListSection) {
+        if let last = sections.indices.last, sections[last].id == section.id {
+            sections[last].items += section.items
+            adoptTitle(of: section, at: last)
+        } else {
+            untitled.remove(section.id)
+            sections.append(section)
+        }
+    }
+
+    /// Puts an item where a change places it, unless that is outside the boundaries.
+    private mutating func place(_ item: ListItem, in sectionID: String, sectionAfter: String?, after: String?) {
+        let openBelow = next != nil && !bottomChanged
+        let openAbove = prev != nil && !topChanged
+        if let index = sections.firstIndex(where: { $0.id == sectionID }) {
+            guard let after else {
+                // The head of the first held section lies before the first held item.
+                if index == 0, openAbove { return }
+                sections[index].items.insert(item, at: 0)
+                return
+            }
+            // A neighbour not held lies outside the boundaries.
+            guard let row = sections[index].items.firstIndex(where: { $0.id == after }) else { return }
+            let isLastHeld = index == sections.count - 1 && row == sections[index].items.count - 1
+            if isLastHeld, openBelow { return }
+            sections[index].items.insert(item, at: row + 1)
+            return
+        }
+        var index = 0
+        if let sectionAfter {
+            guard let found = sections.firstIndex(where: { $0.id == sectionAfter }) else { return }
+            if found == sections.count - 1, openBelow { return }
+            index = found + 1
+        } else if openAbove {
+            return
+        }
+        // The title is unknown until a page shows the section; changes do not carry it.
+        sections.insert(ListSection(id: sectionID, title: nil, items: [item]), at: index)
+        untitled.insert(sectionID)
+    }
+
+    /// Sets the title of a section a change created, once known.
+    mutating func setTitle(_ title: String?, of sectionID: String) {
+        guard untitled.remove(sectionID) != nil, let index = sections.firstIndex(where: { $0.id == sectionID })
+        else { return }
+        sections[index].title = title
+    }
+
+    private mutating func adoptTitle(of section: ListSection, at index: Int) {
+        if untitled.remove(section.id) != nil { sections[index].title = section.title }
+    }
+
+    private mutating func replace(_ item: ListItem) {
+        for index in sections.indices {
+            if let row = sections[index].items.firstIndex(where: { $0.id == item.id }) {
+                sections[index].items[row] = item
+            }
+        }
+    }
+
+    private mutating func remove(id: String) {
+        for index in sections.indices.reversed() {
+            sections[index].items.removeAll { $0.id == id }
+            if sections[index].items.isEmpty { untitled.remove(sections.remove(at: index).id) }
+        }
+    }
+}

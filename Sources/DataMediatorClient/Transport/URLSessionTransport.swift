@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transport over Foundation's `URLSession` (libcurl underneath on Linux).
+///
+/// Event streams use a data task with a delegate that feeds an `AsyncThrowingStream`:
+/// `URLSession.bytes(for:)` is missing from swift-corelibs-foundation, and the delegate
+/// works on every platform.
+public struct URLSessionTransport: ListTransport {
+    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    public let baseURL: URL
+    private let session: URLSession
+
+    /// Creates a transport for the server at `baseURL`; pages and changes go through
+    /// `session`, event streams through a session of their own each.
+    public init(baseURL: URL, session: URLSession = .shared) {
+        self.baseURL = baseURL
+        self.session = session
+    }
+
+    /// Sends `GET path?query` through the session.
+    public func get(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) async throws
+        -> TransportAnswer
+    {
+        let request = try self.request(path: path, query: query, headers: headers)
+        do {
+            let (data, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else {
+                throw ListClientError(.transport, message: "no HTTP answer for \(path)")
+            }
+            return TransportAnswer(status: http.statusCode, body: Array(data))
+        } catch let error as ListClientError {
+            throw error
+        } catch {
+            throw ListClientError(.transport, message: "GET \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Opens the event stream through a data task and a delegate of its own.
+    public func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        var request: URLRequest
+        do {
+            request = try self.request(path: path, query: query, headers: headers)
+        } catch {
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        // A stream is quiet between heartbeats; the server sends one at least every 15 s.
+        request.timeoutInterval = 60
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: ServerSentEvent.self,
+            throwing: (any Error).self
+        )
+        let delegate = EventStreamDelegate(continuation: continuation)
+        let streamSession = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        let task = streamSession.dataTask(with: request)
+        continuation.onTermination = { _ in
+            task.cancel()
+            streamSession.invalidateAndCancel()
+        }
+        task.resume()
+        return stream
+    }
+
+    private func request(path: String, query: [(String, String)], headers: [String: String]) throws -> URLRequest {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            throw ListClientError(.transport, message: "bad base URL \(baseURL)")
+        }
+        components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + path
+        if !query.isEmpty {
+            components.percentEncodedQuery = query.map { "\(Self.encode($0))=\(Self.encode($1))" }.joined(
+                separator: "&"
+            )
+        }
+        guard let url = components.url else { throw ListClientError(.transport, message: "bad path \(path)") }
+        var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    /// Percent-encodes a query name or value (everything but unreserved characters).
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// Percent-encodes an item id as one path segment.
+    static func encodeSegment(_ text: String) -> String { encode(text) }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

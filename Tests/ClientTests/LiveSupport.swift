@@ -1,0 +1,184 @@
+import DataMediatorClient
+import DataMediatorTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Shared pieces of the tests against the real binary.
+enum Live {
+    static let token = "client-token"
+
+    /// The demo with `count` transactions, writable with ``token``, heartbeats every second.
+    static func demo(_ count: Int = 2000) async throws -> ServerProcess {
+        try await ServerProcess(
+            arguments: ["--demo-transactions", String(count)],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": token, "DATA_MEDIATOR_HEARTBEAT_SECONDS": "1"]
+        )
+    }
+
+    static func configuration(limit: Int = 50) -> ListSessionConfiguration {
+        ListSessionConfiguration(
+            list: "transactions",
+            view: "chronological",
+            limit: limit,
+            reconnectDelay: .milliseconds(100)
+        )
+    }
+
+    /// A fresh walk of the whole view through a session of its own.
+    static func walk(_ server: ServerProcess) async throws -> ListSnapshot {
+        let session = ListSession(
+            baseURL: try #require(URL(string: server.base)),
+            configuration: configuration(limit: 100)
+        )
+        try await session.loadFirstPage()
+        while try await session.loadMore() {}
+        return await session.snapshot
+    }
+
+    /// The store's version now.
+    static func version(of server: ServerProcess) async throws -> Int64 {
+        try #require(Int64(try await server.json("/lists/transactions/items?limit=1")["version"] as? String ?? ""))
+    }
+
+    /// Checks every update `session` published so far (after ``ListSession/finish()``):
+    /// each batch applied to the snapshot before gives the snapshot after. Returns how many.
+    static func checkUpdates(of session: ListSession) async throws -> Int {
+        await session.finish()
+        var previous = ListSnapshot.empty(list: session.configuration.list)
+        var count = 0
+        for await update in session.updates {
+            #expect(try update.batch.applied(to: previous, dataSource: update.snapshot) == update.snapshot.sections)
+            previous = update.snapshot
+            count += 1
+        }
+        #expect(previous.sections == (await session.snapshot).sections)
+        return count
+    }
+
+    /// Makes `count` random writes (creates, replaces, patches of points and of the day,
+    /// deletes) to the transactions `ids`, with days between `first` and `last`.
+    static func randomWrites(
+        _ count: Int,
+        on server: ServerProcess,
+        ids: [String],
+        days: ClosedRange<Date>,
+        seed: UInt64
+    ) async throws {
+        var random = Random(seed: seed)
+        var alive = ids
+        let headers = ["Content-Type": "application/json", "Authorization": "Bearer \(token)"]
+        let formatter = ISO8601DateFormatter()
+        func time() -> String {
+            let span = days.upperBound.timeIntervalSince(days.lowerBound) + 86_400
+            return formatter.string(
+                from: days.lowerBound.addingTimeInterval(-43_200 + Double(random.below(Int(span))))
+            )
+        }
+        func body() -> String {
+            #"{"data": {"player": "p\#(random.below(9))", "points": \#(random.below(100)), "reason": "client test", "created_at": "\#(time())"}}"#
+        }
+        for _ in 0..<count {
+            let id = alive[random.below(alive.count)]
+            let answer: (status: Int, headers: [String: String], body: [UInt8])
+            switch random.below(20) {
+            case 0..<6:
+                answer = try await server.send("POST", "/lists/transactions/items", headers: headers, body: body())
+                if let item = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+                    let created = item["id"] as? String
+                {
+                    alive.append(created)
+                }
+            case 6..<8:
+                answer = try await server.send("PUT", "/lists/transactions/items/\(id)", headers: headers, body: body())
+            case 8..<12:
+                let patch = #"{"data": {"points": \#(random.below(1000))}}"#
+                answer = try await server.send(
+                    "PATCH",
+                    "/lists/transactions/items/\(id)",
+                    headers: headers,
+                    body: patch
+                )
+            case 12..<17:
+                let patch = #"{"data": {"created_at": "\#(time())"}}"#
+                answer = try await server.send(
+                    "PATCH",
+                    "/lists/transactions/items/\(id)",
+                    headers: headers,
+                    body: patch
+                )
+            default:
+                answer = try await server.send("DELETE", "/lists/transactions/items/\(id)", headers: headers)
+                alive.removeAll { $0 == id }
+            }
+            #expect((200..<300).contains(answer.status), "\(String(decoding: answer.body, as: UTF8.self))")
+        }
+    }
+
+    /// The days the loaded transactions span.
+    static func days(of snapshot: ListSnapshot) throws -> ClosedRange<Date> {
+        let formatter = ISO8601DateFormatter()
+        let dates = snapshot.items.compactMap { $0.data["created_at"]?.stringValue }.compactMap(formatter.date(from:))
+        return try #require(dates.min())...(try #require(dates.max()))
+    }
+
+    /// Waits until `session` is current at `version` (up to a minute).
+    static func wait(for session: ListSession, toReach version: Int64) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while await session.snapshot.version < version, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await session.snapshot.version >= version)
+    }
+}
+
+/// A transport that cuts every event stream after a few events (a dropped connection),
+/// and records the `Last-Event-ID` of every stream opened and the ids of the events it let through.
+final class CuttingTransport: ListTransport {
+    /// What the streams did.
+    final class Record: Sendable {
+        let state = Mutex<(resumedFrom: [String], delivered: [String])>(([], []))
+    }
+
+    let inner: URLSessionTransport
+    let eventsPerStream: Int
+    let record = Record()
+
+    init(_ inner: URLSessionTransport, eventsPerStream: Int) {
+        self.inner = inner
+        self.eventsPerStream = eventsPerStream
+    }
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        try await inner.get(path: path, query: query, headers: headers)
+    }
+
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        record.state.withLock { $0.resumedFrom.append(headers["Last-Event-ID"] ?? "") }
+        let upstream = inner.events(path: path, query: query, headers: headers)
+        let limit = eventsPerStream
+        let record = self.record
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                var seen = 0
+                do {
+                    for try await event in upstream {
+                        guard ["insert", "update", "move", "delete"].contains(event.type) else { continue }
+                        record.state.withLock { $0.delivered.append(event.id) }
+                        continuation.yield(event)
+                        seen += 1
+                        if seen == limit { break }
+                    }
+                    continuation.finish(throwing: ListClientError(.transport, message: "cut by the test"))
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import DataMediatorClient
+import Testing
+
+@Suite struct ServerSentEventParserTests {
+    @Test func fieldsMultiLineDataAndIdsDispatchOnABlankLine() {
+        var parser = ServerSentEventParser()
+        let events = parser.feed(
+            Array("retry: 2000\n: a comment\n\nid: 7\nevent: insert\ndata: {\"a\":\ndata:1}\n\ndata: plain\n\n".utf8)
+        )
+        #expect(
+            events == [
+                ServerSentEvent(type: "insert", data: "{\"a\":\n1}", id: "7"),
+                ServerSentEvent(type: "message", data: "plain", id: "7"),
+            ]
+        )
+        #expect(parser.retry == 2000)
+        #expect(parser.comments == 1)
+        #expect(parser.lastEventID == "7")
+    }
+
+    @Test func linesEndWithCRLFOrCROrLFEvenWhenAChunkEndsBetweenCRAndLF() {
+        let stream = Array("id: 1\r\ndata: a\r\n\r\nid: 2\rdata: b\r\rid: 3\ndata: c\n\n".utf8)
+        for split in 0...stream.count {
+            var parser = ServerSentEventParser()
+            let events = parser.feed(stream[..<split]) + parser.feed(stream[split...])
+            #expect(events.map(\.data) == ["a", "b", "c"], "split at \(split)")
+            #expect(events.map(\.id) == ["1", "2", "3"], "split at \(split)")
+        }
+    }
+
+    @Test func anEventWithoutDataIsNotDispatchedAndItsTypeIsForgotten() {
+        var parser = ServerSentEventParser()
+        let events = parser.feed(Array("event: reload\nid: 9\n\ndata\n\n".utf8))
+        #expect(events == [ServerSentEvent(type: "message", data: "", id: "9")])
+    }
+
+    @Test func badRetryAnIdWithNULAndUnknownFieldsAreIgnoredAndALeadingBOMSkipped() {
+        var parser = ServerSentEventParser()
+        let events = parser.feed(
+            Array("\u{FEFF}retry: 1x\nid: 4\nid: a\u{0}b\nfoo: bar\ndata:  two spaces\n\n".utf8)
+        )
+        #expect(parser.retry == nil)
+        #expect(events == [ServerSentEvent(type: "message", data: " two spaces", id: "4")])
+    }
+
+    @Test func anUnfinishedEventAtTheEndOfTheBytesIsHeldUntilItsBlankLine() {
+        var parser = ServerSentEventParser()
+        #expect(parser.feed(Array("id: 5\nevent: delete\ndata: {}\n".utf8)).isEmpty)
+        #expect(parser.feed(Array("\n".utf8)) == [ServerSentEvent(type: "delete", data: "{}", id: "5")])
+    }
+}

@@ -1,0 +1,135 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorSQLite
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// The stores that take writes.
+enum WritableKind: String, CaseIterable, CustomTestStringConvertible {
+    case memory
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// A writable copy of the sample list over one store.
+final class WritableSubject: Sendable {
+    static let fields: [String: FieldType] = [
+        "id": .string, "group": .string, "score": .integer, "created": .string, "kind": .string, "title": .string,
+    ]
+
+    let adapter: ListAdapter
+    private let directory: URL?
+    /// The SQLite store's file, for writes behind the service's back.
+    var storePath: String? { directory?.appendingPathComponent("store.sqlite").path }
+    private let postgres: PostgresFixture?
+
+    init(_ kind: WritableKind, history: Int = 10_000, scope: ListScope? = nil) async throws {
+        let definition = ListDefinition(
+            name: "notes",
+            title: "Notes",
+            idField: "id",
+            revisionField: "rev",
+            views: SampleList.views,
+            limits: PageLimits(defaultLimit: 7, maximumLimit: 50),
+            isWritable: true,
+            rules: FieldRules(types: Self.fields.filter { $0.key != "id" }),
+            history: history,
+            scope: scope
+        )
+        let signer = CursorSigner(secret: SampleList.secret)
+        switch kind {
+        case .memory:
+            directory = nil
+            postgres = nil
+            let store = InMemoryDataProvider(
+                definition: definition,
+                columns: ["group", "score", "created", "kind", "title"]
+            )
+            adapter = ListAdapter(
+                definition: definition,
+                provider: store,
+                signer: signer,
+                writer: store,
+                changeLog: store
+            )
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-changes-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            self.directory = directory
+            postgres = nil
+            let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
+            adapter = try store.adapter(
+                for: definition,
+                source: StoreSource(kind: .table("notes"), fieldTypes: Self.fields),
+                signer: signer
+            )
+        case .postgres:
+            directory = nil
+            let fixture = try await PostgresFixture()
+            postgres = fixture
+            adapter = try await fixture.store.adapter(
+                for: definition,
+                source: StoreSource(kind: .table("notes"), fieldTypes: Self.fields),
+                signer: signer
+            )
+        }
+    }
+
+    deinit { directory.map { try? FileManager.default.removeItem(at: $0) } }
+}
+
+/// Random writes to the sample list: inserts, replaces that move items across sections and
+/// in and out of filters, patches of content only, and deletes.
+struct WriteMix {
+    var random: SplitMix64
+    var ids: [String] = []
+    var created = 0
+
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
+
+    mutating func data() -> JSONValue {
+        let groups: [JSONValue] = [
+            .string("alpha"), .string("beta"), .string("gamma"), .string("omega"), .null, .string(""),
+        ]
+        let score: JSONValue =
+            Int.random(in: 0..<6, using: &random) == 0 ? .null : .integer(Int64.random(in: -5...20, using: &random))
+        let day = Int.random(in: 1...9, using: &random)
+        let hour = Int.random(in: 10...19, using: &random)
+        return .object([
+            "group": groups[Int.random(in: 0..<groups.count, using: &random)],
+            "score": score,
+            "created": .string("2026-11-0\(day)T\(hour):00:00Z"),
+            "kind": .string(["big", "small", "odd"][Int.random(in: 0..<3, using: &random)]),
+            "title": .string("t\(Int.random(in: 0..<1000, using: &random))"),
+        ])
+    }
+
+    /// Performs one random write.
+    mutating func step(_ adapter: ListAdapter) async throws {
+        let choice = ids.count < 20 ? 0 : Int.random(in: 0..<10, using: &random)
+        switch choice {
+        case 0...2:
+            created += 1
+            let id = "n-\(created)"
+            _ = try await adapter.create(body: .object(["id": .string(id), "data": data()]))
+            ids.append(id)
+        case 3...5:
+            let id = ids[Int.random(in: 0..<ids.count, using: &random)]
+            _ = try await adapter.replace(id: id, body: .object(["data": data()]))
+        case 6...7:
+            let id = ids[Int.random(in: 0..<ids.count, using: &random)]
+            let patch: JSONValue =
+                Bool.random(using: &random)
+                ? .object(["title": .string("p\(Int.random(in: 0..<1000, using: &random))")])
+                : .object(["score": .integer(Int64.random(in: -5...20, using: &random))])
+            _ = try await adapter.patch(id: id, body: .object(["data": patch]))
+        default:
+            let index = Int.random(in: 0..<ids.count, using: &random)
+            _ = try await adapter.delete(id: ids.remove(at: index))
+        }
+    }
+}

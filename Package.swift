@@ -84,6 +84,8 @@ let package = Package(
                 .embedInCode("Resources/openapi.yaml"),
                 .embedInCode("Resources/explorer/index.html"),
                 .embedInCode("Resources/explorer/explorer.js"),
+                .embedInCode("Resources/explorer/live.js"),
+                .embedInCode("Resources/explorer/dom.js"),
                 .embedInCode("Resources/explorer/explorer.css"),
             ],
             swiftSettings: swiftSettings

@@ -23,7 +23,7 @@ import Testing
             #expect(policy.contains("default-src 'self'"))
             #expect(!policy.contains("unsafe-inline"))
             let html = String(buffer: response.body)
-            #expect(html.contains("<script src=\"/explorer/explorer.js\""))
+            #expect(html.contains("<script type=\"module\" src=\"/explorer/explorer.js\""))
             #expect(html.contains("/explorer/explorer.css"))
             // No inline script, and nothing loaded from another origin.
             #expect(!html.contains("<script>"))
@@ -70,6 +70,8 @@ import Testing
 
     @Test(arguments: [
         ("/explorer/explorer.js", "text/javascript; charset=utf-8"),
+        ("/explorer/live.js", "text/javascript; charset=utf-8"),
+        ("/explorer/dom.js", "text/javascript; charset=utf-8"),
         ("/explorer/explorer.css", "text/css; charset=utf-8"),
     ])
     func theAssetsAreServedWithTheirTypesAndRevalidate(path: String, type: String) async throws {
@@ -88,7 +90,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["/", "/explorer/explorer.js"])
+    @Test(arguments: ["/", "/explorer/explorer.js", "/explorer/live.js", "/explorer/dom.js"])
     func otherMethodsAreNotAllowed(path: String) async throws {
         try await HTTPTestSupport.withClient { client in
             let post = try await client.execute(uri: path, method: .post)

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 
 /// `GET /`: the explorer page for a browser, a JSON index of the routes and lists for
-/// anything else; and the page's script and style sheet under `/explorer/`.
+/// anything else; and the page's scripts (ES modules) and style sheet under `/explorer/`.
 ///
 /// The page and its assets are the package's own resources, embedded in the binary: no
 /// file is read at run time and nothing is fetched from elsewhere. They are served before
@@ -34,6 +34,8 @@ struct ExplorerRoutes: Sendable {
     static let page = Asset(PackageResources.index_html, contentType: "text/html; charset=utf-8")
     static let assets: [String: Asset] = [
         "/explorer/explorer.js": Asset(PackageResources.explorer_js, contentType: "text/javascript; charset=utf-8"),
+        "/explorer/live.js": Asset(PackageResources.live_js, contentType: "text/javascript; charset=utf-8"),
+        "/explorer/dom.js": Asset(PackageResources.dom_js, contentType: "text/javascript; charset=utf-8"),
         "/explorer/explorer.css": Asset(PackageResources.explorer_css, contentType: "text/css; charset=utf-8"),
     ]
 

@@ -1,0 +1,177 @@
+// The explorer's helpers: the requests it makes (with the token it is given), the
+// problems (RFC 9457) it shows, and the rows and sections it builds. The rows in the DOM
+// are the screen's model: each section is a <section data-section-id> and each cell a row
+// with data-id and data-type, so a change is applied where its row is, by the cell's
+// stable id.
+
+export const $ = (id) => document.getElementById(id);
+export const screen = $('screen');
+const problemBox = $('problem');
+export const tokenStore = 'data-mediator-token';
+
+// ---- requests --------------------------------------------------------------------
+
+export function token() {
+  return sessionStorage.getItem(tokenStore) || '';
+}
+
+export function headers(extra) {
+  const all = Object.assign({ Accept: 'application/json' }, extra || {});
+  if (token()) all.Authorization = 'Bearer ' + token();
+  return all;
+}
+
+/** An answer that is not 2xx: its problem (RFC 9457) when it sent one. */
+class ProblemError extends Error {
+  constructor(status, problem, url) {
+    super((problem && (problem.detail || problem.title)) || 'HTTP ' + status);
+    this.status = status;
+    this.problem = problem;
+    this.url = url;
+  }
+}
+
+export async function getJSON(url, signal) {
+  const response = await fetch(url, { headers: headers(), signal });
+  const text = await response.text();
+  let body = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch (_) {
+    body = { title: 'Not JSON', detail: text.slice(0, 200) };
+  }
+  if (!response.ok) throw new ProblemError(response.status, body, url);
+  return body;
+}
+
+export function query(params) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, value);
+  }
+  const text = search.toString();
+  return text ? '?' + text : '';
+}
+
+export function itemsURL(list) {
+  return '/lists/' + encodeURIComponent(list);
+}
+
+// ---- problems ----------------------------------------------------------------------
+
+export function showProblem(error) {
+  if (!error || error.name === 'AbortError') return;
+  problemBox.replaceChildren();
+  const problem = error.problem || {};
+  const head = el('strong', null, (problem.title || 'Error') + (error.status ? ' (' + error.status + ')' : ''));
+  problemBox.append(head);
+  if (problem.detail || !error.problem) problemBox.append(el('p', null, problem.detail || String(error.message)));
+  if (Array.isArray(problem.errors)) {
+    const list = el('ul');
+    for (const item of problem.errors) list.append(el('li', null, (item.field || '') + ': ' + (item.detail || '')));
+    problemBox.append(list);
+  }
+  if (problem.type) {
+    const link = el('a', null, problem.type);
+    link.href = problem.type;
+    const type = el('p', 'muted', 'type: ');
+    type.append(link);
+    problemBox.append(type);
+  }
+  if (error.status === 401) $('token-field').hidden = false;
+  problemBox.hidden = false;
+}
+
+export function clearProblem() {
+  problemBox.hidden = true;
+  problemBox.replaceChildren();
+}
+
+// ---- DOM helpers -------------------------------------------------------------------
+
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function summary(data) {
+  if (data === null || typeof data !== 'object') return data === undefined ? '' : JSON.stringify(data);
+  return Object.entries(data)
+    .map(([key, value]) => key + ': ' + (typeof value === 'string' ? value : JSON.stringify(value)))
+    .join(' · ');
+}
+
+export function rowFor(cell) {
+  const row = el('div', 'row');
+  row.dataset.id = cell.id;
+  row.dataset.type = cell.type;
+  fillRow(row, cell);
+  return row;
+}
+
+export function fillRow(row, cell) {
+  row.dataset.type = cell.type;
+  row.dataset.rev = cell.rev;
+  row.classList.toggle('synthetic', cell.type === 'loading');
+  const type = el('span', 'type', cell.type);
+  if (cell.type === 'loading') {
+    const what = cell.id === 'loading-before' ? 'Loading earlier items…' : 'Loading more…';
+    row.replaceChildren(type, el('span', 'summary', what));
+    return;
+  }
+  const id = el('span', 'id', cell.id);
+  const text = el('span', 'summary', summary(cell.data));
+  text.title = JSON.stringify(cell.data, null, 2);
+  row.replaceChildren(type, id, text, el('span', 'rev', 'rev ' + cell.rev));
+}
+
+export function flash(row) {
+  row.classList.remove('flash');
+  void row.offsetWidth; // restarts the animation
+  row.classList.add('flash');
+}
+
+export function sectionFor(id, title) {
+  const section = el('section', 'section');
+  section.dataset.sectionId = id;
+  section.dataset.kind = 'items';
+  const header = el('h2', 'section-header', title || id);
+  if (!title) header.classList.add('untitled');
+  section.append(header, el('div', 'rows'));
+  return section;
+}
+
+export function loadingSection(cell) {
+  const section = el('section', 'section loading');
+  section.dataset.sectionId = cell.id;
+  section.dataset.kind = 'loading';
+  const rows = el('div', 'rows');
+  rows.append(rowFor(cell));
+  section.append(rows);
+  return section;
+}
+
+export function dataSections() {
+  return Array.from(screen.querySelectorAll('section[data-kind="items"]'));
+}
+
+export function findSection(id) {
+  return dataSections().find((section) => section.dataset.sectionId === id) || null;
+}
+
+export function findRow(id) {
+  for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
+    if (row.dataset.id === id) return row;
+  }
+  return null;
+}
+
+export function removeRow(id) {
+  const row = findRow(id);
+  if (!row) return;
+  const section = row.closest('section');
+  row.remove();
+  if (section && !section.querySelector('.row')) section.remove();
+}

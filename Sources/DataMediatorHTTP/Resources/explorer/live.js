@@ -1,0 +1,204 @@
+// The explorer's live changes: follows `/events` of the open view and applies each change
+// in place, by the cell's stable id, where its row is.
+
+import {
+  $,
+  screen,
+  headers,
+  getJSON,
+  query,
+  itemsURL,
+  rowFor,
+  fillRow,
+  flash,
+  sectionFor,
+  dataSections,
+  findSection,
+  findRow,
+  removeRow,
+} from '/explorer/dom.js';
+import { state, openList, viewQuery } from '/explorer/explorer.js';
+
+const liveBadge = $('live');
+
+export function setLive(status, text) {
+  liveBadge.dataset.state = status;
+  liveBadge.textContent = text;
+}
+
+/** Follows `/events` of the view from `version` on, reconnecting after a drop. */
+export async function follow(current, version) {
+  let lastEventID = version;
+  let attempt = 0;
+  while (state === current) {
+    setLive('connecting', attempt ? 'reconnecting…' : 'connecting…');
+    try {
+      const response = await fetch(itemsURL(current.list) + '/events' + query(viewQuery()), {
+        headers: headers({ Accept: 'text/event-stream', 'Last-Event-ID': String(lastEventID) }),
+        signal: current.abort.signal,
+        cache: 'no-store',
+      });
+      if (response.status === 410) {
+        reload(current);
+        return;
+      }
+      if (response.status >= 400 && response.status < 500 && response.status !== 429) {
+        // Asking again would get the same answer.
+        setLive('off', 'not live (' + response.status + ')');
+        return;
+      }
+      if (!response.ok || !response.body) throw new Error('HTTP ' + response.status);
+      attempt = 0;
+      setLive('live', 'live · v' + lastEventID);
+      await readEvents(response.body, (event) => {
+        if (state !== current) return;
+        if (event.id) lastEventID = event.id;
+        if (event.type === 'reload') {
+          reload(current);
+          return;
+        }
+        if (!event.data) return;
+        applyChange(JSON.parse(event.data));
+        setLive('live', 'live · v' + lastEventID);
+      });
+    } catch (error) {
+      if (error.name === 'AbortError' || state !== current) return;
+    }
+    if (state !== current) return;
+    attempt += 1;
+    setLive('reconnecting', 'reconnecting…');
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2000 * attempt, 10000)));
+  }
+}
+
+/** Reads a Server-Sent Events body, calling `onEvent` with {id, type, data} per event. */
+async function readEvents(body, onEvent) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let event = { id: '', type: 'message', data: [] };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let end;
+    while ((end = buffer.search(/\r\n|\r|\n/)) >= 0) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + (buffer.startsWith('\r\n', end) ? 2 : 1));
+      if (line === '') {
+        if (event.data.length || event.type === 'reload') {
+          onEvent({ id: event.id, type: event.type, data: event.data.join('\n') });
+        }
+        event = { id: '', type: 'message', data: [] };
+        continue;
+      }
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let text = colon < 0 ? '' : line.slice(colon + 1);
+      if (text.startsWith(' ')) text = text.slice(1);
+      if (field === 'id') event.id = text;
+      else if (field === 'event') event.type = text;
+      else if (field === 'data') event.data.push(text);
+    }
+  }
+}
+
+function reload(current) {
+  if (state !== current) return;
+  const search = new URLSearchParams(viewQuery());
+  openList(current.list, search);
+}
+
+/** Applies one change of `/events` in place, by the cell's stable id (see ListReplica). */
+function applyChange(change) {
+  const id = change.item ? change.item.id : change.id;
+  if (state.boundary && id === state.boundary && change.op !== 'update') state.boundaryChanged = true;
+  switch (change.op) {
+    case 'reload':
+      reload(state);
+      break;
+    case 'delete':
+      removeRow(id);
+      break;
+    case 'update': {
+      const row = findRow(id);
+      if (row) {
+        fillRow(row, change.item);
+        flash(row);
+      }
+      break;
+    }
+    case 'insert':
+    case 'move':
+      removeRow(id);
+      place(change.item, change);
+      break;
+    default:
+      break;
+  }
+  const empty = screen.querySelector('.empty');
+  if (empty && findRow(id)) empty.remove();
+}
+
+/** Puts a cell where a change places it, unless that lies outside the loaded pages. */
+function place(cell, placement) {
+  const walking = Boolean(state.next);
+  const before = Boolean(state.prev);
+  const held = dataSections();
+  const section = findSection(placement.section);
+  if (section) {
+    const rows = section.querySelector('.rows');
+    if (placement.after === null || placement.after === undefined) {
+      // The head of the first held section may lie in the pages above, not loaded yet.
+      if (before && section === held[0]) return;
+      const row = rowFor(cell);
+      rows.prepend(row);
+      flash(row);
+      return;
+    }
+    const neighbour = Array.from(rows.children).find((row) => row.dataset.id === placement.after);
+    if (!neighbour) return;
+    const isLastHeld = section === held[held.length - 1] && neighbour === rows.lastElementChild;
+    if (walking && isLastHeld && !state.boundaryChanged) return;
+    const row = rowFor(cell);
+    neighbour.after(row);
+    flash(row);
+    return;
+  }
+  let newSection;
+  if (placement.section_after === null || placement.section_after === undefined) {
+    if (before) return;
+    newSection = sectionFor(placement.section, null);
+    if (held.length) held[0].before(newSection);
+    else {
+      const bottom = screen.querySelector('section[data-section-id="loading"][data-kind="loading"]');
+      if (bottom) bottom.before(newSection);
+      else screen.append(newSection);
+    }
+  } else {
+    const previous = findSection(placement.section_after);
+    if (!previous) return;
+    if (walking && previous === held[held.length - 1] && !state.boundaryChanged) return;
+    newSection = sectionFor(placement.section, null);
+    previous.after(newSection);
+  }
+  const row = rowFor(cell);
+  newSection.querySelector('.rows').append(row);
+  flash(row);
+  nameSection(state, newSection, cell.id);
+}
+
+/** A section a change made is titled by its id until `/items/{id}` tells its title. */
+async function nameSection(current, section, itemID) {
+  try {
+    const answer = await getJSON(itemsURL(current.list) + '/items/' + encodeURIComponent(itemID) + query(viewQuery()), current.abort.signal);
+    if (answer.section && answer.section.title) {
+      const header = section.querySelector('.section-header');
+      header.textContent = answer.section.title;
+      header.classList.remove('untitled');
+    }
+  } catch (_) {
+    // The id stays as the title; the item may be gone already.
+  }
+}

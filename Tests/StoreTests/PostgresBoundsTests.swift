@@ -57,6 +57,34 @@ import Testing
         }
     }
 
+    /// A one-statement read that gets no connection (every one of the pool's is held past
+    /// the bound) is answered `unavailable` within the timeout, not when one frees up.
+    @Test func aOneStatementReadThatGetsNoConnectionIsUnavailableWithinTheBound() async throws {
+        try await Self.withFiveSecondStore { store, _ in
+            let logger = PostgresFixture.logger
+            // Both connections of the store's pool sleep for 15 s (writes are awaited to
+            // their commit, and lift the server's bound first).
+            let holders = (0..<2).map { _ in
+                Task {
+                    try await store.write { connection in
+                        try await PostgresStore.liftStatementBounds(connection, logger: logger)
+                        try await connection.query("SELECT pg_sleep(15)", logger: logger)
+                    }
+                }
+            }
+            try await Task.sleep(for: .seconds(1))
+            let started = ContinuousClock.now
+            let error = await #expect(throws: DataMediatorError.self) {
+                try await store.readStatement { connection in
+                    try await connection.query("SELECT 1", logger: logger).collect().count
+                }
+            }
+            #expect(error?.code == .unavailable)
+            #expect(ContinuousClock.now - started < .seconds(10))
+            for holder in holders { _ = try await holder.value }
+        }
+    }
+
     @Test func aWriteLongerThanTheTimeoutIsAwaitedToItsCommit() async throws {
         try await Self.withFiveSecondStore { store, checker in
             try await checker.transactions.write { session in

@@ -24,7 +24,7 @@ extension PostgresStore {
     func readStatement<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await transaction(on: reader, nil, writes: false, body)
+        try await boundedStatement(body)
     }
 
     /// Runs `body` in a transaction on the primary, committed when it returns and rolled

@@ -1,0 +1,55 @@
+import DataMediator
+import PostgresNIO
+import Synchronization
+
+extension PostgresStore {
+    /// Runs `body`'s single statement on the reader, outside a transaction (one statement
+    /// reads one snapshot), bounded by ``timeout`` at the cost of one task and one timer.
+    ///
+    /// The work runs in its own task so that the timer can stop its wait for a connection:
+    /// the pool gives up a lease request whose task is cancelled, and the read throws
+    /// `unavailable`. A statement in flight is bounded by the server (every session's
+    /// `statement_timeout` is ``timeout``), as in every other call. A page is the hot path:
+    /// the task group that bounds the other calls costs two tasks a read, a tenth of a
+    /// page's CPU (docs/performance.md).
+    func boundedStatement<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let lease = ReadLease()
+        let client = reader
+        let work = Task {
+            try await client.withConnection { connection in
+                lease.taken.store(true, ordering: .relaxed)
+                return try await body(connection)
+            }
+        }
+        let timer = eventLoops.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            lease.expired.store(true, ordering: .relaxed)
+            work.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            return try await withTaskCancellationHandler {
+                try await work.value
+            } onCancel: {
+                work.cancel()
+            }
+        } catch {
+            let taken = lease.taken.load(ordering: .relaxed)
+            if !taken, lease.expired.load(ordering: .relaxed) {
+                throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
+            }
+            // An error before a connection was leased is the pool's: it could not connect,
+            // or it shut down.
+            guard Self.isUnavailable(error) || !taken else { throw error }
+            logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            throw DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
+        }
+    }
+}
+
+/// Whether a bounded read got its connection, and whether its time ran out.
+private final class ReadLease: Sendable {
+    let taken = Atomic<Bool>(false)
+    let expired = Atomic<Bool>(false)
+}

@@ -63,12 +63,27 @@ public final class WindowQueries: Sendable {
         }
         guard let sql else { return nil }
         let filterArguments = keyset.filterArguments(view)
-        return AroundStatement(sql: sql, sideArguments: filterArguments + item.arguments)
+        // PostgreSQL reads the item once per sort key (see `anchor`), SQLite once.
+        let itemReads = keyset.dialect == .postgres ? view.sort.count : 1
+        let itemArguments = Array(Array(repeating: item.arguments, count: itemReads).joined())
+        return AroundStatement(sql: sql, sideArguments: filterArguments + itemArguments)
+    }
+
+    /// The item's sort keys as a row value. SQLite compares a row with a subquery's row on
+    /// the view's index; PostgreSQL uses its index for a row of values only, so there each
+    /// key is a scalar subquery of its own (each run once, before the range is read).
+    private func anchor(of view: View, item: String) -> String {
+        let read = { (columns: String) in "(SELECT \(columns) FROM \(self.from) WHERE \(item) LIMIT 1)" }
+        switch keyset.dialect {
+        case .sqlite:
+            return read(view.sort.map { SQL.quote($0.field) }.joined(separator: ", "))
+        case .postgres:
+            return "(" + view.sort.map { read(SQL.quote($0.field)) }.joined(separator: ", ") + ")"
+        }
     }
 
     private func makeAround(view: View, item: String) -> String? {
-        let sortKeys = view.sort.map { SQL.quote($0.field) }.joined(separator: ", ")
-        let anchor = "(SELECT \(sortKeys) FROM \(from) WHERE \(item) LIMIT 1)"
+        let anchor = anchor(of: view, item: item)
         let conditions = keyset.filter(view).sql
         func side(_ view: View, inclusive: Bool, alias: String) -> String? {
             guard let range = keyset.rowValueRange(in: view, inclusive: inclusive, beyond: anchor) else { return nil }

@@ -1,7 +1,9 @@
 import DataMediator
 import DataMediatorPostgres
+import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
+import PostgresNIO
 import Testing
 
 /// The providers a list can have.
@@ -12,6 +14,8 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
     /// as such (an `around` page in one statement).
     case sqliteCreatedNotNull
     case postgres
+    /// PostgreSQL with `created` declared `NOT NULL`, as ``sqliteCreatedNotNull``.
+    case postgresCreatedNotNull
 
     var testDescription: String { rawValue }
 }
@@ -39,10 +43,15 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
                     provider: try fixture.provider(),
                     signer: signer
                 )
-            case .postgres:
+            case .postgres, .postgresCreatedNotNull:
                 // The read URL is the primary's: reads take the replica's path.
                 let fixture = try await PostgresFixture(readURL: true)
                 self.fixture = fixture
+                if kind == .postgresCreatedNotNull {
+                    try await fixture.store.primary.query(
+                        PostgresQuery(unsafeSQL: SQLiteFixture.createTable(.postgres, notNull: ["created"]))
+                    )
+                }
                 let provider = try await fixture.store.provider(
                     for: SampleList.definition,
                     source: SQLiteFixture.source

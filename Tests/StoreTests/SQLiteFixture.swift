@@ -25,17 +25,23 @@ final class SQLiteFixture {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
         if !notNull.isEmpty {
-            var sql = TableSchema(list: SampleList.definition, source: Self.source, dialect: .sqlite).createTable(
-                "sample"
-            )
-            for column in notNull {
-                sql = sql.replacingOccurrences(of: "\"\(column)\" TEXT", with: "\"\(column)\" TEXT NOT NULL")
-            }
+            let sql = Self.createTable(.sqlite, notNull: notNull)
             try store.database.write { try $0.execute(sql: sql) }
         }
         // Creating the provider creates the table and the views' indexes.
         _ = try store.provider(for: SampleList.definition, source: Self.source)
         try insert(items)
+    }
+
+    /// The statement that creates the sample table in `dialect` as a store would, with
+    /// the text columns `notNull` names declared `NOT NULL`.
+    static func createTable(_ dialect: SQLDialect, notNull: Set<String>) -> String {
+        var sql = TableSchema(list: SampleList.definition, source: source, dialect: dialect).createTable("sample")
+        let type = SQLTypes(dialect).column(for: .string)
+        for column in notNull {
+            sql = sql.replacingOccurrences(of: "\"\(column)\" \(type)", with: "\"\(column)\" \(type) NOT NULL")
+        }
+        return sql
     }
 
     deinit {

@@ -30,21 +30,22 @@ public struct PostgresDataProvider: SQLDataProvider {
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
-    /// A window of one index range, read with the store's version in one statement (one
-    /// snapshot, one round trip): the version row joined to the range, so an empty range
-    /// still answers the version.
+    /// A window of `query` (whose placeholders `arguments` binds, with `limit` after them
+    /// when given: nil when `query` binds its own limits), read with the store's version in
+    /// one statement (one snapshot, one round trip): the version row joined to the rows,
+    /// so an empty range still answers the version.
     private func window(
         _ query: (sql: String, arguments: [JSONValue]),
         of view: View,
-        limit: Int
+        limit: Int?
     ) async throws -> Window {
         // The outer ORDER BY restates the range's order, which a join need not keep; it
         // sorts at most `limit` rows. The version's alias cannot clash with a column.
         let sql = """
             SELECT s.dm_store_version, w.* FROM (SELECT version AS dm_store_version FROM \(ServiceTables.store)) AS s
-            LEFT JOIN LATERAL (\(query.sql)) AS w ON TRUE ORDER BY \(reader.keyset.orderBy(view))
+            LEFT JOIN LATERAL (\(query.sql)) AS w ON TRUE\(limit == nil ? "" : " ORDER BY \(reader.keyset.orderBy(view))")
             """
-        let arguments = query.arguments + [.integer(Int64(limit))]
+        let arguments = query.arguments + (limit.map { [.integer(Int64($0))] } ?? [])
         let layout = reader.layout
         let columnTypes = reader.columnTypes
         let idIndex = layout.index(of: reader.columns.first ?? "") ?? 0
@@ -63,6 +64,34 @@ public struct PostgresDataProvider: SQLDataProvider {
             }
             return Window(items: items, version: version)
         }
+    }
+
+    /// The items around the one with `id`: for a view whose windows are one index range,
+    /// one statement (both sides, found from the item's sort keys, with the store's
+    /// version), as a forward page is read; otherwise as both SQL stores read it, in one
+    /// snapshot. The rows are put in view order here: a join need not keep the order of
+    /// its sides.
+    public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
+        guard let statement = reader.aroundQuery(id: id, in: view) else {
+            return try await readWindow(of: view, around: id, before: before, from: from)
+        }
+        let window = try await window(
+            (statement.sql, statement.arguments(before: max(0, before), from: max(0, from))),
+            of: view,
+            limit: nil
+        )
+        // The item heads the side from it; not among the rows, it is not in the view.
+        guard let item = window.items.first(where: { reader.isItem($0, id: id) }) else {
+            return try await readWindow(of: view, around: id, before: before, from: from)
+        }
+        let position = view.position(of: item)
+        let ordered = window.items.sorted { view.compare(view.position(of: $0), view.position(of: $1)) < 0 }
+        let preceding = ordered.filter { view.compare(view.position(of: $0), position) < 0 }
+        return AnchoredWindow(
+            before: preceding.reversed(),
+            from: Array(ordered.dropFirst(preceding.count)),
+            version: window.version
+        )
     }
 
     /// Runs a view's first window with no rows, to find a filter value of the wrong type

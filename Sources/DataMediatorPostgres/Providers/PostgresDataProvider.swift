@@ -80,18 +80,8 @@ public struct PostgresDataProvider: SQLDataProvider {
             of: view,
             limit: nil
         )
-        // The item heads the side from it; not among the rows, it is not in the view.
-        guard let item = window.items.first(where: { reader.isItem($0, id: id) }) else {
-            return try await readWindow(of: view, around: id, before: before, from: from)
-        }
-        let position = view.position(of: item)
-        let ordered = window.items.sorted { view.compare(view.position(of: $0), view.position(of: $1)) < 0 }
-        let preceding = ordered.filter { view.compare(view.position(of: $0), position) < 0 }
-        return AnchoredWindow(
-            before: preceding.reversed(),
-            from: Array(ordered.dropFirst(preceding.count)),
-            version: window.version
-        )
+        if let anchored = reader.anchored(window.items, id: id, in: view, version: window.version) { return anchored }
+        return try await readWindow(of: view, around: id, before: before, from: from)
     }
 
     /// Runs a view's first window with no rows, to find a filter value of the wrong type

@@ -222,6 +222,22 @@ public struct SQLListReader: Sendable {
         return windows.around(of: view, item: item)
     }
 
+    /// The window around the item with `id` from the rows an ``aroundQuery(id:in:)``
+    /// statement read, in whatever order they came: those before the item, nearest first,
+    /// and those from it, in view order; nil when the item is not among them (not in the
+    /// view, or gone).
+    public func anchored(_ rows: [Item], id: String, in view: View, version: Int64) -> AnchoredWindow? {
+        guard let item = rows.first(where: { isItem($0, id: id) }) else { return nil }
+        let position = view.position(of: item)
+        let ordered = rows.sorted { view.compare(view.position(of: $0), view.position(of: $1)) < 0 }
+        let preceding = ordered.prefix { view.compare(view.position(of: $0), position) < 0 }
+        return AnchoredWindow(
+            before: preceding.reversed(),
+            from: Array(ordered.dropFirst(preceding.count)),
+            version: version
+        )
+    }
+
     /// Whether a row that ``itemQuery(id:in:)`` read is the item with `id` (an integer id
     /// column may hold either spelling of a number).
     public func isItem(_ item: Item, id: String) -> Bool {

@@ -65,16 +65,11 @@ public struct SQLiteDataProvider: SQLDataProvider {
         if let statement = reader.aroundQuery(id: id, in: view) {
             let sql = statement.sql
             let arguments = statement.arguments(before: max(0, before), from: max(0, from)).map(\.databaseValue)
-            // The item is the first row of the side from it: the rows before it come first.
             if let answer = try pageReaders.read({ db in try fetch(db, sql: sql, arguments: arguments) }),
-                let start = answer.items.firstIndex(where: { reader.isItem($0, id: id) }),
-                let version = answer.version
+                let version = answer.version,
+                let anchored = reader.anchored(answer.items, id: id, in: view, version: version)
             {
-                return AnchoredWindow(
-                    before: Array(answer.items[..<start]),
-                    from: Array(answer.items[start...]),
-                    version: version
-                )
+                return anchored
             }
         } else if reader.viewsAreIndexed, let query = reader.itemQuery(id: id, in: view) {
             let answer: AnchoredWindow?? = try pageReaders.read { db in

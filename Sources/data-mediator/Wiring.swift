@@ -89,8 +89,10 @@ struct Wiring: Sendable {
                 try PostgresStore(
                     url: url,
                     readURL: settings.databaseReadURL,
+                    maximumConnections: settings.databaseConnections,
                     timeout: .seconds(settings.databaseTimeoutSeconds),
                     eventLoops: eventLoops,
+                    prepareReads: settings.databasePrepare,
                     logger: logger
                 )
             )

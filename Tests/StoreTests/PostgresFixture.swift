@@ -38,8 +38,9 @@ final class PostgresFixture: Sendable {
         return (client, Task { await client.run() })
     }()
 
-    /// Creates a new database and a prepared store over it.
-    init(readURL: Bool = false) async throws {
+    /// Creates a new database and a prepared store over it, whose pool holds up to
+    /// `connections` connections that prepare reads when `prepareReads`.
+    init(readURL: Bool = false, connections: Int = 8, prepareReads: Bool = true) async throws {
         let server = try Self.serverURL()
         guard let admin = Self.admin else { throw FixtureError("cannot reach \(server)") }
         let name = "dm_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
@@ -50,10 +51,11 @@ final class PostgresFixture: Sendable {
         let store = try PostgresStore(
             url: url,
             readURL: readURL ? url : nil,
-            maximumConnections: 8,
+            maximumConnections: connections,
             // The whole suite creates databases and runs in parallel on two cores: a
             // statement may wait longer than the product's 5 s before the server answers.
             timeout: .seconds(60),
+            prepareReads: prepareReads,
             logger: Self.logger
         )
         self.store = store

@@ -50,8 +50,9 @@ public struct PostgresDataProvider: SQLDataProvider {
         let columnTypes = reader.columnTypes
         let idIndex = layout.index(of: reader.columns.first ?? "") ?? 0
         let logger = store.logger
+        let statements = store.preparedStatements
         return try await store.readStatement { connection in
-            let rows = try await connection.query(PostgresQuery(sql: sql, values: arguments), logger: logger)
+            let rows = try await connection.rows(of: sql, binding: arguments, preparedIn: statements, logger: logger)
             var version: Int64 = 0
             var items: [Item] = []
             for try await row in rows {

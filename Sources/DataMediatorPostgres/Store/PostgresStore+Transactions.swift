@@ -195,8 +195,8 @@ struct PostgresTransactions: SQLTransactions {
     func read<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        try await store.read { [logger = store.logger] connection in
-            try await body(PostgresSession(connection: connection, logger: logger))
+        try await store.read { [logger = store.logger, statements = store.preparedStatements] connection in
+            try await body(PostgresSession(connection: connection, logger: logger, statements: statements))
         }
     }
 
@@ -219,12 +219,15 @@ struct PostgresTransactions: SQLTransactions {
 struct PostgresSession: SQLSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// Where a read transaction's statements are prepared; none in writes and schema
+    /// changes (whose statements run once, or change what a prepared plan was made for).
+    var statements = PreparedStatements.none
 
     var dialect: SQLDialect { .postgres }
 
     func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
-        let rows = try await connection.query(PostgresQuery(sql: sql, values: arguments), logger: logger)
         var answer: [[JSONValue]] = []
+        let rows = try await connection.rows(of: sql, binding: arguments, preparedIn: statements, logger: logger)
         for try await row in rows {
             answer.append(try row.map { try JSONValue($0) })
         }

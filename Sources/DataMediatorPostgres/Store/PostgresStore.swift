@@ -35,6 +35,8 @@ public final class PostgresStore: Sendable {
     /// The ports of the database servers it connects to, whose connections
     /// ``DatabaseKeepAlive`` keeps alive.
     public let ports: Set<Int>
+    /// The names of the reads each connection prepares once.
+    let preparedStatements: PreparedStatements
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
@@ -42,6 +44,9 @@ public final class PostgresStore: Sendable {
     /// - Parameter eventLoops: the threads of the database connections; the HTTP
     ///   server's own, so that a page's statement and its answer need no thread switch
     ///   between them (by default PostgresNIO's shared group, one thread per core).
+    /// - Parameter prepareReads: whether each connection prepares the statements of reads
+    ///   once and reuses them (off for a pooler that cannot keep a prepared statement
+    ///   between transactions, such as PgBouncer in transaction mode before 1.21).
     /// - Throws: `StoreError` when a URL is not a PostgreSQL URL.
     public init(
         url: String,
@@ -49,9 +54,11 @@ public final class PostgresStore: Sendable {
         maximumConnections: Int = 20,
         timeout: Duration = .seconds(5),
         eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+        prepareReads: Bool = true,
         logger: Logger
     ) throws {
         self.logger = logger
+        preparedStatements = PreparedStatements(enabled: prepareReads)
         self.timeout = timeout
         self.eventLoops = eventLoops
         ports = Set(([url] + (readURL.map { [$0] } ?? [])).map { URLComponents(string: $0)?.port ?? 5432 })

@@ -51,6 +51,12 @@ struct ServeConfiguration: Sendable {
     /// Seconds a request waits for PostgreSQL before it is answered 503
     /// (`DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS`, 1–60, default 5).
     let databaseTimeoutSeconds: Int
+    /// Connections to each PostgreSQL server at most (`DATA_MEDIATOR_DATABASE_CONNECTIONS`,
+    /// 1–1000, default 20).
+    let databaseConnections: Int
+    /// Whether PostgreSQL connections prepare the statements of reads once
+    /// (`DATA_MEDIATOR_DATABASE_PREPARE`, `true` or `false`, default `true`).
+    let databasePrepare: Bool
 
     /// Resolves the settings.
     ///
@@ -93,6 +99,18 @@ struct ServeConfiguration: Sendable {
             throw ValidationError(
                 "DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS must be from 1 to 60; it is \(self.databaseTimeoutSeconds)."
             )
+        }
+        self.databaseConnections = try number("DATA_MEDIATOR_DATABASE_CONNECTIONS") ?? 20
+        guard (1...1000).contains(self.databaseConnections) else {
+            throw ValidationError(
+                "DATA_MEDIATOR_DATABASE_CONNECTIONS must be from 1 to 1000; it is \(self.databaseConnections)."
+            )
+        }
+        switch text("DATA_MEDIATOR_DATABASE_PREPARE")?.lowercased() {
+        case nil, "true": self.databasePrepare = true
+        case "false": self.databasePrepare = false
+        case let other?:
+            throw ValidationError("DATA_MEDIATOR_DATABASE_PREPARE must be 'true' or 'false'; it is '\(other)'.")
         }
         if let logFormat, !["text", "json"].contains(logFormat.lowercased()) {
             throw ValidationError("DATA_MEDIATOR_LOG_FORMAT must be 'text' or 'json'; it is '\(logFormat)'.")

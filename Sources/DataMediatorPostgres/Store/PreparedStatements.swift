@@ -1,0 +1,132 @@
+import DataMediator
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The names of the statements a store's reads prepare, so that each connection parses and
+/// plans a read's SQL once and after that only binds and runs it.
+///
+/// A page's statement is planned anew on every page when it is sent unnamed, and planning
+/// costs PostgreSQL more than running an indexed page does (docs/performance.md). PostgresNIO
+/// prepares a named statement on a connection the first time it runs there and reuses it
+/// after; the name is the statement's SQL and the types of its parameters (a value bound as
+/// text and one bound as a number are not one statement). The names are kept for the SQL of
+/// ``limit`` statements at most; a store that reads more runs the rest unnamed, so the
+/// statements a connection holds stay bounded.
+final class PreparedStatements: Sendable {
+    /// The statement's SQL and the types its parameters are bound as (see
+    /// ``DataMediator/JSONValue/bind(to:)``: one letter a value).
+    private struct Key: Hashable {
+        let sql: String
+        let types: String
+
+        init(_ sql: String, _ values: [JSONValue]) {
+            self.sql = sql
+            types = String(
+                values.map { value -> Character in
+                    switch value {
+                    case .null: "n"
+                    case .bool: "b"
+                    case .integer: "i"
+                    case .number: "d"
+                    case .string, .array, .object: "t"
+                    }
+                }
+            )
+        }
+    }
+
+    private struct Names {
+        var byKey: [Key: String] = [:]
+        var next = 1
+    }
+
+    private let names = Mutex(Names())
+    /// Whether reads are prepared at all (a PgBouncer in transaction mode cannot keep a
+    /// prepared statement across transactions).
+    let enabled: Bool
+    /// How many statements are prepared at most.
+    let limit: Int
+
+    /// No statement prepared: every one runs unnamed.
+    static let none = PreparedStatements(enabled: false)
+
+    init(enabled: Bool, limit: Int = 512) {
+        self.enabled = enabled
+        self.limit = limit
+    }
+
+    /// The name the statement of `sql` binding `values` is prepared under, or nil when it
+    /// runs unnamed.
+    func name(of sql: String, binding values: [JSONValue]) -> String? {
+        guard enabled else { return nil }
+        let key = Key(sql, values)
+        return names.withLock { names in
+            if let name = names.byKey[key] { return name }
+            guard names.byKey.count < limit else { return nil }
+            let name = "dm_read_\(names.next)"
+            names.next += 1
+            names.byKey[key] = name
+            return name
+        }
+    }
+
+    /// Forgets the name of `query`, so that it is prepared anew under another name: for a
+    /// preparation that failed for a passing reason (a lock not granted in time, say), which
+    /// PostgresNIO would otherwise answer for that name on that connection from then on.
+    func forget(_ sql: String, binding values: [JSONValue]) {
+        let key = Key(sql, values)
+        names.withLock { names in _ = names.byKey.removeValue(forKey: key) }
+    }
+}
+
+/// A read PostgresNIO prepares per connection under a name chosen at run time.
+///
+/// PostgresNIO takes a prepared statement's name and SQL from its type, which suits SQL
+/// written in the source; a list's SQL is made from its config when the service starts.
+/// The name and SQL of the one being run are therefore bound to the task for the call
+/// (PostgresNIO reads them in the caller's task before the first suspension, and again
+/// only to describe an error).
+private struct NamedRead: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+
+    struct Text: Sendable {
+        let name: String
+        let sql: String
+    }
+
+    @TaskLocal static var text = Text(name: "", sql: "")
+
+    static var name: String { text.name }
+    static var sql: String { text.sql }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+extension PostgresConnection {
+    /// The rows of the read `sql` (with `?` placeholders) binding `values`, prepared on this
+    /// connection the first time it runs here when `statements` has a name for it, and sent
+    /// unnamed otherwise.
+    func rows(
+        of sql: String,
+        binding values: [JSONValue],
+        preparedIn statements: PreparedStatements,
+        logger: Logger
+    ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, PostgresRow> {
+        let query = PostgresQuery(sql: sql, values: values)
+        guard let name = statements.name(of: sql, binding: values) else {
+            return try await self.query(query, logger: logger).map { $0 }
+        }
+        do {
+            return try await NamedRead.$text.withValue(NamedRead.Text(name: name, sql: query.sql)) {
+                try await execute(NamedRead(bindings: query.binds), logger: logger)
+            }
+        } catch {
+            if PostgresStore.isUnavailable(error) { statements.forget(sql, binding: values) }
+            throw error
+        }
+    }
+}

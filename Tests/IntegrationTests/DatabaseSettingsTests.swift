@@ -1,0 +1,29 @@
+import Testing
+
+@testable import data_mediator
+
+/// `DATA_MEDIATOR_DATABASE_CONNECTIONS` and `DATA_MEDIATOR_DATABASE_PREPARE`: the PostgreSQL
+/// pool's size and whether its connections prepare reads.
+@Suite struct DatabaseSettingsTests {
+    @Test func thePoolHoldsTwentyConnectionsThatPrepareReadsByDefault() throws {
+        let defaults = try ServeConfiguration.of([:])
+        #expect(defaults.databaseConnections == 20 && defaults.databasePrepare)
+        let set = try ServeConfiguration.of([
+            "DATA_MEDIATOR_DATABASE_CONNECTIONS": "4", "DATA_MEDIATOR_DATABASE_PREPARE": "FALSE",
+        ])
+        #expect(set.databaseConnections == 4 && !set.databasePrepare)
+    }
+
+    @Test func aPoolSizeOrSwitchOutOfRangeIsRefusedByName() {
+        for (name, value) in [
+            ("DATA_MEDIATOR_DATABASE_CONNECTIONS", "0"), ("DATA_MEDIATOR_DATABASE_CONNECTIONS", "1001"),
+            ("DATA_MEDIATOR_DATABASE_CONNECTIONS", "many"), ("DATA_MEDIATOR_DATABASE_PREPARE", "yes"),
+        ] {
+            #expect {
+                try ServeConfiguration.of([name: value])
+            } throws: { error in
+                "\(error)".contains(name)
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import DataMediator
+import DataMediatorSQL
+import DataMediatorTesting
+import PostgresNIO
+import Testing
+
+@testable import DataMediatorPostgres
+
+/// A connection parses and plans a read's statement once and then only runs it: planning a
+/// page costs PostgreSQL more than reading it does.
+@Suite struct PostgresPreparedReadTests {
+    /// Walks every sample view page by page `rounds` times over one connection and returns
+    /// that connection's prepared reads: how many there are, and how often the most used ran.
+    private func walk(_ fixture: PostgresFixture, rounds: Int) async throws -> (statements: Int, runs: Int) {
+        try await fixture.store.primary.query(
+            PostgresQuery(unsafeSQL: SQLiteFixture.createTable(.postgres, notNull: ["created"]))
+        )
+        let provider = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
+        try await fixture.insert(SampleList.items())
+        var counts: [Int] = []
+        for _ in 0..<rounds {
+            for view in SampleList.views {
+                var start: Position? = nil
+                var seen: [Item] = []
+                while true {
+                    let window = try await provider.window(of: view, from: start, inclusive: false, limit: 7)
+                    seen += window.items
+                    guard let last = window.items.last, window.items.count == 7 else { break }
+                    start = view.position(of: last)
+                }
+                // Prepared or not, the walk reads the view's items in its order.
+                #expect(seen.map { $0["id"] } == SampleList.expectedOrder(SampleList.items(), view: view).map { $0["id"] })
+            }
+            counts.append(try await preparedReads(fixture).statements)
+        }
+        // The statements a connection holds do not grow with the pages it reads.
+        #expect(Set(counts).count == 1, "\(counts)")
+        return try await preparedReads(fixture)
+    }
+
+    private func preparedReads(_ fixture: PostgresFixture) async throws -> (statements: Int, runs: Int) {
+        let rows = try await fixture.store.reader.query(
+            """
+            SELECT count(*)::int8, coalesce(max(generic_plans + custom_plans), 0)::int8
+            FROM pg_prepared_statements WHERE name LIKE 'dm_read_%'
+            """
+        )
+        for try await (statements, runs) in rows.decode((Int64, Int64).self) {
+            return (Int(statements), Int(runs))
+        }
+        return (0, 0)
+    }
+
+    @Test func aConnectionPreparesEachReadOnceAndRunsItForEveryPage() async throws {
+        // One connection, so every page and the question after them meet on it.
+        let fixture = try await PostgresFixture(connections: 1)
+        let reads = try await walk(fixture, rounds: 3)
+        #expect(reads.statements > 0)
+        // The first page of a view runs once a round at least, from one preparation.
+        #expect(reads.runs >= 3 * 2, "\(reads)")
+    }
+
+    @Test func withPreparationOffEveryReadIsSentUnnamed() async throws {
+        let fixture = try await PostgresFixture(connections: 1, prepareReads: false)
+        let reads = try await walk(fixture, rounds: 2)
+        #expect(reads.statements == 0 && reads.runs == 0)
+    }
+
+    @Test func aStatementBindingOtherTypesIsAnotherStatement() {
+        let statements = PreparedStatements(enabled: true, limit: 3)
+        let sql = "SELECT * FROM t WHERE k > ? LIMIT ?"
+        let number = statements.name(of: sql, binding: [.integer(5), .integer(10)])
+        #expect(number != nil)
+        #expect(statements.name(of: sql, binding: [.integer(9), .integer(2)]) == number)
+        let text = statements.name(of: sql, binding: [.string("5"), .integer(10)])
+        #expect(text != nil && text != number)
+        // A name forgotten (a preparation that failed for a passing reason) is not reused.
+        statements.forget(sql, binding: [.string("5"), .integer(10)])
+        let again = statements.name(of: sql, binding: [.string("5"), .integer(10)])
+        #expect(again != nil && again != text)
+        // Past the limit, a new statement runs unnamed; the named ones stay.
+        #expect(statements.name(of: sql, binding: [.null, .integer(10)]) != nil)
+        #expect(statements.name(of: sql, binding: [.bool(true), .integer(10)]) == nil)
+        #expect(statements.name(of: sql, binding: [.integer(1), .integer(1)]) == number)
+        #expect(PreparedStatements.none.name(of: sql, binding: [.integer(1), .integer(1)]) == nil)
+    }
+}

@@ -29,7 +29,8 @@ import Testing
                     start = view.position(of: last)
                 }
                 // Prepared or not, the walk reads the view's items in its order.
-                #expect(seen.map { $0["id"] } == SampleList.expectedOrder(SampleList.items(), view: view).map { $0["id"] })
+                let expected = SampleList.expectedOrder(SampleList.items(), view: view)
+                #expect(seen.map { $0["id"] } == expected.map { $0["id"] })
             }
             counts.append(try await preparedReads(fixture).statements)
         }

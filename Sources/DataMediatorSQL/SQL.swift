@@ -25,25 +25,28 @@ public enum SQL {
     /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, ... in order (PostgreSQL's
     /// placeholders), starting after `offset`.
     public static func numbered(_ sql: String, offset: Int = 0) -> String {
-        var result = ""
-        result.reserveCapacity(sql.utf8.count + 8)
-        var quote: Character?
+        // Byte by byte: the marks are ASCII, which UTF-8 never uses inside another
+        // character, and a page's statement is numbered on every page.
+        var result: [UInt8] = []
+        result.reserveCapacity(sql.utf8.count + 16)
+        var quote: UInt8?
         var number = offset
-        for character in sql {
+        for byte in sql.utf8 {
             if let open = quote {
-                if character == open { quote = nil }
-                result.append(character)
-            } else if character == "\"" || character == "'" {
-                quote = character
-                result.append(character)
-            } else if character == "?" {
+                if byte == open { quote = nil }
+                result.append(byte)
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+                result.append(byte)
+            } else if byte == UInt8(ascii: "?") {
                 number += 1
-                result += "$\(number)"
+                result.append(UInt8(ascii: "$"))
+                result.append(contentsOf: String(number).utf8)
             } else {
-                result.append(character)
+                result.append(byte)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// The `WHERE` clause of `conditions` joined with `AND` (always true when there are none).

@@ -40,7 +40,7 @@ final class PostgresFixture: Sendable {
 
     /// Creates a new database and a prepared store over it, whose pool holds up to
     /// `connections` connections that prepare reads when `prepareReads`.
-    init(readURL: Bool = false, connections: Int = 8, prepareReads: Bool = true) async throws {
+    init(readURL: Bool = false, connections: Int = 4, prepareReads: Bool = true) async throws {
         let server = try Self.serverURL()
         guard let admin = Self.admin else { throw FixtureError("cannot reach \(server)") }
         let name = "dm_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"

@@ -17,13 +17,36 @@ import Testing
         #expect(configuration.options.maximumConnections == 7)
     }
 
-    /// Each connection handed back to the pool would arm a keep-alive timer and an idle
-    /// timer whose memory stays until they would fire (30 and 60 s): the pool pings no
-    /// connection and closes idle ones after 10 s instead.
-    @Test func idleConnectionsAreClosedSoonAndNotPinged() throws {
+    /// Each connection above the pool's minimum handed back to it would arm an idle timer
+    /// (and a keep-alive one when pinging) whose task and memory stay until it would fire:
+    /// the pool keeps every connection open and pings none, so it arms no timer at all.
+    @Test func thePoolKeepsEveryConnectionOpenAndPingsNone() throws {
         let configuration = try PostgresStore.configuration("postgres://u@localhost/db", maximumConnections: 20)
         #expect(configuration.options.keepAliveBehavior == nil)
-        #expect(configuration.options.connectionIdleTimeout == .seconds(10))
+        #expect(configuration.options.minimumConnections == 20)
+    }
+
+    /// Without being asked, a store opens its whole pool and keeps it open while idle.
+    @Test func aRunningStoreOpensItsWholePoolAndKeepsItOpen() async throws {
+        let fixture = try await PostgresFixture(connections: 3)
+        let database = try #require(fixture.url.split(separator: "/").last.map(String.init))
+        let admin = try await PostgresFixture(connections: 1)
+        func open() async throws -> Int {
+            let rows = try await admin.store.primary.query(
+                "SELECT count(*)::int8 FROM pg_stat_activity WHERE datname = \(database)"
+            )
+            for try await count in rows.decode(Int64.self) { return Int(count) }
+            return 0
+        }
+        var seen = try await open()
+        for _ in 0..<100 where seen < 3 {
+            try await Task.sleep(for: .milliseconds(100))
+            seen = try await open()
+        }
+        #expect(seen == 3)
+        // Past the idle timeout a connection above the minimum would have had.
+        try await Task.sleep(for: PostgresStore.idleTimeout + .seconds(2))
+        #expect(try await open() == 3)
     }
 
     @Test(arguments: ["mysql://u@h/db", "postgres:///db", "not a url"])

@@ -70,19 +70,20 @@ import Testing
     @Test func aStatementBindingOtherTypesIsAnotherStatement() {
         let statements = PreparedStatements(enabled: true, limit: 3)
         let sql = "SELECT * FROM t WHERE k > ? LIMIT ?"
-        let number = statements.name(of: sql, binding: [.integer(5), .integer(10)])
+        let number = statements.statement(of: sql, binding: [.integer(5), .integer(10)])?.name
         #expect(number != nil)
-        #expect(statements.name(of: sql, binding: [.integer(9), .integer(2)]) == number)
-        let text = statements.name(of: sql, binding: [.string("5"), .integer(10)])
+        #expect(statements.statement(of: sql, binding: [.integer(5), .integer(10)])?.text == SQL.numbered(sql))
+        #expect(statements.statement(of: sql, binding: [.integer(9), .integer(2)])?.name == number)
+        let text = statements.statement(of: sql, binding: [.string("5"), .integer(10)])?.name
         #expect(text != nil && text != number)
         // A name forgotten (a preparation that failed for a passing reason) is not reused.
         statements.forget(sql, binding: [.string("5"), .integer(10)])
-        let again = statements.name(of: sql, binding: [.string("5"), .integer(10)])
+        let again = statements.statement(of: sql, binding: [.string("5"), .integer(10)])?.name
         #expect(again != nil && again != text)
         // Past the limit, a new statement runs unnamed; the named ones stay.
-        #expect(statements.name(of: sql, binding: [.null, .integer(10)]) != nil)
-        #expect(statements.name(of: sql, binding: [.bool(true), .integer(10)]) == nil)
-        #expect(statements.name(of: sql, binding: [.integer(1), .integer(1)]) == number)
-        #expect(PreparedStatements.none.name(of: sql, binding: [.integer(1), .integer(1)]) == nil)
+        #expect(statements.statement(of: sql, binding: [.null, .integer(10)])?.name != nil)
+        #expect(statements.statement(of: sql, binding: [.bool(true), .integer(10)])?.name == nil)
+        #expect(statements.statement(of: sql, binding: [.integer(1), .integer(1)])?.name == number)
+        #expect(PreparedStatements.none.statement(of: sql, binding: [.integer(1), .integer(1)]) == nil)
     }
 }

@@ -5,7 +5,8 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    /// How long a connection may sit idle in the pool before it is closed.
+    /// How long a connection above the pool's minimum may sit idle before it is closed
+    /// (none is: the minimum is the maximum).
     static let idleTimeout: Duration = .seconds(10)
 
     /// The client configuration of a connection URL; TLS is off (connect over a private
@@ -42,11 +43,13 @@ extension PostgresStore {
             ("lock_timeout", "\(milliseconds)"),
             ("idle_in_transaction_session_timeout", "\(milliseconds * 4)"),
         ]
-        // The pool arms a timer each time a connection goes back to it (a keep-alive ping,
-        // an idle close), and a cancelled timer holds its memory until it would have fired,
-        // which under a steady load of pages adds up (docs/DESIGN-NOTES.md). No keep-alive,
-        // and idle connections closed soon (so none sits idle long enough for a firewall
-        // to drop it unseen), keep the memory flat.
+        // The pool arms a timer each time a connection above its minimum goes back to it
+        // (to close it when idle), and a cancelled timer holds a task and its memory until
+        // it would have fired: under a steady load of pages, a fifth of a page's CPU and
+        // over 20 MiB (docs/performance.md). So the pool keeps all its connections open (it
+        // opens them at start and reopens one that fails), arms no timer, and pings nothing;
+        // TCP keep-alive (``DatabaseKeepAlive``) notices a connection whose server went away.
+        configuration.options.minimumConnections = maximumConnections
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectionIdleTimeout = idleTimeout
         return configuration

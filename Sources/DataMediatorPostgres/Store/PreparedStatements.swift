@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import Logging
 import PostgresNIO
 import Synchronization
@@ -36,8 +37,14 @@ final class PreparedStatements: Sendable {
         }
     }
 
+    /// A statement's name, and its SQL with PostgreSQL's numbered placeholders.
+    struct Statement: Sendable {
+        let name: String
+        let text: String
+    }
+
     private struct Names {
-        var byKey: [Key: String] = [:]
+        var byKey: [Key: Statement] = [:]
         var next = 1
     }
 
@@ -56,18 +63,19 @@ final class PreparedStatements: Sendable {
         self.limit = limit
     }
 
-    /// The name the statement of `sql` binding `values` is prepared under, or nil when it
-    /// runs unnamed.
-    func name(of sql: String, binding values: [JSONValue]) -> String? {
+    /// The statement `sql` binding `values` is prepared as, or nil when it runs unnamed.
+    func statement(of sql: String, binding values: [JSONValue]) -> Statement? {
         guard enabled else { return nil }
         let key = Key(sql, values)
+        if let known = names.withLock({ $0.byKey[key] }) { return known }
+        let text = SQL.numbered(sql)
         return names.withLock { names in
-            if let name = names.byKey[key] { return name }
+            if let known = names.byKey[key] { return known }
             guard names.byKey.count < limit else { return nil }
-            let name = "dm_read_\(names.next)"
+            let statement = Statement(name: "dm_read_\(names.next)", text: text)
             names.next += 1
-            names.byKey[key] = name
-            return name
+            names.byKey[key] = statement
+            return statement
         }
     }
 
@@ -116,13 +124,14 @@ extension PostgresConnection {
         preparedIn statements: PreparedStatements,
         logger: Logger
     ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, PostgresRow> {
-        let query = PostgresQuery(sql: sql, values: values)
-        guard let name = statements.name(of: sql, binding: values) else {
-            return try await self.query(query, logger: logger).map { $0 }
+        guard let statement = statements.statement(of: sql, binding: values) else {
+            return try await self.query(PostgresQuery(sql: sql, values: values), logger: logger).map { $0 }
         }
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { value.bind(to: &bindings) }
         do {
-            return try await NamedRead.$text.withValue(NamedRead.Text(name: name, sql: query.sql)) {
-                try await execute(NamedRead(bindings: query.binds), logger: logger)
+            return try await NamedRead.$text.withValue(NamedRead.Text(name: statement.name, sql: statement.text)) {
+                try await execute(NamedRead(bindings: bindings), logger: logger)
             }
         } catch {
             if PostgresStore.isUnavailable(error) { statements.forget(sql, binding: values) }

@@ -87,7 +87,12 @@ struct ImportCommand: AsyncParsableCommand {
                 guard let url = environment["DATA_MEDIATOR_DATABASE_URL"], !url.isEmpty else {
                     throw StoreError(list: nil, "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL")
                 }
-                let store = try PostgresStore(url: url, logger: Logger(label: "data-mediator.import"))
+                // An import writes on one connection (the pool opens all of its at start).
+                let store = try PostgresStore(
+                    url: url,
+                    maximumConnections: 2,
+                    logger: Logger(label: "data-mediator.import")
+                )
                 summary = try await store.withClientsRunning {
                     try await store.prepare()
                     _ = try await store.provider(for: target.definition, source: source)

@@ -32,15 +32,27 @@ final class PostgresFixture: Sendable {
     /// One client to the server's `postgres` database that creates the test databases.
     private static let admin: (client: PostgresClient, task: Task<Void, Never>)? = {
         guard let url = try? serverURL(),
-            let store = try? PostgresStore(url: url, maximumConnections: 4, logger: logger)
+            let store = try? PostgresStore(
+                url: url,
+                maximumConnections: 4,
+                keepConnectionsOpen: false,
+                logger: logger
+            )
         else { return nil }
         let client = store.primary
         return (client, Task { await client.run() })
     }()
 
     /// Creates a new database and a prepared store over it, whose pool holds up to
-    /// `connections` connections that prepare reads when `prepareReads`.
-    init(readURL: Bool = false, connections: Int = 4, prepareReads: Bool = true) async throws {
+    /// `connections` connections that prepare reads when `prepareReads`. The pool opens
+    /// them as needed unless `keepConnectionsOpen` (as the service's does): the suite runs
+    /// many stores at once against one server.
+    init(
+        readURL: Bool = false,
+        connections: Int = 8,
+        keepConnectionsOpen: Bool = false,
+        prepareReads: Bool = true
+    ) async throws {
         let server = try Self.serverURL()
         guard let admin = Self.admin else { throw FixtureError("cannot reach \(server)") }
         let name = "dm_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
@@ -55,6 +67,7 @@ final class PostgresFixture: Sendable {
             // The whole suite creates databases and runs in parallel on two cores: a
             // statement may wait longer than the product's 5 s before the server answers.
             timeout: .seconds(60),
+            keepConnectionsOpen: keepConnectionsOpen,
             prepareReads: prepareReads,
             logger: Self.logger
         )

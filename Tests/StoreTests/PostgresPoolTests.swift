@@ -24,11 +24,17 @@ import Testing
         let configuration = try PostgresStore.configuration("postgres://u@localhost/db", maximumConnections: 20)
         #expect(configuration.options.keepAliveBehavior == nil)
         #expect(configuration.options.minimumConnections == 20)
+        let lazy = try PostgresStore.configuration(
+            "postgres://u@localhost/db",
+            maximumConnections: 20,
+            keepConnectionsOpen: false
+        )
+        #expect(lazy.options.minimumConnections == 0)
     }
 
     /// Without being asked, a store opens its whole pool and keeps it open while idle.
     @Test func aRunningStoreOpensItsWholePoolAndKeepsItOpen() async throws {
-        let fixture = try await PostgresFixture(connections: 3)
+        let fixture = try await PostgresFixture(connections: 3, keepConnectionsOpen: true)
         let database = try #require(fixture.url.split(separator: "/").last.map(String.init))
         let admin = try await PostgresFixture(connections: 1)
         func open() async throws -> Int {

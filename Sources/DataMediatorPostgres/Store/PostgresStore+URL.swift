@@ -14,10 +14,13 @@ extension PostgresStore {
     /// `statement_timeout` and `lock_timeout`, so the server itself ends a statement that
     /// runs or waits longer (which a client-side timer cannot: it can only stop waiting),
     /// and a transaction left idle for four times as long is ended by the server too.
+    /// Unless `keepConnectionsOpen` is false (for tests that run many stores against one
+    /// server), the pool opens all its connections and keeps them open.
     static func configuration(
         _ url: String,
         maximumConnections: Int,
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(5),
+        keepConnectionsOpen: Bool = true
     ) throws -> PostgresClient.Configuration {
         guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
             let host = parts.host, !host.isEmpty
@@ -49,7 +52,7 @@ extension PostgresStore {
         // over 20 MiB (docs/performance.md). So the pool keeps all its connections open (it
         // opens them at start and reopens one that fails), arms no timer, and pings nothing;
         // TCP keep-alive (``DatabaseKeepAlive``) notices a connection whose server went away.
-        configuration.options.minimumConnections = maximumConnections
+        configuration.options.minimumConnections = keepConnectionsOpen ? maximumConnections : 0
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectionIdleTimeout = idleTimeout
         return configuration

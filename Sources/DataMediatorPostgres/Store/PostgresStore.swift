@@ -44,6 +44,9 @@ public final class PostgresStore: Sendable {
     /// - Parameter eventLoops: the threads of the database connections; the HTTP
     ///   server's own, so that a page's statement and its answer need no thread switch
     ///   between them (by default PostgresNIO's shared group, one thread per core).
+    /// - Parameter keepConnectionsOpen: whether the pool opens all its connections at
+    ///   start and keeps them open (so it arms no idle timer per page); off only where many
+    ///   stores share one server's connections, as the tests do.
     /// - Parameter prepareReads: whether each connection prepares the statements of reads
     ///   once and reuses them (off for a pooler that cannot keep a prepared statement
     ///   between transactions, such as PgBouncer in transaction mode before 1.21).
@@ -54,6 +57,7 @@ public final class PostgresStore: Sendable {
         maximumConnections: Int = 20,
         timeout: Duration = .seconds(5),
         eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+        keepConnectionsOpen: Bool = true,
         prepareReads: Bool = true,
         logger: Logger
     ) throws {
@@ -63,7 +67,12 @@ public final class PostgresStore: Sendable {
         self.eventLoops = eventLoops
         ports = Set(([url] + (readURL.map { [$0] } ?? [])).map { URLComponents(string: $0)?.port ?? 5432 })
         primary = PostgresClient(
-            configuration: try Self.configuration(url, maximumConnections: maximumConnections, timeout: timeout),
+            configuration: try Self.configuration(
+                url,
+                maximumConnections: maximumConnections,
+                timeout: timeout,
+                keepConnectionsOpen: keepConnectionsOpen
+            ),
             eventLoopGroup: eventLoops,
             backgroundLogger: logger
         )
@@ -72,7 +81,8 @@ public final class PostgresStore: Sendable {
                 configuration: try Self.configuration(
                     readURL,
                     maximumConnections: maximumConnections,
-                    timeout: timeout
+                    timeout: timeout,
+                    keepConnectionsOpen: keepConnectionsOpen
                 ),
                 eventLoopGroup: eventLoops,
                 backgroundLogger: logger

@@ -8,7 +8,7 @@ public final class WindowQueries: Sendable {
     private let from: String
     private let keyset: KeysetSQL
     private let built = Mutex<[Shape: Statements]>([:])
-    private let builtAround = Mutex<[AroundShape: String?]>([:])
+    private let builtAround = Mutex<[AroundShape: [String]?]>([:])
 
     /// Creates the window statements of `columns` read from `from` (a quoted table or a
     /// subquery with an alias); `trailingColumn`, when given, is an expression selected
@@ -54,19 +54,19 @@ public final class WindowQueries: Sendable {
     /// finds it there, since the statement reads the same rows whether or not it is.
     public func around(of view: View, item: (sql: String, arguments: [JSONValue])) -> AroundStatement? {
         let key = AroundShape(view: view.name, slice: view.slice.keys.sorted(), item: item.sql)
-        let sql: String?
+        let pieces: [String]?
         if let kept = builtAround.withLock({ $0[key] }) {
-            sql = kept
+            pieces = kept
         } else {
-            sql = makeAround(view: view, item: item.sql)
-            builtAround.withLock { $0[key] = .some(sql) }
+            pieces = makeAround(view: view, item: item.sql)
+            builtAround.withLock { $0[key] = .some(pieces) }
         }
-        guard let sql else { return nil }
+        guard let pieces else { return nil }
         let filterArguments = keyset.filterArguments(view)
         // PostgreSQL reads the item once per sort key (see `anchor`), SQLite once.
         let itemReads = keyset.dialect == .postgres ? view.sort.count : 1
         let itemArguments = Array(Array(repeating: item.arguments, count: itemReads).joined())
-        return AroundStatement(sql: sql, sideArguments: filterArguments + itemArguments)
+        return AroundStatement(pieces: pieces, sideArguments: filterArguments + itemArguments)
     }
 
     /// The item's sort keys as a row value. SQLite compares a row with a subquery's row on
@@ -82,18 +82,18 @@ public final class WindowQueries: Sendable {
         }
     }
 
-    private func makeAround(view: View, item: String) -> String? {
+    /// The around statement's SQL in three pieces, a side's limit between each two.
+    private func makeAround(view: View, item: String) -> [String]? {
         let anchor = anchor(of: view, item: item)
         let conditions = keyset.filter(view).sql
-        func side(_ view: View, inclusive: Bool, alias: String) -> String? {
+        func side(_ view: View, inclusive: Bool) -> String? {
             guard let range = keyset.rowValueRange(in: view, inclusive: inclusive, beyond: anchor) else { return nil }
             let select = "SELECT \(selectList) FROM \(from)\(SQL.whereClause(conditions + [range]))"
-            return "SELECT * FROM (\(select) ORDER BY \(keyset.orderBy(view)) LIMIT ?) AS \(alias)"
+            return "SELECT * FROM (\(select) ORDER BY \(keyset.orderBy(view)) LIMIT "
         }
-        guard let before = side(view.reversed, inclusive: false, alias: "before_item"),
-            let from = side(view, inclusive: true, alias: "from_item")
+        guard let before = side(view.reversed, inclusive: false), let from = side(view, inclusive: true)
         else { return nil }
-        return before + " UNION ALL " + from
+        return [before, ") AS before_item UNION ALL " + from, ") AS from_item"]
     }
 
     private func make(view: View, nulls: [Bool]?, inclusive: Bool) -> Statements {
@@ -137,14 +137,31 @@ public final class WindowQueries: Sendable {
 
 /// The statement ``WindowQueries/around(of:item:)`` builds, with what it binds.
 public struct AroundStatement: Sendable {
-    /// The SQL: the rows before the item, nearest first, `UNION ALL` the rows from it.
+    /// The SQL: the rows before the item, nearest first, `UNION ALL` the rows from it, each
+    /// side's limit a placeholder.
     public let sql: String
+    /// The SQL around the sides' limits.
+    let pieces: [String]
     /// What each side binds before its limit: the filter's values, then the item's.
     let sideArguments: [JSONValue]
 
-    /// The values of the statement's placeholders, reading up to `before` rows before the
+    init(pieces: [String], sideArguments: [JSONValue]) {
+        self.pieces = pieces
+        self.sideArguments = sideArguments
+        sql = pieces.joined(separator: "?")
+    }
+
+    /// The values of the placeholders of ``sql``, reading up to `before` rows before the
     /// item and `from` rows from it.
     public func arguments(before: Int, from: Int) -> [JSONValue] {
         sideArguments + [.integer(Int64(before))] + sideArguments + [.integer(Int64(from))]
+    }
+
+    /// The statement reading up to `before` rows before the item and `from` rows from it
+    /// with those limits written in, and the values of its placeholders: for a store that
+    /// prepares statements and plans a known limit once (PostgreSQL), where a bound limit
+    /// would be planned again on every read.
+    public func limited(before: Int, from: Int) -> (sql: String, arguments: [JSONValue]) {
+        (pieces[0] + "\(max(0, before))" + pieces[1] + "\(max(0, from))" + pieces[2], sideArguments + sideArguments)
     }
 }

@@ -21,7 +21,11 @@ import Testing
         let statements = SampleList.views.compactMap { provider.reader.aroundQuery(id: id, in: $0) }
         #expect(!statements.isEmpty, "no view of the sample list is read around an item in one statement")
         for statement in statements {
-            let query = PostgresQuery(sql: statement.sql, values: statement.arguments(before: 3, from: 4))
+            // As the store runs it: the limits written in (planned once when prepared).
+            let limited = statement.limited(before: 3, from: 4)
+            #expect(limited.sql.contains("LIMIT 3)") && limited.sql.contains("LIMIT 4)"))
+            #expect(limited.sql.filter { $0 == "?" }.count == limited.arguments.count)
+            let query = PostgresQuery(sql: limited.sql, values: limited.arguments)
             let plan = try await fixture.store.primary.withConnection { connection in
                 // The sample is small enough for a scan to win; the question is whether the
                 // index can serve each range, so scans and sorts are priced out.

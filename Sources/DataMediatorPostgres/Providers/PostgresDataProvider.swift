@@ -24,28 +24,33 @@ public struct PostgresDataProvider: SQLDataProvider {
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         if let kept = try await keptWindow(of: view, from: start, inclusive: inclusive, limit: limit) { return kept }
         let queries = reader.windows.queries(of: view, from: start, inclusive: inclusive)
-        if queries.count == 1, let query = queries.first {
-            return try await window(query, of: view, limit: max(0, limit))
+        if queries.count == 1, let query = queries.first, query.sql.hasSuffix(Self.limitPlaceholder) {
+            // The limit written into the SQL rather than bound: a prepared statement whose
+            // limit is a parameter is planned again on every page (PostgreSQL cannot price a
+            // generic plan for an unknown limit), one with a number once per connection.
+            let sql = query.sql.dropLast(Self.limitPlaceholder.count) + "LIMIT \(max(0, limit))"
+            return try await window((String(sql), query.arguments), orderedBy: view)
         }
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
-    /// A window of `query` (whose placeholders `arguments` binds, with `limit` after them
-    /// when given: nil when `query` binds its own limits), read with the store's version in
-    /// one statement (one snapshot, one round trip): the version row joined to the rows,
-    /// so an empty range still answers the version.
-    private func window(
-        _ query: (sql: String, arguments: [JSONValue]),
-        of view: View,
-        limit: Int?
-    ) async throws -> Window {
+    /// How a window statement ends before its limit is written in.
+    private static let limitPlaceholder = "LIMIT ?"
+
+    /// A window of `query` (whose placeholders `arguments` binds, its limits written in),
+    /// read with the store's version in one statement (one snapshot, one round trip): the
+    /// version row joined to the rows, so an empty range still answers the version; in the
+    /// order of `order` when given.
+    private func window(_ query: (sql: String, arguments: [JSONValue]), orderedBy order: View?) async throws -> Window {
         // The outer ORDER BY restates the range's order, which a join need not keep; it
-        // sorts at most `limit` rows. The version's alias cannot clash with a column.
+        // sorts at most the range's limit of rows. The version's alias cannot clash with a
+        // column.
+        let orderBy = order.map { " ORDER BY \(reader.keyset.orderBy($0))" } ?? ""
         let sql = """
             SELECT s.dm_store_version, w.* FROM (SELECT version AS dm_store_version FROM \(ServiceTables.store)) AS s
-            LEFT JOIN LATERAL (\(query.sql)) AS w ON TRUE\(limit == nil ? "" : " ORDER BY \(reader.keyset.orderBy(view))")
+            LEFT JOIN LATERAL (\(query.sql)) AS w ON TRUE\(orderBy)
             """
-        let arguments = query.arguments + (limit.map { [.integer(Int64($0))] } ?? [])
+        let arguments = query.arguments
         let layout = reader.layout
         let columnTypes = reader.columnTypes
         let idIndex = layout.index(of: reader.columns.first ?? "") ?? 0
@@ -76,11 +81,7 @@ public struct PostgresDataProvider: SQLDataProvider {
         guard let statement = reader.aroundQuery(id: id, in: view) else {
             return try await readWindow(of: view, around: id, before: before, from: from)
         }
-        let window = try await window(
-            (statement.sql, statement.arguments(before: max(0, before), from: max(0, from))),
-            of: view,
-            limit: nil
-        )
+        let window = try await window(statement.limited(before: before, from: from), orderedBy: nil)
         if let anchored = reader.anchored(window.items, id: id, in: view, version: window.version) { return anchored }
         return try await readWindow(of: view, around: id, before: before, from: from)
     }

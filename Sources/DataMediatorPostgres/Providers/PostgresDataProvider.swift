@@ -19,6 +19,17 @@ public struct PostgresDataProvider: SQLDataProvider {
         self.reader = reader
     }
 
+    /// The statements of a list's windows on PostgreSQL: each reads, after the item's
+    /// columns, the store's version in the same snapshot (a subquery PostgreSQL runs once).
+    static func windows(columns: [String], from: String, keyset: KeysetSQL) -> WindowQueries {
+        WindowQueries(
+            columns: columns,
+            from: from,
+            keyset: keyset,
+            trailingColumn: "(\(StoreVersion.currentSQL(.postgres)))"
+        )
+    }
+
     /// Up to `limit` items after (or from) `start`: one indexed range read after another,
     /// in view order, until the window is full (a query list's from its kept result).
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
@@ -38,10 +49,12 @@ public struct PostgresDataProvider: SQLDataProvider {
     private static let limitPlaceholder = "LIMIT ?"
 
     /// A window of `query` (whose placeholders `arguments` binds, its limits written in),
-    /// read with the store's version in one statement (one snapshot, one round trip): the
-    /// version row joined to the rows, so an empty range still answers the version; in the
-    /// order of `order` when given.
+    /// read with the store's version in one statement (one snapshot, one round trip): each
+    /// row carries the version in its last column (a subquery run once). An empty range
+    /// has no row to carry it, so then the version row is read joined to the range, which
+    /// answers it whether or not a row is there; in the order of `order` when given.
     private func window(_ query: (sql: String, arguments: [JSONValue]), orderedBy order: View?) async throws -> Window {
+        if let window = try await read(query.sql, query.arguments, versionFirst: false) { return window }
         // The outer ORDER BY restates the range's order, which a join need not keep; it
         // sorts at most the range's limit of rows. The version's alias cannot clash with a
         // column.
@@ -50,7 +63,12 @@ public struct PostgresDataProvider: SQLDataProvider {
             SELECT s.dm_store_version, w.* FROM (SELECT version AS dm_store_version FROM \(ServiceTables.store)) AS s
             LEFT JOIN LATERAL (\(query.sql)) AS w ON TRUE\(orderBy)
             """
-        let arguments = query.arguments
+        return try await read(sql, query.arguments, versionFirst: true) ?? Window(items: [], version: 0)
+    }
+
+    /// The items and the version that `sql` reads: the version in every row's first column
+    /// (`versionFirst`) or last. Nil when it reads no row.
+    private func read(_ sql: String, _ arguments: [JSONValue], versionFirst: Bool) async throws -> Window? {
         let layout = reader.layout
         let columnTypes = reader.columnTypes
         let idIndex = layout.index(of: reader.columns.first ?? "") ?? 0
@@ -58,17 +76,25 @@ public struct PostgresDataProvider: SQLDataProvider {
         let statements = store.preparedStatements
         return try await store.readStatement { connection in
             let rows = try await connection.rows(of: sql, binding: arguments, preparedIn: statements, logger: logger)
-            var version: Int64 = 0
+            var version: Int64?
             var items: [Item] = []
             for try await row in rows {
-                var cells = row.makeIterator()
-                if let first = cells.next() { version = try first.decode(Int64.self) }
-                let values = try row.jsonValues(types: columnTypes, skipping: 1)
-                // The join's one row of an empty range holds only NULLs; an item has an id.
+                var values = try row.jsonValues(types: columnTypes, skipping: versionFirst ? 1 : 0)
+                // The range's own last column is the version (NULL in the joined form's one
+                // row of an empty range, whose first column has it).
+                let last = values.removeLast()
+                if versionFirst {
+                    var cells = row.makeIterator()
+                    version = try cells.next()?.decode(Int64.self)
+                } else if case .integer(let stamp) = last {
+                    version = stamp
+                }
+                // The join's one row of an empty range holds only NULLs but its version; an
+                // item has an id.
                 guard values.indices.contains(idIndex), values[idIndex] != .null else { continue }
                 items.append(Item(layout: layout, values: values))
             }
-            return Window(items: items, version: version)
+            return version.map { Window(items: items, version: $0) }
         }
     }
 

@@ -201,7 +201,7 @@ public final class PostgresStore: Sendable {
                     fieldTypes: source.fieldTypes,
                     keyset: keyset,
                     versionTables: source.allVersionTables,
-                    windows: WindowQueries(columns: schema.columns, from: schema.from, keyset: keyset)
+                    windows: PostgresDataProvider.windows(columns: schema.columns, from: schema.from, keyset: keyset)
                 )
                 let provider = PostgresDataProvider(store: self, reader: reader)
                 for view in list.views {

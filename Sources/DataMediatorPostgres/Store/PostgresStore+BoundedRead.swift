@@ -39,11 +39,7 @@ extension PostgresStore {
             if !taken, lease.expired.load(ordering: .relaxed) {
                 throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
             }
-            // An error before a connection was leased is the pool's: it could not connect,
-            // or it shut down.
-            guard Self.isUnavailable(error) || !taken else { throw error }
-            logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
-            throw DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
+            throw answer(to: error, leased: taken)
         }
     }
 }

@@ -80,15 +80,19 @@ extension PostgresStore {
                 }
                 throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
             }
-        } catch let error as DataMediatorError {
-            throw error
         } catch {
-            // An error before a connection was leased is the pool's: it could not connect,
-            // or it shut down.
-            guard Self.isUnavailable(error) || !lease.taken.load(ordering: .relaxed) else { throw error }
-            logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
-            throw DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
+            throw answer(to: error, leased: lease.taken.load(ordering: .relaxed))
         }
+    }
+
+    /// What a call answers that failed with `error`, `leased` telling whether it had its
+    /// connection: `unavailable` when the database cannot be used now (or the pool failed
+    /// before a lease: it could not connect, or it shut down), the error itself otherwise.
+    func answer(to error: any Error, leased: Bool) -> any Error {
+        if error is DataMediatorError { return error }
+        guard Self.isUnavailable(error) || !leased else { return error }
+        logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
+        return DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
     }
 
     /// Whether an error means the database cannot be used now (rather than a statement

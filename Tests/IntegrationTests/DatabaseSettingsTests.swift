@@ -5,9 +5,9 @@ import Testing
 /// `DATA_MEDIATOR_DATABASE_CONNECTIONS` and `DATA_MEDIATOR_DATABASE_PREPARE`: the PostgreSQL
 /// pool's size and whether its connections prepare reads.
 @Suite struct DatabaseSettingsTests {
-    @Test func thePoolHoldsTwentyConnectionsThatPrepareReadsByDefault() throws {
+    @Test func thePoolHoldsEightConnectionsThatPrepareReadsByDefault() throws {
         let defaults = try ServeConfiguration.of([:])
-        #expect(defaults.databaseConnections == 20 && defaults.databasePrepare)
+        #expect(defaults.databaseConnections == 8 && defaults.databasePrepare)
         let set = try ServeConfiguration.of([
             "DATA_MEDIATOR_DATABASE_CONNECTIONS": "4", "DATA_MEDIATOR_DATABASE_PREPARE": "FALSE",
         ])

@@ -52,7 +52,7 @@ struct ServeConfiguration: Sendable {
     /// (`DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS`, 1–60, default 5).
     let databaseTimeoutSeconds: Int
     /// Connections to each PostgreSQL server at most (`DATA_MEDIATOR_DATABASE_CONNECTIONS`,
-    /// 1–1000, default 20).
+    /// 1–1000, default 8).
     let databaseConnections: Int
     /// Whether PostgreSQL connections prepare the statements of reads once
     /// (`DATA_MEDIATOR_DATABASE_PREPARE`, `true` or `false`, default `true`).
@@ -100,7 +100,7 @@ struct ServeConfiguration: Sendable {
                 "DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS must be from 1 to 60; it is \(self.databaseTimeoutSeconds)."
             )
         }
-        self.databaseConnections = try number("DATA_MEDIATOR_DATABASE_CONNECTIONS") ?? 20
+        self.databaseConnections = try number("DATA_MEDIATOR_DATABASE_CONNECTIONS") ?? 8
         guard (1...1000).contains(self.databaseConnections) else {
             throw ValidationError(
                 "DATA_MEDIATOR_DATABASE_CONNECTIONS must be from 1 to 1000; it is \(self.databaseConnections)."

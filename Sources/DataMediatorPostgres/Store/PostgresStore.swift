@@ -54,7 +54,7 @@ public final class PostgresStore: Sendable {
     public init(
         url: String,
         readURL: String? = nil,
-        maximumConnections: Int = 20,
+        maximumConnections: Int = 8,
         timeout: Duration = .seconds(5),
         eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
         keepConnectionsOpen: Bool = true,

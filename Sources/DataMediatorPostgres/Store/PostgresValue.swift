@@ -63,9 +63,15 @@ enum PostgresColumnKind: Sendable, Hashable {
 extension PostgresQuery {
     /// A query from SQL with `?` placeholders (numbered here) and the values they bind.
     init(sql: String, values: [JSONValue]) {
-        var bindings = PostgresBindings(capacity: values.count)
-        for value in values { value.bind(to: &bindings) }
-        self.init(unsafeSQL: SQL.numbered(sql), binds: bindings)
+        self.init(unsafeSQL: SQL.numbered(sql), binds: PostgresBindings(values))
+    }
+}
+
+extension PostgresBindings {
+    /// The bindings of `values`, in order, each as ``DataMediator/JSONValue/bind(to:)`` binds it.
+    init(_ values: [JSONValue]) {
+        self.init(capacity: values.count)
+        for value in values { value.bind(to: &self) }
     }
 }
 

@@ -127,8 +127,7 @@ extension PostgresConnection {
         guard let statement = statements.statement(of: sql, binding: values) else {
             return try await self.query(PostgresQuery(sql: sql, values: values), logger: logger).map { $0 }
         }
-        var bindings = PostgresBindings(capacity: values.count)
-        for value in values { value.bind(to: &bindings) }
+        let bindings = PostgresBindings(values)
         do {
             return try await NamedRead.$text.withValue(NamedRead.Text(name: statement.name, sql: statement.text)) {
                 try await execute(NamedRead(bindings: bindings), logger: logger)

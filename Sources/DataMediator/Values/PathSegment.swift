@@ -4,6 +4,12 @@ public enum PathSegment {
     public static func encode(_ text: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count + 8)
+        append(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `text` percent-encoded as ``encode(_:)`` does, to bytes being written.
+    public static func append(_ text: String, to bytes: inout [UInt8]) {
         for byte in text.utf8 {
             let unreserved =
                 (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
@@ -17,7 +23,6 @@ public enum PathSegment {
                 bytes.append(upperHex[Int(byte & 0x0F)])
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)

@@ -114,14 +114,32 @@ extension ListQuery {
         _ relations: [(rel: String, parameters: [(name: String, value: String?)])]
     ) -> HTTPFields {
         guard !relations.isEmpty else { return [:] }
-        let values = relations.map { relation in
-            let query = relation.parameters.compactMap { parameter in
-                parameter.value.map { parameter.name + "=" + PathSegment.encode($0) }
+        // Written as bytes and made a string once: every page answer has this field.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(relations.count * (path.utf8.count + 320))
+        for (index, relation) in relations.enumerated() {
+            if index > 0 { bytes.append(contentsOf: ", ".utf8) }
+            bytes.append(UInt8(ascii: "<"))
+            bytes.append(contentsOf: path.utf8)
+            bytes.append(UInt8(ascii: "?"))
+            var first = true
+            for parameter in relation.parameters {
+                guard let value = parameter.value else { continue }
+                if !first { bytes.append(UInt8(ascii: "&")) }
+                first = false
+                bytes.append(contentsOf: parameter.name.utf8)
+                bytes.append(UInt8(ascii: "="))
+                PathSegment.append(value, to: &bytes)
             }
-            return "<\(path)?\(query.joined(separator: "&"))>; rel=\"\(relation.rel)\""
+            bytes.append(contentsOf: ">; rel=\"".utf8)
+            bytes.append(contentsOf: relation.rel.utf8)
+            bytes.append(UInt8(ascii: "\""))
         }
-        return [.known("Link"): values.joined(separator: ", ")]
+        return [linkField: String(decoding: bytes, as: UTF8.self)]
     }
+
+    /// The `Link` header.
+    static let linkField = HTTPField.Name.known("Link")
 }
 
 extension HTTPField.Name {

@@ -32,15 +32,23 @@ struct LineLogHandler: LogHandler {
     /// The line `event` is written as: the logger's metadata and the event's own (which
     /// wins for a key both have), without Hummingbird's request id.
     func line(for event: LogEvent, milliseconds: Int64) -> [UInt8] {
-        var fields = metadata
-        if let extra = event.metadata { fields.merge(extra) { $1 } }
-        fields[Self.frameworkRequestIDKey] = nil
+        // Gathered into one array and sorted, not merged into a dictionary: a request's
+        // line is written for every request.
+        var fields: [(key: String, value: Logger.MetadataValue)] = []
+        fields.reserveCapacity(metadata.count + (event.metadata?.count ?? 0))
+        for (key, value) in metadata where key != Self.frameworkRequestIDKey && event.metadata?[key] == nil {
+            fields.append((key, value))
+        }
+        for (key, value) in event.metadata ?? [:] where key != Self.frameworkRequestIDKey {
+            fields.append((key, value))
+        }
+        fields.sort { $0.key < $1.key }
         return format.line(
             milliseconds: milliseconds,
             level: event.level,
             label: label,
             message: "\(event.message)",
-            metadata: fields
+            sortedFields: fields
         )
     }
 }

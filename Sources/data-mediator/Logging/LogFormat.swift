@@ -19,16 +19,50 @@ enum LogFormat: Sendable {
         message: String,
         metadata: Logger.Metadata
     ) -> [UInt8] {
+        line(
+            milliseconds: milliseconds,
+            level: level,
+            label: label,
+            message: message,
+            sortedFields: metadata.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        )
+    }
+
+    /// One record as a line, its metadata given as fields already in key order (each key
+    /// once): a request's line is written without building a merged dictionary.
+    func line(
+        milliseconds: Int64,
+        level: Logger.Level,
+        label: String,
+        message: String,
+        sortedFields fields: [(key: String, value: Logger.MetadataValue)]
+    ) -> [UInt8] {
         let time = UTCTimestamp.text(milliseconds: milliseconds, fraction: true)
         switch self {
         case .text:
-            var text = "\(time) \(level.rawValue) \(label): \(message)"
-            for key in metadata.keys.sorted() {
-                text += " \(key)=\(metadata[key] ?? "")"
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(160 + fields.count * 24)
+            bytes.append(contentsOf: time.utf8)
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: level.rawValue.utf8)
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: label.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: message.utf8)
+            for field in fields {
+                bytes.append(UInt8(ascii: " "))
+                bytes.append(contentsOf: field.key.utf8)
+                bytes.append(UInt8(ascii: "="))
+                if case .string(let text) = field.value {
+                    bytes.append(contentsOf: text.utf8)
+                } else {
+                    bytes.append(contentsOf: field.value.description.utf8)
+                }
             }
-            return Array((text + "\n").utf8)
+            bytes.append(UInt8(ascii: "\n"))
+            return bytes
         case .json:
-            var writer = JSONWriter(capacity: 256)
+            var writer = JSONWriter(capacity: 160 + fields.count * 24)
             writer.raw("{\"time\":")
             writer.write(time)
             writer.raw(",\"level\":")
@@ -37,15 +71,18 @@ enum LogFormat: Sendable {
             writer.write(label)
             writer.raw(",\"message\":")
             writer.write(message)
-            for key in metadata.keys.sorted() where !["time", "level", "logger", "message"].contains(key) {
+            for field in fields where !Self.recordKeys.contains(field.key) {
                 writer.raw(",")
-                writer.key(key)
-                Self.write(metadata[key] ?? "", to: &writer)
+                writer.key(field.key)
+                Self.write(field.value, to: &writer)
             }
             writer.raw("}\n")
             return writer.bytes
         }
     }
+
+    /// The members every JSON line has; metadata of the same name is left out.
+    private static let recordKeys: Set<String> = ["time", "level", "logger", "message"]
 
     private static func write(_ value: Logger.MetadataValue, to writer: inout JSONWriter) {
         switch value {

@@ -226,14 +226,27 @@ public struct SQLListReader: Sendable {
     /// statement read, in whatever order they came: those before the item, nearest first,
     /// and those from it, in view order; nil when the item is not among them (not in the
     /// view, or gone).
+    ///
+    /// The statement reads the side before the item nearest first and then the item and
+    /// the side after it in view order; rows that came so are taken as they are, after one
+    /// comparison each. Rows in any other order are sorted.
     public func anchored(_ rows: [Item], id: String, in view: View, version: Int64) -> AnchoredWindow? {
-        guard let item = rows.first(where: { isItem($0, id: id) }) else { return nil }
-        let position = view.position(of: item)
-        let ordered = rows.sorted { view.compare(view.position(of: $0), view.position(of: $1)) < 0 }
-        let preceding = ordered.prefix { view.compare(view.position(of: $0), position) < 0 }
+        // Each row's position is made once, not in every comparison.
+        let positioned = rows.map { (row: $0, position: view.position(of: $0)) }
+        guard let anchor = positioned.firstIndex(where: { isItem($0.row, id: id) }) else { return nil }
+        let position = positioned[anchor].position
+        let precedes = { (lhs: Position, rhs: Position) in view.compare(lhs, rhs) < 0 }
+        let asRead =
+            (0..<anchor).allSatisfy { precedes(positioned[$0].position, $0 == 0 ? position : positioned[$0 - 1].position) }
+            && (anchor + 1..<positioned.count).allSatisfy { precedes(positioned[$0 - 1].position, positioned[$0].position) }
+        if asRead {
+            return AnchoredWindow(before: Array(rows[..<anchor]), from: Array(rows[anchor...]), version: version)
+        }
+        let ordered = positioned.sorted { precedes($0.position, $1.position) }
+        let preceding = ordered.prefix { precedes($0.position, position) }.count
         return AnchoredWindow(
-            before: preceding.reversed(),
-            from: Array(ordered.dropFirst(preceding.count)),
+            before: ordered[..<preceding].reversed().map(\.row),
+            from: ordered[preceding...].map(\.row),
             version: version
         )
     }

@@ -236,10 +236,13 @@ public struct SQLListReader: Sendable {
         guard let anchor = positioned.firstIndex(where: { isItem($0.row, id: id) }) else { return nil }
         let position = positioned[anchor].position
         let precedes = { (lhs: Position, rhs: Position) in view.compare(lhs, rhs) < 0 }
-        let asRead =
-            (0..<anchor).allSatisfy { precedes(positioned[$0].position, $0 == 0 ? position : positioned[$0 - 1].position) }
-            && (anchor + 1..<positioned.count).allSatisfy { precedes(positioned[$0 - 1].position, positioned[$0].position) }
-        if asRead {
+        let beforeAsRead = (0..<anchor).allSatisfy { index in
+            precedes(positioned[index].position, index == 0 ? position : positioned[index - 1].position)
+        }
+        let fromAsRead = (anchor + 1..<positioned.count).allSatisfy { index in
+            precedes(positioned[index - 1].position, positioned[index].position)
+        }
+        if beforeAsRead, fromAsRead {
             return AnchoredWindow(before: Array(rows[..<anchor]), from: Array(rows[anchor...]), version: version)
         }
         let ordered = positioned.sorted { precedes($0.position, $1.position) }

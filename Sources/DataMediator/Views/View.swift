@@ -111,6 +111,20 @@ public struct View: Sendable, Hashable {
         Position(sort.map { item[$0.field] })
     }
 
+    /// The keyset positions of items read together (a page's rows): where each sort field
+    /// sits is looked up once for items that share a layout, not once per item.
+    public func positions(of items: [Item]) -> [Position] {
+        var layout: ItemLayout?
+        var indexes: [Int?] = []
+        return items.map { item in
+            if item.layout !== layout {
+                layout = item.layout
+                indexes = sort.map { item.layout.index(of: $0.field) }
+            }
+            return Position(indexes.map { item.value(at: $0) })
+        }
+    }
+
     /// Compares two positions in view order: negative when `lhs` comes first.
     public func compare(_ lhs: Position, _ rhs: Position) -> Int {
         for (index, key) in sort.enumerated() where index < lhs.values.count && index < rhs.values.count {

@@ -232,7 +232,7 @@ public struct SQLListReader: Sendable {
     /// comparison each. Rows in any other order are sorted.
     public func anchored(_ rows: [Item], id: String, in view: View, version: Int64) -> AnchoredWindow? {
         // Each row's position is made once, not in every comparison.
-        let positioned = rows.map { (row: $0, position: view.position(of: $0)) }
+        let positioned = zip(rows, view.positions(of: rows)).map { (row: $0, position: $1) }
         guard let anchor = positioned.firstIndex(where: { isItem($0.row, id: id) }) else { return nil }
         let position = positioned[anchor].position
         let precedes = { (lhs: Position, rhs: Position) in view.compare(lhs, rhs) < 0 }

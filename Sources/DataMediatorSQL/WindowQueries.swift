@@ -45,6 +45,37 @@ public final class WindowQueries: Sendable {
         }
     }
 
+    /// How each statement of ``queries(of:from:inclusive:)`` ends, its limit to be given.
+    static let limitPlaceholder = "LIMIT ?"
+
+    /// A statement of ``queries(of:from:inclusive:)`` reading up to `limit` rows, the limit
+    /// written into its SQL: for a store that prepares statements and plans a known limit
+    /// once (PostgreSQL cannot price a generic plan for a bound one, so plans it again on
+    /// every run).
+    public static func limited(
+        _ query: (sql: String, arguments: [JSONValue]),
+        limit: Int
+    ) -> (sql: String, arguments: [JSONValue]) {
+        precondition(query.sql.hasSuffix(limitPlaceholder), "a window statement ends in its limit")
+        return (String(query.sql.dropLast(limitPlaceholder.count)) + "LIMIT \(max(0, limit))", query.arguments)
+    }
+
+    /// The one statement that reads a window of several index ranges (the statements of
+    /// ``queries(of:from:inclusive:)``) at once: each range's first `limit` rows, joined by
+    /// `UNION ALL`, and the values of its placeholders. It reads up to `limit` rows a range
+    /// more than reading the ranges one after another would, in one snapshot without a
+    /// transaction and in one round trip. `UNION ALL` need not keep the order of its parts:
+    /// the reader puts the rows in view order (``View/ordered(_:)``) and keeps the first
+    /// `limit`.
+    public static func union(
+        _ queries: [(sql: String, arguments: [JSONValue])],
+        limit: Int
+    ) -> (sql: String, arguments: [JSONValue]) {
+        let parts = queries.map { limited($0, limit: limit) }
+        let sql = parts.enumerated().map { index, part in "SELECT * FROM (\(part.sql)) AS dm_range_\(index)" }
+        return (sql.joined(separator: " UNION ALL "), parts.flatMap(\.arguments))
+    }
+
     /// The one statement that reads the items around the row `item` selects (a condition
     /// on the id, and its arguments): the rows before it, nearest first, then the rows from
     /// it in view order, each side a row-value range of the view's index beyond the row's

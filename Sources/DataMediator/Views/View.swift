@@ -125,6 +125,14 @@ public struct View: Sendable, Hashable {
         }
     }
 
+    /// `items` in view order: as given when they already are (checked in one pass, as the
+    /// rows of a read usually come), sorted otherwise.
+    public func ordered(_ items: [Item]) -> [Item] {
+        let positions = positions(of: items)
+        if zip(positions, positions.dropFirst()).allSatisfy({ compare($0, $1) <= 0 }) { return items }
+        return zip(items, positions).sorted { compare($0.1, $1.1) < 0 }.map(\.0)
+    }
+
     /// Compares two positions in view order: negative when `lhs` comes first.
     public func compare(_ lhs: Position, _ rhs: Position) -> Int {
         for (index, key) in sort.enumerated() where index < lhs.values.count && index < rhs.values.count {

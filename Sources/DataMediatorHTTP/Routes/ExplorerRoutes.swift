@@ -170,7 +170,7 @@ enum AcceptNegotiation {
 
 extension HTTPField.Name {
     /// `Content-Security-Policy`.
-    static var contentSecurityPolicy: Self { HTTPField.Name("Content-Security-Policy") ?? .contentType }
+    static let contentSecurityPolicy = known("Content-Security-Policy")
     /// `X-Content-Type-Options`.
-    static var xContentTypeOptions: Self { HTTPField.Name("X-Content-Type-Options") ?? .contentType }
+    static let xContentTypeOptions = known("X-Content-Type-Options")
 }

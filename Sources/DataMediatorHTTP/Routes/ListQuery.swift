@@ -143,8 +143,10 @@ extension ListQuery {
 }
 
 extension HTTPField.Name {
-    /// A header name written in the source, so known to be valid (`Link`, `Last-Event-ID`).
+    /// A header name written in the source, so known to be valid (`Link`, `Last-Event-ID`):
+    /// an invalid one is a programming error, caught the first time it is made.
     static func known(_ name: String) -> HTTPField.Name {
-        HTTPField.Name(name) ?? .contentType
+        guard let field = HTTPField.Name(name) else { preconditionFailure("'\(name)' is not a header name") }
+        return field
     }
 }

@@ -6,9 +6,9 @@ import PostgresNIO
 /// A provider over a PostgreSQL table or read-only query, paging by keyset on the view's
 /// index.
 ///
-/// A page of one index range is one statement that also reads the store's version, outside
-/// a transaction (one statement reads one snapshot): one round trip, no `OFFSET`, no
-/// `COUNT`. Everything else is read as both SQL stores read it (``reader``), in one snapshot.
+/// A page is one statement that also reads the store's version, outside a transaction (one
+/// statement reads one snapshot): one round trip, no `OFFSET`, no `COUNT`, whether the
+/// view's order is one index range or several. Everything else is read as both SQL stores read it (``reader``), in one snapshot.
 public struct PostgresDataProvider: SQLDataProvider {
     private let store: PostgresStore
     /// The reads both SQL stores answer alike.
@@ -32,21 +32,24 @@ public struct PostgresDataProvider: SQLDataProvider {
 
     /// Up to `limit` items after (or from) `start`: one indexed range read after another,
     /// in view order, until the window is full (a query list's from its kept result).
+    ///
+    /// A window of several ranges (a view with nullable keys, or keys in both directions) is
+    /// one statement too (``WindowQueries/union(_:limit:)``), with the version.
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         if let kept = try await keptWindow(of: view, from: start, inclusive: inclusive, limit: limit) { return kept }
         let queries = reader.windows.queries(of: view, from: start, inclusive: inclusive)
-        if queries.count == 1, let query = queries.first, query.sql.hasSuffix(Self.limitPlaceholder) {
-            // The limit written into the SQL rather than bound: a prepared statement whose
-            // limit is a parameter is planned again on every page (PostgreSQL cannot price a
-            // generic plan for an unknown limit), one with a number once per connection.
-            let sql = query.sql.dropLast(Self.limitPlaceholder.count) + "LIMIT \(max(0, limit))"
-            return try await window((String(sql), query.arguments), orderedBy: view)
+        let limit = max(0, limit)
+        if queries.count == 1 {
+            return try await window(WindowQueries.limited(queries[0], limit: limit), orderedBy: view)
+        }
+        if queries.count > 1, limit > 0 {
+            let union = WindowQueries.union(queries, limit: limit)
+            if let window = try await read(union.sql, union.arguments, versionFirst: false) {
+                return Window(items: Array(view.ordered(window.items).prefix(limit)), version: window.version)
+            }
         }
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
-
-    /// How a window statement ends before its limit is written in.
-    private static let limitPlaceholder = "LIMIT ?"
 
     /// A window of `query` (whose placeholders `arguments` binds, its limits written in),
     /// read with the store's version in one statement (one snapshot, one round trip): each

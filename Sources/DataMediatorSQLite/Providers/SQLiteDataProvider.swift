@@ -4,8 +4,9 @@ import GRDB
 
 /// A provider over a SQLite table or read-only query, paging by keyset on the view's index.
 ///
-/// A page of one index range is one statement that also reads the store's version, run on
-/// the calling thread (``SQLitePageReaders``): no transaction, no `OFFSET`, no `COUNT`.
+/// A page is one statement that also reads the store's version, run on the calling thread
+/// (``SQLitePageReaders``): no transaction, no `OFFSET`, no `COUNT`, whether the view's order
+/// is one index range or several.
 /// Everything else is read as both SQL stores read it (``reader``), in one snapshot.
 public struct SQLiteDataProvider: SQLDataProvider {
     /// The reads both SQL stores answer alike.
@@ -41,16 +42,21 @@ public struct SQLiteDataProvider: SQLDataProvider {
         let limit = max(0, limit)
         // A query is read off the calling thread (GRDB's readers): it may take long, and the
         // calling thread is one of the few every request shares.
-        if queries.count == 1, limit > 0, reader.viewsAreIndexed {
+        if !queries.isEmpty, limit > 0, reader.viewsAreIndexed {
             // One statement reads the items and, in its last column, the store's version:
             // SQLite runs a statement in one snapshot, so no transaction is opened around
-            // it. An empty answer has no row to carry the version: it is read again below.
-            let arguments = (queries[0].arguments + [.integer(Int64(limit))]).map(\.databaseValue)
-            let sql = queries[0].sql
-            if let answer = try pageReaders.read({ db in try fetch(db, sql: sql, arguments: arguments) }),
+            // it. Several index ranges are one statement too (`WindowQueries.union`). An
+            // empty answer has no row to carry the version: it is read again below.
+            let statement =
+                queries.count == 1
+                ? (sql: queries[0].sql, arguments: queries[0].arguments + [.integer(Int64(limit))])
+                : WindowQueries.union(queries, limit: limit)
+            let arguments = statement.arguments.map(\.databaseValue)
+            if let answer = try pageReaders.read({ db in try fetch(db, sql: statement.sql, arguments: arguments) }),
                 let version = answer.version
             {
-                return Window(items: answer.items, version: version)
+                let items = queries.count == 1 ? answer.items : Array(view.ordered(answer.items).prefix(limit))
+                return Window(items: items, version: version)
             }
         }
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)

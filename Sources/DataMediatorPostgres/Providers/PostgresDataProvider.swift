@@ -8,7 +8,8 @@ import PostgresNIO
 ///
 /// A page is one statement that also reads the store's version, outside a transaction (one
 /// statement reads one snapshot): one round trip, no `OFFSET`, no `COUNT`, whether the
-/// view's order is one index range or several. Everything else is read as both SQL stores read it (``reader``), in one snapshot.
+/// view's order is one index range or several. Everything else is read as both SQL stores
+/// read it (``reader``), in one snapshot.
 public struct PostgresDataProvider: SQLDataProvider {
     private let store: PostgresStore
     /// The reads both SQL stores answer alike.

@@ -1,9 +1,9 @@
 import DataMediator
-import DataMediatorSQL
 import DataMediatorTesting
 import GRDB
 import Testing
 
+@testable import DataMediatorSQL
 @testable import DataMediatorSQLite
 
 /// How the SQLite store places an item among sections and counts sections: seeks on the
@@ -112,5 +112,39 @@ import Testing
             [fromQuery.position, fromQuery.sectionIndex, fromQuery.itemIndex]
                 == [fromTable.position, fromTable.sectionIndex, fromTable.itemIndex]
         )
+    }
+
+    /// The marks of a view's outline (the sort keys of every 128th item, read once per
+    /// stamp to place items and count sections) come from the view's index alone: the pass
+    /// over the whole view reads no table row, and marks the same items a walk does.
+    @Test(arguments: SampleList.views)
+    func outlineMarksReadTheViewsIndexAlone(view: View) async throws {
+        let fixture = try SQLiteFixture(items: SampleList.items(count: 300))
+        let provider = try fixture.provider()
+        let statement = provider.reader.marksStatement(of: view)
+        let plan = try await fixture.store.database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "EXPLAIN QUERY PLAN " + statement.sql,
+                arguments: StatementArguments(
+                    statement.arguments.map { $0.databaseValue as (any DatabaseValueConvertible)? }
+                )
+            ).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains("USING COVERING INDEX"), "\(statement.sql): \(plan)")
+        let marks = try await fixture.store.transactions.read { session in
+            try await session.items(
+                statement.sql,
+                statement.arguments,
+                layout: statement.layout,
+                types: [FieldType?](repeating: nil, count: statement.layout.names.count)
+            )
+        }
+        // The whole view, in order: every item of the 300 or the filter's.
+        let items = try await provider.reader.window(of: view, from: nil, inclusive: true, limit: 301).items
+        #expect(marks.count == (items.count + 127) / 128 && marks.count > 1)
+        for (index, mark) in marks.enumerated() {
+            #expect(view.position(of: mark) == view.position(of: items[index * 128]), "mark \(index)")
+        }
     }
 }

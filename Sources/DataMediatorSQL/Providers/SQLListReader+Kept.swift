@@ -44,18 +44,34 @@ extension SQLListReader {
     /// Every ``ViewOutline/spacing``-th item of the view from the first, numbered in one
     /// pass over the view in its order.
     private func marks(of view: View, _ session: any SQLSession) async throws -> [ViewOutline.Mark] {
-        let (conditions, arguments) = keyset.filter(view)
-        let spacing = ViewOutline.spacing
-        let sql = """
-            SELECT \(selectList), data_mediator_row FROM (
-                SELECT \(selectList), ROW_NUMBER() OVER (ORDER BY \(keyset.orderBy(view))) AS data_mediator_row
-                FROM \(from)\(SQL.whereClause(conditions))
-            ) AS numbered WHERE (data_mediator_row - 1) % \(spacing) = 0 ORDER BY data_mediator_row
-            """
-        let rows = try await fetch(sql, arguments, session)
+        let statement = marksStatement(of: view)
+        let rows = try await session.items(
+            statement.sql,
+            statement.arguments,
+            layout: statement.layout,
+            types: statement.layout.names.map { fieldTypes[$0] }
+        )
         return rows.enumerated().map { index, item in
-            ViewOutline.Mark(position: view.position(of: item), index: index * spacing)
+            ViewOutline.Mark(position: view.position(of: item), index: index * ViewOutline.spacing)
         }
+    }
+
+    /// The statement of ``marks(of:_:)``: it numbers the view's rows in order and reads the
+    /// sort keys of every ``ViewOutline/spacing``-th one, and only the sort keys, which the
+    /// view's index holds: the pass reads no table row (a covering index scan), where
+    /// reading every column fetched each of the view's rows from the table.
+    func marksStatement(of view: View) -> (sql: String, arguments: [JSONValue], layout: ItemLayout) {
+        let (conditions, arguments) = keyset.filter(view)
+        var seen = Set<String>()
+        let fields = view.sort.map(\.field).filter { seen.insert($0).inserted }
+        let keys = fields.map(SQL.quote).joined(separator: ", ")
+        let sql = """
+            SELECT \(keys), data_mediator_row FROM (
+                SELECT \(keys), ROW_NUMBER() OVER (ORDER BY \(keyset.orderBy(view))) AS data_mediator_row
+                FROM \(from)\(SQL.whereClause(conditions))
+            ) AS numbered WHERE (data_mediator_row - 1) % \(ViewOutline.spacing) = 0 ORDER BY data_mediator_row
+            """
+        return (sql, arguments, ItemLayout(fields))
     }
 
     /// The view's sections and counts, from its outline when the list keeps results.

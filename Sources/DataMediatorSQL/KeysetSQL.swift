@@ -252,16 +252,39 @@ public struct KeysetSQL: Sendable {
     }
 
     /// The index of a view's order, led by the fields of a slice (`leading`, compared for
-    /// equality) when given: its name carries the columns, so a view whose sort changed gets
-    /// a fresh index.
+    /// equality) when given: its name carries a digest of the view's sort and the leading
+    /// fields, so a view whose sort changed gets a fresh index.
     public func indexStatement(for view: View, on table: String, leading: [String] = []) -> String {
-        let keys = leading.map(column) + view.sort.map(orderTerm)
         var hash: UInt32 = 2_166_136_261
-        for byte in keys.joined(separator: ",").utf8 {
+        for byte in (leading.map(column) + view.sort.map(orderTerm)).joined(separator: ",").utf8 {
             hash = (hash ^ UInt32(byte)) &* 16_777_619
         }
         let name = "dm_\(table)_\(view.name)\(leading.map { "_" + $0 }.joined())_\(String(hash, radix: 16))"
-        return "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys.joined(separator: ", ")))"
+        let keys = indexColumns(for: view, leading: leading).map(\.term).joined(separator: ", ")
+        return "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys))"
+    }
+
+    /// The columns of ``indexStatement(for:on:leading:)``'s index, each its field and its
+    /// term: the leading fields, then the view's sort keys but those the leading fields fix
+    /// (a slice's one value has one order), so that no index holds a column twice.
+    public func indexColumns(for view: View, leading: [String] = []) -> [(field: String, term: String)] {
+        leading.map { ($0, column($0)) }
+            + view.sort.filter { !leading.contains($0.field) }.map { ($0.field, orderTerm($0)) }
+    }
+
+    /// Whether an index of `columns` reads each slice `leading` fixes of `view` as one range
+    /// in view order: it starts with the leading fields (in any order and direction: they
+    /// are compared for equality), then holds the rest of the view's sort keys as its index
+    /// would. Such an index makes the view's own needless: every write would keep both.
+    public func index(
+        _ columns: [(field: String, term: String)],
+        serves view: View,
+        leading: [String] = []
+    ) -> Bool {
+        let wanted = indexColumns(for: view, leading: leading)
+        guard columns.count >= wanted.count else { return false }
+        return Set(columns.prefix(leading.count).map(\.field)) == Set(leading)
+            && columns[leading.count..<wanted.count].map(\.term) == wanted[leading.count...].map(\.term)
     }
 }
 

@@ -70,7 +70,7 @@ public struct TableSchema: Sendable {
 
     /// The statements that register the source's tables in the store's versions and stamps
     /// (``TableStamps``), create
-    /// one index per view on a table source and start a writable list's change history,
+    /// one index per order of a view (or slice) on a table source and start a writable list's change history,
     /// each with its arguments.
     public func prepareStatements(keyset: KeysetSQL) -> [(sql: String, arguments: [JSONValue])] {
         var statements: [(sql: String, arguments: [JSONValue])] = []
@@ -81,8 +81,13 @@ public struct TableSchema: Sendable {
             statements += TableStamps.prepareStatements(for: table, dialect).map { ($0, []) }
         }
         if case .table(let table) = source.kind {
+            // No index another one already serves (views of one order, a slice of a view
+            // led by the slice's field): every write would keep both.
+            var indexes: [[(field: String, term: String)]] = []
             for view in list.views {
-                for leading in Self.indexLeads(of: view, scope: list.scope) {
+                for leading in Self.indexLeads(of: view, scope: list.scope)
+                where !indexes.contains(where: { keyset.index($0, serves: view, leading: leading) }) {
+                    indexes.append(keyset.indexColumns(for: view, leading: leading))
                     statements.append((keyset.indexStatement(for: view, on: table, leading: leading), []))
                 }
             }

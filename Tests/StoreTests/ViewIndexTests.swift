@@ -1,0 +1,114 @@
+import DataMediator
+import DataMediatorSQL
+import DataMediatorTesting
+import GRDB
+import Testing
+
+@testable import DataMediatorSQLite
+
+/// The indexes a table's list gets: one per order its views and slices read, none that
+/// another already serves (every write keeps each index), and every page still one index
+/// range with no sort.
+@Suite struct ViewIndexTests {
+    /// Two views of one order, a view led by its own parameter's field, and parameters that
+    /// lead (or not) an order another view already has.
+    static let list = ListDefinition(
+        name: "indexed",
+        title: "Indexed",
+        idField: "id",
+        views: [
+            View(
+                name: "newest",
+                sort: [SortKey("created", .descending)],
+                idField: "id",
+                cellType: .fixed("row"),
+                fields: ["title"],
+                parameters: [ViewParameter(name: "kind", field: "kind", type: .string, isRequired: false)]
+            ),
+            View(
+                name: "latest",
+                sort: [SortKey("created", .descending)],
+                idField: "id",
+                cellType: .fixed("row"),
+                fields: ["title"]
+            ),
+            View(
+                name: "in_group",
+                sort: [SortKey("group"), SortKey("created", .descending)],
+                idField: "id",
+                cellType: .fixed("row"),
+                fields: ["title"],
+                parameters: [
+                    ViewParameter(name: "group", field: "group", type: .string, isRequired: false),
+                    ViewParameter(name: "kind", field: "kind", type: .string, isRequired: false),
+                ]
+            ),
+            View(
+                name: "top_of_kind",
+                sort: [SortKey("score", .descending)],
+                idField: "id",
+                cellType: .fixed("row"),
+                fields: ["title"],
+                parameters: [ViewParameter(name: "kind", field: "kind", type: .string, isRequired: true)]
+            ),
+        ]
+    )
+
+    @Test func eachOrderHasOneIndexAndNoIndexHoldsAColumnTwice() throws {
+        // The sample list's own indexes are on the table too; the test reads this list's.
+        let fixture = try SQLiteFixture()
+        _ = try fixture.provider(definition: Self.list)
+        let indexes = try fixture.store.database.read { db in
+            try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sample'"
+            ).filter { name in Self.list.views.contains { name.hasPrefix("dm_sample_\($0.name)_") } }.map { name in
+                try Row.fetchAll(db, sql: "SELECT name, \"desc\", key FROM pragma_index_xinfo(?)", arguments: [name])
+                    .filter { $0["key"] as Int == 1 }
+                    .map { row in (row["name"] as String) + ((row["desc"] as Int) == 1 ? " DESC" : "") }
+            }
+        }
+        // newest (and latest), newest by kind, in_group (and by its group), in_group by
+        // kind, top_of_kind by kind.
+        #expect(
+            Set(indexes) == [
+                ["created DESC", "id DESC"],
+                ["kind", "created DESC", "id DESC"],
+                ["group", "created DESC", "id DESC"],
+                ["kind", "group", "created DESC", "id DESC"],
+                ["kind", "score DESC", "id DESC"],
+            ]
+        )
+        #expect(indexes.count == 5)
+        for index in indexes { #expect(Set(index.map { $0.prefix { $0 != " " } }).count == index.count, "\(index)") }
+    }
+
+    @Test(
+        "every page of every view and slice reads one of the indexes, with no sort",
+        arguments: [
+            ("newest", [:]), ("newest", ["kind": "b"]), ("latest", [:]), ("in_group", [:]),
+            ("in_group", ["group": "beta"]), ("in_group", ["kind": "a"]), ("top_of_kind", ["kind": "a"]),
+        ] as [(String, [String: String])]
+    )
+    func everyPageSeeksAnIndex(name: String, slice: [String: String]) throws {
+        let fixture = try SQLiteFixture()
+        let provider = try fixture.provider(definition: Self.list)
+        let view = try Self.list.view(named: name).sliced(slice.mapValues { .string($0) })
+        for start in [nil] + SampleList.items().prefix(3).map(view.position(of:)) {
+            for query in provider.reader.windows.queries(of: view, from: start, inclusive: false) {
+                let plan = try fixture.store.database.read { db in
+                    try Row.fetchAll(
+                        db,
+                        sql: "EXPLAIN QUERY PLAN " + query.sql,
+                        arguments: StatementArguments(
+                            (query.arguments + [.integer(5)]).map { $0.databaseValue as (any DatabaseValueConvertible)? }
+                        )
+                    ).map { $0["detail"] as String }
+                        .filter { !$0.contains("SCALAR SUBQUERY") && !$0.contains(ServiceTables.versions) }
+                        .joined(separator: "; ")
+                }
+                #expect(plan.contains(" INDEX dm_sample_") && !plan.contains("TEMP B-TREE"), "\(query.sql): \(plan)")
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import DataMediator
 import DataMediatorSQL
 import DataMediatorTesting
+import Foundation
 import GRDB
 import Testing
 
@@ -55,14 +56,17 @@ import Testing
     )
 
     @Test func eachOrderHasOneIndexAndNoIndexHoldsAColumnTwice() throws {
-        // The sample list's own indexes are on the table too; the test reads this list's.
-        let fixture = try SQLiteFixture()
-        _ = try fixture.provider(definition: Self.list)
-        let indexes = try fixture.store.database.read { db in
+        // A store of this list alone (the fixture's has the sample list's indexes).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
+        _ = try store.provider(for: Self.list, source: SQLiteFixture.source)
+        let indexes = try store.database.read { db in
             try String.fetchAll(
                 db,
-                sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sample'"
-            ).filter { name in Self.list.views.contains { name.hasPrefix("dm_sample_\($0.name)_") } }.map { name in
+                sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sample' AND name LIKE 'dm_%'"
+            ).map { name in
                 try Row.fetchAll(db, sql: "SELECT name, \"desc\", key FROM pragma_index_xinfo(?)", arguments: [name])
                     .filter { $0["key"] as Int == 1 }
                     .map { row in (row["name"] as String) + ((row["desc"] as Int) == 1 ? " DESC" : "") }
@@ -81,6 +85,34 @@ import Testing
         )
         #expect(indexes.count == 5)
         for index in indexes { #expect(Set(index.map { $0.prefix { $0 != " " } }).count == index.count, "\(index)") }
+    }
+
+    /// A second list over the table gets only the indexes the first one's do not serve.
+    @Test func aListGetsNoIndexAnotherListsServes() throws {
+        let fixture = try SQLiteFixture()
+        _ = try fixture.provider(definition: Self.list)
+        let other = ListDefinition(
+            name: "other",
+            title: "Other",
+            idField: "id",
+            views: [
+                View(
+                    name: "of_kind",
+                    sort: [SortKey("created", .descending)],
+                    idField: "id",
+                    cellType: .fixed("row"),
+                    fields: ["title"],
+                    parameters: [ViewParameter(name: "kind", field: "kind", type: .string, isRequired: true)]
+                ),
+                View(name: "titled", sort: [SortKey("title")], idField: "id", cellType: .fixed("row"), fields: ["title"]),
+            ]
+        )
+        _ = try fixture.provider(definition: other)
+        let names = try fixture.store.database.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sample'")
+        }
+        #expect(!names.contains { $0.hasPrefix("dm_sample_of_kind_") }, "\(names)")
+        #expect(names.contains { $0.hasPrefix("dm_sample_titled_") }, "\(names)")
     }
 
     @Test(

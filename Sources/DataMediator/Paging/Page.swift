@@ -42,7 +42,7 @@ public struct Page: Sendable, Hashable {
 
     /// The page as JSON, keys in the order of API.md.
     public func json() -> [UInt8] {
-        var writer = JSONWriter(capacity: 512 + limit * 160)
+        var writer = JSONWriter(capacity: 1024 + limit * 192)
         writer.openAnswer(list: list, view: view)
         writer.raw(",\"limit\":")
         writer.write(limit)

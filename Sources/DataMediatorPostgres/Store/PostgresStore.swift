@@ -32,6 +32,8 @@ public final class PostgresStore: Sendable {
     let logger: Logger
     /// The writable lists over each of the store's tables.
     public let tableWriters = TableWriters()
+    /// The indexes made for the lists over each of the store's tables.
+    let indexes = TableIndexes()
     /// The ports of the database servers it connects to, whose connections
     /// ``DatabaseKeepAlive`` keeps alive.
     public let ports: Set<Int>
@@ -188,7 +190,7 @@ public final class PostgresStore: Sendable {
                     notNullColumns: notNull,
                     textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text }.keys)
                 )
-                for statement in schema.prepareStatements(keyset: keyset) {
+                for statement in schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
                     try await session.execute(statement.sql, statement.arguments)
                 }
                 let reader = SQLListReader(

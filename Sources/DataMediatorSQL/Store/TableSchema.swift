@@ -69,10 +69,15 @@ public struct TableSchema: Sendable {
     }
 
     /// The statements that register the source's tables in the store's versions and stamps
-    /// (``TableStamps``), create
-    /// one index per order of a view (or slice) on a table source and start a writable list's change history,
-    /// each with its arguments.
-    public func prepareStatements(keyset: KeysetSQL) -> [(sql: String, arguments: [JSONValue])] {
+    /// (``TableStamps``), create one index per order of a view (or slice) on a table source
+    /// and start a writable list's change history, each with its arguments.
+    ///
+    /// - Parameter indexes: the indexes the store has made for other lists over the table;
+    ///   none is made that one of them serves.
+    public func prepareStatements(
+        keyset: KeysetSQL,
+        indexes: TableIndexes = TableIndexes()
+    ) -> [(sql: String, arguments: [JSONValue])] {
         var statements: [(sql: String, arguments: [JSONValue])] = []
         for table in source.allVersionTables {
             statements.append(
@@ -82,12 +87,10 @@ public struct TableSchema: Sendable {
         }
         if case .table(let table) = source.kind {
             // No index another one already serves (views of one order, a slice of a view
-            // led by the slice's field): every write would keep both.
-            var indexes: [[(field: String, term: String)]] = []
+            // led by the slice's field, another list's): every write would keep both.
             for view in list.views {
                 for leading in Self.indexLeads(of: view, scope: list.scope)
-                where !indexes.contains(where: { keyset.index($0, serves: view, leading: leading) }) {
-                    indexes.append(keyset.indexColumns(for: view, leading: leading))
+                where indexes.claim(table, for: view, leading: leading, keyset: keyset) {
                     statements.append((keyset.indexStatement(for: view, on: table, leading: leading), []))
                 }
             }

@@ -52,7 +52,9 @@ public struct SQLiteDataProvider: SQLDataProvider {
                 ? (sql: queries[0].sql, arguments: queries[0].arguments + [.integer(Int64(limit))])
                 : WindowQueries.union(queries, limit: limit)
             let arguments = statement.arguments.map(\.databaseValue)
-            if let answer = try pageReaders.read({ db in try fetch(db, sql: statement.sql, arguments: arguments) }),
+            if let answer = try pageReaders.read({ db in
+                try fetch(db, sql: statement.sql, arguments: arguments, expected: limit)
+            }),
                 let version = answer.version
             {
                 let items = queries.count == 1 ? answer.items : Array(view.ordered(answer.items).prefix(limit))
@@ -71,7 +73,9 @@ public struct SQLiteDataProvider: SQLDataProvider {
         if let statement = reader.aroundQuery(id: id, in: view) {
             let sql = statement.sql
             let arguments = statement.arguments(before: max(0, before), from: max(0, from)).map(\.databaseValue)
-            if let answer = try pageReaders.read({ db in try fetch(db, sql: sql, arguments: arguments) }),
+            if let answer = try pageReaders.read({ db in
+                try fetch(db, sql: sql, arguments: arguments, expected: min(before, 1_000) + min(from, 1_000))
+            }),
                 let version = answer.version,
                 let anchored = reader.anchored(answer.items, id: id, in: view, version: version)
             {
@@ -125,16 +129,20 @@ public struct SQLiteDataProvider: SQLDataProvider {
     }
 
     /// The items a window statement reads, and the store's version from its last column
-    /// (nil when it read no row, or when the statement is not `versioned`).
+    /// (nil when it read no row, or when the statement is not `versioned`); `expected` is
+    /// how many rows it may read (its limit), room made for them up front.
     private func fetch(
         _ db: Database,
         sql: String,
         arguments: [DatabaseValue],
-        versioned: Bool = true
+        versioned: Bool = true,
+        expected: Int = 0
     ) throws -> (items: [Item], version: Int64?) {
         let statement = try db.cachedStatement(sql: sql)
         let count = layout.names.count
         var items: [Item] = []
+        // A page's rows are counted by its limit: made room for once, not grown row by row.
+        items.reserveCapacity(min(max(0, expected), 1_000))
         var version: Int64?
         // Each column is read straight from the statement (no `Row`, no generic decoding per value).
         let steps = try StatementSteps(statement, arguments: StatementArguments(values: arguments))

@@ -15,6 +15,8 @@ public final class SQLiteStore: Sendable {
     public let transactions: any SQLTransactions
     /// The writable lists over each of the store's tables.
     public let tableWriters = TableWriters()
+    /// The indexes made for the lists over each of the store's tables.
+    let indexes = TableIndexes()
     /// The connections pages are read on without a thread switch: one per thread of the
     /// cooperative pool, which is as many as can read at once without waiting.
     let pageReaders: SQLitePageReaders
@@ -119,7 +121,7 @@ public final class SQLiteStore: Sendable {
                     available = statement.columnNames
                 }
                 try schema.checkColumns(available)
-                for statement in schema.prepareStatements(keyset: KeysetSQL(notNullColumns: notNull)) {
+                for statement in schema.prepareStatements(keyset: KeysetSQL(notNullColumns: notNull), indexes: indexes) {
                     try db.execute(
                         sql: statement.sql,
                         arguments: StatementArguments(values: statement.arguments.map(\.databaseValue))

@@ -104,7 +104,13 @@ import Testing
                     fields: ["title"],
                     parameters: [ViewParameter(name: "kind", field: "kind", type: .string, isRequired: true)]
                 ),
-                View(name: "titled", sort: [SortKey("title")], idField: "id", cellType: .fixed("row"), fields: ["title"]),
+                View(
+                    name: "titled",
+                    sort: [SortKey("title")],
+                    idField: "id",
+                    cellType: .fixed("row"),
+                    fields: ["title"]
+                ),
             ]
         )
         _ = try fixture.provider(definition: other)
@@ -133,7 +139,9 @@ import Testing
                         db,
                         sql: "EXPLAIN QUERY PLAN " + query.sql,
                         arguments: StatementArguments(
-                            (query.arguments + [.integer(5)]).map { $0.databaseValue as (any DatabaseValueConvertible)? }
+                            (query.arguments + [.integer(5)]).map {
+                                $0.databaseValue as (any DatabaseValueConvertible)?
+                            }
                         )
                     ).map { $0["detail"] as String }
                         .filter { !$0.contains("SCALAR SUBQUERY") && !$0.contains(ServiceTables.versions) }

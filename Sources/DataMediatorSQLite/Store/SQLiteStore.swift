@@ -121,7 +121,8 @@ public final class SQLiteStore: Sendable {
                     available = statement.columnNames
                 }
                 try schema.checkColumns(available)
-                for statement in schema.prepareStatements(keyset: KeysetSQL(notNullColumns: notNull), indexes: indexes) {
+                for statement in schema.prepareStatements(keyset: KeysetSQL(notNullColumns: notNull), indexes: indexes)
+                {
                     try db.execute(
                         sql: statement.sql,
                         arguments: StatementArguments(values: statement.arguments.map(\.databaseValue))

@@ -12,7 +12,7 @@ import Testing
             level: .warning,
             label: "data-mediator",
             message: "a \"quoted\"\nmessage",
-            metadata: ["request_id": "r-1", "nested": ["a": ["1", "2"]], "count": .stringConvertible(3)]
+            sortedFields: [("count", .stringConvertible(3)), ("nested", ["a": ["1", "2"]]), ("request_id", "r-1")]
         )
         #expect(line.last == UInt8(ascii: "\n") && line.dropLast().allSatisfy { $0 != UInt8(ascii: "\n") })
         let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
@@ -58,7 +58,7 @@ import Testing
             level: .info,
             label: "data-mediator",
             message: "request",
-            metadata: ["status": "200", "method": "GET", "request_id": .stringConvertible(7)]
+            sortedFields: [("method", "GET"), ("request_id", .stringConvertible(7)), ("status", "200")]
         )
         #expect(
             String(decoding: line, as: UTF8.self)

@@ -11,25 +11,9 @@ enum LogFormat: Sendable {
     /// objects and arrays).
     case json
 
-    /// One record as a line (ending in a newline); `milliseconds` since 1970 is its time.
-    func line(
-        milliseconds: Int64,
-        level: Logger.Level,
-        label: String,
-        message: String,
-        metadata: Logger.Metadata
-    ) -> [UInt8] {
-        line(
-            milliseconds: milliseconds,
-            level: level,
-            label: label,
-            message: message,
-            sortedFields: metadata.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        )
-    }
-
-    /// One record as a line, its metadata given as fields already in key order (each key
-    /// once): a request's line is written without building a merged dictionary.
+    /// One record as a line (ending in a newline); `milliseconds` since 1970 is its time and
+    /// its metadata is given as fields already in key order (each key once), so a request's
+    /// line is written without building a merged dictionary.
     func line(
         milliseconds: Int64,
         level: Logger.Level,

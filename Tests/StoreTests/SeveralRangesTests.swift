@@ -1,8 +1,11 @@
 import DataMediator
 import DataMediatorSQL
-import DataMediatorSQLite
 import DataMediatorTesting
+import GRDB
+import Synchronization
 import Testing
+
+@testable import DataMediatorSQLite
 
 /// A window of a view whose order is several index ranges (its keys nullable) is one
 /// statement on a page reader (`WindowQueries.union`): it answers what reading the ranges
@@ -25,6 +28,39 @@ import Testing
                     #expect(window.items == ranges.items, "\(view.name) \(String(describing: start)) \(limit)")
                     #expect(window.version == ranges.version)
                 }
+            }
+        }
+        #expect(severalRanges > 0, "\(view.name) has no position whose window is several ranges")
+    }
+
+    /// Each window, of one range or several, is one statement run on a page reader: none
+    /// in a transaction on the pool's connections.
+    @Test(arguments: SampleList.views.filter { $0.parameters.isEmpty })
+    func aWindowIsOneStatementOnAPageReader(view: View) async throws {
+        let fixture = try SQLiteFixture()
+        let provider = try fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
+        let statements = Mutex<[String]>([])
+        // Every page reader's statements are traced: each connection is taken in turn
+        // while the others are held.
+        func traceAll() throws {
+            _ = try provider.pageReaders.read { db in
+                db.trace { event in statements.withLock { $0.append(event.description) } }
+                try traceAll()
+            }
+        }
+        try traceAll()
+        let ordered = SampleList.expectedOrder(SampleList.items(), view: view)
+        var severalRanges = 0
+        for start in [nil] + ordered.map(view.position(of:)) {
+            let ranges = provider.reader.windows.queries(of: view, from: start, inclusive: false).count
+            statements.withLock { $0 = [] }
+            let window = try await provider.window(of: view, from: start, inclusive: false, limit: 5)
+            let traced = statements.withLock { $0 }
+            guard !window.items.isEmpty else { continue }
+            #expect(traced.count == 1, "\(view.name) from \(String(describing: start)): \(traced)")
+            if ranges > 1 {
+                severalRanges += 1
+                #expect(traced.first?.contains("UNION ALL") == true, "\(traced)")
             }
         }
         #expect(severalRanges > 0, "\(view.name) has no position whose window is several ranges")

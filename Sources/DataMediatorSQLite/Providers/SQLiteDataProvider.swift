@@ -12,7 +12,7 @@ public struct SQLiteDataProvider: SQLDataProvider {
     /// The reads both SQL stores answer alike.
     public let reader: SQLListReader
     /// The connections a one-statement page is read on without a thread switch.
-    private let pageReaders: SQLitePageReaders
+    let pageReaders: SQLitePageReaders
     private let layout: ItemLayout
     private let columnTypes: [FieldType?]
 

@@ -1,9 +1,10 @@
 import DataMediator
 import DataMediatorSQL
-import DataMediatorSQLite
 import DataMediatorTesting
 import Foundation
 import GRDB
+
+@testable import DataMediatorSQLite
 
 /// A SQLite store in a temporary folder holding the sample list, removed when dropped.
 final class SQLiteFixture {
@@ -90,6 +91,19 @@ extension JSONValue {
         case .number(let real): return real
         case .string(let text): return text
         case .array, .object: return idString
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// SQLite's plan for `sql` binding `arguments`: the detail of each step, in order.
+    func queryPlan(_ sql: String, _ arguments: [JSONValue]) throws -> [String] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "EXPLAIN QUERY PLAN " + sql,
+                arguments: StatementArguments(arguments.map { $0.databaseValue as (any DatabaseValueConvertible)? })
+            ).map { $0["detail"] as String }
         }
     }
 }

@@ -122,15 +122,7 @@ import Testing
         let fixture = try SQLiteFixture(items: SampleList.items(count: 300))
         let provider = try fixture.provider()
         let statement = provider.reader.marksStatement(of: view)
-        let plan = try await fixture.store.database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: "EXPLAIN QUERY PLAN " + statement.sql,
-                arguments: StatementArguments(
-                    statement.arguments.map { $0.databaseValue as (any DatabaseValueConvertible)? }
-                )
-            ).map { $0["detail"] as String }.joined(separator: "; ")
-        }
+        let plan = try fixture.store.queryPlan(statement.sql, statement.arguments).joined(separator: "; ")
         #expect(plan.contains("USING COVERING INDEX"), "\(statement.sql): \(plan)")
         let marks = try await fixture.store.transactions.read { session in
             try await session.items(

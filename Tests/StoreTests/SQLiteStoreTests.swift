@@ -25,21 +25,11 @@ import Testing
             for inclusive in [false, true] {
                 for query in provider.reader.windows.queries(of: view, from: start, inclusive: inclusive) {
                     #expect(!query.sql.contains("OFFSET") && !query.sql.contains("COUNT"))
-                    let plan = try fixture.store.database.read { db in
-                        try Row.fetchAll(
-                            db,
-                            sql: "EXPLAIN QUERY PLAN " + query.sql,
-                            arguments: StatementArguments(
-                                (query.arguments + [.integer(1)]).map {
-                                    $0.databaseValue as (any DatabaseValueConvertible)?
-                                }
-                            )
-                        ).map { $0["detail"] as String }
-                            // The store's version, read by the same statement, is a scalar
-                            // subquery over a table of one row per source table.
-                            .filter { !$0.contains("SCALAR SUBQUERY") && !$0.contains(ServiceTables.versions) }
-                            .joined(separator: "; ")
-                    }
+                    // The store's version, read by the same statement, is a scalar subquery
+                    // over a table of one row per source table.
+                    let plan = try fixture.store.queryPlan(query.sql, query.arguments + [.integer(1)])
+                        .filter { !$0.contains("SCALAR SUBQUERY") && !$0.contains(ServiceTables.versions) }
+                        .joined(separator: "; ")
                     #expect(plan.contains("USING INDEX") || plan.contains("USING PRIMARY KEY"), "\(plan)")
                     #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
                     // After the first page, every read seeks into an index instead of scanning it.
@@ -61,17 +51,7 @@ import Testing
         #expect(!statements.isEmpty, "no view of the sample list is read around an item in one statement")
         for statement in statements {
             #expect(!statement.sql.contains("OFFSET") && !statement.sql.contains("COUNT"))
-            let steps = try fixture.store.database.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: "EXPLAIN QUERY PLAN " + statement.sql,
-                    arguments: StatementArguments(
-                        statement.arguments(before: 3, from: 4).map {
-                            $0.databaseValue as (any DatabaseValueConvertible)?
-                        }
-                    )
-                ).map { $0["detail"] as String }
-            }
+            let steps = try fixture.store.queryPlan(statement.sql, statement.arguments(before: 3, from: 4))
             // Leave out the compound's own steps (each side's rows handed on as they are read)
             // and the version's subquery over its one-row table.
             let compound =

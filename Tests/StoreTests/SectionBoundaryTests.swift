@@ -102,15 +102,7 @@ import Testing
                 #expect(found?["id"].idString == expected, "\(view.name), section '\(section)'")
                 // Each statement seeks into the view's index: no scan, no sort.
                 for query in provider.reader.beforeSectionQueries(rule.key(for: item[rule.field]), in: view) {
-                    let plan = try await store.database.read { db in
-                        try Row.fetchAll(
-                            db,
-                            sql: "EXPLAIN QUERY PLAN " + query.sql,
-                            arguments: StatementArguments(
-                                query.arguments.map { $0.databaseValue as (any DatabaseValueConvertible)? }
-                            )
-                        ).map { $0["detail"] as String }.joined(separator: "; ")
-                    }
+                    let plan = try store.queryPlan(query.sql, query.arguments).joined(separator: "; ")
                     #expect(plan.hasPrefix("SEARCH") && plan.contains("INDEX"), "\(query.sql): \(plan)")
                     #expect(!plan.contains("SCAN") && !plan.contains("TEMP B-TREE"), "\(query.sql): \(plan)")
                 }

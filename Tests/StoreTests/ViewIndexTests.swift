@@ -134,19 +134,9 @@ import Testing
         let view = try Self.list.view(named: name).sliced(slice.mapValues { .string($0) })
         for start in [nil] + SampleList.items().prefix(3).map(view.position(of:)) {
             for query in provider.reader.windows.queries(of: view, from: start, inclusive: false) {
-                let plan = try fixture.store.database.read { db in
-                    try Row.fetchAll(
-                        db,
-                        sql: "EXPLAIN QUERY PLAN " + query.sql,
-                        arguments: StatementArguments(
-                            (query.arguments + [.integer(5)]).map {
-                                $0.databaseValue as (any DatabaseValueConvertible)?
-                            }
-                        )
-                    ).map { $0["detail"] as String }
-                        .filter { !$0.contains("SCALAR SUBQUERY") && !$0.contains(ServiceTables.versions) }
-                        .joined(separator: "; ")
-                }
+                let plan = try fixture.store.queryPlan(query.sql, query.arguments + [.integer(5)])
+                    .filter { !$0.contains("SCALAR SUBQUERY") && !$0.contains(ServiceTables.versions) }
+                    .joined(separator: "; ")
                 #expect(plan.contains(" INDEX dm_sample_") && !plan.contains("TEMP B-TREE"), "\(query.sql): \(plan)")
             }
         }

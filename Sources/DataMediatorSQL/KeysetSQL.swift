@@ -268,8 +268,11 @@ public struct KeysetSQL: Sendable {
     /// term: the leading fields, then the view's sort keys but those the leading fields fix
     /// (a slice's one value has one order), so that no index holds a column twice.
     public func indexColumns(for view: View, leading: [String] = []) -> [(field: String, term: String)] {
-        leading.map { ($0, column($0)) }
-            + view.sort.filter { !leading.contains($0.field) }.map { ($0.field, orderTerm($0)) }
+        // A field fixed twice (a parameter on the scope's field) leads once.
+        var fixed = Set<String>()
+        let leads = leading.filter { fixed.insert($0).inserted }
+        return leads.map { ($0, column($0)) }
+            + view.sort.filter { !fixed.contains($0.field) }.map { ($0.field, orderTerm($0)) }
     }
 
     /// Whether an index of `columns` reads each slice `leading` fixes of `view` as one range
@@ -282,9 +285,10 @@ public struct KeysetSQL: Sendable {
         leading: [String] = []
     ) -> Bool {
         let wanted = indexColumns(for: view, leading: leading)
+        let fixed = Set(leading)
         guard columns.count >= wanted.count else { return false }
-        return Set(columns.prefix(leading.count).map(\.field)) == Set(leading)
-            && columns[leading.count..<wanted.count].map(\.term) == wanted[leading.count...].map(\.term)
+        return Set(columns.prefix(fixed.count).map(\.field)) == fixed
+            && columns[fixed.count..<wanted.count].map(\.term) == wanted[fixed.count...].map(\.term)
     }
 }
 

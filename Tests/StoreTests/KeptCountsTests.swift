@@ -1,12 +1,13 @@
 import DataMediator
 import DataMediatorPostgres
-import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
 import Foundation
 import GRDB
 import PostgresNIO
 import Testing
+
+@testable import DataMediatorSQL
 
 /// Counts kept per stamp of a list's tables: places and sections of a list longer than
 /// several marks equal its walk's, and follow rows that other programs write (which the
@@ -93,6 +94,8 @@ import Testing
             for slice in slices {
                 guard let sliced = try? definition.view(named: view.name, slice: slice) else { continue }
                 let order = SampleList.expectedOrder(items, view: sliced)
+                // Answered from the outline, read and waited for (a request only starts it).
+                _ = try await provider.reader.outline(of: sliced)
                 let counts = try await provider.sectionCounts(of: sliced)
                 #expect(counts.entries.reduce(0) { $0 + $1.count } == order.count, "\(view.name) \(slice)")
                 var sectionOf: [String: (index: Int, start: Int)] = [:]
@@ -197,6 +200,96 @@ import Testing
         _ = try await kept.value("c", stamp: 1) { 10 }
         #expect(kept.latest("a") == nil)
         #expect(kept.latest("c") == 10)
+    }
+
+    /// A refresh starts one computation per key at a time, none for a stamp kept or being
+    /// computed, and one for a newer stamp once the running one ended.
+    @Test func aRefreshComputesInTheBackgroundOneAtATime() async throws {
+        let kept = KeptResults<Int>()
+        let computed = Counter()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        kept.refresh("a", stamp: 1) {
+            await computed.add()
+            for await _ in gate {}
+            return 1
+        }
+        try await Self.until { kept.isComputing("a") }
+        kept.refresh("a", stamp: 1) {
+            await computed.add()
+            return 9
+        }
+        kept.refresh("a", stamp: 2) {
+            await computed.add()
+            return 9
+        }
+        #expect(kept.latest("a") == nil)
+        open.finish()
+        try await Self.until { kept.latest("a") != nil }
+        let once = await computed.count
+        #expect(kept.latest("a") == 1 && once == 1)
+        kept.refresh("a", stamp: 1) {
+            await computed.add()
+            return 9
+        }
+        kept.refresh("a", stamp: 2) {
+            await computed.add()
+            return 2
+        }
+        try await Self.until { kept.latest("a") == 2 }
+        #expect(await computed.count == 2)
+    }
+
+    /// With an outline being read that does not end, a place and the sections are counted
+    /// instead of waiting for it, and are what counting gives.
+    @Test(arguments: SQLKind.allCases)
+    func aLookupDoesNotWaitForTheOutline(kind: SQLKind) async throws {
+        let items = SampleList.items(count: 300)
+        let subject = try await Subject(kind, items: items)
+        let provider = subject.provider
+        let reader = provider.reader
+        let view = try SampleList.definition.view(named: "by_day")
+        let stamp = try #require(try await reader.currentStamp())
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let held = Task {
+            try await reader.outlines.value(view.binding, stamp: stamp) {
+                for await _ in gate {}
+                throw FixtureError("held")
+            }
+        }
+        try await Self.until { reader.outlines.isComputing(view.binding) }
+        let id = SampleList.expectedOrder(items, view: view)[250]["id"].idString
+        let answers = try await withThrowingTaskGroup(of: (Location?, SectionCounts)?.self) { group in
+            group.addTask {
+                (
+                    try await provider.locate(id: id, in: view),
+                    try await provider.sectionCounts(of: view)
+                )
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                // Waited too long: the outline is let go, so the lookup ends (and fails).
+                open.finish()
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        open.finish()
+        _ = try? await held.value
+        let (place, counts) = try #require(answers, "the lookup waited for the outline")
+        let counted = try #require(try await reader.locate(id: id, in: view))
+        #expect(place?.position == counted.position && place?.sectionIndex == counted.sectionIndex)
+        #expect(counts.entries == (try await reader.sectionCounts(of: view)).entries)
+    }
+
+    /// Waits until `condition` holds, for 20 seconds at most.
+    static func until(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw FixtureError("timed out") }
+            try await Task.sleep(for: .milliseconds(2))
+        }
     }
 
     actor Counter {

@@ -27,6 +27,10 @@ import Testing
     /// those counted from the rows.
     static func expectKeptAnswersAreCounted(_ provider: any SQLDataProvider, _ label: String) async throws {
         for view in try views() {
+            // The outline at the stamp now, read and waited for (a request only starts it).
+            _ = try await provider.reader.outline(of: view)
+            let stamp = try await provider.reader.currentStamp()
+            #expect(provider.reader.outlines.latest(view.binding)?.stamp == stamp, "\(label) \(view.binding)")
             let counted = try await provider.reader.sectionCounts(of: view)
             let kept = try await provider.sectionCounts(of: view)
             #expect(shown(kept, in: view) == shown(counted, in: view), "\(label) \(view.binding)")
@@ -87,7 +91,7 @@ import Testing
             _ = try await adapter.create(body: .object(["id": .string("a-\(index)"), "data": mix.data()]))
         }
         let flat = try SampleList.definition.view(named: "flat")
-        _ = try await provider.sectionCounts(of: flat)
+        _ = try await provider.reader.outline(of: flat)
         // Every new item lands in the last gap of `flat` (score 99, the highest).
         var dropped = false
         for index in 0..<(ViewOutline.longestGap + 1) {
@@ -110,7 +114,7 @@ import Testing
             _ = try await adapter.create(body: .object(["id": .string("a-\(index)"), "data": mix.data()]))
         }
         let byDay = try SampleList.definition.view(named: "by_day")
-        _ = try await provider.sectionCounts(of: byDay)
+        _ = try await provider.reader.outline(of: byDay)
         // Newest first: each row, later than every other, becomes the view's first item.
         for index in 0..<(3 * ViewOutline.longestGap) {
             let data: JSONValue = .object(["created": .string("2026-12-01T10:00:00Z"), "title": .string("h")])

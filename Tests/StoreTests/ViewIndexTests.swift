@@ -55,14 +55,15 @@ import Testing
         ]
     )
 
-    @Test func eachOrderHasOneIndexAndNoIndexHoldsAColumnTwice() throws {
-        // A store of this list alone (the fixture's has the sample list's indexes).
+    /// The key columns of the `dm_` indexes a store of `list` alone makes on the sample
+    /// table (the fixture's store has the sample list's too), each with `DESC` where so.
+    static func indexes(of list: ListDefinition) throws -> [[String]] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
-        _ = try store.provider(for: Self.list, source: SQLiteFixture.source)
-        let indexes = try store.database.read { db in
+        _ = try store.provider(for: list, source: SQLiteFixture.source)
+        return try store.database.read { db in
             try String.fetchAll(
                 db,
                 sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sample' AND name LIKE 'dm_%'"
@@ -72,6 +73,10 @@ import Testing
                     .map { row in (row["name"] as String) + ((row["desc"] as Int) == 1 ? " DESC" : "") }
             }
         }
+    }
+
+    @Test func eachOrderHasOneIndexAndNoIndexHoldsAColumnTwice() throws {
+        let indexes = try Self.indexes(of: Self.list)
         // newest (and latest), newest by kind, in_group (and by its group), in_group by
         // kind, top_of_kind by kind.
         #expect(
@@ -85,6 +90,28 @@ import Testing
         )
         #expect(indexes.count == 5)
         for index in indexes { #expect(Set(index.map { $0.prefix { $0 != " " } }).count == index.count, "\(index)") }
+    }
+
+    /// A parameter on the field a list is scoped by fixes it once: its index leads with it
+    /// once, and is the scope's own.
+    @Test func aParameterOnTheScopesFieldLeadsItsIndexOnce() throws {
+        let scoped = ListDefinition(
+            name: "scoped",
+            title: "Scoped",
+            idField: "id",
+            views: [
+                View(
+                    name: "newest",
+                    sort: [SortKey("created", .descending)],
+                    idField: "id",
+                    cellType: .fixed("row"),
+                    fields: ["title"],
+                    parameters: [ViewParameter(name: "kind", field: "kind", type: .string, isRequired: false)]
+                )
+            ],
+            scope: ListScope(field: "kind", claim: "sub")
+        )
+        #expect(try Self.indexes(of: scoped) == [["kind", "created DESC", "id DESC"]])
     }
 
     /// A second list over the table gets only the indexes the first one's do not serve.

@@ -87,6 +87,28 @@ public final class KeptResults<Value: Sendable>: Sendable {
         }
     }
 
+    /// Whether a result for `key` is being computed (at any stamp).
+    public func isComputing(_ key: String) -> Bool {
+        state.withLock { state in
+            guard let entry = state.entries[key] else { return false }
+            return entry.task != nil && entry.value == nil
+        }
+    }
+
+    /// Starts computing the result for `key` at `stamp` in a task of its own, unless it is
+    /// kept or being computed at that stamp, or one for `key` is being computed at another
+    /// (a later call starts it once that one ended): a caller that need not wait for the
+    /// result answers another way meanwhile, and at most one computation per key runs.
+    /// A failed computation is not kept.
+    public func refresh(_ key: String, stamp: Int64, compute: @escaping @Sendable () async throws -> Value) {
+        let busy = state.withLock { state in
+            guard let entry = state.entries[key] else { return false }
+            return entry.stamp == stamp || (entry.task != nil && entry.value == nil)
+        }
+        guard !busy else { return }
+        Task { _ = try? await self.value(key, stamp: stamp, compute: compute) }
+    }
+
     /// Carries every result kept at stamp `old` over to stamp `new`, as `derive` makes it
     /// from the old one (a write whose effect on the result is known, so the result at the
     /// new stamp need not be computed again). A result `derive` answers nil for is dropped,

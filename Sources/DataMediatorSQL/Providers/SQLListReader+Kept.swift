@@ -25,19 +25,35 @@ extension SQLListReader {
         return try await transactions.shortRead { session in try await session.integer(stampSQL) }
     }
 
-    /// The view's outline at the stamp of the tables now: kept, or read once for it.
+    /// The view's outline at the stamp of the tables now: kept, or read once for it, the
+    /// caller waiting for the pass over the whole view; nil for tables with no stamp.
+    /// Requests do not wait for it: see ``readOutlineInBackground(of:)``.
     func outline(of view: View) async throws -> ViewOutline? {
         guard let stamp = try await currentStamp() else { return nil }
-        return try await outlines.value(view.binding, stamp: stamp) {
-            try await transactions.read { session in
-                // The stamp of this snapshot, which may be newer than the one asked for.
-                ViewOutline(
-                    stamp: try await keptStampAndVersion(session).stamp,
-                    counts: try await countSections(of: view, session),
-                    view: view,
-                    marks: try await marks(of: view, session)
-                )
-            }
+        return try await outlines.value(view.binding, stamp: stamp) { try await readOutline(of: view) }
+    }
+
+    /// Starts reading the view's outline at the stamp of the tables now in a task of its
+    /// own, unless it is kept or one is being read for the view
+    /// (``KeptResults/refresh(_:stamp:compute:)``): a request that finds no outline at the
+    /// stamp (the first, or the first after another program's or replica's write) counts
+    /// on the view's index instead of waiting for a pass over the whole view, and at most
+    /// one such pass per view runs at a time.
+    func readOutlineInBackground(of view: View) async throws {
+        guard let stamp = try await currentStamp() else { return }
+        outlines.refresh(view.binding, stamp: stamp) { try await readOutline(of: view) }
+    }
+
+    /// The view's outline, read in one snapshot: its sections' counts and its marks.
+    private func readOutline(of view: View) async throws -> ViewOutline {
+        try await transactions.read { session in
+            // The stamp of this snapshot, which may be newer than the one asked for.
+            ViewOutline(
+                stamp: try await keptStampAndVersion(session).stamp,
+                counts: try await countSections(of: view, session),
+                view: view,
+                marks: try await marks(of: view, session)
+            )
         }
     }
 
@@ -74,13 +90,14 @@ extension SQLListReader {
         return (sql, arguments, ItemLayout(fields))
     }
 
-    /// The view's sections and counts, from its outline when the list keeps results.
+    /// The view's sections and counts: from its outline when one is kept at the stamp of
+    /// the tables now; otherwise counted, while the outline is read in the background.
     public func keptSectionCounts(of view: View) async throws -> SectionCounts {
         if let outline = outlines.latest(view.binding), let version = try await version(ifStamp: outline.stamp) {
             return SectionCounts(entries: outline.counts.entries, version: version)
         }
-        guard let outline = try await outline(of: view) else { return try await sectionCounts(of: view) }
-        return outline.counts
+        try await readOutlineInBackground(of: view)
+        return try await sectionCounts(of: view)
     }
 
     /// The store's version when the list's tables are at `stamp`; nil when they moved.
@@ -92,19 +109,16 @@ extension SQLListReader {
     }
 
     /// The item with `id` in the view and its place: counted from the nearest mark of the
-    /// view's outline when the list keeps results, else from the view's start.
+    /// view's outline when one is kept at the stamp of the tables now; otherwise from the
+    /// view's start, while the outline is read in the background.
     public func keptLocate(id: String, in view: View) async throws -> Location? {
         if let outline = outlines.latest(view.binding),
             case .placed(let location) = try await place(id, in: view, outline)
         {
             return location
         }
-        guard let outline = try await outline(of: view) else { return try await locate(id: id, in: view) }
-        switch try await place(id, in: view, outline) {
-        case .placed(let location): return location
-        // The tables moved since the outline was read: count from the start this once.
-        case .moved: return try await locate(id: id, in: view)
-        }
+        try await readOutlineInBackground(of: view)
+        return try await locate(id: id, in: view)
     }
 
     private enum Placement {

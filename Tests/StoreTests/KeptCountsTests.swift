@@ -214,27 +214,22 @@ import Testing
             return 1
         }
         try await Self.until { kept.isComputing("a") }
-        kept.refresh("a", stamp: 1) {
-            await computed.add()
-            return 9
+        // Each computation is counted, and answers `value`.
+        let counted = { (value: Int) in
+            { @Sendable () async throws -> Int in
+                await computed.add()
+                return value
+            }
         }
-        kept.refresh("a", stamp: 2) {
-            await computed.add()
-            return 9
-        }
+        kept.refresh("a", stamp: 1, compute: counted(9))
+        kept.refresh("a", stamp: 2, compute: counted(9))
         #expect(kept.latest("a") == nil)
         open.finish()
         try await Self.until { kept.latest("a") != nil }
         let once = await computed.count
         #expect(kept.latest("a") == 1 && once == 1)
-        kept.refresh("a", stamp: 1) {
-            await computed.add()
-            return 9
-        }
-        kept.refresh("a", stamp: 2) {
-            await computed.add()
-            return 2
-        }
+        kept.refresh("a", stamp: 1, compute: counted(9))
+        kept.refresh("a", stamp: 2, compute: counted(2))
         try await Self.until { kept.latest("a") == 2 }
         #expect(await computed.count == 2)
     }

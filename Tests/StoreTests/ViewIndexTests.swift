@@ -99,16 +99,8 @@ import Testing
             name: "scoped",
             title: "Scoped",
             idField: "id",
-            views: [
-                View(
-                    name: "newest",
-                    sort: [SortKey("created", .descending)],
-                    idField: "id",
-                    cellType: .fixed("row"),
-                    fields: ["title"],
-                    parameters: [ViewParameter(name: "kind", field: "kind", type: .string, isRequired: false)]
-                )
-            ],
+            // `newest`, whose parameter `kind` filters on the scope's field.
+            views: [try Self.list.view(named: "newest")],
             scope: ListScope(field: "kind", claim: "sub")
         )
         #expect(try Self.indexes(of: scoped) == [["kind", "created DESC", "id DESC"]])

@@ -47,7 +47,7 @@ final class PostgresFixture: Sendable {
     /// `connections` connections that prepare reads when `prepareReads`. The pool opens
     /// them as needed unless `keepConnectionsOpen` (as the service's does): the suite runs
     /// many stores at once against one server.
-    init(
+    convenience init(
         readURL: Bool = false,
         connections: Int = 8,
         keepConnectionsOpen: Bool = false,
@@ -59,7 +59,35 @@ final class PostgresFixture: Sendable {
         try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
         guard var parts = URLComponents(string: server) else { throw FixtureError("bad URL \(server)") }
         parts.path = "/" + name
-        url = parts.string ?? server
+        try await self.init(
+            url: parts.string ?? server,
+            readURL: readURL,
+            connections: connections,
+            keepConnectionsOpen: keepConnectionsOpen,
+            prepareReads: prepareReads
+        )
+    }
+
+    /// Another store over the database of `fixture` (another replica of the service).
+    convenience init(sharing fixture: PostgresFixture) async throws {
+        try await self.init(
+            url: fixture.url,
+            readURL: false,
+            connections: 4,
+            keepConnectionsOpen: false,
+            prepareReads: true
+        )
+    }
+
+    /// A prepared store over the database at `url`.
+    private init(
+        url: String,
+        readURL: Bool,
+        connections: Int,
+        keepConnectionsOpen: Bool,
+        prepareReads: Bool
+    ) async throws {
+        self.url = url
         let store = try PostgresStore(
             url: url,
             readURL: readURL ? url : nil,

@@ -4,6 +4,8 @@ import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
 import Foundation
+import GRDB
+import PostgresNIO
 import Testing
 
 /// The stores that take writes.
@@ -22,6 +24,8 @@ final class WritableSubject: Sendable {
     ]
 
     let adapter: ListAdapter
+    /// The list, for other replicas of it (``replica()``).
+    let definition: ListDefinition
     private let directory: URL?
     /// The SQLite store's file, for writes behind the service's back.
     var storePath: String? { directory?.appendingPathComponent("store.sqlite").path }
@@ -40,6 +44,7 @@ final class WritableSubject: Sendable {
             history: history,
             scope: scope
         )
+        self.definition = definition
         let signer = CursorSigner(secret: SampleList.secret)
         switch kind {
         case .memory:
@@ -80,6 +85,40 @@ final class WritableSubject: Sendable {
     }
 
     deinit { directory.map { try? FileManager.default.removeItem(at: $0) } }
+
+    /// Another replica of the service over the same store: a store and an adapter of its
+    /// own (its outlines too), as a second process would have. Nil for the memory store.
+    func replica() async throws -> Replica? {
+        let source = StoreSource(kind: .table("notes"), fieldTypes: Self.fields)
+        let signer = CursorSigner(secret: SampleList.secret)
+        if let storePath {
+            let store = try SQLiteStore(path: storePath)
+            return Replica(adapter: try store.adapter(for: definition, source: source, signer: signer), holds: store)
+        }
+        if let postgres {
+            let fixture = try await PostgresFixture(sharing: postgres)
+            let adapter = try await fixture.store.adapter(for: definition, source: source, signer: signer)
+            return Replica(adapter: adapter, holds: fixture)
+        }
+        return nil
+    }
+
+    /// Runs `sql` on the list's table as another program would, past the service.
+    func writeBehindTheServicesBack(_ sql: String) async throws {
+        if let storePath {
+            let store = try SQLiteStore(path: storePath)
+            try await store.database.write { db in try db.execute(sql: sql) }
+        }
+        if let postgres {
+            try await postgres.store.primary.query(PostgresQuery(unsafeSQL: sql))
+        }
+    }
+
+    /// A second replica's adapter, and what keeps its store open.
+    struct Replica: Sendable {
+        let adapter: ListAdapter
+        let holds: any Sendable
+    }
 }
 
 /// Random writes to the sample list: inserts, replaces that move items across sections and

@@ -194,6 +194,7 @@ public final class PostgresStore: Sendable {
                     try await session.execute(statement.sql, statement.arguments)
                 }
                 let reader = SQLListReader(
+                    list: list.name,
                     transactions: self.transactions,
                     viewsAreIndexed: source.isTable,
                     from: schema.from,

@@ -66,6 +66,7 @@ public struct SQLChangeLog: ChangeLog {
                 "DELETE FROM \(ServiceTables.changes) WHERE list = ? AND version <= ?",
                 [.string(list), .integer(keepFrom)]
             )
+            try await StampSteps.forget(list: list, through: keepFrom, session)
         }
     }
 
@@ -110,6 +111,7 @@ public struct SQLChangeLog: ChangeLog {
     /// changes item by item): a client holding older pages gets `410` and reloads.
     public static func restart(list: String, at version: Int64, _ session: any SQLSession) async throws {
         try await session.execute("DELETE FROM \(ServiceTables.changes) WHERE list = ?", [.string(list)])
+        try await StampSteps.forget(list: list, session)
         try await session.execute(
             """
             INSERT INTO \(ServiceTables.history) (list, floor) VALUES (?, ?)

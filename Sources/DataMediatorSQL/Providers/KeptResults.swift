@@ -65,11 +65,7 @@ public final class KeptResults<Value: Sendable>: Sendable {
                 return task
             }
             let task = Task { try await compute() }
-            if state.entries[key] == nil, state.entries.count >= capacity,
-                let oldest = state.entries.min(by: { $0.value.used < $1.value.used })?.key
-            {
-                state.entries[oldest] = nil
-            }
+            makeRoom(for: key, in: &state)
             state.entries[key] = Entry(stamp: stamp, task: task, value: nil, used: state.clock)
             return task
         }
@@ -107,6 +103,26 @@ public final class KeptResults<Value: Sendable>: Sendable {
         }
         guard !busy else { return }
         Task { _ = try? await self.value(key, stamp: stamp, compute: compute) }
+    }
+
+    /// Keeps `value` for `key` at `stamp` unless a result is kept at that stamp or a later
+    /// one (a result carried forward by its caller, such as an outline over logged writes).
+    public func keep(_ key: String, stamp: Int64, _ value: Value) {
+        state.withLock { state in
+            if let entry = state.entries[key], entry.value != nil, entry.stamp >= stamp { return }
+            state.clock += 1
+            makeRoom(for: key, in: &state)
+            state.entries[key] = Entry(stamp: stamp, task: nil, value: value, used: state.clock)
+        }
+    }
+
+    /// Drops the key used longest ago when `key` is new and the store is full.
+    private func makeRoom(for key: String, in state: inout State) {
+        if state.entries[key] == nil, state.entries.count >= capacity,
+            let oldest = state.entries.min(by: { $0.value.used < $1.value.used })?.key
+        {
+            state.entries[oldest] = nil
+        }
     }
 
     /// Carries every result kept at stamp `old` over to stamp `new`, as `derive` makes it

@@ -36,7 +36,8 @@ extension SQLListReader {
     /// Starts reading the view's outline at the stamp of the tables now in a task of its
     /// own, unless it is kept or one is being read for the view
     /// (``KeptResults/refresh(_:stamp:compute:)``): a request that finds no outline at the
-    /// stamp (the first, or the first after another program's or replica's write) counts
+    /// stamp (the first, or the first after a write the change log does not hold, which
+    /// no outline is carried over: another program's, or an import) counts
     /// on the view's index instead of waiting for a pass over the whole view, and at most
     /// one such pass per view runs at a time.
     func readOutlineInBackground(of view: View) async throws {
@@ -93,11 +94,46 @@ extension SQLListReader {
     /// The view's sections and counts: from its outline when one is kept at the stamp of
     /// the tables now; otherwise counted, while the outline is read in the background.
     public func keptSectionCounts(of view: View) async throws -> SectionCounts {
-        if let outline = outlines.latest(view.binding), let version = try await version(ifStamp: outline.stamp) {
-            return SectionCounts(entries: outline.counts.entries, version: version)
-        }
+        if let kept = outlines.latest(view.binding), let counts = try await sections(from: kept) { return counts }
         try await readOutlineInBackground(of: view)
         return try await sectionCounts(of: view)
+    }
+
+    /// The sections of `kept`'s view from it, or from it carried to the stamp now, with
+    /// the store's version, in one snapshot; nil when it cannot be carried.
+    private func sections(from kept: ViewOutline) async throws -> SectionCounts? {
+        try await transactions.shortRead { session in
+            guard let now = try await stampAndVersion(session),
+                let outline = try await outline(kept, at: now.stamp, session)
+            else { return nil }
+            return SectionCounts(entries: outline.counts.entries, version: now.version)
+        }
+    }
+
+    /// `kept` when it is at `stamp`, or carried to it over the writes the change log holds
+    /// since (``StampSteps``; every replica's), then kept; nil when a write between is not
+    /// logged or changes the view in a way an outline does not follow: it is read again.
+    func outline(_ kept: ViewOutline, at stamp: Int64, _ session: any SQLSession) async throws -> ViewOutline? {
+        if kept.stamp == stamp { return kept }
+        let binding = kept.view.binding
+        guard
+            kept.stamp < stamp,
+            let writes = try await StampSteps.writes(
+                list: listName,
+                binding: binding,
+                layout: layout,
+                from: kept.stamp,
+                to: stamp,
+                session
+            )
+        else { return nil }
+        var outline = kept
+        for (after, write) in writes {
+            guard let next = outline.applying(write, stamp: after) else { return nil }
+            outline = next
+        }
+        outlines.keep(binding, stamp: stamp, outline)
+        return outline
     }
 
     /// The store's version when the list's tables are at `stamp`; nil when they moved.
@@ -126,11 +162,13 @@ extension SQLListReader {
         case moved
     }
 
-    /// The item's place from `outline`, in one snapshot; `.moved` when the snapshot's
-    /// stamp is not the outline's.
-    private func place(_ id: String, in view: View, _ outline: ViewOutline) async throws -> Placement {
+    /// The item's place from `kept` (or from it carried to the snapshot's stamp), in one
+    /// snapshot; `.moved` when it cannot be carried there.
+    private func place(_ id: String, in view: View, _ kept: ViewOutline) async throws -> Placement {
         try await transactions.shortRead { session in
-            guard let now = try await stampAndVersion(session), now.stamp == outline.stamp else { return .moved }
+            guard let now = try await stampAndVersion(session),
+                let outline = try await outline(kept, at: now.stamp, session)
+            else { return .moved }
             guard let item = try await item(id: id, in: view, session) else { return .placed(nil) }
             let position = view.position(of: item)
             let (mark, length) = outline.stretch(of: position)

@@ -9,6 +9,8 @@ import DataMediator
 /// counts and version agree; no read uses `OFFSET`, and only locate and section counts
 /// count rows, each on one range of the view's index where there is one.
 public struct SQLListReader: Sendable {
+    /// The list's name, which its change log is kept under.
+    public let listName: String
     /// The store's transactions.
     public let transactions: any SQLTransactions
     /// The store's flavour of SQL.
@@ -55,6 +57,7 @@ public struct SQLListReader: Sendable {
     /// - Parameter windows: the statements of windows; they may select more columns after
     ///   the item's (a store's page path reads its version so), which are ignored here.
     public init(
+        list listName: String,
         transactions: any SQLTransactions,
         viewsAreIndexed: Bool,
         from: String,
@@ -67,6 +70,7 @@ public struct SQLListReader: Sendable {
         versionTables: [String],
         windows: WindowQueries
     ) {
+        self.listName = listName
         self.idColumnHasIntegerAffinity = idColumnHasIntegerAffinity
         self.transactions = transactions
         self.dialect = keyset.dialect

@@ -1,7 +1,8 @@
 import DataMediator
 
 /// The names and definitions of the tables the service keeps in a SQL store beside the
-/// lists' own tables: versions, change log, history floors and idempotency keys.
+/// lists' own tables: versions, change log, history floors, idempotency keys, the tables'
+/// stamps and their logged steps (``StampSteps``).
 public enum ServiceTables {
     /// Per source table, the store's version after its last write through the API
     /// (`changed_at`); in SQLite also the table's own change counter (`version`), whose sum
@@ -89,7 +90,7 @@ public enum ServiceTables {
             )
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
-        ] + oldItemColumn(dialect) + TableStamps.schema(dialect)
+        ] + oldItemColumn(dialect) + TableStamps.schema(dialect) + StampSteps.schema(dialect)
     }
 
     /// Adds the change log's `old_item` to a PostgreSQL store made before it (SQLite's

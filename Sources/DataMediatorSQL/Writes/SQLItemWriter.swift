@@ -197,6 +197,8 @@ public struct SQLItemWriter: ItemWriter {
         }
         let item = try await write()
         let version = try await StoreVersion.bump(for: table, session)
+        var stampAfter: Int64?
+        if let stampSQL { stampAfter = try await session.integer(stampSQL) }
         let newKey = item?[idField] ?? key
         var writes: [(reader: SQLListReader, write: OutlineWrite)] = []
         for (index, observer) in observers.enumerated() {
@@ -211,7 +213,7 @@ public struct SQLItemWriter: ItemWriter {
                 changes: observer.recorder.changes(old: before[index], new: after),
                 session
             )
-            if observer.reader.versionTables == [table] {
+            if observer.reader.versionTables == [table], let stampBefore, let stampAfter {
                 let write = OutlineWrite(
                     old: olds[index],
                     new: new,
@@ -219,10 +221,17 @@ public struct SQLItemWriter: ItemWriter {
                     placements: after
                 )
                 writes.append((observer.reader, write))
+                // For the outlines of other replicas, which carry theirs from the log.
+                try await StampSteps.record(
+                    list: observer.reader.listName,
+                    before: stampBefore,
+                    after: stampAfter,
+                    version: version,
+                    session
+                )
             }
         }
-        guard let stampSQL, let stampBefore else { return (version, .none) }
-        let stampAfter = try await session.integer(stampSQL)
+        guard let stampBefore, let stampAfter else { return (version, .none) }
         return (version, OutlineCarry(before: stampBefore, after: stampAfter, writes: writes))
     }
 

@@ -132,6 +132,7 @@ public final class SQLiteStore: Sendable {
             }
             let keyset = KeysetSQL(notNullColumns: notNull)
             let reader = SQLListReader(
+                list: list.name,
                 transactions: transactions,
                 viewsAreIndexed: source.isTable,
                 from: schema.from,

@@ -22,10 +22,10 @@ public enum StampSteps {
             """
             CREATE TABLE IF NOT EXISTS \(table) (
                 list \(types.text) NOT NULL,
-                stamp_after \(types.integer) NOT NULL,
-                stamp_before \(types.integer) NOT NULL,
                 version \(types.integer) NOT NULL,
-                PRIMARY KEY (list, stamp_after)
+                stamp_before \(types.integer) NOT NULL,
+                stamp_after \(types.integer) NOT NULL,
+                PRIMARY KEY (list, version)
             )\(clustered)
             """
         ]
@@ -43,11 +43,11 @@ public enum StampSteps {
         guard after != before else { return }
         try await session.execute(
             """
-            INSERT INTO \(table) (list, stamp_after, stamp_before, version) VALUES (?, ?, ?, ?)
-            ON CONFLICT (list, stamp_after) DO UPDATE SET
-                stamp_before = excluded.stamp_before, version = excluded.version
+            INSERT INTO \(table) (list, version, stamp_before, stamp_after) VALUES (?, ?, ?, ?)
+            ON CONFLICT (list, version) DO UPDATE SET
+                stamp_before = excluded.stamp_before, stamp_after = excluded.stamp_after
             """,
-            [.string(list), .integer(after), .integer(before), .integer(version)]
+            [.string(list), .integer(version), .integer(before), .integer(after)]
         )
     }
 
@@ -68,37 +68,41 @@ public enum StampSteps {
     /// is the cheaper way.
     static let maximumWrites = 1_000
 
-    /// The writes of `list` that took its table from stamp `from` to `to`, in order, each
-    /// as the view `binding` logged it (a write that did not touch the view changes
-    /// nothing in it) with the stamp after it; nil when one step between the two is not
-    /// logged, one is a `reload`, or there are more than ``maximumWrites``.
+    /// The writes of `list` that took its table from stamp `from` (at the store's version
+    /// `since`) to stamp `to`, in order, each as the view `binding` logged it (a write that
+    /// did not touch the view changes nothing in it) with the stamp after it; nil when one
+    /// step between the two stamps is not logged, one is a `reload`, or there are more than
+    /// ``maximumWrites``. Read in the snapshot whose stamp is `to`.
+    ///
+    /// The service's writes take the store's write lock, so a list's steps rise in version
+    /// and stamp together: those after `since` are the ones after `from`.
     static func writes(
         list: String,
         binding: String,
         layout: ItemLayout,
         from: Int64,
+        since: Int64,
         to: Int64,
         _ session: any SQLSession
     ) async throws -> [(stamp: Int64, write: OutlineWrite)]? {
         guard from < to else { return from == to ? [] : nil }
         let steps = try await session.rows(
             """
-            SELECT stamp_before, stamp_after, version FROM \(table)
-            WHERE list = ? AND stamp_after > ? AND stamp_after <= ? ORDER BY stamp_after LIMIT ?
+            SELECT version, stamp_before, stamp_after FROM \(table)
+            WHERE list = ? AND version > ? ORDER BY version LIMIT ?
             """,
-            [.string(list), .integer(from), .integer(to), .integer(Int64(maximumWrites + 1))]
+            [.string(list), .integer(since), .integer(Int64(maximumWrites))]
         )
         // The chain: each step starts where the one before ended, from `from` to `to`.
+        var chain: [(version: Int64, stamp: Int64)] = []
         var reached = from
-        var versions: [Int64] = []
-        for step in steps {
-            guard step[0].integerValue == reached, let after = step[1].integerValue, let version = step[2].integerValue
+        for step in steps where reached != to {
+            guard let version = step[0].integerValue, step[1].integerValue == reached, let after = step[2].integerValue
             else { return nil }
+            chain.append((version, after))
             reached = after
-            versions.append(version)
         }
-        guard reached == to, versions.count <= maximumWrites, let first = versions.first, let last = versions.last
-        else { return nil }
+        guard reached == to, let first = chain.first?.version, let last = chain.last?.version else { return nil }
         let rows = try await session.rows(
             """
             SELECT version, op, item, old_item, section, section_after, after FROM \(ServiceTables.changes)
@@ -109,9 +113,8 @@ public enum StampSteps {
         var logged: [Int64: [JSONValue]] = [:]
         for row in rows { if let version = row[0].integerValue { logged[version] = row } }
         var writes: [(stamp: Int64, write: OutlineWrite)] = []
-        writes.reserveCapacity(steps.count)
-        for (step, version) in zip(steps, versions) {
-            let stamp = step[1].integerValue ?? to
+        writes.reserveCapacity(chain.count)
+        for (version, stamp) in chain {
             guard let row = logged[version] else {
                 writes.append((stamp, OutlineWrite(old: nil, new: nil, version: version, placements: [:])))
                 continue

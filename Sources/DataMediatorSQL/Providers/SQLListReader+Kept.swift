@@ -123,6 +123,7 @@ extension SQLListReader {
                 binding: binding,
                 layout: layout,
                 from: kept.stamp,
+                since: kept.counts.version,
                 to: stamp,
                 session
             )

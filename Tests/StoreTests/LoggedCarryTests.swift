@@ -104,4 +104,22 @@ import Testing
         #expect(told >= 3)
         try await OutlineCarryTests.expectKeptAnswersAreCounted(provider, "after the outside write")
     }
+
+    @Test("the logged steps are pruned with the change log's history", arguments: [WritableKind.sqlite, .postgres])
+    func stepsArePrunedWithTheHistory(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind, history: 20)
+        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
+        var mix = WriteMix(seed: 23)
+        for _ in 0..<60 { try await mix.step(subject.adapter) }
+        let version = try await provider.reader.transactions.read { session in
+            try await StoreVersion.current(session)
+        }
+        let oldest = try await provider.reader.transactions.read { session in
+            try await session.rows("SELECT MIN(version), COUNT(*) FROM \(StampSteps.table) WHERE list = 'notes'", [])
+        }
+        let first = try #require(oldest.first)
+        #expect(first[1].integerValue ?? 0 > 0)
+        #expect(first[1].integerValue ?? 0 <= 20)
+        #expect(first[0].integerValue ?? 0 > version - 20)
+    }
 }

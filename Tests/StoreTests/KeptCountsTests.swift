@@ -234,6 +234,38 @@ import Testing
         #expect(await computed.count == 2)
     }
 
+    /// A slow computation rests its key: a refresh starts none for `restFactor` times its
+    /// length, and one does after; a quick computation does not rest it.
+    @Test func aSlowComputationRestsItsKey() async throws {
+        let computed = Counter()
+        let slow = { (value: Int) in
+            { @Sendable () async throws -> Int in
+                await computed.add()
+                try await Task.sleep(for: .milliseconds(20))
+                return value
+            }
+        }
+        // 1,000 times at least 20 ms: a rest longer than the test.
+        let resting = KeptResults<Int>(slowComputation: .milliseconds(10), restFactor: 1000)
+        _ = try await resting.value("a", stamp: 1, compute: slow(1))
+        resting.refresh("a", stamp: 2, compute: slow(2))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(resting.latest("a") == 1)
+        #expect(await computed.count == 1)
+        // Once its length: a refresh starts one soon.
+        let brief = KeptResults<Int>(slowComputation: .milliseconds(10), restFactor: 1)
+        _ = try await brief.value("a", stamp: 1, compute: slow(1))
+        try await Self.until {
+            brief.refresh("a", stamp: 2, compute: slow(2))
+            return brief.latest("a") == 2
+        }
+        // Quicker than `slowComputation`: no rest.
+        let quick = KeptResults<Int>(slowComputation: .seconds(10), restFactor: 1000)
+        _ = try await quick.value("a", stamp: 1, compute: slow(1))
+        quick.refresh("a", stamp: 2, compute: slow(2))
+        try await Self.until { quick.latest("a") == 2 }
+    }
+
     /// With an outline being read that does not end, a place and the sections are counted
     /// instead of waiting for it, and are what counting gives.
     @Test(arguments: SQLKind.allCases)

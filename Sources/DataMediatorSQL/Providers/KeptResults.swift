@@ -7,6 +7,12 @@ import Synchronization
 /// at that stamp wait for it, so a write does not make every following reader recompute.
 ///
 /// At most `capacity` keys are kept; the one used longest ago goes first.
+///
+/// A slow computation (``slowComputation`` or longer) rests its key for ``restFactor``
+/// times its length: no computation of it starts in the background
+/// (``refresh(_:stamp:compute:)``) meanwhile. Under a steady stream of writes the service
+/// cannot follow (another program's), a key's result is stale almost as soon as it is
+/// computed, and computing it back to back would keep the database busy for nothing.
 public final class KeptResults<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         let stamp: Int64
@@ -14,6 +20,8 @@ public final class KeptResults<Value: Sendable>: Sendable {
         let task: Task<Value, any Error>?
         var value: Value?
         var used: UInt64
+        /// Until when no computation of the key starts in the background.
+        var restsUntil: ContinuousClock.Instant?
     }
 
     private struct State: Sendable {
@@ -24,10 +32,16 @@ public final class KeptResults<Value: Sendable>: Sendable {
     private let state = Mutex(State())
     /// The most keys kept.
     public let capacity: Int
+    /// How long a computation takes at least for its key to rest after it.
+    public let slowComputation: Duration
+    /// How many times a slow computation's length its key rests.
+    public let restFactor: Int
 
     /// An empty store of results for at most `capacity` keys.
-    public init(capacity: Int = 256) {
+    public init(capacity: Int = 256, slowComputation: Duration = .milliseconds(50), restFactor: Int = 4) {
         self.capacity = max(1, capacity)
+        self.slowComputation = slowComputation
+        self.restFactor = max(0, restFactor)
     }
 
     /// The newest result computed for `key`, whatever its stamp (the caller checks it
@@ -64,9 +78,15 @@ public final class KeptResults<Value: Sendable>: Sendable {
                 state.entries[key] = entry
                 return task
             }
-            let task = Task { try await compute() }
+            let task = Task {
+                let start = ContinuousClock.now
+                let value = try await compute()
+                self.rest(key, stamp: stamp, after: ContinuousClock.now - start)
+                return value
+            }
+            let rests = state.entries[key]?.restsUntil
             makeRoom(for: key, in: &state)
-            state.entries[key] = Entry(stamp: stamp, task: task, value: nil, used: state.clock)
+            state.entries[key] = Entry(stamp: stamp, task: task, value: nil, used: state.clock, restsUntil: rests)
             return task
         }
         do {
@@ -99,6 +119,7 @@ public final class KeptResults<Value: Sendable>: Sendable {
     public func refresh(_ key: String, stamp: Int64, compute: @escaping @Sendable () async throws -> Value) {
         let busy = state.withLock { state in
             guard let entry = state.entries[key] else { return false }
+            if let rests = entry.restsUntil, ContinuousClock.now < rests { return true }
             return entry.stamp == stamp || (entry.task != nil && entry.value == nil)
         }
         guard !busy else { return }
@@ -112,7 +133,17 @@ public final class KeptResults<Value: Sendable>: Sendable {
             if let entry = state.entries[key], entry.value != nil, entry.stamp >= stamp { return }
             state.clock += 1
             makeRoom(for: key, in: &state)
-            state.entries[key] = Entry(stamp: stamp, task: nil, value: value, used: state.clock)
+            let rests = state.entries[key]?.restsUntil
+            state.entries[key] = Entry(stamp: stamp, task: nil, value: value, used: state.clock, restsUntil: rests)
+        }
+    }
+
+    /// Rests `key` after a computation at `stamp` that took `length`, if it was slow.
+    private func rest(_ key: String, stamp: Int64, after length: Duration) {
+        guard length >= slowComputation else { return }
+        let until = ContinuousClock.now + length * restFactor
+        state.withLock { state in
+            if state.entries[key]?.stamp == stamp { state.entries[key]?.restsUntil = until }
         }
     }
 
@@ -142,7 +173,9 @@ public final class KeptResults<Value: Sendable>: Sendable {
         state.withLock { state in
             for (key, value) in derived {
                 guard let entry = state.entries[key], entry.stamp == old else { continue }
-                state.entries[key] = value.map { Entry(stamp: new, task: nil, value: $0, used: entry.used) }
+                state.entries[key] = value.map {
+                    Entry(stamp: new, task: nil, value: $0, used: entry.used, restsUntil: entry.restsUntil)
+                }
             }
         }
     }

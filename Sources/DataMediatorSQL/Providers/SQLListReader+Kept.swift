@@ -104,7 +104,7 @@ extension SQLListReader {
     private func sections(from kept: ViewOutline) async throws -> SectionCounts? {
         try await transactions.shortRead { session in
             guard let now = try await stampAndVersion(session),
-                let outline = try await outline(kept, at: now.stamp, session)
+                let outline = try await outline(carrying: kept, to: now.stamp, session)
             else { return nil }
             return SectionCounts(entries: outline.counts.entries, version: now.version)
         }
@@ -113,7 +113,11 @@ extension SQLListReader {
     /// `kept` when it is at `stamp`, or carried to it over the writes the change log holds
     /// since (``StampSteps``; every replica's), then kept; nil when a write between is not
     /// logged or changes the view in a way an outline does not follow: it is read again.
-    func outline(_ kept: ViewOutline, at stamp: Int64, _ session: any SQLSession) async throws -> ViewOutline? {
+    private func outline(
+        carrying kept: ViewOutline,
+        to stamp: Int64,
+        _ session: any SQLSession
+    ) async throws -> ViewOutline? {
         if kept.stamp == stamp { return kept }
         let binding = kept.view.binding
         guard
@@ -168,7 +172,7 @@ extension SQLListReader {
     private func place(_ id: String, in view: View, _ kept: ViewOutline) async throws -> Placement {
         try await transactions.shortRead { session in
             guard let now = try await stampAndVersion(session),
-                let outline = try await outline(kept, at: now.stamp, session)
+                let outline = try await outline(carrying: kept, to: now.stamp, session)
             else { return .moved }
             guard let item = try await item(id: id, in: view, session) else { return .placed(nil) }
             let position = view.position(of: item)

@@ -19,22 +19,38 @@ public final class WindowQueries: Sendable {
         self.keyset = keyset
     }
 
+    /// What a window's statements select.
+    public enum Selection: Sendable, Hashable {
+        /// The items' columns (and the trailing column, when there is one).
+        case items
+        /// The view's sort keys alone, which its index holds: rows to count, not to read
+        /// (the index is read alone, no table row).
+        case sortKeys
+    }
+
     /// The statements of a window, one per index range in view order, each with `?`
     /// placeholders and ending in `LIMIT ?`; each comes with the values of its placeholders
     /// but the limit.
     public func queries(
         of view: View,
         from start: Position?,
-        inclusive: Bool
+        inclusive: Bool,
+        selecting selection: Selection = .items
     ) -> [(
         sql: String, arguments: [JSONValue]
     )] {
         let nulls = start.map { $0.values.map { $0 == .null } }
-        let shape = Shape(view: view.name, slice: view.slice.keys.sorted(), nulls: nulls, inclusive: inclusive)
+        let shape = Shape(
+            view: view.name,
+            slice: view.slice.keys.sorted(),
+            nulls: nulls,
+            inclusive: inclusive,
+            selection: selection
+        )
         let statements =
             built.withLock { $0[shape] }
             ?? {
-                let made = make(view: view, nulls: nulls, inclusive: inclusive)
+                let made = make(view: view, nulls: nulls, inclusive: inclusive, selection: selection)
                 built.withLock { $0[shape] = made }
                 return made
             }()
@@ -127,8 +143,13 @@ public final class WindowQueries: Sendable {
         return [before, ") AS before_item UNION ALL " + from, ") AS from_item"]
     }
 
-    private func make(view: View, nulls: [Bool]?, inclusive: Bool) -> Statements {
+    private func make(view: View, nulls: [Bool]?, inclusive: Bool, selection: Selection) -> Statements {
         let (conditions, arguments) = keyset.filter(view)
+        var seen = Set<String>()
+        let selectList =
+            selection == .items
+            ? self.selectList
+            : view.sort.map(\.field).filter { seen.insert($0).inserted }.map(SQL.quote).joined(separator: ", ")
         let order = " ORDER BY \(keyset.orderBy(view)) LIMIT ?"
         let ranges: [Bound?] = nulls.map { keyset.segments(nulls: $0, in: view, inclusive: inclusive) } ?? [nil]
         let statements = ranges.map { range in
@@ -142,13 +163,14 @@ public final class WindowQueries: Sendable {
     }
 
     /// What a window's SQL depends on: the view, the fields its slice fixes, which position
-    /// values are `NULL` (nil for the first page), and whether the position's own row is
-    /// included.
+    /// values are `NULL` (nil for the first page), whether the position's own row is
+    /// included, and what it selects.
     private struct Shape: Hashable, Sendable {
         let view: String
         let slice: [String]
         let nulls: [Bool]?
         let inclusive: Bool
+        let selection: Selection
     }
 
     /// What an around statement's SQL depends on: the view, the fields its slice fixes,

@@ -1,6 +1,7 @@
 import DataMediator
 import DataMediatorTesting
 import GRDB
+import Synchronization
 import Testing
 
 @testable import DataMediatorSQL
@@ -137,6 +138,39 @@ import Testing
         #expect(marks.count == (items.count + 127) / 128 && marks.count > 1)
         for (index, mark) in marks.enumerated() {
             #expect(view.position(of: mark) == view.position(of: items[index * 128]), "mark \(index)")
+        }
+    }
+
+    /// A lookup with the view's outline kept reads, on a page reader: the tables' stamp and
+    /// the store's version in one statement, the item, and the rows from the mark before it
+    /// counted on the view's index alone (a statement per index range; no table row read
+    /// but the mark's own).
+    @Test func aKeptLookupCountsOnTheIndexAlone() async throws {
+        let fixture = try SQLiteFixture(items: SampleList.items(count: 300))
+        let provider = try fixture.provider()
+        let view = try SampleList.definition.view(named: "flat")
+        _ = try await provider.reader.outline(of: view)
+        let statements = Mutex<[String]>([])
+        func traceAll() throws {
+            _ = try provider.pageReaders.read { db in
+                db.trace { event in statements.withLock { $0.append(event.description) } }
+                try traceAll()
+            }
+        }
+        try traceAll()
+        let id = SampleList.items(count: 300)[200]["id"].idString
+        #expect(try await provider.locate(id: id, in: view) != nil)
+        let read = statements.withLock { $0 }.filter { $0.hasPrefix("SELECT") }
+        #expect(read.count >= 3, "\(read)")
+        let first = read.first ?? ""
+        #expect(first.contains(ServiceTables.stamps) && first.contains(ServiceTables.versions), "\(first)")
+        #expect(read.dropFirst().first?.hasSuffix("LIMIT 2") == true, "\(read)")
+        for count in read.dropFirst(2) {
+            #expect(count.hasPrefix("SELECT COUNT(*)"), "\(count)")
+            let nulls = [JSONValue](repeating: .null, count: count.filter { $0 == "?" }.count)
+            let plan = try fixture.store.queryPlan(count, nulls).joined(separator: "; ")
+            // A range of one row (the mark's own) may be read by its id.
+            #expect(plan.contains("USING COVERING INDEX") || plan.contains("(id=?)"), "\(count): \(plan)")
         }
     }
 }

@@ -4,11 +4,13 @@ import DataMediator
 /// view's sections are answered from a ``ViewOutline`` read once per stamp, with at most
 /// ``ViewOutline/longestGap`` rows counted per request.
 extension SQLListReader {
-    /// The stamp of the list's tables and the store's version, in the session's snapshot;
-    /// nil for a list whose tables are not stamped.
+    /// The stamp of the list's tables and the store's version, in the session's snapshot
+    /// (one statement); nil for a list whose tables are not stamped.
     func stampAndVersion(_ session: any SQLSession) async throws -> (stamp: Int64, version: Int64)? {
-        guard let stampSQL else { return nil }
-        return (try await session.integer(stampSQL), try await StoreVersion.current(session))
+        guard let stampAndVersionSQL else { return nil }
+        let both = try await session.integers(stampAndVersionSQL)
+        guard both.count == 2 else { throw DataMediatorError(.unavailable, "The store's version could not be read.") }
+        return (both[0], both[1])
     }
 
     /// ``stampAndVersion(_:)`` of a list whose tables are stamped, for a result to keep.
@@ -201,8 +203,8 @@ extension SQLListReader {
 
     /// The rows of the view from `mark` (inclusive; the view's start when nil) that come
     /// before `position`, among the `length` rows from `mark` on (the stretch to the next
-    /// mark, at most ``ViewOutline/longestGap``), read on the view's index one range at a
-    /// time as a window is.
+    /// mark, at most ``ViewOutline/longestGap``), counted on the view's index one range at
+    /// a time as a window is read, from the sort keys alone (no table row is read).
     private func rows(
         from mark: Position?,
         before position: Position,
@@ -213,7 +215,7 @@ extension SQLListReader {
         let before = keyset.before(position, in: view)
         var remaining = length
         var counted = 0
-        for query in windows.queries(of: view, from: mark, inclusive: true) where remaining > 0 {
+        for query in windows.queries(of: view, from: mark, inclusive: true, selecting: .sortKeys) where remaining > 0 {
             let rows = try await session.rows(
                 "SELECT COUNT(*), COALESCE(SUM(CASE WHEN \(before.sql) THEN 1 ELSE 0 END), 0) FROM (\(query.sql)) AS counted",
                 before.arguments + query.arguments + [.integer(Int64(remaining))]

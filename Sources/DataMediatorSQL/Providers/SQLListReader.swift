@@ -45,6 +45,8 @@ public struct SQLListReader: Sendable {
     /// The statement that reads the stamp of the tables the list reads (``TableStamps``);
     /// nil for a query that names none, whose results cannot be kept.
     let stampSQL: String?
+    /// The statement that reads that stamp and the store's version together, in one step.
+    let stampAndVersionSQL: String?
     /// Each view's (and slice's) counts and marks, kept per stamp.
     let outlines = KeptResults<ViewOutline>()
     /// A query list's whole result, kept per stamp.
@@ -86,7 +88,9 @@ public struct SQLListReader: Sendable {
         self.keyset = keyset
         self.versionTables = versionTables
         self.windows = windows
-        self.stampSQL = versionTables.isEmpty ? nil : TableStamps.currentSQL(of: versionTables)
+        let stampSQL = versionTables.isEmpty ? nil : TableStamps.currentSQL(of: versionTables)
+        self.stampSQL = stampSQL
+        self.stampAndVersionSQL = stampSQL.map { "SELECT (\($0)), (\(StoreVersion.currentSQL(keyset.dialect)))" }
     }
 
     /// The most sections before an item that ``locate(id:in:maximumSectionSeeks:)`` and

@@ -30,12 +30,20 @@ extension SQLSession {
     /// The first column of the statement's first row as a whole number (0 when there is
     /// no row or it is `NULL`): a count, a version.
     public func integer(_ sql: String, _ arguments: [JSONValue] = []) async throws -> Int64 {
-        guard let value = try await rows(sql, arguments).first?.first else { return 0 }
-        switch value {
-        case .integer(let whole): return whole
-        case .number(let real): return Int64(exactly: real.rounded()) ?? 0
-        case .bool(let flag): return flag ? 1 : 0
-        default: return 0
+        try await integers(sql, arguments).first ?? 0
+    }
+
+    /// The columns of the statement's first row as whole numbers, as ``integer(_:_:)``
+    /// reads one (empty when there is no row): several counters read in one statement.
+    public func integers(_ sql: String, _ arguments: [JSONValue] = []) async throws -> [Int64] {
+        guard let row = try await rows(sql, arguments).first else { return [] }
+        return row.map { value in
+            switch value {
+            case .integer(let whole): return whole
+            case .number(let real): return Int64(exactly: real.rounded()) ?? 0
+            case .bool(let flag): return flag ? 1 : 0
+            default: return 0
+            }
         }
     }
 

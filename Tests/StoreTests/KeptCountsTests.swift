@@ -308,6 +308,8 @@ import Testing
         let counted = try #require(try await reader.locate(id: id, in: view))
         #expect(place?.position == counted.position && place?.sectionIndex == counted.sectionIndex)
         #expect(counts.entries == (try await reader.sectionCounts(of: view)).entries)
+        // Counted once for every request at the stamp (KeptResults), not once each.
+        #expect(reader.counted.latest(view.binding)?.entries == counts.entries)
     }
 
     /// Waits until `condition` holds, for 20 seconds at most.

@@ -6,11 +6,11 @@ import DataMediator
 ///
 /// A replica that kept a view's outline at one stamp and finds the table at a later one
 /// carries the outline over the writes between, read from the change log, when every step
-/// between the two stamps is logged: the writes of every replica (and of this one, when
-/// another list over the table made them) are placed without a pass over the view. A step
-/// missing from the chain (a write by another program, an import, a step older than the
-/// list's history) leaves the outline to be read again.
-public enum StampSteps {
+/// between the two stamps is logged: other replicas' writes are placed without a pass over
+/// the view, as a replica's own are when it makes them (``OutlineCarry``). A step missing
+/// from the chain (a write by another program, an import, a step older than the list's
+/// history) leaves the outline to be read again.
+enum StampSteps {
     /// The table of steps.
     static let table = "data_mediator_stamp_steps"
 

@@ -35,15 +35,14 @@ extension SQLListReader {
         return try await outlines.value(view.binding, stamp: stamp) { try await readOutline(of: view) }
     }
 
-    /// Starts reading the view's outline at the stamp of the tables now in a task of its
+    /// Starts reading the view's outline at `stamp` (the tables' now) in a task of its
     /// own, unless it is kept or one is being read for the view
     /// (``KeptResults/refresh(_:stamp:compute:)``): a request that finds no outline at the
     /// stamp (the first, or the first after a write the change log does not hold, which
     /// no outline is carried over: another program's, or an import) counts
     /// on the view's index instead of waiting for a pass over the whole view, and at most
     /// one such pass per view runs at a time.
-    func readOutlineInBackground(of view: View) async throws {
-        guard let stamp = try await currentStamp() else { return }
+    func readOutlineInBackground(of view: View, at stamp: Int64) {
         outlines.refresh(view.binding, stamp: stamp) { try await readOutline(of: view) }
     }
 
@@ -97,8 +96,11 @@ extension SQLListReader {
     /// the tables now; otherwise counted, while the outline is read in the background.
     public func keptSectionCounts(of view: View) async throws -> SectionCounts {
         if let kept = outlines.latest(view.binding), let counts = try await sections(from: kept) { return counts }
-        try await readOutlineInBackground(of: view)
-        return try await sectionCounts(of: view)
+        guard let stamp = try await currentStamp() else { return try await sectionCounts(of: view) }
+        readOutlineInBackground(of: view, at: stamp)
+        // Counted once for the requests that ask at this stamp: a view asked for by many
+        // at once (a cold start under load) would otherwise run one count for each.
+        return try await counted.value(view.binding, stamp: stamp) { try await sectionCounts(of: view) }
     }
 
     /// The sections of `kept`'s view from it, or from it carried to the stamp now, with
@@ -160,7 +162,7 @@ extension SQLListReader {
         {
             return location
         }
-        try await readOutlineInBackground(of: view)
+        if let stamp = try await currentStamp() { readOutlineInBackground(of: view, at: stamp) }
         return try await locate(id: id, in: view)
     }
 

@@ -49,6 +49,9 @@ public struct SQLListReader: Sendable {
     let stampAndVersionSQL: String?
     /// Each view's (and slice's) counts and marks, kept per stamp.
     let outlines = KeptResults<ViewOutline>()
+    /// Each view's sections counted while its outline is read, shared per stamp by the
+    /// requests that ask meanwhile.
+    let counted = KeptResults<SectionCounts>(capacity: 64)
     /// A query list's whole result, kept per stamp.
     let results = KeptResults<KeptQueryResult>(capacity: 1)
     /// Each view (and slice) of a query list's kept result, ordered.

@@ -5,6 +5,7 @@ import DataMediatorTesting
 import Foundation
 import GRDB
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import DataMediatorSQL
@@ -264,6 +265,51 @@ import Testing
         _ = try await quick.value("a", stamp: 1, compute: slow(1))
         quick.refresh("a", stamp: 2, compute: slow(2))
         try await Self.until { quick.latest("a") == 2 }
+    }
+
+    /// A view's counting slots: two at once, given back.
+    @Test func countingSlotsAreTwoPerView() {
+        let slots = CountingSlots()
+        #expect(slots.take("a") && slots.take("a") && !slots.take("a"))
+        #expect(slots.take("b"))
+        slots.giveBack("a")
+        #expect(slots.take("a") && !slots.take("a"))
+    }
+
+    /// With the view's counting slots taken (two lookups counting), a lookup waits for the
+    /// outline being read rather than count too, and is placed from it.
+    @Test(arguments: SQLKind.allCases)
+    func pastItsCountingSlotsALookupWaitsForTheOutline(kind: SQLKind) async throws {
+        let items = SampleList.items(count: 300)
+        let subject = try await Subject(kind, items: items)
+        let provider = subject.provider
+        let reader = provider.reader
+        let view = try SampleList.definition.view(named: "by_day")
+        let stamp = try #require(try await reader.currentStamp())
+        #expect(reader.countingSlots.take(view.binding) && reader.countingSlots.take(view.binding))
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let held = Task {
+            try await reader.outlines.value(view.binding, stamp: stamp) {
+                for await _ in gate {}
+                return try await reader.readOutline(of: view)
+            }
+        }
+        try await Self.until { reader.outlines.isComputing(view.binding) }
+        let id = SampleList.expectedOrder(items, view: view)[250]["id"].idString
+        let done = Mutex(false)
+        let lookup = Task {
+            let place = try await provider.locate(id: id, in: view)
+            done.withLock { $0 = true }
+            return place
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!done.withLock { $0 }, "the lookup counted instead of waiting for the outline")
+        open.finish()
+        _ = try await held.value
+        let place = try #require(try await lookup.value)
+        let counted = try #require(try await reader.locate(id: id, in: view))
+        #expect(place.position == counted.position)
+        #expect(place.sectionIndex == counted.sectionIndex && place.itemIndex == counted.itemIndex)
     }
 
     /// With an outline being read that does not end, a place and the sections are counted

@@ -78,28 +78,44 @@ public final class KeptResults<Value: Sendable>: Sendable {
                 state.entries[key] = entry
                 return task
             }
-            let task = Task {
-                let start = ContinuousClock.now
-                let value = try await compute()
-                self.rest(key, stamp: stamp, after: ContinuousClock.now - start)
-                return value
-            }
-            let rests = state.entries[key]?.restsUntil
-            makeRoom(for: key, in: &state)
-            state.entries[key] = Entry(stamp: stamp, task: task, value: nil, used: state.clock, restsUntil: rests)
-            return task
+            return start(key, stamp: stamp, compute, in: &state)
         }
-        do {
-            let value = try await task.value
-            state.withLock { state in
-                if state.entries[key]?.stamp == stamp { state.entries[key]?.value = value }
+        return try await task.value
+    }
+
+    /// Starts computing the result for `key` at `stamp` and records it as being computed;
+    /// the task keeps its value when done (and rests the key when it was slow), or forgets
+    /// the entry when it failed.
+    private func start(
+        _ key: String,
+        stamp: Int64,
+        _ compute: @escaping @Sendable () async throws -> Value,
+        in state: inout State
+    ) -> Task<Value, any Error> {
+        let task = Task {
+            let start = ContinuousClock.now
+            do {
+                let value = try await compute()
+                self.finish(key, stamp: stamp, value, after: ContinuousClock.now - start)
+                return value
+            } catch {
+                self.state.withLock { state in
+                    if let entry = state.entries[key], entry.stamp == stamp { state.entries[key] = nil }
+                }
+                throw error
             }
-            return value
-        } catch {
-            state.withLock { state in
-                if let entry = state.entries[key], entry.stamp == stamp { state.entries[key] = nil }
-            }
-            throw error
+        }
+        let rests = state.entries[key]?.restsUntil
+        makeRoom(for: key, in: &state)
+        state.entries[key] = Entry(stamp: stamp, task: task, value: nil, used: state.clock, restsUntil: rests)
+        return task
+    }
+
+    /// Whether the result for `key` at `stamp` is being computed.
+    public func isComputing(_ key: String, at stamp: Int64) -> Bool {
+        state.withLock { state in
+            guard let entry = state.entries[key] else { return false }
+            return entry.stamp == stamp && entry.task != nil && entry.value == nil
         }
     }
 
@@ -117,13 +133,14 @@ public final class KeptResults<Value: Sendable>: Sendable {
     /// result answers another way meanwhile, and at most one computation per key runs.
     /// A failed computation is not kept.
     public func refresh(_ key: String, stamp: Int64, compute: @escaping @Sendable () async throws -> Value) {
-        let busy = state.withLock { state in
-            guard let entry = state.entries[key] else { return false }
-            if let rests = entry.restsUntil, ContinuousClock.now < rests { return true }
-            return entry.stamp == stamp || (entry.task != nil && entry.value == nil)
+        state.withLock { state in
+            if let entry = state.entries[key] {
+                if let rests = entry.restsUntil, ContinuousClock.now < rests { return }
+                if entry.stamp == stamp || (entry.task != nil && entry.value == nil) { return }
+            }
+            state.clock += 1
+            _ = start(key, stamp: stamp, compute, in: &state)
         }
-        guard !busy else { return }
-        Task { _ = try? await self.value(key, stamp: stamp, compute: compute) }
     }
 
     /// Keeps `value` for `key` at `stamp` unless a result is kept at that stamp or a later
@@ -138,12 +155,14 @@ public final class KeptResults<Value: Sendable>: Sendable {
         }
     }
 
-    /// Rests `key` after a computation at `stamp` that took `length`, if it was slow.
-    private func rest(_ key: String, stamp: Int64, after length: Duration) {
-        guard length >= slowComputation else { return }
-        let until = ContinuousClock.now + length * restFactor
+    /// Keeps the value a computation at `stamp` made in `length`, and rests `key` if it was
+    /// slow.
+    private func finish(_ key: String, stamp: Int64, _ value: Value, after length: Duration) {
+        let until = length >= slowComputation ? ContinuousClock.now + length * restFactor : nil
         state.withLock { state in
-            if state.entries[key]?.stamp == stamp { state.entries[key]?.restsUntil = until }
+            guard state.entries[key]?.stamp == stamp else { return }
+            state.entries[key]?.value = value
+            if let until { state.entries[key]?.restsUntil = until }
         }
     }
 

@@ -47,7 +47,7 @@ extension SQLListReader {
     }
 
     /// The view's outline, read in one snapshot: its sections' counts and its marks.
-    private func readOutline(of view: View) async throws -> ViewOutline {
+    func readOutline(of view: View) async throws -> ViewOutline {
         try await transactions.read { session in
             // The stamp of this snapshot, which may be newer than the one asked for.
             ViewOutline(
@@ -155,14 +155,32 @@ extension SQLListReader {
 
     /// The item with `id` in the view and its place: counted from the nearest mark of the
     /// view's outline when one is kept at the stamp of the tables now; otherwise from the
-    /// view's start, while the outline is read in the background.
+    /// view's start, while the outline is read in the background (by at most
+    /// ``CountingSlots/perKey`` requests at once: the others wait for that outline).
     public func keptLocate(id: String, in view: View) async throws -> Location? {
         if let outline = outlines.latest(view.binding),
             case .placed(let location) = try await place(id, in: view, outline)
         {
             return location
         }
-        if let stamp = try await currentStamp() { readOutlineInBackground(of: view, at: stamp) }
+        guard let stamp = try await currentStamp() else { return try await locate(id: id, in: view) }
+        readOutlineInBackground(of: view, at: stamp)
+        // Waits for the outline being read at this stamp when the slots are taken (not
+        // for one a resting view would start anew), and counts when it fails.
+        if !countingSlots.take(view.binding) {
+            if outlines.isComputing(view.binding, at: stamp),
+                let outline = try? await outlines.value(
+                    view.binding,
+                    stamp: stamp,
+                    compute: { try await readOutline(of: view) }
+                ),
+                case .placed(let location) = try await place(id, in: view, outline)
+            {
+                return location
+            }
+            return try await locate(id: id, in: view)
+        }
+        defer { countingSlots.giveBack(view.binding) }
         return try await locate(id: id, in: view)
     }
 

@@ -52,6 +52,8 @@ public struct SQLListReader: Sendable {
     /// Each view's sections counted while its outline is read, shared per stamp by the
     /// requests that ask meanwhile.
     let counted = KeptResults<SectionCounts>(capacity: 64)
+    /// The lookups per view that count while its outline is read; the others wait for it.
+    let countingSlots = CountingSlots()
     /// A query list's whole result, kept per stamp.
     let results = KeptResults<KeptQueryResult>(capacity: 1)
     /// Each view (and slice) of a query list's kept result, ordered.

@@ -280,21 +280,11 @@ import Testing
     /// outline being read rather than count too, and is placed from it.
     @Test(arguments: SQLKind.allCases)
     func pastItsCountingSlotsALookupWaitsForTheOutline(kind: SQLKind) async throws {
-        let items = SampleList.items(count: 300)
-        let subject = try await Subject(kind, items: items)
-        let provider = subject.provider
-        let reader = provider.reader
-        let view = try SampleList.definition.view(named: "by_day")
-        let stamp = try #require(try await reader.currentStamp())
+        let holding = try await HeldOutline(kind)
+        let (items, provider, reader, view, open, held) = (
+            holding.items, holding.provider, holding.provider.reader, holding.view, holding.open, holding.held
+        )
         #expect(reader.countingSlots.take(view.binding) && reader.countingSlots.take(view.binding))
-        let (gate, open) = AsyncStream<Void>.makeStream()
-        let held = Task {
-            try await reader.outlines.value(view.binding, stamp: stamp) {
-                for await _ in gate {}
-                return try await reader.readOutline(of: view)
-            }
-        }
-        try await Self.until { reader.outlines.isComputing(view.binding) }
         let id = SampleList.expectedOrder(items, view: view)[250]["id"].idString
         let done = Mutex(false)
         let lookup = Task {
@@ -316,20 +306,10 @@ import Testing
     /// instead of waiting for it, and are what counting gives.
     @Test(arguments: SQLKind.allCases)
     func aLookupDoesNotWaitForTheOutline(kind: SQLKind) async throws {
-        let items = SampleList.items(count: 300)
-        let subject = try await Subject(kind, items: items)
-        let provider = subject.provider
-        let reader = provider.reader
-        let view = try SampleList.definition.view(named: "by_day")
-        let stamp = try #require(try await reader.currentStamp())
-        let (gate, open) = AsyncStream<Void>.makeStream()
-        let held = Task {
-            try await reader.outlines.value(view.binding, stamp: stamp) {
-                for await _ in gate {}
-                throw FixtureError("held")
-            }
-        }
-        try await Self.until { reader.outlines.isComputing(view.binding) }
+        let holding = try await HeldOutline(kind)
+        let (items, provider, reader, view, open, held) = (
+            holding.items, holding.provider, holding.provider.reader, holding.view, holding.open, holding.held
+        )
         let id = SampleList.expectedOrder(items, view: view)[250]["id"].idString
         let answers = try await withThrowingTaskGroup(of: (Location?, SectionCounts)?.self) { group in
             group.addTask {
@@ -359,6 +339,35 @@ import Testing
     }
 
     /// Waits until `condition` holds, for 20 seconds at most.
+    /// The `by_day` outline of a 300-item sample store being read at the stamp now, held
+    /// until `open` finishes (then read from the rows).
+    struct HeldOutline {
+        let items: [Item]
+        let subject: Subject
+        let view: View
+        let open: AsyncStream<Void>.Continuation
+        let held: Task<ViewOutline, any Error>
+        var provider: any SQLDataProvider { subject.provider }
+
+        init(_ kind: SQLKind) async throws {
+            items = SampleList.items(count: 300)
+            subject = try await Subject(kind, items: items)
+            let reader = subject.provider.reader
+            let view = try SampleList.definition.view(named: "by_day")
+            self.view = view
+            let stamp = try #require(try await reader.currentStamp())
+            let (gate, open) = AsyncStream<Void>.makeStream()
+            self.open = open
+            held = Task {
+                try await reader.outlines.value(view.binding, stamp: stamp) {
+                    for await _ in gate {}
+                    return try await reader.readOutline(of: view)
+                }
+            }
+            try await KeptCountsTests.until { reader.outlines.isComputing(view.binding) }
+        }
+    }
+
     static func until(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while !condition() {

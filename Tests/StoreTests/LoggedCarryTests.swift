@@ -48,12 +48,7 @@ import Testing
         let other = try #require(try await subject.replica())
         var mix = WriteMix(seed: 21)
         // Over two marks' worth of items in every view, written by the other replica.
-        for _ in 0..<700 {
-            mix.created += 1
-            let id = "n-\(mix.created)"
-            _ = try await other.adapter.create(body: .object(["id": .string(id), "data": mix.data()]))
-            mix.ids.append(id)
-        }
+        try await mix.create(700, through: other.adapter)
         try await OutlineCarryTests.expectKeptAnswersAreCounted(provider, "read")
         for round in 1...4 {
             for _ in 0..<30 { try await mix.step(other.adapter) }
@@ -78,12 +73,7 @@ import Testing
         let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
         let other = try #require(try await subject.replica())
         var mix = WriteMix(seed: 22)
-        for _ in 0..<400 {
-            mix.created += 1
-            let id = "n-\(mix.created)"
-            _ = try await other.adapter.create(body: .object(["id": .string(id), "data": mix.data()]))
-            mix.ids.append(id)
-        }
+        try await mix.create(400, through: other.adapter)
         for view in try OutlineCarryTests.views() { _ = try await provider.reader.outline(of: view) }
         try await subject.writeBehindTheServicesBack("UPDATE notes SET title = 'outside' WHERE id = 'n-7'")
         for _ in 0..<5 { try await mix.step(other.adapter) }

@@ -63,12 +63,7 @@ import Testing
         let provider = try #require(adapter.provider as? any SQLDataProvider)
         var mix = WriteMix(seed: 11)
         // Over two marks' worth of items in every view.
-        for _ in 0..<700 {
-            mix.created += 1
-            let id = "n-\(mix.created)"
-            _ = try await adapter.create(body: .object(["id": .string(id), "data": mix.data()]))
-            mix.ids.append(id)
-        }
+        try await mix.create(700, through: adapter)
         try await Self.expectKeptAnswersAreCounted(provider, "read")
         for step in 1...120 {
             try await mix.step(adapter)

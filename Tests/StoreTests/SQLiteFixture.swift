@@ -3,6 +3,7 @@ import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
 import GRDB
+import Synchronization
 
 @testable import DataMediatorSQLite
 
@@ -106,4 +107,26 @@ extension SQLiteStore {
             ).map { $0["detail"] as String }
         }
     }
+}
+
+/// The statements every page reader of a SQLite provider runs, from when it is made: each
+/// connection is taken in turn while the others are held, and traced.
+final class PageReaderTrace: Sendable {
+    private let traced = Mutex<[String]>([])
+
+    init(_ provider: SQLiteDataProvider) throws {
+        func traceAll() throws {
+            _ = try provider.pageReaders.read { db in
+                db.trace { event in self.traced.withLock { $0.append(event.description) } }
+                try traceAll()
+            }
+        }
+        try traceAll()
+    }
+
+    /// The statements run since the trace began or was last cleared.
+    var statements: [String] { traced.withLock { $0 } }
+
+    /// Forgets the statements traced so far.
+    func clear() { traced.withLock { $0 = [] } }
 }

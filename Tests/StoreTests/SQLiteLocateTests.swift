@@ -1,7 +1,6 @@
 import DataMediator
 import DataMediatorTesting
 import GRDB
-import Synchronization
 import Testing
 
 @testable import DataMediatorSQL
@@ -150,17 +149,10 @@ import Testing
         let provider = try fixture.provider()
         let view = try SampleList.definition.view(named: "flat")
         _ = try await provider.reader.outline(of: view)
-        let statements = Mutex<[String]>([])
-        func traceAll() throws {
-            _ = try provider.pageReaders.read { db in
-                db.trace { event in statements.withLock { $0.append(event.description) } }
-                try traceAll()
-            }
-        }
-        try traceAll()
+        let trace = try PageReaderTrace(provider)
         let id = SampleList.items(count: 300)[200]["id"].idString
         #expect(try await provider.locate(id: id, in: view) != nil)
-        let read = statements.withLock { $0 }.filter { $0.hasPrefix("SELECT") }
+        let read = trace.statements.filter { $0.hasPrefix("SELECT") }
         #expect(read.count >= 3, "\(read)")
         let first = read.first ?? ""
         #expect(first.contains(ServiceTables.stamps) && first.contains(ServiceTables.versions), "\(first)")

@@ -2,7 +2,6 @@ import DataMediator
 import DataMediatorSQL
 import DataMediatorTesting
 import GRDB
-import Synchronization
 import Testing
 
 @testable import DataMediatorSQLite
@@ -39,23 +38,14 @@ import Testing
     func aWindowIsOneStatementOnAPageReader(view: View) async throws {
         let fixture = try SQLiteFixture()
         let provider = try fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
-        let statements = Mutex<[String]>([])
-        // Every page reader's statements are traced: each connection is taken in turn
-        // while the others are held.
-        func traceAll() throws {
-            _ = try provider.pageReaders.read { db in
-                db.trace { event in statements.withLock { $0.append(event.description) } }
-                try traceAll()
-            }
-        }
-        try traceAll()
+        let trace = try PageReaderTrace(provider)
         let ordered = SampleList.expectedOrder(SampleList.items(), view: view)
         var severalRanges = 0
         for start in [nil] + ordered.map(view.position(of:)) {
             let ranges = provider.reader.windows.queries(of: view, from: start, inclusive: false).count
-            statements.withLock { $0 = [] }
+            trace.clear()
             let window = try await provider.window(of: view, from: start, inclusive: false, limit: 5)
-            let traced = statements.withLock { $0 }
+            let traced = trace.statements
             guard !window.items.isEmpty else { continue }
             #expect(traced.count == 1, "\(view.name) from \(String(describing: start)): \(traced)")
             if ranges > 1 {

@@ -147,6 +147,16 @@ struct WriteMix {
         ])
     }
 
+    /// Creates `count` items through `adapter`.
+    mutating func create(_ count: Int, through adapter: ListAdapter) async throws {
+        for _ in 0..<count {
+            created += 1
+            let id = "n-\(created)"
+            _ = try await adapter.create(body: .object(["id": .string(id), "data": data()]))
+            ids.append(id)
+        }
+    }
+
     /// Performs one random write.
     mutating func step(_ adapter: ListAdapter) async throws {
         let choice = ids.count < 20 ? 0 : Int.random(in: 0..<10, using: &random)

@@ -267,6 +267,26 @@ import Testing
         try await Self.until { quick.latest("a") == 2 }
     }
 
+    /// A result kept by its caller does not replace one kept or being computed at a later
+    /// stamp; one being computed at its stamp answers with it meanwhile.
+    @Test func aKeptResultDoesNotReplaceALaterOne() async throws {
+        let kept = KeptResults<Int>()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        kept.refresh("a", stamp: 5) {
+            for await _ in gate {}
+            return 5
+        }
+        kept.keep("a", stamp: 3, 3)
+        #expect(kept.isComputing("a", at: 5) && kept.latest("a") == nil)
+        kept.keep("a", stamp: 5, 50)
+        #expect(kept.latest("a") == 50)
+        // The computation's own value lands when it ends.
+        open.finish()
+        try await Self.until { kept.latest("a") == 5 }
+        kept.keep("a", stamp: 4, 4)
+        #expect(kept.latest("a") == 5)
+    }
+
     /// A view's counting slots: two at once, given back.
     @Test func countingSlotsAreTwoPerView() {
         let slots = CountingSlots()

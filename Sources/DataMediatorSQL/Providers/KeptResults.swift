@@ -143,11 +143,18 @@ public final class KeptResults<Value: Sendable>: Sendable {
         }
     }
 
-    /// Keeps `value` for `key` at `stamp` unless a result is kept at that stamp or a later
-    /// one (a result carried forward by its caller, such as an outline over logged writes).
+    /// Keeps `value` for `key` at `stamp` (a result carried forward by its caller, such as
+    /// an outline over logged writes) unless one is kept or being computed at a later stamp,
+    /// or kept at that one; one being computed at that stamp answers with it meanwhile.
     public func keep(_ key: String, stamp: Int64, _ value: Value) {
         state.withLock { state in
-            if let entry = state.entries[key], entry.value != nil, entry.stamp >= stamp { return }
+            if let entry = state.entries[key] {
+                if entry.stamp > stamp || (entry.stamp == stamp && entry.value != nil) { return }
+                if entry.stamp == stamp {
+                    state.entries[key]?.value = value
+                    return
+                }
+            }
             state.clock += 1
             makeRoom(for: key, in: &state)
             let rests = state.entries[key]?.restsUntil

@@ -37,7 +37,8 @@ public final class KeptResults<Value: Sendable>: Sendable {
     /// How many times a slow computation's length its key rests.
     public let restFactor: Int
 
-    /// An empty store of results for at most `capacity` keys.
+    /// An empty store of results for at most `capacity` keys, where a computation of
+    /// `slowComputation` or longer rests its key for `restFactor` times its length.
     public init(capacity: Int = 256, slowComputation: Duration = .milliseconds(50), restFactor: Int = 4) {
         self.capacity = max(1, capacity)
         self.slowComputation = slowComputation

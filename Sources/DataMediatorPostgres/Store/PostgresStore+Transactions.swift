@@ -19,8 +19,9 @@ extension PostgresStore {
         )
     }
 
-    /// Runs `body`'s single statement on the reader, outside a transaction: one statement
-    /// reads from one snapshot by itself, and saves the round trips of one.
+    /// Runs `body`'s statements on the reader, outside a transaction: each statement reads
+    /// from a snapshot of its own (one statement agrees with itself), which saves the
+    /// round trips of a transaction.
     func readStatement<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
@@ -200,6 +201,16 @@ struct PostgresTransactions: SQLTransactions {
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
         try await store.read { [logger = store.logger, statements = store.preparedStatements] connection in
+            try await body(PostgresSession(connection: connection, logger: logger, statements: statements))
+        }
+    }
+
+    /// Statements on the reader outside a transaction (``PostgresStore/readStatement(_:)``),
+    /// prepared as a read transaction's are.
+    func readStatements<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        try await store.readStatement { [logger = store.logger, statements = store.preparedStatements] connection in
             try await body(PostgresSession(connection: connection, logger: logger, statements: statements))
         }
     }

@@ -21,10 +21,10 @@ extension SQLListReader {
         return now
     }
 
-    /// The stamp of the list's tables now (one short read); nil when they are not stamped.
+    /// The stamp of the list's tables now (one statement); nil when they are not stamped.
     func currentStamp() async throws -> Int64? {
         guard let stampSQL else { return nil }
-        return try await transactions.shortRead { session in try await session.integer(stampSQL) }
+        return try await transactions.readStatements { session in try await session.integer(stampSQL) }
     }
 
     /// The view's outline at the stamp of the tables now: kept, or read once for it, the
@@ -104,9 +104,12 @@ extension SQLListReader {
     }
 
     /// The sections of `kept`'s view from it, or from it carried to the stamp now, with
-    /// the store's version, in one snapshot; nil when it cannot be carried.
+    /// the store's version; nil when it cannot be carried. Kept at the stamp now, one
+    /// statement (the stamp and the version); carried, in one snapshot.
     private func sections(from kept: ViewOutline) async throws -> SectionCounts? {
-        try await transactions.shortRead { session in
+        let now = try await transactions.readStatements { session in try await stampAndVersion(session) }
+        if let now, now.stamp == kept.stamp { return SectionCounts(entries: kept.counts.entries, version: now.version) }
+        return try await transactions.shortRead { session in
             guard let now = try await stampAndVersion(session),
                 let outline = try await outline(carrying: kept, to: now.stamp, session)
             else { return nil }
@@ -147,7 +150,7 @@ extension SQLListReader {
 
     /// The store's version when the list's tables are at `stamp`; nil when they moved.
     func version(ifStamp stamp: Int64) async throws -> Int64? {
-        try await transactions.shortRead { session in
+        try await transactions.readStatements { session in
             guard let now = try await stampAndVersion(session), now.stamp == stamp else { return nil }
             return now.version
         }
@@ -189,57 +192,106 @@ extension SQLListReader {
         case moved
     }
 
-    /// The item's place from `kept` (or from it carried to the snapshot's stamp), in one
-    /// snapshot; `.moved` when it cannot be carried there.
+    /// The item's place from `kept`: with the outline at the stamp now, from two
+    /// statements outside a transaction (``placeAtItsStamp(_:in:_:)``); otherwise, or when
+    /// a write came between them, from it carried to the stamp of one snapshot. `.moved`
+    /// when it cannot be carried there.
     private func place(_ id: String, in view: View, _ kept: ViewOutline) async throws -> Placement {
-        try await transactions.shortRead { session in
+        if let placed = try await placeAtItsStamp(id, in: view, kept) { return placed }
+        return try await transactions.shortRead { session in
             guard let now = try await stampAndVersion(session),
                 let outline = try await outline(carrying: kept, to: now.stamp, session)
             else { return .moved }
             guard let item = try await item(id: id, in: view, session) else { return .placed(nil) }
-            let position = view.position(of: item)
-            let (mark, length) = outline.stretch(of: position)
-            let index =
-                (mark?.index ?? 0)
-                + (try await rows(from: mark?.position, before: position, within: length, in: view, session))
-            var sectionIndex = 0
-            var itemIndex = index
-            if view.section != nil {
-                guard let start = outline.section(view.sectionID(of: item)) else { return .moved }
-                sectionIndex = start.index
-                itemIndex = index - start.start
-            }
-            return .placed(
-                Location(
-                    item: item,
-                    position: index,
-                    sectionIndex: sectionIndex,
-                    itemIndex: itemIndex,
-                    version: now.version
-                )
-            )
+            let location = try await place(of: item, in: view, outline, version: now.version, session)
+            return location.map { .placed($0) } ?? .moved
         }
+    }
+
+    /// The item's place from `kept` while the tables are at its stamp, outside a
+    /// transaction: the item, the stamp and the version in one statement, then the rows
+    /// from the mark before it counted with the stamp read again (two round trips on a
+    /// server, where a snapshot takes four). Nil when the outline is not at the stamp, or
+    /// the stamp moved between the two statements.
+    private func placeAtItsStamp(_ id: String, in view: View, _ kept: ViewOutline) async throws -> Placement? {
+        guard let stampAndVersionColumns else { return nil }
+        guard let query = itemQuery(id: id, in: view, extra: stampAndVersionColumns) else { return .placed(nil) }
+        return try await transactions.readStatements { session in
+            let rows = try await session.rows(query.sql, query.arguments)
+            // No such item: none at any stamp.
+            guard let first = rows.first else { return .placed(nil) }
+            guard first.count == columns.count + 2, let stamp = first[columns.count].integerValue,
+                let version = first[columns.count + 1].integerValue
+            else { throw DataMediatorError(.unavailable, "The store's version could not be read.") }
+            guard stamp == kept.stamp else { return nil }
+            let items = rows.map { Item(row: $0, layout: layout, types: columnTypes) }
+            guard let item = items.first(where: { isItem($0, id: id) }) else { return .placed(nil) }
+            return try await place(of: item, in: view, kept, version: version, checking: stamp, session).map {
+                .placed($0)
+            }
+        }
+    }
+
+    /// The place of `item` (of the view) from `outline`, at `version`: the rows from the
+    /// mark before it counted. Nil when the outline has no section of the item's, or when
+    /// `checking` is given and a count read another stamp.
+    private func place(
+        of item: Item,
+        in view: View,
+        _ outline: ViewOutline,
+        version: Int64,
+        checking stamp: Int64? = nil,
+        _ session: any SQLSession
+    ) async throws -> Location? {
+        let position = view.position(of: item)
+        let (mark, length) = outline.stretch(of: position)
+        guard
+            let rows = try await rows(
+                from: mark?.position,
+                before: position,
+                within: length,
+                in: view,
+                checking: stamp,
+                session
+            )
+        else { return nil }
+        let index = (mark?.index ?? 0) + rows
+        var sectionIndex = 0
+        var itemIndex = index
+        if view.section != nil {
+            guard let start = outline.section(view.sectionID(of: item)) else { return nil }
+            sectionIndex = start.index
+            itemIndex = index - start.start
+        }
+        return Location(item: item, position: index, sectionIndex: sectionIndex, itemIndex: itemIndex, version: version)
     }
 
     /// The rows of the view from `mark` (inclusive; the view's start when nil) that come
     /// before `position`, among the `length` rows from `mark` on (the stretch to the next
     /// mark, at most ``ViewOutline/longestGap``), counted on the view's index one range at
-    /// a time as a window is read, from the sort keys alone (no table row is read).
+    /// a time as a window is read, from the sort keys alone (no table row is read). Given
+    /// `checking`, each count reads the tables' stamp too: nil when one read another.
     private func rows(
         from mark: Position?,
         before position: Position,
         within length: Int,
         in view: View,
+        checking stamp: Int64?,
         _ session: any SQLSession
-    ) async throws -> Int {
+    ) async throws -> Int? {
         let before = keyset.before(position, in: view)
+        let stampColumn = stamp == nil ? "" : stampSQL.map { ", (\($0))" } ?? ""
         var remaining = length
         var counted = 0
         for query in windows.queries(of: view, from: mark, inclusive: true, selecting: .sortKeys) where remaining > 0 {
             let rows = try await session.rows(
-                "SELECT COUNT(*), COALESCE(SUM(CASE WHEN \(before.sql) THEN 1 ELSE 0 END), 0) FROM (\(query.sql)) AS counted",
+                "SELECT COUNT(*), COALESCE(SUM(CASE WHEN \(before.sql) THEN 1 ELSE 0 END), 0)\(stampColumn) "
+                    + "FROM (\(query.sql)) AS counted",
                 before.arguments + query.arguments + [.integer(Int64(remaining))]
             )
+            if let stamp {
+                guard let row = rows.first, row.count > 2, row[2].integerValue == stamp else { return nil }
+            }
             let read = Int(rows.first?[0].integerValue ?? 0)
             let earlier = Int(rows.first?[1].integerValue ?? 0)
             counted += earlier

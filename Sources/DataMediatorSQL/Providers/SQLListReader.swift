@@ -45,8 +45,10 @@ public struct SQLListReader: Sendable {
     /// The statement that reads the stamp of the tables the list reads (``TableStamps``);
     /// nil for a query that names none, whose results cannot be kept.
     let stampSQL: String?
+    /// The columns that read that stamp and the store's version, in that order.
+    let stampAndVersionColumns: String?
     /// The statement that reads that stamp and the store's version together, in one step.
-    let stampAndVersionSQL: String?
+    var stampAndVersionSQL: String? { stampAndVersionColumns.map { "SELECT \($0)" } }
     /// Each view's (and slice's) counts and marks, kept per stamp.
     let outlines = KeptResults<ViewOutline>()
     /// Each view's sections counted while its outline is read, shared per stamp by the
@@ -95,7 +97,7 @@ public struct SQLListReader: Sendable {
         self.windows = windows
         let stampSQL = versionTables.isEmpty ? nil : TableStamps.currentSQL(of: versionTables)
         self.stampSQL = stampSQL
-        self.stampAndVersionSQL = stampSQL.map { "SELECT (\($0)), (\(StoreVersion.currentSQL(keyset.dialect)))" }
+        self.stampAndVersionColumns = stampSQL.map { "(\($0)), (\(StoreVersion.currentSQL(keyset.dialect)))" }
     }
 
     /// The most sections before an item that ``locate(id:in:maximumSectionSeeks:)`` and
@@ -185,7 +187,7 @@ public struct SQLListReader: Sendable {
     /// The version of the list's source now: one short read (a composite asks each child
     /// for it on every page).
     public func currentVersion() async throws -> Int64 {
-        try await transactions.shortRead { session in try await StoreVersion.current(session) }
+        try await transactions.readStatements { session in try await StoreVersion.current(session) }
     }
 
     /// The store's version at the last write through the API to a table the list reads
@@ -220,10 +222,13 @@ public struct SQLListReader: Sendable {
 
     /// The statement that reads the item with `id` in the view (at most two rows, of which
     /// ``isItem(_:id:)`` tells the one); nil when no row can have that id.
-    public func itemQuery(id: String, in view: View) -> (sql: String, arguments: [JSONValue])? {
+    ///
+    /// - Parameter extra: columns each row reads after the item's.
+    public func itemQuery(id: String, in view: View, extra: String? = nil) -> (sql: String, arguments: [JSONValue])? {
         let (filterConditions, filterArguments) = keyset.filter(view)
         guard let (idCondition, idArguments) = idCondition(id) else { return nil }
-        let sql = "SELECT \(selectList) FROM \(from)\(SQL.whereClause(filterConditions + [idCondition])) LIMIT 2"
+        let select = extra.map { "\(selectList), \($0)" } ?? selectList
+        let sql = "SELECT \(select) FROM \(from)\(SQL.whereClause(filterConditions + [idCondition])) LIMIT 2"
         return (sql, filterArguments + idArguments)
     }
 

@@ -55,14 +55,21 @@ extension SQLSession {
         layout: ItemLayout,
         types: [FieldType?]
     ) async throws -> [Item] {
-        try await rows(sql, arguments).map { row in
-            var values: [JSONValue] = []
-            values.reserveCapacity(types.count)
-            for (index, value) in row.enumerated() where index < types.count {
-                values.append(types[index].map { $0.present(value) } ?? value)
-            }
-            return Item(layout: layout, values: values)
+        try await rows(sql, arguments).map { row in Item(row: row, layout: layout, types: types) }
+    }
+}
+
+extension Item {
+    /// The item a statement's row holds in its first columns, laid out by `layout` and
+    /// shown as `types` says (one type per column, nil for a field shown as stored); the
+    /// columns past them are left out.
+    public init(row: [JSONValue], layout: ItemLayout, types: [FieldType?]) {
+        var values: [JSONValue] = []
+        values.reserveCapacity(types.count)
+        for (index, value) in row.enumerated() where index < types.count {
+            values.append(types[index].map { $0.present(value) } ?? value)
         }
+        self.init(layout: layout, values: values)
     }
 }
 
@@ -90,6 +97,15 @@ public protocol SQLTransactions: Sendable {
     func shortRead<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result
+
+    /// Runs `body`'s reads on one connection outside a transaction, as cheaply as
+    /// ``shortRead(_:)`` runs: each statement reads from a snapshot of its own, which
+    /// saves a transaction's begin and end (two round trips on a server). `body` reads what
+    /// must agree in one statement, or checks that its statements agree (the tables' stamp
+    /// read again in each, say).
+    func readStatements<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result
 }
 
 extension SQLTransactions {
@@ -98,5 +114,12 @@ extension SQLTransactions {
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
         try await read(body)
+    }
+
+    /// ``shortRead(_:)``, for a store with no cheaper way: one snapshot agrees by itself.
+    public func readStatements<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        try await shortRead(body)
     }
 }

@@ -64,6 +64,16 @@ struct SQLiteTransactions: SQLTransactions {
         return try await read(body)
     }
 
+    /// Reads on a page reader outside a transaction, on the calling thread (each statement
+    /// is a snapshot of its own), or through the pool when every page reader is in use.
+    func readStatements<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        let answer: Result?? = try pageReaders.read { db -> Result? in try SQLiteSession.run(body, on: db) }
+        if let answer, let result = answer { return result }
+        return try await read(body)
+    }
+
     func read<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {

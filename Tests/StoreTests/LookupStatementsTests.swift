@@ -1,0 +1,167 @@
+import DataMediator
+import DataMediatorTesting
+import Synchronization
+import Testing
+
+@testable import DataMediatorSQL
+
+/// Lookups whose view's outline is kept at the tables' stamp read outside a transaction
+/// (``SQLTransactions/readStatements(_:)``: two statements, where a snapshot takes four
+/// round trips on a server), and a write that comes between the two is not mixed in.
+@Suite struct LookupStatementsTests {
+    typealias SQLKind = KeptCountsTests.SQLKind
+
+    /// Places and sections answered from a kept outline open no transaction, and are
+    /// what counting gives.
+    @Test(arguments: SQLKind.allCases)
+    func aKeptOutlineAnswersWithoutATransaction(kind: SQLKind) async throws {
+        let items = SampleList.items(count: 600)
+        let subject = try await KeptCountsTests.Subject(kind, items: items)
+        let watched = WatchedTransactions(subject.provider.reader.transactions)
+        let reader = subject.provider.reader.reading(through: watched)
+        for view in [try SampleList.definition.view(named: "by_day"), try SampleList.definition.view(named: "flat")] {
+            let order = SampleList.expectedOrder(items, view: view)
+            _ = try await reader.outline(of: view)
+            watched.snapshots.store(0, ordering: .relaxed)
+            for index in stride(from: 0, to: order.count, by: 29) {
+                let id = order[index]["id"].idString
+                let place = try #require(try await reader.keptLocate(id: id, in: view))
+                let counted = try #require(try await reader.locate(id: id, in: view))
+                #expect(place.position == index, "\(view.name) \(id)")
+                #expect(place.sectionIndex == counted.sectionIndex && place.itemIndex == counted.itemIndex)
+            }
+            #expect(try await reader.keptLocate(id: "no-such-item", in: view) == nil)
+            let counts = try await reader.keptSectionCounts(of: view)
+            #expect(counts.entries == (try await reader.sectionCounts(of: view)).entries)
+            // The counted answers above opened their own snapshots: one per locate and
+            // section count, none for the kept ones.
+            let counting = (order.count + 28) / 29 + 1
+            #expect(watched.snapshots.load(ordering: .relaxed) == counting, "\(view.name)")
+        }
+    }
+
+    /// Rows written (past the service) between a kept lookup's item and its count move
+    /// the stamp: the lookup is answered in one snapshot instead, where the rows it counts
+    /// agree with the item it read.
+    @Test(arguments: SQLKind.allCases)
+    func aWriteBetweenALookupsStatementsIsNotMixedIn(kind: SQLKind) async throws {
+        let items = SampleList.items(count: 300)
+        let subject = try await KeptCountsTests.Subject(kind, items: items)
+        let watched = WatchedTransactions(subject.provider.reader.transactions)
+        let reader = subject.provider.reader.reading(through: watched)
+        let view = try SampleList.definition.view(named: "flat")
+        let order = SampleList.expectedOrder(items, view: view)
+        _ = try await reader.outline(of: view)
+        // The item before the third mark (at 256): counted from the mark at 128, at most
+        // 128 rows; rows inserted after that mark push it past them.
+        let target = order[250]
+        let more = order[130..<150].map { item in
+            var copy = item
+            copy["id"] = .string(item["id"].idString + "-copy")
+            return copy
+        }
+        let after = try #require(
+            SampleList.expectedOrder(items + more, view: view).firstIndex { $0["id"] == target["id"] }
+        )
+        try #require(after > 260)
+        // The fixtures are used from one task at a time here.
+        nonisolated(unsafe) let writer = subject
+        watched.between.withLock { $0 = { try await writer.insert(more) } }
+        let place = try #require(try await reader.keptLocate(id: target["id"].idString, in: view))
+        #expect(watched.between.withLock { $0 == nil }, "the write did not come between the statements")
+        #expect(place.position == after)
+    }
+}
+
+/// A store's transactions, with the snapshots opened counted (``read(_:)`` and
+/// ``shortRead(_:)``), and a write run after the first statement of the next
+/// ``readStatements(_:)``.
+final class WatchedTransactions: SQLTransactions {
+    let inner: any SQLTransactions
+    let snapshots = Atomic<Int>(0)
+    let between = Mutex<(@Sendable () async throws -> Void)?>(nil)
+
+    init(_ inner: any SQLTransactions) { self.inner = inner }
+
+    func read<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        snapshots.add(1, ordering: .relaxed)
+        return try await inner.read(body)
+    }
+
+    func shortRead<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        snapshots.add(1, ordering: .relaxed)
+        return try await inner.shortRead(body)
+    }
+
+    func readStatements<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        let write = between.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }
+        return try await inner.readStatements { session in
+            try await body(InterruptedSession(inner: session, write: write))
+        }
+    }
+
+    func write<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) async throws -> Result
+    ) async throws -> Result {
+        try await inner.write(body)
+    }
+
+    func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result {
+        try await inner.bulkWrite(body)
+    }
+}
+
+/// A session that runs `write` (once) after its first statement.
+private final class InterruptedSession: SQLSession {
+    let inner: any SQLSession
+    var write: (@Sendable () async throws -> Void)?
+
+    init(inner: any SQLSession, write: (@Sendable () async throws -> Void)?) {
+        self.inner = inner
+        self.write = write
+    }
+
+    var dialect: SQLDialect { inner.dialect }
+
+    func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
+        let rows = try await inner.rows(sql, arguments)
+        if let write {
+            self.write = nil
+            try await write()
+        }
+        return rows
+    }
+
+    func execute(_ sql: String, _ arguments: [JSONValue]) async throws {
+        try await inner.execute(sql, arguments)
+    }
+}
+
+extension SQLListReader {
+    /// The same reads through `transactions`, with nothing kept yet.
+    func reading(through transactions: any SQLTransactions) -> SQLListReader {
+        SQLListReader(
+            list: listName,
+            transactions: transactions,
+            viewsAreIndexed: viewsAreIndexed,
+            from: from,
+            columns: columns,
+            idField: idField,
+            idIsInteger: idIsInteger,
+            idColumnHasIntegerAffinity: idColumnHasIntegerAffinity,
+            fieldTypes: fieldTypes,
+            keyset: keyset,
+            versionTables: versionTables,
+            windows: windows
+        )
+    }
+}

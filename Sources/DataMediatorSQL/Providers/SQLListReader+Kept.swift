@@ -268,9 +268,12 @@ extension SQLListReader {
 
     /// The rows of the view from `mark` (inclusive; the view's start when nil) that come
     /// before `position`, among the `length` rows from `mark` on (the stretch to the next
-    /// mark, at most ``ViewOutline/longestGap``), counted on the view's index one range at
-    /// a time as a window is read, from the sort keys alone (no table row is read). Given
-    /// `checking`, each count reads the tables' stamp too: nil when one read another.
+    /// mark, at most ``ViewOutline/longestGap``), counted in one statement on the view's
+    /// index from the sort keys alone (no table row is read). A view of several index
+    /// ranges counts the first `length` rows of each, joined by `UNION ALL`: the stretch
+    /// holds the position, so the rows before it are among them, and a range past it adds
+    /// none. Given `checking`, the statement reads the tables' stamp too: nil when it read
+    /// another.
     private func rows(
         from mark: Position?,
         before position: Position,
@@ -281,24 +284,16 @@ extension SQLListReader {
     ) async throws -> Int? {
         let before = keyset.before(position, in: view)
         let stampColumn = stamp == nil ? "" : stampSQL.map { ", (\($0))" } ?? ""
-        var remaining = length
-        var counted = 0
-        for query in windows.queries(of: view, from: mark, inclusive: true, selecting: .sortKeys) where remaining > 0 {
-            let rows = try await session.rows(
-                "SELECT COUNT(*), COALESCE(SUM(CASE WHEN \(before.sql) THEN 1 ELSE 0 END), 0)\(stampColumn) "
-                    + "FROM (\(query.sql)) AS counted",
-                before.arguments + query.arguments + [.integer(Int64(remaining))]
-            )
-            if let stamp {
-                guard let row = rows.first, row.count > 2, row[2].integerValue == stamp else { return nil }
-            }
-            let read = Int(rows.first?[0].integerValue ?? 0)
-            let earlier = Int(rows.first?[1].integerValue ?? 0)
-            counted += earlier
-            // The position was reached in this range.
-            if earlier < read { break }
-            remaining -= read
+        let ranges = windows.queries(of: view, from: mark, inclusive: true, selecting: .sortKeys)
+        let union = ranges.enumerated().map { index, range in "SELECT * FROM (\(range.sql)) AS dm_range_\(index)" }
+        let rows = try await session.rows(
+            "SELECT COALESCE(SUM(CASE WHEN \(before.sql) THEN 1 ELSE 0 END), 0)\(stampColumn) "
+                + "FROM (\(union.joined(separator: " UNION ALL "))) AS counted",
+            before.arguments + ranges.flatMap { $0.arguments + [.integer(Int64(length))] }
+        )
+        if let stamp {
+            guard let row = rows.first, row.count > 1, row[1].integerValue == stamp else { return nil }
         }
-        return counted
+        return Int(rows.first?[0].integerValue ?? 0)
     }
 }

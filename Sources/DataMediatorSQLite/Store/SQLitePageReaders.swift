@@ -10,8 +10,9 @@ import Synchronization
 /// and runs on the calling thread, or answers nil at once when all are in use, and the
 /// caller reads through the pool instead.
 ///
-/// The connections only ever run a single statement outside a transaction (SQLite runs it
-/// in one snapshot), so they are opened read-only and skip the pool's per-read schema check.
+/// The connections only ever read: statements outside a transaction (SQLite runs each in a
+/// snapshot of its own) and short reads in one, so they are opened read-only and skip the
+/// pool's per-read schema check.
 final class SQLitePageReaders: Sendable {
     /// The connections not in use.
     private let idle: Mutex<[DatabaseQueue]>

@@ -284,12 +284,18 @@ extension SQLListReader {
     ) async throws -> Int? {
         let before = keyset.before(position, in: view)
         let stampColumn = stamp == nil ? "" : stampSQL.map { ", (\($0))" } ?? ""
-        let ranges = windows.queries(of: view, from: mark, inclusive: true, selecting: .sortKeys)
+        // The limit is written in, rounded up to a power of two: PostgreSQL plans a
+        // statement with a bound limit anew on every run, and a few texts a view keep the
+        // prepared statements few. Rows past the position add nothing to the count.
+        let limit = 1 << (Int.bitWidth - (max(1, length) - 1).leadingZeroBitCount)
+        let ranges = windows.queries(of: view, from: mark, inclusive: true, selecting: .sortKeys).map {
+            WindowQueries.limited($0, limit: limit)
+        }
         let union = ranges.enumerated().map { index, range in "SELECT * FROM (\(range.sql)) AS dm_range_\(index)" }
         let rows = try await session.rows(
             "SELECT COALESCE(SUM(CASE WHEN \(before.sql) THEN 1 ELSE 0 END), 0)\(stampColumn) "
                 + "FROM (\(union.joined(separator: " UNION ALL "))) AS counted",
-            before.arguments + ranges.flatMap { $0.arguments + [.integer(Int64(length))] }
+            before.arguments + ranges.flatMap(\.arguments)
         )
         if let stamp {
             guard let row = rows.first, row.count > 1, row[1].integerValue == stamp else { return nil }

@@ -76,6 +76,14 @@ public final class WindowQueries: Sendable {
         return (String(query.sql.dropLast(limitPlaceholder.count)) + "LIMIT \(max(0, limit))", query.arguments)
     }
 
+    /// `limit` rounded up to a power of two (0 stays 0), for a limit written into a
+    /// statement's SQL that varies from read to read: PostgreSQL plans a statement with a
+    /// bound limit anew on every run, and a few texts a view keep the prepared statements
+    /// few. The reader drops the rows past the limit it wanted.
+    public static func roundedLimit(_ limit: Int) -> Int {
+        limit <= 1 ? max(0, limit) : 1 << (Int.bitWidth - (limit - 1).leadingZeroBitCount)
+    }
+
     /// The one statement that reads a window of several index ranges (the statements of
     /// ``queries(of:from:inclusive:)``) at once: each range's first `limit` rows, joined by
     /// `UNION ALL`, and the values of its placeholders. It reads up to `limit` rows a range

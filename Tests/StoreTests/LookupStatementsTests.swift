@@ -1,8 +1,8 @@
-import DataMediator
 import DataMediatorTesting
 import Synchronization
 import Testing
 
+@testable import DataMediator
 @testable import DataMediatorSQL
 
 /// Lookups whose view's outline is kept at the tables' stamp read outside a transaction
@@ -70,6 +70,59 @@ import Testing
         let place = try #require(try await reader.keptLocate(id: target["id"].idString, in: view))
         #expect(watched.between.withLock { $0 == nil }, "the write did not come between the statements")
         #expect(place.position == after)
+    }
+
+    /// Around an item of a view of several index ranges: two statements outside a
+    /// transaction, the rows those of one snapshot, each side cut to what was asked.
+    @Test(arguments: SQLKind.allCases)
+    func aroundAnItemReadsWithoutATransaction(kind: SQLKind) async throws {
+        let items = SampleList.items(count: 200)
+        let subject = try await KeptCountsTests.Subject(kind, items: items)
+        let watched = WatchedTransactions(subject.provider.reader.transactions)
+        let reader = subject.provider.reader.reading(through: watched)
+        let view = try SampleList.definition.view(named: "by_group")
+        let order = SampleList.expectedOrder(items, view: view).map { $0["id"].idString }
+        for index in stride(from: 0, to: order.count, by: 13) {
+            let window = try #require(try await reader.window(of: view, around: order[index], before: 3, from: 5))
+            #expect(window.before.map { $0["id"].idString } == order[max(0, index - 3)..<index].reversed())
+            #expect(window.from.map { $0["id"].idString } == Array(order[index..<min(order.count, index + 5)]))
+        }
+        #expect(try await reader.window(of: view, around: "no-such-item", before: 3, from: 5) == nil)
+        #expect(watched.snapshots.load(ordering: .relaxed) == 0)
+    }
+
+    /// An item written through the service between the item and the rows around it: the
+    /// window is read again in one snapshot, so its rows and version agree (a client that
+    /// follows the changes after that version sees the write once).
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aroundAnItemAWriteBetweenIsNotMixedIn(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
+        var mix = WriteMix(seed: 31)
+        try await mix.create(60, through: subject.adapter)
+        let watched = WatchedTransactions(provider.reader.transactions)
+        let reader = provider.reader.reading(through: watched)
+        let view = try SampleList.definition.view(named: "by_group")
+        let all = try await provider.reader.window(of: view, from: nil, inclusive: true, limit: 100).items
+        let target = try #require(all.dropFirst(20).first { $0["score"].integerValue != nil })
+        let score = try #require(target["score"].integerValue)
+        // Right before the target: its group, a higher score.
+        let data: JSONValue = .object([
+            "group": target["group"], "score": .integer(score + 1), "created": .string("2026-11-01T10:00:00Z"),
+            "kind": .string("odd"), "title": .string("between"),
+        ])
+        let adapter = subject.adapter
+        watched.between.withLock {
+            $0 = { _ = try await adapter.create(body: .object(["id": .string("between"), "data": data])) }
+        }
+        let id = target["id"].idString
+        let window = try #require(try await reader.window(of: view, around: id, before: 3, from: 4))
+        #expect(watched.between.withLock { $0 == nil }, "the write did not come between the statements")
+        let now = try #require(try await provider.reader.window(of: view, around: id, before: 3, from: 4))
+        #expect(window.before.map { $0["id"].idString } == now.before.map { $0["id"].idString })
+        #expect(window.before.first?["id"].idString == "between")
+        #expect(window.from.map { $0["id"].idString } == now.from.map { $0["id"].idString })
+        #expect(window.version == now.version)
     }
 }
 

@@ -214,21 +214,14 @@ extension SQLListReader {
     /// server, where a snapshot takes four). Nil when the outline is not at the stamp, or
     /// the stamp moved between the two statements.
     private func placeAtItsStamp(_ id: String, in view: View, _ kept: ViewOutline) async throws -> Placement? {
-        guard let stampAndVersionColumns else { return nil }
-        guard let query = itemQuery(id: id, in: view, extra: stampAndVersionColumns) else { return .placed(nil) }
+        guard stampAndVersionColumns != nil else { return nil }
         return try await transactions.readStatements { session in
-            let rows = try await session.rows(query.sql, query.arguments)
-            // No such item: none at any stamp.
-            guard let first = rows.first else { return .placed(nil) }
-            guard first.count == columns.count + 2, let stamp = first[columns.count].integerValue,
-                let version = first[columns.count + 1].integerValue
-            else { throw DataMediatorError(.unavailable, "The store's version could not be read.") }
-            guard stamp == kept.stamp else { return nil }
-            let items = rows.map { Item(row: $0, layout: layout, types: columnTypes) }
-            guard let item = items.first(where: { isItem($0, id: id) }) else { return .placed(nil) }
-            return try await place(of: item, in: view, kept, version: version, checking: stamp, session).map {
-                .placed($0)
+            guard let read = try await stampedItem(id: id, in: view, session), let item = read.item else {
+                return .placed(nil)
             }
+            guard read.stamp == kept.stamp else { return nil }
+            return try await place(of: item, in: view, kept, version: read.version, checking: read.stamp, session)
+                .map { .placed($0) }
         }
     }
 
@@ -284,12 +277,10 @@ extension SQLListReader {
     ) async throws -> Int? {
         let before = keyset.before(position, in: view)
         let stampColumn = stamp == nil ? "" : stampSQL.map { ", (\($0))" } ?? ""
-        // The limit is written in, rounded up to a power of two: PostgreSQL plans a
-        // statement with a bound limit anew on every run, and a few texts a view keep the
-        // prepared statements few. Rows past the position add nothing to the count.
-        let limit = 1 << (Int.bitWidth - (max(1, length) - 1).leadingZeroBitCount)
+        // The limit is written in, rounded up (WindowQueries.roundedLimit); rows past the
+        // position add nothing to the count.
         let ranges = windows.queries(of: view, from: mark, inclusive: true, selecting: .sortKeys).map {
-            WindowQueries.limited($0, limit: limit)
+            WindowQueries.limited($0, limit: WindowQueries.roundedLimit(length))
         }
         let union = ranges.enumerated().map { index, range in "SELECT * FROM (\(range.sql)) AS dm_range_\(index)" }
         let rows = try await session.rows(

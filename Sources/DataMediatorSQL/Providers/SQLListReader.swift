@@ -119,23 +119,6 @@ public struct SQLListReader: Sendable {
         }
     }
 
-    /// The items around the one with `id`, in one snapshot: the item read by its id, then
-    /// the windows before and from its position; nil when the view has no such item. Three
-    /// index seeks: a short read (on SQLite, on a page reader, without a thread switch).
-    public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
-        try await transactions.shortRead { session in
-            guard let item = try await item(id: id, in: view, session) else { return nil }
-            let position = view.position(of: item)
-            let backward = windows.queries(of: view.reversed, from: position, inclusive: false)
-            let forward = windows.queries(of: view, from: position, inclusive: true)
-            return AnchoredWindow(
-                before: try await read(backward, limit: max(0, before), session),
-                from: try await read(forward, limit: max(0, from), session),
-                version: try await StoreVersion.current(session)
-            )
-        }
-    }
-
     /// The rows of window statements, one range after another, until `limit` are read.
     public func read(
         _ queries: [(sql: String, arguments: [JSONValue])],

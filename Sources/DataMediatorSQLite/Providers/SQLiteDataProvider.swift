@@ -64,11 +64,13 @@ public struct SQLiteDataProvider: SQLDataProvider {
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
-    /// The items around the one with `id`, on a page reader, as a forward page is read:
-    /// for a view whose windows are one index range, one statement (both sides, found from
-    /// the item's sort keys, with the version). Through ``reader`` otherwise (two
-    /// statements at one stamp of the tables, on a page reader too), for a query list,
-    /// when every page reader is busy, or when the item is not in the view.
+    /// The items around the one with `id`, in one snapshot on a page reader, as a forward
+    /// page is read: for a view whose windows are one index range, one statement (both
+    /// sides, found from the item's sort keys, with the version); otherwise the item by its
+    /// id and then the windows before and from it, in a transaction, read here rather than
+    /// by ``reader``'s rules, which run through an executor of their own (a fifth less CPU,
+    /// docs/performance.md). Through ``reader`` for a query list, when every page reader is
+    /// busy, or when the item is not in the view.
     public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
         if let statement = reader.aroundQuery(id: id, in: view) {
             let sql = statement.sql
@@ -81,8 +83,51 @@ public struct SQLiteDataProvider: SQLDataProvider {
             {
                 return anchored
             }
+        } else if reader.viewsAreIndexed, let query = reader.itemQuery(id: id, in: view) {
+            let answer: AnchoredWindow?? = try pageReaders.read { db in
+                var window: AnchoredWindow?
+                try db.inTransaction(.deferred) {
+                    window = try anchored(db, item: query, id: id, in: view, before: before, from: from)
+                    return .commit
+                }
+                return window
+            }
+            if let answer { return answer }
         }
         return try await readWindow(of: view, around: id, before: before, from: from)
+    }
+
+    /// ``window(of:around:before:from:)`` read on `db`, in its transaction.
+    private func anchored(
+        _ db: Database,
+        item query: (sql: String, arguments: [JSONValue]),
+        id: String,
+        in view: View,
+        before: Int,
+        from: Int
+    ) throws -> AnchoredWindow? {
+        let rows = try fetch(db, sql: query.sql, arguments: query.arguments.map(\.databaseValue), versioned: false)
+        guard let item = rows.items.first(where: { reader.isItem($0, id: id) }) else { return nil }
+        let position = view.position(of: item)
+        var version: Int64?
+        func read(_ queries: [(sql: String, arguments: [JSONValue])], limit: Int) throws -> [Item] {
+            var items: [Item] = []
+            for query in queries where items.count < limit {
+                let arguments = (query.arguments + [.integer(Int64(limit - items.count))]).map(\.databaseValue)
+                let answer = try fetch(db, sql: query.sql, arguments: arguments)
+                items += answer.items
+                version = version ?? answer.version
+            }
+            return items
+        }
+        let preceding = try read(
+            reader.windows.queries(of: view.reversed, from: position, inclusive: false),
+            limit: before
+        )
+        let following = try read(reader.windows.queries(of: view, from: position, inclusive: true), limit: from)
+        // The item itself was read, so the forward window has a row and with it the version.
+        guard let version else { return nil }
+        return AnchoredWindow(before: preceding, from: following, version: version)
     }
 
     /// The items a window statement reads, and the store's version from its last column

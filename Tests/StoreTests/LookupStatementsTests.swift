@@ -15,10 +15,9 @@ import Testing
     /// what counting gives.
     @Test(arguments: SQLKind.allCases)
     func aKeptOutlineAnswersWithoutATransaction(kind: SQLKind) async throws {
-        let items = SampleList.items(count: 600)
-        let subject = try await KeptCountsTests.Subject(kind, items: items)
-        let watched = WatchedTransactions(subject.provider.reader.transactions)
-        let reader = subject.provider.reader.reading(through: watched)
+        let (items, subject, watched, reader) = try await Self.watchedStore(kind, count: 600)
+        // The store lives as long as the subject.
+        defer { withExtendedLifetime(subject) {} }
         for view in [try SampleList.definition.view(named: "by_day"), try SampleList.definition.view(named: "flat")] {
             let order = SampleList.expectedOrder(items, view: view)
             _ = try await reader.outline(of: view)
@@ -45,10 +44,7 @@ import Testing
     /// agree with the item it read.
     @Test(arguments: SQLKind.allCases)
     func aWriteBetweenALookupsStatementsIsNotMixedIn(kind: SQLKind) async throws {
-        let items = SampleList.items(count: 300)
-        let subject = try await KeptCountsTests.Subject(kind, items: items)
-        let watched = WatchedTransactions(subject.provider.reader.transactions)
-        let reader = subject.provider.reader.reading(through: watched)
+        let (items, subject, watched, reader) = try await Self.watchedStore(kind, count: 300)
         let view = try SampleList.definition.view(named: "flat")
         let order = SampleList.expectedOrder(items, view: view)
         _ = try await reader.outline(of: view)
@@ -72,14 +68,12 @@ import Testing
         #expect(place.position == after)
     }
 
-    /// Around an item of a view of several index ranges: two statements outside a
-    /// transaction, the rows those of one snapshot, each side cut to what was asked.
+    /// Around an item of a view of several index ranges: statements outside a
+    /// transaction, the rows those of one stamp, each side cut to what was asked.
     @Test(arguments: SQLKind.allCases)
     func aroundAnItemReadsWithoutATransaction(kind: SQLKind) async throws {
-        let items = SampleList.items(count: 200)
-        let subject = try await KeptCountsTests.Subject(kind, items: items)
-        let watched = WatchedTransactions(subject.provider.reader.transactions)
-        let reader = subject.provider.reader.reading(through: watched)
+        let (items, subject, watched, reader) = try await Self.watchedStore(kind, count: 200)
+        defer { withExtendedLifetime(subject) {} }
         let view = try SampleList.definition.view(named: "by_group")
         let order = SampleList.expectedOrder(items, view: view).map { $0["id"].idString }
         for index in stride(from: 0, to: order.count, by: 13) {
@@ -123,6 +117,19 @@ import Testing
         #expect(window.before.first?["id"].idString == "between")
         #expect(window.from.map { $0["id"].idString } == now.from.map { $0["id"].idString })
         #expect(window.version == now.version)
+    }
+}
+
+extension LookupStatementsTests {
+    /// A sample store of `count` items, and its reader through watched transactions.
+    static func watchedStore(
+        _ kind: SQLKind,
+        count: Int
+    ) async throws -> ([Item], KeptCountsTests.Subject, WatchedTransactions, SQLListReader) {
+        let items = SampleList.items(count: count)
+        let subject = try await KeptCountsTests.Subject(kind, items: items)
+        let watched = WatchedTransactions(subject.provider.reader.transactions)
+        return (items, subject, watched, subject.provider.reader.reading(through: watched))
     }
 }
 

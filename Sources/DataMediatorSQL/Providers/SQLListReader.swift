@@ -167,8 +167,8 @@ public struct SQLListReader: Sendable {
 
     // MARK: - Versions
 
-    /// The version of the list's source now: one short read (a composite asks each child
-    /// for it on every page).
+    /// The version of the list's source now: one statement, outside a transaction (a
+    /// composite asks each child for it on every page).
     public func currentVersion() async throws -> Int64 {
         try await transactions.readStatements { session in try await StoreVersion.current(session) }
     }

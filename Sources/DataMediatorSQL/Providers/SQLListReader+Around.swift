@@ -6,12 +6,12 @@ extension SQLListReader {
     /// The items around the one with `id`: up to `before` items before it, nearest first,
     /// and up to `from` from it on, in view order; nil when the view has no such item.
     ///
-    /// Over stamped tables, outside a transaction: the item with the tables' stamp and the
-    /// store's version in one statement, then on a server both sides in one more, each
-    /// range's first rows joined by `UNION ALL`, with the stamp again; in the process
-    /// (``SQLDialect/statementsAreInProcess``) range after range, then the stamp again.
-    /// When a write came between (the stamp moved), or over a query that names no tables,
-    /// the item and then each range in one snapshot.
+    /// Over stamped tables, two statements outside a transaction: the item with the
+    /// tables' stamp and the store's version, then both sides at once, each range's first
+    /// rows joined by `UNION ALL`, with the stamp again. When a write came between the two
+    /// (the stamp moved), or over a query that names no tables, the item and then each
+    /// range in one snapshot. (SQLite reads these on a page reader in a transaction of its
+    /// own, cheaper there than the shared rules' executor; this is its fallback.)
     public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
         if case .read(let window) = try await windowAtOneStamp(of: view, around: id, before: before, from: from) {
             return window
@@ -34,7 +34,7 @@ extension SQLListReader {
         case moved
     }
 
-    /// ``window(of:around:before:from:)`` from statements that read one stamp of the
+    /// ``window(of:around:before:from:)`` from two statements that read one stamp of the
     /// tables; `.moved` when they did not (or the tables have no stamp, or nothing is to
     /// be read from the item: its own row is what finds it among the rows).
     private func windowAtOneStamp(of view: View, around id: String, before: Int, from: Int) async throws -> Anchoring {
@@ -47,29 +47,19 @@ extension SQLListReader {
             let before = max(0, before)
             let backward = windows.queries(of: view.reversed, from: position, inclusive: false)
             let forward = windows.queries(of: view, from: position, inclusive: true)
-            let window: AnchoredWindow?
-            if dialect.statementsAreInProcess {
-                // Range after range, then the stamp again: the same stamp means no write
-                // came between the first statement and the last.
-                let preceding = try await read(backward, limit: before, session)
-                let following = try await read(forward, limit: from, session)
-                guard try await session.integer(stampSQL) == anchor.stamp else { return .moved }
-                window = AnchoredWindow(before: preceding, from: following, version: anchor.version)
-            } else {
-                // Limits written in, rounded up (WindowQueries.roundedLimit); the rows past
-                // them are dropped below.
-                let sides =
-                    backward.map { WindowQueries.limited($0, limit: WindowQueries.roundedLimit(before)) }
-                    + forward.map { WindowQueries.limited($0, limit: WindowQueries.roundedLimit(from)) }
-                let sql = sides.enumerated().map { index, side in
-                    "SELECT *, (\(stampSQL)) FROM (\(side.sql)) AS dm_range_\(index)"
-                }
-                let rows = try await session.rows(sql.joined(separator: " UNION ALL "), sides.flatMap(\.arguments))
-                // The item's own row is among them unless it went: then the stamp moved too.
-                guard let first = rows.first, first.last?.integerValue == anchor.stamp else { return .moved }
-                let items = rows.map { Item(row: $0, layout: layout, types: columnTypes) }
-                window = anchored(items, id: id, in: view, version: anchor.version)
+            // Limits written in, rounded up (WindowQueries.roundedLimit); the rows past
+            // them are dropped below.
+            let sides =
+                backward.map { WindowQueries.limited($0, limit: WindowQueries.roundedLimit(before)) }
+                + forward.map { WindowQueries.limited($0, limit: WindowQueries.roundedLimit(from)) }
+            let sql = sides.enumerated().map { index, side in
+                "SELECT *, (\(stampSQL)) FROM (\(side.sql)) AS dm_range_\(index)"
             }
+            let rows = try await session.rows(sql.joined(separator: " UNION ALL "), sides.flatMap(\.arguments))
+            // The item's own row is among them unless it went: then the stamp moved too.
+            guard let first = rows.first, first.last?.integerValue == anchor.stamp else { return .moved }
+            let items = rows.map { Item(row: $0, layout: layout, types: columnTypes) }
+            let window = anchored(items, id: id, in: view, version: anchor.version)
             // The item's own row leads the rows from it (it was read at this stamp).
             guard let window, window.from.first.map({ isItem($0, id: id) }) == true else { return .moved }
             return .read(

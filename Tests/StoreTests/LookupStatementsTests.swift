@@ -118,6 +118,32 @@ import Testing
         #expect(window.from.map { $0["id"].idString } == now.from.map { $0["id"].idString })
         #expect(window.version == now.version)
     }
+
+    /// A list that cannot say which item changed reads its last change and the store's
+    /// version in one statement, outside a transaction: a write through the service right
+    /// after it is not half seen (both figures of one snapshot).
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func theLastChangeIsOneStatement(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
+        var mix = WriteMix(seed: 5)
+        try await mix.create(4, through: subject.adapter)
+        let watched = WatchedTransactions(provider.reader.transactions)
+        let reader = provider.reader.reading(through: watched)
+        let version = try await provider.reader.currentVersion()
+        let adapter = subject.adapter
+        let data: JSONValue = .object([
+            "group": .string("g"), "score": .integer(1), "created": .string("2026-11-01T10:00:00Z"),
+            "kind": .string("odd"), "title": .string("after"),
+        ])
+        watched.between.withLock { $0 = { _ = try await adapter.create(body: .object(["data": data])) } }
+        let answer = try await reader.lastChange()
+        #expect(watched.between.withLock { $0 == nil }, "the write did not run after the statement")
+        #expect(answer.lastChange == version && answer.version == version)
+        #expect(watched.snapshots.load(ordering: .relaxed) == 0)
+        let later = try await reader.lastChange()
+        #expect(later.lastChange == version + 1 && later.version == version + 1)
+    }
 }
 
 extension LookupStatementsTests {

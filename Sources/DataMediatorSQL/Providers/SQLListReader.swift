@@ -174,10 +174,11 @@ public struct SQLListReader: Sendable {
     }
 
     /// The store's version at the last write through the API to a table the list reads
-    /// (0 when there was none), with the store's version, read together.
+    /// (0 when there was none), with the store's version: one statement, outside a
+    /// transaction.
     public func lastChange() async throws -> (lastChange: Int64, version: Int64) {
-        try await transactions.read { [versionTables] session in
-            (try await StoreVersion.lastChange(of: versionTables, session), try await StoreVersion.current(session))
+        try await transactions.readStatements { [versionTables] session in
+            try await StoreVersion.lastChange(of: versionTables, session)
         }
     }
 

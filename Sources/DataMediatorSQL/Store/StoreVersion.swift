@@ -102,14 +102,24 @@ public enum StoreVersion {
         }
     }
 
-    /// The store's version at the last write through the API to one of `tables`; 0 when
-    /// there was none.
-    public static func lastChange(of tables: [String], _ session: any SQLSession) async throws -> Int64 {
-        guard !tables.isEmpty else { return 0 }
+    /// The store's version at the last write through the API to one of `tables` (0 when
+    /// there was none), and the store's version now, read by one statement (one snapshot,
+    /// so it needs no transaction around it).
+    public static func lastChange(
+        of tables: [String],
+        _ session: any SQLSession
+    ) async throws -> (lastChange: Int64, version: Int64) {
         let marks = Array(repeating: "?", count: tables.count).joined(separator: ", ")
-        return try await session.integer(
-            "SELECT COALESCE(MAX(changed_at), 0) FROM \(ServiceTables.versions) WHERE source IN (\(marks))",
+        let last =
+            tables.isEmpty
+            ? "0" : "(SELECT COALESCE(MAX(changed_at), 0) FROM \(ServiceTables.versions) WHERE source IN (\(marks)))"
+        let both = try await session.integers(
+            "SELECT \(last), (\(currentSQL(session.dialect)))",
             tables.map { .string($0) }
         )
+        guard both.count == 2 else {
+            throw DataMediatorError(.unavailable, "The store's version could not be read.")
+        }
+        return (both[0], both[1])
     }
 }

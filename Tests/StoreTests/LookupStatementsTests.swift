@@ -90,12 +90,7 @@ import Testing
     /// follows the changes after that version sees the write once).
     @Test(arguments: [WritableKind.sqlite, .postgres])
     func aroundAnItemAWriteBetweenIsNotMixedIn(kind: WritableKind) async throws {
-        let subject = try await WritableSubject(kind)
-        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
-        var mix = WriteMix(seed: 31)
-        try await mix.create(60, through: subject.adapter)
-        let watched = WatchedTransactions(provider.reader.transactions)
-        let reader = provider.reader.reading(through: watched)
+        let (subject, provider, watched, reader) = try await Self.watchedWritable(kind, seed: 31, count: 60)
         let view = try SampleList.definition.view(named: "by_group")
         let all = try await provider.reader.window(of: view, from: nil, inclusive: true, limit: 100).items
         let target = try #require(all.dropFirst(20).first { $0["score"].integerValue != nil })
@@ -124,12 +119,7 @@ import Testing
     /// after it is not half seen (both figures of one snapshot).
     @Test(arguments: [WritableKind.sqlite, .postgres])
     func theLastChangeIsOneStatement(kind: WritableKind) async throws {
-        let subject = try await WritableSubject(kind)
-        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
-        var mix = WriteMix(seed: 5)
-        try await mix.create(4, through: subject.adapter)
-        let watched = WatchedTransactions(provider.reader.transactions)
-        let reader = provider.reader.reading(through: watched)
+        let (subject, provider, watched, reader) = try await Self.watchedWritable(kind, seed: 5, count: 4)
         let version = try await provider.reader.currentVersion()
         let adapter = subject.adapter
         let data: JSONValue = .object([
@@ -156,6 +146,21 @@ extension LookupStatementsTests {
         let subject = try await KeptCountsTests.Subject(kind, items: items)
         let watched = WatchedTransactions(subject.provider.reader.transactions)
         return (items, subject, watched, subject.provider.reader.reading(through: watched))
+    }
+
+    /// A writable store with `count` items written through the service, its provider, and
+    /// its reader through watched transactions.
+    static func watchedWritable(
+        _ kind: WritableKind,
+        seed: UInt64,
+        count: Int
+    ) async throws -> (WritableSubject, any SQLDataProvider, WatchedTransactions, SQLListReader) {
+        let subject = try await WritableSubject(kind)
+        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
+        var mix = WriteMix(seed: seed)
+        try await mix.create(count, through: subject.adapter)
+        let watched = WatchedTransactions(provider.reader.transactions)
+        return (subject, provider, watched, provider.reader.reading(through: watched))
     }
 }
 

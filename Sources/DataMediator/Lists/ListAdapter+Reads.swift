@@ -94,9 +94,19 @@ extension ListAdapter {
 
     /// The page that holds the item with `id`: up to `(limit - 1) / 2` items before it
     /// (fewer when fewer precede), then the item and the items after it up to `limit`.
+    ///
+    /// The side from the item is read as long as the page needs it when enough items
+    /// precede (one more, to tell whether more follow), so an around page reads as many
+    /// rows as a forward page; near the view's start, where fewer precede and the page
+    /// takes more after the item, the window is read again with the longer side.
     private func page(of view: View, limit: Int, around id: String) async throws -> Page {
         let wanted = (limit - 1) / 2
-        guard let window = try await provider.window(of: view, around: id, before: wanted + 1, from: limit + 1) else {
+        let usual = limit - wanted + 1
+        var window = try await provider.window(of: view, around: id, before: wanted + 1, from: usual)
+        if let short = window, short.before.count < wanted, short.from.count >= usual {
+            window = try await provider.window(of: view, around: id, before: wanted + 1, from: limit + 1)
+        }
+        guard let window else {
             throw DataMediatorError(
                 .unknownItem,
                 "List '\(definition.name)' has no item '\(id)' in view '\(view.name)'."

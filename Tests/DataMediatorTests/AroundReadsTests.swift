@@ -55,12 +55,20 @@ import Testing
             #expect((page.next != nil) == (start + limit < order.count), "limit \(limit), item \(index)")
             let asked = provider.asked.withLock { $0 }
             // One more row than the page shows on each side, to tell whether more lie beyond.
-            #expect(asked.first.map { [$0.before, $0.from] } == [wanted + 1, limit - wanted + 1])
+            #expect(
+                asked.first.map { [$0.before, $0.from] } == [wanted + 1, limit - wanted + 1],
+                "limit \(limit), item \(index)"
+            )
             // Read again with the longer side only when fewer precede than the page could show
             // and the items after it may fill the rest.
             let again = index < wanted && order.count - index >= limit - wanted + 1
             #expect(asked.count == (again ? 2 : 1), "limit \(limit), item \(index)")
-            if again { #expect(asked.last.map { [$0.before, $0.from] } == [wanted + 1, limit + 1]) }
+            if again {
+                #expect(
+                    asked.last.map { [$0.before, $0.from] } == [wanted + 1, limit + 1],
+                    "limit \(limit), item \(index)"
+                )
+            }
         }
     }
 }

@@ -19,6 +19,18 @@ public final class WindowQueries: Sendable {
         self.keyset = keyset
     }
 
+    /// The window statements both SQL stores read pages with: each row reads, after the
+    /// item's columns, the store's version in the same snapshot (a subquery the database
+    /// runs once per statement), so a page and its version are one statement.
+    public static func versioned(columns: [String], from: String, keyset: KeysetSQL) -> WindowQueries {
+        WindowQueries(
+            columns: columns,
+            from: from,
+            keyset: keyset,
+            trailingColumn: "(\(StoreVersion.currentSQL(keyset.dialect)))"
+        )
+    }
+
     /// What a window's statements select.
     public enum Selection: Sendable, Hashable {
         /// The items' columns (and the trailing column, when there is one).

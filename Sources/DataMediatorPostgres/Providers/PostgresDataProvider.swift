@@ -20,17 +20,6 @@ public struct PostgresDataProvider: SQLDataProvider {
         self.reader = reader
     }
 
-    /// The statements of a list's windows on PostgreSQL: each reads, after the item's
-    /// columns, the store's version in the same snapshot (a subquery PostgreSQL runs once).
-    static func windows(columns: [String], from: String, keyset: KeysetSQL) -> WindowQueries {
-        WindowQueries(
-            columns: columns,
-            from: from,
-            keyset: keyset,
-            trailingColumn: "(\(StoreVersion.currentSQL(.postgres)))"
-        )
-    }
-
     /// Up to `limit` items after (or from) `start`: one indexed range read after another,
     /// in view order, until the window is full (a query list's from its kept result).
     ///

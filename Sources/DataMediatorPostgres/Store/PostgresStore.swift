@@ -204,7 +204,7 @@ public final class PostgresStore: Sendable {
                     fieldTypes: source.fieldTypes,
                     keyset: keyset,
                     versionTables: source.allVersionTables,
-                    windows: PostgresDataProvider.windows(columns: schema.columns, from: schema.from, keyset: keyset)
+                    windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset)
                 )
                 let provider = PostgresDataProvider(store: self, reader: reader)
                 for view in list.views {

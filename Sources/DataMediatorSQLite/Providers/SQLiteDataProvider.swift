@@ -23,17 +23,6 @@ public struct SQLiteDataProvider: SQLDataProvider {
         self.columnTypes = reader.columnTypes
     }
 
-    /// The statements of a list's windows on SQLite: each reads, after the item's columns,
-    /// the store's version in the same snapshot.
-    static func windows(columns: [String], from: String, keyset: KeysetSQL) -> WindowQueries {
-        WindowQueries(
-            columns: columns,
-            from: from,
-            keyset: keyset,
-            trailingColumn: "(\(StoreVersion.currentSQL(.sqlite)))"
-        )
-    }
-
     /// Up to `limit` items after (or from) `start`: one indexed range read after another,
     /// in view order, until the window is full (a query list's from its kept result).
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {

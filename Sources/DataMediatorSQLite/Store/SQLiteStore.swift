@@ -143,7 +143,7 @@ public final class SQLiteStore: Sendable {
                 fieldTypes: source.fieldTypes,
                 keyset: keyset,
                 versionTables: source.allVersionTables,
-                windows: SQLiteDataProvider.windows(columns: schema.columns, from: schema.from, keyset: keyset)
+                windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset)
             )
             return SQLiteDataProvider(reader: reader, pageReaders: pageReaders)
         } catch let error as StoreError {

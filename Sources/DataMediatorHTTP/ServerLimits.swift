@@ -1,5 +1,7 @@
+import HTTPTypes
 import HummingbirdCore
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 import Synchronization
 
@@ -56,7 +58,8 @@ final class ConnectionCount: Sendable {
 }
 
 /// Closes a connection beyond the connection limit, and one whose request head does not
-/// arrive in time (counted from when the connection opens and from each answer's end).
+/// arrive in time (counted from when the connection opens and from each answer's end); and
+/// answers a request the HTTP parser could not read with a problem (``Problem/init(unreadable:)``).
 ///
 /// One timer per connection checks the time limit, re-armed when it fires, instead of one
 /// timer per request: a busy connection answers thousands of requests a second.
@@ -71,6 +74,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var counted = false
     /// When the next request head must have arrived; nil while a request is answered.
     private var headDeadline: NIODeadline?
+    /// Why the parser could not read the connection's last request, once it could not.
+    private var unreadable: HTTPParserError?
     private var check: Scheduled<Void>?
 
     init(limits: ServerLimits, connections: ConnectionCount) {
@@ -108,8 +113,33 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? HTTPParserError { unreadable = error }
+        context.fireErrorCaught(error)
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { headDeadline = .now() + headTimeout }
+        switch (unwrapOutboundIn(data), unreadable) {
+        case (.end, _):
+            headDeadline = .now() + headTimeout
+        case (.head(let head), let error?) where head.status == .badRequest && head.headerFields[.contentType] == nil:
+            // Hummingbird answers a request it could not parse (after the ones before it)
+            // with an empty 400 and closes: the answer becomes a problem like every other.
+            let problem = Problem(unreadable: error)
+            let body = ByteBuffer(bytes: problem.body(instance: nil))
+            let fields: HTTPFields = [
+                .contentType: "application/problem+json", .contentLength: String(body.readableBytes),
+                .cacheControl: "no-store", .connection: "close",
+            ]
+            context.write(
+                wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))),
+                promise: nil
+            )
+            context.write(wrapOutboundOut(.body(body)), promise: promise)
+            return
+        default:
+            break
+        }
         context.write(data, promise: promise)
     }
 

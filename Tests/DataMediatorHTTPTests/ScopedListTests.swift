@@ -209,6 +209,22 @@ import Testing
             )
             #expect(noClaim.status == .unauthorized)
             #expect((try HTTPTestSupport.json(noClaim)["detail"] as? String)?.contains("'sub'") == true)
+            // A claim that is not of the scope field's type (text here; RFC 7519's `sub` is
+            // text) is refused, for reads and writes alike, not matched to an empty slice.
+            for claim: JSONValue in [.integer(5), .bool(true), .object(["a": .string("ana")]), .array([])] {
+                let token = try await ClaimsTestKeys.hs256(["sub": claim])
+                for method: HTTPRequest.Method in [.get, .post] {
+                    let answer = try await client.execute(
+                        uri: "/lists/mine/items",
+                        method: method,
+                        headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                        body: ByteBuffer(string: #"{"data": {"title": "n"}}"#)
+                    )
+                    #expect(answer.status == .unauthorized, "\(claim) \(method)")
+                    let detail = try HTTPTestSupport.json(answer)["detail"] as? String
+                    #expect(detail?.contains("'sub' is not a string") == true, "\(claim) \(method)")
+                }
+            }
             let jwtWrite = try await client.execute(
                 uri: "/lists/notes/items",
                 method: .post,

@@ -49,7 +49,8 @@ extension ListDefinition {
 
     /// The value of the list's scope field for the caller: their token's claim.
     ///
-    /// - Throws: `unauthorized` when there is no token or it lacks the claim.
+    /// - Throws: `unauthorized` when there is no token, it lacks the claim, or the claim is
+    ///   not a value of the field's type.
     public func scopeValue(_ claims: [String: JSONValue]?) throws(DataMediatorError) -> JSONValue {
         guard let scope else { return .null }
         guard let claims else {
@@ -64,9 +65,23 @@ extension ListDefinition {
                 "The token has no claim '\(scope.claim)', which list '\(name)' needs."
             )
         }
-        if case .string(let text) = claim, rules.types[scope.field] == .integer, let whole = Int64(text) {
-            return .integer(whole)
+        // The claim must be a value of the field's type (RFC 7519's `sub` is text): a number
+        // claimed for a text field, or an object, is refused rather than matched to nothing.
+        switch (rules.types[scope.field], claim) {
+        case (.integer?, .string(let text)):
+            if let whole = Int64(text) { return .integer(whole) }
+        case (.integer?, .integer), (.string?, .string), (.number?, .integer), (.number?, .number),
+            (.boolean?, .bool), (.json?, _):
+            return claim
+        case (nil, .string), (nil, .integer), (nil, .number), (nil, .bool):
+            return claim
+        default:
+            break
         }
-        return claim
+        let type = rules.types[scope.field].map { "\($0.article) \($0.rawValue)" } ?? "a string, number or boolean"
+        throw DataMediatorError(
+            .unauthorized,
+            "The token's claim '\(scope.claim)' is not \(type), as field '\(scope.field)' of list '\(name)' needs."
+        )
     }
 }

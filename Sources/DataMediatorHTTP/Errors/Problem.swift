@@ -74,6 +74,19 @@ public struct Problem: HTTPResponseError, Sendable {
 
     /// The problem as a response: the JSON body with `instance` set to the request's path.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        fields[.cacheControl] = "no-store"
+        return Response(
+            status: status,
+            headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body(instance: request.uri.path)))
+        )
+    }
+
+    /// The problem's JSON text; without `instance` when there is none (a request that could
+    /// not be read has no path).
+    func body(instance: String?) -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.raw("{\"type\":")
         writer.write(type)
@@ -83,8 +96,10 @@ public struct Problem: HTTPResponseError, Sendable {
         writer.write(Int(status.code))
         writer.raw(",\"detail\":")
         writer.write(detail)
-        writer.raw(",\"instance\":")
-        writer.write(request.uri.path)
+        if let instance {
+            writer.raw(",\"instance\":")
+            writer.write(instance)
+        }
         if !fieldProblems.isEmpty {
             writer.raw(",\"errors\":[")
             for (index, problem) in fieldProblems.enumerated() {
@@ -98,13 +113,6 @@ public struct Problem: HTTPResponseError, Sendable {
             writer.raw("]")
         }
         writer.raw("}")
-        var fields = headers
-        fields[.contentType] = "application/problem+json"
-        fields[.cacheControl] = "no-store"
-        return Response(
-            status: status,
-            headers: fields,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes))
-        )
+        return writer.bytes
     }
 }

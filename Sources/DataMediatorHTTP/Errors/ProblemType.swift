@@ -92,6 +92,23 @@ public struct ProblemType: Sendable, Hashable {
         "Method not allowed",
         "The route does not serve this method; the 'Allow' header lists those it does."
     )
+    /// A request whose line and headers are larger than the server reads.
+    public static let headersTooLarge = ProblemType(
+        "headers-too-large",
+        .requestHeaderFieldsTooLarge,
+        "Request header fields too large",
+        "The request line and headers together (a long URI counts) are larger than this server reads "
+            + "(DATA_MEDIATOR_MAX_HEADER_BYTES, 16 KiB by default); the connection is closed. Send less."
+    )
+    /// A request method no route of the server serves (`TRACE`, `PROPFIND`, one it does not
+    /// know at all).
+    public static let notImplemented = ProblemType(
+        "not-implemented",
+        .notImplemented,
+        "Not implemented",
+        "The request's method is served by no route of this server, which serves GET, HEAD, OPTIONS, POST, PUT, "
+            + "PATCH and DELETE (a method it cannot parse also closes the connection)."
+    )
     /// A source is not open.
     public static let notReady = ProblemType(
         "not-ready",
@@ -191,7 +208,7 @@ public struct ProblemType: Sendable, Hashable {
         unknownList, unknownView, unknownItem, notFound, badLimit, badCursor, cursorMismatch, badRequest,
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
         unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams, badParameter,
-        unknownParameter, outcomeUnknown, tooManyRequests,
+        unknownParameter, outcomeUnknown, tooManyRequests, headersTooLarge, notImplemented,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [

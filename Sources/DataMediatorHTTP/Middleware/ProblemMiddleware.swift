@@ -29,10 +29,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     static func problem(for error: HTTPError, method: HTTPRequest.Method) -> Problem {
         switch error.status {
         case .notFound where !MethodNotAllowed.served.contains(method):
+            // RFC 9110: a method the server supports for no resource is 501 (a 405 would
+            // have to name the target's methods, which the router does not tell).
             return Problem(
-                .methodNotAllowed,
-                detail: "\(method.rawValue) is not served by this service.",
-                headers: [.allow: MethodNotAllowed.allow]
+                .notImplemented,
+                detail: "\(method.rawValue) is served by no route of this service; it serves "
+                    + MethodNotAllowed.served.map(\.rawValue).sorted().joined(separator: ", ") + "."
             )
         case .notFound:
             return Problem(.notFound, detail: ProblemType.notFound.documentation)

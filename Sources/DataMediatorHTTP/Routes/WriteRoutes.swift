@@ -99,7 +99,8 @@ struct WriteRoutes: Sendable {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maximumBodySize)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch is NIOTooManyBytesError {
+            // A body without `Content-Length` (chunked) is only known to be too large here.
             throw Problem(
                 .bodyTooLarge,
                 detail: "The body is larger than this server's limit of \(maximumBodySize) bytes."

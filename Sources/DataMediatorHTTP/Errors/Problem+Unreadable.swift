@@ -1,0 +1,25 @@
+import NIOHTTP1
+
+extension Problem {
+    /// The answer to a request the HTTP/1 parser could not read (the server closes the
+    /// connection after it): headers over the limit `431`, a method it does not know `501`,
+    /// anything else `400`.
+    init(unreadable error: HTTPParserError) {
+        switch error {
+        case .headerOverflow:
+            self.init(
+                .headersTooLarge,
+                detail: "The request line and headers are larger than this server reads; the connection is closed."
+            )
+        case .invalidMethod:
+            self.init(
+                .notImplemented,
+                detail: "The request's method is not one this server knows; the connection is closed."
+            )
+        case .invalidURL:
+            self.init(.badRequest, detail: "The request's target is not a valid URI; the connection is closed.")
+        default:
+            self.init(.badRequest, detail: "The request is not valid HTTP/1.1; the connection is closed.")
+        }
+    }
+}

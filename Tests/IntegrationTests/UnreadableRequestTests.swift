@@ -1,0 +1,94 @@
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// Requests the HTTP parser cannot read, and bodies found too large only while they are
+/// read, on the real binary: each answers a problem like every other error, and nothing is
+/// stored.
+@Suite(.serialized) struct UnreadableRequestTests {
+    /// Everything the server sends on a connection until it closes it (or `seconds` pass).
+    static func readUntilClosed(_ client: RawClient, within seconds: Int) -> String {
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            guard let more = client.read(within: 1) else { continue }
+            if more.isEmpty { break }
+            text += more
+        }
+        return text
+    }
+
+    /// The status, the lower-cased header lines and the JSON body of one answer's text.
+    static func problem(in answer: Substring) throws -> (status: Int, headers: [String], body: [String: Any]) {
+        let end = try #require(answer.range(of: "\r\n\r\n"), "no whole head in \(answer)")
+        let lines = answer[..<end.lowerBound].split(separator: "\r\n").map { $0.lowercased() }
+        let status = try #require(lines.first.flatMap { Int($0.split(separator: " ")[1]) })
+        let body = try #require(
+            try JSONSerialization.jsonObject(with: Data(answer[end.upperBound...].utf8)) as? [String: Any]
+        )
+        return (status, Array(lines.dropFirst()), body)
+    }
+
+    @Test func whatTheParserCannotReadAnswersAProblemAndClosesTheConnection() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_MAX_HEADER_BYTES": "4096"]
+        )
+        defer { server.removeData() }
+        let long = String(repeating: "a", count: 8000)
+        for (request, status, type) in [
+            ("FOO /lists HTTP/1.1\r\nHost: localhost\r\n\r\n", 501, "not-implemented"),
+            ("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(long)\r\n\r\n", 431, "headers-too-large"),
+            ("GET /health?x=\(long) HTTP/1.1\r\nHost: localhost\r\n\r\n", 431, "headers-too-large"),
+            ("GET /health HTTP/1.1\r\nHost localhost\r\n\r\n", 400, "bad-request"),
+        ] {
+            let client = try RawClient(port: server.port)
+            client.send(request)
+            let answer = Self.readUntilClosed(client, within: 5)
+            let problem = try Self.problem(in: answer[...])
+            #expect(problem.status == status, "\(request.prefix(30))")
+            #expect(problem.headers.contains("content-type: application/problem+json"), "\(answer)")
+            #expect(problem.headers.contains("connection: close"), "\(answer)")
+            #expect(problem.body["type"] as? String == "/problems/\(type)" && problem.body["status"] as? Int == status)
+            #expect((problem.body["detail"] as? String)?.isEmpty == false)
+        }
+        // Pipelined after a request it can read: that one is answered first, then the problem.
+        let client = try RawClient(port: server.port)
+        client.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nFOO /lists HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let answers = Self.readUntilClosed(client, within: 5)
+        #expect(answers.hasPrefix("HTTP/1.1 200"), "\(answers)")
+        let second = try #require(answers.range(of: "HTTP/1.1 501"), "\(answers)")
+        #expect(
+            try Self.problem(in: answers[second.lowerBound...]).body["type"] as? String == "/problems/not-implemented"
+        )
+        #expect(try await server.get("/health").status == 200)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func aChunkedBodyOverTheLimitIs413AndStoresNothing() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t", "DATA_MEDIATOR_MAX_BODY_BYTES": "4096"]
+        )
+        defer { server.removeData() }
+        let before = try await server.json("/lists/transactions/items?limit=1")["version"] as? String
+        // No Content-Length: the size is known only once 4,096 bytes have been read.
+        let body =
+            #"{"data": {"player": "ana", "points": 1, "reason": ""# + String(repeating: "x", count: 10_000) + #""}}"#
+        let chunks = stride(from: 0, to: body.utf8.count, by: 1000).map { start in
+            let piece = String(body.utf8.dropFirst(start).prefix(1000))!
+            return String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n"
+        }
+        let client = try RawClient(port: server.port)
+        client.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks.joined() + "0\r\n\r\n"
+        )
+        let answer = try #require(client.readAnswer(within: 10), "no answer")
+        let problem = try Self.problem(in: answer[...])
+        #expect(problem.status == 413, "\(answer)")
+        #expect(problem.body["type"] as? String == "/problems/body-too-large")
+        #expect(try await server.json("/lists/transactions/items?limit=1")["version"] as? String == before)
+        #expect(await server.stop() == 0)
+    }
+}

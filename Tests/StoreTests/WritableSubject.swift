@@ -31,7 +31,15 @@ final class WritableSubject: Sendable {
     var storePath: String? { directory?.appendingPathComponent("store.sqlite").path }
     private let postgres: PostgresFixture?
 
-    init(_ kind: WritableKind, history: Int = 10_000, scope: ListScope? = nil) async throws {
+    /// The fields of the list's table: ids are text, or whole numbers the store chooses
+    /// (`integerIDs`, SQL stores only).
+    let source: StoreSource
+
+    init(_ kind: WritableKind, history: Int = 10_000, scope: ListScope? = nil, integerIDs: Bool = false) async throws {
+        var fields = Self.fields
+        if integerIDs { fields["id"] = .integer }
+        let source = StoreSource(kind: .table("notes"), fieldTypes: fields)
+        self.source = source
         let definition = ListDefinition(
             name: "notes",
             title: "Notes",
@@ -69,7 +77,7 @@ final class WritableSubject: Sendable {
             let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
             adapter = try store.adapter(
                 for: definition,
-                source: StoreSource(kind: .table("notes"), fieldTypes: Self.fields),
+                source: source,
                 signer: signer
             )
         case .postgres:
@@ -78,7 +86,7 @@ final class WritableSubject: Sendable {
             postgres = fixture
             adapter = try await fixture.store.adapter(
                 for: definition,
-                source: StoreSource(kind: .table("notes"), fieldTypes: Self.fields),
+                source: source,
                 signer: signer
             )
         }
@@ -89,7 +97,6 @@ final class WritableSubject: Sendable {
     /// Another replica of the service over the same store: a store and an adapter of its
     /// own (its outlines too), as a second process would have. Nil for the memory store.
     func replica() async throws -> Replica? {
-        let source = StoreSource(kind: .table("notes"), fieldTypes: Self.fields)
         let signer = CursorSigner(secret: SampleList.secret)
         if let storePath {
             let store = try SQLiteStore(path: storePath)

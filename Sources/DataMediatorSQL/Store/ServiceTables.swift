@@ -2,7 +2,7 @@ import DataMediator
 
 /// The names and definitions of the tables the service keeps in a SQL store beside the
 /// lists' own tables: versions, change log, history floors, idempotency keys, the tables'
-/// stamps and their logged steps (``StampSteps``).
+/// stamps and their logged steps (``StampSteps``), and the ids given (``IssuedIDs``).
 public enum ServiceTables {
     /// Per source table, the store's version after its last write through the API
     /// (`changed_at`); in SQLite also the table's own change counter (`version`), whose sum
@@ -91,6 +91,7 @@ public enum ServiceTables {
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
         ] + oldItemColumn(dialect) + TableStamps.schema(dialect) + StampSteps.schema(dialect)
+            + IssuedIDs.schema(dialect)
     }
 
     /// Adds the change log's `old_item` to a PostgreSQL store made before it (SQLite's

@@ -5,15 +5,16 @@ struct RowStatements: Sendable {
     let updateByID: String
     /// The insert of a row with its id, every writable field and its revision, in order.
     let insert: String
-    /// The largest integer id (NULL for an empty table); the next id is one more.
+    /// The largest integer id the table holds or had through the service (NULL when
+    /// neither, ``IssuedIDs``); the next id is one more. Its argument is the table's name.
     let largestID: String
     /// The smallest free id above a non-negative one, for when the largest id is the
     /// largest 64-bit integer and one more cannot be taken.
     let freeID: String
     let deleteByID: String
 
-    init(table: String, idField: String, revisionField: String, fields: [String], read: [String]) {
-        let table = SQL.quote(table)
+    init(table tableName: String, idField: String, revisionField: String, fields: [String], read: [String]) {
+        let table = SQL.quote(tableName)
         let id = SQL.quote(idField)
         let revision = SQL.quote(revisionField)
         let returning = " RETURNING " + read.map(SQL.quote).joined(separator: ", ")
@@ -24,7 +25,7 @@ struct RowStatements: Sendable {
         insert =
             "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", "))) VALUES ("
             + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")" + returning
-        largestID = "SELECT MAX(\(id)) FROM \(table)"
+        largestID = IssuedIDs.largestSQL(of: tableName, idField: idField)
         freeID =
             "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(Int64.max) "
             + "AND NOT EXISTS (SELECT 1 FROM \(table) AS next WHERE next.\(id) = taken.\(id) + 1)"

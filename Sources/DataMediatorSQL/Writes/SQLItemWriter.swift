@@ -269,14 +269,18 @@ public struct SQLItemWriter: ItemWriter {
             id = .string(Hex.randomID())
         }
         let arguments = [id] + fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
-        return try await readItem(statements.insert, arguments, session)
+        let item = try await readItem(statements.insert, arguments, session)
+        if case .integer = id {
+            try await session.execute(IssuedIDs.recordSQL(session.dialect), [.string(table), id])
+        }
+        return item
     }
 
-    /// One more than the largest id; when that is the largest 64-bit integer (another
-    /// program or a client chose it), the smallest free id above 0 instead (one read of
-    /// the table, in that case only).
+    /// One more than the largest id the table holds or had (``IssuedIDs``); when that is
+    /// the largest 64-bit integer (another program or a client chose it), the smallest
+    /// free id above 0 instead (one read of the table, in that case only).
     private func nextID(_ session: any SQLSession) async throws -> Int64 {
-        let largest = try await session.rows(statements.largestID, []).first?.first ?? .null
+        let largest = try await session.rows(statements.largestID, [.string(table)]).first?.first ?? .null
         guard case .integer(let whole) = largest else { return 1 }
         if whole < Int64.max { return max(whole, 0) + 1 }
         guard case .integer(let free)? = try await session.rows(statements.freeID, []).first?.first else { return 1 }

@@ -1,0 +1,36 @@
+import DataMediator
+import DataMediatorTesting
+import Testing
+
+/// Integer ids the SQL stores choose are never given again: a client that compares cells
+/// by `id` and `rev` would take a new item at a deleted item's id (its `rev` 1 again) for
+/// the old one unchanged.
+@Suite struct IssuedIDsTests {
+    static func create(_ title: String, id: String? = nil, in adapter: ListAdapter) async throws -> Cell {
+        var body: [String: JSONValue] = ["data": .object(["title": .string(title), "group": .string("alpha")])]
+        if let id { body["id"] = .string(id) }
+        return try await adapter.create(body: .object(body)).cell
+    }
+
+    @Test("a deleted item's id is not given to a new item", arguments: [WritableKind.sqlite, .postgres])
+    func aDeletedItemsIDIsNotGivenAgain(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind, integerIDs: true)
+        let adapter = subject.adapter
+        let first = try await Self.create("a", in: adapter)
+        let second = try await Self.create("b", in: adapter)
+        #expect(first.id == "1" && second.id == "2" && second.rev == "1")
+        // The largest id deleted: the next item does not take it.
+        _ = try await adapter.delete(id: second.id)
+        let third = try await Self.create("c", in: adapter)
+        #expect(third.id == "3", "the deleted item's id 2 was given again")
+        // An id a client chose counts as given too, once it is gone.
+        let chosen = try await Self.create("d", id: "10", in: adapter)
+        _ = try await adapter.delete(id: chosen.id)
+        #expect(try await Self.create("e", in: adapter).id == "11")
+        // Every item deleted: ids still go on, also for a second replica of the service.
+        for id in ["1", "3", "11"] { _ = try await adapter.delete(id: id) }
+        let replica = try #require(try await subject.replica())
+        #expect(try await Self.create("f", in: replica.adapter).id == "12")
+        withExtendedLifetime(replica) {}
+    }
+}

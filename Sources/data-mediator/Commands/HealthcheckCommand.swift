@@ -11,7 +11,7 @@ struct HealthcheckCommand: ParsableCommand {
         abstract: "Exit 0 when the service on HOST:PORT answers GET /health with 200, else 1."
     )
 
-    @Option(help: "The address to ask (default 127.0.0.1).")
+    @Option(help: "The address to ask.")
     var host: String = "127.0.0.1"
 
     @Option(help: "The port to ask (default: DATA_MEDIATOR_PORT, else 8080).")
@@ -22,7 +22,17 @@ struct HealthcheckCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let port = port ?? environment["DATA_MEDIATOR_PORT"].flatMap { Int($0) } ?? 8080
+        var port = port ?? 8080
+        if self.port == nil, let text = environment["DATA_MEDIATOR_PORT"], !text.isEmpty {
+            guard let given = Int(text) else {
+                throw ValidationError("DATA_MEDIATOR_PORT must be a whole number; it is '\(text)'.")
+            }
+            port = given
+        }
+        guard (1...65_535).contains(port) else {
+            throw ValidationError("The port must be from 1 to 65535; it is \(port).")
+        }
+        guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second; it is \(timeout).") }
         switch Self.status(host: host, port: port, timeout: timeout) {
         case .success(200):
             print("healthy: \(host):\(port) answered 200")

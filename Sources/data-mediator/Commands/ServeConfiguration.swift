@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataMediatorHTTP
 import Foundation
+import Logging
 import NIOCore
 
 /// The configuration of `serve`, each setting from its flag, else the environment, else the default.
@@ -72,6 +73,10 @@ struct ServeConfiguration: Sendable {
         func number(_ name: String) throws -> Int? {
             guard let text = environment[name], !text.isEmpty else { return nil }
             guard let value = Int(text) else {
+                let digits = text.drop { $0 == "-" || $0 == "+" }
+                if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
+                    throw ValidationError("\(name) is '\(text)', larger than any setting it takes.")
+                }
                 throw ValidationError("\(name) must be a whole number; it is '\(text)'.")
             }
             return value
@@ -112,20 +117,32 @@ struct ServeConfiguration: Sendable {
         case let other?:
             throw ValidationError("DATA_MEDIATOR_DATABASE_PREPARE must be 'true' or 'false'; it is '\(other)'.")
         }
+        if let level = text("DATA_MEDIATOR_LOG_LEVEL"), Logger.Level(rawValue: level.lowercased()) == nil {
+            throw ValidationError(
+                "DATA_MEDIATOR_LOG_LEVEL must be one of "
+                    + Logger.Level.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + "; it is '\(level)'."
+            )
+        }
         if let logFormat, !["text", "json"].contains(logFormat.lowercased()) {
             throw ValidationError("DATA_MEDIATOR_LOG_FORMAT must be 'text' or 'json'; it is '\(logFormat)'.")
         }
         self.heartbeatSeconds = try number("DATA_MEDIATOR_HEARTBEAT_SECONDS") ?? 10
-        func positive(_ name: String, _ fallback: Int) throws -> Int {
+        func positive(_ name: String, _ fallback: Int, in range: ClosedRange<Int> = 1...Int.max) throws -> Int {
             let value = try number(name) ?? fallback
-            guard value >= 1 else { throw ValidationError("\(name) must be at least 1; it is \(value).") }
+            guard range.contains(value) else {
+                throw ValidationError(
+                    range.upperBound == Int.max
+                        ? "\(name) must be at least \(range.lowerBound); it is \(value)."
+                        : "\(name) must be from \(range.lowerBound) to \(range.upperBound); it is \(value)."
+                )
+            }
             return value
         }
         self.limits = ServerLimits(
             maximumConnections: try positive("DATA_MEDIATOR_MAX_CONNECTIONS", 1024),
-            idleTimeout: .seconds(try positive("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", 60)),
-            requestHeadTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", 10)),
-            maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024),
+            idleTimeout: .seconds(try positive("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", 60, in: 1...86_400)),
+            requestHeadTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", 10, in: 1...3_600)),
+            maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024, in: 1_024...1_048_576),
             requestsPerClient: try positive("DATA_MEDIATOR_CLIENT_REQUESTS", 8)
         )
         self.eventLoopThreads = try positive("DATA_MEDIATOR_EVENT_LOOP_THREADS", Self.defaultEventLoopThreads)
@@ -158,7 +175,10 @@ struct ServeConfiguration: Sendable {
             throw ValidationError("The port must be from 0 to 65535; it is \(self.port).")
         }
         guard self.demoTransactions >= 0 else {
-            throw ValidationError("The demo's transaction count must not be negative.")
+            throw ValidationError(
+                "The demo's transaction count (--demo-transactions or DATA_MEDIATOR_DEMO_TRANSACTIONS) must not be "
+                    + "negative; it is \(self.demoTransactions)."
+            )
         }
     }
 

@@ -1,0 +1,36 @@
+import DataMediatorHTTP
+import Testing
+
+@testable import data_mediator
+
+/// The server's limits, log level and port from the environment: every value out of range
+/// is refused at startup by name, never taken (a huge idle timeout overflowed at the first
+/// connection) or dropped in silence (a misspelt log level).
+@Suite struct ServerSettingsTests {
+    @Test func limitsWithinTheirRangesAreTaken() throws {
+        let set = try ServeConfiguration.of([
+            "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "86400", "DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "3600",
+            "DATA_MEDIATOR_MAX_HEADER_BYTES": "1024", "DATA_MEDIATOR_LOG_LEVEL": "Warning",
+        ])
+        #expect(set.limits.idleTimeout == .seconds(86_400) && set.limits.requestHeadTimeout == .seconds(3_600))
+        #expect(set.limits.maximumHeaderBytes == 1_024)
+    }
+
+    @Test func valuesOutOfRangeAreRefusedByNameWithTheirRange() {
+        for (name, value, says) in [
+            ("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", "9300000000", "from 1 to 86400"),
+            ("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", "0", "from 1 to 86400"),
+            ("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", "3601", "from 1 to 3600"),
+            ("DATA_MEDIATOR_MAX_HEADER_BYTES", "600", "from 1024 to 1048576"),
+            ("DATA_MEDIATOR_MAX_CONNECTIONS", "99999999999999999999", "larger than any setting it takes"),
+            ("DATA_MEDIATOR_MAX_CONNECTIONS", "many", "must be a whole number"),
+            ("DATA_MEDIATOR_LOG_LEVEL", "loud", "'trace', 'debug', 'info'"),
+        ] {
+            #expect {
+                try ServeConfiguration.of([name: value])
+            } throws: { error in
+                "\(error)".contains(name) && "\(error)".contains(says)
+            }
+        }
+    }
+}

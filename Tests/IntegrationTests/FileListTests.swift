@@ -146,7 +146,7 @@ import Testing
         let folder = try Folder(files: ["lists.yaml": Self.config(file: "faq.ndjson")])
         defer { folder.remove() }
         let missing = await #expect(throws: ConfigFileErrors.self) { _ = try await folder.wire() }
-        #expect(missing?.description.contains("cannot be read") == true)
+        #expect(missing?.description.contains("does not exist") == true)
         let unknown = try Folder(files: ["lists.yaml": Self.config(file: "faq.txt"), "faq.txt": ""])
         defer { unknown.remove() }
         let refused = await #expect(throws: ConfigFileErrors.self) { _ = try await unknown.wire() }

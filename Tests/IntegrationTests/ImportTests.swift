@@ -159,4 +159,29 @@ import Testing
         #expect(try await server.json("/lists/notes/changes?since=3")["version"] as? String == "3")
         #expect(await server.stop() == 0)
     }
+
+    @Test func anEmptyFileOrAFolderIsRefusedAndMovesNothing() async throws {
+        let target = try await Target.make("sqlite")
+        let folder = try Self.folder(["empty.ndjson": "", "empty.json": ""], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("records.json"),
+            withIntermediateDirectories: true
+        )
+        for (file, says) in [
+            ("empty.ndjson", "empty.ndjson: is empty"), ("empty.json", "empty.json: is empty"),
+            ("records.json", "records.json: is a folder"), ("missing.csv", "missing.csv: does not exist"),
+        ] {
+            let (status, errors) = try await Self.importing(file, in: folder, target)
+            #expect(status == 1 && errors.contains(says), "\(file): \(errors)")
+        }
+        // The list's version did not move: no client is sent to reload.
+        let server = try await ServerProcess(
+            dataDirectory: folder,
+            arguments: ["--config", folder.appendingPathComponent("lists.yaml").path],
+            environment: target.environment
+        )
+        #expect(try Page.decode(try await server.get("/lists/notes/items").body).version == 0)
+        #expect(await server.stop() == 0)
+    }
 }

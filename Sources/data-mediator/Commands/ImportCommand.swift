@@ -65,6 +65,9 @@ struct ImportCommand: AsyncParsableCommand {
         let records: RecordStream
         do {
             records = try RecordStream(path: file, types: source.fieldTypes)
+            // An empty file is a wrong file, not an import of nothing (which would still
+            // move the list's version and restart its history).
+            guard records.size > 0 else { throw ItemFileError(path: file, line: nil, "is empty; it holds no records") }
         } catch {
             printError("import: \(error)")
             throw ExitCode.failure

@@ -31,14 +31,21 @@ final class RecordStream: Sequence, IteratorProtocol {
 
     /// Opens `path`.
     ///
-    /// - Throws: ``ItemFileError`` for an unknown format, an unreadable file or a CSV file
-    ///   without a header row.
+    /// - Throws: ``ItemFileError`` for an unknown format, a missing or unreadable file, a
+    ///   folder, or a CSV file without a header row.
     init(path: String, types: [String: FieldType]) throws {
         guard let format = ItemFile.Format(path: path) else {
             throw ItemFileError(path: path, line: nil, "is not a .json, .ndjson, .jsonl or .csv file")
         }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ItemFileError(path: path, line: nil, "does not exist; check the path")
+        }
+        guard !isDirectory.boolValue else {
+            throw ItemFileError(path: path, line: nil, "is a folder, not a file of records")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ItemFileError(path: path, line: nil, "cannot be read; check the path and its permissions")
+            throw ItemFileError(path: path, line: nil, "cannot be read; check its permissions")
         }
         self.handle = handle
         self.format = format

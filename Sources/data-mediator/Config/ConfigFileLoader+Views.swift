@@ -120,7 +120,20 @@ extension ConfigFileLoader {
                     continue
                 }
                 checkField(field, conditionNode, "filters on")
-                filter.append(FilterCondition(field: field, op: op, value: scalarValue(valueNode)))
+                guard valueNode.scalar != nil else {
+                    fail(valueNode, "filter 'value' must be one value: text, a number, true, false or null")
+                    continue
+                }
+                let value = scalarValue(valueNode)
+                if let type = fieldTypes[field], !Self.filterValue(value, fits: type) {
+                    fail(
+                        valueNode,
+                        "filter 'value' \(valueNode.scalar?.string ?? "") does not fit field '\(field)', which is "
+                            + "\(type.article) \(type.rawValue)\(type == .string ? "; quote it, e.g. value: \"7\"" : "")"
+                    )
+                    continue
+                }
+                filter.append(FilterCondition(field: field, op: op, value: value))
             }
         }
 
@@ -186,5 +199,16 @@ extension ConfigFileLoader {
             return nil
         }
         return result
+    }
+
+    /// Whether a filter's value can equal a value of a field of `type` (`null` fits any).
+    static func filterValue(_ value: JSONValue, fits type: FieldType) -> Bool {
+        switch (type, value) {
+        case (_, .null), (.json, _), (.string, .string), (.integer, .integer), (.number, .integer),
+            (.number, .number), (.boolean, .bool):
+            return true
+        default:
+            return false
+        }
     }
 }

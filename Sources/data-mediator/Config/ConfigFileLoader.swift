@@ -25,18 +25,21 @@ struct ConfigFileLoader {
 
     /// Reads the file from disk and checks it.
     static func load(path: String) throws(ConfigFileErrors) -> MediatorConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigFileErrors(errors: [
-                ConfigFileError(
-                    file: path,
-                    line: 0,
-                    column: 0,
-                    message: "cannot read the file; check the path and its permissions"
-                )
-            ])
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        guard exists, !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+            let message =
+                !exists
+                ? "the file does not exist; check the path"
+                : isDirectory.boolValue
+                    ? "is a folder; name the config file in it" : "cannot read the file; check its permissions"
+            throw ConfigFileErrors(errors: [ConfigFileError(file: path, line: 0, column: 0, message: message)])
         }
         var loader = ConfigFileLoader(file: path)
-        return try loader.parse(String(decoding: data, as: UTF8.self))
+        // A byte order mark (some editors write one) is not YAML's to read.
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let text = data.starts(with: bom) ? data.dropFirst(bom.count) : data[...]
+        return try loader.parse(String(decoding: text, as: UTF8.self))
     }
 
     /// Checks YAML text and returns what it declares.

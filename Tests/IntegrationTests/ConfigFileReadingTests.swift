@@ -1,0 +1,66 @@
+import DataMediator
+import Foundation
+import Testing
+
+@testable import data_mediator
+
+/// Reading a config file from disk, and filter values checked against their field.
+@Suite struct ConfigFileReadingTests {
+    static let yaml = """
+        store:
+          sqlite: data.sqlite
+        lists:
+          tasks:
+            title: Tasks
+            table: tasks
+            fields: {title: string, size: integer}
+            views:
+              small:
+                sort: [size]
+                filter:
+                  - {field: size, op: lt, value: VALUE}
+
+        """
+
+    static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dm-config-\(UUID())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func aFileWithAByteOrderMarkIsReadAndAMissingFileOrAFolderIsNamed() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("lists.yaml")
+        try Data([0xEF, 0xBB, 0xBF] + Array(Self.yaml.replacingOccurrences(of: "VALUE", with: "3").utf8)).write(
+            to: file
+        )
+        #expect(try ConfigFileLoader.load(path: file.path).lists.map(\.definition.name) == ["tasks"])
+        for (path, says) in [
+            (folder.appendingPathComponent("nope.yaml").path, "does not exist"), (folder.path, "is a folder"),
+        ] {
+            let error = #expect(throws: ConfigFileErrors.self) { _ = try ConfigFileLoader.load(path: path) }
+            #expect(error?.description.contains(says) == true, "\(error?.description ?? "")")
+        }
+    }
+
+    @Test(
+        "a filter value that is not one value, or not of its field's type, is an error",
+        arguments: [
+            ("[1, 2]", "must be one value"), ("{a: 1}", "must be one value"), ("abc", "does not fit field 'size'"),
+            ("1.5", "does not fit field 'size'"), ("true", "does not fit field 'size'"),
+        ]
+    )
+    func aFilterValueMustFitItsField(value: String, says: String) throws {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let error = #expect(throws: ConfigFileErrors.self) {
+            _ = try loader.parse(Self.yaml.replacingOccurrences(of: "VALUE", with: value))
+        }
+        #expect(error?.description.contains(says) == true, "\(error?.description ?? "")")
+        #expect(error?.description.contains("test.yaml:12:") == true, "\(error?.description ?? "")")
+        var good = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        for fitting in ["3", "null", "-2"] {
+            _ = try good.parse(Self.yaml.replacingOccurrences(of: "VALUE", with: fitting))
+        }
+    }
+}

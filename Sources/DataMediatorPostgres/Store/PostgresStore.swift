@@ -157,6 +157,12 @@ public final class PostgresStore: Sendable {
         do {
             return try await changeSchema { connection in
                 let session = PostgresSession(connection: connection, logger: self.logger)
+                var found: Set<String> = []
+                for table in source.versionTables
+                where try await Self.tableExists(table, connection, logger: self.logger) {
+                    found.insert(table)
+                }
+                try schema.checkVersionTables { found.contains($0) }
                 var notNull: Set<String> = []
                 if case .table(let table) = source.kind {
                     if try await !Self.tableExists(table, connection, logger: self.logger) {

@@ -68,6 +68,26 @@ public struct TableSchema: Sendable {
         }
     }
 
+    /// Checks that every table the list's `versions` names is a table of the store, before
+    /// anything is made for it (a trigger on a missing table fails with SQL nobody asked for).
+    ///
+    /// - Parameter exists: whether the store has a table of that name.
+    /// - Throws: `StoreError` naming the missing tables.
+    public func checkVersionTables(_ exists: (String) throws -> Bool) throws {
+        // The list's own table is made from its fields when missing.
+        var own: String?
+        if case .table(let table) = source.kind { own = table }
+        let missing = try source.versionTables.filter { try $0 != own && !exists($0) }
+        guard missing.isEmpty else {
+            throw StoreError(
+                list: list.name,
+                "'versions' names \(missing.map { "'\($0)'" }.joined(separator: ", ")), which "
+                    + (missing.count == 1 ? "is not a table" : "are not tables")
+                    + " of the store; name the tables whose writes change the list"
+            )
+        }
+    }
+
     /// The statements that register the source's tables in the store's versions and stamps
     /// (``TableStamps``), create one index per order of a view (or slice) on a table source
     /// and start a writable list's change history, each with its arguments.

@@ -88,6 +88,7 @@ public final class SQLiteStore: Sendable {
                 let available: [String]
                 var notNull: Set<String> = []
                 var idIsIntegerColumn = false
+                try schema.checkVersionTables { try db.tableExists($0) }
                 switch source.kind {
                 case .table(let table):
                     if try !db.tableExists(table) {

@@ -6,6 +6,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import NIOCore
 import NIOPosix
 import Prometheus
 import ServiceLifecycle
@@ -141,6 +142,18 @@ struct ServeCommand: AsyncParsableCommand {
             try await group.run()
         } catch let error as ConfigFileErrors {
             printError(error.description)
+            throw ExitCode.failure
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            printError(
+                "serve: cannot listen on \(settings.host):\(settings.port): another program listens there; stop it, "
+                    + "or choose another port (--port or DATA_MEDIATOR_PORT)"
+            )
+            throw ExitCode.failure
+        } catch is SocketAddressError, is SocketAddressError.UnknownHost {
+            printError(
+                "serve: cannot listen on '\(settings.host)': no such address; give an address of this machine "
+                    + "(--host or DATA_MEDIATOR_HOST), such as 127.0.0.1 or 0.0.0.0"
+            )
             throw ExitCode.failure
         }
         try? await eventLoops.shutdownGracefully()

@@ -63,4 +63,17 @@ import Testing
             _ = try good.parse(Self.yaml.replacingOccurrences(of: "VALUE", with: fitting))
         }
     }
+
+    @Test func aKeyGivenTwiceIsNamedAtItsFirstPlace() {
+        let yaml =
+            Self.yaml.replacingOccurrences(of: "VALUE", with: "3")
+            + "  tasks:\n    title: Again\n    table: t2\n    fields: {title: string}\n    views:\n      all: {sort: [title]}\n"
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let error = #expect(throws: ConfigFileErrors.self) { _ = try loader.parse(yaml) }
+        #expect(
+            error?.description.contains("test.yaml:4:3: error: 'tasks' is declared twice in one mapping") == true,
+            "\(error?.description ?? "")"
+        )
+        #expect(error?.description.contains("Context") == false)
+    }
 }

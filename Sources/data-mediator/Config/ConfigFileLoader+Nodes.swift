@@ -17,6 +17,15 @@ extension ConfigFileLoader {
         if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, _) = yaml {
             return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
         }
+        if let yaml = error as? YamlError, case .duplicatedKeysInMapping(let keys, let context) = yaml {
+            return ConfigFileError(
+                file: file,
+                line: context.mark.line,
+                column: context.mark.column,
+                message: "\(Self.names(keys)) \(keys.count == 1 ? "is" : "are") declared twice in one mapping "
+                    + "(first here); keep one"
+            )
+        }
         return ConfigFileError(file: file, line: 0, column: 0, message: "not valid YAML: \(error)")
     }
 

@@ -76,4 +76,32 @@ import Testing
         )
         #expect(error?.description.contains("Context") == false)
     }
+
+    @Test func errorsOfOneViewDoNotHideTheListsOrTheConditionsOthers() {
+        let yaml = """
+            store:
+              sqlite: a.sqlite
+            lists:
+              tasks:
+                title: T
+                table: t
+                fields: {title: string}
+                views:
+                  v1: {default: true, sort: [nope]}
+                  v2:
+                    default: true
+                    sort: [title]
+                    filter:
+                      - {field: draft, op: is, value: false}
+
+            """
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let error = #expect(throws: ConfigFileErrors.self) { _ = try loader.parse(yaml) }
+        let text = error?.description ?? ""
+        for expected in [
+            "marks 2 views as default ('v1', 'v2')", "sorts by 'nope'", "filters on 'draft'", "filter 'op' is 'is'",
+        ] {
+            #expect(text.contains(expected), "\(expected) in \(text)")
+        }
+    }
 }

@@ -112,6 +112,7 @@ extension ConfigFileLoader {
                         fix: "give the value compared with"
                     )
                 else { continue }
+                checkField(field, conditionNode, "filters on")
                 guard let op = FilterCondition.Operator(rawValue: opName) else {
                     fail(
                         opNode,
@@ -119,7 +120,6 @@ extension ConfigFileLoader {
                     )
                     continue
                 }
-                checkField(field, conditionNode, "filters on")
                 guard valueNode.scalar != nil else {
                     fail(valueNode, "filter 'value' must be one value: text, a number, true, false or null")
                     continue

@@ -227,11 +227,12 @@ struct ConfigFileLoader {
                     views.append(view)
                 }
             }
-            let defaults = views.filter(\.isDefault)
+            // Counted from the file, so that views with errors of their own count too.
+            let defaults = entries.filter { $0.2["default"]?.bool == true }.map(\.0)
             if defaults.count > 1 {
                 fail(
                     viewsNode,
-                    "list '\(name)' marks \(defaults.count) views as default (\(Self.names(defaults.map(\.name)))); mark one"
+                    "list '\(name)' marks \(defaults.count) views as default (\(Self.names(defaults))); mark one"
                 )
             }
         }

@@ -42,8 +42,7 @@ struct Wiring: Sendable {
         eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger
     ) throws {
-        let files = FileManager.default
-        try files.createDirectory(atPath: settings.dataDir, withIntermediateDirectories: true)
+        try DataFolder.make(settings.dataDir)
         demoTransactions = settings.demoTransactions
         if let path = settings.config {
             configuration = try ConfigFileLoader.load(path: path)

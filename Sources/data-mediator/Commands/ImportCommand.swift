@@ -47,7 +47,7 @@ struct ImportCommand: AsyncParsableCommand {
             } else {
                 let folder =
                     dataDir ?? environment["DATA_MEDIATOR_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try DataFolder.make(folder)
                 var loader = ConfigFileLoader(file: "(built-in demo)", baseDirectory: folder)
                 let postgres = environment["DATA_MEDIATOR_DATABASE_URL"].map { !$0.isEmpty } ?? false
                 configuration = try loader.parse(postgres ? DemoConfig.postgresYAML : DemoConfig.yaml)

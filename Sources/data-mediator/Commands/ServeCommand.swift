@@ -39,14 +39,21 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let settings = try ServeConfiguration(
-            config: config,
-            host: host,
-            port: port,
-            dataDir: dataDir,
-            demoTransactions: demoTransactions,
-            environment: environment
-        )
+        let settings: ServeConfiguration
+        do {
+            settings = try ServeConfiguration(
+                config: config,
+                host: host,
+                port: port,
+                dataDir: dataDir,
+                demoTransactions: demoTransactions,
+                environment: environment
+            )
+        } catch let error as ValidationError {
+            // A setting, not the command line: its message alone, without the usage.
+            printError("serve: \(error.message)")
+            throw ExitCode.failure
+        }
         let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"], format: settings.logFormat)
         // The threads of the connections: the HTTP server's and the database's.
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoopThreads)

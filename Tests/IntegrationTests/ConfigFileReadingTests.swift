@@ -104,4 +104,18 @@ import Testing
             #expect(text.contains(expected), "\(expected) in \(text)")
         }
     }
+
+    @Test func aScopeGivenAsOneNameSaysWhatAScopeIs() {
+        let yaml = Self.yaml.replacingOccurrences(of: "VALUE", with: "3")
+            .replacingOccurrences(of: "    views:", with: "    scope: title\n    views:")
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let error = #expect(throws: ConfigFileErrors.self) { _ = try loader.parse(yaml) }
+        #expect(
+            error?.description.contains(
+                "'scope' is the field and the token's claim it must equal, e.g. "
+                    + "'scope: {field: title, claim: sub}'"
+            ) == true,
+            "\(error?.description ?? "")"
+        )
+    }
 }

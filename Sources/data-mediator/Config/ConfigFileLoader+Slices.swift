@@ -67,6 +67,14 @@ extension ConfigFileLoader {
     /// A list's `scope:` (`{field: player, claim: sub}`): the field every read and write of
     /// the list is narrowed to, equal to the caller's claim.
     mutating func parseScope(_ node: Node, list: String, known: Set<String>) -> ListScope? {
+        if case .scalar(let given) = node {
+            fail(
+                node,
+                "list '\(list)': 'scope' is the field and the token's claim it must equal, e.g. "
+                    + "'scope: {field: \(given.string), claim: sub}'"
+            )
+            return nil
+        }
         guard let scope = mapping(node, allowed: ["field", "claim"], what: "'scope'") else { return nil }
         let field = require(scope["field"], in: node, key: "field", fix: "name the field, e.g. 'field: player'")?
             .scalar?.string

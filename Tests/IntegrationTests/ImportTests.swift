@@ -141,7 +141,7 @@ import Testing
         #expect(skipped == 0, "\(report)")
         for expected in [
             "bad.ndjson:2: is not a JSON object", "bad.ndjson:3: 'score' must be", "bad.ndjson:4: 'title' is required",
-            "bad.ndjson:6: the id exists already",
+            "bad.ndjson:6: the id '1' exists already (in the table, or on an earlier line of the file)",
         ] {
             #expect(report.contains(expected), "\(expected) in \(report)")
         }
@@ -183,5 +183,13 @@ import Testing
         )
         #expect(try Page.decode(try await server.get("/lists/notes/items").body).version == 0)
         #expect(await server.stop() == 0)
+    }
+
+    @Test func aRecordWithoutItsIdIsNamedSo() async throws {
+        let target = try await Target.make("sqlite")
+        let folder = try Self.folder(["no-id.csv": "title,score\nfirst,1\n"], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, errors) = try await Self.importing("no-id.csv", in: folder, target)
+        #expect(status == 1 && errors.contains("no-id.csv:2: 'id' is missing: every record needs its id"), "\(errors)")
     }
 }

@@ -29,7 +29,13 @@ public struct ImportRecord: Sendable {
     ) throws -> [JSONValue] {
         if let problem { throw DataMediatorError(.invalidItem, problem) }
         var fields = fields
-        var id = fields.removeValue(forKey: idField) ?? .null
+        guard var id = fields.removeValue(forKey: idField), id != .null else {
+            throw DataMediatorError(
+                .invalidItem,
+                "no id",
+                fieldProblems: [FieldProblem(field: idField, detail: "is missing: every record needs its id")]
+            )
+        }
         switch (id, idType) {
         case (.integer, _), (.string, .string):
             break

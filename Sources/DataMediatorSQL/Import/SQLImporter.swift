@@ -70,8 +70,14 @@ public struct SQLImporter: Sendable {
     /// Inserts one record; why it was left out, or nil when it was stored.
     private func insert(_ record: ImportRecord, _ session: any SQLSession) async throws -> ImportRejection? {
         do {
-            let inserted = try await session.rows(insertSQL, try plan.values(of: record))
-            return inserted.isEmpty ? ImportRejection(line: record.line, reason: "the id exists already") : nil
+            let values = try plan.values(of: record)
+            let inserted = try await session.rows(insertSQL, values)
+            guard inserted.isEmpty else { return nil }
+            let id = values.first?.idString ?? ""
+            return ImportRejection(
+                line: record.line,
+                reason: "the id '\(id)' exists already (in the table, or on an earlier line of the file)"
+            )
         } catch let error as DataMediatorError {
             return ImportRejection(line: record.line, error: error)
         } catch  where session.isConstraintViolation(error) {

@@ -192,4 +192,15 @@ import Testing
         let (status, errors) = try await Self.importing("no-id.csv", in: folder, target)
         #expect(status == 1 && errors.contains("no-id.csv:2: 'id' is missing: every record needs its id"), "\(errors)")
     }
+
+    @Test func csvLinesCountTheBreaksInQuotedCells() async throws {
+        let target = try await Target.make("sqlite")
+        let csv = "id,title,score\n1,\"two\nlines\",1\n\n2,ok,x\n"
+        let folder = try Self.folder(["multi.csv": csv], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, errors) = try await Self.importing("multi.csv", in: folder, target, ["--skip-bad"])
+        #expect(status == 0 && errors.contains("multi.csv:5: 'score' must be"), "\(errors)")
+        let (refused, why) = try await Self.importing("multi.csv", in: folder, target, ["--batch", "0"])
+        #expect(refused != 0 && why.contains("--batch must be at least 1"), "\(why)")
+    }
 }

@@ -38,6 +38,10 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "Records per transaction with --skip-bad, and between progress reports.")
     var batch = 10_000
 
+    func validate() throws {
+        guard batch >= 1 else { throw ValidationError("--batch must be at least 1; it is \(batch).") }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration: MediatorConfiguration

@@ -113,12 +113,15 @@ final class RecordStream: Sequence, IteratorProtocol {
 
     // MARK: - CSV
 
-    private var record = 1
+    /// The line the next CSV row starts on: a quoted cell may hold line breaks.
+    private var rowLine = 2
 
     private func nextRow() -> ImportRecord? {
         guard let csv else { return nil }
         while let row = csv.next() {
-            record += 1
+            let record = rowLine
+            rowLine +=
+                1 + row.reduce(0) { lines, cell in lines + cell.utf8.lazy.filter { $0 == UInt8(ascii: "\n") }.count }
             bytesRead = Swift.min(size, bytesRead + row.reduce(row.count) { $0 + $1.utf8.count })
             if row.count == 1, row[0].isEmpty { continue }
             guard row.count == header.count else {

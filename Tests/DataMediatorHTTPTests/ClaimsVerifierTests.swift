@@ -270,9 +270,14 @@ extension ClaimsVerifierTests {
         #expect(configuration.leeway == .seconds(5))
     }
 
-    @Test func anUnreadableKeySetFileIsAConfigurationError() {
+    @Test func aMissingKeySetFileOrAFolderIsAConfigurationError() {
         let path = keys.directory.appendingPathComponent("missing.json").path
-        expectConfigurationError(.unreadableKeySet, "'\(path)' cannot be read", ["DATA_MEDIATOR_JWKS_FILE": path])
+        expectConfigurationError(.unreadableKeySet, "'\(path)' does not exist", ["DATA_MEDIATOR_JWKS_FILE": path])
+        expectConfigurationError(
+            .unreadableKeySet,
+            "'\(keys.directory.path)' is a folder",
+            ["DATA_MEDIATOR_JWKS_FILE": keys.directory.path]
+        )
     }
 
     @Test(arguments: [

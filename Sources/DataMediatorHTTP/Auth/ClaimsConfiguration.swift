@@ -95,6 +95,15 @@ public struct ClaimsConfiguration: Sendable {
 
     private static func readKeySet(at path: String) throws(ClaimsConfigurationError) -> JWKS {
         let data: Data
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw ClaimsConfigurationError(
+                .unreadableKeySet,
+                "DATA_MEDIATOR_JWKS_FILE '\(path)' "
+                    + (isDirectory.boolValue
+                        ? "is a folder; name the key set's JSON file" : "does not exist; check the path")
+            )
+        }
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {

@@ -133,7 +133,11 @@ import Testing
         }
         #expect(parameters == ["size": "1"])
         let missing = errors(yaml("")).map(\.message)
-        #expect(missing.contains { $0.contains("needs parameter 'size'") }, "\(missing)")
+        #expect(missing.contains { $0.contains("needs parameter 'size'; give it under 'params:'") }, "\(missing)")
+        // A missing parameter does not hide an unknown one.
+        let both = errors(yaml(", params: {colour: red}")).map(\.message)
+        #expect(both.contains { $0.contains("needs parameter 'size'") }, "\(both)")
+        #expect(both.contains { $0.contains("gives parameter 'colour'") }, "\(both)")
         let wrong = errors(yaml(", params: {size: x}")).map(\.message)
         #expect(wrong.contains { $0.contains("must be an integer") }, "\(wrong)")
         let unknown = errors(yaml(", params: {size: 1, colour: red}")).map(\.message)

@@ -172,18 +172,31 @@ extension ConfigFileLoader {
                             "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is scoped to each "
                                 + "caller; a composite shows the same items to everyone"
                         )
-                    } else if (try? definition.view(named: view)) != nil {
-                        do {
-                            _ = try definition.view(
-                                named: view,
-                                slice: SliceRequest(parameters: parameters.mapValues { [$0] })
+                    } else if let resolved = try? definition.view(named: view) {
+                        let taken = Set(resolved.parameters.map(\.name))
+                        for unknown in parameters.keys.sorted() where !taken.contains(unknown) {
+                            failAt(
+                                child.line,
+                                "child '\(child.name)' of '\(composite.name)' gives parameter '\(unknown)', which its "
+                                    + "view does not take; "
+                                    + (taken.isEmpty ? "it takes none" : "it takes \(Self.names(taken.sorted()))")
                             )
-                            let taken = Set((try? definition.view(named: view))?.parameters.map(\.name) ?? [])
-                            if let unknown = parameters.keys.sorted().first(where: { !taken.contains($0) }) {
-                                failAt(
-                                    child.line,
-                                    "child '\(child.name)' of '\(composite.name)' gives parameter '\(unknown)', which its "
-                                        + "view does not take; it takes \(Self.names(taken.sorted()))"
+                        }
+                        let missing = resolved.parameters.filter { $0.isRequired && parameters[$0.name] == nil }
+                        for parameter in missing {
+                            failAt(
+                                child.line,
+                                "child '\(child.name)' of '\(composite.name)' shows view '\(resolved.name)' of list "
+                                    + "'\(name)', which needs parameter '\(parameter.name)'; give it under 'params:'"
+                            )
+                        }
+                        do {
+                            if missing.isEmpty {
+                                _ = try definition.view(
+                                    named: view,
+                                    slice: SliceRequest(
+                                        parameters: parameters.filter { taken.contains($0.key) }.mapValues { [$0] }
+                                    )
                                 )
                             }
                         } catch {

@@ -75,7 +75,7 @@ public func buildRouter(
         router.add(middleware: CORSOriginsMiddleware(origins: configuration.corsOrigins))
     }
     // Errors become problems and are thrown on up, so the request's metrics count them.
-    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: ProblemMiddleware(allow: { path in MethodNotAllowed.allow(at: path, registry: registry) }))
     OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
         .register(on: router)
     ExplorerRoutes(

@@ -262,17 +262,22 @@ import Testing
         }
     }
 
-    @Test func optionsNameTheWriteMethodsOfWritableListsOnly() async throws {
+    @Test func optionsAndA405NameTheWriteMethodsOfWritableListsOnly() async throws {
         let fixture = try Fixture()
         try await fixture.run { client in
             for (uri, allow) in [
                 ("/lists/notes/items", "GET, HEAD, OPTIONS, POST"),
                 ("/lists/notes/items/n1", "GET, HEAD, OPTIONS, PUT, PATCH, DELETE"),
+                ("/lists/notes/items/n%2F1/x", "GET, HEAD, OPTIONS, PUT, PATCH, DELETE"),
                 ("/lists/sample/items", "GET, HEAD, OPTIONS"),
                 ("/lists/sample/items/item-01", "GET, HEAD, OPTIONS"),
             ] {
                 let response = try await client.execute(uri: uri, method: .options)
                 #expect(response.status == .noContent && response.headers[.allow] == allow, "\(uri)")
+                // A method no route serves answers 405 with the same methods.
+                let trace = try await client.execute(uri: uri, method: try #require(HTTPRequest.Method("TRACE")))
+                try ProblemTests.expectProblem(trace, status: 405, type: "method-not-allowed")
+                #expect(trace.headers[.allow] == allow, "TRACE \(uri)")
             }
         }
     }

@@ -100,14 +100,13 @@ public struct ProblemType: Sendable, Hashable {
         "The request line and headers together (a long URI counts) are larger than this server reads "
             + "(DATA_MEDIATOR_MAX_HEADER_BYTES, 16 KiB by default); the connection is closed. Send less."
     )
-    /// A request method no route of the server serves (`TRACE`, `PROPFIND`, one it does not
-    /// know at all).
+    /// A request method the server does not know at all (one its HTTP parser cannot read).
     public static let notImplemented = ProblemType(
         "not-implemented",
         .notImplemented,
         "Not implemented",
-        "The request's method is served by no route of this server, which serves GET, HEAD, OPTIONS, POST, PUT, "
-            + "PATCH and DELETE (a method it cannot parse also closes the connection)."
+        "The request's method is not one this server knows; it serves GET, HEAD, OPTIONS, POST, PUT, PATCH and "
+            + "DELETE. The connection is closed."
     )
     /// A source is not open.
     public static let notReady = ProblemType(

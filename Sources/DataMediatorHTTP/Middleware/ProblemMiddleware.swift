@@ -8,6 +8,9 @@ import Logging
 /// as they are, the framework's own errors (no route, bad request) become the matching
 /// problem, and anything else becomes a 500 that is logged at error level and reveals nothing.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The methods served at a path, for the `Allow` of a `405` to a method no route serves.
+    let allow: @Sendable (String) -> String
+
     func handle(
         _ request: Request,
         context: Context,
@@ -20,21 +23,22 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as DataMediatorError {
             throw error
         } catch let error as HTTPError {
-            throw Self.problem(for: error, method: request.method)
+            throw Self.problem(for: error, method: request.method, allow: { allow(request.uri.path) })
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             throw Problem.internalError
         }
     }
-    static func problem(for error: HTTPError, method: HTTPRequest.Method) -> Problem {
+    static func problem(for error: HTTPError, method: HTTPRequest.Method, allow: () -> String) -> Problem {
         switch error.status {
         case .notFound where !MethodNotAllowed.served.contains(method):
-            // RFC 9110: a method the server supports for no resource is 501 (a 405 would
-            // have to name the target's methods, which the router does not tell).
+            // A method no route serves (TRACE, PROPFIND): 405 with the methods the path
+            // serves, as OPTIONS there answers (RFC 9110: Allow names the target's methods).
+            let allow = allow()
             return Problem(
-                .notImplemented,
-                detail: "\(method.rawValue) is served by no route of this service; it serves "
-                    + MethodNotAllowed.served.map(\.rawValue).sorted().joined(separator: ", ") + "."
+                .methodNotAllowed,
+                detail: "\(method.rawValue) is not served here; this route answers \(allow).",
+                headers: [.allow: allow]
             )
         case .notFound:
             return Problem(.notFound, detail: ProblemType.notFound.documentation)

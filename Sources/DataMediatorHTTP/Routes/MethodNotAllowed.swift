@@ -1,3 +1,5 @@
+import DataMediator
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -9,6 +11,23 @@ enum MethodNotAllowed {
 
     /// The methods some route serves; any other is refused on every path.
     static let served: Set<HTTPRequest.Method> = [.get, .head, .options, .post, .put, .patch, .delete]
+
+    /// The methods a list's items route serves: the read methods, and on a writable list
+    /// `POST` on the collection or `PUT, PATCH, DELETE` on an item.
+    static func allow(items adapter: ListAdapter, item: Bool) -> String {
+        allow + (adapter.isWritable ? (item ? ", PUT, PATCH, DELETE" : ", POST") : "")
+    }
+
+    /// The methods served at `path` (as `OPTIONS` there answers), for a `405` to a method
+    /// no route serves: a writable list's items routes, or the read methods.
+    static func allow(at path: String, registry: ListRegistry) -> String {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard segments.count >= 3, segments.first == "lists", segments.dropFirst(2).first == "items",
+            let name = segments.dropFirst().first.flatMap({ String($0).removingPercentEncoding }),
+            let adapter = try? registry.adapter(named: name)
+        else { return allow }
+        return allow(items: adapter, item: segments.count > 3)
+    }
 
     static func register<Context: RequestContext>(_ path: RouterPath, on router: Router<Context>) {
         router.on(path, method: .options) { _, _ -> Response in

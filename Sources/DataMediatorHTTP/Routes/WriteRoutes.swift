@@ -46,9 +46,7 @@ struct WriteRoutes: Sendable {
             for method in methods {
                 router.on(RouterPath(path), method: method) { request, context -> Response in
                     let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
-                    let allow =
-                        MethodNotAllowed.allow
-                        + (adapter.isWritable ? (method == .post ? ", PUT, PATCH, DELETE" : ", POST") : "")
+                    let allow = MethodNotAllowed.allow(items: adapter, item: method == .post)
                     throw Problem(
                         .methodNotAllowed,
                         detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
@@ -56,12 +54,12 @@ struct WriteRoutes: Sendable {
                     )
                 }
             }
-            let writes = path.hasSuffix("**") ? ", PUT, PATCH, DELETE" : ", POST"
+            let item = path.hasSuffix("**")
             router.on(RouterPath(path), method: .options) { _, context -> Response in
                 let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
                 return Response(
                     status: .noContent,
-                    headers: [.allow: MethodNotAllowed.allow + (adapter.isWritable ? writes : "")]
+                    headers: [.allow: MethodNotAllowed.allow(items: adapter, item: item)]
                 )
             }
         }

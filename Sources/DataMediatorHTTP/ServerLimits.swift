@@ -127,10 +127,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // with an empty 400 and closes: the answer becomes a problem like every other.
             let problem = Problem(unreadable: error)
             let body = ByteBuffer(bytes: problem.body(instance: nil))
-            let fields: HTTPFields = [
-                .contentType: "application/problem+json", .contentLength: String(body.readableBytes),
-                .cacheControl: "no-store", .connection: "close",
-            ]
+            var fields = problem.fields
+            fields[.contentLength] = String(body.readableBytes)
+            fields[.connection] = "close"
             context.write(
                 wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))),
                 promise: nil

@@ -67,21 +67,19 @@ extension ListDefinition {
         }
         // The claim must be a value of the field's type (RFC 7519's `sub` is text): a number
         // claimed for a text field, or an object, is refused rather than matched to nothing.
-        switch (rules.types[scope.field], claim) {
-        case (.integer?, .string(let text)):
-            if let whole = Int64(text) { return .integer(whole) }
-        case (.integer?, .integer), (.string?, .string), (.number?, .integer), (.number?, .number),
-            (.boolean?, .bool), (.json?, _):
+        let type = rules.types[scope.field]
+        if type == .integer, case .string(let text) = claim, let whole = Int64(text) { return .integer(whole) }
+        switch (type, claim) {
+        case (let type?, _) where type.accepts(claim):
             return claim
         case (nil, .string), (nil, .integer), (nil, .number), (nil, .bool):
             return claim
         default:
             break
         }
-        let type = rules.types[scope.field].map { "\($0.article) \($0.rawValue)" } ?? "a string, number or boolean"
         throw DataMediatorError(
             .unauthorized,
-            "The token's claim '\(scope.claim)' is not \(type), as field '\(scope.field)' of list '\(name)' needs."
+            "The token's claim '\(scope.claim)' is not \(type?.description ?? "a string, number or boolean"), as field '\(scope.field)' of list '\(name)' needs."
         )
     }
 }

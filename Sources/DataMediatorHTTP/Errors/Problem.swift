@@ -74,14 +74,19 @@ public struct Problem: HTTPResponseError, Sendable {
 
     /// The problem as a response: the JSON body with `instance` set to the request's path.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var fields = headers
-        fields[.contentType] = "application/problem+json"
-        fields[.cacheControl] = "no-store"
-        return Response(
+        Response(
             status: status,
             headers: fields,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body(instance: request.uri.path)))
         )
+    }
+
+    /// The answer's headers: the problem's own, its media type, and no caching.
+    var fields: HTTPFields {
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        fields[.cacheControl] = "no-store"
+        return fields
     }
 
     /// The problem's JSON text; without `instance` when there is none (a request that could

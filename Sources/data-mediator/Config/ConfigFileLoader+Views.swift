@@ -125,11 +125,11 @@ extension ConfigFileLoader {
                     continue
                 }
                 let value = scalarValue(valueNode)
-                if let type = fieldTypes[field], !Self.filterValue(value, fits: type) {
+                if let type = fieldTypes[field], value != .null, !type.accepts(value) {
                     fail(
                         valueNode,
                         "filter 'value' \(valueNode.scalar?.string ?? "") does not fit field '\(field)', which is "
-                            + "\(type.article) \(type.rawValue)\(type == .string ? "; quote it, e.g. value: \"7\"" : "")"
+                            + "\(type.description)\(type == .string ? "; quote it, e.g. value: \"7\"" : "")"
                     )
                     continue
                 }
@@ -199,16 +199,5 @@ extension ConfigFileLoader {
             return nil
         }
         return result
-    }
-
-    /// Whether a filter's value can equal a value of a field of `type` (`null` fits any).
-    static func filterValue(_ value: JSONValue, fits type: FieldType) -> Bool {
-        switch (type, value) {
-        case (_, .null), (.json, _), (.string, .string), (.integer, .integer), (.number, .integer),
-            (.number, .number), (.boolean, .bool):
-            return true
-        default:
-            return false
-        }
     }
 }

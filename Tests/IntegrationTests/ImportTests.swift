@@ -202,5 +202,7 @@ import Testing
         #expect(status == 0 && errors.contains("multi.csv:5: 'score' must be"), "\(errors)")
         let (refused, why) = try await Self.importing("multi.csv", in: folder, target, ["--batch", "0"])
         #expect(refused != 0 && why.contains("--batch must be at least 1"), "\(why)")
+        let (negative, negativeSays) = try await Self.importing("multi.csv", in: folder, target, ["--batch", "-5"])
+        #expect(negative != 0 && negativeSays.contains("--batch must be at least 1; it is -5"), "\(negativeSays)")
     }
 }

@@ -1,5 +1,6 @@
 import DataMediatorTesting
 import Foundation
+import Glibc
 import Testing
 
 /// Where the server listens and keeps its data: a port another program holds, an address
@@ -41,7 +42,58 @@ import Testing
         #expect(!rangeSays.contains("Usage:"), "\(rangeSays)")
         let (badPort, why) = try await DemoWalkTests.run(["healthcheck"], environment: ["DATA_MEDIATOR_PORT": "abc"])
         #expect(badPort != 0 && why.contains("DATA_MEDIATOR_PORT must be a whole number"), "\(why)")
+        // A negative number is the option's value, not another option: its own range message.
+        let (negative, negativeSays) = try await DemoWalkTests.run(["healthcheck", "--timeout", "-1"])
+        #expect(negative != 0 && negativeSays.contains("--timeout must be at least 1 second"), "\(negativeSays)")
         #expect(try await server.get("/health").status == 200)
         #expect(await server.stop() == 0)
+    }
+
+    /// A PostgreSQL store that cannot be reached says why (the pool alone only knows that
+    /// its time ran out), with the server and the database it tried.
+    @Test func aDatabaseThatCannotBeReachedIsNamedWithWhy() async throws {
+        let existing = try await TestDatabase.create()
+        var missing = try #require(URLComponents(string: existing))
+        missing.path = "/dm_no_such_database"
+        var refused = missing
+        refused.path = "/lists"
+        refused.port = try Self.closedPort()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-nodb-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let arguments = ["serve", "--port", "0", "--data-dir", folder.path]
+        let unset = [
+            "DATA_MEDIATOR_CONFIG": "", "DATA_MEDIATOR_HOST": "", "DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS": "1",
+        ]
+        let (noDatabase, says) = try await DemoWalkTests.run(
+            arguments,
+            environment: unset.merging(["DATA_MEDIATOR_DATABASE_URL": try #require(missing.string)]) { $1 }
+        )
+        #expect(noDatabase == 1)
+        #expect(says.contains("serve: cannot connect to PostgreSQL at"), "\(says)")
+        #expect(says.contains("database \"dm_no_such_database\" does not exist"), "\(says)")
+        let (noServer, refusedSays) = try await DemoWalkTests.run(
+            arguments,
+            environment: unset.merging(["DATA_MEDIATOR_DATABASE_URL": try #require(refused.string)]) { $1 }
+        )
+        #expect(noServer == 1)
+        #expect(refusedSays.contains(":\(refused.port ?? 0) (user "), "\(refusedSays)")
+        #expect(refusedSays.contains("connection refused"), "\(refusedSays)")
+    }
+
+    /// A loopback port nothing listens on: bound, then closed.
+    static func closedPort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -39,6 +39,8 @@ public final class PostgresStore: Sendable {
     public let ports: Set<Int>
     /// The names of the reads each connection prepares once.
     let preparedStatements: PreparedStatements
+    /// How the primary is reached, for saying why it cannot be (``connectionFailure()``).
+    let primaryConfiguration: PostgresClient.Configuration
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
@@ -68,13 +70,14 @@ public final class PostgresStore: Sendable {
         self.timeout = timeout
         self.eventLoops = eventLoops
         ports = Set(([url] + (readURL.map { [$0] } ?? [])).map { URLComponents(string: $0)?.port ?? 5432 })
+        primaryConfiguration = try Self.configuration(
+            url,
+            maximumConnections: maximumConnections,
+            timeout: timeout,
+            keepConnectionsOpen: keepConnectionsOpen
+        )
         primary = PostgresClient(
-            configuration: try Self.configuration(
-                url,
-                maximumConnections: maximumConnections,
-                timeout: timeout,
-                keepConnectionsOpen: keepConnectionsOpen
-            ),
+            configuration: primaryConfiguration,
             eventLoopGroup: eventLoops,
             backgroundLogger: logger
         )
@@ -125,6 +128,9 @@ public final class PostgresStore: Sendable {
                 }
             }
         } catch {
+            // The pool retries a connection it cannot open until the call times out, so a
+            // wrong host, port, password or database would read "did not answer in time".
+            if let failure = await connectionFailure() { throw StoreError(list: nil, failure) }
             throw StoreError(list: nil, "cannot prepare the PostgreSQL store: \(Self.describe(error))")
         }
     }

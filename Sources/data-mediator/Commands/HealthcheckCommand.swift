@@ -14,10 +14,10 @@ struct HealthcheckCommand: ParsableCommand {
     @Option(help: "The address to ask.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "The port to ask (default: DATA_MEDIATOR_PORT, else 8080).")
+    @Option(parsing: .unconditional, help: "The port to ask (default: DATA_MEDIATOR_PORT, else 8080).")
     var port: Int?
 
-    @Option(help: "Seconds to wait for the answer.")
+    @Option(parsing: .unconditional, help: "Seconds to wait for the answer.")
     var timeout: Int = 3
 
     func run() throws {

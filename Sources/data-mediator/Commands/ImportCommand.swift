@@ -35,7 +35,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Leave bad records out instead of stopping.")
     var skipBad = false
 
-    @Option(help: "Records per transaction with --skip-bad, and between progress reports.")
+    @Option(parsing: .unconditional, help: "Records per transaction with --skip-bad, and between progress reports.")
     var batch = 10_000
 
     func validate() throws {

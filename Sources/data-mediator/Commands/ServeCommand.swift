@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataMediator
 import DataMediatorHTTP
+import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
 import Hummingbird
@@ -28,13 +29,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on (env DATA_MEDIATOR_HOST; default 127.0.0.1).")
     var host: String?
 
-    @Option(help: "The port to listen on, 0 for any free one (env DATA_MEDIATOR_PORT; default 8080).")
+    @Option(
+        parsing: .unconditional,
+        help: "The port to listen on, 0 for any free one (env DATA_MEDIATOR_PORT; default 8080)."
+    )
     var port: Int?
 
     @Option(help: "Where the demo store and the cursor secret live (env DATA_MEDIATOR_DATA_DIR; default ./data).")
     var dataDir: String?
 
-    @Option(help: "Transactions generated for a new demo store (env DATA_MEDIATOR_DEMO_TRANSACTIONS; default 100000).")
+    @Option(
+        parsing: .unconditional,
+        help: "Transactions generated for a new demo store (env DATA_MEDIATOR_DEMO_TRANSACTIONS; default 100000)."
+    )
     var demoTransactions: Int?
 
     func run() async throws {
@@ -55,7 +62,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"], format: settings.logFormat)
-        // The threads of the connections: the HTTP server's and the database's.
+        // The threads of the connections: the HTTP server's and the database's. They live
+        // until the process ends: shut down after the services stop, a loop could still be
+        // handed late work (a closing connection, a database timer's cancellation), which
+        // NIO reports on stderr ("Cannot schedule tasks on an EventLoop that has already
+        // shut down").
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoopThreads)
         let wiring: Wiring
         // SQLite's lists are checked before anything listens; PostgreSQL's once its
@@ -150,6 +161,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as ConfigFileErrors {
             printError(error.description)
             throw ExitCode.failure
+        } catch let error as StoreError {
+            printError("serve: \(error)")
+            throw ExitCode.failure
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             printError(
                 "serve: cannot listen on \(settings.host):\(settings.port): another program listens there; stop it, "
@@ -163,7 +177,6 @@ struct ServeCommand: AsyncParsableCommand {
             )
             throw ExitCode.failure
         }
-        try? await eventLoops.shutdownGracefully()
         guard case .sqlite(let store) = wiring.store else { return }
         do {
             try store.checkpoint()

@@ -1,0 +1,58 @@
+import DataMediator
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+extension PostgresStore {
+    /// Why a connection to the primary cannot be opened now, as one line that names the
+    /// server and the database, or nil when one can.
+    ///
+    /// The pool does not pass on why it could not connect (it retries until a request
+    /// times out), so this opens one connection of its own, bounded by ``timeout``.
+    func connectionFailure() async -> String? {
+        let client = primaryConfiguration
+        let host = client.host ?? "localhost"
+        let port = client.port ?? 5432
+        var configuration = PostgresConnection.Configuration(
+            host: host,
+            port: port,
+            username: client.username,
+            password: client.password,
+            database: client.database,
+            tls: .disable
+        )
+        configuration.options.connectTimeout = .nanoseconds(max(1, timeout.nanoseconds))
+        let target =
+            "PostgreSQL at \(host):\(port) (user '\(client.username)', database '\(client.database ?? client.username)')"
+        do {
+            let connection = try await PostgresConnection.connect(
+                on: eventLoops.any(),
+                configuration: configuration,
+                id: 0,
+                logger: logger
+            )
+            try? await connection.close()
+            return nil
+        } catch {
+            return "cannot connect to \(target): \(Self.connectionReason(error))"
+        }
+    }
+
+    /// A failed connection's reason: the server's message (a wrong password, a missing
+    /// database), else the socket's (refused, unreachable, timed out).
+    static func connectionReason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        guard var underlying = error.underlying else { return "\(error.code)" }
+        if let failure = underlying as? NIOConnectionError {
+            if failure.connectionErrors.isEmpty, failure.dnsAError != nil || failure.dnsAAAAError != nil {
+                return "no such host"
+            }
+            underlying = failure.connectionErrors.last?.error ?? underlying
+        }
+        if let socket = underlying as? IOError { return String(cString: strerror(socket.errnoCode)).lowercased() }
+        return "\(underlying)"
+    }
+}

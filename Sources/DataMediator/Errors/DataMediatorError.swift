@@ -107,3 +107,20 @@ public struct FieldProblem: Sendable, Hashable {
         self.detail = detail
     }
 }
+
+extension [FieldProblem] {
+    /// The problems as one line for a person (an import's report): fields with the same
+    /// problem are named together, so a list of known fields is said once.
+    public var summary: String {
+        var details: [String] = []
+        var fields: [String: [String]] = [:]
+        for problem in self {
+            if fields[problem.detail] == nil { details.append(problem.detail) }
+            fields[problem.detail, default: []].append("'\(problem.field)'")
+        }
+        return details.map { detail in
+            let named = fields[detail] ?? []
+            return named.count == 1 ? "\(named[0]) \(detail)" : "\(named.joined(separator: ", ")): each \(detail)"
+        }.joined(separator: "; ")
+    }
+}

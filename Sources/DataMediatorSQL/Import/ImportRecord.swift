@@ -86,7 +86,7 @@ public struct ImportRejection: Sendable, Hashable {
         self.reason =
             error.fieldProblems.isEmpty
             ? error.message
-            : error.fieldProblems.map { "'\($0.field)' \($0.detail)" }.joined(separator: "; ")
+            : error.fieldProblems.summary
     }
 }
 

@@ -66,7 +66,7 @@ enum ItemFile {
             do {
                 try rules.check(fields)
             } catch {
-                let problems = error.fieldProblems.map { "'\($0.field)' \($0.detail)" }.joined(separator: "; ")
+                let problems = error.fieldProblems.summary
                 throw ItemFileError(path: path, line: record.line, "item '\(id.idString)': \(problems)")
             }
             var values = fields

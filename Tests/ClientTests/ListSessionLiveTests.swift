@@ -75,7 +75,7 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
-    @Test func aDroppedEventStreamResumesWithLastEventIDWithoutLosingOrDoublingAChange() async throws {
+    @Test func aDroppedEventStreamResumesWithLastEventIDWithoutLosingOrApplyingAChangeTwice() async throws {
         let server = try await Live.demo(500)
         defer { server.removeData() }
         let before = try await Live.walk(server)
@@ -108,13 +108,18 @@ import Testing
         #expect(held.version == start + Int64(writes))
         #expect(statistics.changesApplied == writes)
         #expect(statistics.reconnects >= writes / 7)
-        // Each stream after the first resumed after the last event the one before delivered.
+        // Each stream after the first resumed at the version before the last event the one
+        // before delivered: a version may be several changes (a composite's), so the last
+        // one is read whole again, and its change, held already, is skipped.
         let record = transport.record.state.withLock { $0 }
         #expect(record.resumedFrom.first == String(start))
         for (index, resumed) in record.resumedFrom.enumerated().dropFirst() where index * 7 <= record.delivered.count {
-            #expect(resumed == record.delivered[index * 7 - 1], "stream \(index)")
+            #expect(resumed == String((Int64(record.delivered[index * 7 - 1]) ?? 0) - 1), "stream \(index)")
         }
-        #expect(record.delivered == (start + 1...start + Int64(writes)).map(String.init))
+        var versions: [String] = []
+        for id in record.delivered where versions.last != id { versions.append(id) }
+        #expect(versions == (start + 1...start + Int64(writes)).map(String.init))
+        #expect(statistics.changesSkipped == record.delivered.count - writes)
         _ = try await Live.checkUpdates(of: session)
         #expect(await server.stop() == 0)
     }

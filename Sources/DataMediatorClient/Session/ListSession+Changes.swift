@@ -11,13 +11,13 @@ extension ListSession {
         let changes: [ListChange]
         let latest: Int64
         do {
-            (changes, latest) = try await readChanges(since: version)
+            (changes, latest) = try await readChanges(since: resumeVersion)
         } catch let error as ListClientError where error.code == .historyGone {
             return try await reload()
         }
         if changes.contains(where: { $0.op == .reload }) { return try await reload() }
         for change in changes { applyOne(change) }
-        version = max(version, latest)
+        holdAll(latest)
         try await publish()
     }
 
@@ -37,7 +37,8 @@ extension ListSession {
     ///
     /// A stream that ends or fails is opened again after
     /// ``ListSessionConfiguration/reconnectDelay`` with `Last-Event-ID` set to the session's
-    /// version, so no change is lost or applied twice. `event: reload` and a `410` reload the
+    /// version (the one before, while a version's changes may be only partly applied), so
+    /// no change is lost or applied twice. `event: reload` and a `410` reload the
     /// session (see ``refresh()``). Loads the first page first when nothing is loaded.
     ///
     /// - Throws: ``ListClientError`` when the server refuses the stream for good (a `4xx`
@@ -49,7 +50,7 @@ extension ListSession {
             if !first { statistics.reconnects += 1 }
             first = false
             var headers = configuration.headers
-            headers["Last-Event-ID"] = String(version)
+            headers["Last-Event-ID"] = String(resumeVersion)
             let events = transport.events(
                 path: configuration.path("/events"),
                 query: configuration.query(paging: false),

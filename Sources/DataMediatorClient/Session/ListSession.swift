@@ -31,6 +31,10 @@ public actor ListSession {
     var loaded: LoadedList
     /// The version every applied change and loaded page is current at.
     var version: Int64 = 0
+    /// The changes of ``version`` applied one by one, while others of that version may
+    /// still come (a composite's one write is several changes at one version); nil when
+    /// the session holds all of ``version`` (a page or a `/changes` answer at it).
+    var appliedAtVersion: Set<ListChange>?
     var started = false
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -122,6 +126,7 @@ public actor ListSession {
     func replace(with page: PageBody) async throws {
         loaded.replace(with: page)
         version = page.version
+        appliedAtVersion = nil
         started = true
         try await publish()
     }
@@ -139,9 +144,9 @@ public actor ListSession {
         }
         var changes: [ListChange] = []
         var latest = version
-        if page.version > version {
+        if page.version > resumeVersion {
             do {
-                (changes, latest) = try await readChanges(since: version)
+                (changes, latest) = try await readChanges(since: resumeVersion)
             } catch let error as ListClientError where error.code == .historyGone {
                 return try await reload()
             }
@@ -149,20 +154,35 @@ public actor ListSession {
         if changes.contains(where: { $0.op == .reload }) { return try await reload() }
         for change in changes where change.version <= page.version { applyOne(change) }
         if prepending { loaded.prepend(page) } else { loaded.append(page) }
-        version = max(version, page.version)
+        holdAll(page.version)
         for change in changes where change.version > page.version { applyOne(change) }
-        version = max(version, latest)
+        holdAll(latest)
         try await publish()
     }
 
-    /// Applies one change unless its version is applied already.
+    /// The version after which changes are read (`/changes?since=`, `Last-Event-ID`): the
+    /// one before ``version`` while that version may have more changes to come.
+    var resumeVersion: Int64 { appliedAtVersion == nil ? version : version - 1 }
+
+    /// Marks the session as holding all of `complete` (a page, or a `/changes` answer, at
+    /// it) when that is not behind what it holds.
+    func holdAll(_ complete: Int64) {
+        guard complete >= version else { return }
+        version = complete
+        appliedAtVersion = nil
+    }
+
+    /// Applies one change unless it is applied already: one of an earlier version, or one
+    /// of the session's version that it holds whole or that was applied before.
     func applyOne(_ change: ListChange) {
-        guard change.version > version else {
+        if change.version > version {
+            version = change.version
+            appliedAtVersion = [change]
+        } else if change.version < version || appliedAtVersion?.insert(change).inserted != true {
             statistics.changesSkipped += 1
             return
         }
         loaded.apply(change)
-        version = change.version
         statistics.changesApplied += 1
     }
 

@@ -1,0 +1,116 @@
+import DataMediatorClient
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// A session over a composite, whose one write can be several changes at one version (an
+/// item in two children; a capped child's insert, the delete it pushes out and its `more`
+/// cell): every one of them is applied, by events and by the changes read between pages.
+@Suite(.serialized) struct CompositeSessionTests {
+    static let config = """
+        store:
+          sqlite: notes.sqlite
+        lists:
+          notes:
+            table: notes
+            writable: true
+            fields:
+              id: integer
+              title: string
+              score: integer
+            views:
+              top:
+                default: true
+                sort: [-score, -id]
+          board:
+            compose:
+              - {name: best, list: notes, limit: 3, more: true}
+              - {name: all, list: notes}
+        """
+
+    /// The service over ``config`` with `count` notes (scores 10, 20, ...).
+    static func board(notes count: Int) async throws -> ServerProcess {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-board-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("board.yaml")
+        try config.write(to: file, atomically: true, encoding: .utf8)
+        let server = try await ServerProcess(
+            dataDirectory: folder,
+            arguments: ["--config", file.path],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": Live.token, "DATA_MEDIATOR_HEARTBEAT_SECONDS": "1"]
+        )
+        for index in 1...count {
+            try await write(server, "POST", "", #"{"data": {"title": "n\#(index)", "score": \#(index * 10)}}"#)
+        }
+        return server
+    }
+
+    static func write(_ server: ServerProcess, _ method: String, _ path: String, _ body: String? = nil) async throws {
+        let answer = try await server.send(
+            method,
+            "/lists/notes/items\(path)",
+            headers: ["Content-Type": "application/json", "Authorization": "Bearer \(Live.token)"],
+            body: body
+        )
+        #expect((200..<300).contains(answer.status), "\(method) \(path): \(answer.status)")
+    }
+
+    /// Writes that each reach the capped child: a new best, a rise into the first three, a
+    /// fall out of them, a delete of a shown item, and a new item below the cap.
+    static func writesAcrossTheCap(_ server: ServerProcess) async throws {
+        try await write(server, "POST", "", #"{"data": {"title": "best", "score": 1000}}"#)
+        try await write(server, "PATCH", "/2", #"{"data": {"score": 500}}"#)
+        try await write(server, "PATCH", "/6", #"{"data": {"score": 1}}"#)
+        try await write(server, "DELETE", "/5")
+        try await write(server, "POST", "", #"{"data": {"title": "low", "score": 3}}"#)
+    }
+
+    static func configuration() -> ListSessionConfiguration {
+        ListSessionConfiguration(list: "board", limit: 4, reconnectDelay: .milliseconds(100))
+    }
+
+    /// A fresh walk of the composite.
+    static func walk(_ server: ServerProcess) async throws -> ListSnapshot {
+        let session = ListSession(baseURL: try #require(URL(string: server.base)), configuration: configuration())
+        try await session.loadFirstPage()
+        while try await session.loadMore() {}
+        return await session.snapshot
+    }
+
+    @Test func eventsOfOneWriteAtOneVersionAreAllApplied() async throws {
+        let server = try await Self.board(notes: 6)
+        defer { server.removeData() }
+        let session = ListSession(baseURL: try #require(URL(string: server.base)), configuration: Self.configuration())
+        try await session.loadFirstPage()
+        while try await session.loadMore() {}
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await session.follow() }
+            try await Self.writesAcrossTheCap(server)
+            let version = try #require(
+                Int64(try await server.json("/lists/board/items?limit=1")["version"] as? String ?? "")
+            )
+            try await Live.wait(for: session, toReach: version)
+            group.cancelAll()
+        }
+        let fresh = try await Self.walk(server)
+        let held = await session.snapshot
+        #expect(held.sections == fresh.sections)
+        #expect(held.version == fresh.version)
+        #expect(try await Live.checkUpdates(of: session) > 0)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func changesOfOneWriteAtOneVersionReadBetweenPagesAreAllApplied() async throws {
+        let server = try await Self.board(notes: 6)
+        defer { server.removeData() }
+        let session = ListSession(baseURL: try #require(URL(string: server.base)), configuration: Self.configuration())
+        try await session.loadFirstPage()
+        try await Self.writesAcrossTheCap(server)
+        while try await session.loadMore() {}
+        let fresh = try await Self.walk(server)
+        let held = await session.snapshot
+        #expect(held.sections == fresh.sections)
+        #expect(held.version == fresh.version)
+        #expect(await server.stop() == 0)
+    }
+}

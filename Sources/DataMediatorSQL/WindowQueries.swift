@@ -54,7 +54,7 @@ public final class WindowQueries: Sendable {
         let nulls = start.map { $0.values.map { $0 == .null } }
         let shape = Shape(
             view: view.name,
-            slice: view.slice.keys.sorted(),
+            slice: Self.sliceShape(of: view),
             nulls: nulls,
             inclusive: inclusive,
             selection: selection
@@ -120,7 +120,7 @@ public final class WindowQueries: Sendable {
     /// The row itself is the first row of the second side when it is in the view; a caller
     /// finds it there, since the statement reads the same rows whether or not it is.
     public func around(of view: View, item: (sql: String, arguments: [JSONValue])) -> AroundStatement? {
-        let key = AroundShape(view: view.name, slice: view.slice.keys.sorted(), item: item.sql)
+        let key = AroundShape(view: view.name, slice: Self.sliceShape(of: view), item: item.sql)
         let pieces: [String]?
         if let kept = builtAround.withLock({ $0[key] }) {
             pieces = kept
@@ -185,6 +185,12 @@ public final class WindowQueries: Sendable {
     /// What a window's SQL depends on: the view, the fields its slice fixes, which position
     /// values are `NULL` (nil for the first page), whether the position's own row is
     /// included, and what it selects.
+    /// What a statement's SQL takes from a view's slice: the fields it fixes, and which of
+    /// them it fixes to null (`IS NULL`, which binds no value; a write's item can have one).
+    private static func sliceShape(of view: View) -> [String] {
+        view.slice.keys.sorted().map { view.slice[$0] == .null ? $0 + " IS NULL" : $0 }
+    }
+
     private struct Shape: Hashable, Sendable {
         let view: String
         let slice: [String]

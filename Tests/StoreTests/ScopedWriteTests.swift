@@ -96,4 +96,23 @@ import Testing
         )
         #expect(boChanges.entries.map(\.id) == ["b1", "b1", "b1"])
     }
+
+    /// An item written through a global list with no value in the scope's field belongs to
+    /// no caller's slice; it is stored all the same, before and after items that do.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func anItemOutsideEverySliceIsWrittenThroughTheGlobalList(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let global = subject.adapter
+        let scoped = try #require(try await subject.sibling("mine", scope: Self.scope))
+        for (id, group) in [("a1", JSONValue.string("ana")), ("n1", .null), ("b1", .string("bo")), ("n2", .null)] {
+            let written = try await global.create(body: Self.body(id, ["group": group]), scope: nil)
+            #expect(written.cell.id == id)
+        }
+        _ = try await global.patch(id: "a1", body: .object(["data": .object(["group": .null])]), scope: nil)
+        _ = try await global.patch(id: "n1", body: .object(["data": .object(["group": .string("ana")])]), scope: nil)
+        let all = try await SampleList.walk(global, view: "flat", limit: 10)
+        #expect(all.items.map(\.id).sorted() == ["a1", "b1", "n1", "n2"])
+        let ana = try await SampleList.walk(scoped, view: "flat", limit: 10, slice: Self.slice("ana"))
+        #expect(ana.items.map(\.id) == ["n1"])
+    }
 }

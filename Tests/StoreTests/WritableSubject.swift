@@ -30,6 +30,7 @@ final class WritableSubject: Sendable {
     /// The SQLite store's file, for writes behind the service's back.
     var storePath: String? { directory?.appendingPathComponent("store.sqlite").path }
     private let postgres: PostgresFixture?
+    private let sqlite: SQLiteStore?
 
     /// The fields of the list's table: ids are text, or whole numbers the store chooses
     /// (`integerIDs`, SQL stores only).
@@ -58,6 +59,7 @@ final class WritableSubject: Sendable {
         case .memory:
             directory = nil
             postgres = nil
+            sqlite = nil
             let store = InMemoryDataProvider(
                 definition: definition,
                 columns: ["group", "score", "created", "kind", "title"]
@@ -75,6 +77,7 @@ final class WritableSubject: Sendable {
             self.directory = directory
             postgres = nil
             let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
+            sqlite = store
             adapter = try store.adapter(
                 for: definition,
                 source: source,
@@ -82,6 +85,7 @@ final class WritableSubject: Sendable {
             )
         case .postgres:
             directory = nil
+            sqlite = nil
             let fixture = try await PostgresFixture()
             postgres = fixture
             adapter = try await fixture.store.adapter(
@@ -93,6 +97,26 @@ final class WritableSubject: Sendable {
     }
 
     deinit { directory.map { try? FileManager.default.removeItem(at: $0) } }
+
+    /// Another writable list over the same table of the same store, named `name` and
+    /// scoped by `scope`; nil for the memory store, whose lists share no table.
+    func sibling(_ name: String, scope: ListScope?) async throws -> ListAdapter? {
+        let definition = ListDefinition(
+            name: name,
+            title: name,
+            idField: "id",
+            revisionField: "rev",
+            views: SampleList.views,
+            limits: PageLimits(defaultLimit: 7, maximumLimit: 50),
+            isWritable: true,
+            rules: FieldRules(types: Self.fields.filter { $0.key != "id" }),
+            scope: scope
+        )
+        let signer = CursorSigner(secret: SampleList.secret)
+        if let sqlite { return try sqlite.adapter(for: definition, source: source, signer: signer) }
+        if let postgres { return try await postgres.store.adapter(for: definition, source: source, signer: signer) }
+        return nil
+    }
 
     /// Another replica of the service over the same store: a store and an adapter of its
     /// own (its outlines too), as a second process would have. Nil for the memory store.

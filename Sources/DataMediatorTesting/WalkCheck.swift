@@ -20,8 +20,10 @@ public struct WalkCheck {
     /// The number of pages checked.
     public private(set) var pageCount = 0
 
-    private var seenItems = Set<String>()
-    private var closedSections = Set<String>()
+    // Ids are kept as their UTF-8 bytes, as the stores compare them: Swift's `==` takes
+    // "é" and "e" with a combining accent as one string, which are two ids to a store.
+    private var seenItems = Set<[UInt8]>()
+    private var closedSections = Set<[UInt8]>()
     private var finished = false
 
     /// Creates an empty check.
@@ -42,7 +44,7 @@ public struct WalkCheck {
                 continue
             }
             if section.items.isEmpty { violations.append("\(label): section \(section.id) is empty") }
-            let carriesOn = index == 0 && sections.last?.id == section.id
+            let carriesOn = index == 0 && sections.last.map { Self.same($0.id, section.id) } == true
             if section.continues != carriesOn {
                 violations.append(
                     "\(label): section \(section.id) has continues \(section.continues), expected \(carriesOn)"
@@ -51,14 +53,18 @@ public struct WalkCheck {
             if carriesOn, let last = sections.indices.last {
                 sections[last].count += section.items.count
             } else {
-                if let previous = sections.last { closedSections.insert(previous.id) }
-                if closedSections.contains(section.id) || sections.contains(where: { $0.id == section.id }) {
+                if let previous = sections.last { closedSections.insert(Array(previous.id.utf8)) }
+                if closedSections.contains(Array(section.id.utf8))
+                    || sections.contains(where: { Self.same($0.id, section.id) })
+                {
                     violations.append("\(label): section \(section.id) appears again after it ended")
                 }
                 sections.append((section.id, section.title, section.items.count))
             }
             for item in section.items {
-                if !seenItems.insert(item.id).inserted { violations.append("\(label): item \(item.id) served twice") }
+                if !seenItems.insert(Array(item.id.utf8)).inserted {
+                    violations.append("\(label): item \(item.id) served twice")
+                }
                 if item.type == Cell.loadingType {
                     violations.append("\(label): data item \(item.id) has type loading")
                 }
@@ -81,6 +87,11 @@ public struct WalkCheck {
             }
         }
         if count > page.limit { violations.append("\(label): holds \(count) items, above limit \(page.limit)") }
+    }
+
+    /// Whether two ids are one: the same UTF-8 bytes.
+    static func same(_ left: String, _ right: String) -> Bool {
+        left.utf8.elementsEqual(right.utf8)
     }
 
     private mutating func checkLoading(_ section: PageSection, index: Int, page: Page, label: String) {

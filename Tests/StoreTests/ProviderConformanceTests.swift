@@ -194,4 +194,40 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
             }
         }
     }
+
+    /// "é" as one character and as "e" with a combining accent are one string to Swift and
+    /// two to every store (compared by their UTF-8 bytes): as sort keys and section keys
+    /// they are two, in byte order, every item served once and found where pages show it.
+    @Test("sort keys that differ only in their Unicode form are kept apart", arguments: ProviderKind.allCases)
+    func sortKeysThatDifferOnlyInUnicodeForm(kind: ProviderKind) async throws {
+        let groups: [JSONValue] = [
+            .string("\u{E9}"), .string("e\u{301}"), .string("\u{E9}"), .string("e\u{301}"), .string("f"),
+        ]
+        let items = SampleList.items(count: 10).enumerated().map { index, item in
+            var item = item
+            item["group"] = groups[index % groups.count]
+            item["score"] = .integer(Int64(index % 2))
+            return item
+        }
+        let subject = try await Subject(kind, items: items)
+        let view = try SampleList.definition.view(named: "by_group")
+        let expected = SampleList.expectedOrder(items, view: view).map { $0["id"].idString }
+        for limit in [1, 2, 3] {
+            var check = try await SampleList.walk(subject.adapter, view: "by_group", limit: limit)
+            check.expectOrder(expected)
+            let info = try await subject.adapter.sectionInfo(view: "by_group")
+            check.expectSections(info.sections)
+            #expect(check.violations == [], "limit \(limit)")
+            #expect(
+                info.sections.map { Array($0.id.utf8) } == [
+                    Array("e\u{301}".utf8), Array("f".utf8), Array("\u{E9}".utf8),
+                ]
+            )
+        }
+        for (position, id) in expected.enumerated() {
+            #expect(try await subject.adapter.locate(id: id, view: "by_group").position == position, "\(id)")
+            let around = try await subject.adapter.page(view: "by_group", limit: "3", cursor: nil, around: id)
+            #expect(around.items.map(\.id) == Array(expected[max(0, position - 1)...].prefix(3)), "around \(id)")
+        }
+    }
 }

@@ -46,6 +46,24 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// Whether two values are the same: strings by their UTF-8 bytes, as the stores compare
+    /// them (Swift's own `==` takes "é" and "e" with a combining accent as one string; a
+    /// store keeps them apart, so a sort key or an id that differs only so must too).
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let left), .bool(let right)): return left == right
+        case (.integer(let left), .integer(let right)): return left == right
+        case (.number(let left), .number(let right)): return left == right
+        case (.string(let left), .string(let right)): return left.utf8.elementsEqual(right.utf8)
+        case (.array(let left), .array(let right)): return left == right
+        case (.object(let left), .object(let right)): return left == right
+        default: return false
+        }
+    }
+}
+
 extension JSONValue: Comparable {
     /// Orders values the way SQLite orders them: `null` first, then numbers (booleans count
     /// as 0 and 1, integers and reals compared by value), then strings by their UTF-8 bytes,
@@ -65,7 +83,7 @@ extension JSONValue: Comparable {
         case (.null, .null):
             return 0
         case (.string(let left), .string(let right)):
-            if left == right { return 0 }
+            if left.utf8.elementsEqual(right.utf8) { return 0 }
             return left.utf8.lexicographicallyPrecedes(right.utf8) ? -1 : 1
         case (.integer(let left), .integer(let right)):
             return left == right ? 0 : (left < right ? -1 : 1)
@@ -74,7 +92,7 @@ extension JSONValue: Comparable {
                 return left == right ? 0 : (left < right ? -1 : 1)
             }
             let (left, right) = (lhs.idString, rhs.idString)
-            if left == right { return 0 }
+            if left.utf8.elementsEqual(right.utf8) { return 0 }
             return left.utf8.lexicographicallyPrecedes(right.utf8) ? -1 : 1
         }
     }

@@ -27,4 +27,35 @@ import Testing
             )
         }
     }
+
+    /// U+0000 is refused wherever it hides (a store would cut the text there, or refuse it).
+    @Test func aValueHoldingNULIsRefused() {
+        let rules = FieldRules(types: ["title": .string, "meta": .json])
+        for value: JSONValue in [
+            .string("a\u{0}b"), .array([.string("\u{0}")]), .object(["k\u{0}": .integer(1)]),
+            .object(["k": .string("\u{0}")]),
+        ] {
+            let field = value.objectValue == nil && value != .array([.string("\u{0}")]) ? "title" : "meta"
+            do {
+                try rules.check([field: value])
+                Issue.record("\(value) was accepted")
+            } catch {
+                #expect(
+                    error.fieldProblems == [FieldProblem(field: field, detail: "must not contain the character U+0000")]
+                )
+            }
+        }
+        #expect(throws: Never.self) {
+            try rules.check(["title": .string("a\u{1}b"), "meta": .object(["k": .string("")])])
+        }
+        let parameter = ViewParameter(name: "who", field: "owner", type: .string, isRequired: false)
+        #expect(throws: DataMediatorError.self) { try parameter.value(of: "ana\u{0}x") }
+    }
+
+    /// A whole number given for a `number` field is kept as a number, as pages show it.
+    @Test func wholeNumbersOfNumberFieldsAreStoredAsNumbers() {
+        let rules = FieldRules(types: ["price": .number, "count": .integer])
+        let stored = rules.stored(["price": .integer(2), "count": .integer(2), "other": .integer(2)])
+        #expect(stored == ["price": .number(2), "count": .integer(2), "other": .integer(2)])
+    }
 }

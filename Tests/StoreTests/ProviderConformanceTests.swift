@@ -163,7 +163,7 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
     @Test("unknown ids are not found, and integer-looking ids match exactly", arguments: ProviderKind.allCases)
     func unknownIDs(kind: ProviderKind) async throws {
         let subject = try await Subject(kind)
-        for id in ["missing", "item-0", "ITEM-01", "item-01 ", "0"] {
+        for id in ["missing", "item-0", "ITEM-01", "item-01 ", "0", "item-01\u{0}", "\u{0}"] {
             let error = await #expect(throws: DataMediatorError.self) {
                 _ = try await subject.adapter.locate(id: id, view: nil)
             }
@@ -171,6 +171,10 @@ enum ProviderKind: String, CaseIterable, CustomTestStringConvertible {
         }
         #expect(try await subject.adapter.locate(id: "item/3", view: nil).item.id == "item/3")
         #expect(try await subject.adapter.locate(id: "ítem-7", view: nil).item.id == "ítem-7")
+        let around = await #expect(throws: DataMediatorError.self) {
+            _ = try await subject.adapter.page(view: nil, limit: "3", cursor: nil, around: "item-01\u{0}")
+        }
+        #expect(around?.code == .unknownItem)
     }
 
     @Test(

@@ -15,7 +15,7 @@ public struct FieldRules: Sendable, Hashable {
     /// Checks an item's fields, naming every field that breaks a rule.
     ///
     /// - Throws: `invalidItem` with one ``FieldProblem`` per bad field: an unknown field,
-    ///   a value of the wrong type, or a required field missing or `null`.
+    ///   a value of the wrong type or holding U+0000, or a required field missing or `null`.
     public func check(_ fields: [String: JSONValue]) throws(DataMediatorError) {
         var problems: [FieldProblem] = []
         for name in fields.keys.sorted() {
@@ -29,6 +29,8 @@ public struct FieldRules: Sendable, Hashable {
             }
             if value != .null, !type.accepts(value) {
                 problems.append(FieldProblem(field: name, detail: "must be \(type.description)"))
+            } else if value.holdsNUL {
+                problems.append(FieldProblem(field: name, detail: JSONValue.nulDetail))
             }
         }
         for name in required where (fields[name] ?? .null) == .null {
@@ -42,6 +44,18 @@ public struct FieldRules: Sendable, Hashable {
                 fieldProblems: problems
             )
         }
+    }
+}
+
+extension FieldRules {
+    /// The fields as a store keeps them: a whole number given for a `number` field is a
+    /// number, so a write's answer and its change show it as every page does (`2.0`).
+    public func stored(_ fields: [String: JSONValue]) -> [String: JSONValue] {
+        var stored = fields
+        for (name, value) in fields where types[name] == .number {
+            if case .integer(let whole) = value { stored[name] = .number(Double(whole)) }
+        }
+        return stored
     }
 }
 

@@ -102,7 +102,9 @@ extension ListAdapter {
     private func page(of view: View, limit: Int, around id: String) async throws -> Page {
         let wanted = (limit - 1) / 2
         let usual = limit - wanted + 1
-        var window = try await provider.window(of: view, around: id, before: wanted + 1, from: usual)
+        // No stored id holds U+0000 (see `String.holdsNUL`); a store is not asked for one.
+        var window =
+            id.holdsNUL ? nil : try await provider.window(of: view, around: id, before: wanted + 1, from: usual)
         if let short = window, short.before.count < wanted, short.from.count >= usual {
             window = try await provider.window(of: view, around: id, before: wanted + 1, from: limit + 1)
         }
@@ -132,7 +134,7 @@ extension ListAdapter {
     /// - Throws: `unknownView`, or `unknownItem` when no item with that id is in the view.
     public func locate(id: String, view name: String?, slice: SliceRequest = .whole) async throws -> ItemLocation {
         let view = try definition.view(named: name, slice: slice)
-        guard let location = try await provider.locate(id: id, in: view) else {
+        guard !id.holdsNUL, let location = try await provider.locate(id: id, in: view) else {
             throw DataMediatorError(
                 .unknownItem,
                 "List '\(definition.name)' has no item '\(id)' in view '\(view.name)'."

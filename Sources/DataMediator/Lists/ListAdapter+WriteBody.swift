@@ -22,6 +22,8 @@ extension ListAdapter {
         var id: String?
         switch members["id"] {
         case nil, .null?: break
+        case .string(let text)? where text.holdsNUL:
+            problems.append(FieldProblem(field: "id", detail: JSONValue.nulDetail))
         case .string(let text)? where !text.isEmpty: id = text
         case .integer(let whole)?: id = String(whole)
         default:

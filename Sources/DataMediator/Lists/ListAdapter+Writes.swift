@@ -26,6 +26,7 @@ extension ListAdapter {
         var fields = given
         if let scope { fields = try scope.confine(given) }
         try definition.rules.check(fields)
+        fields = definition.rules.stored(fields)
         let key = idempotencyKey.map { IdempotencyKey(key: $0, fingerprint: Self.fingerprint(of: body)) }
         return try written(await writer.insert(id: id, fields: fields, idempotency: key))
     }
@@ -43,7 +44,14 @@ extension ListAdapter {
         var (_, fields) = try Self.fields(of: body, allowingID: false)
         if let scope { fields = try scope.confine(fields) }
         try definition.rules.check(fields)
-        return try written(await writer.replace(id: id, fields: fields, scope: scope))
+        guard !id.holdsNUL else {
+            throw DataMediatorError(
+                .invalidItem,
+                "The item's id \(JSONValue.nulDetail).",
+                fieldProblems: [FieldProblem(field: "id", detail: JSONValue.nulDetail)]
+            )
+        }
+        return try written(await writer.replace(id: id, fields: definition.rules.stored(fields), scope: scope))
     }
 
     /// Merge-patches (RFC 7396) the item with `id` from a body `{"data": {...}}`; the
@@ -51,8 +59,10 @@ extension ListAdapter {
     public func patch(id: String, body: JSONValue, scope: WriteScope? = nil) async throws -> WrittenItem {
         let writer = try requireWriter()
         var (_, changes) = try Self.fields(of: body, allowingID: false)
+        try Self.requireStorable(id)
         if let scope, changes[scope.field] != nil { changes = try scope.confine(changes) }
         let rules = definition.rules
+        changes = rules.stored(changes)
         return try written(
             await writer.patch(id: id, with: .object(changes), scope: scope) { merged throws(DataMediatorError) in
                 try rules.check(merged)
@@ -62,9 +72,18 @@ extension ListAdapter {
 
     /// Deletes the item with `id`; returns the source's new version.
     public func delete(id: String, scope: WriteScope? = nil) async throws -> Int64 {
-        let version = try await requireWriter().delete(id: id, scope: scope)
+        let writer = try requireWriter()
+        try Self.requireStorable(id)
+        let version = try await writer.delete(id: id, scope: scope)
         notifier.publish()
         return version
+    }
+
+    /// Refuses an item id no store holds (one with U+0000) as not found, before a store is
+    /// asked for it.
+    private static func requireStorable(_ id: String) throws(DataMediatorError) {
+        guard id.holdsNUL else { return }
+        throw DataMediatorError(.unknownItem, "No item has an id with the character U+0000.")
     }
 
     private func requireWriter() throws(DataMediatorError) -> any ItemWriter {

@@ -69,6 +69,9 @@ extension ListDefinition {
         // claimed for a text field, or an object, is refused rather than matched to nothing.
         let type = rules.types[scope.field]
         if type == .integer, case .string(let text) = claim, let whole = Int64(text) { return .integer(whole) }
+        if claim.holdsNUL {
+            throw DataMediatorError(.unauthorized, "The token's claim '\(scope.claim)' \(JSONValue.nulDetail).")
+        }
         switch (type, claim) {
         case (let type?, _) where type.accepts(claim):
             return claim

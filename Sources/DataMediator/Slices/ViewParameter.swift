@@ -26,8 +26,12 @@ public struct ViewParameter: Sendable, Hashable {
 
     /// A query string's value as the field's type.
     ///
-    /// - Throws: `badParameter` naming the parameter when the text does not convert.
+    /// - Throws: `badParameter` naming the parameter when the text does not convert or holds
+    ///   U+0000.
     public func value(of text: String) throws(DataMediatorError) -> JSONValue {
+        guard !text.holdsNUL else {
+            throw DataMediatorError(.badParameter, "Parameter '\(name)' \(JSONValue.nulDetail).")
+        }
         let value: JSONValue?
         switch type {
         case .string: value = .string(text)

@@ -100,6 +100,18 @@ import Testing
         await expectRefusal(try await verifier(), authorization, "not a well-formed JWT")
     }
 
+    @Test func aTokenListingCriticalExtensionsIsRefused() async throws {
+        var header = JWTHeader()
+        header.crit = ["x-foo"]
+        header[dynamicMember: "x-foo"] = .int(1)
+        let keys = await JWTKeyCollection().add(hmac: HMACKey(from: ClaimsTestKeys.secret), digestAlgorithm: .sha256)
+        let token = try await keys.sign(TestClaims(["sub": .string("ana")]), header: header)
+        await expectRefusal(try await verifier(), "Bearer " + token, "critical extensions ('crit')")
+        // The same token without `crit` is taken, with one space or several after "Bearer".
+        let plain = try await ClaimsTestKeys.hs256(["sub": .string("ana")])
+        #expect(try await verifier().claims(fromAuthorization: "Bearer   " + plain)["sub"] == .string("ana"))
+    }
+
     // MARK: Algorithms
 
     @Test func anUnsignedTokenIsRefused() async throws {

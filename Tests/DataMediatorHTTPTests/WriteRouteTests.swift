@@ -157,6 +157,14 @@ import Testing
             )
             #expect(generated.status == .created)
             #expect((try HTTPTestSupport.json(generated)["id"] as? String)?.count == 32)
+            // RFC 6750: "Bearer" 1*SP token; several spaces are one separator.
+            let spaced = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: Self.headers([.authorization: "Bearer   \(Self.token)"]),
+                body: Self.body(#"{"data": {"title": "spaced"}}"#)
+            )
+            #expect(spaced.status == .created)
         }
     }
 

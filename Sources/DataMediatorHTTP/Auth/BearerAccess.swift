@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Hummingbird
 
 /// Who may write (or read, when reads are protected): requests with
@@ -23,7 +24,9 @@ public struct BearerAccess: Sendable {
         guard isEnabled, let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             return false
         }
-        let presented = Array(SHA256.hash(data: Array(header.dropFirst(7).utf8)))
+        // RFC 6750: "Bearer" 1*SP token; the token itself holds no spaces.
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let presented = Array(SHA256.hash(data: Array(token.utf8)))
         var matched = false
         for digest in digests {
             var difference: UInt8 = 0

@@ -88,6 +88,16 @@ import Testing
         let problem = try Self.problem(in: answer[...])
         #expect(problem.status == 413, "\(answer)")
         #expect(problem.body["type"] as? String == "/problems/body-too-large")
+        // A chunk size that is not hexadecimal is the client's framing: 400, not 500.
+        let broken = try RawClient(port: server.port)
+        broken.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
+        )
+        let refused = try #require(broken.readAnswer(within: 10), "no answer")
+        let framing = try Self.problem(in: refused[...])
+        #expect(framing.status == 400, "\(refused)")
+        #expect(framing.body["type"] as? String == "/problems/bad-request")
         #expect(try await server.json("/lists/transactions/items?limit=1")["version"] as? String == before)
         #expect(await server.stop() == 0)
     }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 
 /// The write routes of the list contract: `POST /lists/{list}/items` and `PUT`, `PATCH`,
 /// `DELETE` on `/lists/{list}/items/{id}`.
@@ -103,6 +104,9 @@ struct WriteRoutes: Sendable {
                 .bodyTooLarge,
                 detail: "The body is larger than this server's limit of \(maximumBodySize) bytes."
             )
+        } catch let error as HTTPParserError {
+            // The client's framing (a chunk size that is not hexadecimal, say), not the server.
+            throw Problem(.badRequest, detail: "The body cannot be read: \(error).")
         }
         do {
             let body = try JSONValue.parse(Array(buffer.readableBytesView), maximumDepth: JSONValue.maximumDepth)

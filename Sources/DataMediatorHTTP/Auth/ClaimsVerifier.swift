@@ -86,7 +86,9 @@ public struct ClaimsVerifier: Sendable {
         // RFC 7515 §4.1.11: a token that lists critical extensions this server does not
         // understand (it understands none) is invalid.
         guard header[dynamicMember: "crit"] == nil else {
-            throw Self.refusal("The token's header lists critical extensions ('crit'), which this server does not understand.")
+            throw Self.refusal(
+                "The token's header lists critical extensions ('crit'), which this server does not understand."
+            )
         }
         guard let algorithm = header.alg else {
             throw Self.refusal("The token's header names no algorithm ('alg').")

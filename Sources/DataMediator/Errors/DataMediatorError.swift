@@ -49,6 +49,8 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
         /// it is not a failure to retry blindly (read the item back, or retry with the same
         /// `Idempotency-Key`).
         public static let outcomeUnknown = Code("outcome-unknown")
+        /// A write's `If-Match` or `If-None-Match` does not hold for the item as it stands.
+        public static let preconditionFailed = Code("precondition-failed")
 
         /// The code's name.
         public var description: String { name }

@@ -38,8 +38,14 @@ extension ListAdapter {
         return Hex.string(SHA256.hash(data: writer.bytes))
     }
 
-    /// Replaces (or creates) the item with `id` from a body `{"data": {...}}`.
-    public func replace(id: String, body: JSONValue, scope: WriteScope? = nil) async throws -> WrittenItem {
+    /// Replaces (or creates) the item with `id` from a body `{"data": {...}}`, when the
+    /// item as it stands meets `condition`.
+    public func replace(
+        id: String,
+        body: JSONValue,
+        scope: WriteScope? = nil,
+        condition: WriteCondition? = nil
+    ) async throws -> WrittenItem {
         let writer = try requireWriter()
         var (_, fields) = try Self.fields(of: body, allowingID: false)
         if let scope { fields = try scope.confine(fields) }
@@ -51,12 +57,24 @@ extension ListAdapter {
                 fieldProblems: [FieldProblem(field: "id", detail: JSONValue.nulDetail)]
             )
         }
-        return try written(await writer.replace(id: id, fields: definition.rules.stored(fields), scope: scope))
+        return try written(
+            await writer.replace(
+                id: id,
+                fields: definition.rules.stored(fields),
+                scope: scope,
+                precondition: precondition(condition)
+            )
+        )
     }
 
     /// Merge-patches (RFC 7396) the item with `id` from a body `{"data": {...}}`; the
-    /// merged item must meet the field rules.
-    public func patch(id: String, body: JSONValue, scope: WriteScope? = nil) async throws -> WrittenItem {
+    /// merged item must meet the field rules, and the item as it stands `condition`.
+    public func patch(
+        id: String,
+        body: JSONValue,
+        scope: WriteScope? = nil,
+        condition: WriteCondition? = nil
+    ) async throws -> WrittenItem {
         let writer = try requireWriter()
         var (_, changes) = try Self.fields(of: body, allowingID: false)
         try Self.requireStorable(id)
@@ -64,19 +82,28 @@ extension ListAdapter {
         let rules = definition.rules
         changes = rules.stored(changes)
         return try written(
-            await writer.patch(id: id, with: .object(changes), scope: scope) { merged throws(DataMediatorError) in
+            await writer.patch(id: id, with: .object(changes), scope: scope, precondition: precondition(condition)) {
+                merged throws(DataMediatorError) in
                 try rules.check(merged)
             }
         )
     }
 
-    /// Deletes the item with `id`; returns the source's new version.
-    public func delete(id: String, scope: WriteScope? = nil) async throws -> Int64 {
+    /// Deletes the item with `id` when it meets `condition`; returns the source's new version.
+    public func delete(id: String, scope: WriteScope? = nil, condition: WriteCondition? = nil) async throws -> Int64 {
         let writer = try requireWriter()
         try Self.requireStorable(id)
-        let version = try await writer.delete(id: id, scope: scope)
+        let version = try await writer.delete(id: id, scope: scope, precondition: precondition(condition))
         notifier.publish()
         return version
+    }
+
+    /// The store's check of `condition`, by the tags of the cells the list's default view
+    /// shows (a write's answer).
+    private func precondition(_ condition: WriteCondition?) -> WritePrecondition? {
+        guard let condition, let view = definition.defaultView else { return nil }
+        let presenter = presenter(for: view)
+        return { current in try condition.check(current) { presenter.cell(for: $0).entityTag } }
     }
 
     /// Refuses an item id no store holds (one with U+0000) as not found, before a store is

@@ -168,9 +168,15 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     }
 
     /// Replaces the item with `id` (its revision goes up by one) or creates it.
-    public func replace(id: String, fields: [String: JSONValue], scope: WriteScope?) async throws -> WriteResult {
+    public func replace(
+        id: String,
+        fields: [String: JSONValue],
+        scope: WriteScope?,
+        precondition: WritePrecondition?
+    ) async throws -> WriteResult {
         try state.withLock { state in
             if let scope, let old = state.items[id], !scope.contains(old) { throw unknown(id) }
+            try precondition?(state.items[id])
             let revision = state.items[id].map { Self.revision(of: $0, field: revisionField) + 1 } ?? 1
             return try write(id: id, fields: fields, revision: revision, in: &state)
         }
@@ -181,10 +187,12 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         id: String,
         with patch: JSONValue,
         scope: WriteScope?,
+        precondition: WritePrecondition?,
         check: @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         try state.withLock { state in
             guard let old = state.items[id], scope?.contains(old) ?? true else { throw unknown(id) }
+            try precondition?(old)
             var stored = old.fields
             stored[definition.idField] = nil
             stored[revisionField] = nil
@@ -200,9 +208,10 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     }
 
     /// Deletes the item with `id`.
-    public func delete(id: String, scope: WriteScope?) async throws -> Int64 {
+    public func delete(id: String, scope: WriteScope?, precondition: WritePrecondition?) async throws -> Int64 {
         try state.withLock { state in
             guard let old = state.items[id], scope?.contains(old) ?? true else { throw unknown(id) }
+            try precondition?(old)
             return try commit(id: id, item: nil, in: &state)
         }
     }

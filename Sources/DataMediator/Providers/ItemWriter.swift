@@ -17,33 +17,65 @@ public protocol ItemWriter: Sendable {
 
     /// Replaces the item with `id`, or creates it when there is none. With a `scope`, an
     /// item of another slice is refused as if it did not exist (`unknownItem`), in the
-    /// write's own transaction.
-    func replace(id: String, fields: [String: JSONValue], scope: WriteScope?) async throws -> WriteResult
+    /// write's own transaction; so is an item (or none) that `precondition` refuses.
+    func replace(
+        id: String,
+        fields: [String: JSONValue],
+        scope: WriteScope?,
+        precondition: WritePrecondition?
+    ) async throws -> WriteResult
 
     /// Applies a JSON merge patch to the fields of the item with `id`; `check` sees the
     /// merged fields before anything is stored and may throw to refuse them. With a
     /// `scope`, an item of another slice does not exist, and the merged fields keep the
-    /// caller's value of the scope field.
+    /// caller's value of the scope field. `precondition` sees the item as it stands, in
+    /// the write's own transaction.
     ///
-    /// - Throws: `unknownItem` when there is no such item, and whatever `check` throws.
+    /// - Throws: `unknownItem` when there is no such item, and whatever `precondition` or
+    ///   `check` throws.
     func patch(
         id: String,
         with patch: JSONValue,
         scope: WriteScope?,
+        precondition: WritePrecondition?,
         check: @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult
 
     /// Deletes the item with `id` and returns the source's new version; with a `scope`,
-    /// only an item of that slice.
+    /// only an item of that slice, and with a `precondition`, only one it takes.
     ///
-    /// - Throws: `unknownItem` when there is no such item.
-    func delete(id: String, scope: WriteScope?) async throws -> Int64
+    /// - Throws: `unknownItem` when there is no such item; whatever `precondition` throws.
+    func delete(id: String, scope: WriteScope?, precondition: WritePrecondition?) async throws -> Int64
 }
+
+/// A write's check of the item as it stands in the write's own transaction (nil: there is
+/// none), which throws to refuse the write: a ``WriteCondition`` with its tags.
+public typealias WritePrecondition = @Sendable (Item?) throws -> Void
 
 extension ItemWriter {
     /// ``replace(id:fields:scope:)`` with full access.
     public func replace(id: String, fields: [String: JSONValue]) async throws -> WriteResult {
-        try await replace(id: id, fields: fields, scope: nil)
+        try await replace(id: id, fields: fields, scope: nil, precondition: nil)
+    }
+
+    /// ``replace(id:fields:scope:precondition:)`` without a precondition.
+    public func replace(id: String, fields: [String: JSONValue], scope: WriteScope?) async throws -> WriteResult {
+        try await replace(id: id, fields: fields, scope: scope, precondition: nil)
+    }
+
+    /// ``patch(id:with:scope:precondition:check:)`` without a precondition.
+    public func patch(
+        id: String,
+        with patch: JSONValue,
+        scope: WriteScope?,
+        check: @Sendable ([String: JSONValue]) throws -> Void
+    ) async throws -> WriteResult {
+        try await self.patch(id: id, with: patch, scope: scope, precondition: nil, check: check)
+    }
+
+    /// ``delete(id:scope:precondition:)`` without a precondition.
+    public func delete(id: String, scope: WriteScope?) async throws -> Int64 {
+        try await delete(id: id, scope: scope, precondition: nil)
     }
 
     /// ``patch(id:with:scope:check:)`` with full access.
@@ -52,12 +84,12 @@ extension ItemWriter {
         with patch: JSONValue,
         check: @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
-        try await self.patch(id: id, with: patch, scope: nil, check: check)
+        try await self.patch(id: id, with: patch, scope: nil, precondition: nil, check: check)
     }
 
     /// ``delete(id:scope:)`` with full access.
     public func delete(id: String) async throws -> Int64 {
-        try await delete(id: id, scope: nil)
+        try await delete(id: id, scope: nil, precondition: nil)
     }
 }
 

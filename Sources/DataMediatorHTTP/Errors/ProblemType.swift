@@ -202,12 +202,20 @@ public struct ProblemType: Sendable, Hashable {
         "The Idempotency-Key was already used for a create with another body. A retry must send the same body; a new item needs a new key."
     )
 
+    /// A write's `If-Match` or `If-None-Match` does not hold.
+    public static let preconditionFailed = ProblemType(
+        "precondition-failed",
+        .preconditionFailed,
+        "Precondition failed",
+        "The write's If-Match names no current ETag of the item (it changed, or does not exist), or its If-None-Match names the current one (or '*' while the item exists). Read the item again (GET /lists/{list}/items/{id}) and decide with what it holds now."
+    )
+
     /// Every problem type the service can answer with.
     public static let all: [ProblemType] = [
         unknownList, unknownView, unknownItem, notFound, badLimit, badCursor, cursorMismatch, badRequest,
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
         unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams, badParameter,
-        unknownParameter, outcomeUnknown, tooManyRequests, headersTooLarge, notImplemented,
+        unknownParameter, outcomeUnknown, tooManyRequests, headersTooLarge, notImplemented, preconditionFailed,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [
@@ -216,7 +224,7 @@ public struct ProblemType: Sendable, Hashable {
         .invalidItem: invalidItem, .conflict: conflict, .readOnly: methodNotAllowed,
         .historyGone: historyGone, .idempotencyKeyReused: idempotencyKeyReused, .badParameter: badParameter,
         .unknownParameter: unknownParameter, .unauthorized: unauthorized, .forbidden: forbidden,
-        .outcomeUnknown: outcomeUnknown,
+        .outcomeUnknown: outcomeUnknown, .preconditionFailed: preconditionFailed,
     ]
 
     /// The `type` of a problem with this slug.

@@ -41,9 +41,7 @@ enum JSONResponse {
 
     /// A strong entity tag: the first 16 bytes of the body's SHA-256, quoted.
     static func entityTag(of bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).withUnsafeBytes { digest in
-            "\"" + Hex.string(UnsafeRawBufferPointer(rebasing: digest.prefix(16))) + "\""
-        }
+        EntityTag.of(bytes)
     }
 
     /// Whether an `If-None-Match` field names `tag` (weak comparison, as RFC 9110 §13.1.2

@@ -27,17 +27,23 @@ struct WriteRoutes: Sendable {
         }
         router.put("/lists/:list/items/**") { request, context in
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
-            let written = try await adapter.replace(id: try ListQuery.itemID(context), body: body, scope: scope)
+            let id = try ListQuery.itemID(context)
+            let condition = await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
+            let written = try await adapter.replace(id: id, body: body, scope: scope, condition: condition)
             return answer(written, adapter: adapter, request: request, status: written.created ? .created : .ok)
         }
         router.patch("/lists/:list/items/**") { request, context in
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
-            let written = try await adapter.patch(id: try ListQuery.itemID(context), body: body, scope: scope)
+            let id = try ListQuery.itemID(context)
+            let condition = await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
+            let written = try await adapter.patch(id: id, body: body, scope: scope, condition: condition)
             return answer(written, adapter: adapter, request: request, status: .ok)
         }
         router.delete("/lists/:list/items/**") { request, context in
             let (adapter, _, scope) = try await prepare(request, context, readsBody: false)
-            _ = try await adapter.delete(id: try ListQuery.itemID(context), scope: scope)
+            let id = try ListQuery.itemID(context)
+            let condition = await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
+            _ = try await adapter.delete(id: id, scope: scope, condition: condition)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         // Methods that never write on these routes.
@@ -144,9 +150,11 @@ struct WriteRoutes: Sendable {
         request: Request,
         status: HTTPResponse.Status
     ) -> Response {
-        var writer = JSONWriter(capacity: 256)
-        written.cell.write(to: &writer)
-        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        let bytes = written.cell.json()
+        // The item's entity tag, which a later write's `If-Match` may name.
+        var headers: HTTPFields = [
+            .contentType: "application/json", .cacheControl: "no-store", .eTag: EntityTag.of(bytes),
+        ]
         if written.created {
             headers[.location] = adapter.definition.href + "/items/" + PathSegment.encode(written.cell.id)
         }
@@ -154,7 +162,7 @@ struct WriteRoutes: Sendable {
         return Response(
             status: status,
             headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
         )
     }
 

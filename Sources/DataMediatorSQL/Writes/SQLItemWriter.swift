@@ -90,13 +90,18 @@ public struct SQLItemWriter: ItemWriter {
     }
 
     /// Replaces the row with `id` (its revision goes up by one) or inserts it.
-    public func replace(id: String, fields values: [String: JSONValue], scope: WriteScope?) async throws -> WriteResult
-    {
+    public func replace(
+        id: String,
+        fields values: [String: JSONValue],
+        scope: WriteScope?,
+        precondition: WritePrecondition?
+    ) async throws -> WriteResult {
         let key = try storedID(id)
         return try await committed { session in
             try await StoreVersion.lock(session)
             let old = try await current(key, session)
             if let scope, let old, !scope.contains(old) { throw unknown(id) }
+            try precondition?(old)
             guard let old else {
                 return try await record(old: nil, session) { try await insertRow(key: key, values: values, session) }
             }
@@ -109,6 +114,7 @@ public struct SQLItemWriter: ItemWriter {
         id: String,
         with patch: JSONValue,
         scope: WriteScope?,
+        precondition: WritePrecondition?,
         check: @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
@@ -119,6 +125,7 @@ public struct SQLItemWriter: ItemWriter {
                 guard let old = try await current(key, session), scope?.contains(old) ?? true else {
                     throw unknown(id)
                 }
+                try precondition?(old)
                 let stored = Dictionary(uniqueKeysWithValues: fields.map { ($0, old[$0]) })
                 let merged = WriteScope.merge(stored, with: patch, in: scope)
                 try check(merged)
@@ -128,11 +135,12 @@ public struct SQLItemWriter: ItemWriter {
     }
 
     /// Deletes the row with `id`.
-    public func delete(id: String, scope: WriteScope?) async throws -> Int64 {
+    public func delete(id: String, scope: WriteScope?, precondition: WritePrecondition?) async throws -> Int64 {
         let key = try storedID(id, missing: true)
         return try await committed { session in
             try await StoreVersion.lock(session)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else { throw unknown(id) }
+            try precondition?(old)
             let recorded = try await record(key: key, id: id, existed: true, session) {
                 try await session.execute(statements.deleteByID, [key])
                 return nil

@@ -1,0 +1,65 @@
+import DataMediator
+import Foundation
+import Hummingbird
+
+/// A write's `If-Match` and `If-None-Match` (RFC 9110 §13.1.1, §13.1.2) as the condition
+/// the store checks in the write's transaction.
+///
+/// An item has two current entity tags: its write answer's (the cell, `ETag` of `PUT`,
+/// `PATCH`, `POST`), which changes when the item does, and that of `GET
+/// /lists/{list}/items/{id}` in the default view, which also names the item's place and the
+/// list's version. The store compares the first; a tag of the second is taken as the cell's
+/// tag of the item it showed, when it is still the current place's.
+enum WriteConditions {
+    /// The condition of `request`'s headers, nil when it has neither.
+    static func condition(
+        of request: Request,
+        adapter: ListAdapter,
+        id: String,
+        scope: WriteScope?
+    ) async -> WriteCondition? {
+        var ifMatch = tags(request.headers[values: .ifMatch], weak: false)
+        var ifNoneMatch = tags(request.headers[values: .ifNoneMatch], weak: true)
+        guard ifMatch != nil || ifNoneMatch != nil else { return nil }
+        let named = (ifMatch ?? []).union(ifNoneMatch ?? []).subtracting(["*"])
+        if !named.isEmpty, let place = await place(of: id, in: adapter, scope: scope), named.contains(place.tag) {
+            if ifMatch?.contains(place.tag) == true { ifMatch?.insert(place.itemTag) }
+            if ifNoneMatch?.contains(place.tag) == true { ifNoneMatch?.insert(place.itemTag) }
+        }
+        return WriteCondition(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+    }
+
+    /// The tags of a header's fields: `*`, or entity tags as sent. Weak tags (`W/"…"`) are
+    /// dropped where the comparison is strong (`If-Match`), and compared as strong ones
+    /// where it is weak (`If-None-Match`). Nil when the header is absent.
+    static func tags(_ values: [String], weak: Bool) -> Set<String>? {
+        guard !values.isEmpty else { return nil }
+        var tags = Set<String>()
+        for value in values {
+            for part in value.split(separator: ",") {
+                var tag = part.trimmingCharacters(in: .whitespaces)[...]
+                if tag.hasPrefix("W/") {
+                    guard weak else { continue }
+                    tag = tag.dropFirst(2)
+                }
+                if !tag.isEmpty { tags.insert(String(tag)) }
+            }
+        }
+        return tags
+    }
+
+    /// The ETag `GET /lists/{list}/items/{id}` answers now in the default view, and the
+    /// tag of the item's cell it shows; nil when that answer is an error.
+    private static func place(
+        of id: String,
+        in adapter: ListAdapter,
+        scope: WriteScope?
+    ) async -> (tag: String, itemTag: String)? {
+        var slice = SliceRequest.whole
+        if let scope, let claim = adapter.definition.scope?.claim {
+            slice = SliceRequest(claims: [claim: scope.value])
+        }
+        guard let location = try? await adapter.locate(id: id, view: nil, slice: slice) else { return nil }
+        return (EntityTag.of(location.json()), location.item.entityTag)
+    }
+}

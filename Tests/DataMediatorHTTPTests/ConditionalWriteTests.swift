@@ -1,0 +1,70 @@
+import DataMediator
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+/// `If-Match` and `If-None-Match` on writes (RFC 9110 §13.1): the ETag of a write's answer
+/// or of `GET /items/{id}` holds while the item (or its place) is as it was; otherwise the
+/// write answers `412 precondition-failed` and stores nothing.
+@Suite struct ConditionalWriteTests {
+    typealias Fixture = WriteRouteTests.Fixture
+
+    static func headers(_ extra: HTTPFields = [:]) -> HTTPFields { WriteRouteTests.headers(extra) }
+
+    static func write(
+        _ client: any TestClientProtocol,
+        _ method: HTTPRequest.Method,
+        _ id: String,
+        _ body: String?,
+        _ extra: HTTPFields
+    ) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/lists/notes/items/\(id)",
+            method: method,
+            headers: headers(extra),
+            body: body.map(WriteRouteTests.body)
+        )
+    }
+
+    @Test func aWriteHoldsOnlyWhileTheItemHasTheETagItNames() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let created = try await Self.write(client, .put, "n1", #"{"data": {"title": "one"}}"#, [:])
+            let written = try #require(created.headers[.eTag])
+            let read = try await client.execute(uri: "/lists/notes/items/n1", method: .get)
+            let placed = try #require(read.headers[.eTag])
+            #expect(placed != written)
+            // Either tag holds now; the item's place's tag as GET answered it.
+            let patched = try await Self.write(client, .patch, "n1", #"{"data": {"score": 1}}"#, [.ifMatch: placed])
+            #expect(patched.status == .ok)
+            let next = try #require(patched.headers[.eTag])
+            #expect(next != written)
+            // Both older tags are stale now, a weak tag never matches, `*` needs an item.
+            let (before, version) = try await fixture.state()
+            for (method, id, extra): (HTTPRequest.Method, String, HTTPFields) in [
+                (.patch, "n1", [.ifMatch: written]), (.patch, "n1", [.ifMatch: placed]),
+                (.put, "n1", [.ifMatch: "W/" + next]), (.delete, "n1", [.ifMatch: "\"x\", " + written]),
+                (.put, "n2", [.ifMatch: "*"]), (.put, "n1", [.ifNoneMatch: "*"]), (.delete, "n1", [.ifNoneMatch: next]),
+            ] {
+                let body = method == .delete ? nil : #"{"data": {"title": "no"}}"#
+                let refused = try await Self.write(client, method, id, body, extra)
+                try ProblemTests.expectProblem(refused, status: 412, type: "precondition-failed")
+            }
+            #expect(try await fixture.state() == (before, version))
+            // The current tag in a list, `*` on an item, and a create where none is, hold.
+            let listed = try await Self.write(
+                client,
+                .put,
+                "n1",
+                #"{"data": {"title": "two"}}"#,
+                [.ifMatch: "\"x\", " + next]
+            )
+            #expect(listed.status == .ok)
+            #expect(
+                try await Self.write(client, .put, "n2", #"{"data": {"title": "new"}}"#, [.ifNoneMatch: "*"]).status
+                    == .created
+            )
+            #expect(try await Self.write(client, .delete, "n2", nil, [.ifMatch: "*"]).status == .noContent)
+        }
+    }
+}

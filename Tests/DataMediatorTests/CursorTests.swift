@@ -72,6 +72,20 @@ import Testing
     /// these were computed apart from this code (Python's `hmac` and `base64` over the
     /// payload layout `CursorPayload` documents), so any change to the payload, the base64
     /// or the MAC shows here.
+    /// A cursor carries its position's sort keys; a key of a few KB (twice, in a view
+    /// sectioned by it) still makes a cursor the server takes back.
+    @Test func aLongSortKeyIsPagedPast() async throws {
+        let long = String(repeating: "x", count: 4_000)
+        let items = SampleList.items(count: 6).enumerated().map { index, item in
+            var item = item
+            item["group"] = .string(long + String(index % 2))
+            return item
+        }
+        var check = try await SampleList.walk(adapter(items), view: "by_group", limit: 1)
+        check.expectOrder(SampleList.expectedOrder(items, view: view).map { $0["id"].idString })
+        #expect(check.violations == [])
+    }
+
     @Test func tokensAreTheDocumentedBytes() throws {
         let sample = sampleCursor(continuing: "s/1", view: view.name)
         let sampleToken = "AQIGc2FtcGxlCGJ5X2dyb3VwA3MvMQMFAWEABQF4.sSFTDT5sPf395UmZZrH_9BvTFtQANy4kIs13GRc7fdM"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What went wrong talking to the server, with a stable code to switch on.
 public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure; new codes may be added.
@@ -21,21 +23,42 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
     public let code: Code
     /// The HTTP status, when the server answered.
     public let status: Int?
-    /// What happened, safe to show.
+    /// What happened, safe to show: the problem's `detail` when the server sent one.
     public let message: String
+    /// The problem's kind when the server answered `application/problem+json` (RFC 9457):
+    /// the last segment of its `type`, such as `bad-cursor`.
+    public let problem: String?
 
     /// Creates an error.
-    public init(_ code: Code, status: Int? = nil, message: String) {
+    public init(_ code: Code, status: Int? = nil, message: String, problem: String? = nil) {
         self.code = code
         self.status = status
         self.message = message
+        self.problem = problem
     }
 
-    /// The error for an answer with `status`: ``Code/historyGone`` for `410`.
-    public static func answered(_ status: Int, body: String) -> ListClientError {
-        ListClientError(status == 410 ? .historyGone : .status, status: status, message: "HTTP \(status): \(body)")
+    /// The error for an answer with `status` and `body`: ``Code/historyGone`` for `410`,
+    /// with the problem's kind and detail when the body is a problem.
+    public static func answered(_ status: Int, body: [UInt8]) -> ListClientError {
+        let problem = try? JSONDecoder().decode(ProblemBody.self, from: Data(body))
+        return ListClientError(
+            status == 410 ? .historyGone : .status,
+            status: status,
+            message: "HTTP \(status): \(problem?.detail ?? String(decoding: body, as: UTF8.self))",
+            problem: problem?.type.split(separator: "/").last.map(String.init)
+        )
     }
+
+    /// Whether the server refused the cursor the session held (`bad-cursor`, as after the
+    /// server's cursor secret changed, or `cursor-mismatch`): the session reloads.
+    var refusedCursor: Bool { problem == "bad-cursor" || problem == "cursor-mismatch" }
 
     /// The code and the message.
     public var description: String { "\(code): \(message)" }
+}
+
+/// The members of a problem (RFC 9457) the kit reads; others are ignored.
+private struct ProblemBody: Decodable {
+    let type: String
+    let detail: String?
 }

@@ -70,7 +70,7 @@ extension ListSession {
 
     private static func decode<T: Decodable>(_ type: T.Type, _ answer: TransportAnswer, what: String) throws -> T {
         guard answer.status == 200 else {
-            throw ListClientError.answered(answer.status, body: String(decoding: answer.body, as: UTF8.self))
+            throw ListClientError.answered(answer.status, body: answer.body)
         }
         do {
             return try JSONDecoder().decode(type, from: Data(answer.body))

@@ -63,7 +63,8 @@ public actor ListSession {
     }
 
     /// Loads the page after the last loaded item and appends it; loads the first page when
-    /// nothing is loaded yet. Returns false, loading nothing, when the end is loaded.
+    /// nothing is loaded yet. Returns false, loading nothing, when the end is loaded. A
+    /// cursor the server refuses (`bad-cursor`, `cursor-mismatch`) reloads the session.
     @discardableResult
     public func loadMore() async throws -> Bool {
         await acquire()
@@ -73,7 +74,12 @@ public actor ListSession {
             return true
         }
         guard let cursor = loaded.next else { return false }
-        try await merge(("cursor", cursor), prepending: false)
+        do {
+            try await merge(("cursor", cursor), prepending: false)
+        } catch let error as ListClientError where error.refusedCursor {
+            // The server no longer takes the cursor (its secret changed, say): start again.
+            try await reload()
+        }
         return true
     }
 
@@ -84,7 +90,11 @@ public actor ListSession {
         await acquire()
         defer { release() }
         guard started, let cursor = loaded.prev else { return false }
-        try await merge(("cursor", cursor), prepending: true)
+        do {
+            try await merge(("cursor", cursor), prepending: true)
+        } catch let error as ListClientError where error.refusedCursor {
+            try await reload()
+        }
         return true
     }
 

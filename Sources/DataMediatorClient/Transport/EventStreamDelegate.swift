@@ -37,8 +37,7 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let status = (task.response as? HTTPURLResponse)?.statusCode
         let refused = state.withLock { $0.refused }
         if let status, status != 200 {
-            let body = String(decoding: refused?.body ?? [], as: UTF8.self)
-            continuation.finish(throwing: ListClientError.answered(status, body: body))
+            continuation.finish(throwing: ListClientError.answered(status, body: refused?.body ?? []))
         } else if let error {
             continuation.finish(
                 throwing: ListClientError(.transport, message: "event stream: \(error.localizedDescription)")

@@ -1,0 +1,54 @@
+import DataMediatorClient
+import DataMediatorTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// A transport that spoils the next `cursor` it sends (as a cursor signed with a secret
+/// the server no longer has), so the server answers `400 bad-cursor`.
+final class SpoilingTransport: ListTransport {
+    let inner: URLSessionTransport
+    let spoil = Mutex(0)
+
+    init(_ inner: URLSessionTransport) { self.inner = inner }
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        let spoiled = spoil.withLock { count in
+            guard count > 0, query.contains(where: { $0.0 == "cursor" }) else { return false }
+            count -= 1
+            return true
+        }
+        let sent = spoiled ? query.map { $0.0 == "cursor" ? ($0.0, "x" + $0.1) : $0 } : query
+        return try await inner.get(path: path, query: sent, headers: headers)
+    }
+
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        inner.events(path: path, query: query, headers: headers)
+    }
+}
+
+/// A cursor the server refuses does not leave a session stuck: it reloads, and pages on.
+@Suite struct RefusedCursorTests {
+    @Test func aRefusedCursorReloadsTheSessionWhichPagesOn() async throws {
+        let server = try await Live.demo(300)
+        defer { server.removeData() }
+        let transport = SpoilingTransport(URLSessionTransport(baseURL: try #require(URL(string: server.base))))
+        let session = ListSession(configuration: Live.configuration(limit: 50), transport: transport)
+        try await session.loadFirstPage()
+        transport.spoil.withLock { $0 = 1 }
+        #expect(try await session.loadMore())
+        #expect(await session.statistics.reloads == 1)
+        while try await session.loadMore() {}
+        #expect((await session.snapshot).sections == (try await Live.walk(server)).sections)
+        // The error a refused cursor would have been names its problem.
+        let answer = try await URLSessionTransport(baseURL: try #require(URL(string: server.base)))
+            .get(path: "/lists/transactions/items", query: [("cursor", "x")], headers: [:])
+        let error = ListClientError.answered(answer.status, body: answer.body)
+        #expect(error.problem == "bad-cursor" && error.status == 400 && !error.message.contains("{"))
+        #expect(await server.stop() == 0)
+    }
+}

@@ -194,6 +194,10 @@ import Testing
             (.post, "/lists/notes/items", [:], String(repeating: " ", count: 5000) + "{}", 413, "body-too-large"),
             (.post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": "t"}"#, 400, "bad-request"),
             (.post, "/lists/notes/items", [:], #"[1, 2]"#, 422, "invalid-item"),
+            (
+                .post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": "t", "title": "u"}}"#, 400,
+                "bad-request"
+            ),
             (.post, "/lists/notes/items", [:], #"{"id": "x"}"#, 422, "invalid-item"),
             (
                 .post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": "t"}, "extra": 1}"#, 422,

@@ -114,8 +114,12 @@ struct WriteRoutes: Sendable {
             // The client's framing (a chunk size that is not hexadecimal, say), not the server.
             throw Problem(.badRequest, detail: "The body cannot be read: \(error).")
         }
+        let bytes = Array(buffer.readableBytesView)
+        if let name = JSONValue.duplicateKey(in: bytes) {
+            throw Problem(.badRequest, detail: "The body names '\(name)' twice in one object; give each member once.")
+        }
         do {
-            let body = try JSONValue.parse(Array(buffer.readableBytesView), maximumDepth: JSONValue.maximumDepth)
+            let body = try JSONValue.parse(bytes, maximumDepth: JSONValue.maximumDepth)
             return (adapter, body, scope)
         } catch let error as JSONValue.TooDeep {
             throw Problem(

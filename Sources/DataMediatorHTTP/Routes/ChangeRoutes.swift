@@ -7,6 +7,13 @@ import NIOCore
 /// The observer routes of the list contract: `GET /lists/{list}/changes` (what changed
 /// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).
 struct ChangeRoutes: Sendable {
+    /// The headers of an event stream's answer (and of `HEAD` there).
+    static let streamHeaders: HTTPFields = [
+        .contentType: "text/event-stream; charset=utf-8",
+        .cacheControl: "no-store",
+        EventStream.accelBuffering: "no",
+    ]
+
     let registry: ListRegistry
     let scope: ScopeAccess
     let events: EventConfiguration
@@ -77,11 +84,7 @@ struct ChangeRoutes: Sendable {
             }
             return Response(
                 status: .ok,
-                headers: [
-                    .contentType: "text/event-stream; charset=utf-8",
-                    .cacheControl: "no-store",
-                    EventStream.accelBuffering: "no",
-                ],
+                headers: Self.streamHeaders,
                 body: ResponseBody { writer in
                     // The shares are held while the body runs, and given back when it ends.
                     let holds = (open, hold)
@@ -92,6 +95,25 @@ struct ChangeRoutes: Sendable {
                     try await stream.run(into: &writer)
                     try await writer.finish(nil)
                 }
+            )
+        }
+        // HEAD answers the stream's headers after the same checks, and opens no stream: run
+        // as a GET whose body is dropped, it held a stream's share (and the server's count of
+        // active requests) with nothing to end it, and said `Content-Length: 0`.
+        router.head("/lists/:list/events") { request, context in
+            let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+            let query = try ListQuery(request, allowed: [.view, .since])
+            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            _ = try adapter.definition.view(named: query.view, slice: slice)
+            if let lastEventID = request.headers[EventStream.lastEventID] {
+                _ = try ListAdapter.version(lastEventID, name: "Last-Event-ID")
+            } else if query.since != nil {
+                _ = try ListAdapter.version(query.since)
+            }
+            return Response(
+                status: .ok,
+                headers: Self.streamHeaders,
+                body: ResponseBody { writer in try await writer.finish(nil) }
             )
         }
         for path in ["/lists/:list/changes", "/lists/:list/events"] {

@@ -77,6 +77,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Why the parser could not read the connection's last request, once it could not.
     private var unreadable: HTTPParserError?
     private var check: Scheduled<Void>?
+    /// Whether an event stream is being answered, and whether the client closed its side.
+    private var streaming = false
+    private var inputClosed = false
 
     init(limits: ServerLimits, connections: ConnectionCount) {
         self.limits = limits
@@ -113,6 +116,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    /// A client that closes its side during an event stream has gone (an event stream's
+    /// client sends nothing more by design): the connection is closed, so the stream ends
+    /// now and gives back its share, not at its next write (up to a heartbeat away).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed = event as? ChannelEvent {
+            inputClosed = true
+            if streaming { context.close(promise: nil) }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let error = error as? HTTPParserError { unreadable = error }
         context.fireErrorCaught(error)
@@ -121,7 +135,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch (unwrapOutboundIn(data), unreadable) {
         case (.end, _):
+            streaming = false
             headDeadline = .now() + headTimeout
+        case (.head(let head), nil) where head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true:
+            streaming = true
+            context.write(data, promise: promise)
+            if inputClosed { context.close(promise: nil) }
+            return
         case (.head(let head), let error?) where head.status == .badRequest && head.headerFields[.contentType] == nil:
             // Hummingbird answers a request it could not parse (after the ones before it)
             // with an empty 400 and closes: the answer becomes a problem like every other.

@@ -192,4 +192,33 @@ final class RawClient {
         withExtendedLifetime((ana, bo, third)) {}
         #expect(await server.stop() == 0)
     }
+
+    /// A client that closes its event streams has its share back at once, not at each
+    /// stream's next heartbeat (15 s here): a page reloaded in a browser opens them again.
+    @Test func closedStreamsGiveBackTheirShareAtOnce() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: [
+                "DATA_MEDIATOR_MAX_STREAMS": "3", "DATA_MEDIATOR_CLIENT_STREAMS": "2",
+                "DATA_MEDIATOR_HEARTBEAT_SECONDS": "15",
+            ]
+        )
+        defer { server.removeData() }
+        func open() throws -> (client: RawClient, head: String) {
+            let client = try RawClient(port: server.port)
+            client.send(
+                "GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ana\r\n\r\n"
+            )
+            return (client, client.read(within: 5) ?? "")
+        }
+        for round in 0..<3 {
+            var streams = [try open(), try open()]
+            #expect(streams.allSatisfy { $0.head.hasPrefix("HTTP/1.1 200") }, "round \(round)")
+            streams.removeAll()
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        let gauge = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        #expect(gauge.contains("data_mediator_sse_streams 0.0"), "\(gauge)")
+        #expect(await server.stop() == 0)
+    }
 }

@@ -65,7 +65,13 @@ struct ChangeRoutes: Sendable {
             } else {
                 start = try await adapter.currentVersion()
             }
-            let stream = EventStream(adapter: adapter, view: view, start: start, settings: events)
+            let stream = EventStream(
+                adapter: adapter,
+                view: view,
+                start: start,
+                settings: events,
+                closed: (context as? any ConnectionRequestContext)?.connectionClosed
+            )
             // Taken at once, so streams opening at the same moment cannot pass the cap together.
             guard let open = streams.take(for: Self.everyone) else {
                 throw Problem(

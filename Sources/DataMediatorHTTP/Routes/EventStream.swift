@@ -19,14 +19,26 @@ struct EventStream: Sendable {
     let view: View
     let start: Int64
     let settings: EventConfiguration
+    /// Completed when the client's connection closes (``ConnectionGuard`` closes one whose
+    /// client went away during a stream); nil when it cannot be told.
+    var closed: EventLoopFuture<Void>? = nil
 
     /// Sends events until the client goes away, the stream falls more than
     /// ``EventConfiguration/buffer`` events behind, or its history is gone (both end with
     /// `event: reload`), or the service shuts down (`event: shutdown`; the client
     /// reconnects with `Last-Event-ID` and misses nothing).
     func run(into writer: inout some ResponseBodyWriter) async throws {
+        // The notifier's signals, and nil once the client's connection closed: a stream
+        // that only waits would otherwise learn it at its next write (a heartbeat away).
         let signals = adapter.notifier.subscribe(tick: settings.heartbeat)
-        var waiting = signals.makeAsyncIterator()
+        let (merged, input) = AsyncStream<ChangeNotifier.Signal?>.makeStream(bufferingPolicy: .bufferingNewest(4))
+        let forward = Task {
+            for await signal in signals { input.yield(signal) }
+            input.finish()
+        }
+        defer { forward.cancel() }
+        closed?.whenComplete { _ in input.yield(nil) }
+        var waiting = merged.makeAsyncIterator()
         var last = start
         var live = false
         try await writer.write(
@@ -61,11 +73,12 @@ struct EventStream: Sendable {
                 last = more ? (changes.entries.last?.version ?? changes.version) : max(last, changes.version)
             }
             live = true
-            guard let signal = await waiting.next() else {
+            guard let next = await waiting.next() else {
                 // The notifier finished every stream: the service is shutting down.
                 try await writer.write(ByteBuffer(string: "event: shutdown\ndata: {}\n\n"))
                 return
             }
+            guard let signal = next else { return }
             if signal == .tick {
                 try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
             }

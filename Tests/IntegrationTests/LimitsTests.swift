@@ -177,7 +177,7 @@ final class RawClient {
         let bo = try open("bo")
         #expect(bo.head.hasPrefix("HTTP/1.1 200"))
         #expect(try open("cy").head.hasPrefix("HTTP/1.1 503"))
-        // Ana closes one; once its stream notices (at its next heartbeat), her share is back.
+        // Ana closes one; once its stream notices, her share is back.
         ana.removeLast()
         var reopened = false
         for _ in 0..<20 where !reopened {

@@ -28,6 +28,9 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The problem's kind when the server answered `application/problem+json` (RFC 9457):
     /// the last segment of its `type`, such as `bad-cursor`.
     public let problem: String?
+    /// How long the server asked the client to wait before trying again (`Retry-After`, in
+    /// seconds, on `429` and `503`).
+    public var retryAfter: Duration?
 
     /// Creates an error.
     public init(_ code: Code, status: Int? = nil, message: String, problem: String? = nil) {
@@ -38,15 +41,20 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The error for an answer with `status` and `body`: ``Code/historyGone`` for `410`,
-    /// with the problem's kind and detail when the body is a problem.
-    public static func answered(_ status: Int, body: [UInt8]) -> ListClientError {
+    /// with the problem's kind and detail when the body is a problem, and `retryAfter` from
+    /// a `Retry-After` of seconds.
+    public static func answered(_ status: Int, body: [UInt8], retryAfter: String? = nil) -> ListClientError {
         let problem = try? JSONDecoder().decode(ProblemBody.self, from: Data(body))
-        return ListClientError(
+        var error = ListClientError(
             status == 410 ? .historyGone : .status,
             status: status,
             message: "HTTP \(status): \(problem?.detail ?? String(decoding: body, as: UTF8.self))",
             problem: problem?.type.split(separator: "/").last.map(String.init)
         )
+        if let seconds = retryAfter.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), seconds >= 0 {
+            error.retryAfter = .seconds(seconds)
+        }
+        return error
     }
 
     /// Whether the server refused the cursor the session held (`bad-cursor`, as after the

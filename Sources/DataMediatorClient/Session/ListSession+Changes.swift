@@ -35,16 +35,20 @@ extension ListSession {
     /// Follows the view's live changes (`/events`) until the calling task is cancelled:
     /// applies each event as it comes and publishes it as one update.
     ///
-    /// A stream that ends or fails is opened again after
-    /// ``ListSessionConfiguration/reconnectDelay`` with `Last-Event-ID` set to the session's
+    /// A stream that ends or fails is opened again with `Last-Event-ID` set to the session's
     /// version (the one before, while a version's changes may be only partly applied), so
-    /// no change is lost or applied twice. `event: reload` and a `410` reload the
-    /// session (see ``refresh()``). Loads the first page first when nothing is loaded.
+    /// no change is lost or applied twice: after ``ListSessionConfiguration/reconnectDelay``,
+    /// twice as long after each failure in a row (up to 32 times as long, with some jitter,
+    /// so that clients cut off together do not come back together), and never sooner than
+    /// the server's `Retry-After`. `event: reload`, a `410` and an event the session cannot
+    /// read reload the session (see ``refresh()``). Loads the first page first when nothing
+    /// is loaded.
     ///
     /// - Throws: ``ListClientError`` when the server refuses the stream for good (a `4xx`
     ///   other than `408`, `410` and `429`).
     public func follow() async throws {
         var first = true
+        var failures = 0
         while !Task.isCancelled {
             if !started { try await loadFirstPage() }
             if !first { statistics.reconnects += 1 }
@@ -56,24 +60,44 @@ extension ListSession {
                 query: configuration.query(paging: false),
                 headers: headers
             )
+            var delivered = false
+            var retryAfter: Duration?
             do {
-                for try await event in events { try await handle(event) }
-            } catch let error as ListClientError where error.code == .historyGone {
+                for try await event in events {
+                    try await handle(event)
+                    delivered = true
+                }
+            } catch let error as ListClientError where error.code == .historyGone || error.code == .badAnswer {
+                // History gone, or an event that cannot be read (reading it again would
+                // fail again): reload, and follow on from there.
                 try await refresh()
                 continue
             } catch let error as ListClientError where error.code == .status {
                 if let status = error.status, (400..<500).contains(status), ![408, 429].contains(status) {
                     throw error
                 }
+                retryAfter = error.retryAfter
             } catch {
                 // The connection failed: open it again after the delay.
             }
+            failures = delivered ? 0 : failures + 1
             do {
-                try await Task.sleep(for: configuration.reconnectDelay)
+                try await Task.sleep(
+                    for: Self.reconnectDelay(configuration.reconnectDelay, failures: failures, retryAfter: retryAfter)
+                )
             } catch {
                 return
             }
         }
+    }
+
+    /// How long to wait before opening a stream again: `base`, doubled for each failure in
+    /// a row after the first (at most 32 times), with up to a quarter more at random; never
+    /// less than the server's `Retry-After`.
+    static func reconnectDelay(_ base: Duration, failures: Int, retryAfter: Duration?) -> Duration {
+        let backedOff = base * (1 << min(max(failures - 1, 0), 5))
+        let jittered = backedOff + backedOff * Double.random(in: 0..<0.25)
+        return max(jittered, retryAfter ?? .zero)
     }
 
     /// Applies one event of the stream.

@@ -37,7 +37,10 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let status = (task.response as? HTTPURLResponse)?.statusCode
         let refused = state.withLock { $0.refused }
         if let status, status != 200 {
-            continuation.finish(throwing: ListClientError.answered(status, body: refused?.body ?? []))
+            let retryAfter = (task.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After")
+            continuation.finish(
+                throwing: ListClientError.answered(status, body: refused?.body ?? [], retryAfter: retryAfter)
+            )
         } else if let error {
             continuation.finish(
                 throwing: ListClientError(.transport, message: "event stream: \(error.localizedDescription)")

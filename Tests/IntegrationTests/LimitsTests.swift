@@ -163,11 +163,7 @@ final class RawClient {
         )
         defer { server.removeData() }
         func open(_ token: String) throws -> (client: RawClient, head: String) {
-            let client = try RawClient(port: server.port)
-            client.send(
-                "GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n"
-            )
-            return (client, client.read(within: 5) ?? "")
+            try Self.openStream(port: server.port, token: token)
         }
         var ana = [try open("ana"), try open("ana")]
         #expect(ana.allSatisfy { $0.head.hasPrefix("HTTP/1.1 200") })
@@ -205,11 +201,7 @@ final class RawClient {
         )
         defer { server.removeData() }
         func open() throws -> (client: RawClient, head: String) {
-            let client = try RawClient(port: server.port)
-            client.send(
-                "GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ana\r\n\r\n"
-            )
-            return (client, client.read(within: 5) ?? "")
+            try Self.openStream(port: server.port, token: "ana")
         }
         for round in 0..<3 {
             var streams = [try open(), try open()]
@@ -220,5 +212,15 @@ final class RawClient {
         let gauge = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
         #expect(gauge.contains("data_mediator_sse_streams 0.0"), "\(gauge)")
         #expect(await server.stop() == 0)
+    }
+
+    /// An event stream of the demo's transactions opened with `token` over a raw socket,
+    /// and the first bytes of its answer.
+    static func openStream(port: Int, token: String) throws -> (client: RawClient, head: String) {
+        let client = try RawClient(port: port)
+        client.send(
+            "GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        )
+        return (client, client.read(within: 5) ?? "")
     }
 }

@@ -21,18 +21,8 @@ import Testing
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
             func list(_ name: String) throws -> ListAdapter {
-                let definition = ListDefinition(
-                    name: name,
-                    title: name,
-                    idField: "id",
-                    revisionField: "rev",
-                    views: SampleList.views,
-                    limits: PageLimits(defaultLimit: 7, maximumLimit: 50),
-                    isWritable: true,
-                    rules: FieldRules(types: WritableSubject.fields.filter { $0.key != "id" })
-                )
-                return try store.adapter(
-                    for: definition,
+                try store.adapter(
+                    for: WritableSubject.definition(name),
                     source: StoreSource(kind: .table(name), fieldTypes: WritableSubject.fields),
                     signer: CursorSigner(secret: SampleList.secret)
                 )

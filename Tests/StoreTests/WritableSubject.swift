@@ -41,18 +41,7 @@ final class WritableSubject: Sendable {
         if integerIDs { fields["id"] = .integer }
         let source = StoreSource(kind: .table("notes"), fieldTypes: fields)
         self.source = source
-        let definition = ListDefinition(
-            name: "notes",
-            title: "Notes",
-            idField: "id",
-            revisionField: "rev",
-            views: SampleList.views,
-            limits: PageLimits(defaultLimit: 7, maximumLimit: 50),
-            isWritable: true,
-            rules: FieldRules(types: Self.fields.filter { $0.key != "id" }),
-            history: history,
-            scope: scope
-        )
+        let definition = Self.definition("notes", title: "Notes", history: history, scope: scope)
         self.definition = definition
         let signer = CursorSigner(secret: SampleList.secret)
         switch kind {
@@ -98,20 +87,31 @@ final class WritableSubject: Sendable {
 
     deinit { directory.map { try? FileManager.default.removeItem(at: $0) } }
 
-    /// Another writable list over the same table of the same store, named `name` and
-    /// scoped by `scope`; nil for the memory store, whose lists share no table.
-    func sibling(_ name: String, scope: ListScope?) async throws -> ListAdapter? {
-        let definition = ListDefinition(
+    /// A writable list of the sample views over ``fields``.
+    static func definition(
+        _ name: String,
+        title: String? = nil,
+        history: Int = 10_000,
+        scope: ListScope? = nil
+    ) -> ListDefinition {
+        ListDefinition(
             name: name,
-            title: name,
+            title: title ?? name,
             idField: "id",
             revisionField: "rev",
             views: SampleList.views,
             limits: PageLimits(defaultLimit: 7, maximumLimit: 50),
             isWritable: true,
-            rules: FieldRules(types: Self.fields.filter { $0.key != "id" }),
+            rules: FieldRules(types: fields.filter { $0.key != "id" }),
+            history: history,
             scope: scope
         )
+    }
+
+    /// Another writable list over the same table of the same store, named `name` and
+    /// scoped by `scope`; nil for the memory store, whose lists share no table.
+    func sibling(_ name: String, scope: ListScope?) async throws -> ListAdapter? {
+        let definition = Self.definition(name, scope: scope)
         let signer = CursorSigner(secret: SampleList.secret)
         if let sqlite { return try sqlite.adapter(for: definition, source: source, signer: signer) }
         if let postgres { return try await postgres.store.adapter(for: definition, source: source, signer: signer) }

@@ -17,59 +17,17 @@ import Testing
         let first = try await adapter.replace(id: "n1", body: Self.data("one", 1))
         let tag = first.cell.entityTag
         let start = try await adapter.currentVersion()
-        let refusals: [(String, @Sendable () async throws -> Void)] = [
-            (
-                "stale tag",
-                {
-                    _ = try await adapter.patch(
-                        id: "n1",
-                        body: Self.data("x", 2),
-                        condition: .init(ifMatch: ["\"0\""], ifNoneMatch: nil)
-                    )
-                }
-            ),
-            (
-                "no tag matches",
-                {
-                    _ = try await adapter.replace(
-                        id: "n1",
-                        body: Self.data("x", 2),
-                        condition: .init(ifMatch: [], ifNoneMatch: nil)
-                    )
-                }
-            ),
-            (
-                "any, of none",
-                {
-                    _ = try await adapter.replace(
-                        id: "n2",
-                        body: Self.data("x", 2),
-                        condition: .init(ifMatch: ["*"], ifNoneMatch: nil)
-                    )
-                }
-            ),
-            (
-                "none, of one",
-                {
-                    _ = try await adapter.replace(
-                        id: "n1",
-                        body: Self.data("x", 2),
-                        condition: .init(ifMatch: nil, ifNoneMatch: ["*"])
-                    )
-                }
-            ),
-            (
-                "not this tag",
-                { _ = try await adapter.delete(id: "n1", condition: .init(ifMatch: nil, ifNoneMatch: [tag])) }
-            ),
-            (
-                "delete, stale",
-                { _ = try await adapter.delete(id: "n1", condition: .init(ifMatch: ["\"0\""], ifNoneMatch: nil)) }
-            ),
+        // Each refused: the write, the item, If-Match, If-None-Match.
+        let refusals: [(Write, String, Set<String>?, Set<String>?)] = [
+            (.patch, "n1", ["\"0\""], nil), (.replace, "n1", [], nil), (.replace, "n2", ["*"], nil),
+            (.replace, "n1", nil, ["*"]), (.delete, "n1", nil, [tag]), (.delete, "n1", ["\"0\""], nil),
         ]
-        for (name, attempt) in refusals {
-            let error = await #expect(throws: DataMediatorError.self, "\(name)") { try await attempt() }
-            #expect(error?.code == .preconditionFailed, "\(name): \(String(describing: error))")
+        for (write, id, ifMatch, ifNoneMatch) in refusals {
+            let condition = WriteCondition(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+            let error = await #expect(throws: DataMediatorError.self, "\(write) \(id)") {
+                try await write.run(on: adapter, id: id, condition: condition)
+            }
+            #expect(error?.code == .preconditionFailed, "\(write) \(id): \(String(describing: error))")
         }
         #expect(try await adapter.currentVersion() == start)
         // The current tag, `*`, and a create where none is, pass.
@@ -112,5 +70,20 @@ import Testing
         }
         #expect(outcomes.filter { $0 }.count == 1)
         #expect(try await adapter.locate(id: "n1", view: nil).item.rev == "4")
+    }
+
+    /// A write of the item `id` under a condition.
+    enum Write {
+        case replace, patch, delete
+
+        func run(on adapter: ListAdapter, id: String, condition: WriteCondition) async throws {
+            switch self {
+            case .replace:
+                _ = try await adapter.replace(id: id, body: WriteConditionTests.data("x", 2), condition: condition)
+            case .patch:
+                _ = try await adapter.patch(id: id, body: WriteConditionTests.data("x", 2), condition: condition)
+            case .delete: _ = try await adapter.delete(id: id, condition: condition)
+            }
+        }
     }
 }

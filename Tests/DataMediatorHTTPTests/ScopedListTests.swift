@@ -309,4 +309,35 @@ import Testing
         #expect(recorders["bo"]?.events.map(\.event) == ["insert", "insert"])
         #expect(recorders["bo"]?.events.map(\.id) == ["\(start + 2)", "\(start + 3)"])
     }
+
+    /// A scoped list's event stream ends when the token that opened it expires: it never
+    /// carries a caller's slice past their token (the client reconnects with a fresh one).
+    @Test func aScopedStreamEndsWhenItsTokenExpires() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let token = try await ClaimsTestKeys.hs256([
+                "sub": .string("ana"), "exp": .integer(Int64(Date().timeIntervalSince1970) + 2),
+            ])
+            let opened = ContinuousClock.now
+            let ended = try await withThrowingTaskGroup(of: TestResponse?.self) { group in
+                group.addTask {
+                    try await client.execute(
+                        uri: "/lists/mine/events",
+                        method: .get,
+                        headers: [.authorization: "Bearer \(token)"]
+                    )
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(15))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            let response = try #require(ended, "the stream outlived its token")
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body).hasPrefix("retry: 2000"))
+            #expect(ContinuousClock.now - opened >= .seconds(1))
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import DataMediator
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Metrics
@@ -8,6 +9,19 @@ import NIOCore
 /// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).
 struct ChangeRoutes: Sendable {
     /// The headers of an event stream's answer (and of `HEAD` there).
+    /// When a token whose claims are `claims` expires (`exp`, seconds since 1970), as an
+    /// instant of the clock streams wait on; nil without claims or `exp`.
+    static func expiry(of claims: [String: JSONValue]?) -> ContinuousClock.Instant? {
+        let seconds: Double
+        switch claims?["exp"] {
+        case .integer(let whole)?: seconds = Double(whole)
+        case .number(let real)?: seconds = real
+        default: return nil
+        }
+        let left = min(max(seconds - Date().timeIntervalSince1970, 0), 366 * 86_400)
+        return .now + .milliseconds(Int64(left * 1000))
+    }
+
     static let streamHeaders: HTTPFields = [
         .contentType: "text/event-stream; charset=utf-8",
         .cacheControl: "no-store",
@@ -55,7 +69,8 @@ struct ChangeRoutes: Sendable {
         router.get("/lists/:list/events") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view, .since])
-            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            let claims = try await scope.claims(for: adapter, request)
+            let slice = try query.slice(of: adapter, claims: claims)
             let view = try adapter.definition.view(named: query.view, slice: slice)
             let start: Int64
             if let lastEventID = request.headers[EventStream.lastEventID] {
@@ -70,7 +85,8 @@ struct ChangeRoutes: Sendable {
                 view: view,
                 start: start,
                 settings: events,
-                closed: (context as? any ConnectionRequestContext)?.connectionClosed
+                closed: (context as? any ConnectionRequestContext)?.connectionClosed,
+                ends: Self.expiry(of: claims)
             )
             // Taken at once, so streams opening at the same moment cannot pass the cap together.
             guard let open = streams.take(for: Self.everyone) else {

@@ -22,6 +22,10 @@ struct EventStream: Sendable {
     /// Completed when the client's connection closes (``ConnectionGuard`` closes one whose
     /// client went away during a stream); nil when it cannot be told.
     var closed: EventLoopFuture<Void>? = nil
+    /// When the stream ends by itself: its token's `exp` on a scoped list, so that a
+    /// stream never carries a slice past the token that opened it (the client reconnects
+    /// with a fresh one).
+    var ends: ContinuousClock.Instant? = nil
 
     /// Sends events until the client goes away, the stream falls more than
     /// ``EventConfiguration/buffer`` events behind, or its history is gone (both end with
@@ -38,6 +42,13 @@ struct EventStream: Sendable {
         }
         defer { forward.cancel() }
         closed?.whenComplete { _ in input.yield(nil) }
+        let expiry = ends.map { deadline in
+            Task {
+                try await Task.sleep(until: deadline)
+                input.yield(nil)
+            }
+        }
+        defer { expiry?.cancel() }
         var waiting = merged.makeAsyncIterator()
         var last = start
         var live = false

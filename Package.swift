@@ -219,7 +219,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ClientTests",
-            dependencies: ["data-mediator", "DataMediatorClient", "DataMediatorTesting"],
+            dependencies: [
+                "data-mediator", "DataMediatorClient", "DataMediatorTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -53,14 +53,17 @@ extension ListSession {
             if !started { try await loadFirstPage() }
             if !first { statistics.reconnects += 1 }
             first = false
-            var headers = configuration.headers
+            var headers = try await requestHeaders()
             headers["Last-Event-ID"] = String(resumeVersion)
             let events = transport.events(
                 path: configuration.path("/events"),
                 query: configuration.query(paging: false),
                 headers: headers
             )
+            // A stream that failed before it delivered anything counts towards the backoff;
+            // one the server ended (a shutdown, its token's expiry) does not.
             var delivered = false
+            var failed = false
             var retryAfter: Duration?
             do {
                 for try await event in events {
@@ -73,14 +76,18 @@ extension ListSession {
                 try await refresh()
                 continue
             } catch let error as ListClientError where error.code == .status {
-                if let status = error.status, (400..<500).contains(status), ![408, 429].contains(status) {
+                // A 401 with fresh headers at hand is a token that expired: open it again.
+                let refreshed = error.status == 401 && configuration.freshHeaders != nil
+                if let status = error.status, (400..<500).contains(status), ![408, 429].contains(status), !refreshed {
                     throw error
                 }
                 retryAfter = error.retryAfter
+                failed = true
             } catch {
                 // The connection failed: open it again after the delay.
+                failed = true
             }
-            failures = delivered ? 0 : failures + 1
+            failures = failed && !delivered ? failures + 1 : 0
             do {
                 try await Task.sleep(
                     for: Self.reconnectDelay(configuration.reconnectDelay, failures: failures, retryAfter: retryAfter)

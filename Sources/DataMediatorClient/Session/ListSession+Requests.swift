@@ -1,12 +1,19 @@
 import Foundation
 
 extension ListSession {
+    /// The headers of the next request: ``ListSessionConfiguration/headers``, and over them
+    /// ``ListSessionConfiguration/freshHeaders``' answer.
+    func requestHeaders() async throws -> [String: String] {
+        guard let fresh = configuration.freshHeaders else { return configuration.headers }
+        return configuration.headers.merging(try await fresh()) { $1 }
+    }
+
     /// Reads a page of the view with `extra` query parameters (`cursor` or `around`).
     func readPage(_ extra: [(String, String)]) async throws -> PageBody {
         let answer = try await transport.get(
             path: configuration.path("/items"),
             query: configuration.query(extra),
-            headers: configuration.headers
+            headers: try await requestHeaders()
         )
         let page = try Self.decode(PageBody.self, answer, what: "page")
         countPage()
@@ -22,7 +29,7 @@ extension ListSession {
             let answer = try await transport.get(
                 path: configuration.path("/changes"),
                 query: configuration.query([("since", from), ("limit", "1000")], paging: false),
-                headers: configuration.headers
+                headers: try await requestHeaders()
             )
             let body = try Self.decode(ChangesBody.self, answer, what: "changes")
             changes += body.changes
@@ -45,7 +52,7 @@ extension ListSession {
             let answer = try await transport.get(
                 path: configuration.path("/items/\(URLSessionTransport.encodeSegment(item.id))"),
                 query: configuration.query(paging: false),
-                headers: configuration.headers
+                headers: try await requestHeaders()
             )
             guard answer.status == 200,
                 let located = try? JSONDecoder().decode(LocatedItem.self, from: Data(answer.body)),
@@ -58,7 +65,7 @@ extension ListSession {
         let answer = try await transport.get(
             path: configuration.path("/sections"),
             query: configuration.query(paging: false),
-            headers: configuration.headers
+            headers: try await requestHeaders()
         )
         let infos = try Self.decode(SectionList.self, answer, what: "sections")
         for info in infos.sections where missing.contains(info.id) { loaded.setTitle(info.title, of: info.id) }

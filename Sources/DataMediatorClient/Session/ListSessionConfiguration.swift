@@ -10,6 +10,11 @@ public struct ListSessionConfiguration: Sendable {
     public var limit: Int?
     /// Headers sent with every request, e.g. `Authorization` for a scoped list.
     public var headers: [String: String]
+    /// Headers asked for before every request and every stream opened, over ``headers``:
+    /// a fresh `Authorization` for a scoped list whose tokens expire (its event stream ends
+    /// when the token does, and a `401` stream is then opened again with fresh headers).
+    /// Nil for none.
+    public var freshHeaders: (@Sendable () async throws -> [String: String])?
     /// How long to wait before reconnecting a dropped event stream (the server's `retry:`
     /// is 2 s).
     public var reconnectDelay: Duration
@@ -21,8 +26,10 @@ public struct ListSessionConfiguration: Sendable {
         parameters: [String: String] = [:],
         limit: Int? = nil,
         headers: [String: String] = [:],
+        freshHeaders: (@Sendable () async throws -> [String: String])? = nil,
         reconnectDelay: Duration = .seconds(2)
     ) {
+        self.freshHeaders = freshHeaders
         self.list = list
         self.view = view
         self.parameters = parameters

@@ -113,4 +113,30 @@ import Testing
         #expect(held.version == fresh.version)
         #expect(await server.stop() == 0)
     }
+
+    /// A capped child's `more` cell opens its list after the cap: a session of that list
+    /// and view, opened at the cell's cursor, pages on to the end and back to the start.
+    @Test func aMoreCellOpensItsListAfterTheCap() async throws {
+        let server = try await Self.board(notes: 8)
+        defer { server.removeData() }
+        let base = try #require(URL(string: server.base))
+        let board = ListSession(baseURL: base, configuration: Self.configuration())
+        try await board.loadFirstPage()
+        let more = try #require(await board.snapshot.items.first { $0.type == "more" })
+        let list = try #require(more.data["list"]?.stringValue)
+        let view = more.data["view"]?.stringValue
+        let cursor = try #require(more.data["cursor"]?.stringValue)
+        let rest = ListSession(baseURL: base, configuration: ListSessionConfiguration(list: list, view: view, limit: 2))
+        try await rest.open(cursor: cursor)
+        while try await rest.loadMore() {}
+        // Scores 80, 70 and 60 are the three the board shows; the rest follow the cap.
+        #expect(await rest.snapshot.items.map(\.id) == ["5", "4", "3", "2", "1"])
+        #expect(await rest.snapshot.hasMoreBefore)
+        while try await rest.loadEarlier() {}
+        #expect(await rest.snapshot.items.map(\.id) == ["8", "7", "6", "5", "4", "3", "2", "1"])
+        let other = ListSession(baseURL: base, configuration: ListSessionConfiguration(list: "board"))
+        let refused = await #expect(throws: ListClientError.self) { try await other.open(cursor: cursor) }
+        #expect(refused?.problem == "cursor-mismatch")
+        #expect(await server.stop() == 0)
+    }
 }

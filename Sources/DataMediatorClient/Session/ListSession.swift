@@ -108,6 +108,18 @@ public actor ListSession {
         try await replace(with: readPage([("around", id)]))
     }
 
+    /// Loads the page a cursor of this list and view leads to (a composite's `more` cell
+    /// holds one, with the `list` and `view` to open it in), replacing whatever the session
+    /// held; from there ``loadMore()`` and ``loadEarlier()`` page both ways.
+    ///
+    /// - Throws: ``ListClientError`` with the problem `bad-cursor` or `cursor-mismatch` when
+    ///   the cursor is not one of this list and view.
+    public func open(cursor: String) async throws {
+        await acquire()
+        defer { release() }
+        try await replace(with: readPage([("cursor", cursor)]))
+    }
+
     /// Reloads: the first page, or the page around the first loaded item when the session
     /// was not at the start; replaces whatever the session held.
     public func refresh() async throws {

@@ -44,17 +44,20 @@ extension ListSession {
     }
 
     /// Looks up the titles of the sections that changes created: the section of their
-    /// first item (`/items/{id}`), else the view's section list (`/sections`).
+    /// first item (`/items/{id}`), else the view's section list (`/sections`). A lookup the
+    /// server does not answer (busy: `429`; gone) leaves the title unknown until the next
+    /// publish: the changes are applied all the same.
     func resolveTitles() async throws {
         var missing = loaded.untitled.filter { id in loaded.sections.contains { $0.id == id } }
         for id in missing {
             guard let item = loaded.sections.first(where: { $0.id == id })?.items.first else { continue }
-            let answer = try await transport.get(
-                path: configuration.path("/items/\(URLSessionTransport.encodeSegment(item.id))"),
-                query: configuration.query(paging: false),
-                headers: try await requestHeaders()
-            )
-            guard answer.status == 200,
+            guard
+                let answer = try? await transport.get(
+                    path: configuration.path("/items/\(URLSessionTransport.encodeSegment(item.id))"),
+                    query: configuration.query(paging: false),
+                    headers: try await requestHeaders()
+                ),
+                answer.status == 200,
                 let located = try? JSONDecoder().decode(LocatedItem.self, from: Data(answer.body)),
                 located.section.id == id
             else { continue }
@@ -62,12 +65,14 @@ extension ListSession {
             missing.remove(id)
         }
         guard !missing.isEmpty else { return }
-        let answer = try await transport.get(
-            path: configuration.path("/sections"),
-            query: configuration.query(paging: false),
-            headers: try await requestHeaders()
-        )
-        let infos = try Self.decode(SectionList.self, answer, what: "sections")
+        guard
+            let answer = try? await transport.get(
+                path: configuration.path("/sections"),
+                query: configuration.query(paging: false),
+                headers: try await requestHeaders()
+            ),
+            let infos = try? Self.decode(SectionList.self, answer, what: "sections")
+        else { return }
         for info in infos.sections where missing.contains(info.id) { loaded.setTitle(info.title, of: info.id) }
     }
 

@@ -56,6 +56,43 @@ import Testing
         let walk = try await SampleList.walk(adapter, view: "flat", limit: 10)
         #expect(walk.items.map(\.id) == ["n4"])
     }
+
+    /// A page's cursor carries the text of the fields its view sorts and sections by, and
+    /// the id: longer than 1,024 bytes, they are refused, so every cursor is one the server
+    /// takes back; 1,024 bytes are taken, and paged past.
+    @Test(arguments: WritableKind.allCases)
+    func keysAndIdsLongerThanACursorCarriesAreRefused(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let adapter = subject.adapter
+        let start = try await adapter.currentVersion()
+        // `group` is a key (by_group sorts and sections by it); 513 × "é" is 1,026 bytes.
+        let longKey: JSONValue = .object(["group": .string(String(repeating: "é", count: 513)), "score": .integer(1)])
+        let refused = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.create(body: .object(["id": .string("k1"), "data": longKey]))
+        }
+        #expect(refused?.fieldProblems.map(\.field) == ["group"])
+        let longID = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.replace(
+                id: String(repeating: "i", count: 1_025),
+                body: .object(["data": .object([:])])
+            )
+        }
+        #expect(longID?.fieldProblems.map(\.field) == ["id"])
+        #expect(try await adapter.currentVersion() == start)
+        // Text that is no key may be long; keys and ids of 1,024 bytes are paged past.
+        for index in 0..<3 {
+            let data: JSONValue = .object([
+                "group": .string(String(repeating: "g", count: 1_023) + String(index)), "score": .integer(1),
+                "title": .string(String(repeating: "t", count: 5_000)),
+            ])
+            _ = try await adapter.replace(
+                id: String(repeating: "i", count: 1_023) + String(index),
+                body: .object(["data": data])
+            )
+        }
+        let check = try await SampleList.walk(adapter, view: "by_group", limit: 1)
+        #expect(check.items.count == 3 && check.violations == [])
+    }
 }
 
 extension JSONValue {

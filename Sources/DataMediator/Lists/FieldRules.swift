@@ -5,17 +5,38 @@ public struct FieldRules: Sendable, Hashable {
     public let types: [String: FieldType]
     /// Fields that must be present and not `null`.
     public let required: [String]
+    /// Fields a view sorts or sections by, whose text is at most ``maximumKeyBytes``: a
+    /// page's cursor carries them, and must stay one the server takes back.
+    public let keyFields: Set<String>
+
+    /// The most UTF-8 bytes of text in a key field or an id: with a few sort keys, the
+    /// section's and the id, a cursor stays under ``CursorSigner/maximumTokenLength``.
+    public static let maximumKeyBytes = 1024
 
     /// Creates field rules.
-    public init(types: [String: FieldType] = [:], required: [String] = []) {
+    public init(types: [String: FieldType] = [:], required: [String] = [], keyFields: Set<String> = []) {
         self.types = types
         self.required = required
+        self.keyFields = keyFields
     }
+
+    /// Why `id` cannot be an item's id, as a field problem's detail; nil when it can.
+    public static func idProblem(_ id: String) -> String? {
+        if id.isEmpty { return "must not be empty" }
+        if id.holdsNUL { return JSONValue.nulDetail }
+        if id.utf8.count > maximumKeyBytes { return keyLengthDetail }
+        return nil
+    }
+
+    /// The detail of a key field's (or an id's) text that is too long.
+    static let keyLengthDetail =
+        "must be at most \(maximumKeyBytes) bytes of UTF-8: views sort by it, and a page's cursor carries it"
 
     /// Checks an item's fields, naming every field that breaks a rule.
     ///
     /// - Throws: `invalidItem` with one ``FieldProblem`` per bad field: an unknown field,
-    ///   a value of the wrong type or holding U+0000, or a required field missing or `null`.
+    ///   a value of the wrong type or holding U+0000, text longer than ``maximumKeyBytes`` in
+    ///   a key field, or a required field missing or `null`.
     public func check(_ fields: [String: JSONValue]) throws(DataMediatorError) {
         var problems: [FieldProblem] = []
         for name in fields.keys.sorted() {
@@ -31,6 +52,8 @@ public struct FieldRules: Sendable, Hashable {
                 problems.append(FieldProblem(field: name, detail: "must be \(type.description)"))
             } else if value.holdsNUL {
                 problems.append(FieldProblem(field: name, detail: JSONValue.nulDetail))
+            } else if keyFields.contains(name), case .string(let text) = value, text.utf8.count > Self.maximumKeyBytes {
+                problems.append(FieldProblem(field: name, detail: Self.keyLengthDetail))
             }
         }
         for name in required where (fields[name] ?? .null) == .null {

@@ -22,8 +22,8 @@ extension ListAdapter {
         var id: String?
         switch members["id"] {
         case nil, .null?: break
-        case .string(let text)? where text.holdsNUL:
-            problems.append(FieldProblem(field: "id", detail: JSONValue.nulDetail))
+        case .string(let text)? where !text.isEmpty && FieldRules.idProblem(text) != nil:
+            problems.append(FieldProblem(field: "id", detail: FieldRules.idProblem(text) ?? ""))
         case .string(let text)? where !text.isEmpty: id = text
         case .integer(let whole)?: id = String(whole)
         default:
@@ -36,7 +36,12 @@ extension ListAdapter {
             throw DataMediatorError(.invalidItem, "The body must hold 'data', a JSON object.", fieldProblems: problems)
         }
         guard problems.isEmpty else {
-            throw DataMediatorError(.invalidItem, "The body has members it may not have.", fieldProblems: problems)
+            let names = problems.map { "'\($0.field)'" }.joined(separator: ", ")
+            throw DataMediatorError(
+                .invalidItem,
+                "The body is not a write of an item: \(names).",
+                fieldProblems: problems
+            )
         }
         return (id, fields)
     }

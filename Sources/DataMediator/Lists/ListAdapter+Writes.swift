@@ -50,11 +50,11 @@ extension ListAdapter {
         var (_, fields) = try Self.fields(of: body, allowingID: false)
         if let scope { fields = try scope.confine(fields) }
         try definition.rules.check(fields)
-        guard !id.holdsNUL else {
+        if let problem = FieldRules.idProblem(id) {
             throw DataMediatorError(
                 .invalidItem,
-                "The item's id \(JSONValue.nulDetail).",
-                fieldProblems: [FieldProblem(field: "id", detail: JSONValue.nulDetail)]
+                "The item's id \(problem).",
+                fieldProblems: [FieldProblem(field: "id", detail: problem)]
             )
         }
         return try written(

@@ -46,7 +46,9 @@ public struct ListDefinition: Sendable {
         self.views = views
         self.limits = limits
         self.isWritable = isWritable
-        self.rules = rules
+        // The fields the views sort and section by are key fields, whose text is bounded.
+        let keys = views.flatMap { view in view.sort.map(\.field) + (view.section.map { [$0.field] } ?? []) }
+        self.rules = FieldRules(types: rules.types, required: rules.required, keyFields: Set(keys))
         self.history = max(1, history)
         self.composition = composition
         self.scope = scope

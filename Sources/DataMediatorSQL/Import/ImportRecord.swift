@@ -49,11 +49,11 @@ public struct ImportRecord: Sendable {
                 fieldProblems: [FieldProblem(field: idField, detail: "must be \(expected)")]
             )
         }
-        if case .string(let text) = id, text.isEmpty {
+        if case .string(let text) = id, let problem = FieldRules.idProblem(text) {
             throw DataMediatorError(
                 .invalidItem,
                 "bad id",
-                fieldProblems: [FieldProblem(field: idField, detail: "must not be empty")]
+                fieldProblems: [FieldProblem(field: idField, detail: problem)]
             )
         }
         try rules.check(fields)

@@ -191,6 +191,7 @@ let package = Package(
                 "DataMediatorSQL",
                 "DataMediatorSQLite",
                 "DataMediatorTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),

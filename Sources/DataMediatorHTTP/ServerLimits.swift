@@ -138,10 +138,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             streaming = false
             headDeadline = .now() + headTimeout
         case (.head(let head), nil) where head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true:
-            streaming = true
-            context.write(data, promise: promise)
-            if inputClosed { context.close(promise: nil) }
-            return
+            // A client that closed its side before its stream began (right after its
+            // request) may still read: that stream runs until a write fails.
+            streaming = !inputClosed
         case (.head(let head), let error?) where head.status == .badRequest && head.headerFields[.contentType] == nil:
             // Hummingbird answers a request it could not parse (after the ones before it)
             // with an empty 400 and closes: the answer becomes a problem like every other.

@@ -1,3 +1,4 @@
+import Crypto
 import DataMediator
 import DataMediatorHTTP
 import Foundation
@@ -110,6 +111,21 @@ import Testing
         // The same token without `crit` is taken, with one space or several after "Bearer".
         let plain = try await ClaimsTestKeys.hs256(["sub": .string("ana")])
         #expect(try await verifier().claims(fromAuthorization: "Bearer   " + plain)["sub"] == .string("ana"))
+    }
+
+    @Test func aTokenNamingAClaimTwiceIsRefused() async throws {
+        func encode(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let signing = encode(#"{"alg":"HS256","typ":"JWT"}"#) + "." + encode(#"{"sub":"ana","sub":"bo"}"#)
+        let key = SymmetricKey(data: Array(ClaimsTestKeys.secret.utf8))
+        let mac = Data(HMAC<SHA256>.authenticationCode(for: Array(signing.utf8), using: key))
+        let token =
+            signing + "."
+            + mac.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        await expectRefusal(try await verifier(), "Bearer " + token, "names 'sub' twice")
     }
 
     // MARK: Algorithms

@@ -67,4 +67,33 @@ import Testing
             #expect(try await Self.write(client, .delete, "n2", nil, [.ifMatch: "*"]).status == .noContent)
         }
     }
+
+    /// On `POST` the target is the list, whose representation is its first page.
+    @Test func aCreateHoldsOnlyWhileTheListsFirstPageHasTheETagItNames() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            func post(_ extra: HTTPFields) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/lists/notes/items",
+                    method: .post,
+                    headers: Self.headers(extra),
+                    body: WriteRouteTests.body(#"{"data": {"title": "p"}}"#)
+                )
+            }
+            let page = try await client.execute(uri: "/lists/notes/items", method: .get)
+            let current = try #require(page.headers[.eTag])
+            for extra: HTTPFields in [[.ifMatch: "\"stale\""], [.ifNoneMatch: "*"], [.ifNoneMatch: current]] {
+                try ProblemTests.expectProblem(try await post(extra), status: 412, type: "precondition-failed")
+            }
+            #expect(try await fixture.state().count == 0)
+            #expect(try await post([.ifMatch: current]).status == .created)
+            // The list changed: the same tag no longer holds; `*` does.
+            try ProblemTests.expectProblem(
+                try await post([.ifMatch: current]),
+                status: 412,
+                type: "precondition-failed"
+            )
+            #expect(try await post([.ifMatch: "*"]).status == .created)
+        }
+    }
 }

@@ -7,8 +7,9 @@ import Testing
     @Test(arguments: [
         (#"{"a": 1, "a": 2}"#, "a"),
         (#"{"data": {"title": "t", "x": [1, {"k": 1, "k": 2}]}}"#, "k"),
-        (#"{"q\"uote": 1, "q\"uote": 2}"#, #"q\"uote"#),
+        (#"{"q\"uote": 1, "q\"uote": 2}"#, "q\"uote"),
         (#"{"a": {"b": 1}, "b": 2, "a": 3}"#, "a"),
+        (#"{"reason": 1, "re\u0061son": 2}"#, "reason"),
     ])
     func aRepeatedNameIsFound(text: String, name: String) {
         #expect(JSONValue.duplicateKey(in: Array(text.utf8)) == name)

@@ -1,13 +1,15 @@
+import Foundation
+
 extension JSONValue {
-    /// The first member name that appears twice in one object of JSON text (as written,
-    /// escapes and all), else nil. RFC 8259 leaves what such text means to the parser (the
+    /// The first member name that appears twice in one object of JSON text (escapes read,
+    /// so `"a"` and `"\u0061"` are one name; compared by bytes), else nil. RFC 8259 leaves what such text means to the parser (the
     /// decoder keeps the first; most keep the last), so a body with one is refused rather
     /// than read differently from a proxy or validator in front. Malformed text is left to
     /// the decoder.
     public static func duplicateKey(in bytes: [UInt8]) -> String? {
         struct Level {
             let isObject: Bool
-            var names: Set<ArraySlice<UInt8>> = []
+            var names: Set<[UInt8]> = []
             var expectsName: Bool
         }
         var levels: [Level] = []
@@ -22,7 +24,7 @@ extension JSONValue {
                     end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
                 }
                 if let last = levels.indices.last, levels[last].isObject, levels[last].expectsName {
-                    let name = bytes[start..<min(end, bytes.count)]
+                    let name = Self.unescaped(bytes[start..<min(end, bytes.count)])
                     if !levels[last].names.insert(name).inserted { return String(decoding: name, as: UTF8.self) }
                     levels[last].expectsName = false
                 }
@@ -39,5 +41,14 @@ extension JSONValue {
             index += 1
         }
         return nil
+    }
+
+    /// A string's bytes between its quotes with its escapes read; as written when they do
+    /// not read (the decoder then refuses the text).
+    private static func unescaped(_ raw: ArraySlice<UInt8>) -> [UInt8] {
+        guard raw.contains(UInt8(ascii: "\\")) else { return Array(raw) }
+        let quoted = [UInt8(ascii: "\"")] + raw + [UInt8(ascii: "\"")]
+        guard let text = try? JSONDecoder().decode(String.self, from: Data(quoted)) else { return Array(raw) }
+        return Array(text.utf8)
     }
 }

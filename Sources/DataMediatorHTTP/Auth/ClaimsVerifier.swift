@@ -83,6 +83,11 @@ public struct ClaimsVerifier: Sendable {
         } catch {
             throw malformed
         }
+        // RFC 7519 §4: a claim (or header member) named twice is refused, not read as the
+        // parser happens to (the first, here; most others keep the last).
+        if let repeated = Self.repeatedMember(in: token) {
+            throw Self.refusal("The token names '\(repeated)' twice.")
+        }
         // RFC 7515 §4.1.11: a token that lists critical extensions this server does not
         // understand (it understands none) is invalid.
         guard header[dynamicMember: "crit"] == nil else {
@@ -106,6 +111,17 @@ public struct ClaimsVerifier: Sendable {
         }
         try check(verified, at: Date())
         return verified.values
+    }
+
+    /// A member named twice in the token's header or claims, if any.
+    static func repeatedMember(in token: String) -> String? {
+        for part in token.split(separator: ".", omittingEmptySubsequences: false).prefix(2) {
+            var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            guard let json = Data(base64Encoded: base64) else { continue }
+            if let name = JSONValue.duplicateKey(in: Array(json)) { return name }
+        }
+        return nil
     }
 
     /// Checks the time window, issuer and audience of claims whose signature is verified.

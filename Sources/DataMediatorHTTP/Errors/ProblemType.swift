@@ -207,7 +207,7 @@ public struct ProblemType: Sendable, Hashable {
         "precondition-failed",
         .preconditionFailed,
         "Precondition failed",
-        "The write's If-Match names no current ETag of the item (it changed, or does not exist), or its If-None-Match names the current one (or '*' while the item exists). Read the item again (GET /lists/{list}/items/{id}) and decide with what it holds now."
+        "The write's If-Match names no current ETag of the item or list (it changed since; or a PUT's item does not exist: PATCH and DELETE of a missing item stay 404), or its If-None-Match names the current one (or '*' while the item exists). Read the item again (GET /lists/{list}/items/{id}) and decide with what it holds now."
     )
 
     /// Every problem type the service can answer with.

@@ -22,6 +22,7 @@ struct WriteRoutes: Sendable {
         router.post("/lists/:list/items") { request, context in
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
             let key = try Self.idempotencyKey(request)
+            try await WriteConditions.checkCollection(of: request, adapter: adapter, scope: scope)
             let written = try await adapter.create(body: body, idempotencyKey: key, scope: scope)
             return answer(written, adapter: adapter, request: request, status: .created)
         }

@@ -9,9 +9,9 @@ import Foundation
 /// tokens, and tokens survive restarts.
 public struct CursorSigner: Sendable {
     /// The longest token accepted; longer input is refused before any decoding. A token
-    /// carries its position's sort keys (a section's twice), so this bounds the text a sort
-    /// key may hold and still be paged past (about 4,500 bytes in a view sectioned by it);
-    /// a URL with a token this long still fits the server's default 16 KiB request head.
+    /// carries its position's sort keys (a section's twice), which writes keep short
+    /// (``FieldRules/maximumKeyBytes``); a URL with a token this long still fits the
+    /// server's default 16 KiB request head.
     public static let maximumTokenLength = 12_288
 
     /// The HMAC with the secret already mixed in: each token copies it, so the key's

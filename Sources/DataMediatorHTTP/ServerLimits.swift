@@ -57,9 +57,11 @@ final class ConnectionCount: Sendable {
     let value = Atomic<Int>(0)
 }
 
-/// Closes a connection beyond the connection limit, and one whose request head does not
-/// arrive in time (counted from when the connection opens and from each answer's end); and
-/// answers a request the HTTP parser could not read with a problem (``Problem/init(unreadable:)``).
+/// Closes a connection beyond the connection limit, one whose request head does not arrive
+/// in time (counted from when the connection opens and from each answer's end), and one
+/// whose client closes its side during an event stream (it has gone; the stream ends and
+/// gives back its share); and answers a request the HTTP parser could not read with a
+/// problem (``Problem/init(unreadable:)``).
 ///
 /// One timer per connection checks the time limit, re-armed when it fires, instead of one
 /// timer per request: a busy connection answers thousands of requests a second.

@@ -101,7 +101,7 @@ extension ListSession {
     /// How long to wait before opening a stream again: `base`, doubled for each failure in
     /// a row after the first (at most 32 times), with up to a quarter more at random; never
     /// less than the server's `Retry-After`.
-    static func reconnectDelay(_ base: Duration, failures: Int, retryAfter: Duration?) -> Duration {
+    public static func reconnectDelay(_ base: Duration, failures: Int, retryAfter: Duration?) -> Duration {
         let backedOff = base * (1 << min(max(failures - 1, 0), 5))
         let jittered = backedOff + backedOff * Double.random(in: 0..<0.25)
         return max(jittered, retryAfter ?? .zero)

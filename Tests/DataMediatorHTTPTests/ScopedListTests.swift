@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 
 @testable import DataMediatorHTTP
@@ -312,32 +313,27 @@ import Testing
 
     /// A scoped list's event stream ends when the token that opened it expires: it never
     /// carries a caller's slice past their token (the client reconnects with a fresh one).
+    /// The route takes the end from the token's `exp` (``ChangeRoutes/expiry(of:)``), and a
+    /// stream ends there whatever it waits for.
     @Test func aScopedStreamEndsWhenItsTokenExpires() async throws {
+        let now = Date().timeIntervalSince1970
+        let inAMinute = try #require(ChangeRoutes.expiry(of: ["exp": .integer(Int64(now) + 60)]))
+        #expect(inAMinute > .now + .seconds(58) && inAMinute < .now + .seconds(61))
+        #expect(try #require(ChangeRoutes.expiry(of: ["exp": .number(now - 5)])) <= .now)
+        #expect(ChangeRoutes.expiry(of: ["sub": .string("ana")]) == nil && ChangeRoutes.expiry(of: nil) == nil)
         let fixture = try Fixture()
-        try await fixture.run { client in
-            let token = try await ClaimsTestKeys.hs256([
-                "sub": .string("ana"), "exp": .integer(Int64(Date().timeIntervalSince1970) + 2),
-            ])
-            let opened = ContinuousClock.now
-            let ended = try await withThrowingTaskGroup(of: TestResponse?.self) { group in
-                group.addTask {
-                    try await client.execute(
-                        uri: "/lists/mine/events",
-                        method: .get,
-                        headers: [.authorization: "Bearer \(token)"]
-                    )
-                }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(15))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
-            }
-            let response = try #require(ended, "the stream outlived its token")
-            #expect(response.status == .ok)
-            #expect(String(buffer: response.body).hasPrefix("retry: 2000"))
-            #expect(ContinuousClock.now - opened >= .seconds(1))
-        }
+        let mine = try fixture.registry.adapter(named: "mine")
+        let view = try mine.definition.view(named: nil, slice: SliceRequest(claims: ["sub": .string("ana")]))
+        var stream = EventStream(
+            adapter: mine,
+            view: view,
+            start: try await mine.currentVersion(),
+            settings: EventConfiguration(heartbeat: .seconds(10))
+        )
+        stream.ends = .now + .milliseconds(200)
+        var writer = RecordingWriter()
+        // Without its end the stream would wait for writes or its heartbeat (10 s) forever.
+        try await stream.run(into: &writer)
+        #expect(writer.text.withLock { $0 }.hasPrefix("retry: 2000"))
     }
 }

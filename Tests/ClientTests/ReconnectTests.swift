@@ -4,27 +4,16 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A transport whose event streams fail at once with `error` (its pages come from `inner`),
-/// recording when each was opened; or, with `garbage`, whose first stream brings one event
-/// no session can read and then passes the server's on.
-final class FailingStreamsTransport: ListTransport {
-    let inner: URLSessionTransport?
-    let error: ListClientError?
+/// A transport whose first event stream brings one event no session can read; its pages
+/// and later streams are the server's. Records when each stream was opened.
+final class GarbageFirstTransport: ListTransport {
+    let inner: URLSessionTransport
     let opened = Mutex<[ContinuousClock.Instant]>([])
 
-    init(_ inner: URLSessionTransport? = nil, error: ListClientError?) {
-        self.inner = inner
-        self.error = error
-    }
+    init(_ inner: URLSessionTransport) { self.inner = inner }
 
     func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
-        guard let inner else {
-            // A one-item list at version 1 with nothing after it.
-            let page =
-                #"{"list": "l", "view": "v", "limit": 5, "version": "1", "next": null, "prev": null, "sections": [{"id": "s", "kind": "items", "title": null, "continues": false, "items": [{"id": "1", "type": "t", "rev": "1", "data": {}}]}]}"#
-            return TransportAnswer(status: 200, body: Array(page.utf8))
-        }
-        return try await inner.get(path: path, query: query, headers: headers)
+        try await inner.get(path: path, query: query, headers: headers)
     }
 
     func events(
@@ -36,8 +25,7 @@ final class FailingStreamsTransport: ListTransport {
             opened.append(.now)
             return opened.count
         }
-        if let error { return AsyncThrowingStream { $0.finish(throwing: error) } }
-        guard let inner, count > 1 else {
+        guard count > 1 else {
             return AsyncThrowingStream { continuation in
                 continuation.yield(ServerSentEvent(type: "insert", data: "{not json", id: "2"))
                 continuation.finish()
@@ -80,10 +68,7 @@ final class FailingStreamsTransport: ListTransport {
     @Test func anEventThatCannotBeReadReloadsAndTheSessionFollowsOn() async throws {
         let server = try await Live.demo(100)
         defer { server.removeData() }
-        let transport = FailingStreamsTransport(
-            URLSessionTransport(baseURL: try #require(URL(string: server.base))),
-            error: nil
-        )
+        let transport = GarbageFirstTransport(URLSessionTransport(baseURL: try #require(URL(string: server.base))))
         let session = ListSession(configuration: Live.configuration(limit: 200), transport: transport)
         try await session.loadFirstPage()
         let follower = Task { try await session.follow() }

@@ -22,9 +22,12 @@ extension ListAdapter {
         var id: String?
         switch members["id"] {
         case nil, .null?: break
-        case .string(let text)? where !text.isEmpty && FieldRules.idProblem(text) != nil:
-            problems.append(FieldProblem(field: "id", detail: FieldRules.idProblem(text) ?? ""))
-        case .string(let text)? where !text.isEmpty: id = text
+        case .string(let text)? where !text.isEmpty:
+            if let problem = FieldRules.idProblem(text) {
+                problems.append(FieldProblem(field: "id", detail: problem))
+            } else {
+                id = text
+            }
         case .integer(let whole)?: id = String(whole)
         default:
             if allowingID {

@@ -30,6 +30,12 @@ import Testing
         ("/lists/sample/items?cursor=a&x=1&cursor=b&cursor=c", 400, "bad-request"),
         ("/lists/sample/sections?view=flat&view=by_day", 400, "bad-request"),
         ("/lists/sample/changes?since=1&since=2", 400, "bad-request"),
+        // Names and values are percent-decoded, and an invalid escape or UTF-8 is refused
+        // (Hummingbird's own reading passed `%ZZ` on as written: an unknown view).
+        ("/lists/sample/items?view=%ZZ", 400, "bad-request"),
+        ("/lists/sample/items?view=%C3", 400, "bad-request"),
+        ("/lists/sample/items?vi%ZZew=flat", 400, "bad-request"),
+        ("/lists/sample/items?vi%65w=flat&vi%65w=flat", 400, "bad-request"),
         ("/nowhere", 404, "not-found"),
     ]
 

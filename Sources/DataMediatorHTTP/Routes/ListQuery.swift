@@ -19,16 +19,17 @@ struct ListQuery {
         case view, limit, cursor, around, since
     }
 
-    /// Reads the `allowed` query parameters in one pass over the query, and keeps the
-    /// others for the view's parameters.
+    /// Reads the `allowed` query parameters in one pass over the query (as ``QueryString``
+    /// reads it: `+` is a space), and keeps the others for the view's parameters.
     ///
-    /// - Throws: `bad-request` when an allowed parameter is given more than once.
+    /// - Throws: `bad-request` when an allowed parameter is given more than once, or a
+    ///   name or value is not valid percent-encoded UTF-8.
     init(_ request: Request, allowed: [Name]) throws {
-        var given: [(name: Name, value: Substring)] = []
+        var given: [(name: Name, value: String)] = []
         var others: [String: [String]] = [:]
-        for (key, value) in request.uri.queryParameters {
-            guard let name = Name(rawValue: String(key)), allowed.contains(name) else {
-                others[String(key), default: []].append(String(value))
+        for (key, value) in try QueryString.pairs(of: request.uri.query) {
+            guard let name = Name(rawValue: key), allowed.contains(name) else {
+                others[key, default: []].append(value)
                 continue
             }
             given.append((name, value))
@@ -44,7 +45,7 @@ struct ListQuery {
                 )
             }
         }
-        func first(_ name: Name) -> String? { given.first { $0.name == name }.map { String($0.value) } }
+        func first(_ name: Name) -> String? { given.first { $0.name == name }?.value }
         view = first(.view)
         limit = first(.limit)
         cursor = first(.cursor)

@@ -191,6 +191,15 @@ import Testing
                 .post, "/lists/notes/items", [.contentType: ""], #"{"id": "x", "data": {"title": "t"}}"#, 415,
                 "unsupported-media-type"
             ),
+            // A body in a content coding the server does not decode is refused, not misread.
+            (
+                .put, "/lists/notes/items/existing", [.contentEncoding: "gzip"], #"{"data": {"title": "t"}}"#, 415,
+                "unsupported-media-type"
+            ),
+            (
+                .patch, "/lists/notes/items/existing", [.contentEncoding: "identity, br"], #"{"data": {"title": "t"}}"#,
+                415, "unsupported-media-type"
+            ),
             (.post, "/lists/notes/items", [:], String(repeating: " ", count: 5000) + "{}", 413, "body-too-large"),
             (.post, "/lists/notes/items", [:], #"{"id": "x", "data": {"title": "t"}"#, 400, "bad-request"),
             (.post, "/lists/notes/items", [:], #"[1, 2]"#, 422, "invalid-item"),
@@ -249,6 +258,7 @@ import Testing
             let response = try await client.execute(uri: uri, method: method, headers: headers, body: Self.body(body))
             try ProblemTests.expectProblem(response, status: status, type: type)
             if status == 401 { #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true) }
+            if extra[.contentEncoding] != nil { #expect(response.headers[.acceptEncoding] == "identity") }
             if status == 422, type == "invalid-item" {
                 #expect((try HTTPTestSupport.json(response)["errors"] as? [[String: String]])?.isEmpty == false)
             }

@@ -177,7 +177,7 @@ public struct ProblemType: Sendable, Hashable {
         "unsupported-media-type",
         .unsupportedMediaType,
         "Unsupported media type",
-        "Write bodies are 'Content-Type: application/json'."
+        "Write bodies are 'Content-Type: application/json', sent without a content coding."
     )
     /// The item breaks the list's rules.
     public static let invalidItem = ProblemType(

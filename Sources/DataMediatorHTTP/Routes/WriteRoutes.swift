@@ -9,7 +9,7 @@ import NIOHTTP1
 /// `DELETE` on `/lists/{list}/items/{id}`.
 ///
 /// Checks run in this order, so nothing is read or stored before it is allowed: the list
-/// exists, it is writable (405), the token (403/401), the media type (415), the body size
+/// exists, it is writable (405), the token (403/401), the media type and coding (415), the body size
 /// (413, from `Content-Length` before reading, and while reading), JSON (400), then the
 /// item's shape and rules (422), and the store's answer (409, 404).
 struct WriteRoutes: Sendable {
@@ -94,6 +94,17 @@ struct WriteRoutes: Sendable {
                 .unsupportedMediaType,
                 detail:
                     "The body must be 'Content-Type: application/json'; got '\(request.headers[.contentType] ?? "none")'."
+            )
+        }
+        // RFC 9110 15.5.16: a body in a content coding the server does not decode (gzip,
+        // say) is refused, naming the one it takes, rather than read as JSON and misread.
+        let codings = request.headers[values: .contentEncoding].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
+        if let coding = codings.first {
+            throw Problem(
+                .unsupportedMediaType,
+                detail: "The body is sent with 'Content-Encoding: \(coding)'; this server takes it unencoded.",
+                headers: [.acceptEncoding: "identity"]
             )
         }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {

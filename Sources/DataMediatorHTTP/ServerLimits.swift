@@ -3,6 +3,7 @@ import HummingbirdCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import Synchronization
 
 /// Limits that keep one bad client from hurting the rest.
@@ -60,8 +61,9 @@ final class ConnectionCount: Sendable {
 /// Closes a connection beyond the connection limit, one whose request head does not arrive
 /// in time (counted from when the connection opens and from each answer's end), and one
 /// whose client closes its side during an event stream (it has gone; the stream ends and
-/// gives back its share); and answers a request the HTTP parser could not read with a
-/// problem (``Problem/init(unreadable:)``).
+/// gives back its share); puts a ``RequestHeadCheck`` before the conversion to HTTP types; and
+/// answers a request the HTTP parser could not read with a problem
+/// (``Problem/init(unreadable:)``).
 ///
 /// One timer per connection checks the time limit, re-armed when it fires, instead of one
 /// timer per request: a busy connection answers thousands of requests a second.
@@ -76,8 +78,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var counted = false
     /// When the next request head must have arrived; nil while a request is answered.
     private var headDeadline: NIODeadline?
-    /// Why the parser could not read the connection's last request, once it could not.
-    private var unreadable: HTTPParserError?
+    /// The answer to the connection's last request, once the parser (or ``RequestHeadCheck``)
+    /// could not read it.
+    private var unreadable: Problem?
     private var check: Scheduled<Void>?
     /// Whether an event stream is being answered, and whether the client closed its side.
     private var streaming = false
@@ -98,6 +101,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if open > limits.maximumConnections {
             context.close(promise: nil)
             return
+        }
+        // Hummingbird adds a server's own handlers after its conversion to HTTP types only;
+        // the Host check needs what is before it.
+        let pipeline = context.pipeline.syncOperations
+        if let conversion = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? pipeline.addHandler(RequestHeadCheck(), position: .before(conversion))
         }
         let deadline = NIODeadline.now() + headTimeout
         headDeadline = deadline
@@ -122,6 +131,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// client sends nothing more by design): the connection is closed, so the stream ends
     /// now and gives back its share, not at its next write (up to a heartbeat away).
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is RequestHeadCheck.Refusal {
+            unreadable = .hostRefused
+            return
+        }
         if case .inputClosed = event as? ChannelEvent {
             inputClosed = true
             if streaming { context.close(promise: nil) }
@@ -130,7 +143,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? HTTPParserError { unreadable = error }
+        if let error = error as? HTTPParserError { unreadable = unreadable ?? Problem(unreadable: error) }
         context.fireErrorCaught(error)
     }
 
@@ -143,10 +156,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // A client that closed its side before its stream began (right after its
             // request) may still read: that stream runs until a write fails.
             streaming = !inputClosed
-        case (.head(let head), let error?) where head.status == .badRequest && head.headerFields[.contentType] == nil:
+        case (.head(let head), let problem?) where head.status == .badRequest && head.headerFields[.contentType] == nil:
             // Hummingbird answers a request it could not parse (after the ones before it)
             // with an empty 400 and closes: the answer becomes a problem like every other.
-            let problem = Problem(unreadable: error)
             let body = ByteBuffer(bytes: problem.body(instance: nil))
             var fields = problem.fields
             fields[.contentLength] = String(body.readableBytes)

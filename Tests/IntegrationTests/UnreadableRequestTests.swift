@@ -8,14 +8,20 @@ import Testing
 @Suite(.serialized) struct UnreadableRequestTests {
     /// Everything the server sends on a connection until it closes it (or `seconds` pass).
     static func readUntilClosed(_ client: RawClient, within seconds: Int) -> String {
+        read(client, within: seconds).text
+    }
+
+    /// What the server sends until it closes the connection, and whether it did within
+    /// `seconds`.
+    static func read(_ client: RawClient, within seconds: Int) -> (text: String, closed: Bool) {
         var text = ""
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             guard let more = client.read(within: 1) else { continue }
-            if more.isEmpty { break }
+            if more.isEmpty { return (text, true) }
             text += more
         }
-        return text
+        return (text, false)
     }
 
     /// The status, the lower-cased header lines and the JSON body of one answer's text.
@@ -41,6 +47,13 @@ import Testing
             ("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(long)\r\n\r\n", 431, "headers-too-large"),
             ("GET /health?x=\(long) HTTP/1.1\r\nHost: localhost\r\n\r\n", 431, "headers-too-large"),
             ("GET /health HTTP/1.1\r\nHost localhost\r\n\r\n", 400, "bad-request"),
+            // RFC 9112 3.2: an HTTP/1.1 request without Host, any with two, or one that is
+            // not a host.
+            ("GET /health HTTP/1.1\r\n\r\n", 400, "bad-request"),
+            ("GET /health HTTP/1.1\r\nHost: localhost\r\nHost: other\r\n\r\n", 400, "bad-request"),
+            ("GET /health HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", 400, "bad-request"),
+            ("GET /health HTTP/1.1\r\nHost: local host\r\n\r\n", 400, "bad-request"),
+            ("GET /health HTTP/1.1\r\nHost: user@localhost\r\n\r\n", 400, "bad-request"),
         ] {
             let client = try RawClient(port: server.port)
             client.send(request)
@@ -61,6 +74,29 @@ import Testing
         #expect(
             try Self.problem(in: answers[second.lowerBound...]).body["type"] as? String == "/problems/not-implemented"
         )
+        // A request without Host pipelined after one with it: that one is answered first.
+        let hostless = try RawClient(port: server.port)
+        hostless.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /health HTTP/1.1\r\n\r\n")
+        let both = Self.readUntilClosed(hostless, within: 5)
+        #expect(both.hasPrefix("HTTP/1.1 200"), "\(both)")
+        let refused = try #require(both.range(of: "HTTP/1.1 400"), "\(both)")
+        #expect(try Self.problem(in: both[refused.lowerBound...]).body["type"] as? String == "/problems/bad-request")
+        // HTTP/1.0 may leave Host out, and its connection closes after the answer unless it
+        // asks to keep it (RFC 9112 9.3; the server's idle timeout is 60 s); an empty Host (a
+        // target without authority) is one too; so are an IP literal and a port.
+        for request in [
+            "GET /health HTTP/1.0\r\n\r\n", "GET /health HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n",
+            "GET /health HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n",
+        ] {
+            let client = try RawClient(port: server.port)
+            client.send(request)
+            let answer = Self.read(client, within: 30)
+            #expect(answer.text.contains(" 200 ") && answer.closed, "\(request): \(answer)")
+        }
+        let kept = try RawClient(port: server.port)
+        kept.send("GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /health HTTP/1.0\r\n\r\n")
+        let two = Self.read(kept, within: 30)
+        #expect(two.closed && two.text.components(separatedBy: " 200 ").count == 3, "\(two)")
         #expect(try await server.get("/health").status == 200)
         #expect(await server.stop() == 0)
     }

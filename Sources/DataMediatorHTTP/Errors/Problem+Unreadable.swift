@@ -22,4 +22,11 @@ extension Problem {
             self.init(.badRequest, detail: "The request is not valid HTTP/1.1; the connection is closed.")
         }
     }
+
+    /// The answer to a request ``RequestHeadCheck`` refused (RFC 9112 3.2).
+    static let hostRefused = Problem(
+        .badRequest,
+        detail: "The request has no Host header, more than one, or one that is not a host and port; "
+            + "the connection is closed."
+    )
 }

@@ -22,6 +22,9 @@ public struct URLSessionTransport: ListTransport {
     }
 
     /// Sends `GET path?query` through the session.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled before the answer;
+    ///   ``ListClientError`` otherwise.
     public func get(
         path: String,
         query: [(String, String)],
@@ -39,6 +42,9 @@ public struct URLSessionTransport: ListTransport {
         } catch let error as ListClientError {
             throw error
         } catch {
+            // A load whose task was cancelled (its screen went away) is a cancellation, which
+            // callers pass over, not a failure to show.
+            if Task.isCancelled || (error as? URLError)?.code == .cancelled { throw CancellationError() }
             throw ListClientError(.transport, message: "GET \(path): \(error.localizedDescription)")
         }
     }

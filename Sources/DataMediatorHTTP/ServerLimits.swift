@@ -131,8 +131,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// client sends nothing more by design): the connection is closed, so the stream ends
     /// now and gives back its share, not at its next write (up to a heartbeat away).
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is RequestHeadCheck.Refusal {
-            unreadable = .hostRefused
+        if let refusal = event as? RequestHeadCheck.Refusal {
+            unreadable = refusal.problem
             return
         }
         if case .inputClosed = event as? ChannelEvent {

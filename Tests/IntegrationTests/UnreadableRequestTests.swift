@@ -54,6 +54,20 @@ import Testing
             ("GET /health HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", 400, "bad-request"),
             ("GET /health HTTP/1.1\r\nHost: local host\r\n\r\n", 400, "bad-request"),
             ("GET /health HTTP/1.1\r\nHost: user@localhost\r\n\r\n", 400, "bad-request"),
+            // RFC 9112 6: a body whose length cannot be read (chunked not last, or twice) is
+            // 400; one in a transfer coding the server does not decode 501.
+            (
+                "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip\r\n"
+                    + "Content-Type: application/json\r\n\r\n{}", 400, "bad-request"
+            ),
+            (
+                "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "bad-request"
+            ),
+            (
+                "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip, chunked\r\n"
+                    + "Content-Type: application/json\r\n\r\n0\r\n\r\n", 501, "not-implemented"
+            ),
         ] {
             let client = try RawClient(port: server.port)
             client.send(request)

@@ -18,16 +18,16 @@ import Foundation
 public actor ListSession {
     /// Which list, view and parameters, and how it pages.
     public nonisolated let configuration: ListSessionConfiguration
-    /// The updates, one per change of the snapshot, in order. One consumer; they are
-    /// buffered until read, and the stream ends with ``finish()``.
-    public nonisolated let updates: AsyncStream<ListUpdate>
+    /// The updates, one per change of the snapshot, in order, for one reader: held until
+    /// read (a reader far behind gets the oldest merged; see ``ListUpdates``); they end
+    /// with ``finish()``.
+    public nonisolated let updates: ListUpdates
     /// What the session holds now.
     public private(set) var snapshot: ListSnapshot
     /// What the session did so far.
     public internal(set) var statistics = ListSessionStatistics()
 
     let transport: any ListTransport
-    let continuation: AsyncStream<ListUpdate>.Continuation
     var loaded: LoadedList
     /// The version every applied change and loaded page is current at.
     var version: Int64 = 0
@@ -43,8 +43,8 @@ public actor ListSession {
     public init(configuration: ListSessionConfiguration, transport: any ListTransport) {
         self.configuration = configuration
         self.transport = transport
-        (updates, continuation) = AsyncStream.makeStream(of: ListUpdate.self)
         snapshot = .empty(list: configuration.list)
+        updates = ListUpdates(from: snapshot)
         loaded = LoadedList(list: configuration.list)
     }
 
@@ -130,7 +130,7 @@ public actor ListSession {
 
     /// Ends ``updates``.
     public func finish() {
-        continuation.finish()
+        updates.finish()
     }
 
     func reload() async throws {
@@ -224,7 +224,7 @@ public actor ListSession {
         if next.sections != previous.sections || next.nextCursor != previous.nextCursor
             || next.previousCursor != previous.previousCursor
         {
-            continuation.yield(ListUpdate(batch: BatchUpdate(from: previous, to: next), snapshot: next))
+            updates.yield(ListUpdate(batch: BatchUpdate(from: previous, to: next), snapshot: next))
         }
     }
 

@@ -191,6 +191,15 @@ import Testing
         )
     }
 
+    @Test func aStoreInAFolderThatDoesNotExistIsRefusedNamingTheFolder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-none-\(UUID().uuidString)")
+        let refused = #expect(throws: StoreError.self) {
+            _ = try SQLiteStore(path: folder.appendingPathComponent("store.sqlite").path)
+        }
+        #expect(refused?.description.contains("the folder \(folder.path) does not exist") == true, "\(refused as Any)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
     @Test func theDemoIsDeterministicAndOrderedByID() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

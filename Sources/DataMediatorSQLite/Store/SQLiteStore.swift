@@ -31,6 +31,16 @@ public final class SQLiteStore: Sendable {
         // GRDB's readers, off the calling thread: one per core is as many as can run at
         // once, and each more would hold a page cache of its own.
         configuration.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        // SQLite makes the file, not its folder, and says only "unable to open database file".
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw StoreError(
+                list: nil,
+                "cannot open the SQLite store at \(path): the folder \(folder) does not exist; make it, "
+                    + "or name a file in a folder that does (the file is made when missing)"
+            )
+        }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
             try database.write { db in

@@ -44,7 +44,7 @@ import Testing
                 let client = try RawClient(port: server.port)
                 let query = header.isEmpty ? "?since=\(encoded)" : ""
                 client.send("GET /lists/transactions/events\(query) HTTP/1.1\r\nHost: localhost\r\n\(header)\r\n")
-                let head = client.read(within: 5) ?? ""
+                let head = await client.read(within: 5) ?? ""
                 #expect(
                     head.hasPrefix("HTTP/1.1 4") || head.hasPrefix("HTTP/1.1 200"),
                     "events \(number): \(head.prefix(40))"
@@ -69,7 +69,7 @@ import Testing
                 "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
                     + "Content-Type: application/json\r\nContent-Length: \(number)\r\n\r\n{}"
             )
-            let sizedHead = sized.read(within: 5) ?? ""
+            let sizedHead = await sized.read(within: 5) ?? ""
             #expect(!sizedHead.hasPrefix("HTTP/1.1 5"), "Content-Length \(number): \(sizedHead.prefix(40))")
         }
         #expect(answered > 100)

@@ -4,7 +4,11 @@ import Glibc
 import Testing
 
 /// A raw TCP client, to behave as badly as a client can.
-final class RawClient {
+///
+/// Its reads wait on a thread of their own, not on one of the few threads every async test
+/// shares: a test waiting seconds for what a server does not send would stall the others.
+/// One test uses a client at a time.
+final class RawClient: @unchecked Sendable {
     let socket: Int32
 
     init(port: Int) throws {
@@ -32,7 +36,14 @@ final class RawClient {
     }
 
     /// What the server sends within `seconds`: nil when nothing came, "" when it closed.
-    func read(within seconds: Int) -> String? {
+    func read(within seconds: Int) async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.receive(within: seconds)) }
+        }
+    }
+
+    /// ``read(within:)``, waiting on the calling thread.
+    private func receive(within seconds: Int) -> String? {
         var limit = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -43,7 +54,7 @@ final class RawClient {
 
     /// One whole answer (head and `Content-Length` body) within `seconds`, however the
     /// server split it into segments; nil when none came whole.
-    func readAnswer(within seconds: Int) -> String? {
+    func readAnswer(within seconds: Int) async -> String? {
         var text = ""
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
@@ -54,7 +65,7 @@ final class RawClient {
                     .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                 if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return text }
             }
-            guard let more = read(within: 1) else { continue }
+            guard let more = await read(within: 1) else { continue }
             if more.isEmpty { return nil }
             text += more
         }
@@ -79,11 +90,12 @@ final class RawClient {
                 break
             }
         }
-        #expect(cut || slow.read(within: 1) == "", "a request sent over 13 s was answered")
+        let closed = cut ? true : await slow.read(within: 1) == ""
+        #expect(closed, "a request sent over 13 s was answered")
         // A client that sends its request at once is served.
         let quick = try RawClient(port: server.port)
         quick.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        #expect(quick.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(await quick.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
         // A kept-alive connection asking again and again is served for longer than the
         // time limit (it counts from each answer's end). Each pause is 40% of the limit, so
         // a server slowed down by a loaded machine (the whole suite runs beside it) still
@@ -91,11 +103,14 @@ final class RawClient {
         for _ in 0..<3 {
             try await Task.sleep(for: .milliseconds(1600))
             #expect(quick.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"))
-            #expect(quick.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+            #expect(await quick.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
         }
         // ...and cut off when its next request head does not come within it.
         try await Task.sleep(for: .milliseconds(7000))
-        #expect(quick.read(within: 1) == "", "an idle kept-alive connection was not closed after the head timeout")
+        #expect(
+            await quick.read(within: 1) == "",
+            "an idle kept-alive connection was not closed after the head timeout"
+        )
         #expect(await server.stop() == 0)
     }
 
@@ -108,10 +123,11 @@ final class RawClient {
         let first = try RawClient(port: server.port)
         let second = try RawClient(port: server.port)
         let third = try RawClient(port: server.port)
-        #expect(third.read(within: 2) == "", "the third connection was not closed")
-        #expect(first.read(within: 1) == nil && second.read(within: 1) == nil)
+        #expect(await third.read(within: 2) == "", "the third connection was not closed")
+        #expect(await first.read(within: 1) == nil)
+        #expect(await second.read(within: 1) == nil)
         first.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        #expect(first.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(await first.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
         withExtendedLifetime((first, second, third)) {}
         #expect(await server.stop() == 0)
     }
@@ -124,16 +140,16 @@ final class RawClient {
         defer { server.removeData() }
         let client = try RawClient(port: server.port)
         client.send("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 8000))\r\n\r\n")
-        let answer = client.read(within: 5) ?? ""
+        let answer = await client.read(within: 5) ?? ""
         #expect(answer.hasPrefix("HTTP/1.1 4"), "\(answer)")
         // A long URI counts too.
         let long = try RawClient(port: server.port)
         long.send("GET /health?x=\(String(repeating: "a", count: 8000)) HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        #expect((long.read(within: 5) ?? "").hasPrefix("HTTP/1.1 4"))
+        #expect((await long.read(within: 5) ?? "").hasPrefix("HTTP/1.1 4"))
         // Within the limit: served.
         let fine = try RawClient(port: server.port)
         fine.send("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 2000))\r\n\r\n")
-        #expect(fine.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(await fine.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
         #expect(await server.stop() == 0)
     }
 
@@ -145,7 +161,7 @@ final class RawClient {
         defer { server.removeData() }
         let stream = try RawClient(port: server.port)
         stream.send("GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        #expect(stream.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(await stream.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
         let refused = try await server.get("/lists/transactions/events")
         #expect(refused.status == 503 && refused.headers["retry-after"] == "5")
         #expect(String(decoding: refused.body, as: UTF8.self).contains("/problems/too-many-streams"))
@@ -162,23 +178,23 @@ final class RawClient {
             ]
         )
         defer { server.removeData() }
-        func open(_ token: String) throws -> (client: RawClient, head: String) {
-            try Self.openStream(port: server.port, token: token)
+        func open(_ token: String) async throws -> (client: RawClient, head: String) {
+            try await Self.openStream(port: server.port, token: token)
         }
-        var ana = [try open("ana"), try open("ana")]
+        var ana = [try await open("ana"), try await open("ana")]
         #expect(ana.allSatisfy { $0.head.hasPrefix("HTTP/1.1 200") })
-        let third = try open("ana")
+        let third = try await open("ana")
         #expect(third.head.hasPrefix("HTTP/1.1 503") && third.head.contains("This client holds 2"), "\(third.head)")
         // Bo has his own share, up to the server's limit.
-        let bo = try open("bo")
+        let bo = try await open("bo")
         #expect(bo.head.hasPrefix("HTTP/1.1 200"))
-        #expect(try open("cy").head.hasPrefix("HTTP/1.1 503"))
+        #expect(try await open("cy").head.hasPrefix("HTTP/1.1 503"))
         // Ana closes one; once its stream notices, her share is back.
         ana.removeLast()
         var reopened = false
         for _ in 0..<20 where !reopened {
             try await Task.sleep(for: .milliseconds(500))
-            let attempt = try open("ana")
+            let attempt = try await open("ana")
             if attempt.head.hasPrefix("HTTP/1.1 200") {
                 reopened = true
                 ana.append(attempt)
@@ -200,11 +216,11 @@ final class RawClient {
             ]
         )
         defer { server.removeData() }
-        func open() throws -> (client: RawClient, head: String) {
-            try Self.openStream(port: server.port, token: "ana")
+        func open() async throws -> (client: RawClient, head: String) {
+            try await Self.openStream(port: server.port, token: "ana")
         }
         for round in 0..<3 {
-            var streams = [try open(), try open()]
+            var streams = [try await open(), try await open()]
             #expect(streams.allSatisfy { $0.head.hasPrefix("HTTP/1.1 200") }, "round \(round)")
             streams.removeAll()
             try await Task.sleep(for: .milliseconds(300))
@@ -216,11 +232,11 @@ final class RawClient {
 
     /// An event stream of the demo's transactions opened with `token` over a raw socket,
     /// and the first bytes of its answer.
-    static func openStream(port: Int, token: String) throws -> (client: RawClient, head: String) {
+    static func openStream(port: Int, token: String) async throws -> (client: RawClient, head: String) {
         let client = try RawClient(port: port)
         client.send(
             "GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n"
         )
-        return (client, client.read(within: 5) ?? "")
+        return (client, await client.read(within: 5) ?? "")
     }
 }

@@ -7,17 +7,17 @@ import Testing
 /// stored.
 @Suite(.serialized) struct UnreadableRequestTests {
     /// Everything the server sends on a connection until it closes it (or `seconds` pass).
-    static func readUntilClosed(_ client: RawClient, within seconds: Int) -> String {
-        read(client, within: seconds).text
+    static func readUntilClosed(_ client: RawClient, within seconds: Int) async -> String {
+        await read(client, within: seconds).text
     }
 
     /// What the server sends until it closes the connection, and whether it did within
     /// `seconds`.
-    static func read(_ client: RawClient, within seconds: Int) -> (text: String, closed: Bool) {
+    static func read(_ client: RawClient, within seconds: Int) async -> (text: String, closed: Bool) {
         var text = ""
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
-            guard let more = client.read(within: 1) else { continue }
+            guard let more = await client.read(within: 1) else { continue }
             if more.isEmpty { return (text, true) }
             text += more
         }
@@ -71,7 +71,7 @@ import Testing
         ] {
             let client = try RawClient(port: server.port)
             client.send(request)
-            let answer = Self.readUntilClosed(client, within: 5)
+            let answer = await Self.readUntilClosed(client, within: 5)
             let problem = try Self.problem(in: answer[...])
             #expect(problem.status == status, "\(request.prefix(30))")
             #expect(problem.headers.contains("content-type: application/problem+json"), "\(answer)")
@@ -82,7 +82,7 @@ import Testing
         // Pipelined after a request it can read: that one is answered first, then the problem.
         let client = try RawClient(port: server.port)
         client.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nFOO /lists HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        let answers = Self.readUntilClosed(client, within: 5)
+        let answers = await Self.readUntilClosed(client, within: 5)
         #expect(answers.hasPrefix("HTTP/1.1 200"), "\(answers)")
         let second = try #require(answers.range(of: "HTTP/1.1 501"), "\(answers)")
         #expect(
@@ -91,7 +91,7 @@ import Testing
         // A request without Host pipelined after one with it: that one is answered first.
         let hostless = try RawClient(port: server.port)
         hostless.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /health HTTP/1.1\r\n\r\n")
-        let both = Self.readUntilClosed(hostless, within: 5)
+        let both = await Self.readUntilClosed(hostless, within: 5)
         #expect(both.hasPrefix("HTTP/1.1 200"), "\(both)")
         let refused = try #require(both.range(of: "HTTP/1.1 400"), "\(both)")
         #expect(try Self.problem(in: both[refused.lowerBound...]).body["type"] as? String == "/problems/bad-request")
@@ -104,12 +104,12 @@ import Testing
         ] {
             let client = try RawClient(port: server.port)
             client.send(request)
-            let answer = Self.read(client, within: 30)
+            let answer = await Self.read(client, within: 30)
             #expect(answer.text.contains(" 200 ") && answer.closed, "\(request): \(answer)")
         }
         let kept = try RawClient(port: server.port)
         kept.send("GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /health HTTP/1.0\r\n\r\n")
-        let two = Self.read(kept, within: 30)
+        let two = await Self.read(kept, within: 30)
         #expect(two.closed && two.text.components(separatedBy: " 200 ").count == 3, "\(two)")
         #expect(try await server.get("/health").status == 200)
         #expect(await server.stop() == 0)
@@ -134,7 +134,7 @@ import Testing
             "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
                 + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks.joined() + "0\r\n\r\n"
         )
-        let answer = try #require(client.readAnswer(within: 10), "no answer")
+        let answer = try #require(await client.readAnswer(within: 10), "no answer")
         let problem = try Self.problem(in: answer[...])
         #expect(problem.status == 413, "\(answer)")
         #expect(problem.body["type"] as? String == "/problems/body-too-large")
@@ -144,7 +144,7 @@ import Testing
             "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
                 + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
         )
-        let refused = try #require(broken.readAnswer(within: 10), "no answer")
+        let refused = try #require(await broken.readAnswer(within: 10), "no answer")
         let framing = try Self.problem(in: refused[...])
         #expect(framing.status == 400, "\(refused)")
         #expect(framing.body["type"] as? String == "/problems/bad-request")

@@ -69,12 +69,9 @@ import Testing
         ListSessionConfiguration(list: "board", limit: 4, reconnectDelay: .milliseconds(100))
     }
 
-    /// A fresh walk of the composite.
+    /// A fresh walk of the composite, over plain HTTP (``PlainWalk``).
     static func walk(_ server: ServerProcess) async throws -> ListSnapshot {
-        let session = ListSession(baseURL: try #require(URL(string: server.base)), configuration: configuration())
-        try await session.loadFirstPage()
-        while try await session.loadMore() {}
-        return await session.snapshot
+        try await PlainWalk.snapshot(of: server, list: "board", limit: 4)
     }
 
     @Test func eventsOfOneWriteAtOneVersionAreAllApplied() async throws {

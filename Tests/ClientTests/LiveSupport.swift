@@ -25,15 +25,10 @@ enum Live {
         )
     }
 
-    /// A fresh walk of the whole view through a session of its own.
+    /// A fresh walk of the whole view, over plain HTTP (``PlainWalk``): the oracle the
+    /// sessions under test are compared with.
     static func walk(_ server: ServerProcess) async throws -> ListSnapshot {
-        let session = ListSession(
-            baseURL: try #require(URL(string: server.base)),
-            configuration: configuration(limit: 100)
-        )
-        try await session.loadFirstPage()
-        while try await session.loadMore() {}
-        return await session.snapshot
+        try await PlainWalk.snapshot(of: server, list: "transactions", view: "chronological", limit: 100)
     }
 
     /// The store's version now.

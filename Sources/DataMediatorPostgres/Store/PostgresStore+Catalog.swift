@@ -54,37 +54,6 @@ extension PostgresStore {
         return names
     }
 
-    static func createTable(
-        _ table: String,
-        list: ListDefinition,
-        source: StoreSource,
-        _ connection: PostgresConnection,
-        logger: Logger
-    ) async throws {
-        var definitions = ["\(SQL.quote(list.idField)) \(sqlType(source.fieldTypes[list.idField])) PRIMARY KEY"]
-        var seen: Set<String> = [list.idField]
-        for field in StoreSource.columns(of: list) + source.fieldTypes.keys.sorted() where seen.insert(field).inserted {
-            if field == list.revisionField {
-                definitions.append("\(SQL.quote(field)) bigint NOT NULL DEFAULT 1")
-            } else {
-                definitions.append("\(SQL.quote(field)) \(sqlType(source.fieldTypes[field]))")
-            }
-        }
-        let statement = "CREATE TABLE \(SQL.quote(table)) (\(definitions.joined(separator: ", ")))"
-        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-    }
-
-    /// The column type of a declared field: text in the `"C"` collation, so the database
-    /// orders it as the service does.
-    static func sqlType(_ type: FieldType?) -> String {
-        switch type {
-        case .integer: return "bigint"
-        case .boolean: return "boolean"
-        case .number: return "double precision"
-        case .string, .json, nil: return "text COLLATE \"C\""
-        }
-    }
-
     /// A database error as one line: PostgreSQL's own message when there is one.
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {

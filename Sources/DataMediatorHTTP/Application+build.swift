@@ -76,6 +76,8 @@ public func buildRouter(
     }
     // Errors become problems and are thrown on up, so the request's metrics count them.
     router.add(middleware: ProblemMiddleware(allow: { path in MethodNotAllowed.allow(at: path, registry: registry) }))
+    // Answers in gzip to clients that accept it (not event streams).
+    router.add(middleware: CompressionMiddleware())
     OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
         .register(on: router)
     ExplorerRoutes(

@@ -18,7 +18,7 @@ import Testing
             let response = try await client.execute(uri: "/", method: .get, headers: [.accept: Self.browserAccept])
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "text/html; charset=utf-8")
-            #expect(response.headers[.vary] == "Accept")
+            #expect(response.headers[.vary] == "Accept, Accept-Encoding")
             let policy = try #require(response.headers[Self.contentSecurityPolicy])
             #expect(policy.contains("default-src 'self'"))
             #expect(!policy.contains("unsafe-inline"))

@@ -17,7 +17,7 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
         self.cors = CORSMiddleware(
             allowOrigin: .originBased,
             allowHeaders: [
-                .accept, .authorization, .contentType, .origin, .ifNoneMatch, .known("Idempotency-Key"),
+                .accept, .authorization, .contentType, .origin, .ifNoneMatch, .ifMatch, .known("Idempotency-Key"),
                 .known("Last-Event-ID"), .known("X-Request-ID"),
             ],
             allowMethods: [.get, .head, .options, .post, .put, .patch, .delete],

@@ -42,9 +42,9 @@ import Testing
             #expect(preflight.headers[Self.name("Access-Control-Allow-Origin")] == "https://app.example")
             #expect(preflight.headers[Self.name("Access-Control-Allow-Methods")]?.contains("POST") == true)
             // A browser's conditional write sends If-Match (and may send If-None-Match).
-            let allowed = preflight.headers[Self.name("Access-Control-Allow-Headers")]?.lowercased() ?? ""
+            let allowedHeaders = preflight.headers[Self.name("Access-Control-Allow-Headers")]?.lowercased() ?? ""
             for header in ["authorization", "content-type", "if-match", "if-none-match", "idempotency-key"] {
-                #expect(allowed.contains(header), "\(header): \(allowed)")
+                #expect(allowedHeaders.contains(header), "\(header): \(allowedHeaders)")
             }
         }
     }

@@ -44,13 +44,7 @@ struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     static func acceptsGzip(_ values: [String]) -> Bool {
         var gzip: Double?
         var any: Double?
-        for member in values.flatMap({ $0.split(separator: ",") }) {
-            let parts = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let coding = parts.first, !coding.isEmpty else { continue }
-            var weight = 1.0
-            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
-                weight = Double(parameter.dropFirst(2)) ?? 0
-            }
+        for (coding, weight) in QualityValues.members(of: values) {
             switch coding {
             case "gzip", "x-gzip": gzip = max(gzip ?? 0, weight)
             case "*": any = weight

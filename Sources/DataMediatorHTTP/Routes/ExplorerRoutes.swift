@@ -149,19 +149,11 @@ enum AcceptNegotiation {
     static func prefersHTML(_ values: [String]) -> Bool {
         var html = 0.0
         var json = 0.0
-        for value in values {
-            for element in value.split(separator: ",") {
-                let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                guard let range = parts.first, !range.isEmpty else { continue }
-                var quality = 1.0
-                for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
-                    quality = Double(parameter.dropFirst(2)) ?? 0
-                }
-                switch range {
-                case "text/html", "application/xhtml+xml": html = max(html, quality)
-                case "application/json", "application/*", "*/*": json = max(json, quality)
-                default: break
-                }
+        for (range, quality) in QualityValues.members(of: values) {
+            switch range {
+            case "text/html", "application/xhtml+xml": html = max(html, quality)
+            case "application/json", "application/*", "*/*": json = max(json, quality)
+            default: break
             }
         }
         return html > 0 && html > json

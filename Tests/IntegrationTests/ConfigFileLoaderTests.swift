@@ -254,6 +254,21 @@ import Testing
         #expect(found.contains { $0.line == line && $0.message.contains(message) }, "\(found)")
     }
 
+    /// A child naming a declared list or composite that has errors of its own is not told
+    /// that the list is not declared: only the broken one's errors are reported.
+    @Test func aChildOfABrokenListGetsNoErrorOfItsOwn() {
+        let found = errors(
+            Self.base
+                + "  b:\n    table: b\n    fields: {a: string}\n    colour: red\n    views:\n      v: {sort: [a]}\n"
+                + "  d:\n    compose: []\n"
+                + "  c:\n    compose:\n      - {name: x, list: b}\n      - {name: y, list: d}\n"
+        )
+        #expect(found.contains { $0.message.contains("unknown key 'colour'") }, "\(found)")
+        #expect(found.contains { $0.message.contains("has no children") }, "\(found)")
+        #expect(!found.contains { $0.message.contains("not declared") }, "\(found)")
+        #expect(found.count == 2, "\(found)")
+    }
+
     @Test func aCompositeIsReadWithItsChildrenInOrder() throws {
         var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/data")
         let configuration = try loader.parse(

@@ -149,8 +149,14 @@ extension ConfigFileLoader {
     }
 
     /// Refuses children that name no list or no view of it, and composites that contain
-    /// themselves, with the cycle spelt out.
-    mutating func checkComposites(_ composites: [CompositeConfiguration], lists: [ListConfiguration]) {
+    /// themselves, with the cycle spelt out. A child naming a list of `declared` that did
+    /// not read cleanly is passed over: that list's own errors say what is wrong.
+    mutating func checkComposites(
+        _ composites: [CompositeConfiguration],
+        lists: [ListConfiguration],
+        declared: Set<String>
+    ) {
+        let readCleanly = Set(lists.map(\.definition.name) + composites.map(\.name))
         var views: [String: [String]] = [:]
         for list in lists { views[list.definition.name] = list.definition.views.map(\.name) }
         let definitions = Dictionary(lists.map { ($0.definition.name, $0.definition) }) { first, _ in first }
@@ -158,6 +164,7 @@ extension ConfigFileLoader {
         for composite in composites {
             for child in composite.children {
                 guard case .list(let name, let view, let parameters) = child.content else { continue }
+                if declared.contains(name), !readCleanly.contains(name) { continue }
                 guard let known = views[name] else {
                     failAt(
                         child.line,

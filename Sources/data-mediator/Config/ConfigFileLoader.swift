@@ -82,7 +82,7 @@ struct ConfigFileLoader {
                     lists.append(list)
                 }
             }
-            checkComposites(composites, lists: lists)
+            checkComposites(composites, lists: lists, declared: Set(order))
         }
         guard errors.isEmpty, let store else {
             throw ConfigFileErrors(errors: errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })

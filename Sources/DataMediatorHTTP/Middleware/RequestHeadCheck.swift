@@ -11,17 +11,22 @@ import NIOHTTP1
 ///   MUST answer those `400`: a request that names no host, or two, cannot be told apart
 ///   from one meant for another server behind the same address.
 /// - It refuses a body framed by a `Transfer-Encoding` the server cannot read (RFC 9112
-///   6.1 and 6.3: `400` when `chunked` is not last, `501` for a coding it does not decode).
+///   6.1 and 6.3: `400` when `chunked` is not last or the request is HTTP/1.0, `501` for a
+///   coding it does not decode).
 /// - An HTTP/1.0 request without `Connection: keep-alive` gets `Connection: close` (RFC 9112
 ///   9.3): its client reads the answer until the connection closes, which the answer's
-///   `HTTP/1.1` would otherwise keep open.
+///   `HTTP/1.1` would otherwise keep open. Answers say what happens to their connection:
+///   `Connection: keep-alive` to an HTTP/1.0 client that asked for it (else it would wait
+///   for a close), `Connection: close` where the connection closes after them (RFC 9112 9.6).
 ///
 /// A refused request goes on as a parse error, so the requests before it on the connection
 /// are answered first and it is answered as the parser's errors are (a problem, then the
 /// connection is closed); nothing after it is read.
-final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
+final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     /// The event sent just before the parse error, telling ``ConnectionGuard`` the answer.
     struct Refusal {
@@ -29,6 +34,10 @@ final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private var refused = false
+    /// What each answer to come says of its connection, in request order: `keep-alive` to
+    /// an HTTP/1.0 client that asked for it, `close` where the connection closes after it
+    /// (RFC 9112 9.3, 9.6), nothing otherwise.
+    private var connectionFields: [String?] = []
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
@@ -42,7 +51,9 @@ final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
             context.fireErrorCaught(HTTPParserError.invalidHeaderToken)
             return
         }
-        if head.version == .http1_0, !head.isKeepAlive {
+        let closes = !head.isKeepAlive
+        connectionFields.append(closes ? "close" : head.version == .http1_0 ? "keep-alive" : nil)
+        if head.version == .http1_0, closes {
             head.headers.replaceOrAdd(name: "Connection", value: "close")
             context.fireChannelRead(wrapInboundOut(.head(head)))
             return
@@ -50,14 +61,36 @@ final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .head(var head) = unwrapOutboundIn(data), head.status.code >= 200, !connectionFields.isEmpty else {
+            context.write(data, promise: promise)
+            return
+        }
+        if let field = connectionFields.removeFirst(), !head.headers.contains(name: "Connection") {
+            head.headers.add(name: "Connection", value: field)
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
     /// What is wrong with `head`'s `Host` or `Transfer-Encoding` fields, if anything.
     static func problem(with head: HTTPRequestHead) -> Problem? {
         let hosts = head.headers["Host"]
         let needsHost = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
-        guard hosts.count == 1 || (hosts.isEmpty && !needsHost), hosts.allSatisfy(isHost) else {
+        guard hosts.count == 1 || (hosts.isEmpty && !needsHost), hosts.allSatisfy(HostField.isValid) else {
             return .hostRefused
         }
-        return transferProblem(head.headers["Transfer-Encoding"])
+        let transfer = head.headers["Transfer-Encoding"]
+        if !transfer.isEmpty, !needsHost {
+            // RFC 9112 6.1: HTTP/1.0 has no transfer codings; such framing is faulty.
+            return Problem(
+                .badRequest,
+                detail: "An HTTP/1.0 request cannot frame its body with 'Transfer-Encoding'; send "
+                    + "'Content-Length'. The connection is closed."
+            )
+        }
+        return transferProblem(transfer)
     }
 
     /// RFC 9112 6: a body whose last transfer coding is not `chunked` has no length to
@@ -83,20 +116,4 @@ final class RequestHeadCheck: ChannelInboundHandler, RemovableChannelHandler {
         }
         return nil
     }
-
-    /// Whether `value` can be `uri-host [":" port]` (RFC 3986: a registered name, an IPv4
-    /// address or a bracketed IP literal; empty when the target has no authority): only
-    /// their characters, so a space, `/`, `@` or a byte beyond ASCII is refused.
-    private static func isHost(_ value: String) -> Bool {
-        value.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default: hostPunctuation.contains(byte)
-            }
-        }
-    }
-
-    private static let hostPunctuation = Set("-._~%!$&'()*+,;=:[]".utf8)
 }

@@ -30,6 +30,11 @@ import Testing
                 headers: [.origin: "https://evil.example"]
             )
             #expect(other.status == .ok && other.headers[Self.name("Access-Control-Allow-Origin")] == nil)
+            // Every answer says it varies by Origin, so a cache keeps the two apart.
+            let none = try await client.execute(uri: "/lists/sample/items?limit=2", method: .get)
+            for answer in [other, none] { #expect(answer.headers[.vary]?.contains("Origin") == true) }
+            let refused = try await client.execute(uri: "/lists/nope", method: .get)
+            #expect(refused.status == .notFound && refused.headers[.vary]?.contains("Origin") == true)
             // A preflight for a write with a token.
             let preflight = try await client.execute(
                 uri: "/lists/sample/items",

@@ -32,7 +32,16 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let origin = request.headers[.origin], origins.contains("*") || origins.contains(origin) else {
-            return try await next(request, context)
+            // The answer differs by Origin (it would carry CORS headers for a listed one), so
+            // a cache must not give this one to another origin (Fetch, "CORS protocol and
+            // HTTP caches").
+            do {
+                var response = try await next(request, context)
+                response.headers.append(HTTPField(name: .vary, value: "Origin"))
+                return response
+            } catch {
+                throw HeaderedError(base: error, headers: [.vary: "Origin"])
+            }
         }
         let exposed = Self.exposed.joined(separator: ", ")
         var response: Response

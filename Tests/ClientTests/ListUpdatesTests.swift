@@ -70,6 +70,16 @@ import Testing
         #expect(await reader.value == Array(1...20))
     }
 
+    @Test(.timeLimit(.minutes(1))) func aSecondReaderEndsTheFirstOnesWaitInsteadOfLeavingItForEver() async throws {
+        let updates = ListUpdates(from: .empty(list: "l"))
+        let first = Task { await updates.next() }
+        while !updates.isWaited { await Task.yield() }
+        let second = Task { await updates.next() }
+        #expect(await first.value == nil)
+        Self.publish(1, to: updates)
+        #expect(await second.value?.snapshot.version == 1)
+    }
+
     @Test func aCancelledReaderStopsWaiting() async throws {
         let updates = ListUpdates(from: .empty(list: "l"))
         let reader = Task { () -> Int in

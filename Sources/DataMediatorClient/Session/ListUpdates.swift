@@ -63,9 +63,12 @@ public final class ListUpdates: AsyncSequence, Sendable {
     }
 
     /// The next update; nil once finished and read, or when the reading task is cancelled.
+    /// A second reader waiting at once ends the first one's wait with nil (there is one
+    /// reader), rather than leaving it waiting for ever.
     func next() async -> ListUpdate? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ListUpdate?, Never>) in
+                var displaced: CheckedContinuation<ListUpdate?, Never>?
                 let answer = state.withLock { state -> ListUpdate?? in
                     if !state.pending.isEmpty {
                         let update = state.pending.removeFirst()
@@ -73,9 +76,11 @@ public final class ListUpdates: AsyncSequence, Sendable {
                         return .some(update)
                     }
                     if state.finished || Task.isCancelled { return .some(nil) }
+                    displaced = state.waiter
                     state.waiter = continuation
                     return .none
                 }
+                displaced?.resume(returning: nil)
                 if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
@@ -89,6 +94,9 @@ public final class ListUpdates: AsyncSequence, Sendable {
 
     /// How many updates are held unread.
     var heldCount: Int { state.withLock { $0.pending.count } }
+
+    /// Whether a reader is waiting for the next update.
+    var isWaited: Bool { state.withLock { $0.waiter != nil } }
 
     /// Reads the updates in order.
     public struct AsyncIterator: AsyncIteratorProtocol {

@@ -36,7 +36,7 @@ struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
         let gzip = Self.acceptsGzip(request.headers[values: .acceptEncoding])
         var response = try await next(Self.identityTags(of: request), context)
         guard Self.isCompressible(response) else { return response }
-        response.headers[values: .vary] = Self.vary(response.headers[values: .vary])
+        Self.addVary(to: &response.headers)
         guard gzip else { return response }
         if let tag = response.headers[.eTag] { response.headers[.eTag] = Self.gzipTag(tag) }
         guard response.status != .notModified else { return response }
@@ -67,20 +67,25 @@ struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     private static func isCompressible(_ response: Response) -> Bool {
         if response.status == .notModified { return true }
         guard response.headers[.contentEncoding] == nil, response.status != .noContent,
-            let type = response.headers[.contentType]?.lowercased()
+            let given = response.headers[.contentType]
         else { return false }
+        // The routes' own types are lowercase; lowercasing (a copy) is left to any other.
+        let type = given.hasPrefix("application/json") ? given : given.lowercased()
         if type.hasPrefix("text/event-stream") { return false }
         return type.hasPrefix("application/json") || type.hasPrefix("application/problem+json")
             || type.hasPrefix("application/yaml") || type.hasPrefix("text/")
     }
 
-    /// `Vary` with `Accept-Encoding` added once.
-    private static func vary(_ values: [String]) -> [String] {
+    /// Adds `Vary: Accept-Encoding` unless a `Vary` already names it (or is `*`). Every
+    /// page answer passes here, most with no `Vary` yet: that case adds one field and
+    /// splits nothing.
+    private static func addVary(to headers: inout HTTPFields) {
+        let values = headers[values: .vary]
         let named = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
         if named.contains(where: { $0.caseInsensitiveCompare("Accept-Encoding") == .orderedSame || $0 == "*" }) {
-            return values
+            return
         }
-        return values + ["Accept-Encoding"]
+        headers.append(HTTPField(name: .vary, value: "Accept-Encoding"))
     }
 
     /// `"tag"` as the gzip answer's tag, `"tag-gzip"` (a weak tag keeps its `W/`).
@@ -92,6 +97,7 @@ struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     /// `request` with every gzip entity tag of `If-None-Match` and `If-Match` written as
     /// the identity answer's, which the routes compare.
     private static func identityTags(of request: Request) -> Request {
+        guard request.headers.contains(.ifNoneMatch) || request.headers.contains(.ifMatch) else { return request }
         let conditional = request.headers[values: .ifNoneMatch] + request.headers[values: .ifMatch]
         guard conditional.contains(where: { $0.contains("\(tagSuffix)\"") }) else { return request }
         var head = request.head

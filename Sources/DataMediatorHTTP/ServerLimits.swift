@@ -81,6 +81,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The answer to the connection's last request, once the parser (or ``RequestHeadCheck``)
     /// could not read it.
     private var unreadable: Problem?
+    /// The path of the request ``unreadable`` answers, when its head was read.
+    private var unreadableInstance: String?
     private var check: Scheduled<Void>?
     /// Whether an event stream is being answered, and whether the client closed its side.
     private var streaming = false
@@ -133,6 +135,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let refusal = event as? RequestHeadCheck.Refusal {
             unreadable = refusal.problem
+            unreadableInstance = refusal.instance
             return
         }
         if case .inputClosed = event as? ChannelEvent {
@@ -159,7 +162,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case (.head(let head), let problem?) where head.status == .badRequest && head.headerFields[.contentType] == nil:
             // Hummingbird answers a request it could not parse (after the ones before it)
             // with an empty 400 and closes: the answer becomes a problem like every other.
-            let body = ByteBuffer(bytes: problem.body(instance: nil))
+            let body = ByteBuffer(bytes: problem.body(instance: unreadableInstance))
             var fields = problem.fields
             fields[.contentLength] = String(body.readableBytes)
             fields[.connection] = "close"

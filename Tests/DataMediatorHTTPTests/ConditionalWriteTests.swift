@@ -96,4 +96,39 @@ import Testing
             #expect(try await post([.ifMatch: "*"]).status == .created)
         }
     }
+
+    /// A condition that is not `*` alone or a list of quoted tags is refused (400), not
+    /// misread: `*` beside a tag was taken as `*`, an unquoted tag as one no item has.
+    @Test func aConditionThatIsNotEntityTagsIs400AndStoresNothing() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            let created = try await Self.write(client, .put, "n1", #"{"data": {"title": "one"}}"#, [:])
+            let tag = try #require(created.headers[.eTag])
+            let (before, version) = try await fixture.state()
+            for extra: HTTPFields in [
+                [.ifMatch: "*, " + tag], [.ifMatch: String(tag.dropFirst().dropLast())], [.ifMatch: tag + ", abc"],
+                [.ifNoneMatch: "\"a\"b\""], [.ifMatch: "W/abc"],
+            ] {
+                let refused = try await Self.write(client, .patch, "n1", #"{"data": {"title": "no"}}"#, extra)
+                try ProblemTests.expectProblem(refused, status: 400, type: "bad-request")
+                let post = try await client.execute(
+                    uri: "/lists/notes/items",
+                    method: .post,
+                    headers: Self.headers(extra),
+                    body: WriteRouteTests.body(#"{"data": {"title": "p"}}"#)
+                )
+                try ProblemTests.expectProblem(post, status: 400, type: "bad-request")
+            }
+            #expect(try await fixture.state() == (before, version))
+            // Empty members of a list are skipped (RFC 9110 5.6.1).
+            let listed = try await Self.write(
+                client,
+                .patch,
+                "n1",
+                #"{"data": {"title": "two"}}"#,
+                [.ifMatch: ", " + tag]
+            )
+            #expect(listed.status == .ok)
+        }
+    }
 }

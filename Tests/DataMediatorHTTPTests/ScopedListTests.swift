@@ -72,13 +72,14 @@ import Testing
         func run(
             verifies: Bool = true,
             readTokens: [String] = [],
+            writeTokens: [String] = [ScopedListTests.writeToken],
             _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
         ) async throws {
             let verifier = try await ClaimsVerifier(ClaimsConfiguration(secret: ClaimsTestKeys.secret, keySetFile: nil))
             let router = buildRouter(
                 registry: registry,
                 configuration: HTTPServerConfiguration(
-                    writeTokens: [ScopedListTests.writeToken],
+                    writeTokens: writeTokens,
                     readTokens: readTokens,
                     claims: verifies ? Self.claims(of: verifier) : nil
                 )

@@ -22,7 +22,9 @@ import Testing
         init() throws {
             temporary = try TemporaryStore("dm-write")
             let store = temporary.store
-            let types: [String: FieldType] = ["title": .string, "score": .integer, "done": .boolean, "tags": .json]
+            let types: [String: FieldType] = [
+                "title": .string, "score": .integer, "done": .boolean, "tags": .json, "weight": .number,
+            ]
             let list = ListDefinition(
                 name: "notes",
                 title: "Notes",
@@ -34,7 +36,7 @@ import Testing
                         sort: [SortKey("title")],
                         idField: "id",
                         cellType: .fixed("note"),
-                        fields: ["title", "score", "done", "tags"]
+                        fields: ["title", "score", "done", "tags", "weight"]
                     )
                 ],
                 isWritable: true,
@@ -190,6 +192,11 @@ import Testing
             (
                 .post, "/lists/notes/items", [.contentType: ""], #"{"id": "x", "data": {"title": "t"}}"#, 415,
                 "unsupported-media-type"
+            ),
+            // JSON is UTF-8 (RFC 8259 8.1): a body labelled in another charset is refused.
+            (
+                .post, "/lists/notes/items", [.contentType: "application/json; charset=latin1"],
+                #"{"id": "x", "data": {"title": "t"}}"#, 415, "unsupported-media-type"
             ),
             // A body in a content coding the server does not decode is refused, not misread.
             (
@@ -360,6 +367,15 @@ import Testing
             )
             let errors = try #require(try HTTPTestSupport.json(response)["errors"] as? [[String: String]])
             #expect(Set(errors.compactMap { $0["field"] }) == ["score", "done", "colour", "title"])
+            // A member beside `data` is named with the problems of `data`, in one answer.
+            let both = try await client.execute(
+                uri: "/lists/notes/items/n1",
+                method: .put,
+                headers: Self.headers(),
+                body: Self.body(#"{"data": {"score": "x"}, "extra": 1}"#)
+            )
+            let named = try #require(try HTTPTestSupport.json(both)["errors"] as? [[String: String]])
+            #expect(Set(named.compactMap { $0["field"] }) == ["extra", "score", "title"])
         }
     }
 }

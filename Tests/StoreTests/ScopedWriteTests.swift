@@ -115,4 +115,29 @@ import Testing
         let ana = try await SampleList.walk(scoped, view: "flat", limit: 10, slice: Self.slice("ana"))
         #expect(ana.items.map(\.id) == ["n1"])
     }
+
+    /// An idempotency key is kept per slice: another caller's same key and body is a new
+    /// item of their own, never a replay of the first caller's (nor a refusal telling them
+    /// the key was used); within one slice the retry replays.
+    @Test("an idempotency key never crosses slices", arguments: WritableKind.allCases)
+    func anIdempotencyKeyNeverCrossesSlices(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind, scope: Self.scope)
+        let adapter = subject.adapter
+        let body = Self.replacement("same")
+        let ana = try await adapter.create(body: body, idempotencyKey: "k-1", scope: Self.write("ana"))
+        let bo = try await adapter.create(body: body, idempotencyKey: "k-1", scope: Self.write("bo"))
+        #expect(!bo.replayed && bo.cell.id != ana.cell.id)
+        guard case .object(let data) = bo.cell.data else { throw FixtureError("no data in \(bo)") }
+        #expect(data["group"] == .string("bo"))
+        let again = try await adapter.create(body: body, idempotencyKey: "k-1", scope: Self.write("bo"))
+        #expect(again.replayed && again.cell.id == bo.cell.id)
+        // The same key from two callers outside any slice (two write tokens, say).
+        let first = try await adapter.create(body: body, idempotencyKey: "k-1", caller: "one")
+        let second = try await adapter.create(body: body, idempotencyKey: "k-1", caller: "two")
+        #expect(!second.replayed && first.cell.id != second.cell.id)
+        let other = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.create(body: Self.replacement("other"), idempotencyKey: "k-1", caller: "one")
+        }
+        #expect(other?.code == .idempotencyKeyReused)
+    }
 }

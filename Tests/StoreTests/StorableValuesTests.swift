@@ -1,5 +1,6 @@
 import DataMediator
 import DataMediatorTesting
+import Foundation
 import Testing
 
 /// What no store can keep is refused on every store alike, and nothing is stored: text
@@ -92,6 +93,28 @@ import Testing
         }
         let check = try await SampleList.walk(adapter, view: "by_group", limit: 1)
         #expect(check.items.count == 3 && check.violations == [])
+    }
+
+    /// A whole number written to a `number` field is a number wherever the item is shown:
+    /// the change log (which keeps the item a write answers) and a page both say `7.0`
+    /// (SQLite's `RETURNING` hands back `7` for the REAL it stored, which write answers and
+    /// the log once showed).
+    @Test(arguments: WritableKind.allCases)
+    func aWholeNumberOfANumberFieldIsShownAsANumberEverywhere(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let adapter = subject.adapter
+        let start = try await adapter.currentVersion()
+        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        let data: JSONValue = .object(["title": .string("w"), "score": .integer(1), "weight": .integer(7)])
+        _ = try await adapter.create(body: .object(["id": .string("w1"), "data": data]))
+        _ = try await adapter.patch(id: "w1", body: .object(["data": .object(["weight": .integer(2)])]))
+        _ = try await adapter.replace(id: "w2", body: .object(["data": data]))
+        let changes = text(try await adapter.changes(view: "weighed", since: String(start), limit: nil).json())
+        #expect(changes.components(separatedBy: #""weight":"#).count == 4, "\(changes)")
+        #expect(!changes.contains(#""weight":7,"#) && !changes.contains(#""weight":7}"#), "\(changes)")
+        #expect(!changes.contains(#""weight":2,"#) && !changes.contains(#""weight":2}"#), "\(changes)")
+        let page = text(try await adapter.page(view: "weighed", limit: nil, cursor: nil).json())
+        #expect(page.contains(#""weight":2.0"#) && page.contains(#""weight":7.0"#), "\(page)")
     }
 }
 

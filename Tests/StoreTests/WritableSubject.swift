@@ -21,6 +21,7 @@ enum WritableKind: String, CaseIterable, CustomTestStringConvertible {
 final class WritableSubject: Sendable {
     static let fields: [String: FieldType] = [
         "id": .string, "group": .string, "score": .integer, "created": .string, "kind": .string, "title": .string,
+        "weight": .number,
     ]
 
     let adapter: ListAdapter
@@ -51,7 +52,7 @@ final class WritableSubject: Sendable {
             sqlite = nil
             let store = InMemoryDataProvider(
                 definition: definition,
-                columns: ["group", "score", "created", "kind", "title"]
+                columns: ["group", "score", "created", "kind", "title", "weight"]
             )
             adapter = ListAdapter(
                 definition: definition,
@@ -87,7 +88,16 @@ final class WritableSubject: Sendable {
 
     deinit { directory.map { try? FileManager.default.removeItem(at: $0) } }
 
-    /// A writable list of the sample views over ``fields``.
+    /// A view that shows ``fields``' number field, `weight`.
+    static let weighed = View(
+        name: "weighed",
+        sort: [SortKey("weight")],
+        idField: "id",
+        cellType: .fixed("row"),
+        fields: ["title", "weight"]
+    )
+
+    /// A writable list of the sample views over ``fields``, and ``weighed``.
     static func definition(
         _ name: String,
         title: String? = nil,
@@ -99,7 +109,7 @@ final class WritableSubject: Sendable {
             title: title ?? name,
             idField: "id",
             revisionField: "rev",
-            views: SampleList.views,
+            views: SampleList.views + [weighed],
             limits: PageLimits(defaultLimit: 7, maximumLimit: 50),
             isWritable: true,
             rules: FieldRules(types: fields.filter { $0.key != "id" }),

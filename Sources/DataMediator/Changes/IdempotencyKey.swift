@@ -1,9 +1,13 @@
-/// A client's `Idempotency-Key` for a create, with a fingerprint of the request it came with:
-/// the same key and fingerprint replay the first answer, the same key with another
-/// fingerprint is refused.
+/// A client's `Idempotency-Key` for a create, with who sent it and a fingerprint of the
+/// request it came with: the same caller, key and fingerprint replay the first answer, the
+/// same caller and key with another fingerprint are refused. Keys of different callers
+/// never meet, so one caller's key never replays (or reveals) another caller's write.
 public struct IdempotencyKey: Sendable, Hashable {
     /// The key as the client sent it.
     public let key: String
+    /// Who sent it: the slice it writes and the credential it wrote with (see
+    /// ``ListAdapter/create(body:idempotencyKey:caller:scope:)``); empty for anyone.
+    public let caller: String
     /// A digest of the request body (of its JSON, so spacing and member order do not count).
     public let fingerprint: String
 
@@ -11,8 +15,13 @@ public struct IdempotencyKey: Sendable, Hashable {
     public static let retention: Duration = .seconds(24 * 60 * 60)
 
     /// Creates an idempotency key.
-    public init(key: String, fingerprint: String) {
+    public init(key: String, caller: String = "", fingerprint: String) {
         self.key = key
+        self.caller = caller
         self.fingerprint = fingerprint
     }
+
+    /// The key as stores keep it: the caller, a line break and the key. A key is visible
+    /// ASCII (no line break), so the last line break tells the two apart.
+    public var storedKey: String { caller.isEmpty ? key : caller + "\n" + key }
 }

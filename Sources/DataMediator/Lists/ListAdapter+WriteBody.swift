@@ -1,8 +1,14 @@
 /// How a write's body is read: its `id` and `data` members, and no others.
 extension ListAdapter {
     /// The id and fields of a write body; only `id` (when allowed) and `data` may appear.
-    static func fields(of body: JSONValue, allowingID: Bool) throws(DataMediatorError) -> (String?, [String: JSONValue])
-    {
+    /// When the body's shape is wrong but `data` is an object, the problems of `data` under
+    /// `rules` are named too (a whole item's rules; nil for a patch), so one answer names
+    /// every bad field.
+    static func fields(
+        of body: JSONValue,
+        allowingID: Bool,
+        rules: FieldRules? = nil
+    ) throws(DataMediatorError) -> (String?, [String: JSONValue]) {
         guard case .object(let members) = body else {
             throw DataMediatorError(
                 .invalidItem,
@@ -39,6 +45,11 @@ extension ListAdapter {
             throw DataMediatorError(.invalidItem, "The body must hold 'data', a JSON object.", fieldProblems: problems)
         }
         guard problems.isEmpty else {
+            do throws(DataMediatorError) {
+                try rules?.check(fields)
+            } catch {
+                problems += error.fieldProblems
+            }
             let names = problems.map { "'\($0.field)'" }.joined(separator: ", ")
             throw DataMediatorError(
                 .invalidItem,

@@ -10,6 +10,8 @@ extension ListAdapter {
     ///
     /// With an `idempotencyKey`, a retry with the same key and the same body (as JSON:
     /// spacing and member order do not count) answers what the first did and writes nothing.
+    /// Keys are kept per `caller` (the credential, as the edge names it) and per slice of
+    /// `scope`: another caller's same key is another key.
     ///
     /// - Throws: `readOnly`; `invalidItem` for a body of the wrong shape or data breaking
     ///   the field rules; `conflict` when the id exists; `idempotencyKeyReused` when the
@@ -17,18 +19,31 @@ extension ListAdapter {
     public func create(
         body: JSONValue,
         idempotencyKey: String? = nil,
+        caller: String = "",
         scope: WriteScope? = nil
     ) async throws
         -> WrittenItem
     {
         let writer = try requireWriter()
-        let (id, given) = try Self.fields(of: body, allowingID: true)
+        // A scoped write's data lacks the scope field until confined: its rules are checked then.
+        let (id, given) = try Self.fields(of: body, allowingID: true, rules: scope == nil ? definition.rules : nil)
         var fields = given
         if let scope { fields = try scope.confine(given) }
         try definition.rules.check(fields)
         fields = definition.rules.stored(fields)
-        let key = idempotencyKey.map { IdempotencyKey(key: $0, fingerprint: Self.fingerprint(of: body)) }
+        let key = idempotencyKey.map {
+            IdempotencyKey(key: $0, caller: Self.keyCaller(caller, scope), fingerprint: Self.fingerprint(of: body))
+        }
         return try written(await writer.insert(id: id, fields: fields, idempotency: key))
+    }
+
+    /// Who an idempotency key belongs to: `caller`, and the slice `scope` writes (as JSON),
+    /// so a key never crosses slices whatever the edge passes.
+    static func keyCaller(_ caller: String, _ scope: WriteScope?) -> String {
+        guard let scope else { return caller }
+        var writer = JSONWriter()
+        writer.write(.array([.string(scope.field), scope.value]))
+        return caller + " " + writer.string
     }
 
     /// A SHA-256 of the body's JSON with members in a fixed order.
@@ -47,7 +62,7 @@ extension ListAdapter {
         condition: WriteCondition? = nil
     ) async throws -> WrittenItem {
         let writer = try requireWriter()
-        var (_, fields) = try Self.fields(of: body, allowingID: false)
+        var (_, fields) = try Self.fields(of: body, allowingID: false, rules: scope == nil ? definition.rules : nil)
         if let scope { fields = try scope.confine(fields) }
         try definition.rules.check(fields)
         if let problem = FieldRules.idProblem(id) {

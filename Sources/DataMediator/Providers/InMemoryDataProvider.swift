@@ -140,7 +140,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             if let idempotency {
                 let oldest = ContinuousClock.now - IdempotencyKey.retention
                 state.keys = state.keys.filter { $0.value.at >= oldest }
-                if let earlier = state.keys[idempotency.key] {
+                if let earlier = state.keys[idempotency.storedKey] {
                     guard earlier.fingerprint == idempotency.fingerprint else {
                         throw DataMediatorError(
                             .idempotencyKeyReused,
@@ -157,7 +157,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             }
             let result = try write(id: id, fields: fields, revision: 1, in: &state)
             if let idempotency {
-                state.keys[idempotency.key] = Remembered(
+                state.keys[idempotency.storedKey] = Remembered(
                     fingerprint: idempotency.fingerprint,
                     result: result,
                     at: .now

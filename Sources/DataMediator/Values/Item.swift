@@ -65,9 +65,22 @@ public struct Item: Sendable, Hashable {
     /// An item of `layout` from a JSON object such as ``objectJSON()`` writes; fields the
     /// object lacks are `null`, members the layout lacks are dropped. Nil when `bytes` is
     /// not a JSON object.
-    public init?(objectJSON bytes: [UInt8], layout: ItemLayout) {
+    ///
+    /// `types` (one per field of `layout`, nil for a field read as it is) gives back what
+    /// JSON text loses: the parser reads `7.0` as the whole number 7, so a whole number of a
+    /// `number` field is made a number again, as the item was before it was written out.
+    public init?(objectJSON bytes: [UInt8], layout: ItemLayout, types: [FieldType?] = []) {
         guard case .object(let members)? = try? JSONValue.parse(bytes) else { return nil }
-        self.init(layout: layout, values: layout.names.map { members[$0] ?? .null })
+        self.init(
+            layout: layout,
+            values: layout.names.enumerated().map { index, name in
+                let value = members[name] ?? .null
+                guard index < types.count, types[index] == .number, case .integer(let whole) = value else {
+                    return value
+                }
+                return .number(Double(whole))
+            }
+        )
     }
 
     /// Items are equal when they hold the same fields with the same values.

@@ -1,4 +1,5 @@
 import Crypto
+import DataMediator
 import Foundation
 import Hummingbird
 
@@ -34,6 +35,15 @@ public struct BearerAccess: Sendable {
             matched = matched || difference == 0
         }
         return matched
+    }
+
+    /// Names the bearer token a request holds without holding it: the first 8 bytes of its
+    /// SHA-256 in hex (what keeps one writer's idempotency keys apart from another's).
+    static func credential(of request: Request) -> String {
+        let header = request.headers[.authorization] ?? ""
+        let token =
+            header.lowercased().hasPrefix("bearer ") ? header.dropFirst(7).trimmingCharacters(in: .whitespaces) : ""
+        return Hex.string(Array(SHA256.hash(data: Array(token.utf8)).prefix(8)))
     }
 
     /// Checks a request's credentials.

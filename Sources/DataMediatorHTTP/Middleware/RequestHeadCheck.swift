@@ -28,9 +28,11 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// The event sent just before the parse error, telling ``ConnectionGuard`` the answer.
+    /// The event sent just before the parse error, telling ``ConnectionGuard`` the answer
+    /// and the path it is about (its `instance`).
     struct Refusal {
         let problem: Problem
+        let instance: String?
     }
 
     private var refused = false
@@ -47,7 +49,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if let problem = Self.problem(with: head) {
             refused = true
-            context.fireUserInboundEventTriggered(Refusal(problem: problem))
+            let path = head.uri.prefix { $0 != "?" && $0 != "#" }
+            let instance = path.hasPrefix("/") ? String(path) : nil
+            context.fireUserInboundEventTriggered(Refusal(problem: problem, instance: instance))
             context.fireErrorCaught(HTTPParserError.invalidHeaderToken)
             return
         }

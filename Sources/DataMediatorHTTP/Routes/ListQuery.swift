@@ -86,17 +86,29 @@ struct ListQuery {
         return decoded
     }
 
-    /// The item id of `/items/{id}`: one percent-encoded segment, or several segments
-    /// joined by `/` (composite ids contain `/`).
-    static func itemID<Context: RequestContext>(_ context: Context) throws -> String {
-        var segments: [String] = []
-        for segment in context.parameters.getCatchAll() {
-            guard let decoded = PathSegment.decode(String(segment)) else {
+    /// The item id of `/lists/{list}/items/{id}`, read from the path as the client sent it:
+    /// one percent-encoded segment, or several joined by `/` (composite ids contain `/`),
+    /// empty ones included (`a//b` is the id `a//b`, `a/` the id `a/`: the router's own
+    /// reading drops empty segments). Nil when the path ends at `items` (the list's pages).
+    ///
+    /// - Throws: `bad-request` for a segment that is not valid percent-encoded UTF-8.
+    static func itemID(_ request: Request) throws -> String? {
+        // Empty segments before the id are skipped, as the router skipped them to get here.
+        var segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)[...]
+        var named = 0
+        while named < 3, let segment = segments.first {
+            segments = segments.dropFirst()
+            if !segment.isEmpty { named += 1 }
+        }
+        guard named == 3, !segments.isEmpty else { return nil }
+        var decoded: [String] = []
+        for segment in segments {
+            guard let text = PathSegment.decode(String(segment)) else {
                 throw DataMediatorError(.badRequest, "The item id in the path is not valid percent-encoded UTF-8.")
             }
-            segments.append(decoded)
+            decoded.append(text)
         }
-        return segments.joined(separator: "/")
+        return decoded.joined(separator: "/")
     }
 }
 

@@ -43,11 +43,7 @@ struct ListRoutes: Sendable {
             try await page(request, context: context)
         }
         router.get("/lists/:list/items/**") { request, context in
-            let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
-            let query = try ListQuery(request, allowed: [.view])
-            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
-            let location = try await adapter.locate(id: try ListQuery.itemID(context), view: query.view, slice: slice)
-            return JSONResponse.make(location.json(), for: request)
+            try await item(try ListQuery.itemID(request) ?? "", request, context: context)
         }
         router.get("/lists/:list/sections") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
@@ -76,7 +72,22 @@ struct ListRoutes: Sendable {
         return JSONResponse.make(writer.bytes, for: request)
     }
 
+    /// One item's place (`GET /lists/{list}/items/{id}`).
+    private func item<Context: RequestContext>(
+        _ id: String,
+        _ request: Request,
+        context: Context
+    ) async throws -> Response {
+        let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+        let query = try ListQuery(request, allowed: [.view])
+        let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+        let location = try await adapter.locate(id: id, view: query.view, slice: slice)
+        return JSONResponse.make(location.json(), for: request)
+    }
+
     private func page<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        // The router reads `/items/` and `/items//x` as `/items`: they name items ("", "/x").
+        if let id = try ListQuery.itemID(request) { return try await item(id, request, context: context) }
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         let query = try ListQuery(request, allowed: [.view, .limit, .cursor, .around])
         let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))

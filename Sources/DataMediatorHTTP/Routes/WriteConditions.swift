@@ -12,14 +12,16 @@ import Hummingbird
 /// tag of the item it showed, when it is still the current place's.
 enum WriteConditions {
     /// The condition of `request`'s headers, nil when it has neither.
+    ///
+    /// - Throws: `bad-request` for a header that is not `*` or a list of entity tags.
     static func condition(
         of request: Request,
         adapter: ListAdapter,
         id: String,
         scope: WriteScope?
-    ) async -> WriteCondition? {
-        var ifMatch = tags(request.headers[values: .ifMatch], weak: false)
-        var ifNoneMatch = tags(request.headers[values: .ifNoneMatch], weak: true)
+    ) async throws -> WriteCondition? {
+        var ifMatch = try tags(request.headers[values: .ifMatch], weak: false, name: "If-Match")
+        var ifNoneMatch = try tags(request.headers[values: .ifNoneMatch], weak: true, name: "If-None-Match")
         guard ifMatch != nil || ifNoneMatch != nil else { return nil }
         let named = (ifMatch ?? []).union(ifNoneMatch ?? []).subtracting(["*"])
         if !named.isEmpty, let place = await place(of: id, in: adapter, scope: scope), named.contains(place.tag) {
@@ -37,8 +39,8 @@ enum WriteConditions {
     ///
     /// - Throws: `preconditionFailed` when a header does not hold.
     static func checkCollection(of request: Request, adapter: ListAdapter, scope: WriteScope?) async throws {
-        let ifMatch = tags(request.headers[values: .ifMatch], weak: false)
-        let ifNoneMatch = tags(request.headers[values: .ifNoneMatch], weak: true)
+        let ifMatch = try tags(request.headers[values: .ifMatch], weak: false, name: "If-Match")
+        let ifNoneMatch = try tags(request.headers[values: .ifNoneMatch], weak: true, name: "If-None-Match")
         guard ifMatch != nil || ifNoneMatch != nil else { return }
         // A write token on a scoped list reads no page (it has no slice): no tag is current.
         let page = try? await adapter.page(view: nil, limit: nil, cursor: nil, slice: slice(of: adapter, scope: scope))
@@ -63,23 +65,43 @@ enum WriteConditions {
         return SliceRequest(claims: [claim: scope.value])
     }
 
-    /// The tags of a header's fields: `*`, or entity tags as sent. Weak tags (`W/"…"`) are
-    /// dropped where the comparison is strong (`If-Match`), and compared as strong ones
-    /// where it is weak (`If-None-Match`). Nil when the header is absent.
-    static func tags(_ values: [String], weak: Bool) -> Set<String>? {
+    /// The tags of a header's fields (`name`): `*`, or entity tags as sent. Weak tags
+    /// (`W/"…"`) are dropped where the comparison is strong (`If-Match`), and compared as
+    /// strong ones where it is weak (`If-None-Match`). Nil when the header is absent.
+    ///
+    /// - Throws: `bad-request` when the fields are not `*` alone or a list of entity tags
+    ///   (RFC 9110 13.1.1): a write must not run on a condition misread (`*, "a"` as `*`,
+    ///   an unquoted `abc` as a tag no item has).
+    static func tags(_ values: [String], weak: Bool, name: String) throws(Problem) -> Set<String>? {
         guard !values.isEmpty else { return nil }
+        let members = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        if members == ["*"] { return ["*"] }
         var tags = Set<String>()
-        for value in values {
-            for part in value.split(separator: ",") {
-                var tag = part.trimmingCharacters(in: .whitespaces)[...]
-                if tag.hasPrefix("W/") {
-                    guard weak else { continue }
-                    tag = tag.dropFirst(2)
-                }
-                if !tag.isEmpty { tags.insert(String(tag)) }
+        for member in members {
+            let isWeak = member.hasPrefix("W/")
+            let tag = isWeak ? String(member.dropFirst(2)) : member
+            guard isEntityTag(tag) else {
+                throw Problem(
+                    .badRequest,
+                    detail: "\(name): '\(member)' is not an entity tag; send \(name): * alone, or tags as "
+                        + "answered, quotes included (\(name): \"…\")."
+                )
             }
+            if isWeak && !weak { continue }
+            tags.insert(tag)
         }
         return tags
+    }
+
+    /// Whether `text` is an opaque tag: a quoted string of visible characters other than
+    /// `"` (RFC 9110 8.8.3).
+    private static func isEntityTag(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
+            return false
+        }
+        return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
     }
 
     /// The ETag `GET /lists/{list}/items/{id}` answers now in the default view, and the

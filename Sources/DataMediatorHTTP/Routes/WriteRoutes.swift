@@ -23,27 +23,29 @@ struct WriteRoutes: Sendable {
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
             let key = try Self.idempotencyKey(request)
             try await WriteConditions.checkCollection(of: request, adapter: adapter, scope: scope)
-            let written = try await adapter.create(body: body, idempotencyKey: key, scope: scope)
+            // A key is one caller's: a JWT holder's within their slice, a write token's its own.
+            let caller = scope == nil ? "token " + BearerAccess.credential(of: request) : "jwt"
+            let written = try await adapter.create(body: body, idempotencyKey: key, caller: caller, scope: scope)
             return answer(written, adapter: adapter, request: request, status: .created)
         }
         router.put("/lists/:list/items/**") { request, context in
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
-            let id = try ListQuery.itemID(context)
-            let condition = await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
+            let id = try ListQuery.itemID(request) ?? ""
+            let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
             let written = try await adapter.replace(id: id, body: body, scope: scope, condition: condition)
             return answer(written, adapter: adapter, request: request, status: written.created ? .created : .ok)
         }
         router.patch("/lists/:list/items/**") { request, context in
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
-            let id = try ListQuery.itemID(context)
-            let condition = await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
+            let id = try ListQuery.itemID(request) ?? ""
+            let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
             let written = try await adapter.patch(id: id, body: body, scope: scope, condition: condition)
             return answer(written, adapter: adapter, request: request, status: .ok)
         }
         router.delete("/lists/:list/items/**") { request, context in
             let (adapter, _, scope) = try await prepare(request, context, readsBody: false)
-            let id = try ListQuery.itemID(context)
-            let condition = await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
+            let id = try ListQuery.itemID(request) ?? ""
+            let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
             _ = try await adapter.delete(id: id, scope: scope, condition: condition)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
@@ -94,6 +96,14 @@ struct WriteRoutes: Sendable {
                 .unsupportedMediaType,
                 detail:
                     "The body must be 'Content-Type: application/json'; got '\(request.headers[.contentType] ?? "none")'."
+            )
+        }
+        // RFC 8259 8.1: JSON between systems is UTF-8; a body labelled otherwise would be misread.
+        if let charset = Self.charset(of: type), charset != "utf-8", charset != "utf8" {
+            throw Problem(
+                .unsupportedMediaType,
+                detail:
+                    "The body must be JSON in UTF-8; got 'charset=\(charset)'. Send it in UTF-8 (or without a charset)."
             )
         }
         // RFC 9110 15.5.16: a body in a content coding the server does not decode (gzip,
@@ -205,6 +215,18 @@ struct WriteRoutes: Sendable {
             )
         }
         return key
+    }
+
+    /// The `charset` parameter of a media type, lowercased and unquoted; nil when absent.
+    static func charset(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { continue }
+            var value = pair[1][...]
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = value.dropFirst().dropLast() }
+            return value.lowercased()
+        }
+        return nil
     }
 
     /// `application/json`, or a `+json` type such as `application/merge-patch+json`, with

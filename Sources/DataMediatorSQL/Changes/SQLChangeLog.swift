@@ -10,13 +10,22 @@ public struct SQLChangeLog: ChangeLog {
     private let list: String
     private let history: Int
     private let layout: ItemLayout
+    /// The declared type of each of the layout's fields (nil where none is declared).
+    private let types: [FieldType?]
 
-    /// The log of `list`, whose items have `columns`, kept in the store of `transactions`.
-    public init(transactions: any SQLTransactions, list: ListDefinition, columns: [String]) {
+    /// The log of `list`, whose items have `columns` of `fieldTypes`, kept in the store of
+    /// `transactions`.
+    public init(
+        transactions: any SQLTransactions,
+        list: ListDefinition,
+        columns: [String],
+        fieldTypes: [String: FieldType] = [:]
+    ) {
         self.transactions = transactions
         self.list = list.name
         self.history = list.history
         self.layout = ItemLayout(columns)
+        self.types = columns.map { fieldTypes[$0] }
     }
 
     /// Records what a write did to each view, in the write's transaction, and forgets what
@@ -72,7 +81,7 @@ public struct SQLChangeLog: ChangeLog {
 
     /// Up to `limit` changes of `view` after `since`, from one snapshot.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
-        try await transactions.read { [list, layout] session in
+        try await transactions.read { [list, layout, types] session in
             let version = try await StoreVersion.current(session)
             let floors = try await session.rows(
                 "SELECT floor FROM \(ServiceTables.history) WHERE list = ?",
@@ -96,11 +105,11 @@ public struct SQLChangeLog: ChangeLog {
                     operation: row[1].stringValue.flatMap(Change.Operation.init(rawValue:)) ?? .reload,
                     version: row[0].integerValue ?? 0,
                     id: row[2].stringValue ?? row[2].idString,
-                    item: row[3].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout) },
+                    item: row[3].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout, types: types) },
                     placement: section.map {
                         Placement(section: $0, sectionAfter: row[5].stringValue, after: row[6].stringValue)
                     },
-                    old: row[7].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout) }
+                    old: row[7].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout, types: types) }
                 )
             }
             return ChangeWindow(changes: changes, version: version)

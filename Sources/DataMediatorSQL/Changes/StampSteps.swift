@@ -80,6 +80,7 @@ enum StampSteps {
         list: String,
         binding: String,
         layout: ItemLayout,
+        types: [FieldType?] = [],
         from: Int64,
         since: Int64,
         to: Int64,
@@ -122,7 +123,7 @@ enum StampSteps {
             guard let operation = row[1].stringValue.flatMap(Change.Operation.init(rawValue:)), operation != .reload
             else { return nil }
             func item(_ value: JSONValue) -> Item? {
-                value.stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout) }
+                value.stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout, types: types) }
             }
             let placement = row[4].stringValue.map {
                 Placement(section: $0, sectionAfter: row[5].stringValue, after: row[6].stringValue)

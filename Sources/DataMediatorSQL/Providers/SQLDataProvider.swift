@@ -90,7 +90,8 @@ public enum SQLListAssembly {
         let changeLog = SQLChangeLog(
             transactions: reader.transactions,
             list: list,
-            columns: StoreSource.columns(of: list)
+            columns: StoreSource.columns(of: list),
+            fieldTypes: source.fieldTypes
         )
         let writer = SQLItemWriter(
             list: list,

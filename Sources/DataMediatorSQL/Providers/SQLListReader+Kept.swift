@@ -133,6 +133,7 @@ extension SQLListReader {
                 list: listName,
                 binding: binding,
                 layout: layout,
+                types: columnTypes,
                 from: kept.stamp,
                 since: kept.counts.version,
                 to: stamp,

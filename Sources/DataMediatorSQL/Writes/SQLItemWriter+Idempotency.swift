@@ -12,7 +12,7 @@ extension SQLItemWriter {
             SELECT fingerprint, item, version FROM \(ServiceTables.idempotency)
             WHERE list = ? AND key = ? AND created_at >= ?
             """,
-            [.string(list), .string(idempotency.key), .number(Self.oldestKept())]
+            [.string(list), .string(idempotency.storedKey), .number(Self.oldestKept())]
         )
         guard let row = rows.first, row.count == 3 else { return nil }
         guard row[0].stringValue == idempotency.fingerprint else {
@@ -22,7 +22,7 @@ extension SQLItemWriter {
             )
         }
         guard let json = row[1].stringValue, let version = row[2].integerValue,
-            let item = Item(objectJSON: Array(json.utf8), layout: layout)
+            let item = Item(objectJSON: Array(json.utf8), layout: layout, types: columnTypes)
         else { return nil }
         return WriteResult(item: item, version: version, created: true, replayed: true)
     }
@@ -44,7 +44,7 @@ extension SQLItemWriter {
                 version = excluded.version, created_at = excluded.created_at
             """,
             [
-                .string(list), .string(idempotency.key), .string(idempotency.fingerprint),
+                .string(list), .string(idempotency.storedKey), .string(idempotency.fingerprint),
                 .string(String(decoding: result.item.objectJSON(), as: UTF8.self)),
                 .integer(result.version), .number(Date().timeIntervalSince1970),
             ]

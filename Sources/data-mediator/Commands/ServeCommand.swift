@@ -103,7 +103,11 @@ struct ServeCommand: AsyncParsableCommand {
                 registry = try await wiring.registry(logger: logger)
             }
             if settings.writeTokens.isEmpty, registry.adapters.contains(where: \.isWritable) {
-                logger.notice("writes are refused (403): DATA_MEDIATOR_WRITE_TOKENS is not set")
+                let slices = scopedKeys && registry.adapters.contains { $0.isWritable && $0.definition.scope != nil }
+                let refused = "writes are refused (403): DATA_MEDIATOR_WRITE_TOKENS is not set"
+                logger.notice(
+                    "\(refused)\(slices ? "; JWT holders still write their own slice of the scoped lists" : "")"
+                )
             }
             let scoped = registry.adapters.filter { $0.definition.scope != nil }.map(\.definition.name)
             if !scopedKeys, !scoped.isEmpty {

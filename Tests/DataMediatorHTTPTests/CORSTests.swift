@@ -51,6 +51,15 @@ import Testing
             for header in ["authorization", "content-type", "if-match", "if-none-match", "idempotency-key"] {
                 #expect(allowedHeaders.contains(header), "\(header): \(allowedHeaders)")
             }
+            // An OPTIONS from a listed origin that names no method to come is no preflight:
+            // it answers the route's own `Allow`, readable by the origin.
+            let options = try await client.execute(
+                uri: "/lists/sample",
+                method: .options,
+                headers: [.origin: "https://app.example"]
+            )
+            #expect(options.status == .noContent && options.headers[.allow] == "GET, HEAD, OPTIONS")
+            #expect(options.headers[Self.name("Access-Control-Allow-Origin")] == "https://app.example")
         }
     }
 

@@ -188,4 +188,31 @@ import Testing
         #expect(pushed.entries[1].placement?.after == nil && pushed.entries[1].placement?.section == "r/flat")
         #expect(try await screen.changes(view: nil, since: String(start + 5), limit: nil).entries.isEmpty)
     }
+
+    /// A capped child's writes that never reach its first items are left out however many
+    /// there are (up to 1,000), not answered as a `reload` once they outnumber the answer's
+    /// limit.
+    @Test func manyWritesBelowACappedChildsFirstItemsAreNoReload() async throws {
+        let subject = try Subject()
+        let screen = try subject.screen(leftView: "flat", rightView: "flat", rightCap: 2)
+        let row: JSONValue = .object([
+            "group": .string("alpha"), "score": .null, "created": .string("2026-11-01T10:00:00Z"),
+            "kind": .string("big"), "title": .string("t"),
+        ])
+        for index in 0..<3 {
+            _ = try await subject.right.create(body: .object(["id": .string("r-\(index)"), "data": row]))
+        }
+        let start = try await screen.currentVersion()
+        // 150 items after the first two ("flat" sorts by score, then id): none shows.
+        for index in 0..<150 {
+            _ = try await subject.right.create(body: .object(["id": .string("z-\(index)"), "data": row]))
+        }
+        _ = try await subject.right.create(body: .object(["id": .string("0-first"), "data": row]))
+        for limit in [nil, "1"] {
+            let answer = try await screen.changes(view: nil, since: String(start), limit: limit)
+            #expect(answer.entries.map(\.operation) == [.delete, .insert, .update], "\(String(describing: limit))")
+            #expect(answer.entries.map(\.id) == ["r/r-1", "r/0-first", "r:more"])
+            #expect(answer.next == nil && answer.version == start + 151)
+        }
+    }
 }

@@ -101,7 +101,7 @@ import Testing
     /// the log once showed).
     @Test(arguments: WritableKind.allCases)
     func aWholeNumberOfANumberFieldIsShownAsANumberEverywhere(kind: WritableKind) async throws {
-        let subject = try await WritableSubject(kind)
+        let subject = try await WritableSubject(kind, weighed: true)
         let adapter = subject.adapter
         let start = try await adapter.currentVersion()
         func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

@@ -8,7 +8,8 @@ extension CompositeDataProvider {
     /// A capped child's changes are what its first items went through
     /// (``cappedChanges(of:since:limit:)``). A change the composite cannot place item by
     /// item (a child that answers `reload`, a capped child whose changes cannot be
-    /// replayed) makes the answer a single `reload` at the composite's version.
+    /// replayed or that has more than ``cappedWrites`` of them) makes the answer a single
+    /// `reload` at the composite's version.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
         let version = try await currentVersion()
         try DataMediatorError.checkHistory(since: since, floor: 0, version: version)
@@ -20,7 +21,10 @@ extension CompositeDataProvider {
         for (index, child) in children.enumerated() {
             guard case .list(let adapter, let childView) = child.content else { continue }
             if child.cap != nil {
-                guard let capped = try await cappedChanges(of: index, since: since, limit: max(1, limit)) else {
+                // All of the child's writes since `since` are replayed, however few reach its
+                // first items: up to ``cappedWrites`` of them, not just the answer's limit.
+                let bound = max(limit, Self.cappedWrites)
+                guard let capped = try await cappedChanges(of: index, since: since, limit: bound) else {
                     reload = true
                     break
                 }
@@ -53,6 +57,10 @@ extension CompositeDataProvider {
         }
         return ChangeWindow(changes: ordered.map(\.change), version: version)
     }
+
+    /// The most writes of a capped child replayed for one answer: past them the composite
+    /// answers `reload` (as a stream that falls 1,000 events behind does).
+    static var cappedWrites: Int { 1_000 }
 
     /// A child's change in the composite's terms.
     private func translate(_ entry: ChangeSet.Entry, of child: CompositeChild, at index: Int) async throws -> Change {

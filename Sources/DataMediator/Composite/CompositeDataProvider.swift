@@ -1,3 +1,5 @@
+import Crypto
+
 /// The provider of a composite list: it walks its children in order, each from where the
 /// last page left it, as a root section delegate dispatches to its children.
 ///
@@ -288,17 +290,21 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
     func moreItem(of resume: Resume, after lastEntry: ListEntry) -> Item? {
         let child = children[resume.child]
         guard case .list(let adapter, let view) = child.content else { return nil }
+        let cursor = adapter.cursor(after: lastEntry, in: view)
         let data: JSONValue = .object([
             "list": .string(adapter.definition.name),
             "view": .string(view.name),
-            "cursor": .string(adapter.cursor(after: lastEntry, in: view)),
+            "cursor": .string(cursor),
         ])
+        // Its `rev` follows its cursor, as an item's follows its data: a client that keeps
+        // cells by id and `rev` takes the moved cursor when `changes` update it.
+        let rev = Hex.string(SHA256.hash(data: Array(cursor.utf8)).prefix(8))
         return Item(
             layout: Self.layout,
             values: [
                 Self.position(child: resume.child, served: resume.served + 1, inner: lastEntry.position),
                 .string(child.moreID), .string(child.moreID), .null,
-                .string(CompositeChild.moreType), .string("0"), data,
+                .string(CompositeChild.moreType), .string(rev), data,
             ]
         )
     }

@@ -44,6 +44,20 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         }
         let exposed = Self.exposed.joined(separator: ", ")
+        if request.method == .options, request.headers[.accessControlRequestMethod] == nil {
+            // Not a preflight (that names the method to come): an OPTIONS of the route's
+            // own, answered with its `Allow`, which Hummingbird's middleware would replace.
+            let headers: HTTPFields = [
+                .accessControlAllowOrigin: origin, .accessControlExposeHeaders: exposed, .vary: "Origin",
+            ]
+            do {
+                var response = try await next(request, context)
+                for field in headers { response.headers.append(field) }
+                return response
+            } catch {
+                throw HeaderedError(base: error, headers: headers)
+            }
+        }
         var response: Response
         do {
             response = try await cors.handle(request, context: context, next: next)

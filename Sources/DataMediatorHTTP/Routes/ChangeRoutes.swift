@@ -139,7 +139,7 @@ struct ChangeRoutes: Sendable {
             )
         }
         for path in ["/lists/:list/changes", "/lists/:list/events"] {
-            MethodNotAllowed.register(RouterPath(path), on: router)
+            MethodNotAllowed.register(RouterPath(path), on: router, registry: registry)
         }
     }
 }

@@ -57,7 +57,7 @@ struct ListRoutes: Sendable {
             return JSONResponse.make(body: answer.body, tag: answer.tag, for: request)
         }
         for path in ["/lists", "/lists/:list", "/lists/:list/sections"] {
-            MethodNotAllowed.register(RouterPath(path), on: router)
+            MethodNotAllowed.register(RouterPath(path), on: router, registry: registry)
         }
     }
 

@@ -29,12 +29,24 @@ enum MethodNotAllowed {
         return allow(items: adapter, item: segments.count > 3)
     }
 
-    static func register<Context: RequestContext>(_ path: RouterPath, on router: Router<Context>) {
-        router.on(path, method: .options) { _, _ -> Response in
-            Response(status: .noContent, headers: [.allow: allow])
+    /// `OPTIONS` and `405` answers at a read route's `path`; with `registry`, a path naming a
+    /// list (`:list`) that does not exist is `404`, as its `GET` is.
+    static func register<Context: RequestContext>(
+        _ path: RouterPath,
+        on router: Router<Context>,
+        registry: ListRegistry? = nil
+    ) {
+        @Sendable func requireList(_ context: Context) throws {
+            guard let registry, context.parameters.get("list") != nil else { return }
+            _ = try registry.adapter(named: try ListQuery.path(context, "list"))
+        }
+        router.on(path, method: .options) { _, context -> Response in
+            try requireList(context)
+            return Response(status: .noContent, headers: [.allow: allow])
         }
         for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
-            router.on(path, method: method) { request, _ -> Response in
+            router.on(path, method: method) { request, context -> Response in
+                try requireList(context)
                 throw Problem(
                     .methodNotAllowed,
                     detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",

@@ -1,0 +1,58 @@
+import DataMediator
+import DataMediatorHTTP
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// With read tokens, a caller without one learns nothing of what exists: whatever the
+/// method, what is not served answers `401` as what is served does; the open routes stay
+/// open.
+@Suite struct ReadAccessTests {
+    @Test func withoutATokenNoMethodTellsWhatExists() async throws {
+        let router = buildRouter(
+            registry: HTTPTestSupport.registry(),
+            configuration: HTTPServerConfiguration(readTokens: ["reader"])
+        )
+        try await Application(router: router).test(.router) { client in
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/nope"), (.options, "/nope"), (.post, "/nope"), (.delete, "/nope"),
+                (HTTPRequest.Method(rawValue: "TRACE") ?? .get, "/nope"), (.options, "/lists/nope"),
+                (.options, "/lists/sample"), (.post, "/lists/nope/sections"), (.get, "/lists/sample/items"),
+            ] {
+                let answer = try await client.execute(uri: path, method: method)
+                #expect(answer.status == .unauthorized, "\(method) \(path)")
+                #expect(answer.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true, "\(method) \(path)")
+            }
+            // With the token, the same requests say what they are.
+            let reader: HTTPFields = [.authorization: "Bearer reader"]
+            #expect(try await client.execute(uri: "/nope", method: .options, headers: reader).status == .notFound)
+            #expect(try await client.execute(uri: "/lists/nope", method: .options, headers: reader).status == .notFound)
+            #expect(
+                try await client.execute(uri: "/lists/sample", method: .options, headers: reader).status == .noContent
+            )
+            // The open routes answer anyone.
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/health", method: .options).status == .noContent)
+        }
+    }
+
+    /// A browser's preflight carries no token: it is answered for a listed origin, while the
+    /// same OPTIONS without the preflight's header is a read like any other.
+    @Test func aPreflightNeedsNoToken() async throws {
+        let router = buildRouter(
+            registry: HTTPTestSupport.registry(),
+            configuration: HTTPServerConfiguration(readTokens: ["reader"], corsOrigins: ["https://app.example"])
+        )
+        try await Application(router: router).test(.router) { client in
+            let origin: HTTPFields = [.origin: "https://app.example"]
+            var preflight = origin
+            preflight[.accessControlRequestMethod] = "GET"
+            let answered = try await client.execute(uri: "/lists/sample/items", method: .options, headers: preflight)
+            #expect(answered.status == .noContent || answered.status == .ok)
+            #expect(answered.headers[.accessControlAllowOrigin] == "https://app.example")
+            let plain = try await client.execute(uri: "/lists/sample/items", method: .options, headers: origin)
+            #expect(plain.status == .unauthorized)
+        }
+    }
+}

@@ -125,7 +125,9 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     Application(
         router: buildRouter(registry: registry, configuration: configuration, readiness: readiness),
-        server: .http1(configuration: configuration.limits.http1Configuration(connections: ConnectionCount())),
+        server: .http1(
+            configuration: configuration.limits.http1Configuration(connections: ConnectionCount(), logger: logger)
+        ),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "data-mediator"

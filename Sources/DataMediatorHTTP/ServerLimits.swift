@@ -1,5 +1,7 @@
+import Foundation
 import HTTPTypes
 import HummingbirdCore
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -38,11 +40,12 @@ public struct ServerLimits: Sendable, Hashable {
         self.maximumHeaderBytes = max(1024, maximumHeaderBytes)
     }
 
-    /// The HTTP/1 server configuration with these limits, one guard per connection.
-    func http1Configuration(connections: ConnectionCount) -> HTTP1Channel.Configuration {
+    /// The HTTP/1 server configuration with these limits, one guard per connection, which
+    /// logs the requests it answers itself to `logger`.
+    func http1Configuration(connections: ConnectionCount, logger: Logger) -> HTTP1Channel.Configuration {
         let limits = self
         return HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGuard(limits: limits, connections: connections)],
+            additionalChannelHandlers: [ConnectionGuard(limits: limits, connections: connections, logger: logger)],
             idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: maximumHeaderBytes,
@@ -88,9 +91,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var streaming = false
     private var inputClosed = false
 
-    init(limits: ServerLimits, connections: ConnectionCount) {
+    private let logger: Logger
+
+    init(limits: ServerLimits, connections: ConnectionCount, logger: Logger) {
         self.limits = limits
         self.connections = connections
+        self.logger = logger
     }
 
     private var headTimeout: TimeAmount {
@@ -162,10 +168,23 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case (.head(let head), let problem?) where head.status == .badRequest && head.headerFields[.contentType] == nil:
             // Hummingbird answers a request it could not parse (after the ones before it)
             // with an empty 400 and closes: the answer becomes a problem like every other.
+            // Answered as the routes' answers are (RequestMiddleware): an id, the date and
+            // server (RFC 9110 6.6.1, 10.2.4), and a line in the log.
             let body = ByteBuffer(bytes: problem.body(instance: unreadableInstance))
+            let id = RequestIDs.next()
             var fields = problem.fields
             fields[.contentLength] = String(body.readableBytes)
             fields[.connection] = "close"
+            fields[.date] = HTTPDate.now()
+            fields[.server] = "data-mediator"
+            fields[HTTPField.Name.known("X-Request-ID")] = id
+            logger.info(
+                "request",
+                metadata: [
+                    "path": .string(unreadableInstance ?? "-"), "status": .string(String(problem.status.code)),
+                    "problem": .string(problem.slug), "request_id": .string(id),
+                ]
+            )
             context.write(
                 wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))),
                 promise: nil
@@ -194,5 +213,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 schedule(context, at: deadline)
             }
         }
+    }
+}
+
+/// The `Date` field's text (RFC 9110 5.6.7, IMF-fixdate) for answers written outside the
+/// framework, whose own formatter is internal to it.
+enum HTTPDate {
+    /// Now, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func now() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date())
     }
 }

@@ -227,6 +227,9 @@ import Testing
             environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t", "DATA_MEDIATOR_HEARTBEAT_SECONDS": "1"]
         )
         defer { server.removeData() }
+        // The streams' gauge is there from the start, before any stream opened.
+        let first = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        #expect(first.contains("data_mediator_sse_streams 0.0\n"), "\(first)")
         for _ in 0..<3 { _ = try await server.get("/lists/transactions/items?limit=2") }
         _ = try await server.get("/lists/nope")
         #expect(try await Self.createTransaction(on: server) == 201)

@@ -85,6 +85,10 @@ import Testing
             #expect(problem.status == status, "\(request.prefix(30))")
             #expect(problem.headers.contains("content-type: application/problem+json"), "\(answer)")
             #expect(problem.headers.contains("connection: close"), "\(answer)")
+            // As every answer: an id, the date (RFC 9110 6.6.1) and the server.
+            for field in ["x-request-id: ", "date: ", "server: data-mediator"] {
+                #expect(problem.headers.contains { $0.hasPrefix(field) }, "\(field): \(answer)")
+            }
             #expect(problem.body["type"] as? String == "/problems/\(type)" && problem.body["status"] as? Int == status)
             #expect((problem.body["detail"] as? String)?.isEmpty == false)
             // The parser refuses the first four and `chunked` twice before any head is read

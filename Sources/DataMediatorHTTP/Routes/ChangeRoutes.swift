@@ -44,6 +44,8 @@ struct ChangeRoutes: Sendable {
         self.events = events
         self.streams = ClientShares(share: events.maximumStreams)
         self.clientStreams = ClientShares(share: events.maximumStreamsPerClient)
+        // The gauge is in /metrics from the start, at 0, not only once a stream has opened.
+        Meter(label: "data_mediator_sse_streams").set(0)
     }
 
     func register<Context: RequestContext>(on router: Router<Context>) {

@@ -107,7 +107,7 @@ import Testing
             let (before, version) = try await fixture.state()
             for extra: HTTPFields in [
                 [.ifMatch: "*, " + tag], [.ifMatch: String(tag.dropFirst().dropLast())], [.ifMatch: tag + ", abc"],
-                [.ifNoneMatch: "\"a\"b\""], [.ifMatch: "W/abc"],
+                [.ifNoneMatch: "\"a\"b\""], [.ifMatch: "W/abc"], [.ifMatch: "*,"], [.ifNoneMatch: ","],
             ] {
                 let refused = try await Self.write(client, .patch, "n1", #"{"data": {"title": "no"}}"#, extra)
                 try ProblemTests.expectProblem(refused, status: 400, type: "bad-request")
@@ -120,13 +120,13 @@ import Testing
                 try ProblemTests.expectProblem(post, status: 400, type: "bad-request")
             }
             #expect(try await fixture.state() == (before, version))
-            // Empty members of a list are skipped (RFC 9110 5.6.1).
+            // Empty members of a list are skipped (RFC 9110 5.6.1), and a tag may hold a comma.
             let listed = try await Self.write(
                 client,
                 .patch,
                 "n1",
                 #"{"data": {"title": "two"}}"#,
-                [.ifMatch: ", " + tag]
+                [.ifMatch: ", \"x,y\", " + tag]
             )
             #expect(listed.status == .ok)
         }

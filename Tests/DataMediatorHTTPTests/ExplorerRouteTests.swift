@@ -65,6 +65,8 @@ import Testing
             #expect(page.status == .ok)
             let reader = try await client.execute(uri: "/", method: .get, headers: [.authorization: "Bearer reader"])
             #expect((try HTTPTestSupport.json(reader)["lists"] as? [Any])?.count == 2)
+            // The index differs by token, and says so to caches.
+            for answer in [open, reader] { #expect(answer.headers[.vary]?.contains("Authorization") == true) }
         }
     }
 

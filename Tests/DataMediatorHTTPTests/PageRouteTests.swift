@@ -122,6 +122,19 @@ import Testing
                 headers: [.ifNoneMatch: tag]
             )
             #expect(other.status == .ok && other.headers[.eTag] != tag)
+            // If-Match holds a read to the answer it names (RFC 9110 13.1.1): strongly.
+            for (condition, status) in [
+                (tag, HTTPResponse.Status.ok), ("*", .ok), ("\"other\", " + tag, .ok),
+                ("\"stale\"", .preconditionFailed),
+                ("W/" + tag, .preconditionFailed), ("abc", .badRequest),
+            ] {
+                let read = try await client.execute(
+                    uri: "/lists/sample/items?limit=3",
+                    method: .get,
+                    headers: [.ifMatch: condition]
+                )
+                #expect(read.status == status, "If-Match: \(condition)")
+            }
         }
     }
 

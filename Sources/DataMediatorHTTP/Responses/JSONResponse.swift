@@ -10,14 +10,17 @@ enum JSONResponse {
     static let cacheControl = "no-cache"
 
     /// A `200` (or `status`) JSON answer, or a `304` when `If-None-Match` matches its ETag.
+    ///
+    /// - Throws: as ``checkIfMatch(_:tag:)``.
     static func make(
         _ bytes: [UInt8],
         for request: Request,
         status: HTTPResponse.Status = .ok,
         headers extra: HTTPFields = [:],
         contentType: String = "application/json"
-    ) -> Response {
+    ) throws -> Response {
         let tag = entityTag(of: bytes)
+        try checkIfMatch(request, tag: tag)
         var headers = extra
         headers[.eTag] = tag
         headers[.cacheControl] = cacheControl
@@ -30,13 +33,32 @@ enum JSONResponse {
 
     /// A JSON answer of a body already encoded, with its entity tag (``entityTag(of:)``):
     /// `304` when the request's `If-None-Match` names the tag.
-    static func make(body: ByteBuffer, tag: String, for request: Request) -> Response {
+    ///
+    /// - Throws: as ``checkIfMatch(_:tag:)``.
+    static func make(body: ByteBuffer, tag: String, for request: Request) throws -> Response {
+        try checkIfMatch(request, tag: tag)
         var headers: HTTPFields = [.eTag: tag, .cacheControl: cacheControl]
         if matches(request.headers[values: .ifNoneMatch], tag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// A read's `If-Match` (RFC 9110 13.1.1, 13.2.2: evaluated before the method, on reads
+    /// too): it holds when it is `*` or names `tag` (strong comparison).
+    ///
+    /// - Throws: `precondition-failed` when it names other tags only; `bad-request` when it
+    ///   is not `*` alone or a list of entity tags.
+    static func checkIfMatch(_ request: Request, tag: String) throws {
+        guard request.headers.contains(.ifMatch),
+            let tags = try WriteConditions.tags(request.headers[values: .ifMatch], weak: false, name: "If-Match"),
+            !tags.contains("*"), !tags.contains(tag)
+        else { return }
+        throw DataMediatorError(
+            .preconditionFailed,
+            "If-Match: the answer is no longer the one of that ETag (it is \(tag) now)."
+        )
     }
 
     /// A strong entity tag: the first 16 bytes of the body's SHA-256, quoted.

@@ -66,7 +66,7 @@ struct ChangeRoutes: Sendable {
                         + [("limit", query.limit), ("since", String(next))]
                 )
             }
-            return JSONResponse.make(changes.json(), for: request, headers: headers ?? [:])
+            return try JSONResponse.make(changes.json(), for: request, headers: headers ?? [:])
         }
         router.get("/lists/:list/events") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))

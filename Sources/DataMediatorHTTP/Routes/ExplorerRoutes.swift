@@ -70,7 +70,9 @@ struct ExplorerRoutes: Sendable {
                 )
             }
             let listsShown = readAccess.map { $0.accepts(request) } ?? true
-            return JSONResponse.make(listsShown ? index : routesOnly, for: request, headers: [.vary: "Accept"])
+            // With read tokens the lists shown depend on the token too.
+            let vary = readAccess == nil ? "Accept" : "Accept, Authorization"
+            return try JSONResponse.make(listsShown ? index : routesOnly, for: request, headers: [.vary: vary])
         }
         for (path, asset) in Self.assets {
             router.get(RouterPath(path)) { request, _ in

@@ -31,10 +31,10 @@ struct ListRoutes: Sendable {
     }
 
     func register<Context: RequestContext>(on router: Router<Context>) {
-        router.get("/lists") { request, _ in listsAnswer(request) }
+        router.get("/lists") { request, _ in try listsAnswer(request) }
         router.get("/lists/:list") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
-            return JSONResponse.make(
+            return try JSONResponse.make(
                 descriptions[adapter.definition.name] ?? adapter.definition.descriptionJSON(),
                 for: request
             )
@@ -54,14 +54,14 @@ struct ListRoutes: Sendable {
                 for: adapter.definition.name + "/" + view.binding,
                 try await adapter.sectionInfo(of: view)
             )
-            return JSONResponse.make(body: answer.body, tag: answer.tag, for: request)
+            return try JSONResponse.make(body: answer.body, tag: answer.tag, for: request)
         }
         for path in ["/lists", "/lists/:list", "/lists/:list/sections"] {
             MethodNotAllowed.register(RouterPath(path), on: router, registry: registry)
         }
     }
 
-    private func listsAnswer(_ request: Request) -> Response {
+    private func listsAnswer(_ request: Request) throws -> Response {
         var writer = JSONWriter(capacity: 256 * max(1, registry.adapters.count))
         writer.raw("{\"lists\":[")
         for (index, adapter) in registry.adapters.enumerated() {
@@ -69,7 +69,7 @@ struct ListRoutes: Sendable {
             adapter.definition.writeSummary(to: &writer)
         }
         writer.raw("]}")
-        return JSONResponse.make(writer.bytes, for: request)
+        return try JSONResponse.make(writer.bytes, for: request)
     }
 
     /// One item's place (`GET /lists/{list}/items/{id}`).
@@ -82,7 +82,7 @@ struct ListRoutes: Sendable {
         let query = try ListQuery(request, allowed: [.view])
         let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
         let location = try await adapter.locate(id: id, view: query.view, slice: slice)
-        return JSONResponse.make(location.json(), for: request)
+        return try JSONResponse.make(location.json(), for: request)
     }
 
     private func page<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
@@ -106,6 +106,6 @@ struct ListRoutes: Sendable {
         if let next = page.next { relations.append(("next", given + [limit, ("cursor", next)])) }
         if let prev = page.prev { relations.append(("prev", given + [limit, ("cursor", prev)])) }
         let headers = ListQuery.links(adapter.definition.href + "/items", relations)
-        return JSONResponse.make(page.json(), for: request, headers: headers)
+        return try JSONResponse.make(page.json(), for: request, headers: headers)
     }
 }

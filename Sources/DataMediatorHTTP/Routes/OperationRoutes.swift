@@ -20,7 +20,7 @@ struct OperationRoutes: Sendable {
             return Self.json(#"{"status":"ready"}"#)
         }
         router.get("/openapi.yaml") { request, _ in
-            JSONResponse.make(PackageResources.openapi_yaml, for: request, contentType: "application/yaml")
+            try JSONResponse.make(PackageResources.openapi_yaml, for: request, contentType: "application/yaml")
         }
         router.get("/problems/:slug") { _, context in
             let slug = context.parameters.get("slug") ?? ""

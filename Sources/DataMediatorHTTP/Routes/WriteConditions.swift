@@ -74,9 +74,12 @@ enum WriteConditions {
     ///   an unquoted `abc` as a tag no item has).
     static func tags(_ values: [String], weak: Bool, name: String) throws(Problem) -> Set<String>? {
         guard !values.isEmpty else { return nil }
-        let members = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        let members = values.flatMap(listMembers).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
-        if members == ["*"] { return ["*"] }
+        if values.count == 1, values[0].trimmingCharacters(in: .whitespaces) == "*" { return ["*"] }
+        guard !members.isEmpty else {
+            throw Problem(.badRequest, detail: "\(name) is empty; send \(name): * or the entity tags it names.")
+        }
         var tags = Set<String>()
         for member in members {
             let isWeak = member.hasPrefix("W/")
@@ -92,6 +95,25 @@ enum WriteConditions {
             tags.insert(tag)
         }
         return tags
+    }
+
+    /// The members of a list field (RFC 9110 5.6.1): split at commas outside quotes, since
+    /// an entity tag may hold a comma (`"a,b"`).
+    private static func listMembers(_ value: String) -> [Substring] {
+        var members: [Substring] = []
+        var start = value.startIndex
+        var quoted = false
+        for index in value.indices {
+            switch value[index] {
+            case "\"": quoted.toggle()
+            case "," where !quoted:
+                members.append(value[start..<index])
+                start = value.index(after: index)
+            default: break
+            }
+        }
+        members.append(value[start...])
+        return members
     }
 
     /// Whether `text` is an opaque tag: a quoted string of visible characters other than

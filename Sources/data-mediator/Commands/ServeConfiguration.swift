@@ -96,6 +96,19 @@ struct ServeConfiguration: Sendable {
         self.writeTokens = tokens("DATA_MEDIATOR_WRITE_TOKENS")
         self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
         self.corsOrigins = tokens("DATA_MEDIATOR_CORS_ORIGINS")
+        // An origin as a browser sends it (scheme://host[:port]); any other text never
+        // matches an `Origin`, and `null` (files, sandboxes) must not be trusted.
+        for origin in corsOrigins where origin != "*" {
+            guard let parts = URLComponents(string: origin), parts.scheme?.isEmpty == false,
+                parts.host?.isEmpty == false, parts.path.isEmpty, parts.query == nil, parts.fragment == nil,
+                parts.user == nil
+            else {
+                throw ValidationError(
+                    "DATA_MEDIATOR_CORS_ORIGINS names '\(origin)', which is not an origin: give it as a browser "
+                        + "sends it in Origin, scheme://host[:port] with no path (https://app.example), or *."
+                )
+            }
+        }
         self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
         self.databaseURL = text("DATA_MEDIATOR_DATABASE_URL")
         self.databaseReadURL = text("DATA_MEDIATOR_DATABASE_READ_URL")

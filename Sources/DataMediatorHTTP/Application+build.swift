@@ -92,7 +92,8 @@ public func buildRouter(
         middleware: ReadAccessMiddleware(
             access: BearerAccess(tokens: configuration.readTokens + configuration.writeTokens, action: "Reads"),
             isRequired: !configuration.readTokens.isEmpty,
-            scopedLists: Set(registry.adapters.filter { $0.definition.scope != nil }.map(\.definition.name))
+            scopedLists: Set(registry.adapters.filter { $0.definition.scope != nil }.map(\.definition.name)),
+            verify: configuration.claims
         )
     )
     // Each client's share of the routes that cost more than a page.

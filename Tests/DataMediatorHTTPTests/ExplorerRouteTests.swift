@@ -86,6 +86,10 @@ import Testing
             let tag = try #require(response.headers[.eTag])
             let again = try await client.execute(uri: path, method: .get, headers: [.ifNoneMatch: tag])
             #expect(again.status == .notModified)
+            // If-Match holds a read of the file to the tag it names.
+            #expect(try await client.execute(uri: path, method: .get, headers: [.ifMatch: tag]).status == .ok)
+            let stale = try await client.execute(uri: path, method: .get, headers: [.ifMatch: "\"x\""])
+            #expect(stale.status == .preconditionFailed)
             let head = try await client.execute(uri: path, method: .head)
             #expect(head.status == .ok)
             #expect(head.body.readableBytes == 0)

@@ -59,6 +59,40 @@ import Testing
             #expect(empty.status == .notFound)
             #expect(empty.headers[.contentType] == "application/problem+json")
             #expect(try await client.execute(uri: "/lists/notes/items", method: .get).status == .ok)
+            // Every method reads `/items//` as the item `/`, which the router reads as the
+            // collection: writes reach the item, POST is not served there.
+            let headers = WriteRouteTests.headers()
+            let patchedSlash = try await client.execute(
+                uri: "/lists/notes/items//",
+                method: .patch,
+                headers: headers,
+                body: WriteRouteTests.body(#"{"data": {"title": "slash"}}"#)
+            )
+            #expect(try Self.id(patchedSlash) == "/")
+            let post = try await client.execute(
+                uri: "/lists/notes/items//",
+                method: .post,
+                headers: headers,
+                body: WriteRouteTests.body(#"{"id": "p1", "data": {"title": "p"}}"#)
+            )
+            #expect(post.status == .methodNotAllowed && post.headers[.allow]?.contains("PUT") == true)
+            let options = try await client.execute(uri: "/lists/notes/items//", method: .options)
+            #expect(options.headers[.allow] == "GET, HEAD, OPTIONS, PUT, PATCH, DELETE")
+            #expect(
+                try await client.execute(uri: "/lists/notes/items//", method: .delete, headers: headers).status
+                    == .noContent
+            )
+            #expect(try await client.execute(uri: "/lists/notes/items/%2F", method: .get).status == .notFound)
+            // `.` and `..` are no ids: URLs resolve them away.
+            for id in [".", ".."] {
+                let dotted = try await client.execute(
+                    uri: "/lists/notes/items",
+                    method: .post,
+                    headers: headers,
+                    body: WriteRouteTests.body(#"{"id": "\#(id)", "data": {"title": "d"}}"#)
+                )
+                #expect(dotted.status == .unprocessableContent, "\(id)")
+            }
         }
     }
 }

@@ -55,4 +55,25 @@ import Testing
             #expect(plain.status == .unauthorized)
         }
     }
+
+    /// A scoped list's routes answer its JWT holders; without a token (nor a JWT) the
+    /// methods that are not its reads are 401 as everywhere else.
+    @Test func aScopedListTellsNothingWithoutAToken() async throws {
+        let fixture = try ScopedListTests.Fixture()
+        try await fixture.run(readTokens: ["reader"]) { client in
+            for (method, path) in [
+                (HTTPRequest.Method.options, "/lists/mine/items"), (.put, "/lists/mine/items"),
+                (HTTPRequest.Method(rawValue: "TRACE") ?? .get, "/lists/mine/items/1"), (.get, "/lists/mine/nope"),
+                (.options, "/lists/mine/sections"),
+            ] {
+                let answer = try await client.execute(uri: path, method: method)
+                #expect(answer.status == .unauthorized, "\(method) \(path)")
+            }
+            let ana = try await ScopedListTests.headers("ana")
+            #expect(
+                try await client.execute(uri: "/lists/mine/items", method: .options, headers: ana).status == .noContent
+            )
+            #expect(try await client.execute(uri: "/lists/mine/nope", method: .get, headers: ana).status == .notFound)
+        }
+    }
 }

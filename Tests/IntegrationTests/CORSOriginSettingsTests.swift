@@ -11,9 +11,17 @@ import Testing
         ])
         #expect(set.corsOrigins == ["https://app.example", "http://localhost:3000", "capacitor://localhost"])
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CORS_ORIGINS": "*"]).corsOrigins == ["*"])
+        // As a browser writes it: lowercase, without the scheme's default port.
+        let written = try ServeConfiguration.of([
+            "DATA_MEDIATOR_CORS_ORIGINS": "HTTPS://App.Example:443,http://a.example:80,http://a.example:8080"
+        ])
+        #expect(written.corsOrigins == ["https://app.example", "http://a.example", "http://a.example:8080"])
     }
 
-    @Test(arguments: ["notanorigin", "https://app.example/", "https://app.example/path", "null", "app.example:443"])
+    @Test(arguments: [
+        "notanorigin", "https://app.example/", "https://app.example/path", "null", "app.example:443",
+        "https://*.example", "https://a.example:99999", "https://a.example:", "http://münchen.example",
+    ])
     func anythingElseIsRefusedByName(value: String) {
         #expect {
             try ServeConfiguration.of(["DATA_MEDIATOR_CORS_ORIGINS": "https://ok.example," + value])

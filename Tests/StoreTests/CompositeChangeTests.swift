@@ -22,7 +22,7 @@ import Testing
             let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
             func list(_ name: String) throws -> ListAdapter {
                 try store.adapter(
-                    for: WritableSubject.definition(name),
+                    for: WritableSubject.definition(name, weighed: true),
                     source: StoreSource(kind: .table(name), fieldTypes: WritableSubject.fields),
                     signer: CursorSigner(secret: SampleList.secret)
                 )
@@ -214,5 +214,20 @@ import Testing
             #expect(answer.entries.map(\.id) == ["r/r-1", "r/0-first", "r:more"])
             #expect(answer.next == nil && answer.version == start + 151)
         }
+    }
+
+    /// A child's whole number of a `number` field is a number in the composite too (`7.0`),
+    /// in its pages and its changes, as the child shows it.
+    @Test func aChildsNumberFieldIsANumberInTheComposite() async throws {
+        let subject = try Subject()
+        let screen = try subject.screen(leftView: "flat", rightView: "weighed")
+        let start = try await screen.currentVersion()
+        let data: JSONValue = .object(["title": .string("w"), "score": .integer(1), "weight": .integer(7)])
+        _ = try await subject.right.create(body: .object(["id": .string("w1"), "data": data]))
+        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        let page = text(try await screen.page(view: nil, limit: "20", cursor: nil).json())
+        #expect(page.contains(#""weight":7.0"#), "\(page)")
+        let changes = text(try await screen.changes(view: nil, since: String(start), limit: nil).json())
+        #expect(changes.contains(#""weight":7.0"#), "\(changes)")
     }
 }

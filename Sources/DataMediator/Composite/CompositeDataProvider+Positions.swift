@@ -11,9 +11,20 @@ extension CompositeDataProvider {
                 entry.sectionTitle.map(JSONValue.string) ?? .null,
                 .string(entry.cell.type),
                 .string(entry.cell.rev),
-                entry.cell.data,
+                numbers(of: entry.cell.data, in: child),
             ]
         )
+    }
+
+    /// A child's cell data with its whole numbers of `number` fields made numbers again
+    /// (`7.0`), as the child shows them: the data comes back from the cell's JSON text, whose
+    /// `7.0` the parser reads as the whole number 7.
+    private static func numbers(of data: JSONValue, in child: CompositeChild) -> JSONValue {
+        guard case .list(let adapter, _) = child.content, case .object(var members) = data else { return data }
+        for (name, value) in members where adapter.definition.rules.types[name] == .number {
+            if case .integer(let whole) = value { members[name] = .number(Double(whole)) }
+        }
+        return .object(members)
     }
 
     static func position(child: Int, served: Int, inner: Position?) -> JSONValue {

@@ -4,13 +4,17 @@ import Hummingbird
 /// Puts every list route behind a bearer token when the server is configured with read
 /// tokens (write tokens read too); with none, reads are open. Writes check their own token;
 /// a request of another method to what is not served is `401` without a token too.
-/// The routes of a scoped list's items (`/lists/{list}/...`) are left to the list, which
-/// asks each caller for a JWT: its slice is theirs alone.
+/// The reads of a scoped list (`/lists/{list}/...`) are left to the list, which asks each
+/// caller for a JWT: its slice is theirs alone; there a valid JWT counts as a token for
+/// the rest (`OPTIONS`, what is not served).
 struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: BearerAccess
     let isRequired: Bool
     /// The names of the scoped lists.
     let scopedLists: Set<String>
+    /// Verifies a JWT (the `Authorization` field), as scoped lists do; nil when no key is
+    /// configured.
+    let verify: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
 
     func handle(
         _ request: Request,
@@ -19,24 +23,42 @@ struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws
         -> Response
     {
-        guard isRequired, !isScopedListRoute(request.uri.path) else { return try await next(request, context) }
+        guard isRequired else { return try await next(request, context) }
+        let scoped = isScopedListRoute(request.uri.path)
+        // GET and HEAD of a scoped list ask for the caller's JWT themselves.
+        if scoped, [.get, .head].contains(request.method) {
+            do {
+                return try await next(request, context)
+            } catch let error as any HTTPResponseError where [.notFound, .methodNotAllowed].contains(error.status) {
+                try await requireCredential(request, scoped: true)
+                throw error
+            }
+        }
         // OPTIONS too: its `Allow` (or `404`) tells what exists. A CORS preflight, which
         // carries no token, is answered before this, by the CORS middleware.
         if [.get, .head, .options].contains(request.method) {
-            try access.authorize(request)
+            try await requireCredential(request, scoped: scoped)
             return try await next(request, context)
         }
-        // Other methods answer as their routes do (a write checks its own token, a preflight
-        // carries none), but what is not served (404, 405) is 401 without a token: else
-        // `OPTIONS /lists/x` or `TRACE /nope` would tell an unknown caller what exists.
+        // Other methods answer as their routes do (a write checks its own token), but what
+        // is not served (404, 405) is 401 without a token: else `TRACE /nope` or `PUT
+        // /lists/x/items` would tell an unknown caller what exists.
         do {
             return try await next(request, context)
-        } catch let error as any HTTPResponseError
-            where [.notFound, .methodNotAllowed].contains(error.status) && !access.accepts(request)
-        {
-            try access.authorize(request)
+        } catch let error as any HTTPResponseError where [.notFound, .methodNotAllowed].contains(error.status) {
+            try await requireCredential(request, scoped: scoped)
             throw error
         }
+    }
+
+    /// Passes a request with a read (or write) token, or on a scoped list's route a valid
+    /// JWT.
+    ///
+    /// - Throws: `unauthorized` otherwise.
+    private func requireCredential(_ request: Request, scoped: Bool) async throws {
+        if access.accepts(request) { return }
+        if scoped, let verify, (try? await verify(request.headers[.authorization])) != nil { return }
+        try access.authorize(request)
     }
 
     /// Whether `path` is below a scoped list's own path (`/lists/{list}/items`, ...).

@@ -59,7 +59,7 @@ struct ExplorerRoutes: Sendable {
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/") { request, _ in
             if AcceptNegotiation.prefersHTML(request.headers[values: .accept]) {
-                return Self.answer(
+                return try Self.answer(
                     Self.page,
                     for: request,
                     headers: [
@@ -76,7 +76,7 @@ struct ExplorerRoutes: Sendable {
         }
         for (path, asset) in Self.assets {
             router.get(RouterPath(path)) { request, _ in
-                Self.answer(asset, for: request, headers: [.xContentTypeOptions: "nosniff"])
+                try Self.answer(asset, for: request, headers: [.xContentTypeOptions: "nosniff"])
             }
         }
         for path in ["/"] + Self.assets.keys.sorted() {
@@ -86,7 +86,8 @@ struct ExplorerRoutes: Sendable {
 
     /// A `200` with the asset, or `304` when `If-None-Match` names its tag. Browsers keep
     /// it and revalidate: a new binary may serve other bytes at the same path.
-    private static func answer(_ asset: Asset, for request: Request, headers extra: HTTPFields) -> Response {
+    private static func answer(_ asset: Asset, for request: Request, headers extra: HTTPFields) throws -> Response {
+        try JSONResponse.checkIfMatch(request, tag: asset.tag)
         var headers = extra
         headers[.eTag] = asset.tag
         headers[.cacheControl] = JSONResponse.cacheControl

@@ -20,6 +20,8 @@ struct WriteRoutes: Sendable {
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.post("/lists/:list/items") { request, context in
+            // `/items/` and `/items//` name items (the empty id, `/`): not the collection.
+            if try ListQuery.itemID(request) != nil { throw try notServed(request, context, item: true) }
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
             let key = try Self.idempotencyKey(request)
             try await WriteConditions.checkCollection(of: request, adapter: adapter, scope: scope)
@@ -28,51 +30,58 @@ struct WriteRoutes: Sendable {
             let written = try await adapter.create(body: body, idempotencyKey: key, caller: caller, scope: scope)
             return answer(written, adapter: adapter, request: request, status: .created)
         }
-        router.put("/lists/:list/items/**") { request, context in
-            let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
-            let id = try ListQuery.itemID(request) ?? ""
-            let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
-            let written = try await adapter.replace(id: id, body: body, scope: scope, condition: condition)
-            return answer(written, adapter: adapter, request: request, status: written.created ? .created : .ok)
-        }
-        router.patch("/lists/:list/items/**") { request, context in
-            let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
-            let id = try ListQuery.itemID(request) ?? ""
-            let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
-            let written = try await adapter.patch(id: id, body: body, scope: scope, condition: condition)
-            return answer(written, adapter: adapter, request: request, status: .ok)
-        }
-        router.delete("/lists/:list/items/**") { request, context in
-            let (adapter, _, scope) = try await prepare(request, context, readsBody: false)
-            let id = try ListQuery.itemID(request) ?? ""
-            let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
-            _ = try await adapter.delete(id: id, scope: scope, condition: condition)
-            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
-        }
-        // Methods that never write on these routes.
-        for (path, methods) in [
-            ("/lists/:list/items", [HTTPRequest.Method.put, .patch, .delete]), ("/lists/:list/items/**", [.post]),
-        ] {
-            for method in methods {
-                router.on(RouterPath(path), method: method) { request, context -> Response in
-                    let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
-                    let allow = MethodNotAllowed.allow(items: adapter, item: method == .post)
-                    throw Problem(
-                        .methodNotAllowed,
-                        detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
-                        headers: [.allow: allow]
-                    )
-                }
+        for method in [HTTPRequest.Method.put, .patch, .delete] {
+            router.on("/lists/:list/items/**", method: method) { request, context in
+                try await write(request, context)
             }
-            let item = path.hasSuffix("**")
-            router.on(RouterPath(path), method: .options) { _, context -> Response in
+            // The router reads `/items/` and `/items//` as the collection; they name items.
+            router.on("/lists/:list/items", method: method) { request, context -> Response in
+                guard try ListQuery.itemID(request) != nil else { throw try notServed(request, context, item: false) }
+                return try await write(request, context)
+            }
+        }
+        router.on("/lists/:list/items/**", method: .post) { request, context -> Response in
+            throw try notServed(request, context, item: true)
+        }
+        for path in ["/lists/:list/items", "/lists/:list/items/**"] {
+            router.on(RouterPath(path), method: .options) { request, context -> Response in
                 let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+                let item = try path.hasSuffix("**") || ListQuery.itemID(request) != nil
                 return Response(
                     status: .noContent,
                     headers: [.allow: MethodNotAllowed.allow(items: adapter, item: item)]
                 )
             }
         }
+    }
+
+    /// `PUT`, `PATCH` or `DELETE` of the item the path names.
+    private func write<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
+        let (adapter, body, scope) = try await prepare(request, context, readsBody: request.method != .delete)
+        let id = try ListQuery.itemID(request) ?? ""
+        let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
+        switch request.method {
+        case .put:
+            let written = try await adapter.replace(id: id, body: body, scope: scope, condition: condition)
+            return answer(written, adapter: adapter, request: request, status: written.created ? .created : .ok)
+        case .patch:
+            let written = try await adapter.patch(id: id, body: body, scope: scope, condition: condition)
+            return answer(written, adapter: adapter, request: request, status: .ok)
+        default:
+            _ = try await adapter.delete(id: id, scope: scope, condition: condition)
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+    }
+
+    /// The `405` of a method the collection (or an item, `item`) route does not serve.
+    private func notServed<Context: RequestContext>(_ request: Request, _ context: Context, item: Bool) throws -> Problem {
+        let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+        let allow = MethodNotAllowed.allow(items: adapter, item: item)
+        return Problem(
+            .methodNotAllowed,
+            detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
+            headers: [.allow: allow]
+        )
     }
 
     /// The list's adapter, the request's JSON body and the slice the caller may write (nil:

@@ -95,20 +95,7 @@ struct ServeConfiguration: Sendable {
         }
         self.writeTokens = tokens("DATA_MEDIATOR_WRITE_TOKENS")
         self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
-        self.corsOrigins = tokens("DATA_MEDIATOR_CORS_ORIGINS")
-        // An origin as a browser sends it (scheme://host[:port]); any other text never
-        // matches an `Origin`, and `null` (files, sandboxes) must not be trusted.
-        for origin in corsOrigins where origin != "*" {
-            guard let parts = URLComponents(string: origin), parts.scheme?.isEmpty == false,
-                parts.host?.isEmpty == false, parts.path.isEmpty, parts.query == nil, parts.fragment == nil,
-                parts.user == nil
-            else {
-                throw ValidationError(
-                    "DATA_MEDIATOR_CORS_ORIGINS names '\(origin)', which is not an origin: give it as a browser "
-                        + "sends it in Origin, scheme://host[:port] with no path (https://app.example), or *."
-                )
-            }
-        }
+        self.corsOrigins = try tokens("DATA_MEDIATOR_CORS_ORIGINS").map(Self.origin)
         self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
         self.databaseURL = text("DATA_MEDIATOR_DATABASE_URL")
         self.databaseReadURL = text("DATA_MEDIATOR_DATABASE_READ_URL")
@@ -201,5 +188,30 @@ struct ServeConfiguration: Sendable {
     /// take turns on the cores.
     static var defaultEventLoopThreads: Int {
         max(1, System.coreCount / 2)
+    }
+
+    /// A configured CORS origin as a browser sends it in `Origin`: `*`, or scheme://host[:port]
+    /// with the scheme and host in lowercase and the scheme's default port left out (the
+    /// origin is compared as text). Anything that no browser sends (a path, `null`, a
+    /// wildcard host, a name that is not ASCII, a port out of range) would never match.
+    ///
+    /// - Throws: `ValidationError` naming the value.
+    static func origin(_ value: String) throws -> String {
+        if value == "*" { return value }
+        let refused = ValidationError(
+            "DATA_MEDIATOR_CORS_ORIGINS names '\(value)', which is not an origin: give it as a browser sends it "
+                + "in Origin, scheme://host[:port] with no path (https://app.example), or *."
+        )
+        guard let parts = URLComponents(string: value), let scheme = parts.scheme?.lowercased(), !scheme.isEmpty,
+            let host = parts.host?.lowercased(), !host.isEmpty, parts.path.isEmpty, parts.query == nil,
+            parts.fragment == nil, parts.user == nil, !value.hasSuffix(":"),
+            host.unicodeScalars.allSatisfy({ $0.isASCII && $0 != "*" })
+        else { throw refused }
+        var port = ""
+        if let number = parts.port {
+            guard (1...65535).contains(number) else { throw refused }
+            if !(scheme == "https" && number == 443) && !(scheme == "http" && number == 80) { port = ":\(number)" }
+        }
+        return scheme + "://" + host + port
     }
 }

@@ -74,7 +74,11 @@ struct WriteRoutes: Sendable {
     }
 
     /// The `405` of a method the collection (or an item, `item`) route does not serve.
-    private func notServed<Context: RequestContext>(_ request: Request, _ context: Context, item: Bool) throws -> Problem {
+    private func notServed<Context: RequestContext>(
+        _ request: Request,
+        _ context: Context,
+        item: Bool
+    ) throws -> Problem {
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         let allow = MethodNotAllowed.allow(items: adapter, item: item)
         return Problem(

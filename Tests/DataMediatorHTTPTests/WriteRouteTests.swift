@@ -376,6 +376,15 @@ import Testing
             )
             let named = try #require(try HTTPTestSupport.json(both)["errors"] as? [[String: String]])
             #expect(Set(named.compactMap { $0["field"] }) == ["extra", "score", "title"])
+            // A patch's too, by type (its merged item is held to the rest).
+            let patch = try await client.execute(
+                uri: "/lists/notes/items/n1",
+                method: .patch,
+                headers: Self.headers(),
+                body: Self.body(#"{"data": {"score": "x", "colour": 1}, "extra": 1}"#)
+            )
+            let patchNamed = try #require(try HTTPTestSupport.json(patch)["errors"] as? [[String: String]])
+            #expect(Set(patchNamed.compactMap { $0["field"] }) == ["extra", "score", "colour"])
         }
     }
 }

@@ -91,7 +91,10 @@ extension ListAdapter {
         condition: WriteCondition? = nil
     ) async throws -> WrittenItem {
         let writer = try requireWriter()
-        var (_, changes) = try Self.fields(of: body, allowingID: false)
+        // A patch's fields are checked by type here, when the body's shape is wrong too (the
+        // merged item meets every rule later): one answer names every bad field.
+        let types = FieldRules(types: definition.rules.types, keyFields: definition.rules.keyFields)
+        var (_, changes) = try Self.fields(of: body, allowingID: false, rules: scope == nil ? types : nil)
         try Self.requireStorable(id)
         if let scope, changes[scope.field] != nil { changes = try scope.confine(changes) }
         let rules = definition.rules

@@ -62,9 +62,9 @@ public final class ServerProcess: @unchecked Sendable {
 
     private func waitUntilListening() async throws {
         let deadline = ContinuousClock.now + .seconds(120)
-        while port == 0 {
-            guard process.isRunning else { throw ServerProcessError.exited(log) }
-            guard ContinuousClock.now < deadline else { throw ServerProcessError.timedOut(log) }
+        while true {
+            // The log is read before the deadline is looked at: a test process whose threads
+            // were all busy elsewhere may wake this loop long after the server listened.
             // Standard error is a file, not a terminal: one JSON object a line.
             for line in log.split(separator: "\n") {
                 guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -72,6 +72,9 @@ public final class ServerProcess: @unchecked Sendable {
                 else { continue }
                 port = Int(text) ?? 0
             }
+            if port != 0 { return }
+            guard process.isRunning else { throw ServerProcessError.exited(log) }
+            guard ContinuousClock.now < deadline else { throw ServerProcessError.timedOut(log) }
             try await Task.sleep(for: .milliseconds(50))
         }
     }

@@ -37,6 +37,11 @@ import Testing
         ("/lists/sample/items?vi%ZZew=flat", 400, "bad-request"),
         ("/lists/sample/items?vi%65w=flat&vi%65w=flat", 400, "bad-request"),
         ("/nowhere", 404, "not-found"),
+        // `/lists` and a list's description take no parameters: any is refused, as the
+        // other list routes refuse those they do not take.
+        ("/lists?foo=1", 400, "unknown-parameter"),
+        ("/lists/sample?view=nope", 400, "unknown-parameter"),
+        ("/lists/nope?view=x", 404, "unknown-list"),
     ]
 
     @Test(arguments: cases)

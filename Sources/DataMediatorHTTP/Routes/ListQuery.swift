@@ -53,6 +53,19 @@ struct ListQuery {
         since = first(.since)
     }
 
+    /// Refuses any query parameter of a list route that takes none (`/lists`,
+    /// `/lists/{list}`), as the routes with parameters refuse the ones they do not take;
+    /// names that begin with `_` are ignored (cache busters).
+    ///
+    /// - Throws: `unknown-parameter` naming the first; `bad-request` for a query that is not
+    ///   valid percent-encoded UTF-8.
+    static func refuseAny(_ request: Request) throws {
+        let names = try QueryString.pairs(of: request.uri.query).map(\.name).filter { !$0.hasPrefix("_") }
+        if let name = names.first {
+            throw DataMediatorError(.unknownParameter, "This route takes no parameter '\(name)'; it takes none.")
+        }
+    }
+
     /// The slice the request selects in `adapter`'s view: the view's parameters from the
     /// query, and the caller's claims when the list is scoped.
     ///

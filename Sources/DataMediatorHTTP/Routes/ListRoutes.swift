@@ -31,9 +31,13 @@ struct ListRoutes: Sendable {
     }
 
     func register<Context: RequestContext>(on router: Router<Context>) {
-        router.get("/lists") { request, _ in try listsAnswer(request) }
+        router.get("/lists") { request, _ in
+            try ListQuery.refuseAny(request)
+            return try listsAnswer(request)
+        }
         router.get("/lists/:list") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
+            try ListQuery.refuseAny(request)
             return try JSONResponse.make(
                 descriptions[adapter.definition.name] ?? adapter.definition.descriptionJSON(),
                 for: request

@@ -29,6 +29,41 @@ enum MethodNotAllowed {
         return allow(items: adapter, item: segments.count > 3)
     }
 
+    /// Throws `unknownList` when `context`'s path names a list (`:list`) that `registry`
+    /// does not hold; nothing without a registry or a list in the path.
+    ///
+    private static func requireList<Context: RequestContext>(_ context: Context, in registry: ListRegistry?) throws {
+        guard let registry, context.parameters.get("list") != nil else { return }
+        _ = try registry.adapter(named: try ListQuery.path(context, "list"))
+    }
+
+    /// The `OPTIONS` answer of a read route.
+    private static func options<Context: RequestContext>(
+        _ context: Context,
+        in registry: ListRegistry?
+    ) throws
+        -> Response
+    {
+        try requireList(context, in: registry)
+        return Response(status: .noContent, headers: [.allow: allow])
+    }
+
+    /// The `405` of a method a read route does not serve (a `404` for an unknown list).
+    /// Synchronous, like ``requireList(_:in:)``: route closures that only throw after a
+    /// call that throws crashed the release compiler (Swift 6.3, splitting the coroutine).
+    private static func notServed<Context: RequestContext>(
+        _ request: Request,
+        _ context: Context,
+        in registry: ListRegistry?
+    ) throws -> Response {
+        try requireList(context, in: registry)
+        throw Problem(
+            .methodNotAllowed,
+            detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
+            headers: [.allow: allow]
+        )
+    }
+
     /// `OPTIONS` and `405` answers at a read route's `path`; with `registry`, a path naming a
     /// list (`:list`) that does not exist is `404`, as its `GET` is.
     static func register<Context: RequestContext>(
@@ -36,22 +71,12 @@ enum MethodNotAllowed {
         on router: Router<Context>,
         registry: ListRegistry? = nil
     ) {
-        @Sendable func requireList(_ context: Context) throws {
-            guard let registry, context.parameters.get("list") != nil else { return }
-            _ = try registry.adapter(named: try ListQuery.path(context, "list"))
-        }
         router.on(path, method: .options) { _, context -> Response in
-            try requireList(context)
-            return Response(status: .noContent, headers: [.allow: allow])
+            try options(context, in: registry)
         }
         for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
             router.on(path, method: method) { request, context -> Response in
-                try requireList(context)
-                throw Problem(
-                    .methodNotAllowed,
-                    detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
-                    headers: [.allow: allow]
-                )
+                try notServed(request, context, in: registry)
             }
         }
     }

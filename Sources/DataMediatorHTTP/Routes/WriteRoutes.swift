@@ -21,7 +21,7 @@ struct WriteRoutes: Sendable {
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.post("/lists/:list/items") { request, context in
             // `/items/` and `/items//` name items (the empty id, `/`): not the collection.
-            if try ListQuery.itemID(request) != nil { throw try notServed(request, context, item: true) }
+            if try ListQuery.itemID(request) != nil { return try notServed(request, context, item: true) }
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
             let key = try Self.idempotencyKey(request)
             try await WriteConditions.checkCollection(of: request, adapter: adapter, scope: scope)
@@ -36,12 +36,12 @@ struct WriteRoutes: Sendable {
             }
             // The router reads `/items/` and `/items//` as the collection; they name items.
             router.on("/lists/:list/items", method: method) { request, context -> Response in
-                guard try ListQuery.itemID(request) != nil else { throw try notServed(request, context, item: false) }
+                guard try ListQuery.itemID(request) != nil else { return try notServed(request, context, item: false) }
                 return try await write(request, context)
             }
         }
         router.on("/lists/:list/items/**", method: .post) { request, context -> Response in
-            throw try notServed(request, context, item: true)
+            try notServed(request, context, item: true)
         }
         for path in ["/lists/:list/items", "/lists/:list/items/**"] {
             router.on(RouterPath(path), method: .options) { request, context -> Response in
@@ -73,15 +73,18 @@ struct WriteRoutes: Sendable {
         }
     }
 
-    /// The `405` of a method the collection (or an item, `item`) route does not serve.
+    /// Throws the `405` of a method the collection (or an item, `item`) route does not
+    /// serve. It returns nothing, but is typed as a route's answer so that route closures
+    /// call it and return: closures that only throw after a call that throws crashed the
+    /// release compiler (Swift 6.3, splitting the coroutine).
     private func notServed<Context: RequestContext>(
         _ request: Request,
         _ context: Context,
         item: Bool
-    ) throws -> Problem {
+    ) throws -> Response {
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         let allow = MethodNotAllowed.allow(items: adapter, item: item)
-        return Problem(
+        throw Problem(
             .methodNotAllowed,
             detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
             headers: [.allow: allow]

@@ -57,9 +57,14 @@ enum MethodNotAllowed {
         in registry: ListRegistry?
     ) throws -> Response {
         try requireList(context, in: registry)
-        throw Problem(
+        throw problem(request.method, allow: allow)
+    }
+
+    /// The `405` problem of `method` where the route serves `allow`, with its `Allow`.
+    static func problem(_ method: HTTPRequest.Method, allow: String) -> Problem {
+        Problem(
             .methodNotAllowed,
-            detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
+            detail: "\(method.rawValue) is not served here; this route answers \(allow).",
             headers: [.allow: allow]
         )
     }

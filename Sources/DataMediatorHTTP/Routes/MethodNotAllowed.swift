@@ -57,14 +57,9 @@ enum MethodNotAllowed {
         in registry: ListRegistry?
     ) throws -> Response {
         try requireList(context, in: registry)
-        throw problem(request.method, allow: allow)
-    }
-
-    /// The `405` problem of `method` where the route serves `allow`, with its `Allow`.
-    static func problem(_ method: HTTPRequest.Method, allow: String) -> Problem {
-        Problem(
+        throw Problem(
             .methodNotAllowed,
-            detail: "\(method.rawValue) is not served here; this route answers \(allow).",
+            detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
             headers: [.allow: allow]
         )
     }

@@ -84,7 +84,11 @@ struct WriteRoutes: Sendable {
     ) throws -> Response {
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         let allow = MethodNotAllowed.allow(items: adapter, item: item)
-        throw MethodNotAllowed.problem(request.method, allow: allow)
+        throw Problem(
+            .methodNotAllowed,
+            detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
+            headers: [.allow: allow]
+        )
     }
 
     /// The list's adapter, the request's JSON body and the slice the caller may write (nil:

@@ -112,6 +112,38 @@ public final class WindowQueries: Sendable {
         return (sql.joined(separator: " UNION ALL "), parts.flatMap(\.arguments))
     }
 
+    /// The one statement that reads the window on both sides of `start`
+    /// (``DataProvider/window(of:at:inclusive:before:from:)``): the ranges of the view
+    /// reversed from `start` (up to `before` rows each, the rows the other side leaves out)
+    /// and the ranges of the view from it (up to `from` rows each), joined by `UNION ALL`,
+    /// with the values of its placeholders. The limits are bound (`bindingLimits`: one
+    /// text for every limit, for a store that caches statements by text) or written in
+    /// (``limited(_:limit:)``). The rows come in no promised order; the reader sorts them
+    /// out by position (``SQLListReader/split(_:at:inclusive:in:before:from:version:)``).
+    public func both(
+        of view: View,
+        at start: Position,
+        inclusive: Bool,
+        before: Int,
+        from: Int,
+        bindingLimits: Bool
+    ) -> (sql: String, arguments: [JSONValue]) {
+        let parts =
+            queries(of: view.reversed, from: start, inclusive: !inclusive).map { ($0, before) }
+            + queries(of: view, from: start, inclusive: inclusive).map { ($0, from) }
+        var sql: [String] = []
+        var arguments: [JSONValue] = []
+        for (index, (query, limit)) in parts.enumerated() {
+            let part =
+                bindingLimits
+                ? (sql: query.sql, arguments: query.arguments + [.integer(Int64(max(0, limit)))])
+                : Self.limited(query, limit: limit)
+            sql.append("SELECT * FROM (\(part.sql)) AS dm_range_\(index)")
+            arguments += part.arguments
+        }
+        return (sql.joined(separator: " UNION ALL "), arguments)
+    }
+
     /// The one statement that reads the items around the row `item` selects (a condition
     /// on the id, and its arguments): the rows before it, nearest first, then the rows from
     /// it in view order, each side a row-value range of the view's index beyond the row's

@@ -262,8 +262,7 @@ import Testing
                 list: "screen",
                 view: try screen.definition.view(named: nil).cursorBinding,
                 position: Position([.array([.integer(1), .integer(0), .array([.integer(1)])])]),
-                inclusive: false,
-                continuing: nil
+                inclusive: false
             )
         )
         let error = await #expect(throws: DataMediatorError.self) {

@@ -19,13 +19,12 @@ import Testing
 
     /// A cursor in the sample view, after a position with a `null` key; `view` is what it
     /// binds to (the view's cursor binding unless given).
-    func sampleCursor(continuing: String?, view binding: String? = nil) -> Cursor {
+    func sampleCursor(view binding: String? = nil) -> Cursor {
         Cursor(
             list: SampleList.name,
             view: binding ?? view.cursorBinding,
             position: Position([.string("a"), .null, .string("x")]),
-            inclusive: false,
-            continuing: continuing
+            inclusive: false
         )
     }
 
@@ -39,7 +38,7 @@ import Testing
     }
 
     /// A view sorted by one field of each kind of value, and a cursor in it holding each
-    /// kind, inclusive and continuing a section.
+    /// kind, inclusive.
     func everyKindOfValue(binding: String? = nil) -> (view: View, cursor: Cursor) {
         let values: [JSONValue] = [
             .null, .bool(true), .integer(-9_007_199_254_740_993), .number(0.1), .string("a.b/c é \"q\""),
@@ -55,8 +54,7 @@ import Testing
             list: "l",
             view: binding ?? wide.cursorBinding,
             position: Position(values + [.string("id-1")]),
-            inclusive: true,
-            continuing: "s/1"
+            inclusive: true
         )
         return (wide, cursor)
     }
@@ -87,8 +85,8 @@ import Testing
     }
 
     @Test func tokensAreTheDocumentedBytes() throws {
-        let sample = sampleCursor(continuing: "s/1", view: view.name)
-        let sampleToken = "AQIGc2FtcGxlCGJ5X2dyb3VwA3MvMQMFAWEABQF4.sSFTDT5sPf395UmZZrH_9BvTFtQANy4kIs13GRc7fdM"
+        let sample = sampleCursor(view: view.name)
+        let sampleToken = "AQAGc2FtcGxlCGJ5X2dyb3VwAwUBYQAFAXg.GKrWpPcZCNVbxzXTE44QSIly5Nf9c0DGs-7pzAUMycg"
         #expect(signer.sign(sample) == sampleToken)
         // A token that binds the view's name alone (as before cursors bound the view's
         // definition) is genuine, and refused as one of an earlier definition.
@@ -100,13 +98,13 @@ import Testing
 
         let (_, every) = everyKindOfValue(binding: "wide")
         let everyToken =
-            "AQMBbAR3aWRlA3MvMQYAAgOBgICAgICAIASas-bMmbPm3D8FDGEuYi9jIMOpICJxIgUEaWQtMQ"
-            + "._KJBhhYcP4IEWjwPjyvQHFWm4wLUVI90rNM1Q7rlwbM"
+            "AQEBbAR3aWRlBgACA4GAgICAgIAgBJqz5syZs-bcPwUMYS5iL2Mgw6kgInEiBQRpZC0x"
+            + ".XkTG7HHyh67GkGvFlVtwGmxC0wPBPR3J3NETfiyE330"
         #expect(signer.sign(every) == everyToken)
     }
 
     @Test func aCursorOfAnEarlierDefinitionOfTheViewIsRefused() throws {
-        let token = signer.sign(sampleCursor(continuing: nil))
+        let token = signer.sign(sampleCursor())
         #expect(code(of: token) == nil)
         let base = SampleList.views[0]
         let changes = [
@@ -146,7 +144,7 @@ import Testing
 
     @Test func everyChangedCharacterIsRefused() throws {
         let token = signer.sign(
-            sampleCursor(continuing: "a")
+            sampleCursor()
         )
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
         var characters = Array(token)
@@ -162,7 +160,7 @@ import Testing
 
     @Test func truncatedEmptyOrExtendedCursorsAreRefused() throws {
         let token = signer.sign(
-            sampleCursor(continuing: nil)
+            sampleCursor()
         )
         for length in [0, 1, token.count / 2, token.count - 1] {
             #expect(code(of: String(token.prefix(length))) == .badCursor)
@@ -179,7 +177,7 @@ import Testing
     }
 
     @Test func aForgedCursorIsRefused() throws {
-        let cursor = sampleCursor(continuing: nil)
+        let cursor = sampleCursor()
         let forged = CursorSigner(secret: Array("another-secret-entirely".utf8)).sign(cursor)
         #expect(code(of: forged) == .badCursor)
         // A payload someone wrote by hand, with a signature taken from a genuine cursor.
@@ -196,7 +194,7 @@ import Testing
 
     @Test func aCursorOfAnotherListOrViewIsAMismatch() throws {
         let token = signer.sign(
-            sampleCursor(continuing: nil)
+            sampleCursor()
         )
         #expect(code(of: token, list: "other") == .cursorMismatch)
         #expect(code(of: token, view: SampleList.views[1]) == .cursorMismatch)
@@ -208,8 +206,7 @@ import Testing
                 list: SampleList.name,
                 view: view.cursorBinding,
                 position: Position([.string("a")]),
-                inclusive: false,
-                continuing: nil
+                inclusive: false
             )
         )
         #expect(code(of: token) == .badCursor)

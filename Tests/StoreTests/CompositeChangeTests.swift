@@ -230,4 +230,29 @@ import Testing
         let changes = text(try await screen.changes(view: nil, since: String(start), limit: nil).json())
         #expect(changes.contains(#""weight":7.0"#), "\(changes)")
     }
+
+    /// A composite's page read from a `next` says whether its first section began before it
+    /// as the children are when it is read (API.md, rule 2), as any list's page does.
+    @Test func aCompositePageFromANextSeesDeletesBeforeIt() async throws {
+        let subject = try Subject()
+        let screen = try subject.screen(leftView: "flat", rightView: "flat")
+        for (id, score) in [("l1", 1), ("l2", 2), ("l3", 3)] {
+            let data: JSONValue = .object(["title": .string(id), "score": .integer(Int64(score))])
+            _ = try await subject.left.create(body: .object(["id": .string(id), "data": data]))
+        }
+        let first = try await screen.page(view: nil, limit: "2", cursor: nil)
+        #expect(first.items.map(\.id) == ["hi/1", "l/l1"])
+        let next = try #require(first.next)
+        var page = try await screen.page(view: nil, limit: "2", cursor: next)
+        #expect(page.items.map(\.id) == ["l/l2", "l/l3"])
+        #expect(page.sections.first?.continues == true)
+        _ = try await subject.left.delete(id: "l1")
+        page = try await screen.page(view: nil, limit: "2", cursor: next)
+        #expect(page.items.map(\.id) == ["l/l2", "l/l3"])
+        // The static section precedes it; the left child's section begins on this page.
+        #expect(page.sections.first?.continues == false)
+        let prev = try #require(page.prev)
+        #expect(try await screen.page(view: nil, limit: "2", cursor: prev).items.map(\.id) == ["hi/1"])
+    }
+
 }

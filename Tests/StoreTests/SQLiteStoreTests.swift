@@ -70,6 +70,42 @@ import Testing
         }
     }
 
+    /// A page read from a cursor reads the item before it with its items, in one statement
+    /// of index seeks on both sides of the cursor's position, with no sort, whether the
+    /// view's windows are one range or several.
+    @Test(
+        "a page read from a cursor is one statement of index seeks on both sides of its position",
+        arguments: SampleList.views
+    )
+    func aCursorPageSeeksBothSidesInOneStatement(view: View) throws {
+        let fixture = try SQLiteFixture()
+        let provider = try fixture.provider()
+        let items = SampleList.expectedOrder(SampleList.items(), view: view)
+        for index in [0, items.count / 2, items.count - 1] {
+            for inclusive in [false, true] {
+                let statement = provider.reader.windows.both(
+                    of: view,
+                    at: view.position(of: items[index]),
+                    inclusive: inclusive,
+                    before: 1,
+                    from: 8,
+                    bindingLimits: true
+                )
+                #expect(!statement.sql.contains("OFFSET") && !statement.sql.contains("COUNT"))
+                let steps = try fixture.store.queryPlan(statement.sql, statement.arguments)
+                let compound = ["COMPOUND", "LEFT-MOST", "UNION ALL", "CO-ROUTINE", "SCALAR SUBQUERY", "REUSE"]
+                let reads = steps.filter { step in
+                    !compound.contains { step.hasPrefix($0) } && !step.hasPrefix("SCAN dm_range_")
+                        && !step.contains(ServiceTables.versions)
+                }
+                let plan = reads.joined(separator: "; ")
+                #expect(reads.count >= 2, "\(plan)")
+                #expect(reads.allSatisfy { $0.hasPrefix("SEARCH") }, "\(statement.sql): \(plan)")
+                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+            }
+        }
+    }
+
     /// Page reads never wait for the reader pool on a thread the rest of the process
     /// needs: many pages at once with lookups that hold readers across awaits finish (a
     /// page that waited for a reader on a cooperative thread once starved them all).

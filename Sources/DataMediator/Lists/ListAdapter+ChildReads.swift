@@ -92,8 +92,7 @@ extension ListAdapter {
                 list: definition.name,
                 view: view.cursorBinding,
                 position: entry.position,
-                inclusive: false,
-                continuing: entry.sectionID
+                inclusive: false
             )
         )
     }

@@ -44,25 +44,40 @@ extension ListAdapter {
         return try await page(of: view, limit: limit, from: cursor)
     }
 
-    /// The page that starts the view (no cursor) or that a forward cursor leads to.
+    /// The page that starts the view (no cursor) or that a forward cursor leads to: from a
+    /// cursor, with the one item before the page, read with it, which tells whether the
+    /// page has a `prev` and whether its first section `continues` (API.md, rules 2 and 8).
     private func page(of view: View, limit: Int, from cursor: Cursor?) async throws -> Page {
-        let window = try await provider.window(
-            of: view,
-            from: cursor?.position,
-            inclusive: cursor?.inclusive ?? false,
-            limit: limit + 1
-        )
-        let before: Mediator.Edge = cursor == nil || cursor?.startsView == true ? .end : .held
+        let items: [Item]
+        let version: Int64
+        let preceding: Item?
+        if let cursor {
+            let window = try await provider.window(
+                of: view,
+                at: cursor.position,
+                inclusive: cursor.inclusive,
+                before: 1,
+                from: limit + 1
+            )
+            items = window.from
+            version = window.version
+            preceding = window.before.first
+        } else {
+            let window = try await provider.window(of: view, from: nil, inclusive: false, limit: limit + 1)
+            items = window.items
+            version = window.version
+            preceding = nil
+        }
         return mediator.page(
             list: definition.name,
             view: view,
             presenter: presenter(for: view),
             limit: limit,
-            items: Array(window.items.prefix(limit)),
-            version: window.version,
-            continuing: cursor?.continuing,
-            before: before,
-            after: window.items.count > limit ? .more : .end,
+            items: Array(items.prefix(limit)),
+            version: version,
+            continuing: preceding.map(view.sectionID(of:)),
+            before: preceding == nil ? .end : .held,
+            after: items.count > limit ? .more : .end,
             anchor: cursor.map { Mediator.Anchor(position: $0.position, includesItem: !$0.inclusive) }
         )
     }
@@ -145,9 +160,7 @@ extension ListAdapter {
             list: definition.name,
             view: view.cursorBinding,
             position: view.position(of: location.item),
-            inclusive: true,
-            continuing: location.itemIndex > 0 ? section.id : nil,
-            startsView: location.position == 0
+            inclusive: true
         )
         return ItemLocation(
             list: definition.name,

@@ -1,5 +1,9 @@
-/// A place to continue a view from: the keyset position, the direction to read in, the
-/// list and view it belongs to, and the section a page starting there continues.
+/// A place to continue a view from: the keyset position, the direction to read in, and
+/// the list and view it belongs to.
+///
+/// It holds nothing of what was around the position when it was made: a page read from it
+/// learns from the items as they are then whether anything precedes it and whether its
+/// first section began before it (API.md, rules 2 and 8).
 ///
 /// Clients see cursors only as opaque signed tokens (``CursorSigner``).
 public struct Cursor: Sendable, Hashable {
@@ -12,16 +16,9 @@ public struct Cursor: Sendable, Hashable {
     /// Whether the page holds the position's item (a located item) rather than starting
     /// past it.
     public let inclusive: Bool
-    /// The id of the section the item before the page belongs to, so the page's first
-    /// section `continues` when it is the same; nil when nothing precedes the page. A
-    /// backward cursor holds none: its page reads the item before it to know.
-    public let continuing: String?
     /// Whether the page holds the items before the position (a page's `prev`) rather than
     /// the items after it.
     public let backward: Bool
-    /// Whether nothing preceded the position's item when the cursor was made (a located
-    /// item's cursor at the view's first item): its page then has no `prev`.
-    public let startsView: Bool
 
     /// Creates a cursor.
     public init(
@@ -29,16 +26,12 @@ public struct Cursor: Sendable, Hashable {
         view: String,
         position: Position,
         inclusive: Bool,
-        continuing: String?,
-        backward: Bool = false,
-        startsView: Bool = false
+        backward: Bool = false
     ) {
         self.list = list
         self.view = view
         self.position = position
         self.inclusive = inclusive
-        self.continuing = continuing
         self.backward = backward
-        self.startsView = startsView
     }
 }

@@ -1,10 +1,14 @@
 /// The bytes a cursor token signs: a compact binary form of a ``Cursor``.
 ///
-/// Layout: a format byte (1); a flags byte (bit 0 inclusive, bit 1 has a continued
-/// section, bit 2 backward, bit 3 starts the view); the list, the view and, when present, the continued section, each as a
-/// length-prefixed UTF-8 string; the number of position values and each value as a kind
-/// byte and its data. Lengths are LEB128 varints; integers are zigzag varints; reals their
-/// IEEE 754 bits.
+/// Layout: a format byte (1); a flags byte (bit 0 inclusive, bit 2 backward); the list
+/// and the view, each as a length-prefixed UTF-8 string; the number of position values and
+/// each value as a kind byte and its data. Lengths are LEB128 varints; integers are zigzag
+/// varints; reals their IEEE 754 bits.
+///
+/// Cursors issued before pages read their surroundings live also held the section the
+/// page continued (bit 1, a string after the view) and whether it started the view (bit
+/// 3); they still decode, and those parts are skipped: cursors stay valid across
+/// versions of the service as across restarts.
 enum CursorPayload {
     private static let format: UInt8 = 1
 
@@ -22,13 +26,11 @@ enum CursorPayload {
     static func encode(_ cursor: Cursor) -> [UInt8] {
         var bytes: [UInt8] = [
             format,
-            (cursor.inclusive ? 1 : 0) | (cursor.continuing != nil ? 2 : 0) | (cursor.backward ? 4 : 0)
-                | (cursor.startsView ? 8 : 0),
+            (cursor.inclusive ? 1 : 0) | (cursor.backward ? 4 : 0),
         ]
         bytes.reserveCapacity(64)
         appendString(cursor.list, to: &bytes)
         appendString(cursor.view, to: &bytes)
-        if let continuing = cursor.continuing { appendString(continuing, to: &bytes) }
         appendVarint(UInt64(cursor.position.values.count), to: &bytes)
         for value in cursor.position.values {
             switch value {
@@ -59,11 +61,8 @@ enum CursorPayload {
         guard reader.byte() == format, let flags = reader.byte(), flags & ~15 == 0,
             let list = reader.string(), let view = reader.string()
         else { return nil }
-        var continuing: String?
-        if flags & 2 != 0 {
-            guard let section = reader.string() else { return nil }
-            continuing = section
-        }
+        // An earlier cursor's continued section (bit 1) is read past.
+        if flags & 2 != 0, reader.string() == nil { return nil }
         guard let count = reader.varint(), count <= 64 else { return nil }
         var values: [JSONValue] = []
         for _ in 0..<count {
@@ -92,9 +91,7 @@ enum CursorPayload {
             view: view,
             position: Position(values),
             inclusive: flags & 1 != 0,
-            continuing: continuing,
-            backward: flags & 4 != 0,
-            startsView: flags & 8 != 0
+            backward: flags & 4 != 0
         )
     }
 

@@ -77,7 +77,6 @@ public struct Mediator: Sendable {
                 view: view.cursorBinding,
                 position: position,
                 inclusive: shown.isEmpty && anchor?.includesItem == true,
-                continuing: nil,
                 backward: true
             )
             let token = signer.sign(cursor)
@@ -108,8 +107,7 @@ public struct Mediator: Sendable {
                 list: list,
                 view: view.cursorBinding,
                 position: position,
-                inclusive: shown.isEmpty && anchor?.includesItem == true,
-                continuing: shown.isEmpty ? nil : sectionIDs.last
+                inclusive: shown.isEmpty && anchor?.includesItem == true
             )
             let token = signer.sign(cursor)
             next = token

@@ -19,6 +19,24 @@ public protocol DataProvider: Sendable {
     /// read backward costs what one read forward costs.
     func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window
 
+    /// The items on both sides of `start`: up to `from` items after it (at or after it
+    /// when `inclusive`), in view order, and up to `before` of the rest before them,
+    /// nearest first, read from one snapshot where the provider can.
+    ///
+    /// A page read with a forward cursor takes one item before it this way: whether
+    /// anything precedes the page and whether its first section began before it are
+    /// answered by the items as they are when the page is read (API.md, rules 2 and 8),
+    /// not as they were when the cursor was made. The default reads the two windows, each
+    /// in its own snapshot; a store answers it in one statement.
+    func window(
+        of view: View,
+        at start: Position,
+        inclusive: Bool,
+        before: Int,
+        from: Int
+    ) async throws
+        -> AnchoredWindow
+
     /// The items around the one with `id`: up to `before` items before it, nearest first,
     /// and up to `from` items from it on (the item first), read from one snapshot where
     /// the provider can; nil when no item with that id passes the view's filter.
@@ -58,11 +76,12 @@ public struct Window: Sendable, Hashable {
     }
 }
 
-/// The items on both sides of one item of a view (``DataProvider/window(of:around:before:from:)``).
+/// The items on both sides of one item of a view (``DataProvider/window(of:around:before:from:)``)
+/// or of a position (``DataProvider/window(of:at:inclusive:before:from:)``).
 public struct AnchoredWindow: Sendable, Hashable {
-    /// The items before the item, nearest first.
+    /// The items before the item (or the position's side), nearest first.
     public let before: [Item]
-    /// The item and the items after it, in view order.
+    /// The item and the items after it (or those after the position), in view order.
     public let from: [Item]
     /// The source's change counter at the snapshot (the earliest, when read in several).
     public let version: Int64
@@ -76,6 +95,25 @@ public struct AnchoredWindow: Sendable, Hashable {
 }
 
 extension DataProvider {
+    /// Reads the window before `start` (the items that the window from it leaves out) and
+    /// the window from it, each in its own snapshot: the earlier version of the two, so
+    /// that replaying the changes after it can only repeat a change the items already show.
+    public func window(
+        of view: View,
+        at start: Position,
+        inclusive: Bool,
+        before: Int,
+        from: Int
+    ) async throws -> AnchoredWindow {
+        let preceding = try await window(of: view, before: start, inclusive: !inclusive, limit: before)
+        let following = try await window(of: view, from: start, inclusive: inclusive, limit: from)
+        return AnchoredWindow(
+            before: preceding.items,
+            from: following.items,
+            version: min(preceding.version, following.version)
+        )
+    }
+
     /// Locates the item and reads the windows on both sides of it, each in its own
     /// snapshot: the earliest version of the three, so that replaying the changes after it
     /// can only repeat a change the items already show.

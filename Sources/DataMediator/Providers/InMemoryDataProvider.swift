@@ -83,6 +83,23 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         try await state.withLock(\.snapshot).window(of: view, before: start, inclusive: inclusive, limit: limit)
     }
 
+    /// The items on both sides of `start`, from one snapshot.
+    public func window(
+        of view: View,
+        at start: Position,
+        inclusive: Bool,
+        before: Int,
+        from: Int
+    ) async throws -> AnchoredWindow {
+        try await state.withLock(\.snapshot).window(
+            of: view,
+            at: start,
+            inclusive: inclusive,
+            before: before,
+            from: from
+        )
+    }
+
     /// The items around the one with `id`, from the current snapshot.
     public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
         try await state.withLock(\.snapshot).window(of: view, around: id, before: before, from: from)

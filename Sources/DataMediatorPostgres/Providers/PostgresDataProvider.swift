@@ -91,6 +91,39 @@ public struct PostgresDataProvider: SQLDataProvider {
         }
     }
 
+    /// The items on both sides of `start` (a page read with a forward cursor and the item
+    /// before it): one statement, both sides and the store's version, as a forward page is
+    /// read; as both SQL stores read it for a list over a query.
+    public func window(
+        of view: View,
+        at start: Position,
+        inclusive: Bool,
+        before: Int,
+        from: Int
+    ) async throws -> AnchoredWindow {
+        guard reader.viewsAreIndexed else {
+            return try await readWindow(of: view, at: start, inclusive: inclusive, before: before, from: from)
+        }
+        let statement = reader.windows.both(
+            of: view,
+            at: start,
+            inclusive: inclusive,
+            before: before,
+            from: from,
+            bindingLimits: false
+        )
+        let window = try await window(statement, orderedBy: nil)
+        return reader.split(
+            window.items,
+            at: start,
+            inclusive: inclusive,
+            in: view,
+            before: before,
+            from: from,
+            version: window.version
+        )
+    }
+
     /// The items around the one with `id`: for a view whose windows are one index range,
     /// one statement (both sides, found from the item's sort keys, with the store's
     /// version), as a forward page is read; otherwise as both SQL stores read it, in one

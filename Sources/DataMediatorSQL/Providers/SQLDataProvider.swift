@@ -62,6 +62,28 @@ extension SQLDataProvider {
         return try await reader.window(of: view, around: id, before: before, from: from)
     }
 
+    /// The items on both sides of `start` as both SQL stores read them, in one snapshot (a
+    /// query list's from its kept result), for a store whose own faster way does not apply.
+    public func readWindow(
+        of view: View,
+        at start: Position,
+        inclusive: Bool,
+        before: Int,
+        from: Int
+    ) async throws -> AnchoredWindow {
+        if let kept = try await reader.keptQuery(view) {
+            let window = try await kept.provider.window(
+                of: view,
+                at: start,
+                inclusive: inclusive,
+                before: before,
+                from: from
+            )
+            return AnchoredWindow(before: window.before, from: window.from, version: kept.version)
+        }
+        return try await reader.window(of: view, at: start, inclusive: inclusive, before: before, from: from)
+    }
+
     /// A window of a query list's kept result; nil for a list that keeps none (a table,
     /// or a query naming no tables), which the store reads its own way.
     public func keptWindow(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window? {

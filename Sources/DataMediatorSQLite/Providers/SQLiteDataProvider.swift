@@ -53,6 +53,46 @@ public struct SQLiteDataProvider: SQLDataProvider {
         return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
     }
 
+    /// The items on both sides of `start` (a page read with a forward cursor and the item
+    /// before it): one statement on a page reader, both sides and the version, as a forward
+    /// page is read; through ``reader`` for a query list, when every page reader is busy,
+    /// or when neither side has a row to carry the version.
+    public func window(
+        of view: View,
+        at start: Position,
+        inclusive: Bool,
+        before: Int,
+        from: Int
+    ) async throws -> AnchoredWindow {
+        if reader.viewsAreIndexed, before > 0 || from > 0 {
+            let statement = reader.windows.both(
+                of: view,
+                at: start,
+                inclusive: inclusive,
+                before: before,
+                from: from,
+                bindingLimits: true
+            )
+            let arguments = statement.arguments.map(\.databaseValue)
+            if let answer = try pageReaders.read({ db in
+                try fetch(db, sql: statement.sql, arguments: arguments, expected: max(0, before) + max(0, from))
+            }),
+                let version = answer.version
+            {
+                return reader.split(
+                    answer.items,
+                    at: start,
+                    inclusive: inclusive,
+                    in: view,
+                    before: before,
+                    from: from,
+                    version: version
+                )
+            }
+        }
+        return try await readWindow(of: view, at: start, inclusive: inclusive, before: before, from: from)
+    }
+
     /// The items around the one with `id`, in one snapshot on a page reader, as a forward
     /// page is read: for a view whose windows are one index range, one statement (both
     /// sides, found from the item's sort keys, with the version); otherwise the item by its

@@ -37,7 +37,18 @@ import Testing
         #expect(page.sections.first?.continues == true)
         #expect(page.prev != nil)
 
-        // b1 deleted: alpha's a1 precedes, so beta starts on this page.
+        // b1 moved to gamma: the cursor's position holds no item now, and alpha's a1
+        // precedes the page, so beta starts on it.
+        _ = try await adapter.replace(
+            id: "b1",
+            body: .object(["data": .object(["group": .string("gamma"), "score": .integer(0)])])
+        )
+        page = try await Self.page(adapter, next)
+        #expect(page.items.map(\.id) == ["b2", "b3"])
+        #expect(page.sections.first?.continues == false)
+        #expect(page.prev != nil)
+
+        // b1 deleted: the same.
         _ = try await adapter.delete(id: "b1")
         page = try await Self.page(adapter, next)
         #expect(page.items.map(\.id) == ["b2", "b3"])

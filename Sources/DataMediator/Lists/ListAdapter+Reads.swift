@@ -48,27 +48,55 @@ extension ListAdapter {
     /// cursor, with the one item before the page, read with it, which tells whether the
     /// page has a `prev` and whether its first section `continues` (API.md, rules 2 and 8).
     private func page(of view: View, limit: Int, from cursor: Cursor?) async throws -> Page {
-        let items: [Item]
-        let version: Int64
-        let preceding: Item?
-        if let cursor {
-            let window = try await provider.window(
-                of: view,
-                at: cursor.position,
-                inclusive: cursor.inclusive,
-                before: 1,
-                from: limit + 1
-            )
-            items = window.from
-            version = window.version
-            preceding = window.before.first
-        } else {
+        guard let cursor else {
             let window = try await provider.window(of: view, from: nil, inclusive: false, limit: limit + 1)
-            items = window.items
-            version = window.version
-            preceding = nil
+            return page(of: view, limit: limit, items: window.items, version: window.version, from: nil, preceding: nil)
         }
-        return mediator.page(
+        if !cursor.inclusive {
+            // The item before the page is most often the cursor's own (the last item of the
+            // page before, unchanged): read from it on, one row more, it is the first row.
+            let window = try await provider.window(of: view, from: cursor.position, inclusive: true, limit: limit + 2)
+            if let first = window.items.first, view.compare(view.position(of: first), cursor.position) == 0 {
+                return page(
+                    of: view,
+                    limit: limit,
+                    items: Array(window.items.dropFirst()),
+                    version: window.version,
+                    from: cursor,
+                    preceding: first
+                )
+            }
+        }
+        // It is gone, moved or never was (a located item's cursor): the item before the
+        // page is read on the other side of the position, in the snapshot of the page's items.
+        let window = try await provider.window(
+            of: view,
+            at: cursor.position,
+            inclusive: cursor.inclusive,
+            before: 1,
+            from: limit + 1
+        )
+        return page(
+            of: view,
+            limit: limit,
+            items: window.from,
+            version: window.version,
+            from: cursor,
+            preceding: window.before.first
+        )
+    }
+
+    /// A forward page of `items` (up to `limit + 1`: one more tells whether more follow),
+    /// read from `cursor`, and `preceding`, the item before them when there is one.
+    private func page(
+        of view: View,
+        limit: Int,
+        items: [Item],
+        version: Int64,
+        from cursor: Cursor?,
+        preceding: Item?
+    ) -> Page {
+        mediator.page(
             list: definition.name,
             view: view,
             presenter: presenter(for: view),

@@ -255,4 +255,41 @@ import Testing
         #expect(try await screen.page(view: nil, limit: "2", cursor: prev).items.map(\.id) == ["hi/1"])
     }
 
+    /// A capped child shows its first items as they are when a page is read: a cursor
+    /// inside it resumes by position among them, so an item a write pushed past the cap is
+    /// not served, and the page says what precedes it from the items as they are.
+    @Test func aCursorInsideACappedChildFollowsItsFirstItemsAsTheyAre() async throws {
+        let subject = try Subject()
+        let screen = try subject.screen(leftView: "flat", rightView: "flat", rightCap: 3)
+        func score(_ id: String, _ score: Int64) async throws {
+            let data: JSONValue = .object(["title": .string(id), "score": .integer(score)])
+            _ = try await subject.right.replace(id: id, body: .object(["data": data]))
+        }
+        for (id, value) in [("r1", 1), ("r2", 2), ("r3", 3), ("r4", 4)] { try await score(id, Int64(value)) }
+        let first = try await screen.page(view: nil, limit: "3", cursor: nil)
+        #expect(first.items.map(\.id) == ["hi/1", "mid/1", "r/r1"])
+        let next = try #require(first.next)
+        var page = try await screen.page(view: nil, limit: "3", cursor: next)
+        #expect(page.items.map(\.id) == ["r/r2", "r/r3", "r:more"])
+        #expect(page.sections.first?.continues == true)
+
+        // r1 moved past the cap: the child shows r2, r3, r4, all after the cursor's place,
+        // and nothing of it precedes the page.
+        try await score("r1", 10)
+        page = try await screen.page(view: nil, limit: "3", cursor: next)
+        #expect(page.items.map(\.id) == ["r/r2", "r/r3", "r/r4"])
+        #expect(page.sections.first?.continues == false)
+        let prev = try #require(page.prev)
+        #expect(try await screen.page(view: nil, limit: "3", cursor: prev).items.map(\.id) == ["hi/1", "mid/1"])
+
+        // r0 and r00 written first: r3 is pushed past the cap and is served no more.
+        try await score("r0", 0)
+        try await score("r00", 0)
+        page = try await screen.page(view: nil, limit: "3", cursor: next)
+        #expect(page.items.map(\.id) == ["r/r2", "r:more"])
+        let walk = try await SampleList.walk(screen, view: nil, limit: 2)
+        #expect(walk.items.map(\.id) == ["hi/1", "mid/1", "r/r0", "r/r00", "r/r2", "r:more"])
+        #expect(walk.violations == [])
+    }
+
 }

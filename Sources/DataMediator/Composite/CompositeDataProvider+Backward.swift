@@ -107,11 +107,23 @@ extension CompositeDataProvider {
         {
             items.append(more)
         }
-        // The items shown up to the starting point: as many as were served up to it (its
-        // own included when the read includes it), never past what the child shows now.
+        // The items shown before the starting point (at it too when the read includes it):
+        // found by position among the items the child shows now; a point past the cap is
+        // its `more` cell, which follows them all.
         var end = items.count
         if let point {
-            end = min(items.count, max(0, point.served - (point.inclusive ? 0 : 1)))
+            if point.served > cap {
+                end = min(items.count, cap + (point.inclusive ? 1 : 0))
+            } else if let inner = point.inner {
+                guard inner.values.count == view.sort.count else { throw Self.badCursor() }
+                end =
+                    shown.prefix { entry in
+                        let order = view.compare(entry.position, inner)
+                        return order < 0 || (order == 0 && point.inclusive)
+                    }.count
+            } else {
+                end = 0
+            }
         }
         return (Array(items[max(0, end - limit)..<end].reversed()), read.version)
     }

@@ -158,60 +158,82 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
 
     /// Up to `limit` items after (or from) `start`, walking the children in order.
     ///
-    /// A capped child with `more` is read one item past its cap when the page reaches the
-    /// cap, so whether its `more` cell follows is known without another read; the page's
-    /// version takes what its reads of list children carried, and asks only the others.
+    /// A capped list child is read from its start, its cap and one item more (caps are a
+    /// screen's few rows), and resumed by position among the items it shows now: a write
+    /// that pushes an item out of its first items or moves one within them is seen by the
+    /// next page read, as any list's page sees it. The page's version takes what its reads
+    /// of list children carried, and asks only the others.
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         var resume = try Resume(start, inclusive: inclusive, childCount: children.count)
         var items: [Item] = []
         var known = [Int64?](repeating: nil, count: children.count)
-        // The last entry shown of the child being read, and whether it has items past its cap.
-        var reachedCap: (last: ListEntry, hasMore: Bool)?
         while items.count < limit, resume.child < children.count {
             let child = children[resume.child]
-            if let cap = child.cap, resume.served >= cap {
-                let more: Item?
-                if resume.served != cap || !child.more {
-                    more = nil
-                } else if let reachedCap {
-                    more = reachedCap.hasMore ? moreItem(of: resume, after: reachedCap.last) : nil
-                } else {
-                    more = try await moreItem(of: resume)
-                }
-                if let more {
-                    items.append(more)
-                    resume.served += 1
-                } else {
-                    resume.nextChild()
-                }
-                reachedCap = nil
+            if let cap = child.cap, case .list(let adapter, let childView) = child.content {
+                if let inner = resume.inner, inner.values.count != childView.sort.count { throw Self.badCursor() }
+                let read = try await adapter.entryWindow(of: childView, from: nil, inclusive: false, limit: cap + 1)
+                known[resume.child] = max(known[resume.child] ?? read.version, read.version)
+                items += cappedItems(of: resume, read.entries, cap: cap, view: childView, limit: limit - items.count)
+                resume.nextChild()
                 continue
             }
-            let toCap = child.cap.map { $0 - resume.served }
-            let take = min(limit - items.count, toCap ?? Int.max)
-            let peek = child.more && toCap == take
+            if let cap = child.cap, resume.served >= cap {
+                resume.nextChild()
+                continue
+            }
+            let take = min(limit - items.count, child.cap.map { $0 - resume.served } ?? Int.max)
             let read = try await self.entries(
                 of: child,
                 from: resume.inner,
                 inclusive: resume.innerInclusive,
-                limit: peek ? take + 1 : take
+                limit: take
             )
             if let version = read.version { known[resume.child] = max(known[resume.child] ?? version, version) }
-            let entries = read.entries.prefix(take)
-            for entry in entries {
+            for entry in read.entries.prefix(take) {
                 resume.served += 1
                 items.append(Self.item(entry, child: child, index: resume.child, served: resume.served))
                 resume.inner = entry.position
                 resume.innerInclusive = false
             }
-            if entries.count < take {
-                resume.nextChild()
-                reachedCap = nil
-            } else if peek, let last = entries.last {
-                reachedCap = (last, read.entries.count > take)
-            }
+            if read.entries.count < take { resume.nextChild() }
         }
         return Window(items: items, version: try await currentVersion(knowing: known))
+    }
+
+    /// Up to `limit` of what the capped list child `resume` stands at shows from `resume` on:
+    /// its first `cap` of `entries` (read from its start, one more than its cap) after the
+    /// entry `resume` names (from it when inclusive), found by position in `view`, then its
+    /// `more` cell when it has one and more items. A `resume` past the cap names the `more`
+    /// cell: from it, only that cell.
+    private func cappedItems(of resume: Resume, _ entries: [ListEntry], cap: Int, view: View, limit: Int) -> [Item] {
+        let child = children[resume.child]
+        let shown = Array(entries.prefix(cap))
+        // How many items the cursor had passed, its own counted (Resume leaves an inclusive
+        // start's own item uncounted).
+        let passed = resume.served + (resume.innerInclusive ? 1 : 0)
+        var first = 0
+        if passed > cap {
+            first = shown.count
+        } else if let inner = resume.inner {
+            first =
+                shown.firstIndex { entry in
+                    let order = view.compare(entry.position, inner)
+                    return order > 0 || (order == 0 && resume.innerInclusive)
+                } ?? shown.count
+        }
+        var items = shown.enumerated().dropFirst(first).prefix(limit).map { offset, entry in
+            Self.item(entry, child: child, index: resume.child, served: offset + 1)
+        }
+        let afterMore = passed > cap && !resume.innerInclusive
+        if items.count < limit, child.more, entries.count > cap, !afterMore, let last = shown.last,
+            let more = moreItem(
+                of: Resume(child: resume.child, served: cap, inner: last.position, innerInclusive: false),
+                after: last
+            )
+        {
+            items.append(more)
+        }
+        return items
     }
 
     /// The composite's version: the greatest of its children's. Children that change
@@ -271,18 +293,6 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             }
             return (entries, nil)
         }
-    }
-
-    /// The `more` cell of the capped child `resume` stands at, or nil when the child has
-    /// nothing past its cap (two reads: a page that starts at the cap has not read the child).
-    private func moreItem(of resume: Resume) async throws -> Item? {
-        let child = children[resume.child]
-        guard case .list(let adapter, let view) = child.content,
-            let last = resume.inner,
-            try await !adapter.entries(of: view, from: last, inclusive: false, limit: 1).isEmpty,
-            let lastEntry = try await adapter.entries(of: view, from: last, inclusive: true, limit: 1).first
-        else { return nil }
-        return moreItem(of: resume, after: lastEntry)
     }
 
     /// The `more` cell of the capped list child `resume` stands at, continuing its list

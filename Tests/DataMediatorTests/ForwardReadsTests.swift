@@ -3,9 +3,9 @@ import DataMediatorTesting
 import Synchronization
 import Testing
 
-/// What a page read from a forward cursor asks its provider for: one window while the
-/// cursor's item is where it was (the item before the page is the first row read, so a
-/// page costs one read), and the window on both sides of the position when it is not.
+/// What a page read from a cursor asks its provider for: one window while the cursor's
+/// item is where it was (the item beyond the page is the first row read, so a page costs
+/// one read), and the window on both sides of the position when it is not.
 @Suite struct ForwardReadsTests {
     /// A provider that records which windows are asked for.
     final class RecordingProvider: DataProvider, SectionInfoProvider {
@@ -22,7 +22,7 @@ import Testing
         }
 
         func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-            reads.withLock { $0.append("before") }
+            reads.withLock { $0.append(inclusive ? "before, inclusive" : "before") }
             return try await inner.window(of: view, before: start, inclusive: inclusive, limit: limit)
         }
 
@@ -74,6 +74,20 @@ import Testing
         #expect(without.reads.withLock { $0 } == ["from, inclusive", "at"])
         #expect(again.items.map(\.id) == second.items.map(\.id))
         #expect(again.prev != nil)
+
+        // Back from the second page: one read while its first item stays, two without it.
+        let prev = try #require(second.prev)
+        provider.reads.withLock { $0 = [] }
+        let back = try await adapter.page(view: view, limit: "3", cursor: prev)
+        #expect(provider.reads.withLock { $0 } == ["before, inclusive"])
+        #expect(back.items.map(\.id) == first.items.map(\.id))
+        #expect(back.next != nil)
+        let head = second.items[0].id
+        let withoutHead = RecordingProvider(items.filter { $0["id"].idString != head })
+        let backAgain = try await Self.adapter(withoutHead).page(view: view, limit: "3", cursor: prev)
+        #expect(withoutHead.reads.withLock { $0 } == ["before, inclusive", "at"])
+        #expect(backAgain.items.map(\.id) == first.items.map(\.id))
+        #expect(backAgain.next != nil)
 
         // A located item's page reads both sides at once: its item is on the page.
         let located = try await adapter.locate(id: second.items[0].id, view: view)

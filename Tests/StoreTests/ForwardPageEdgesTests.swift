@@ -1,11 +1,11 @@
 import DataMediator
 import Testing
 
-/// A page read with a forward cursor says what precedes it as the items are when it is
-/// read, on every writable store (API.md, rules 2 and 8): `prev` is null exactly when
-/// nothing precedes its first item, and its first section `continues` exactly when that
-/// section began before the page, however the items before the cursor's position changed
-/// since the cursor was made.
+/// A page read with a cursor says what lies beyond it as the items are when it is read,
+/// on every writable store (API.md, rules 2, 3, 7 and 8): from a `next`, `prev` is null
+/// exactly when nothing precedes its first item, and its first section `continues` exactly
+/// when that section began before the page; from a `prev`, `next` is null exactly when
+/// nothing follows it; however the items changed since the cursor was made.
 @Suite struct ForwardPageEdgesTests {
     static func item(_ id: String, _ group: String, _ score: Int64) -> JSONValue {
         .object(["id": .string(id), "data": .object(["group": .string(group), "score": .integer(score)])])
@@ -105,4 +105,46 @@ import Testing
         let prev = try #require(page.prev)
         #expect(try await adapter.page(view: "by_group", limit: "2", cursor: prev).items.map(\.id) == ["m0"])
     }
+
+    @Test(
+        "a page read from a prev has a next exactly while items follow it",
+        arguments: WritableKind.allCases
+    )
+    func backwardPagesReadWhatFollowsThem(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let adapter = subject.adapter
+        for (id, score) in [("m1", 8), ("m2", 6), ("m3", 4), ("m4", 2), ("m5", 1)] {
+            _ = try await adapter.create(body: Self.item(id, "beta", Int64(score)))
+        }
+        let first = try await Self.page(adapter, nil)
+        let after = try #require(first.next)
+        let second = try await Self.page(adapter, after)
+        #expect(second.items.map(\.id) == ["m3", "m4"])
+        let prev = try #require(second.prev)
+        var page = try await Self.page(adapter, prev)
+        #expect(page.items.map(\.id) == ["m1", "m2"])
+        #expect(page.next != nil)
+
+        // The cursor's own item gone, m4 still follows.
+        _ = try await adapter.delete(id: "m3")
+        page = try await Self.page(adapter, prev)
+        #expect(page.items.map(\.id) == ["m1", "m2"])
+        let next = try #require(page.next)
+        #expect(try await Self.page(adapter, next).items.map(\.id) == ["m4", "m5"])
+
+        // Nothing follows: no next, as on any last page.
+        for id in ["m4", "m5"] { _ = try await adapter.delete(id: id) }
+        page = try await Self.page(adapter, prev)
+        #expect(page.items.map(\.id) == ["m1", "m2"])
+        #expect(page.next == nil)
+        #expect(!page.sections.contains { $0.kind == .loading })
+
+        // Every item gone: the empty list's page (API.md, rule 7).
+        for id in ["m1", "m2"] { _ = try await adapter.delete(id: id) }
+        page = try await Self.page(adapter, prev)
+        #expect(page.sections.isEmpty)
+        #expect(page.next == nil)
+        #expect(page.prev == nil)
+    }
+
 }

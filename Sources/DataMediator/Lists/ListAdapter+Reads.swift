@@ -111,26 +111,51 @@ extension ListAdapter {
     }
 
     /// The page a backward cursor (a page's `prev`) leads to: the `limit` items before its
-    /// position, in view order, and one more read to tell whether more precede and whether
-    /// the page's first section began before it.
+    /// position, in view order, one more to tell whether more precede and whether the
+    /// page's first section began before it, and the item after the page, which tells
+    /// whether it has a `next` (null when nothing follows it now, as on any last page).
     private func page(of view: View, limit: Int, before cursor: Cursor) async throws -> Page {
-        let window = try await provider.window(
-            of: view,
-            before: cursor.position,
-            inclusive: cursor.inclusive,
-            limit: limit + 1
-        )
-        let more = window.items.count > limit
+        var nearest: [Item]?
+        var version: Int64 = 0
+        var follows = true
+        if !cursor.inclusive {
+            // The item after the page is most often the cursor's own (the first item of the
+            // page it came from): read back from it inclusively, one row more, it is the first.
+            let window = try await provider.window(
+                of: view,
+                before: cursor.position,
+                inclusive: true,
+                limit: limit + 2
+            )
+            if let first = window.items.first, view.compare(view.position(of: first), cursor.position) == 0 {
+                nearest = Array(window.items.dropFirst())
+                version = window.version
+            }
+        }
+        if nearest == nil {
+            let window = try await provider.window(
+                of: view,
+                at: cursor.position,
+                inclusive: !cursor.inclusive,
+                before: limit + 1,
+                from: 1
+            )
+            nearest = window.before
+            version = window.version
+            follows = !window.from.isEmpty
+        }
+        let items = nearest ?? []
+        let more = items.count > limit
         return mediator.page(
             list: definition.name,
             view: view,
             presenter: presenter(for: view),
             limit: limit,
-            items: Array(window.items.prefix(limit).reversed()),
-            version: window.version,
-            continuing: more ? view.sectionID(of: window.items[limit]) : nil,
+            items: Array(items.prefix(limit).reversed()),
+            version: version,
+            continuing: more ? view.sectionID(of: items[limit]) : nil,
             before: more ? .more : .end,
-            after: .held,
+            after: follows ? .held : .end,
             anchor: Mediator.Anchor(position: cursor.position, includesItem: !cursor.inclusive)
         )
     }

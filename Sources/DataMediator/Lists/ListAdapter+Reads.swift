@@ -56,14 +56,14 @@ extension ListAdapter {
             // The item before the page is most often the cursor's own (the last item of the
             // page before, unchanged): read from it on, one row more, it is the first row.
             let window = try await provider.window(of: view, from: cursor.position, inclusive: true, limit: limit + 2)
-            if let first = window.items.first, view.compare(view.position(of: first), cursor.position) == 0 {
+            if Self.startsAt(cursor, window.items, in: view) {
                 return page(
                     of: view,
                     limit: limit,
                     items: Array(window.items.dropFirst()),
                     version: window.version,
                     from: cursor,
-                    preceding: first
+                    preceding: window.items.first
                 )
             }
         }
@@ -115,9 +115,6 @@ extension ListAdapter {
     /// page's first section began before it, and the item after the page, which tells
     /// whether it has a `next` (null when nothing follows it now, as on any last page).
     private func page(of view: View, limit: Int, before cursor: Cursor) async throws -> Page {
-        var nearest: [Item]?
-        var version: Int64 = 0
-        var follows = true
         if !cursor.inclusive {
             // The item after the page is most often the cursor's own (the first item of the
             // page it came from): read back from it inclusively, one row more, it is the first.
@@ -127,24 +124,44 @@ extension ListAdapter {
                 inclusive: true,
                 limit: limit + 2
             )
-            if let first = window.items.first, view.compare(view.position(of: first), cursor.position) == 0 {
-                nearest = Array(window.items.dropFirst())
-                version = window.version
+            if Self.startsAt(cursor, window.items, in: view) {
+                return page(
+                    of: view,
+                    limit: limit,
+                    nearest: Array(window.items.dropFirst()),
+                    version: window.version,
+                    before: cursor,
+                    follows: true
+                )
             }
         }
-        if nearest == nil {
-            let window = try await provider.window(
-                of: view,
-                at: cursor.position,
-                inclusive: !cursor.inclusive,
-                before: limit + 1,
-                from: 1
-            )
-            nearest = window.before
-            version = window.version
-            follows = !window.from.isEmpty
-        }
-        let items = nearest ?? []
+        let window = try await provider.window(
+            of: view,
+            at: cursor.position,
+            inclusive: !cursor.inclusive,
+            before: limit + 1,
+            from: 1
+        )
+        return page(
+            of: view,
+            limit: limit,
+            nearest: window.before,
+            version: window.version,
+            before: cursor,
+            follows: !window.from.isEmpty
+        )
+    }
+
+    /// A backward page of `items` (nearest first, up to `limit + 1`: one more tells whether
+    /// more precede), read from `cursor`; `follows` says whether items follow it.
+    private func page(
+        of view: View,
+        limit: Int,
+        nearest items: [Item],
+        version: Int64,
+        before cursor: Cursor,
+        follows: Bool
+    ) -> Page {
         let more = items.count > limit
         return mediator.page(
             list: definition.name,
@@ -158,6 +175,12 @@ extension ListAdapter {
             after: follows ? .held : .end,
             anchor: Mediator.Anchor(position: cursor.position, includesItem: !cursor.inclusive)
         )
+    }
+
+    /// Whether `items` start with the item at `cursor`'s position (its own item, unmoved).
+    private static func startsAt(_ cursor: Cursor, _ items: [Item], in view: View) -> Bool {
+        guard let first = items.first else { return false }
+        return view.compare(view.position(of: first), cursor.position) == 0
     }
 
     /// The page that holds the item with `id`: up to `(limit - 1) / 2` items before it

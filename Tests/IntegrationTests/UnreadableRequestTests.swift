@@ -77,6 +77,8 @@ import Testing
                 "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip, chunked\r\n"
                     + "Content-Type: application/json\r\n\r\n0\r\n\r\n", 501, "not-implemented"
             ),
+            // RFC 9110 15.6.6: a version the server does not speak.
+            ("GET /health HTTP/9.9\r\nHost: localhost\r\n\r\n", 505, "http-version-not-supported"),
         ].enumerated() {
             let client = try RawClient(port: server.port)
             client.send(request)
@@ -91,10 +93,11 @@ import Testing
             }
             #expect(problem.body["type"] as? String == "/problems/\(type)" && problem.body["status"] as? Int == status)
             #expect((problem.body["detail"] as? String)?.isEmpty == false)
-            // The parser refuses the first four and `chunked` twice before any head is read
+            // The parser refuses the first four, `chunked` twice and the version before any head is read
             // (no path to name); the rest have a head, and their problem names its path.
             let path = request.split(separator: " ")[1]
-            let headless = index < 4 || request.contains("chunked\r\nTransfer-Encoding: chunked")
+            let headless =
+                index < 4 || request.contains("chunked\r\nTransfer-Encoding: chunked") || request.contains("HTTP/9")
             #expect(problem.body["instance"] as? String == (headless ? nil : String(path)), "\(request): \(answer)")
         }
         // Pipelined after a request it can read: that one is answered first, then the problem.
@@ -185,6 +188,9 @@ import Testing
         let refused = try #require(await broken.readAnswer(within: 10), "no answer")
         let framing = try Self.problem(in: refused[...])
         #expect(framing.status == 400, "\(refused)")
+        // The parser cannot find a next request after it: the answer says it closes.
+        #expect(framing.headers.contains("connection: close"), "\(refused)")
+        #expect(await broken.read(within: 5) == "", "the connection stayed open")
         #expect(framing.body["type"] as? String == "/problems/bad-request")
         #expect(try await server.json("/lists/transactions/items?limit=1")["version"] as? String == before)
         #expect(await server.stop() == 0)

@@ -3,7 +3,7 @@ import NIOHTTP1
 extension Problem {
     /// The answer to a request the HTTP/1 parser could not read (the server closes the
     /// connection after it): headers over the limit `431`, a method it does not know `501`,
-    /// anything else `400`.
+    /// an HTTP version it does not speak `505` (RFC 9110 15.6.6), anything else `400`.
     init(unreadable error: HTTPParserError) {
         switch error {
         case .headerOverflow:
@@ -15,6 +15,12 @@ extension Problem {
             self.init(
                 .notImplemented,
                 detail: "The request's method is not one this server knows; the connection is closed."
+            )
+        case .invalidVersion:
+            self.init(
+                .httpVersionNotSupported,
+                detail: "The request's HTTP version is not one this server speaks (HTTP/1.1 or HTTP/1.0); "
+                    + "the connection is closed."
             )
         case .invalidURL:
             self.init(.badRequest, detail: "The request's target is not a valid URI; the connection is closed.")

@@ -108,6 +108,15 @@ public struct ProblemType: Sendable, Hashable {
         "The request's method is not one this server knows; it serves GET, HEAD, OPTIONS, POST, PUT, PATCH and "
             + "DELETE. The connection is closed."
     )
+    /// A request in an HTTP version the server does not speak (its parser reads HTTP/1.0
+    /// and HTTP/1.1 only).
+    public static let httpVersionNotSupported = ProblemType(
+        "http-version-not-supported",
+        .httpVersionNotSupported,
+        "HTTP version not supported",
+        "The request line names an HTTP version this server does not speak; send HTTP/1.1 (or HTTP/1.0). "
+            + "The connection is closed."
+    )
     /// A source is not open.
     public static let notReady = ProblemType(
         "not-ready",
@@ -216,6 +225,7 @@ public struct ProblemType: Sendable, Hashable {
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
         unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams, badParameter,
         unknownParameter, outcomeUnknown, tooManyRequests, headersTooLarge, notImplemented, preconditionFailed,
+        httpVersionNotSupported,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [

@@ -150,7 +150,8 @@ struct WriteRoutes: Sendable {
             )
         } catch let error as HTTPParserError {
             // The client's framing (a chunk size that is not hexadecimal, say), not the server.
-            throw Problem(.badRequest, detail: "The body cannot be read: \(error).")
+            // The parser cannot find the next request after it either: the connection closes.
+            throw Problem(.badRequest, detail: "The body cannot be read: \(error).", headers: [.connection: "close"])
         }
         let bytes = Array(buffer.readableBytesView)
         if let name = JSONValue.duplicateKey(in: bytes) {

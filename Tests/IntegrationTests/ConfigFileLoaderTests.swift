@@ -205,6 +205,10 @@ import Testing
                 8, "kept for the loading section"
             ),
             (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a, -a]}\n",
+                8, "sorts by 'a' twice"
+            ),
+            (
                 "store:\n  sqlite: a\nlists:\n  x y:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n",
                 4, "may only hold letters"
             ),
@@ -246,6 +250,10 @@ import Testing
             ("  c:\n    compose:\n      - {name: a/b, list: t}\n", 11, "may only hold letters"),
             ("  c:\n    compose:\n      - {name: s, items: [{id: 1}]}\n", 11, "missing 'type'"),
             ("  c:\n    compose: []\n", 10, "has no children"),
+            (
+                "  c:\n    compose:\n      - name: s\n        items: [{id: a, type: loading}]\n", 12,
+                "kept for the loading section"
+            ),
             ("  c:\n    compose:\n      - {name: x, list: t, colour: red}\n", 11, "unknown key 'colour'"),
         ]
     )

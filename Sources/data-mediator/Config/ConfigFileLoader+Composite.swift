@@ -124,6 +124,13 @@ extension ConfigFileLoader {
             let typeNode = require(item["type"], in: node, key: "type", fix: "give the item a cell type"),
             let type = string(typeNode, what: "'type'")
         else { return nil }
+        if type == Cell.loadingType {
+            fail(
+                typeNode,
+                "item '\(id)' of '\(child)' uses the cell type 'loading', which is kept for the loading section; "
+                    + "choose another"
+            )
+        }
         let data = item["data"].map(jsonValue) ?? .object([:])
         guard case .object = data else {
             fail(item["data"], "the 'data' of item '\(id)' must be a mapping")

@@ -42,10 +42,15 @@ extension ConfigFileLoader {
             let keys = stringList(sortNode, what: "'sort'")
         {
             if keys.isEmpty { fail(sortNode, "\(context) has an empty 'sort'; name at least one field") }
+            var named = Set<String>()
             for key in keys {
                 let descending = key.hasPrefix("-")
                 let field = descending || key.hasPrefix("+") ? String(key.dropFirst()) : key
                 checkField(field, sortNode, "sorts by")
+                // A field named again orders nothing the first did not (or contradicts it).
+                if !named.insert(field).inserted {
+                    fail(sortNode, "\(context) sorts by '\(field)' twice; name each field once in 'sort'")
+                }
                 sort.append(SortKey(field, descending ? .descending : .ascending))
             }
         }

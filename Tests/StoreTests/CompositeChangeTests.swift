@@ -292,4 +292,64 @@ import Testing
         #expect(walk.violations == [])
     }
 
+    /// A composite capped inside another: cursors into it resume by where items stand in
+    /// it (the child it shows them from, and their place there), not by how many it showed
+    /// before them, so a write before a cursor's item neither repeats nor skips an item,
+    /// and its inner `more` cell stays after every item of its child.
+    @Test func aCursorInsideACappedCompositeFollowsItsItemsPlaces() async throws {
+        let subject = try Subject()
+        let screen = try subject.screen(leftView: "flat", rightView: "flat", rightCap: 3)
+        let outer = ListAdapter.composite(
+            name: "outer",
+            title: "Outer",
+            children: [
+                CompositeChild(
+                    name: "s",
+                    content: .list(screen, view: try screen.definition.view(named: nil)),
+                    cap: 6,
+                    more: true
+                ),
+                Subject.note("end", "Bye"),
+            ],
+            signer: subject.signer
+        )
+        func score(_ id: String, _ score: Int64) async throws {
+            let data: JSONValue = .object(["title": .string(id), "score": .integer(score)])
+            _ = try await subject.right.replace(id: id, body: .object(["data": data]))
+        }
+        func ids(_ cursor: String, limit: Int = 3) async throws -> [String] {
+            try await outer.page(view: nil, limit: String(limit), cursor: cursor).items.map(\.id)
+        }
+        for (id, value) in [("r1", 1), ("r2", 2), ("r3", 3), ("r4", 4)] { try await score(id, Int64(value)) }
+        let first = try await outer.page(view: nil, limit: "3", cursor: nil)
+        #expect(first.items.map(\.id) == ["s/hi/1", "s/mid/1", "s/r/r1"])
+        let next = try #require(first.next)
+        let second = try await outer.page(view: nil, limit: "3", cursor: next)
+        #expect(second.items.map(\.id) == ["s/r/r2", "s/r/r3", "s/r:more"])
+        let back = try #require(second.prev)
+        let atR3 = try await outer.locate(id: "s/r/r3", view: nil).cursor
+        let beforeR3 = try await outer.page(view: nil, limit: "1", cursor: atR3).prev
+        #expect(try await ids(atR3) == ["s/r/r3", "s/r:more", "end/1"])
+
+        // r1 deleted, before every cursor's item: nothing is served twice or skipped.
+        _ = try await subject.right.delete(id: "r1")
+        #expect(try await ids(back) == ["s/hi/1", "s/mid/1"])
+        #expect(try await ids(atR3) == ["s/r/r3", "s/r/r4", "end/1"])
+        #expect(try await ids(try #require(beforeR3), limit: 5) == ["s/hi/1", "s/mid/1", "s/r/r2"])
+
+        // The inner `more` cell: a cursor after it resumes after it, one before it ends
+        // before it, wherever the child's last shown item now is.
+        for (id, value) in [("r1", 1), ("r5", 5)] { try await score(id, Int64(value)) }
+        let atMore = try await outer.locate(id: "s/r:more", view: nil).cursor
+        let wide = try await outer.page(view: nil, limit: "2", cursor: atMore)
+        #expect(wide.items.map(\.id) == ["s/r:more", "end/1"])
+        let afterMore = try #require(try await outer.page(view: nil, limit: "1", cursor: atMore).next)
+        let beforeMore = try #require(wide.prev)
+        try await score("r0", 0)
+        #expect(try await ids(atMore, limit: 1) == ["s/r:more"])
+        #expect(try await ids(beforeMore) == ["s/r/r0", "s/r/r1", "s/r/r2"])
+        #expect(try await ids(afterMore) == ["end/1"])
+        let walk = try await SampleList.walk(outer, view: nil, limit: 2)
+        #expect(walk.violations == [])
+    }
 }

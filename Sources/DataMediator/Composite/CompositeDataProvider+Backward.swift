@@ -118,7 +118,7 @@ extension CompositeDataProvider {
                 guard inner.values.count == view.sort.count else { throw Self.badCursor() }
                 end =
                     shown.prefix { entry in
-                        let order = view.compare(entry.position, inner)
+                        let order = adapter.compare(entry.position, inner, in: view)
                         return order < 0 || (order == 0 && point.inclusive)
                     }.count
             } else {

@@ -31,6 +31,29 @@ extension CompositeDataProvider {
         .array([.integer(Int64(child)), .integer(Int64(served)), inner.map { .array($0.values) } ?? .null])
     }
 
+    /// Positions in the composite's order: by child, then as the child orders its own: a
+    /// static section by how many of its cells come before, a list child by its provider's
+    /// comparison of the positions in it, and a capped child's `more` cell (counted past the
+    /// cap) after every item the child shows. Never by how many of a list child's items came
+    /// before: a write before an item changes that count, not the item's place.
+    public func compare(_ lhs: Position, _ rhs: Position, in view: View) -> Int {
+        guard let left = try? Resume(lhs, inclusive: false, childCount: children.count),
+            let right = try? Resume(rhs, inclusive: false, childCount: children.count)
+        else { return view.compare(lhs, rhs) }
+        if left.child != right.child { return left.child < right.child ? -1 : 1 }
+        guard left.child < children.count, case .list(let adapter, let childView) = children[left.child].content
+        else { return left.served == right.served ? 0 : left.served < right.served ? -1 : 1 }
+        if let cap = children[left.child].cap, left.served > cap || right.served > cap {
+            return left.served > cap && right.served > cap ? 0 : left.served > cap ? 1 : -1
+        }
+        switch (left.inner, right.inner) {
+        case (nil, nil): return 0
+        case (nil, _): return -1
+        case (_, nil): return 1
+        case (let inner?, let other?): return adapter.compare(inner, other, in: childView)
+        }
+    }
+
     static func badCursor() -> DataMediatorError {
         DataMediatorError(.badCursor, "The cursor does not fit this composite list; reload from the first page.")
     }

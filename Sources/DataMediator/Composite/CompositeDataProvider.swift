@@ -173,7 +173,13 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
                 if let inner = resume.inner, inner.values.count != childView.sort.count { throw Self.badCursor() }
                 let read = try await adapter.entryWindow(of: childView, from: nil, inclusive: false, limit: cap + 1)
                 known[resume.child] = max(known[resume.child] ?? read.version, read.version)
-                items += cappedItems(of: resume, read.entries, cap: cap, view: childView, limit: limit - items.count)
+                items += cappedItems(
+                    of: resume,
+                    read.entries,
+                    cap: cap,
+                    in: (adapter, childView),
+                    limit: limit - items.count
+                )
                 resume.nextChild()
                 continue
             }
@@ -202,10 +208,16 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
 
     /// Up to `limit` of what the capped list child `resume` stands at shows from `resume` on:
     /// its first `cap` of `entries` (read from its start, one more than its cap) after the
-    /// entry `resume` names (from it when inclusive), found by position in `view`, then its
+    /// entry `resume` names (from it when inclusive), found by position in `list`, then its
     /// `more` cell when it has one and more items. A `resume` past the cap names the `more`
     /// cell: from it, only that cell.
-    private func cappedItems(of resume: Resume, _ entries: [ListEntry], cap: Int, view: View, limit: Int) -> [Item] {
+    private func cappedItems(
+        of resume: Resume,
+        _ entries: [ListEntry],
+        cap: Int,
+        in list: (adapter: ListAdapter, view: View),
+        limit: Int
+    ) -> [Item] {
         let child = children[resume.child]
         let shown = Array(entries.prefix(cap))
         // How many items the cursor had passed, its own counted (Resume leaves an inclusive
@@ -217,7 +229,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
         } else if let inner = resume.inner {
             first =
                 shown.firstIndex { entry in
-                    let order = view.compare(entry.position, inner)
+                    let order = list.adapter.compare(entry.position, inner, in: list.view)
                     return order > 0 || (order == 0 && resume.innerInclusive)
                 } ?? shown.count
         }

@@ -48,6 +48,11 @@ public struct ListAdapter: Sendable {
         self.presenters = all
     }
 
+    /// Compares two positions of `view`'s items as its provider orders them.
+    func compare(_ lhs: Position, _ rhs: Position, in view: View) -> Int {
+        provider.compare(lhs, rhs, in: view)
+    }
+
     func presenter(for view: View) -> any Presenter {
         presenters[view.name]
             ?? FieldPresenter(view: view, idField: definition.idField, revisionField: definition.revisionField)

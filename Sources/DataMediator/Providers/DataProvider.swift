@@ -51,6 +51,13 @@ public protocol DataProvider: Sendable {
 
     /// The version of the provider's source now: what a window read now would carry.
     func currentVersion() async throws -> Int64
+
+    /// Compares two positions of `view`'s items in view order (negative when `lhs` comes
+    /// first, zero for the same place): what says where a cursor's position stands among
+    /// items read again after writes. Most providers' positions are the sort keys
+    /// (``View/compare(_:_:)``, the default); a composite's hold a child and that child's
+    /// own position, compared as the child orders them.
+    func compare(_ lhs: Position, _ rhs: Position, in view: View) -> Int
 }
 
 /// Counts of a view's sections (the section info of the client-side pattern).
@@ -95,6 +102,11 @@ public struct AnchoredWindow: Sendable, Hashable {
 }
 
 extension DataProvider {
+    /// Positions compared by the view's sort keys.
+    public func compare(_ lhs: Position, _ rhs: Position, in view: View) -> Int {
+        view.compare(lhs, rhs)
+    }
+
     /// Reads the window before `start` (the items that the window from it leaves out) and
     /// the window from it, each in its own snapshot: the earlier version of the two, so
     /// that replaying the changes after it can only repeat a change the items already show.

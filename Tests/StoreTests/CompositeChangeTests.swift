@@ -33,6 +33,12 @@ import Testing
 
         deinit { try? FileManager.default.removeItem(at: directory) }
 
+        /// Writes item `id` of `right` with `score`.
+        func score(_ id: String, _ score: Int64) async throws {
+            let data: JSONValue = .object(["title": .string(id), "score": .integer(score)])
+            _ = try await right.replace(id: id, body: .object(["data": data]))
+        }
+
         static func note(_ name: String, _ text: String) -> CompositeChild {
             CompositeChild(
                 name: name,
@@ -261,11 +267,7 @@ import Testing
     @Test func aCursorInsideACappedChildFollowsItsFirstItemsAsTheyAre() async throws {
         let subject = try Subject()
         let screen = try subject.screen(leftView: "flat", rightView: "flat", rightCap: 3)
-        func score(_ id: String, _ score: Int64) async throws {
-            let data: JSONValue = .object(["title": .string(id), "score": .integer(score)])
-            _ = try await subject.right.replace(id: id, body: .object(["data": data]))
-        }
-        for (id, value) in [("r1", 1), ("r2", 2), ("r3", 3), ("r4", 4)] { try await score(id, Int64(value)) }
+        for (id, value) in [("r1", 1), ("r2", 2), ("r3", 3), ("r4", 4)] { try await subject.score(id, Int64(value)) }
         let first = try await screen.page(view: nil, limit: "3", cursor: nil)
         #expect(first.items.map(\.id) == ["hi/1", "mid/1", "r/r1"])
         let next = try #require(first.next)
@@ -275,7 +277,7 @@ import Testing
 
         // r1 moved past the cap: the child shows r2, r3, r4, all after the cursor's place,
         // and nothing of it precedes the page.
-        try await score("r1", 10)
+        try await subject.score("r1", 10)
         page = try await screen.page(view: nil, limit: "3", cursor: next)
         #expect(page.items.map(\.id) == ["r/r2", "r/r3", "r/r4"])
         #expect(page.sections.first?.continues == false)
@@ -283,8 +285,8 @@ import Testing
         #expect(try await screen.page(view: nil, limit: "3", cursor: prev).items.map(\.id) == ["hi/1", "mid/1"])
 
         // r0 and r00 written first: r3 is pushed past the cap and is served no more.
-        try await score("r0", 0)
-        try await score("r00", 0)
+        try await subject.score("r0", 0)
+        try await subject.score("r00", 0)
         page = try await screen.page(view: nil, limit: "3", cursor: next)
         #expect(page.items.map(\.id) == ["r/r2", "r:more"])
         let walk = try await SampleList.walk(screen, view: nil, limit: 2)
@@ -313,14 +315,10 @@ import Testing
             ],
             signer: subject.signer
         )
-        func score(_ id: String, _ score: Int64) async throws {
-            let data: JSONValue = .object(["title": .string(id), "score": .integer(score)])
-            _ = try await subject.right.replace(id: id, body: .object(["data": data]))
-        }
         func ids(_ cursor: String, limit: Int = 3) async throws -> [String] {
             try await outer.page(view: nil, limit: String(limit), cursor: cursor).items.map(\.id)
         }
-        for (id, value) in [("r1", 1), ("r2", 2), ("r3", 3), ("r4", 4)] { try await score(id, Int64(value)) }
+        for (id, value) in [("r1", 1), ("r2", 2), ("r3", 3), ("r4", 4)] { try await subject.score(id, Int64(value)) }
         let first = try await outer.page(view: nil, limit: "3", cursor: nil)
         #expect(first.items.map(\.id) == ["s/hi/1", "s/mid/1", "s/r/r1"])
         let next = try #require(first.next)
@@ -339,13 +337,13 @@ import Testing
 
         // The inner `more` cell: a cursor after it resumes after it, one before it ends
         // before it, wherever the child's last shown item now is.
-        for (id, value) in [("r1", 1), ("r5", 5)] { try await score(id, Int64(value)) }
+        for (id, value) in [("r1", 1), ("r5", 5)] { try await subject.score(id, Int64(value)) }
         let atMore = try await outer.locate(id: "s/r:more", view: nil).cursor
         let wide = try await outer.page(view: nil, limit: "2", cursor: atMore)
         #expect(wide.items.map(\.id) == ["s/r:more", "end/1"])
         let afterMore = try #require(try await outer.page(view: nil, limit: "1", cursor: atMore).next)
         let beforeMore = try #require(wide.prev)
-        try await score("r0", 0)
+        try await subject.score("r0", 0)
         #expect(try await ids(atMore, limit: 1) == ["s/r:more"])
         #expect(try await ids(beforeMore) == ["s/r/r0", "s/r/r1", "s/r/r2"])
         #expect(try await ids(afterMore) == ["end/1"])

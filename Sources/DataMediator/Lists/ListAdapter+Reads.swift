@@ -56,7 +56,7 @@ extension ListAdapter {
             // The item before the page is most often the cursor's own (the last item of the
             // page before, unchanged): read from it on, one row more, it is the first row.
             let window = try await provider.window(of: view, from: cursor.position, inclusive: true, limit: limit + 2)
-            if Self.startsAt(cursor, window.items, in: view) {
+            if startsAt(cursor, window.items, in: view) {
                 return page(
                     of: view,
                     limit: limit,
@@ -124,7 +124,7 @@ extension ListAdapter {
                 inclusive: true,
                 limit: limit + 2
             )
-            if Self.startsAt(cursor, window.items, in: view) {
+            if startsAt(cursor, window.items, in: view) {
                 return page(
                     of: view,
                     limit: limit,
@@ -178,9 +178,9 @@ extension ListAdapter {
     }
 
     /// Whether `items` start with the item at `cursor`'s position (its own item, unmoved).
-    private static func startsAt(_ cursor: Cursor, _ items: [Item], in view: View) -> Bool {
+    private func startsAt(_ cursor: Cursor, _ items: [Item], in view: View) -> Bool {
         guard let first = items.first else { return false }
-        return view.compare(view.position(of: first), cursor.position) == 0
+        return compare(view.position(of: first), cursor.position, in: view) == 0
     }
 
     /// The page that holds the item with `id`: up to `(limit - 1) / 2` items before it

@@ -49,8 +49,8 @@ extension ListDefinition {
 
     /// The value of the list's scope field for the caller: their token's claim.
     ///
-    /// - Throws: `unauthorized` when there is no token, it lacks the claim, or the claim is
-    ///   not a value of the field's type.
+    /// - Throws: `unauthorized` when there is no token, it lacks the claim, the claim is
+    ///   empty, or it is not a value of the field's type.
     public func scopeValue(_ claims: [String: JSONValue]?) throws(DataMediatorError) -> JSONValue {
         guard let scope else { return .null }
         guard let claims else {
@@ -69,6 +69,14 @@ extension ListDefinition {
         // claimed for a text field, or an object, is refused rather than matched to nothing.
         let type = rules.types[scope.field]
         if type == .integer, case .string(let text) = claim, let whole = Int64(text) { return .integer(whole) }
+        // An empty claim names no one: were it taken, every such token would share one
+        // slice, with the items an operator stored without an owner.
+        if claim == .string("") {
+            throw DataMediatorError(
+                .unauthorized,
+                "The token's claim '\(scope.claim)' is empty; list '\(name)' needs it to name the caller."
+            )
+        }
         if claim.holdsNUL {
             throw DataMediatorError(.unauthorized, "The token's claim '\(scope.claim)' \(JSONValue.nulDetail).")
         }

@@ -76,7 +76,10 @@ public struct ClaimsVerifier: Sendable {
             )
         }
         let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        let malformed = Self.refusal("The bearer token is not a well-formed JWT (header.claims.signature, base64url).")
+        let malformed = Self.refusal(
+            "The bearer token is not a well-formed JWT (header.claims.signature, base64url); "
+                + "a static write token does not read scoped lists."
+        )
         let header: JWTHeader
         do {
             header = try DefaultJWTParser().parse(Array(token.utf8), as: TokenClaims.self).header

@@ -47,4 +47,36 @@ import Testing
             #expect(page.components(separatedBy: #""weight":7.0"#).count == 3, "\(page)")
         }
     }
+
+    /// A number out of a 64-bit float's range is JSON (RFC 8259 sets no bound), so the
+    /// write is refused as the field's bad value (422 naming it), and nothing is stored.
+    @Test func aNumberOutOfRangeIsAFieldsBadValue() async throws {
+        let fixture = try WriteRouteTests.Fixture()
+        try await fixture.run { client in
+            let before = String(buffer: try await client.execute(uri: "/lists/notes/items", method: .get).body)
+            for (method, uri, body, field) in [
+                (
+                    HTTPRequest.Method.post, "/lists/notes/items", #"{"data": {"title": "w", "weight": 1e400}}"#,
+                    "weight"
+                ),
+                (.put, "/lists/notes/items/w2", #"{"data": {"title": "w", "weight": -2E+999}}"#, "weight"),
+                (.patch, "/lists/notes/items/n1", #"{"data": {"weight": 1e309}}"#, "weight"),
+                (.post, "/lists/notes/items", #"{"id": 1e400, "data": {"title": "w"}}"#, "id"),
+            ] {
+                let answer = try await client.execute(
+                    uri: uri,
+                    method: method,
+                    headers: WriteRouteTests.headers(),
+                    body: WriteRouteTests.body(body)
+                )
+                #expect(answer.status == .unprocessableContent, "\(method) \(body)")
+                let problem = try HTTPTestSupport.json(answer)
+                #expect(problem["type"] as? String == "/problems/invalid-item", "\(problem)")
+                let errors = problem["errors"] as? [[String: Any]]
+                #expect(errors?.first?["field"] as? String == field, "\(problem)")
+            }
+            let after = String(buffer: try await client.execute(uri: "/lists/notes/items", method: .get).body)
+            #expect(after == before)
+        }
+    }
 }

@@ -166,9 +166,26 @@ struct WriteRoutes: Sendable {
                 detail: "The body nests arrays and objects more than \(error.limit) levels deep; "
                     + "this server takes at most \(error.limit)."
             )
+        } catch DecodingError.typeMismatch(_, let context) {
+            // The text is JSON (RFC 8259 puts no bound on numbers), but a number in it is out
+            // of a 64-bit float's range (`1e400`): every other JSON value decodes. The item is
+            // refused as a field's bad value, not the body as text that is not JSON.
+            throw Self.outOfRange(at: context.codingPath.map(\.stringValue))
         } catch {
             throw Problem(.badRequest, detail: "The body is not valid JSON.")
         }
+    }
+
+    /// The refusal of a body holding a number out of range at `path` (members from the
+    /// body's top), naming the item's field that holds it.
+    static func outOfRange(at path: [String]) -> DataMediatorError {
+        let field = path.first == "data" && path.count > 1 ? path[1] : path.first ?? "data"
+        let detail = "holds a number out of range (a 64-bit float's: at most about 1.8e308 either way)"
+        return DataMediatorError(
+            .invalidItem,
+            "'\(field)' \(detail).",
+            fieldProblems: [FieldProblem(field: field, detail: detail)]
+        )
     }
 
     /// Who writes: a configured write token writes every item (nil); on a scoped list, a

@@ -101,6 +101,20 @@ import Testing
         await expectRefusal(try await verifier(), authorization, "not a well-formed JWT")
     }
 
+    /// A registered claim of the wrong type is named, not called a malformed token.
+    @Test(
+        arguments: [
+            ("exp", JSONValue.string("2030-01-01T00:00:00Z"), "'exp' is not a NumericDate"),
+            ("nbf", .bool(true), "'nbf' is not a NumericDate"),
+            ("iss", .integer(7), "'iss' is not text"),
+            ("aud", .array([.string("a"), .integer(1)]), "'aud' is neither text nor an array of texts"),
+        ]
+    )
+    func aRegisteredClaimOfTheWrongTypeIsNamed(name: String, value: JSONValue, detail: String) async throws {
+        let token = try await ClaimsTestKeys.hs256(["sub": .string("ana"), name: value])
+        await expectRefusal(try await verifier(), "Bearer " + token, detail)
+    }
+
     @Test func aTokenListingCriticalExtensionsIsRefused() async throws {
         var header = JWTHeader()
         header.crit = ["x-foo"]

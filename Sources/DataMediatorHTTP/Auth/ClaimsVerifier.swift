@@ -84,7 +84,7 @@ public struct ClaimsVerifier: Sendable {
         do {
             header = try DefaultJWTParser().parse(Array(token.utf8), as: TokenClaims.self).header
         } catch {
-            throw malformed
+            throw Self.misTypedClaim(in: token).map { Self.refusal($0) } ?? malformed
         }
         // RFC 7519 §4: a claim (or header member) named twice is refused, not read as the
         // parser happens to (the first, here; most others keep the last).
@@ -119,12 +119,43 @@ public struct ClaimsVerifier: Sendable {
     /// A member named twice in the token's header or claims, if any.
     static func repeatedMember(in token: String) -> String? {
         for part in token.split(separator: ".", omittingEmptySubsequences: false).prefix(2) {
-            var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-            guard let json = Data(base64Encoded: base64) else { continue }
-            if let name = JSONValue.duplicateKey(in: Array(json)) { return name }
+            guard let json = decoded(part) else { continue }
+            if let name = JSONValue.duplicateKey(in: json) { return name }
         }
         return nil
+    }
+
+    /// What is wrong with a registered claim this server reads, when the token's claims are
+    /// JSON but one is not of its type (RFC 7519 §4.1): `exp` and `nbf` are NumericDates
+    /// (numbers), `iss` text, `aud` text or an array of texts. Nil for anything else.
+    static func misTypedClaim(in token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let json = decoded(parts[1]), case .object(let claims)? = try? JSONValue.parse(json)
+        else { return nil }
+        for name in ["exp", "nbf"] {
+            switch claims[name] {
+            case nil, .integer?, .number?: continue
+            default: return "The token's '\(name)' is not a NumericDate (a number of seconds since 1970)."
+            }
+        }
+        switch claims["iss"] {
+        case nil, .string?: break
+        default: return "The token's 'iss' is not text."
+        }
+        switch claims["aud"] {
+        case nil, .string?: return nil
+        case .array(let audiences)? where audiences.allSatisfy({ if case .string = $0 { true } else { false } }):
+            return nil
+        default: return "The token's 'aud' is neither text nor an array of texts."
+        }
+    }
+
+    /// The bytes of one base64url part of a token (padding optional), nil when it is not
+    /// base64url.
+    private static func decoded(_ part: Substring) -> [UInt8]? {
+        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64).map(Array.init)
     }
 
     /// Checks the time window, issuer and audience of claims whose signature is verified.

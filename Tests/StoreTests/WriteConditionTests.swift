@@ -72,6 +72,62 @@ import Testing
         #expect(try await adapter.locate(id: "n1", view: nil).item.rev == "4")
     }
 
+    /// A create's target is the list, whose tag is its first page's: `If-Match` holds while
+    /// the list stays at that page's version, checked in the write's own transaction.
+    @Test(arguments: WritableKind.allCases)
+    func createsHoldOnlyWhileTheListIsAsExpected(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let adapter = subject.adapter
+        func tag() async throws -> String {
+            EntityTag.of(try await adapter.page(view: nil, limit: nil, cursor: nil, slice: .whole).json())
+        }
+        typealias Tags = Set<String>?
+        func create(
+            _ index: Int,
+            _ ifMatch: Tags,
+            _ ifNoneMatch: Tags = nil,
+            key: String? = nil
+        ) async throws
+            -> WrittenItem
+        {
+            try await adapter.create(
+                body: Self.data("new \(index)", Int64(index)),
+                idempotencyKey: key,
+                condition: .init(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
+            )
+        }
+        let empty = try await tag()
+        let first = try await create(0, [empty], key: "k")
+        let refusals: [(Tags, Tags)] = [([empty], nil), (nil, ["*"]), (nil, [try await tag()])]
+        for (ifMatch, ifNoneMatch) in refusals {
+            let error = await #expect(throws: DataMediatorError.self) { try await create(1, ifMatch, ifNoneMatch) }
+            #expect(error?.code == .preconditionFailed)
+        }
+        // A retry of the first create (its key, its stale tag) answers as the first did.
+        let retried = try await create(0, [empty], key: "k")
+        #expect(retried.replayed && retried.cell.id == first.cell.id)
+        _ = try await create(2, ["*"], [empty])
+
+        // Twenty creates that all name the same page: one is stored.
+        let current = try await tag()
+        let start = try await adapter.currentVersion()
+        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 10..<30 {
+                group.addTask {
+                    do {
+                        _ = try await create(index, [current])
+                        return true
+                    } catch let error as DataMediatorError where error.code == .preconditionFailed {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 1)
+        #expect(try await adapter.currentVersion() == start + 1)
+    }
+
     /// A write of the item `id` under a condition.
     enum Write {
         case replace, patch, delete

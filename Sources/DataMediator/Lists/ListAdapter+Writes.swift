@@ -13,14 +13,20 @@ extension ListAdapter {
     /// Keys are kept per `caller` (the credential, as the edge names it) and per slice of
     /// `scope`: another caller's same key is another key.
     ///
+    /// With a `condition` (a `POST`'s `If-Match`, `If-None-Match`) the list's first page
+    /// must have (or not have) the tags it names; `If-Match` is checked in the write's own
+    /// transaction, so of many creates that name one page's tag, one is stored. A replay
+    /// of an idempotency key answers as the first write did, whatever the list is now.
+    ///
     /// - Throws: `readOnly`; `invalidItem` for a body of the wrong shape or data breaking
     ///   the field rules; `conflict` when the id exists; `idempotencyKeyReused` when the
-    ///   key came with another body.
+    ///   key came with another body; `preconditionFailed` when `condition` does not hold.
     public func create(
         body: JSONValue,
         idempotencyKey: String? = nil,
         caller: String = "",
-        scope: WriteScope? = nil
+        scope: WriteScope? = nil,
+        condition: WriteCondition? = nil
     ) async throws
         -> WrittenItem
     {
@@ -34,7 +40,48 @@ extension ListAdapter {
         let key = idempotencyKey.map {
             IdempotencyKey(key: $0, caller: Self.keyCaller(caller, scope), fingerprint: Self.fingerprint(of: body))
         }
-        return try written(await writer.insert(id: id, fields: fields, idempotency: key))
+        let precondition = try await listPrecondition(condition, scope: scope)
+        return try written(await writer.insert(id: id, fields: fields, idempotency: key, precondition: precondition))
+    }
+
+    /// The store's check of a create's `condition`, whose target is the list (RFC 9110
+    /// 13.1): its representation is its first page in the default view, in the writer's
+    /// slice. `If-None-Match` never holds (`*`: the list exists) or is checked now (a
+    /// later page never has an earlier page's tag: the page holds its version).
+    /// `If-Match` holds while the list stays at the version of the page whose tag it
+    /// names, checked in the write's own transaction.
+    ///
+    /// - Throws: `preconditionFailed` when `If-None-Match` does not hold.
+    private func listPrecondition(
+        _ condition: WriteCondition?,
+        scope: WriteScope?
+    ) async throws -> VersionPrecondition? {
+        guard let condition else { return nil }
+        // A write token on a scoped list reads no page (it has no slice): no tag is current.
+        let page = try? await self.page(view: nil, limit: nil, cursor: nil, slice: slice(writtenBy: scope))
+        let tag = page.map { EntityTag.of($0.json()) } ?? ""
+        if let ifNoneMatch = condition.ifNoneMatch, ifNoneMatch.contains("*") || ifNoneMatch.contains(tag) {
+            throw DataMediatorError(
+                .preconditionFailed,
+                "If-None-Match: the list exists, and its first page has that ETag."
+            )
+        }
+        guard let ifMatch = condition.ifMatch, !ifMatch.contains("*") else { return nil }
+        let shown = ifMatch.contains(tag) ? page?.version : nil
+        return { version throws(DataMediatorError) in
+            guard let shown else {
+                throw DataMediatorError(
+                    .preconditionFailed,
+                    "If-Match: the list's first page is no longer the one of that ETag (it is \(tag) now)."
+                )
+            }
+            guard version == shown else {
+                throw DataMediatorError(
+                    .preconditionFailed,
+                    "If-Match: the list changed while this write waited for its turn; read its first page again."
+                )
+            }
+        }
     }
 
     /// Who an idempotency key belongs to: `caller`, and the slice `scope` writes (as JSON),
@@ -122,6 +169,12 @@ extension ListAdapter {
         guard let condition, let view = definition.defaultView else { return nil }
         let presenter = presenter(for: view)
         return { current in try condition.check(current) { presenter.cell(for: $0).entityTag } }
+    }
+
+    /// The slice a writer reads: its scope's, or the whole list.
+    public func slice(writtenBy scope: WriteScope?) -> SliceRequest {
+        guard let scope, let claim = definition.scope?.claim else { return .whole }
+        return SliceRequest(claims: [claim: scope.value])
     }
 
     /// Refuses an item id no store holds (one with U+0000) as not found, before a store is

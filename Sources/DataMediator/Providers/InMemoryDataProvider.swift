@@ -149,7 +149,8 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     public func insert(
         id: String?,
         fields: [String: JSONValue],
-        idempotency: IdempotencyKey?
+        idempotency: IdempotencyKey?,
+        precondition: VersionPrecondition?
     ) async throws
         -> WriteResult
     {
@@ -168,6 +169,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
                     return WriteResult(item: first.item, version: first.version, created: true, replayed: true)
                 }
             }
+            try precondition?(state.version)
             let id = id ?? Hex.randomID()
             if state.items[id] != nil {
                 throw DataMediatorError(.conflict, "An item with id '\(id)' exists; PUT replaces it.")

@@ -10,10 +10,20 @@ public protocol ItemWriter: Sendable {
     /// transaction, for at least ``IdempotencyKey/retention``: a later insert with the same
     /// key and fingerprint writes nothing and returns the first result (`replayed`).
     ///
+    /// `precondition` sees the source's version in the write's own transaction (after a
+    /// replay is answered, before the id is looked up), so that of many inserts that expect
+    /// one state of the list, one is stored.
+    ///
     /// - Throws: `conflict` when an item with `id` exists; `invalidItem` when `id` cannot
     ///   be an id of the list (e.g. not a whole number for integer ids);
-    ///   `idempotencyKeyReused` when the key was used with another fingerprint.
-    func insert(id: String?, fields: [String: JSONValue], idempotency: IdempotencyKey?) async throws -> WriteResult
+    ///   `idempotencyKeyReused` when the key was used with another fingerprint; whatever
+    ///   `precondition` throws.
+    func insert(
+        id: String?,
+        fields: [String: JSONValue],
+        idempotency: IdempotencyKey?,
+        precondition: VersionPrecondition?
+    ) async throws -> WriteResult
 
     /// Replaces the item with `id`, or creates it when there is none. With a `scope`, an
     /// item of another slice is refused as if it did not exist (`unknownItem`), in the
@@ -52,7 +62,23 @@ public protocol ItemWriter: Sendable {
 /// none), which throws to refuse the write: a ``WriteCondition`` with its tags.
 public typealias WritePrecondition = @Sendable (Item?) throws -> Void
 
+/// An insert's check of the source's version as it stands in the write's own transaction,
+/// which throws to refuse the write: a `POST`'s `If-Match` naming the list's first page,
+/// whose tag holds only while the version it showed does.
+public typealias VersionPrecondition = @Sendable (Int64) throws -> Void
+
 extension ItemWriter {
+    /// ``insert(id:fields:idempotency:precondition:)`` whatever the source's version.
+    public func insert(
+        id: String?,
+        fields: [String: JSONValue],
+        idempotency: IdempotencyKey?
+    ) async throws
+        -> WriteResult
+    {
+        try await insert(id: id, fields: fields, idempotency: idempotency, precondition: nil)
+    }
+
     /// ``replace(id:fields:scope:)`` with full access.
     public func replace(id: String, fields: [String: JSONValue]) async throws -> WriteResult {
         try await replace(id: id, fields: fields, scope: nil, precondition: nil)

@@ -31,38 +31,16 @@ enum WriteConditions {
         return WriteCondition(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
     }
 
-    /// Checks `If-Match` and `If-None-Match` on a `POST`, whose target is the collection:
-    /// its representation is its first page in the default view (`GET
-    /// /lists/{list}/items`). `If-Match` must name that page's ETag (or be `*`), and
-    /// `If-None-Match` must not (`*` never holds: the collection exists). Checked before the
-    /// write, not in its transaction: a collection changes with every write to it.
+    /// The condition of a `POST`'s `If-Match` and `If-None-Match`, whose target is the
+    /// collection (the adapter checks it against the list's first page); nil when it has
+    /// neither.
     ///
-    /// - Throws: `preconditionFailed` when a header does not hold.
-    static func checkCollection(of request: Request, adapter: ListAdapter, scope: WriteScope?) async throws {
+    /// - Throws: `bad-request` for a header that is not `*` or a list of entity tags.
+    static func collectionCondition(of request: Request) throws(Problem) -> WriteCondition? {
         let ifMatch = try tags(request.headers[values: .ifMatch], weak: false, name: "If-Match")
         let ifNoneMatch = try tags(request.headers[values: .ifNoneMatch], weak: true, name: "If-None-Match")
-        guard ifMatch != nil || ifNoneMatch != nil else { return }
-        // A write token on a scoped list reads no page (it has no slice): no tag is current.
-        let page = try? await adapter.page(view: nil, limit: nil, cursor: nil, slice: slice(of: adapter, scope: scope))
-        let tag = page.map { EntityTag.of($0.json()) } ?? ""
-        if let ifMatch, !ifMatch.contains("*"), !ifMatch.contains(tag) {
-            throw DataMediatorError(
-                .preconditionFailed,
-                "If-Match: the list's first page is no longer the one of that ETag (it is \(tag) now)."
-            )
-        }
-        if let ifNoneMatch, ifNoneMatch.contains("*") || ifNoneMatch.contains(tag) {
-            throw DataMediatorError(
-                .preconditionFailed,
-                "If-None-Match: the list exists, and its first page has that ETag."
-            )
-        }
-    }
-
-    /// The slice a writer reads: its scope's, or the whole list.
-    private static func slice(of adapter: ListAdapter, scope: WriteScope?) -> SliceRequest {
-        guard let scope, let claim = adapter.definition.scope?.claim else { return .whole }
-        return SliceRequest(claims: [claim: scope.value])
+        guard ifMatch != nil || ifNoneMatch != nil else { return nil }
+        return WriteCondition(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
     }
 
     /// The tags of a header's fields (`name`): `*`, or entity tags as sent. Weak tags
@@ -133,7 +111,7 @@ enum WriteConditions {
         in adapter: ListAdapter,
         scope: WriteScope?
     ) async -> (tag: String, itemTag: String)? {
-        let slice = slice(of: adapter, scope: scope)
+        let slice = adapter.slice(writtenBy: scope)
         guard let location = try? await adapter.locate(id: id, view: nil, slice: slice) else { return nil }
         return (EntityTag.of(location.json()), location.item.entityTag)
     }

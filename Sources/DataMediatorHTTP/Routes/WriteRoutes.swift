@@ -24,10 +24,16 @@ struct WriteRoutes: Sendable {
             if try ListQuery.itemID(request) != nil { return try notServed(request, context, item: true) }
             let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
             let key = try Self.idempotencyKey(request)
-            try await WriteConditions.checkCollection(of: request, adapter: adapter, scope: scope)
+            let condition = try WriteConditions.collectionCondition(of: request)
             // A key is one caller's: a JWT holder's within their slice, a write token's its own.
             let caller = scope == nil ? "token " + BearerAccess.credential(of: request) : "jwt"
-            let written = try await adapter.create(body: body, idempotencyKey: key, caller: caller, scope: scope)
+            let written = try await adapter.create(
+                body: body,
+                idempotencyKey: key,
+                caller: caller,
+                scope: scope,
+                condition: condition
+            )
             return answer(written, adapter: adapter, request: request, status: .created)
         }
         for method in [HTTPRequest.Method.put, .patch, .delete] {

@@ -72,7 +72,8 @@ public struct SQLItemWriter: ItemWriter {
     public func insert(
         id: String?,
         fields values: [String: JSONValue],
-        idempotency: IdempotencyKey?
+        idempotency: IdempotencyKey?,
+        precondition: VersionPrecondition?
     ) async throws -> WriteResult {
         let key = try id.map { (id) throws(DataMediatorError) in try storedID(id) }
         return try await committed { session in
@@ -80,6 +81,7 @@ public struct SQLItemWriter: ItemWriter {
             if let idempotency, let earlier = try await replay(idempotency, session) {
                 return (earlier, .none)
             }
+            if let precondition { try precondition(try await StoreVersion.current(session)) }
             if let key, try await current(key, session) != nil {
                 throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
             }

@@ -127,6 +127,24 @@ import Testing
         }
     }
 
+    /// A stream resumes after `Last-Event-ID`, else `since`; an empty `Last-Event-ID` (what an
+    /// `id:` field with no value leaves, WHATWG) is none, so `since` counts.
+    @Test func anEmptyLastEventIDIsNone() async throws {
+        try await Fixture().run { client in
+            for (lastEventID, query, status) in [
+                ("", "", HTTPResponse.Status.ok), ("", "?since=x", .badRequest), ("x", "", .badRequest),
+                ("0", "?since=x", .ok), ("-1", "", .badRequest),
+            ] {
+                let answer = try await client.execute(
+                    uri: "/lists/notes/events\(query)",
+                    method: .head,
+                    headers: [HTTPField.Name.known("Last-Event-ID"): lastEventID]
+                )
+                #expect(answer.status == status, "Last-Event-ID '\(lastEventID)', \(query)")
+            }
+        }
+    }
+
     @Test func aChangedPageNeverAnswers304() async throws {
         let fixture = try Fixture()
         try await fixture.run { client in

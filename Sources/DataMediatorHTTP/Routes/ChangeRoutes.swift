@@ -8,7 +8,6 @@ import NIOCore
 /// The observer routes of the list contract: `GET /lists/{list}/changes` (what changed
 /// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).
 struct ChangeRoutes: Sendable {
-    /// The headers of an event stream's answer (and of `HEAD` there).
     /// When a token whose claims are `claims` expires (`exp`, seconds since 1970), as an
     /// instant of the clock streams wait on; nil without claims or `exp`.
     static func expiry(of claims: [String: JSONValue]?) -> ContinuousClock.Instant? {
@@ -22,6 +21,22 @@ struct ChangeRoutes: Sendable {
         return .now + .milliseconds(Int64(left * 1000))
     }
 
+    /// The version a stream resumes after: `Last-Event-ID`, else `since`; nil for none
+    /// (the list's current version). An empty `Last-Event-ID` is none: it is what an
+    /// `id:` field with no value leaves (WHATWG's event stream), which a browser never sends.
+    ///
+    /// - Throws: `bad-request` when the one given is not a version.
+    static func resumption(_ request: Request, _ query: ListQuery) throws(DataMediatorError) -> Int64? {
+        if let lastEventID = request.headers[EventStream.lastEventID],
+            !lastEventID.trimmingCharacters(in: .whitespaces).isEmpty
+        {
+            return try ListAdapter.version(lastEventID, name: "Last-Event-ID")
+        }
+        guard query.since != nil else { return nil }
+        return try ListAdapter.version(query.since)
+    }
+
+    /// The headers of an event stream's answer (and of `HEAD` there).
     static let streamHeaders: HTTPFields = [
         .contentType: "text/event-stream; charset=utf-8",
         .cacheControl: "no-store",
@@ -75,10 +90,8 @@ struct ChangeRoutes: Sendable {
             let slice = try query.slice(of: adapter, claims: claims)
             let view = try adapter.definition.view(named: query.view, slice: slice)
             let start: Int64
-            if let lastEventID = request.headers[EventStream.lastEventID] {
-                start = try ListAdapter.version(lastEventID, name: "Last-Event-ID")
-            } else if query.since != nil {
-                start = try ListAdapter.version(query.since)
+            if let resumed = try Self.resumption(request, query) {
+                start = resumed
             } else {
                 start = try await adapter.currentVersion()
             }
@@ -129,11 +142,7 @@ struct ChangeRoutes: Sendable {
             let query = try ListQuery(request, allowed: [.view, .since])
             let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
             _ = try adapter.definition.view(named: query.view, slice: slice)
-            if let lastEventID = request.headers[EventStream.lastEventID] {
-                _ = try ListAdapter.version(lastEventID, name: "Last-Event-ID")
-            } else if query.since != nil {
-                _ = try ListAdapter.version(query.since)
-            }
+            _ = try Self.resumption(request, query)
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,

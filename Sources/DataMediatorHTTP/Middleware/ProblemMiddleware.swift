@@ -34,12 +34,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound where !MethodNotAllowed.served.contains(method):
             // A method no route serves (TRACE, PROPFIND): 405 with the methods the path
             // serves, as OPTIONS there answers (RFC 9110: Allow names the target's methods).
-            let allow = allow()
-            return Problem(
-                .methodNotAllowed,
-                detail: "\(method.rawValue) is not served here; this route answers \(allow).",
-                headers: [.allow: allow]
-            )
+            return MethodNotAllowed.problem(method, allow: allow())
         case .notFound:
             return Problem(.notFound, detail: ProblemType.notFound.documentation)
         case .contentTooLarge:

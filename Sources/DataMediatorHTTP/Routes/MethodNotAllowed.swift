@@ -18,6 +18,16 @@ enum MethodNotAllowed {
         allow + (adapter.isWritable ? (item ? ", PUT, PATCH, DELETE" : ", POST") : "")
     }
 
+    /// The `405` of `method` where `allow` is what is served (RFC 9110 15.5.6: `Allow`
+    /// names the target's methods).
+    static func problem(_ method: HTTPRequest.Method, allow: String) -> Problem {
+        Problem(
+            .methodNotAllowed,
+            detail: "\(method.rawValue) is not served here; this route answers \(allow).",
+            headers: [.allow: allow]
+        )
+    }
+
     /// The methods served at `path` (as `OPTIONS` there answers), for a `405` to a method
     /// no route serves: a writable list's items routes, or the read methods.
     static func allow(at path: String, registry: ListRegistry) -> String {
@@ -31,7 +41,6 @@ enum MethodNotAllowed {
 
     /// Throws `unknownList` when `context`'s path names a list (`:list`) that `registry`
     /// does not hold; nothing without a registry or a list in the path.
-    ///
     private static func requireList<Context: RequestContext>(_ context: Context, in registry: ListRegistry?) throws {
         guard let registry, context.parameters.get("list") != nil else { return }
         _ = try registry.adapter(named: try ListQuery.path(context, "list"))
@@ -50,18 +59,16 @@ enum MethodNotAllowed {
 
     /// The `405` of a method a read route does not serve (a `404` for an unknown list).
     /// Synchronous, like ``requireList(_:in:)``: route closures that only throw after a
-    /// call that throws crashed the release compiler (Swift 6.3, splitting the coroutine).
+    /// call that throws crashed the release compiler (Swift 6.3, splitting the coroutine),
+    /// also when this function was inlined into them, hence `@inline(never)`.
+    @inline(never)
     private static func notServed<Context: RequestContext>(
         _ request: Request,
         _ context: Context,
         in registry: ListRegistry?
     ) throws -> Response {
         try requireList(context, in: registry)
-        throw Problem(
-            .methodNotAllowed,
-            detail: "\(request.method.rawValue) is not served here; this route answers \(allow).",
-            headers: [.allow: allow]
-        )
+        throw problem(request.method, allow: allow)
     }
 
     /// `OPTIONS` and `405` answers at a read route's `path`; with `registry`, a path naming a

@@ -235,7 +235,7 @@ import Testing
     @Test(
         "composite mistakes are named with their line and a fix",
         arguments: [
-            ("  c:\n    compose:\n      - {name: x, list: nope}\n", 11, "shows list 'nope', which is not declared"),
+            ("  c:\n    compose:\n      - {name: x, list: nope}\n", 11, "list 'nope', which is not declared; use one of 't'\n"),
             ("  c:\n    compose:\n      - {name: x, list: t, view: w}\n", 11, "view 'w', which list 't' does not have"),
             (
                 "  c:\n    compose:\n      - {name: x, list: d}\n  d:\n    compose:\n      - {name: y, list: c}\n", 9,
@@ -259,7 +259,9 @@ import Testing
     )
     func compositeMistakesAreNamed(lists: String, line: Int, message: String) {
         let found = errors(Self.base + lists)
-        #expect(found.contains { $0.line == line && $0.message.contains(message) }, "\(found)")
+        #expect(found.contains { $0.line == line && ($0.message + "\n").contains(message) }, "\(found)")
+        // Each points at what it is about (the child's or the composite's node), not at column 1.
+        #expect(found.allSatisfy { $0.column > 1 }, "\(found)")
     }
 
     /// A child naming a declared list or composite that has errors of its own is not told

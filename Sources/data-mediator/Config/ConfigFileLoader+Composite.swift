@@ -40,7 +40,8 @@ extension ConfigFileLoader {
             viewName: viewName,
             limits: limits,
             children: children,
-            line: nameNode.mark?.line ?? 0
+            line: nameNode.mark?.line ?? 0,
+            column: nameNode.mark?.column ?? 1
         )
     }
 
@@ -85,7 +86,8 @@ extension ConfigFileLoader {
                 content: .list(list, view: view, parameters: parameters),
                 cap: cap,
                 more: more,
-                line: node.mark?.line ?? 0
+                line: node.mark?.line ?? 0,
+                column: node.mark?.column ?? 1
             )
         }
         let title = child["title"].flatMap { string($0, what: "'title'") }
@@ -111,7 +113,8 @@ extension ConfigFileLoader {
             content: .section(id: section, title: title, cells: cells),
             cap: nil,
             more: false,
-            line: node.mark?.line ?? 0
+            line: node.mark?.line ?? 0,
+            column: node.mark?.column ?? 1
         )
     }
 
@@ -174,15 +177,15 @@ extension ConfigFileLoader {
                 if declared.contains(name), !readCleanly.contains(name) { continue }
                 guard let known = views[name] else {
                     failAt(
-                        child.line,
-                        "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is not declared; use one of \(Self.names(views.keys.sorted()))"
+                        child,
+                        "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is not declared; use one of \(Self.names(views.keys.sorted().filter { $0 != composite.name }))"
                     )
                     continue
                 }
                 if let definition = definitions[name] {
                     if definition.scope != nil {
                         failAt(
-                            child.line,
+                            child,
                             "child '\(child.name)' of '\(composite.name)' shows list '\(name)', which is scoped to each "
                                 + "caller; a composite shows the same items to everyone"
                         )
@@ -190,7 +193,7 @@ extension ConfigFileLoader {
                         let taken = Set(resolved.parameters.map(\.name))
                         for unknown in parameters.keys.sorted() where !taken.contains(unknown) {
                             failAt(
-                                child.line,
+                                child,
                                 "child '\(child.name)' of '\(composite.name)' gives parameter '\(unknown)', which its "
                                     + "view does not take; "
                                     + (taken.isEmpty ? "it takes none" : "it takes \(Self.names(taken.sorted()))")
@@ -199,7 +202,7 @@ extension ConfigFileLoader {
                         let missing = resolved.parameters.filter { $0.isRequired && parameters[$0.name] == nil }
                         for parameter in missing {
                             failAt(
-                                child.line,
+                                child,
                                 "child '\(child.name)' of '\(composite.name)' shows view '\(resolved.name)' of list "
                                     + "'\(name)', which needs parameter '\(parameter.name)'; give it under 'params:'"
                             )
@@ -214,13 +217,13 @@ extension ConfigFileLoader {
                                 )
                             }
                         } catch {
-                            failAt(child.line, "child '\(child.name)' of '\(composite.name)': \(error.message)")
+                            failAt(child, "child '\(child.name)' of '\(composite.name)': \(error.message)")
                         }
                     }
                 }
                 if let view, !known.contains(view) {
                     failAt(
-                        child.line,
+                        child,
                         "child '\(child.name)' of '\(composite.name)' shows view '\(view)', which list '\(name)' does not have; use one of \(Self.names(known))"
                     )
                 }
@@ -233,7 +236,7 @@ extension ConfigFileLoader {
                 reported.insert(cycle.sorted().joined()).inserted
             else { continue }
             failAt(
-                composite.line,
+                composite,
                 "composite list '\(composite.name)' contains itself: \(cycle.joined(separator: " -> ")); remove one of these children"
             )
         }
@@ -256,7 +259,11 @@ extension ConfigFileLoader {
         return visit(start)
     }
 
-    private mutating func failAt(_ line: Int, _ message: String) {
-        errors.append(ConfigFileError(file: file, line: line, column: 1, message: message))
+    private mutating func failAt(_ child: CompositeConfiguration.Child, _ message: String) {
+        errors.append(ConfigFileError(file: file, line: child.line, column: child.column, message: message))
+    }
+
+    private mutating func failAt(_ composite: CompositeConfiguration, _ message: String) {
+        errors.append(ConfigFileError(file: file, line: composite.line, column: composite.column, message: message))
     }
 }

@@ -63,6 +63,8 @@ struct CompositeConfiguration: Sendable {
         let more: Bool
         /// The line of its declaration.
         let line: Int
+        /// The column of its declaration, where an error about it points.
+        let column: Int
     }
 
     /// The composite's name.
@@ -77,6 +79,8 @@ struct CompositeConfiguration: Sendable {
     let children: [Child]
     /// The line of its name.
     let line: Int
+    /// The column of its name.
+    let column: Int
 
     /// The names of the lists its children show.
     var listNames: [String] {

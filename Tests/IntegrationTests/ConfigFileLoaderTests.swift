@@ -235,7 +235,10 @@ import Testing
     @Test(
         "composite mistakes are named with their line and a fix",
         arguments: [
-            ("  c:\n    compose:\n      - {name: x, list: nope}\n", 11, "list 'nope', which is not declared; use one of 't'\n"),
+            (
+                "  c:\n    compose:\n      - {name: x, list: nope}\n", 11,
+                "list 'nope', which is not declared; use one of 't'\n"
+            ),
             ("  c:\n    compose:\n      - {name: x, list: t, view: w}\n", 11, "view 'w', which list 't' does not have"),
             (
                 "  c:\n    compose:\n      - {name: x, list: d}\n  d:\n    compose:\n      - {name: y, list: c}\n", 9,

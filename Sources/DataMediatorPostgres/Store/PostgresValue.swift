@@ -26,18 +26,47 @@ extension JSONValue {
         switch PostgresColumnKind(cell.dataType) {
         case .integer: self = .integer(try cell.decode(Int64.self))
         case .real: self = .number(try cell.decode(Double.self))
-        case .decimal:
-            // A whole number (a SUM of integers, say) stays an integer.
-            let decimal = try cell.decode(Decimal.self)
-            let number = NSDecimalNumber(decimal: decimal)
-            let whole = number.int64Value
-            self = Decimal(whole) == decimal ? .integer(whole) : .number(number.doubleValue)
+        case .decimal: self = Self.numeric(cell)
         case .boolean: self = .bool(try cell.decode(Bool.self))
         case .json:
             let text = try cell.decode(String.self)
             self = (try? JSONValue.parse(Array(text.utf8))) ?? .string(text)
         case .text, nil: self = .string(try cell.decode(String.self))
         }
+    }
+}
+
+extension JSONValue {
+    /// A `numeric` cell's value: a whole number that fits 64 bits (a SUM of integers, say,
+    /// or `12.000`) stays an integer, any other the double nearest its decimal digits; `NaN` and the
+    /// infinities, which JSON cannot hold, are null.
+    ///
+    /// The digits come from PostgresNIO's ``PostgresNumeric/string``, not its `Decimal`:
+    /// that one traps on a value past Foundation's `Decimal` range (`1e170`, `1e-130`),
+    /// and its `doubleValue` is not the nearest double (`0.07` came back as
+    /// `0.06999999999999999`).
+    static func numeric(_ cell: PostgresCell) -> JSONValue {
+        guard let bytes = cell.bytes else { return .null }
+        let text: String
+        if cell.format == .text {
+            text = String(buffer: bytes)
+        } else {
+            // The third word of the header is the sign: 0xC000 NaN, 0xD000 and 0xF000 the
+            // infinities (PostgresNIO reads them as 0).
+            guard let sign = bytes.getInteger(at: bytes.readerIndex + 4, as: UInt16.self), sign & 0xC000 != 0xC000,
+                let numeric = PostgresData(type: .numeric, value: bytes).numeric
+            else { return .null }
+            text = numeric.string
+        }
+        // `12.000` (an AVG of whole numbers, say) is whole too.
+        let digits = text.split(separator: ".", maxSplits: 1)
+        if digits.count <= 2, digits.dropFirst().allSatisfy({ $0.allSatisfy { $0 == "0" } }),
+            let whole = digits.first.flatMap({ Int64($0) })
+        {
+            return .integer(whole)
+        }
+        guard let real = Double(text), real.isFinite else { return .null }
+        return .number(real)
     }
 }
 

@@ -75,8 +75,33 @@ import Testing
                 let errors = problem["errors"] as? [[String: Any]]
                 #expect(errors?.first?["field"] as? String == field, "\(problem)")
             }
-            let after = String(buffer: try await client.execute(uri: "/lists/notes/items", method: .get).body)
-            #expect(after == before)
+            // A string that is no Unicode text is not JSON a program can read: 400, not a
+            // field's value out of range.
+            for body in [
+                Array(#"{"data": {"title": ""#.utf8) + [0xFF] + Array(#""}}"#.utf8),
+                Array(#"{"data": {"title": "\ud800"}}"#.utf8), Array(#"{"data": {"title": "a\udc00b"}}"#.utf8),
+                Array(#"{"data": {"title": "\ud800\u0041"}}"#.utf8),
+            ] {
+                let answer = try await client.execute(
+                    uri: "/lists/notes/items",
+                    method: .post,
+                    headers: WriteRouteTests.headers(),
+                    body: ByteBuffer(bytes: body)
+                )
+                #expect(answer.status == .badRequest, "\(String(decoding: body, as: UTF8.self))")
+                #expect(try HTTPTestSupport.json(answer)["type"] as? String == "/problems/bad-request")
+            }
+            #expect(String(buffer: try await client.execute(uri: "/lists/notes/items", method: .get).body) == before)
+            // A pair, and an escaped backslash before a `u`, are text.
+            for title in [#"\ud83d\ude00"#, #"\\ud800"#] {
+                let answer = try await client.execute(
+                    uri: "/lists/notes/items",
+                    method: .post,
+                    headers: WriteRouteTests.headers(),
+                    body: WriteRouteTests.body(#"{"data": {"title": "\#(title)"}}"#)
+                )
+                #expect(answer.status == .created, "\(title)")
+            }
         }
     }
 }

@@ -170,9 +170,16 @@ struct WriteRoutes: Sendable {
                     + "this server takes at most \(error.limit)."
             )
         } catch DecodingError.typeMismatch(_, let context) {
-            // The text is JSON (RFC 8259 puts no bound on numbers), but a number in it is out
-            // of a 64-bit float's range (`1e400`): every other JSON value decodes. The item is
-            // refused as a field's bad value, not the body as text that is not JSON.
+            // A value the decoder cannot read: a string that is no Unicode text, or a
+            // number out of a 64-bit float's range (`1e400`). The second is JSON (RFC 8259
+            // puts no bound on numbers): the item is refused as a field's bad value.
+            if JSONValue.holdsBadText(bytes) {
+                throw Problem(
+                    .badRequest,
+                    detail: "The body is not valid JSON: a string in it is not UTF-8, or escapes half "
+                        + "of a UTF-16 surrogate pair alone (\\ud800)."
+                )
+            }
             throw Self.outOfRange(at: context.codingPath.map(\.stringValue))
         } catch {
             throw Problem(.badRequest, detail: "The body is not valid JSON.")

@@ -82,8 +82,30 @@ extension PostgresStore {
                 throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
             }
         } catch {
+            if writes, let refusal = Self.refusedValue(error) { throw refusal }
             throw answer(to: error, leased: lease.taken.load(ordering: .relaxed))
         }
+    }
+
+    /// A write the server refused for the values it was given, as the item's refusal
+    /// (`invalidItem`), nil for any other error: a value its column cannot hold (SQLSTATE
+    /// class 22: a `smallint` or `integer` out of range, text longer than a `varchar(n)`)
+    /// and values too long together for an index entry (54000: PostgreSQL keeps at most
+    /// about 2,700 bytes in one; the service's own columns take text of 1,024 bytes, and a
+    /// view's index may hold three of them). The transaction was rolled back.
+    static func refusedValue(_ error: any Error) -> DataMediatorError? {
+        guard let error = error as? PSQLError, error.code == .server,
+            let state = error.serverInfo?[.sqlState], state.hasPrefix("22") || state == "54000"
+        else { return nil }
+        if state == "54000" {
+            return DataMediatorError(
+                .invalidItem,
+                "The item's values are too long together for an index of the store (PostgreSQL keeps at most "
+                    + "about 2,700 bytes in one entry): shorten the text of the fields its views sort or filter by."
+            )
+        }
+        let message = error.serverInfo?[.message] ?? "out of range"
+        return DataMediatorError(.invalidItem, "A value does not fit its column in the store: \(message).")
     }
 
     /// What a call answers that failed with `error`, `leased` telling whether it had its

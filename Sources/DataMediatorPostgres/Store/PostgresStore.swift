@@ -197,6 +197,17 @@ public final class PostgresStore: Sendable {
                             + "cannot show; cast it to text, a number or a boolean in a query list"
                     )
                 }
+                // Writes bind a json field as its JSON text, which PostgreSQL does not cast
+                // to a json or jsonb column by itself.
+                let jsonColumns = schema.columns.filter { types[$0] == .json || types[$0] == .jsonb }
+                if source.isTable, list.isWritable, !jsonColumns.isEmpty {
+                    throw StoreError(
+                        list: list.name,
+                        "column \(jsonColumns.map { "'\($0)'" }.joined(separator: ", ")) is json or jsonb, which "
+                            + "the service does not write (it stores a json field as text); make the list read-only "
+                            + "or the column text"
+                    )
+                }
                 let keyset = KeysetSQL(
                     dialect: .postgres,
                     notNullColumns: notNull,

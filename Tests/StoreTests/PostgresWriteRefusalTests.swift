@@ -1,0 +1,85 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorTesting
+import Foundation
+import PostgresNIO
+import Testing
+
+/// Values a PostgreSQL column or index cannot hold are the item's refusal (`422`), with
+/// nothing stored, not a server error; a json field the store cannot write is refused at
+/// start-up.
+@Suite struct PostgresWriteRefusalTests {
+    static let fields: [String: FieldType] = ["id": .string, "a": .string, "b": .string, "small": .integer]
+
+    static func definition(fields: [String: FieldType] = fields) -> ListDefinition {
+        ListDefinition(
+            name: "legacy",
+            title: "Legacy",
+            idField: "id",
+            revisionField: "rev",
+            views: [
+                View(
+                    name: "by_ab",
+                    sort: [SortKey("a"), SortKey("b")],
+                    idField: "id",
+                    cellType: .fixed("row"),
+                    fields: fields.keys.filter { $0 != "id" }.sorted()
+                )
+            ],
+            isWritable: true,
+            rules: FieldRules(types: fields.filter { $0.key != "id" })
+        )
+    }
+
+    @Test func valuesAColumnOrAnIndexCannotHoldAreTheItemsRefusal() async throws {
+        let fixture = try await PostgresFixture()
+        try await fixture.store.primary.query(
+            "CREATE TABLE legacy (id text PRIMARY KEY, a varchar(2000), b text, small smallint, rev bigint)"
+        )
+        let adapter = try await fixture.store.adapter(
+            for: Self.definition(),
+            source: StoreSource(kind: .table("legacy"), fieldTypes: Self.fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        _ = try await adapter.replace(id: "kept", body: .object(["data": .object(["small": .integer(1)])]))
+        let start = try await adapter.currentVersion()
+        // Random hex, which does not compress: three 1,024-byte keys pass an index entry's bound.
+        func noise() -> String { String((0..<1024).map { _ in "0123456789abcdef".randomElement()! }) }
+        let refused: [(String, [String: JSONValue])] = [
+            ("x1", ["small": .integer(40_000)]), ("x2", ["small": .integer(-32_769)]),
+            ("x3", ["a": .string(String(repeating: "é", count: 1_001))]),
+            ("x4", ["a": .string(noise()), "b": .string(noise())]),
+        ]
+        for (id, data) in refused {
+            let error = await #expect(throws: DataMediatorError.self, "\(data.keys.sorted())") {
+                _ = try await adapter.replace(id: id == "x4" ? noise() : id, body: .object(["data": .object(data)]))
+            }
+            #expect(error?.code == .invalidItem, "\(String(describing: error))")
+        }
+        let patch = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.patch(id: "kept", body: .object(["data": .object(["small": .integer(70_000)])]))
+        }
+        #expect(patch?.code == .invalidItem)
+        #expect(try await adapter.currentVersion() == start)
+        guard case .object(let kept) = try await adapter.locate(id: "kept", view: nil).item.data else {
+            Issue.record("no item")
+            return
+        }
+        #expect(kept["small"] == .integer(1))
+    }
+
+    @Test func aWritableJSONFieldOverAJSONBColumnIsRefusedAtStartUp() async throws {
+        let fixture = try await PostgresFixture()
+        try await fixture.store.primary.query("CREATE TABLE legacy (id text PRIMARY KEY, a text, b jsonb, rev bigint)")
+        let fields: [String: FieldType] = ["id": .string, "a": .string, "b": .json]
+        let error = await #expect(throws: StoreError.self) {
+            _ = try await fixture.store.adapter(
+                for: Self.definition(fields: fields),
+                source: StoreSource(kind: .table("legacy"), fieldTypes: fields),
+                signer: CursorSigner(secret: SampleList.secret)
+            )
+        }
+        #expect(error?.message.contains("'b' is json or jsonb") == true, "\(String(describing: error))")
+    }
+}

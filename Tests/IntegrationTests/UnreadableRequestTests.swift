@@ -156,6 +156,42 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// RFC 9110 10.1.1: `Expect: 100-continue` is answered at once (a client waits for it
+    /// before sending its body), but not on HTTP/1.0; CONNECT (no route tunnels) is a 405 on
+    /// a connection that closes, since such an answer has no framing to end it by.
+    @Test func aBodyThatWaitsForContinueIsToldToComeAndConnectIsRefused() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t"]
+        )
+        defer { server.removeData() }
+        let body = #"{"data": {"player": "p", "points": 1, "reason": "r", "created_at": "2026-11-25T10:00:00Z"}}"#
+        for version in ["1.1", "1.0"] {
+            let client = try RawClient(port: server.port)
+            client.send(
+                "POST /lists/transactions/items HTTP/\(version)\r\nHost: localhost\r\nExpect: 100-continue\r\n"
+                    + "Authorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                    + "Connection: close\r\n\r\n"
+            )
+            // Up to 5 s for the interim answer (10 on 1.0, where none must come).
+            var interim = ""
+            for _ in 0..<(version == "1.1" ? 5 : 2) where !interim.contains("\r\n\r\n") {
+                interim += await client.read(within: 1) ?? ""
+            }
+            #expect(interim.hasPrefix("HTTP/1.1 100 Continue\r\n") == (version == "1.1"), "\(version): \(interim)")
+            client.send(body)
+            let answer = interim + (await Self.readUntilClosed(client, within: 10))
+            #expect(answer.contains("HTTP/1.1 201 Created\r\n"), "\(version): \(answer)")
+        }
+        let tunnel = try RawClient(port: server.port)
+        tunnel.send("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+        let refused = await Self.read(tunnel, within: 5)
+        #expect(refused.closed && refused.text.hasPrefix("HTTP/1.1 405 "), "\(refused)")
+        #expect(refused.text.lowercased().contains("allow: get, head, options"), "\(refused)")
+        #expect(try await server.get("/health").status == 200)
+        #expect(await server.stop() == 0)
+    }
+
     @Test func aChunkedBodyOverTheLimitIs413AndStoresNothing() async throws {
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "10"],

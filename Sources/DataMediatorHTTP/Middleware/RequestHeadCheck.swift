@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
@@ -36,6 +37,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private var refused = false
+    /// The requests read whose answer has not ended: a `100 Continue` is written only when
+    /// none is before its request's, so that it cannot land inside an earlier answer.
+    private var unanswered = 0
     /// What each answer to come says of its connection, in request order: `keep-alive` to
     /// an HTTP/1.0 client that asked for it, `close` where the connection closes after it
     /// (RFC 9112 9.3, 9.6), nothing otherwise.
@@ -57,6 +61,14 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let closes = !head.isKeepAlive
         connectionFields.append(closes ? "close" : head.version == .http1_0 ? "keep-alive" : nil)
+        unanswered += 1
+        if unanswered == 1, Self.expectsContinue(head) {
+            // RFC 9110 10.1.1: a server MUST answer `Expect: 100-continue` at once, with
+            // `100 Continue` or the final status; the routes read the body only after
+            // their checks, so the client would wait (curl: a second) before sending it.
+            let interim = HTTPResponseHead(version: head.version, status: .continue)
+            context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
+        }
         if head.version == .http1_0, closes {
             head.headers.replaceOrAdd(name: "Connection", value: "close")
             context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -66,6 +78,7 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { unanswered = max(unanswered - 1, 0) }
         guard case .head(var head) = unwrapOutboundIn(data), head.status.code >= 200, !connectionFields.isEmpty else {
             context.write(data, promise: promise)
             return
@@ -78,8 +91,27 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    /// What is wrong with `head`'s `Host` or `Transfer-Encoding` fields, if anything.
+    /// Whether `head` is an HTTP/1.1 request that expects `100-continue` (an HTTP/1.0
+    /// one's expectation is ignored, RFC 9110 10.1.1).
+    static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
+        guard head.version.major == 1, head.version.minor >= 1 else { return false }
+        return head.headers["Expect"].contains { field in
+            field.trimmingCharacters(in: .whitespaces).lowercased() == "100-continue"
+        }
+    }
+
+    /// What is wrong with `head`'s method, `Host` or `Transfer-Encoding` fields, if anything.
     static func problem(with head: HTTPRequestHead) -> Problem? {
+        if head.method == .CONNECT {
+            // No route tunnels; answered here, with the connection closed after it, since
+            // an answer to CONNECT carries no framing (RFC 9112 6.3) and its client would
+            // wait for the connection to close to know where the answer ends.
+            return Problem(
+                .methodNotAllowed,
+                detail: "CONNECT is not served here: this server is no proxy. The connection is closed.",
+                headers: [.allow: MethodNotAllowed.allow]
+            )
+        }
         let hosts = head.headers["Host"]
         let needsHost = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
         guard hosts.count == 1 || (hosts.isEmpty && !needsHost), hosts.allSatisfy(HostField.isValid) else {

@@ -111,6 +111,8 @@ import Testing
             for (query, status, type) in [
                 ("since=\(start + 4)", HTTPResponse.Status.gone, "history-gone"),
                 ("since=x", .badRequest, "bad-request"),
+                // Past 64 bits is still a version no list has reached.
+                ("since=99999999999999999999", .gone, "history-gone"), ("since=-1", .badRequest, "bad-request"),
                 ("", .badRequest, "bad-request"), ("since=0&limit=0", .badRequest, "bad-limit"),
                 ("since=0&view=nope", .notFound, "unknown-view"),
             ] {

@@ -74,7 +74,9 @@ extension ListAdapter {
         try await provider.currentVersion()
     }
 
-    /// A version parameter (`since`, `Last-Event-ID`): a whole number, at least 0.
+    /// A version parameter (`since`, `Last-Event-ID`): a whole number, at least 0. One past
+    /// 64 bits is the largest version: newer than any list's, so its answer is `410` (a
+    /// stream's `reload`), as for any version the list has not reached.
     ///
     /// - Throws: `badRequest` when it is missing, empty or not such a number.
     public static func version(_ raw: String?, name: String = "since") throws(DataMediatorError) -> Int64 {
@@ -84,12 +86,12 @@ extension ListAdapter {
                 "'\(name)' is required: the version of the pages you hold (a page's 'version')."
             )
         }
-        guard !raw.isEmpty, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let version = Int64(raw) else {
+        guard !raw.isEmpty, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
             throw DataMediatorError(
                 .badRequest,
                 "'\(name)' must be a version: a whole number, at least 0; got '\(raw)'."
             )
         }
-        return version
+        return Int64(raw) ?? .max
     }
 }

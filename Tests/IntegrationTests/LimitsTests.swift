@@ -171,6 +171,9 @@ final class RawClient: @unchecked Sendable {
         let refused = try await server.get("/lists/transactions/events")
         #expect(refused.status == 503 && refused.headers["retry-after"] == "5")
         #expect(String(decoding: refused.body, as: UTF8.self).contains("/problems/too-many-streams"))
+        // HEAD answers as its GET would now (RFC 9110 9.3.2), and holds no share.
+        let head = try await server.send("HEAD", "/lists/transactions/events")
+        #expect(head.status == 503 && head.headers["retry-after"] == "5", "\(head.status)")
         withExtendedLifetime(stream) {}
         #expect(await server.stop() == 0)
     }

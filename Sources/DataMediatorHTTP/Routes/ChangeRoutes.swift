@@ -103,22 +103,7 @@ struct ChangeRoutes: Sendable {
                 closed: (context as? any ConnectionRequestContext)?.connectionClosed,
                 ends: Self.expiry(of: claims)
             )
-            // Taken at once, so streams opening at the same moment cannot pass the cap together.
-            guard let open = streams.take(for: Self.everyone) else {
-                throw Problem(
-                    .tooManyStreams,
-                    detail: "\(events.maximumStreams) event streams are open, the most this server keeps; retry later.",
-                    headers: [.retryAfter: "5"]
-                )
-            }
-            guard let hold = clientStreams.take(for: ClientShares.client(of: request, context: context)) else {
-                throw Problem(
-                    .tooManyStreams,
-                    detail: "This client holds \(events.maximumStreamsPerClient) event streams, the most one client "
-                        + "may; close one, or retry later.",
-                    headers: [.retryAfter: "5"]
-                )
-            }
+            let (open, hold) = try takeShares(request, context)
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,
@@ -143,6 +128,9 @@ struct ChangeRoutes: Sendable {
             let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
             _ = try adapter.definition.view(named: query.view, slice: slice)
             _ = try Self.resumption(request, query)
+            // As its GET would be answered now: a 503 when no stream could open (the shares
+            // taken go back at once).
+            _ = try takeShares(request, context)
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,
@@ -152,6 +140,33 @@ struct ChangeRoutes: Sendable {
         for path in ["/lists/:list/changes", "/lists/:list/events"] {
             MethodNotAllowed.register(RouterPath(path), on: router, registry: registry)
         }
+    }
+
+    /// A stream's shares of the server's streams and of its client's, held while the
+    /// stream runs; taken at once, so streams opening at the same moment cannot pass the
+    /// caps together.
+    ///
+    /// - Throws: `too-many-streams` (503, `Retry-After`) when either is used up.
+    private func takeShares<Context: RequestContext>(
+        _ request: Request,
+        _ context: Context
+    ) throws(Problem) -> (ClientShares.Hold, ClientShares.Hold) {
+        guard let open = streams.take(for: Self.everyone) else {
+            throw Problem(
+                .tooManyStreams,
+                detail: "\(events.maximumStreams) event streams are open, the most this server keeps; retry later.",
+                headers: [.retryAfter: "5"]
+            )
+        }
+        guard let hold = clientStreams.take(for: ClientShares.client(of: request, context: context)) else {
+            throw Problem(
+                .tooManyStreams,
+                detail: "This client holds \(events.maximumStreamsPerClient) event streams, the most one client "
+                    + "may; close one, or retry later.",
+                headers: [.retryAfter: "5"]
+            )
+        }
+        return (open, hold)
     }
 }
 

@@ -157,8 +157,9 @@ import Testing
     }
 
     /// RFC 9110 10.1.1: `Expect: 100-continue` is answered at once (a client waits for it
-    /// before sending its body), but not on HTTP/1.0; CONNECT (no route tunnels) is a 405 on
-    /// a connection that closes, since such an answer has no framing to end it by.
+    /// before sending its body), but not on HTTP/1.0; a path's percent-encoded letters are
+    /// the letters; CONNECT (no route tunnels) is a 405 on a connection that closes, since
+    /// such an answer has no framing to end it by.
     @Test func aBodyThatWaitsForContinueIsToldToComeAndConnectIsRefused() async throws {
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "10"],
@@ -182,6 +183,17 @@ import Testing
             client.send(body)
             let answer = interim + (await Self.readUntilClosed(client, within: 10))
             #expect(answer.contains("HTTP/1.1 201 Created\r\n"), "\(version): \(answer)")
+        }
+        // RFC 3986 6.2.2.2: percent-encoded letters, digits, `-`, `_`, `~` are the characters
+        // themselves, in fixed segments too; `%2F` is not one (no such route).
+        for (path, status) in [
+            ("/h%65alth", 200), ("/lists/transactions/%69tems?limit=1", 200), ("/%6Cists/transactions/s%65ctions", 200),
+            ("/lists/transactions%2Fitems", 404),
+        ] {
+            let client = try RawClient(port: server.port)
+            client.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            let answer = await Self.readUntilClosed(client, within: 10)
+            #expect(answer.hasPrefix("HTTP/1.1 \(status) "), "\(path): \(answer.prefix(60))")
         }
         let tunnel = try RawClient(port: server.port)
         tunnel.send("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")

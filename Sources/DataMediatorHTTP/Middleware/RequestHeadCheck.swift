@@ -59,6 +59,7 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(HTTPParserError.invalidHeaderToken)
             return
         }
+        if head.uri.utf8.contains(UInt8(ascii: "%")) { head.uri = Self.normalized(head.uri) }
         let closes = !head.isKeepAlive
         connectionFields.append(closes ? "close" : head.version == .http1_0 ? "keep-alive" : nil)
         unanswered += 1
@@ -69,12 +70,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             let interim = HTTPResponseHead(version: head.version, status: .continue)
             context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
         }
-        if head.version == .http1_0, closes {
-            head.headers.replaceOrAdd(name: "Connection", value: "close")
-            context.fireChannelRead(wrapInboundOut(.head(head)))
-            return
-        }
-        context.fireChannelRead(data)
+        if head.version == .http1_0, closes { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+        context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -89,6 +86,42 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         context.write(data, promise: promise)
+    }
+
+    /// `target` with the percent-encoded letters, digits, `-`, `_` and `~` of its path
+    /// decoded (RFC 3986 6.2.2.2: they are the same URI), so that `/h%65alth` is routed as
+    /// `/health`; `.` stays encoded (`%2E%2E` is an id, not a dot segment), and so does
+    /// the query.
+    static func normalized(_ target: String) -> String {
+        var bytes = Array(target.utf8)
+        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        var index = 0
+        var limit = end
+        while index + 2 < limit {
+            if bytes[index] == UInt8(ascii: "%"), let high = Self.hexValue(bytes[index + 1]),
+                let low = Self.hexValue(bytes[index + 2])
+            {
+                let byte = high << 4 | low
+                let unreserved =
+                    (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+                if unreserved {
+                    bytes.replaceSubrange(index...(index + 2), with: [byte])
+                    limit -= 2
+                }
+            }
+            index += 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// Whether `head` is an HTTP/1.1 request that expects `100-continue` (an HTTP/1.0

@@ -13,8 +13,12 @@ enum CursorSecret {
     ///   cannot be read or written.
     static func load(environment: [String: String], dataDir: String, logger: Logger) throws -> [UInt8] {
         if let configured = environment["DATA_MEDIATOR_CURSOR_SECRET"], !configured.isEmpty {
-            guard configured.utf8.count >= 16 else {
-                throw CursorSecretError("DATA_MEDIATOR_CURSOR_SECRET must be at least 16 characters long")
+            // Spaces around it are taken as they come, but do not count: a secret of spaces
+            // is none (the kept file's is read trimmed too).
+            guard configured.trimmingCharacters(in: .whitespacesAndNewlines).utf8.count >= 16 else {
+                throw CursorSecretError(
+                    "DATA_MEDIATOR_CURSOR_SECRET must be at least 16 characters long, not counting spaces around it"
+                )
             }
             return Array(configured.utf8)
         }

@@ -1,4 +1,5 @@
 import DataMediatorHTTP
+import Logging
 import Testing
 
 @testable import data_mediator
@@ -25,6 +26,10 @@ import Testing
             ("DATA_MEDIATOR_MAX_CONNECTIONS", "99999999999999999999", "larger than any setting it takes"),
             ("DATA_MEDIATOR_MAX_CONNECTIONS", "many", "must be a whole number"),
             ("DATA_MEDIATOR_LOG_LEVEL", "loud", "'trace', 'debug', 'info'"),
+            ("DATA_MEDIATOR_DEMO_TRANSACTIONS", "100000000000", "from 0 to 1000000000"),
+            // A token list that holds no token would leave reads open without a word.
+            ("DATA_MEDIATOR_READ_TOKENS", ",,", "holds no value"),
+            ("DATA_MEDIATOR_WRITE_TOKENS", " , ", "holds no value"),
         ] {
             #expect {
                 try ServeConfiguration.of([name: value])
@@ -32,5 +37,26 @@ import Testing
                 "\(error)".contains(name) && "\(error)".contains(says)
             }
         }
+    }
+
+    /// Spaces are no secret: the environment's is held to 16 characters without them, as the
+    /// kept file's is.
+    @Test func aCursorSecretOfSpacesIsRefused() throws {
+        let logger = Logger(label: "test")
+        for secret in [String(repeating: " ", count: 20), "  short-secret  \n"] {
+            #expect(throws: CursorSecretError.self) {
+                try CursorSecret.load(
+                    environment: ["DATA_MEDIATOR_CURSOR_SECRET": secret],
+                    dataDir: "/nonexistent",
+                    logger: logger
+                )
+            }
+        }
+        let taken = try CursorSecret.load(
+            environment: ["DATA_MEDIATOR_CURSOR_SECRET": "a secret of enough length"],
+            dataDir: "/nonexistent",
+            logger: logger
+        )
+        #expect(taken == Array("a secret of enough length".utf8))
     }
 }

@@ -89,12 +89,21 @@ struct ServeConfiguration: Sendable {
         self.port = try port ?? number("DATA_MEDIATOR_PORT") ?? 8080
         self.dataDir = dataDir ?? text("DATA_MEDIATOR_DATA_DIR") ?? "data"
         self.demoTransactions = try demoTransactions ?? number("DATA_MEDIATOR_DEMO_TRANSACTIONS") ?? 100_000
-        func tokens(_ name: String) -> [String] {
-            (environment[name] ?? "").split(separator: ",")
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // A list set but holding no token (`,,`, spaces) is a mistake, not "none": for read
+        // tokens it would leave reads open without a word.
+        func tokens(_ name: String) throws -> [String] {
+            guard let value = environment[name], !value.isEmpty else { return [] }
+            let tokens = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
+            guard !tokens.isEmpty else {
+                throw ValidationError(
+                    "\(name) is set but holds no value; leave it unset, or give them comma-separated."
+                )
+            }
+            return tokens
         }
-        self.writeTokens = tokens("DATA_MEDIATOR_WRITE_TOKENS")
-        self.readTokens = tokens("DATA_MEDIATOR_READ_TOKENS")
+        self.writeTokens = try tokens("DATA_MEDIATOR_WRITE_TOKENS")
+        self.readTokens = try tokens("DATA_MEDIATOR_READ_TOKENS")
         self.corsOrigins = try tokens("DATA_MEDIATOR_CORS_ORIGINS").map(Self.origin)
         self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
         self.databaseURL = text("DATA_MEDIATOR_DATABASE_URL")
@@ -174,13 +183,17 @@ struct ServeConfiguration: Sendable {
         guard (0...65_535).contains(self.port) else {
             throw ValidationError("The port must be from 0 to 65535; it is \(self.port).")
         }
-        guard self.demoTransactions >= 0 else {
+        guard (0...Self.maximumDemoTransactions).contains(self.demoTransactions) else {
             throw ValidationError(
-                "The demo's transaction count (--demo-transactions or DATA_MEDIATOR_DEMO_TRANSACTIONS) must not be "
-                    + "negative; it is \(self.demoTransactions)."
+                "The demo's transaction count (--demo-transactions or DATA_MEDIATOR_DEMO_TRANSACTIONS) must be from "
+                    + "0 to \(Self.maximumDemoTransactions); it is \(self.demoTransactions)."
             )
         }
     }
+
+    /// The most transactions the demo generates: a billion fill some 200 GB; more would
+    /// move the demo's first timestamp past what its dates can say.
+    static let maximumDemoTransactions = 1_000_000_000
 
     /// Half the processor cores (as NIO counts them: a container's CPU limit counts), at
     /// least one: the request handlers run on Swift's cooperative pool, one thread per

@@ -221,6 +221,15 @@ import Testing
                 "lists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 1,
                 "missing 'store'"
             ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {id: number, a: string}\n"
+                    + "    views:\n      v: {sort: [a]}\n", 6, "the id field 'id' has type 'number'"
+            ),
+            // A whole number past 64 bits is no integer: it was read as null, which matched nulls.
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {n: integer}\n    views:\n"
+                    + "      v: {sort: [n], filter: [{field: n, op: eq, value: 99999999999999999999}]}\n", 8, "'n'"
+            ),
         ]
     )
     func mistakesAreNamed(yaml: String, line: Int, message: String) {

@@ -114,7 +114,11 @@ extension ConfigFileLoader {
         switch Tag.Name(rawValue: node.tag.rawValue) {
         case .null: return .null
         case .bool: return node.bool.map(JSONValue.bool) ?? .null
-        case .int: return node.int.map { .integer(Int64($0)) } ?? .null
+        case .int:
+            // A whole number past 64 bits is a number, as in JSON (an integer field's check
+            // then refuses it); it was null, which a filter then matched.
+            if let whole = node.int { return .integer(Int64(whole)) }
+            return node.scalar.flatMap { Double($0.string) }.map(JSONValue.number) ?? .string(node.scalar?.string ?? "")
         case .float: return node.float.map(JSONValue.number) ?? .null
         default: return .string(node.scalar?.string ?? "")
         }

@@ -184,6 +184,13 @@ struct ConfigFileLoader {
                     )
                     continue
                 }
+                if field == idField, type != .integer, type != .string {
+                    fail(
+                        typeNode,
+                        "the id field '\(field)' has type '\(typeName)'; an id is 'integer' or 'string' (ids are "
+                            + "compared and addressed exactly)"
+                    )
+                }
                 fieldTypes[field] = type
                 declared.append(field)
             }

@@ -7,7 +7,8 @@ import DataMediator
 /// Without `skipBad`, the whole import is one transaction: the first bad record (or an id
 /// that exists) stops it and nothing of it is stored. With `skipBad`, bad records are
 /// reported and left out, and every `batch` records are committed. Each committed
-/// transaction raises the store's version by one and restarts the list's change history
+/// transaction that stored a record raises the store's version by one and restarts the
+/// list's change history
 /// (a client holding older pages gets `410` from `/changes`, and `event: reload` on its
 /// stream, and reloads), and (PostgreSQL) every replica is notified: what an import has
 /// committed is never served without its version moving.
@@ -45,6 +46,7 @@ public struct SQLImporter: Sendable {
         while !finished {
             try await transactions.bulkWrite { session in
                 try await StoreVersion.lock(session)
+                let storedBefore = summary.imported
                 var count = 0
                 while count < perTransaction {
                     guard let record = iterator.next() else {
@@ -55,11 +57,13 @@ public struct SQLImporter: Sendable {
                     let rejection = try await insert(record, session)
                     try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                 }
-                // An empty last transaction (the records ended with the one before) has
-                // nothing to show; an import of no records still moves the version once
-                // (a finished batch leaves a version of at least 1).
-                if count > 0 || summary.version == 0 {
+                // A transaction that stored nothing (the records ended with the one before,
+                // or all of its were bad) leaves the version and the change history alone:
+                // clients would reload for nothing.
+                if summary.imported > storedBefore {
                     summary.version = try await plan.finish(session)
+                } else if summary.version == 0 {
+                    summary.version = try await StoreVersion.current(session)
                 }
             }
         }

@@ -125,6 +125,12 @@ struct ImportCommand: AsyncParsableCommand {
         if summary.rejected > summary.rejections.count {
             printError("... and \(summary.rejected - summary.rejections.count) more bad records")
         }
+        guard summary.imported > 0 else {
+            // `[]`, a CSV header alone, or only bad records: nothing was stored, and the
+            // version did not move.
+            printError("import: \(file) holds no record to import; nothing was stored")
+            throw ExitCode.failure
+        }
         let seconds = progress.elapsed
         let rate = seconds > 0 ? Int(Double(summary.imported) / seconds) : summary.imported
         print(

@@ -52,6 +52,9 @@ final class RecordStream: Sequence, IteratorProtocol {
         self.types = types
         self.size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
         if format == .csv {
+            if let line = UTF8Check.firstBadLine(path: path) {
+                throw ItemFileError(path: path, line: line, "is not UTF-8 text; save the CSV file as UTF-8")
+            }
             guard let stream = InputStream(fileAtPath: path),
                 let reader = try? CSVReader(stream: stream, hasHeaderRow: true),
                 let header = reader.headerRow
@@ -105,7 +108,7 @@ final class RecordStream: Sequence, IteratorProtocol {
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
             if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
             guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
-                return ImportRecord(line: number, fields: [:], problem: "is not a JSON object")
+                return ImportRecord(line: number, fields: [:], problem: Self.problem(with: bytes))
             }
             return ImportRecord(line: number, fields: fields)
         }
@@ -177,6 +180,14 @@ final class RecordStream: Sequence, IteratorProtocol {
                 }
                 if byte == UInt8(ascii: "]") {
                     arrayState = .finished
+                    // A second array or anything else after it would be dropped unseen.
+                    guard skipSpace() == nil else {
+                        return ImportRecord(
+                            line: line,
+                            fields: [:],
+                            problem: "has more after its array's closing ']'; a .json file holds one array of objects"
+                        )
+                    }
                     return nil
                 }
                 let start = line
@@ -205,11 +216,16 @@ final class RecordStream: Sequence, IteratorProtocol {
                     }
                 }
                 guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
-                    return ImportRecord(line: start, fields: [:], problem: "is not a JSON object")
+                    return ImportRecord(line: start, fields: [:], problem: Self.problem(with: bytes))
                 }
                 return ImportRecord(line: start, fields: fields)
             }
         }
+    }
+
+    /// Why a record's JSON text does not read as an object.
+    private static func problem(with bytes: [UInt8]) -> String {
+        JSONValue.holdsBadText(bytes) ? "is not UTF-8 text (or escapes half a surrogate pair)" : "is not a JSON object"
     }
 
     /// The next byte that is not white space, counting lines.

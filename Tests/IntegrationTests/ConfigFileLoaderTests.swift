@@ -225,6 +225,10 @@ import Testing
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {id: number, a: string}\n"
                     + "    views:\n      v: {sort: [a]}\n", 6, "the id field 'id' has type 'number'"
             ),
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {id: string}\n    required: [x]\n"
+                    + "    views:\n      v: {sort: [id]}\n", 7, "not a writable field of list 'x'; it has none"
+            ),
             // A whole number past 64 bits is no integer: it was read as null, which matched nulls.
             (
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {n: integer}\n    views:\n"

@@ -168,6 +168,7 @@ import Testing
                 "empty.ndjson": "", "empty.json": "", "none.json": " [ ] ", "header.csv": "id,title,score,tags\n",
                 "bad.ndjson": "{\"title\": \"no id\"}\n\n",
                 "two.json": #"[{"id": 1, "title": "a"}] [{"id": 2, "title": "b"}]"#,
+                "twice.csv": "id,title,title\n7,a,b\n",
             ],
             target
         )
@@ -188,6 +189,7 @@ import Testing
             ("bad.ndjson", ["--skip-bad"], "holds no record to import"),
             ("two.json", ["--skip-bad"], "two.json:1: has more after its array's closing ']'"),
             ("latin1.csv", ["--skip-bad"], "latin1.csv:3: is not UTF-8 text"),
+            ("twice.csv", ["--skip-bad"], "twice.csv:1: names the column 'title' twice"),
         ] {
             let (status, errors) = try await Self.importing(file, in: folder, target, extra)
             #expect(status == (file == "two.json" ? 0 : 1) && errors.contains(says), "\(file): \(errors)")

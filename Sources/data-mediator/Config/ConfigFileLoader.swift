@@ -199,9 +199,12 @@ struct ConfigFileLoader {
         var required: [String] = []
         if let requiredNode = list["required"], let names = stringList(requiredNode, what: "'required'") {
             for field in names where !declared.contains(field) || field == idField || field == revisionField {
+                let writable = declared.filter { $0 != idField && $0 != revisionField }
                 fail(
                     requiredNode,
-                    "'required' names '\(field)', which is not a writable field of list '\(name)'; use one of \(Self.names(declared.filter { $0 != idField && $0 != revisionField }))"
+                    "'required' names '\(field)', which is not a writable field of list '\(name)'; "
+                        + (writable.isEmpty
+                            ? "it has none: declare them under 'fields'" : "use one of \(Self.names(writable))")
                 )
             }
             required = names

@@ -59,6 +59,11 @@ final class RecordStream: Sequence, IteratorProtocol {
                 let reader = try? CSVReader(stream: stream, hasHeaderRow: true),
                 let header = reader.headerRow
             else { throw ItemFileError(path: path, line: 1, "has no header row") }
+            // Two columns of one name: one of them would be dropped unseen.
+            var seen = Set<String>()
+            if let twice = header.first(where: { !seen.insert($0).inserted }) {
+                throw ItemFileError(path: path, line: 1, "names the column '\(twice)' twice; keep one")
+            }
             self.csv = reader
             self.header = header
         }

@@ -8,10 +8,9 @@ import DataMediator
 /// that exists) stops it and nothing of it is stored. With `skipBad`, bad records are
 /// reported and left out, and every `batch` records are committed. Each committed
 /// transaction that stored a record raises the store's version by one and restarts the
-/// list's change history
-/// (a client holding older pages gets `410` from `/changes`, and `event: reload` on its
-/// stream, and reloads), and (PostgreSQL) every replica is notified: what an import has
-/// committed is never served without its version moving.
+/// list's change history (a client holding older pages gets `410` from `/changes`, and
+/// `event: reload` on its stream, and reloads), and (PostgreSQL) every replica is
+/// notified: what an import has committed is never served without its version moving.
 public struct SQLImporter: Sendable {
     private let transactions: any SQLTransactions
     private let plan: ImportPlan

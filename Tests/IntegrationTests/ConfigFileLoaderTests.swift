@@ -259,6 +259,7 @@ import Testing
             ),
             ("  c:\n    compose:\n      - {name: x, list: c}\n", 9, "contains itself: c -> c"),
             ("  c:\n    compose:\n      - {name: x, list: t, more: true}\n", 11, "'more: true' without 'limit'"),
+            ("  c:\n    compose:\n      - {name: x, list: t, limit: 1001}\n", 11, "'limit' 1001, above 1000"),
             (
                 "  c:\n    compose:\n      - {name: x, list: t}\n      - {name: x, list: t}\n", 12,
                 "two children named 'x'"

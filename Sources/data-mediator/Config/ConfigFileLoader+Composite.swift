@@ -78,6 +78,16 @@ extension ConfigFileLoader {
                     parameters[parameter] = value.scalar?.string ?? ""
                 }
             }
+            // Every page that reaches a capped child reads its first items whole, so the cap
+            // bounds what one request costs, as a page's size does.
+            if let cap, cap > PageLimits.upperBound, let limitNode = child["limit"] {
+                fail(
+                    limitNode,
+                    "child '\(name)' of '\(composite)' has 'limit' \(cap), above \(PageLimits.upperBound), the most "
+                        + "items a child may show (each page that reaches it reads them); lower it, or leave it out to "
+                        + "page through the whole list"
+                )
+            }
             if more, cap == nil {
                 fail(child["more"], "child '\(name)' of '\(composite)' has 'more: true' without 'limit'; cap it first")
             }

@@ -41,20 +41,32 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The error for an answer with `status` and `body`: ``Code/historyGone`` for `410`,
-    /// with the problem's kind and detail when the body is a problem, and `retryAfter` from
-    /// a `Retry-After` of seconds.
+    /// with the problem's kind and detail (or title) when the body is a problem, and
+    /// `retryAfter` from a `Retry-After` of seconds or an HTTP date. A body that is not a
+    /// problem (a proxy's HTML page) is left out of the message, which stays safe to show.
     public static func answered(_ status: Int, body: [UInt8], retryAfter: String? = nil) -> ListClientError {
         let problem = try? JSONDecoder().decode(ProblemBody.self, from: Data(body))
         var error = ListClientError(
             status == 410 ? .historyGone : .status,
             status: status,
-            message: "HTTP \(status): \(problem?.detail ?? String(decoding: body, as: UTF8.self))",
+            message: (problem?.detail ?? problem?.title).map { "HTTP \(status): \($0)" } ?? "HTTP \(status)",
             problem: problem?.type.split(separator: "/").last.map(String.init)
         )
-        if let seconds = retryAfter.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), seconds >= 0 {
-            error.retryAfter = .seconds(seconds)
-        }
+        error.retryAfter = retryAfter.flatMap { Self.wait($0, now: Date()) }
         return error
+    }
+
+    /// A `Retry-After` value as a wait from `now` (RFC 9110 10.2.3): whole seconds, or an
+    /// HTTP date (a date already past is no wait); nil for anything else.
+    static func wait(_ value: String, now: Date) -> Duration? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text) { return seconds >= 0 ? .seconds(seconds) : nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = formatter.date(from: text) else { return nil }
+        return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
     }
 
     /// Whether the server refused the cursor the session held (`bad-cursor`, as after the
@@ -68,5 +80,6 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
 /// The members of a problem (RFC 9457) the kit reads; others are ignored.
 private struct ProblemBody: Decodable {
     let type: String
+    let title: String?
     let detail: String?
 }

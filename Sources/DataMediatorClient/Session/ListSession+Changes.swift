@@ -44,37 +44,47 @@ extension ListSession {
     /// read reload the session (see ``refresh()``). Loads the first page first when nothing
     /// is loaded.
     ///
-    /// - Throws: ``ListClientError`` when the server refuses the stream for good (a `4xx`
-    ///   other than `408`, `410` and `429`).
+    /// Loading the first page, ``ListSessionConfiguration/freshHeaders`` and a reload that
+    /// fail are tried again the same way.
+    ///
+    /// - Throws: ``ListClientError`` when the server refuses the stream, a page or a reload
+    ///   for good (a `4xx` other than `408`, `410` and `429`).
     public func follow() async throws {
         var first = true
         var failures = 0
         while !Task.isCancelled {
-            if !started { try await loadFirstPage() }
             if !first { statistics.reconnects += 1 }
             first = false
-            var headers = try await requestHeaders()
-            headers["Last-Event-ID"] = String(resumeVersion)
-            let events = transport.events(
-                path: configuration.path("/events"),
-                query: configuration.query(paging: false),
-                headers: headers
-            )
             // A stream that failed before it delivered anything counts towards the backoff;
             // one the server ended (a shutdown, its token's expiry) does not.
             var delivered = false
             var failed = false
             var retryAfter: Duration?
             do {
-                for try await event in events {
-                    try await handle(event)
-                    delivered = true
+                // Loading the first page, asking for fresh headers and reloading fail as a
+                // stream does (the network is down, the server busy): they are tried again
+                // after the same wait, not ended for good.
+                if !started { try await loadFirstPage() }
+                var headers = try await requestHeaders()
+                headers["Last-Event-ID"] = String(resumeVersion)
+                let events = transport.events(
+                    path: configuration.path("/events"),
+                    query: configuration.query(paging: false),
+                    headers: headers
+                )
+                do {
+                    for try await event in events {
+                        try await handle(event)
+                        delivered = true
+                    }
+                } catch let error as ListClientError where error.code == .historyGone || error.code == .badAnswer {
+                    // History gone, or an event that cannot be read (reading it again would
+                    // fail again): reload, and follow on from there.
+                    try await refresh()
+                    continue
                 }
-            } catch let error as ListClientError where error.code == .historyGone || error.code == .badAnswer {
-                // History gone, or an event that cannot be read (reading it again would
-                // fail again): reload, and follow on from there.
-                try await refresh()
-                continue
+            } catch is CancellationError {
+                return
             } catch let error as ListClientError where error.code == .status {
                 // A 401 with fresh headers at hand is a token that expired: open it again.
                 let refreshed = error.status == 401 && configuration.freshHeaders != nil
@@ -85,6 +95,7 @@ extension ListSession {
                 failed = true
             } catch {
                 // The connection failed: open it again after the delay.
+                if Task.isCancelled { return }
                 failed = true
             }
             failures = failed && !delivered ? failures + 1 : 0

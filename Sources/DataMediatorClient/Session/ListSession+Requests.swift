@@ -2,10 +2,14 @@ import Foundation
 
 extension ListSession {
     /// The headers of the next request: ``ListSessionConfiguration/headers``, and over them
-    /// ``ListSessionConfiguration/freshHeaders``' answer.
+    /// ``ListSessionConfiguration/freshHeaders``' answer; a fresh header replaces one of
+    /// the same name in any case (HTTP names are case-insensitive: `authorization` and
+    /// `Authorization` both kept would send either token).
     func requestHeaders() async throws -> [String: String] {
         guard let fresh = configuration.freshHeaders else { return configuration.headers }
-        return configuration.headers.merging(try await fresh()) { $1 }
+        let answer = try await fresh()
+        let replaced = Set(answer.keys.map { $0.lowercased() })
+        return configuration.headers.filter { !replaced.contains($0.key.lowercased()) }.merging(answer) { $1 }
     }
 
     /// Reads a page of the view with `extra` query parameters (`cursor` or `around`).
@@ -82,7 +86,7 @@ extension ListSession {
 
     private static func decode<T: Decodable>(_ type: T.Type, _ answer: TransportAnswer, what: String) throws -> T {
         guard answer.status == 200 else {
-            throw ListClientError.answered(answer.status, body: answer.body)
+            throw ListClientError.answered(answer.status, body: answer.body, retryAfter: answer.headers["retry-after"])
         }
         do {
             return try JSONDecoder().decode(type, from: Data(answer.body))

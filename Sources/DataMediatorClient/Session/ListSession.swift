@@ -133,16 +133,36 @@ public actor ListSession {
         updates.finish()
     }
 
-    func reload() async throws {
+    /// Reloads what the session held: from the first page (or the page around the first
+    /// loaded item when the session was not at the start), then the pages after it while
+    /// they stay at the first one's version, until it holds `extent` items again (as many
+    /// as before, by default), so a list that can only say `reload` (a list over a query)
+    /// is not cut back to one page by every write.
+    func reload(extent: Int? = nil) async throws {
         statistics.reloads += 1
+        let extent = extent ?? loaded.sections.reduce(0) { $0 + $1.items.count }
+        var start: PageBody?
         if started, loaded.prev != nil, let first = loaded.sections.first?.items.first {
             do {
-                return try await replace(with: readPage([("around", first.id)]))
+                start = try await readPage([("around", first.id)])
             } catch let error as ListClientError where error.status == 404 {
                 // The item is gone: start from the top.
             }
         }
-        try await replace(with: readPage([]))
+        if start == nil { start = try await readPage([]) }
+        guard let start else { return }
+        loaded.replace(with: start)
+        let at = start.version
+        while loaded.sections.reduce(0, { $0 + $1.items.count }) < extent, let cursor = loaded.next {
+            let page = try await readPage([("cursor", cursor)])
+            // A write came between two pages: what is held is whole at `at`; stop there.
+            guard page.version == at else { break }
+            loaded.append(page)
+        }
+        version = at
+        appliedAtVersion = nil
+        started = true
+        try await publish()
     }
 
     func replace(with page: PageBody) async throws {
@@ -173,7 +193,11 @@ public actor ListSession {
                 return try await reload()
             }
         }
-        if changes.contains(where: { $0.op == .reload }) { return try await reload() }
+        if changes.contains(where: { $0.op == .reload }) {
+            // What was held and the page just read, again at one version.
+            let held = loaded.sections.reduce(0) { $0 + $1.items.count }
+            return try await reload(extent: held + page.dataSections.reduce(0) { $0 + $1.items.count })
+        }
         for change in changes where change.version <= page.version { applyOne(change) }
         if prepending { loaded.prepend(page) } else { loaded.append(page) }
         holdAll(page.version)

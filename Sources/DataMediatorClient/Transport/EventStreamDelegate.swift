@@ -10,6 +10,9 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var parser = ServerSentEventParser()
         var refused: (status: Int, body: [UInt8])?
+        /// The `Content-Type` of a `200` that is not an event stream (a captive portal's
+        /// page, say), which is not parsed.
+        var notAStream: String?
     }
 
     private let continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
@@ -20,7 +23,12 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let status = (dataTask.response as? HTTPURLResponse)?.statusCode ?? 200
+        let response = dataTask.response as? HTTPURLResponse
+        let status = response?.statusCode ?? 200
+        let type = response?.value(forHTTPHeaderField: "Content-Type") ?? ""
+        let isStream =
+            type.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+            == "text/event-stream"
         let events = state.withLock { state -> [ServerSentEvent] in
             guard status == 200 else {
                 var refused = state.refused ?? (status, [])
@@ -28,15 +36,28 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 state.refused = refused
                 return []
             }
+            guard isStream else {
+                state.notAStream = type
+                return []
+            }
             return state.parser.feed(data)
         }
         for event in events { continuation.yield(event) }
+        if !isStream, status == 200 { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let status = (task.response as? HTTPURLResponse)?.statusCode
-        let refused = state.withLock { $0.refused }
-        if let status, status != 200 {
+        let (refused, notAStream) = state.withLock { ($0.refused, $0.notAStream) }
+        if let notAStream {
+            // A transport failure, not a bad answer: the session waits before it tries again.
+            continuation.finish(
+                throwing: ListClientError(
+                    .transport,
+                    message: "event stream: the answer is '\(notAStream)', not text/event-stream"
+                )
+            )
+        } else if let status, status != 200 {
             let retryAfter = (task.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After")
             continuation.finish(
                 throwing: ListClientError.answered(status, body: refused?.body ?? [], retryAfter: retryAfter)

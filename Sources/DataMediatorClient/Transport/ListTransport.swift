@@ -24,16 +24,19 @@ public protocol ListTransport: Sendable {
     ) -> AsyncThrowingStream<ServerSentEvent, any Error>
 }
 
-/// A server's answer: status and body.
+/// A server's answer: status, headers and body.
 public struct TransportAnswer: Sendable {
     /// The HTTP status.
     public var status: Int
     /// The body's bytes.
     public var body: [UInt8]
+    /// The headers, by lowercased name (`retry-after`).
+    public var headers: [String: String]
 
-    /// Creates an answer.
-    public init(status: Int, body: [UInt8]) {
+    /// Creates an answer; header names are lowercased.
+    public init(status: Int, body: [UInt8], headers: [String: String] = [:]) {
         self.status = status
         self.body = body
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { _, last in last }
     }
 }

@@ -15,7 +15,8 @@ public struct URLSessionTransport: ListTransport {
     private let session: URLSession
 
     /// Creates a transport for the server at `baseURL`; pages and changes go through
-    /// `session`, event streams through a session of their own each.
+    /// `session`, event streams through a session of their own each, made with `session`'s
+    /// configuration (its headers, cookies, proxies and protocol classes) without a cache.
     public init(baseURL: URL, session: URLSession = .shared) {
         self.baseURL = baseURL
         self.session = session
@@ -38,7 +39,11 @@ public struct URLSessionTransport: ListTransport {
             guard let http = response as? HTTPURLResponse else {
                 throw ListClientError(.transport, message: "no HTTP answer for \(path)")
             }
-            return TransportAnswer(status: http.statusCode, body: Array(data))
+            var headers: [String: String] = [:]
+            for case (let name as String, let value as String) in http.allHeaderFields {
+                headers[name.lowercased()] = value
+            }
+            return TransportAnswer(status: http.statusCode, body: Array(data), headers: headers)
         } catch let error as ListClientError {
             throw error
         } catch {
@@ -69,7 +74,11 @@ public struct URLSessionTransport: ListTransport {
             throwing: (any Error).self
         )
         let delegate = EventStreamDelegate(continuation: continuation)
-        let streamSession = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+        // A copy: the app's session keeps its own configuration as it is.
+        let configuration = (session.configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let streamSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         let task = streamSession.dataTask(with: request)
         continuation.onTermination = { _ in
             task.cancel()
@@ -96,11 +105,17 @@ public struct URLSessionTransport: ListTransport {
     }
 
     /// Percent-encodes a query name or value (everything but unreserved characters).
+    ///
+    /// The unreserved characters are ASCII's (RFC 3986 2.3): `CharacterSet.alphanumerics`
+    /// holds every script's letters and digits, which left `é` raw, and `URLComponents`
+    /// traps on a raw one.
     static func encode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+    )
 
     /// Percent-encodes an item id as one path segment.
     static func encodeSegment(_ text: String) -> String { encode(text) }

@@ -1,0 +1,243 @@
+import DataMediatorClient
+import DataMediatorTesting
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that fails its first `failing` GETs as a network that is down does, and
+/// records the headers of every GET; the rest go to the server.
+final class FlakyTransport: ListTransport {
+    let inner: URLSessionTransport
+    let failing: Int
+    let sent = Mutex<[[String: String]]>([])
+
+    init(_ inner: URLSessionTransport, failing: Int) {
+        self.inner = inner
+        self.failing = failing
+    }
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        let count = sent.withLock { sent in
+            sent.append(headers)
+            return sent.count
+        }
+        if count <= failing { throw ListClientError(.transport, message: "the network is down (test)") }
+        return try await inner.get(path: path, query: query, headers: headers)
+    }
+
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        inner.events(path: path, query: query, headers: headers)
+    }
+}
+
+/// A transport that answers every GET with one fixed answer.
+struct FixedAnswerTransport: ListTransport {
+    let answer: TransportAnswer
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        answer
+    }
+
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        AsyncThrowingStream { $0.finish() }
+    }
+}
+
+/// What the kit does with what a real network and real apps bring: letters outside ASCII,
+/// an app's own `URLSession` settings, answers that ask to wait, a network that is down for
+/// a while, a list that can only say `reload`.
+@Suite struct TransportEdgeTests {
+    @Test func idsAndParametersOutsideASCIIArePercentEncoded() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let base = try #require(URL(string: server.base))
+        let session = ListSession(baseURL: base, configuration: Live.configuration())
+        // Raw, `é` and `日` made URLComponents trap: the process died.
+        await #expect(throws: ListClientError.self) { try await session.open(around: "Zürich/1 é 日") }
+        do {
+            try await session.open(around: "Zürich/1 é 日")
+        } catch let error as ListClientError {
+            #expect(error.status == 404 && error.problem == "unknown-item", "\(error)")
+        }
+        let player = ListSession(
+            baseURL: base,
+            configuration: ListSessionConfiguration(
+                list: "transactions",
+                view: "by_player",
+                parameters: ["player": "José"]
+            )
+        )
+        try await player.loadFirstPage()
+        #expect(await player.snapshot.items.isEmpty)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func eventStreamsGoThroughTheAppsSessionSettings() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "100"],
+            environment: [
+                "DATA_MEDIATOR_WRITE_TOKENS": Live.token, "DATA_MEDIATOR_READ_TOKENS": "reader",
+                "DATA_MEDIATOR_HEARTBEAT_SECONDS": "1",
+            ]
+        )
+        defer { server.removeData() }
+        // The token only in the app's session configuration, as an app that signs in sets it.
+        let settings = URLSessionConfiguration.ephemeral
+        settings.httpAdditionalHeaders = ["Authorization": "Bearer reader"]
+        let transport = URLSessionTransport(
+            baseURL: try #require(URL(string: server.base)),
+            session: URLSession(configuration: settings)
+        )
+        let session = ListSession(configuration: Live.configuration(limit: 200), transport: transport)
+        try await session.loadFirstPage()
+        let follower = Task { try await session.follow() }
+        let loaded = await session.snapshot
+        try await Live.randomWrites(
+            3,
+            on: server,
+            ids: loaded.items.map(\.id),
+            days: try Live.days(of: loaded),
+            seed: 5
+        )
+        // The stream had no token before: a 401, and follow() threw.
+        let page = try await server.get(
+            "/lists/transactions/items?limit=1",
+            headers: ["Authorization": "Bearer \(Live.token)"]
+        )
+        let current = try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any]
+        try await Live.wait(for: session, toReach: try #require(Int64(current?["version"] as? String ?? "")))
+        follower.cancel()
+        _ = await follower.result
+        #expect(await session.statistics.changesApplied >= 3)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func aStreamThatIsNotAnEventStreamIsATransportFailure() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let transport = URLSessionTransport(baseURL: try #require(URL(string: server.base)))
+        do {
+            for try await event in transport.events(path: "/health", query: [], headers: [:]) {
+                Issue.record("parsed an event out of JSON: \(event)")
+            }
+            Issue.record("the stream ended as if the server had closed it")
+        } catch let error as ListClientError {
+            #expect(error.code == .transport && error.message.contains("not text/event-stream"), "\(error)")
+        }
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func followLoadsAndFollowsOnAfterTheNetworkWasDownAtFirst() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let transport = FlakyTransport(URLSessionTransport(baseURL: try #require(URL(string: server.base))), failing: 3)
+        let session = ListSession(configuration: Live.configuration(limit: 200), transport: transport)
+        // Nothing loaded yet and the first GETs fail: follow() used to throw at once.
+        let follower = Task { try await session.follow() }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while await session.snapshot.items.isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let loaded = await session.snapshot
+        #expect(!loaded.items.isEmpty)
+        try await Live.randomWrites(
+            3,
+            on: server,
+            ids: loaded.items.map(\.id),
+            days: try Live.days(of: loaded),
+            seed: 7
+        )
+        try await Live.wait(for: session, toReach: try await Live.version(of: server))
+        follower.cancel()
+        _ = await follower.result
+        #expect(transport.sent.withLock { $0.count } > 3)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func anAnswerThatAsksToWaitSaysHowLong() async throws {
+        let busy = TransportAnswer(
+            status: 429,
+            body: Array(#"{"type": "/problems/too-many-requests", "title": "Too many requests"}"#.utf8),
+            headers: ["Retry-After": "3"]
+        )
+        let session = ListSession(
+            configuration: ListSessionConfiguration(list: "transactions"),
+            transport: FixedAnswerTransport(answer: busy)
+        )
+        do {
+            try await session.loadFirstPage()
+            Issue.record("a 429 loaded a page")
+        } catch let error as ListClientError {
+            #expect(error.retryAfter == .seconds(3) && error.problem == "too-many-requests", "\(error)")
+            #expect(error.message == "HTTP 429: Too many requests")
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let date = formatter.string(from: Date().addingTimeInterval(30))
+        let wait = try #require(ListClientError.answered(503, body: [], retryAfter: date).retryAfter)
+        #expect(wait > .seconds(25) && wait <= .seconds(31), "\(wait)")
+        // A proxy's HTML page is not a message to show.
+        let proxy = ListClientError.answered(502, body: Array("<html><body>Bad Gateway</body></html>".utf8))
+        #expect(proxy.message == "HTTP 502")
+    }
+
+    @Test func aFreshHeaderReplacesOneOfTheSameNameInAnyCase() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let transport = FlakyTransport(URLSessionTransport(baseURL: try #require(URL(string: server.base))), failing: 0)
+        var configuration = Live.configuration()
+        configuration.headers = ["authorization": "Bearer old", "X-App": "1"]
+        configuration.freshHeaders = { ["Authorization": "Bearer new"] }
+        let session = ListSession(configuration: configuration, transport: transport)
+        try await session.loadFirstPage()
+        let sent = try #require(transport.sent.withLock { $0.first })
+        #expect(sent == ["Authorization": "Bearer new", "X-App": "1"])
+        #expect(await server.stop() == 0)
+    }
+
+    /// A list over a query says `reload` for every write: a load-more after one reloads
+    /// what was held and the page asked for, not the first page alone.
+    @Test func aListThatCanOnlySayReloadKeepsWhatWasLoaded() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let session = ListSession(
+            baseURL: try #require(URL(string: server.base)),
+            configuration: ListSessionConfiguration(list: "highscore", limit: 4)
+        )
+        try await session.loadFirstPage()
+        try await session.loadMore()
+        try await session.loadMore()
+        #expect(await session.snapshot.items.count == 12)
+        let headers = ["Content-Type": "application/json", "Authorization": "Bearer \(Live.token)"]
+        let write = try await server.send(
+            "POST",
+            "/lists/transactions/items",
+            headers: headers,
+            body:
+                #"{"data": {"player": "newcomer", "points": 5, "reason": "test", "created_at": "2026-11-20T10:00:00Z"}}"#
+        )
+        #expect(write.status == 201)
+        try await session.loadMore()
+        let held = await session.snapshot
+        #expect(held.items.count == 16, "\(held.items.count)")
+        #expect(await session.statistics.reloads == 1)
+        // As a fresh walk has them.
+        let walk = try await PlainWalk.snapshot(of: server, list: "highscore", view: nil, limit: 100)
+        #expect(held.items.map(\.id) == Array(walk.items.map(\.id).prefix(16)))
+        #expect(await server.stop() == 0)
+    }
+}

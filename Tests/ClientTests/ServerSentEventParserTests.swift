@@ -43,6 +43,16 @@ import Testing
         #expect(events == [ServerSentEvent(type: "message", data: " two spaces", id: "4")])
     }
 
+    /// The standard splits a line into code points: a combining mark after the colon or
+    /// the space is part of the value (as characters, `:\u{301}` is one, and the field was
+    /// not found).
+    @Test func aCombiningMarkAfterTheColonOrTheSpaceStaysInTheValue() {
+        var parser = ServerSentEventParser()
+        let events = parser.feed(Array("id:\u{301}1\ndata:\u{301}x\ndata: \u{301}y\n\n:\u{301} comment\n".utf8))
+        #expect(events == [ServerSentEvent(type: "message", data: "\u{301}x\n\u{301}y", id: "\u{301}1")])
+        #expect(parser.comments == 1)
+    }
+
     @Test func anUnfinishedEventAtTheEndOfTheBytesIsHeldUntilItsBlankLine() {
         var parser = ServerSentEventParser()
         #expect(parser.feed(Array("id: 5\nevent: delete\ndata: {}\n".utf8)).isEmpty)

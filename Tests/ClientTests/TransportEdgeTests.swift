@@ -139,6 +139,54 @@ struct FixedAnswerTransport: ListTransport {
         #expect(await server.stop() == 0)
     }
 
+    /// A reader that does not keep up is not followed into unbounded memory: the stream
+    /// holds `streamBuffer` events, then ends with a transport error after them; a session
+    /// on such a transport reconnects and still ends up with every write.
+    @Test func aStreamHoldsABoundedNumberOfEventsForASlowReader() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let transport = URLSessionTransport(baseURL: try #require(URL(string: server.base)), streamBuffer: 5)
+        let version = try await Live.version(of: server)
+        let stream = transport.events(
+            path: "/lists/transactions/events",
+            query: [],
+            headers: ["Last-Event-ID": String(version)]
+        )
+        let first = try await server.json("/lists/transactions/items?limit=30")
+        let ids = ((first["sections"] as? [[String: Any]]) ?? []).flatMap { ($0["items"] as? [[String: Any]]) ?? [] }
+            .compactMap { $0["id"] as? String }
+        try await Live.randomWrites(20, on: server, ids: ids, days: try Live.days(of: Live.walk(server)), seed: 11)
+        // Nothing read while the writes went on: at most five are held.
+        try await Task.sleep(for: .milliseconds(500))
+        var read = 0
+        do {
+            for try await event in stream where event.type != "message" { read += 1 }
+            Issue.record("the stream ended without an error")
+        } catch let error as ListClientError {
+            #expect(error.code == .transport && error.message.contains("fell behind"), "\(error)")
+        }
+        #expect(read <= 5, "\(read)")
+        // A session with such a buffer still reaches the last write.
+        let session = ListSession(configuration: Live.configuration(limit: 200), transport: transport)
+        try await session.loadFirstPage()
+        let follower = Task { try await session.follow() }
+        let loaded = await session.snapshot
+        try await Live.randomWrites(
+            30,
+            on: server,
+            ids: loaded.items.map(\.id),
+            days: try Live.days(of: loaded),
+            seed: 13
+        )
+        try await Live.wait(for: session, toReach: try await Live.version(of: server))
+        follower.cancel()
+        _ = await follower.result
+        while try await session.loadMore() {}
+        let held = await session.snapshot.sections.map { [$0.id] + $0.items.map(\.id) }
+        #expect(held == (try await Live.walk(server)).sections.map { [$0.id] + $0.items.map(\.id) })
+        #expect(await server.stop() == 0)
+    }
+
     @Test func followLoadsAndFollowsOnAfterTheNetworkWasDownAtFirst() async throws {
         let server = try await Live.demo(100)
         defer { server.removeData() }

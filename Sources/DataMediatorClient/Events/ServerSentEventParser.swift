@@ -47,39 +47,41 @@ public struct ServerSentEventParser: Sendable {
         return events
     }
 
+    /// Ends a line: splits it at its first colon by bytes, not characters (WHATWG splits
+    /// code points: a combining mark after the colon or the space must not join them).
     private mutating func endLine() -> ServerSentEvent? {
-        var text = String(decoding: line, as: UTF8.self)
-        line.removeAll(keepingCapacity: true)
+        var bytes = line[...]
+        defer { line.removeAll(keepingCapacity: true) }
         if atStart {
             atStart = false
-            if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         }
-        if text.isEmpty { return dispatch() }
-        if text.hasPrefix(":") {
+        if bytes.isEmpty { return dispatch() }
+        if bytes.first == 0x3A {
             comments += 1
             return nil
         }
-        let field: Substring
-        var value: Substring
-        if let colon = text.firstIndex(of: ":") {
-            field = text[..<colon]
-            value = text[text.index(after: colon)...]
-            if value.hasPrefix(" ") { value = value.dropFirst() }
+        let field: String
+        var valueBytes: ArraySlice<UInt8> = []
+        if let colon = bytes.firstIndex(of: 0x3A) {
+            field = String(decoding: bytes[..<colon], as: UTF8.self)
+            valueBytes = bytes[(colon + 1)...]
+            if valueBytes.first == 0x20 { valueBytes = valueBytes.dropFirst() }
         } else {
-            field = text[...]
-            value = ""
+            field = String(decoding: bytes, as: UTF8.self)
         }
+        let value = String(decoding: valueBytes, as: UTF8.self)
         switch field {
         case "event":
-            type = String(value)
+            type = value
         case "data":
             data += value
             data += "\n"
             hasData = true
         case "id":
-            if !value.contains("\u{0}") { lastEventID = String(value) }
+            if !value.unicodeScalars.contains("\u{0}") { lastEventID = value }
         case "retry":
-            if !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) { retry = Int(value) }
+            if !valueBytes.isEmpty, valueBytes.allSatisfy({ (0x30...0x39).contains($0) }) { retry = Int(value) }
         default:
             break
         }

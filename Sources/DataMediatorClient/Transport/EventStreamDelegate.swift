@@ -42,7 +42,18 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             return state.parser.feed(data)
         }
-        for event in events { continuation.yield(event) }
+        for event in events {
+            if case .dropped = continuation.yield(event) {
+                // The reader is a whole buffer behind: end here rather than hold more. The
+                // events held are still read, then this error; the next stream resumes
+                // after the last one applied.
+                continuation.finish(
+                    throwing: ListClientError(.transport, message: "event stream: the reader fell behind; reconnect")
+                )
+                dataTask.cancel()
+                return
+            }
+        }
         if !isStream, status == 200 { dataTask.cancel() }
     }
 

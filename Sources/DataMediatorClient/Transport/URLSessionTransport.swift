@@ -12,14 +12,20 @@ import FoundationNetworking
 public struct URLSessionTransport: ListTransport {
     /// The server's base URL, e.g. `http://127.0.0.1:8080`.
     public let baseURL: URL
+    /// How many events of a stream are held for a reader that is behind; past that the
+    /// stream ends with a transport error (a session reconnects with `Last-Event-ID` and
+    /// loses nothing), so a busy list cannot fill the app's memory.
+    public let streamBuffer: Int
     private let session: URLSession
 
     /// Creates a transport for the server at `baseURL`; pages and changes go through
     /// `session`, event streams through a session of their own each, made with `session`'s
-    /// configuration (its headers, cookies, proxies and protocol classes) without a cache.
-    public init(baseURL: URL, session: URLSession = .shared) {
+    /// configuration (its headers, cookies, proxies and protocol classes) without a cache,
+    /// holding at most `streamBuffer` events not read yet.
+    public init(baseURL: URL, session: URLSession = .shared, streamBuffer: Int = 1024) {
         self.baseURL = baseURL
         self.session = session
+        self.streamBuffer = max(1, streamBuffer)
     }
 
     /// Sends `GET path?query` through the session.
@@ -71,7 +77,8 @@ public struct URLSessionTransport: ListTransport {
         request.timeoutInterval = 60
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: ServerSentEvent.self,
-            throwing: (any Error).self
+            throwing: (any Error).self,
+            bufferingPolicy: .bufferingOldest(streamBuffer)
         )
         let delegate = EventStreamDelegate(continuation: continuation)
         // A copy: the app's session keeps its own configuration as it is.

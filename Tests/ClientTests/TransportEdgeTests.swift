@@ -257,6 +257,19 @@ struct FixedAnswerTransport: ListTransport {
         #expect(await server.stop() == 0)
     }
 
+    /// After a long absence, a backlog larger than what the session holds is not read
+    /// whole into memory: past one answer's worth it reloads instead.
+    @Test func aBacklogLargerThanWhatIsHeldReloadsInsteadOfBeingRead() async throws {
+        let transport = BacklogTransport()
+        let session = ListSession(configuration: ListSessionConfiguration(list: "l"), transport: transport)
+        try await session.loadFirstPage()
+        try await session.catchUp()
+        // Two answers of 1,000 changes each were read, not the 1,000 the server had.
+        #expect(transport.asked.withLock { $0.filter { $0 == "/lists/l/changes" }.count } == 2)
+        #expect(await session.statistics.reloads == 1)
+        #expect(await session.snapshot.version == 2_000_001)
+    }
+
     /// A list over a query says `reload` for every write: a load-more after one reloads
     /// what was held and the page asked for, not the first page alone.
     @Test func aListThatCanOnlySayReloadKeepsWhatWasLoaded() async throws {
@@ -287,5 +300,34 @@ struct FixedAnswerTransport: ListTransport {
         let walk = try await PlainWalk.snapshot(of: server, list: "highscore", view: nil, limit: 100)
         #expect(held.items.map(\.id) == Array(walk.items.map(\.id).prefix(16)))
         #expect(await server.stop() == 0)
+    }
+}
+
+/// A server whose list has a million changes since its first page, 1,000 an answer, and
+/// whose pages are empty; records the paths asked.
+final class BacklogTransport: ListTransport {
+    let asked = Mutex<[String]>([])
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        asked.withLock { $0.append(path) }
+        guard path.hasSuffix("/changes") else {
+            let version = asked.withLock { $0.count } > 1 ? 2_000_001 : 1
+            let page = #"{"list":"l","view":"v","version":"\#(version)","sections":[],"next":null,"prev":null}"#
+            return TransportAnswer(status: 200, body: Array(page.utf8))
+        }
+        let since = Int(query.first { $0.0 == "since" }?.1 ?? "") ?? 1
+        let next = since + 1_000 < 1_000_001 ? "\"\(since + 1_000)\"" : "null"
+        let changes = (since + 1...since + 1_000).map { #"{"op":"delete","version":"\#($0)","id":"x\#($0)"}"# }
+        let body =
+            #"{"since":"\#(since)","version":"1000001","changes":[\#(changes.joined(separator: ","))],"next":\#(next)}"#
+        return TransportAnswer(status: 200, body: Array(body.utf8))
+    }
+
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        AsyncThrowingStream { $0.finish() }
     }
 }

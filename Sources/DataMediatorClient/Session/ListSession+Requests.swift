@@ -25,11 +25,18 @@ extension ListSession {
     }
 
     /// Reads every change since `since`, following `next`; returns them and the version
-    /// the last answer was current at.
+    /// the last answer was current at. More changes than the session holds items (and
+    /// over 1,000: one answer's worth) are not read on: a single `reload` at the version
+    /// reached stands for them, since reading the held pages again costs less than them
+    /// and keeps a session back from a long absence from holding the whole backlog.
     func readChanges(since: Int64) async throws -> (changes: [ListChange], version: Int64) {
+        let most = max(1_000, loaded.sections.reduce(0) { $0 + $1.items.count })
         var changes: [ListChange] = []
         var from = String(since)
         while true {
+            if changes.count > most, let last = changes.last {
+                return ([ListChange(op: .reload, version: last.version)], last.version)
+            }
             let answer = try await transport.get(
                 path: configuration.path("/changes"),
                 query: configuration.query([("since", from), ("limit", "1000")], paging: false),

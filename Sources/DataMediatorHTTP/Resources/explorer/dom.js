@@ -22,17 +22,47 @@ export function headers(extra) {
 }
 
 /** An answer that is not 2xx: its problem (RFC 9457) when it sent one. */
-class ProblemError extends Error {
-  constructor(status, problem, url) {
+export class ProblemError extends Error {
+  constructor(status, problem, url, retryAfter) {
     super((problem && (problem.detail || problem.title)) || 'HTTP ' + status);
     this.status = status;
     this.problem = problem;
     this.url = url;
+    /** Seconds the server asked to wait (`Retry-After`), or 0. */
+    this.retryAfter = retryAfter || 0;
+  }
+
+  /** The problem's kind: the last segment of its `type` (`bad-cursor`), or ''. */
+  get kind() {
+    const type = (this.problem && this.problem.type) || '';
+    return type.split('/').pop();
   }
 }
 
+/** A request that got no answer: the server is down or cannot be reached. */
+export class UnreachableError extends Error {
+  constructor(cause) {
+    super('The server cannot be reached (' + cause + ').');
+    this.unreachable = true;
+  }
+}
+
+/** `Retry-After` in seconds (a number of seconds or an HTTP date), or 0. */
+export function retryAfter(response) {
+  const value = response.headers.get('Retry-After') || '';
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? 0 : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
 export async function getJSON(url, signal) {
-  const response = await fetch(url, { headers: headers(), signal });
+  let response;
+  try {
+    response = await fetch(url, { headers: headers(), signal });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    throw new UnreachableError(error.message);
+  }
   const text = await response.text();
   let body = null;
   try {
@@ -40,7 +70,7 @@ export async function getJSON(url, signal) {
   } catch (_) {
     body = { title: 'Not JSON', detail: text.slice(0, 200) };
   }
-  if (!response.ok) throw new ProblemError(response.status, body, url);
+  if (!response.ok) throw new ProblemError(response.status, body, url, retryAfter(response));
   return body;
 }
 
@@ -59,13 +89,23 @@ export function itemsURL(list) {
 
 // ---- problems ----------------------------------------------------------------------
 
-export function showProblem(error) {
+/**
+ * Shows what went wrong; with `action` ({label, run}), a button that tries again, and
+ * with `note`, a line that says what the page does next.
+ */
+export function showProblem(error, action, note) {
   if (!error || error.name === 'AbortError') return;
   problemBox.replaceChildren();
   const problem = error.problem || {};
-  const head = el('strong', null, (problem.title || 'Error') + (error.status ? ' (' + error.status + ')' : ''));
+  const title = error.unreachable ? 'The server cannot be reached' : problem.title || 'Error';
+  const head = el('strong', null, title + (error.status ? ' (' + error.status + ')' : ''));
   problemBox.append(head);
-  if (problem.detail || !error.problem) problemBox.append(el('p', null, problem.detail || String(error.message)));
+  if (error.unreachable) {
+    problemBox.append(el('p', null, 'No answer from ' + location.origin + ': is data-mediator running there?'));
+  } else if (problem.detail || !error.problem) {
+    problemBox.append(el('p', null, problem.detail || String(error.message)));
+  }
+  if (note) problemBox.append(el('p', 'muted', note));
   if (Array.isArray(problem.errors)) {
     const list = el('ul');
     for (const item of problem.errors) list.append(el('li', null, (item.field || '') + ': ' + (item.detail || '')));
@@ -77,6 +117,15 @@ export function showProblem(error) {
     const type = el('p', 'muted', 'type: ');
     type.append(link);
     problemBox.append(type);
+  }
+  if (action) {
+    const button = el('button', 'retry', action.label);
+    button.type = 'button';
+    button.addEventListener('click', () => {
+      clearProblem();
+      action.run();
+    });
+    problemBox.append(button);
   }
   if (error.status === 401) $('token-field').hidden = false;
   problemBox.hidden = false;
@@ -137,7 +186,8 @@ export function sectionFor(id, title) {
   const section = el('section', 'section');
   section.dataset.sectionId = id;
   section.dataset.kind = 'items';
-  const header = el('h2', 'section-header', title || id);
+  // A section of items whose section field is empty or null has the id '' (no title).
+  const header = el('h2', 'section-header', title || id || '(no section)');
   if (!title) header.classList.add('untitled');
   section.append(header, el('div', 'rows'));
   return section;

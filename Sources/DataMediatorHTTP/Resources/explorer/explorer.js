@@ -65,8 +65,25 @@ async function showIndex() {
     if (!answer.lists.length) screen.append(el('p', 'note', 'This server serves no lists.'));
   } catch (error) {
     screen.replaceChildren();
-    showProblem(error);
+    failedToOpen(error);
   }
+}
+
+/**
+ * Shows why the index or a list could not be opened, with a button to try again; when no
+ * answer came at all (the server is down), tries again by itself every 5 s while the
+ * reader stays where they are.
+ */
+function failedToOpen(error) {
+  const at = location.hash;
+  if (!error.unreachable) {
+    showProblem(error, { label: 'Try again', run: route });
+    return;
+  }
+  showProblem(error, { label: 'Try again', run: route }, 'Trying again every 5 s.');
+  setTimeout(() => {
+    if (location.hash === at && !$('problem').hidden) route();
+  }, 5000);
 }
 
 // ---- a list screen -----------------------------------------------------------------
@@ -85,13 +102,18 @@ export function viewQuery() {
   return Object.assign({ view: state.view }, state.params);
 }
 
-export async function openList(name, search) {
+/**
+ * Opens a view of a list. With `keep` (a live reload: {id, offset}), the controls are left
+ * as the reader has them and the page is read around the row `id`, put back `offset`
+ * pixels below the top, so a reload neither clears what is typed nor jumps to the top.
+ */
+export async function openList(name, search, keep) {
   closeScreen();
   const abort = new AbortController();
-  state = { list: name, abort, observer: null, busy: new Set(), next: null, prev: null };
+  state = { list: name, abort, observer: null, busy: new Set(), next: null, prev: null, failures: 0 };
   const current = state;
   screen.className = 'screen list';
-  screen.replaceChildren(el('p', 'note', 'Loading…'));
+  if (!keep) screen.replaceChildren(el('p', 'note', 'Loading…'));
   $('crumb').textContent = name;
   controls.hidden = false;
   let description;
@@ -99,12 +121,13 @@ export async function openList(name, search) {
     description = await getJSON(itemsURL(name), abort.signal);
   } catch (error) {
     screen.replaceChildren();
-    showProblem(error);
+    failedToOpen(error);
     return;
   }
   if (state !== current) return;
   const views = description.views || [];
-  const chosen = views.find((view) => view.name === search.get('view')) || views.find((view) => view.default) || views[0];
+  const asked = search.get('view');
+  const chosen = views.find((view) => view.name === asked) || views.find((view) => view.default) || views[0];
   current.description = description;
   current.view = chosen ? chosen.name : undefined;
   current.params = {};
@@ -114,13 +137,19 @@ export async function openList(name, search) {
   current.around = search.get('around') || '';
   document.title = (description.title || name) + ' · data-mediator explorer';
   $('crumb').textContent = (description.title || name) + (current.view ? ' · ' + current.view : '');
-  fillControls(description, chosen);
+  $('title').textContent = $('crumb').textContent;
+  $('title').hidden = false;
+  if (!keep) fillControls(description, chosen);
   const missing = ((chosen && chosen.parameters) || []).filter((p) => p.required && !current.params[p.name]);
   if (missing.length) {
     screen.replaceChildren(el('p', 'note', 'This view needs ' + missing.map((p) => p.name).join(', ') + '.'));
     return;
   }
-  await loadFirst(current);
+  await loadFirst(current, keep);
+  if (asked && chosen && asked !== chosen.name && state === current) {
+    const detail = "This list has no view '" + asked + "'; it shows its view '" + chosen.name + "'.";
+    showProblem({ problem: { title: 'Unknown view', detail } });
+  }
 }
 
 function fillControls(description, chosen) {
@@ -172,13 +201,21 @@ function viewChanged() {
   location.hash = '#/lists/' + encodeURIComponent(state.list) + query({ view: $('view').value });
 }
 
-async function loadFirst(current) {
+async function loadFirst(current, keep) {
+  const url = (around) => itemsURL(current.list) + '/items' + query(Object.assign(viewQuery(), { around }));
   let page;
   try {
-    page = await getJSON(itemsURL(current.list) + '/items' + query(Object.assign(viewQuery(), { around: current.around })), current.abort.signal);
+    try {
+      page = await getJSON(url(keep ? keep.id : current.around), current.abort.signal);
+    } catch (error) {
+      // The row kept through a reload is gone: read from the top.
+      if (!keep || error.status !== 404) throw error;
+      keep = null;
+      page = await getJSON(url(current.around), current.abort.signal);
+    }
   } catch (error) {
     screen.replaceChildren();
-    showProblem(error);
+    failedToOpen(error);
     return;
   }
   if (state !== current) return;
@@ -187,7 +224,10 @@ async function loadFirst(current) {
   current.observer = new IntersectionObserver(onLoadingRowSeen, { root: screen, rootMargin: '150px 0px' });
   current.version = page.version;
   addPage(page, 'forward');
-  if (current.around) {
+  current.keep = keep && findRow(keep.id) ? { id: keep.id, offset: keep.offset, pages: 0 } : null;
+  if (current.keep) {
+    holdRow(current);
+  } else if (current.around) {
     const row = findRow(current.around);
     if (row) {
       row.classList.add('anchor');
@@ -196,6 +236,21 @@ async function loadFirst(current) {
   }
   if (!page.sections.length) screen.append(el('p', 'note empty', 'No items.'));
   follow(current, page.version);
+}
+
+/**
+ * Puts the row a reload kept back where it was on the screen. A page around it may be too
+ * short below it for that: the next pages forward (which its loading row, in sight, asks
+ * for) make room, so this is done again after each, up to three.
+ */
+function holdRow(current) {
+  const keep = current.keep;
+  const row = keep && findRow(keep.id);
+  if (!row) return;
+  const off = () => row.getBoundingClientRect().top - screen.getBoundingClientRect().top - keep.offset;
+  screen.scrollTop += off();
+  keep.pages += 1;
+  if (Math.abs(off()) < 2 || keep.pages > 3) current.keep = null;
 }
 
 /** Puts a page's cells on the screen: appended below (forward) or above (backward). */
@@ -280,12 +335,14 @@ async function loadMore(current, direction) {
   const cursor = direction === 'forward' ? current.next : current.prev;
   if (!cursor || current.busy.has(direction)) return;
   current.busy.add(direction);
+  let wait = 0;
   try {
     const page = await getJSON(itemsURL(current.list) + '/items' + query(Object.assign(viewQuery(), { cursor })), current.abort.signal);
     if (state !== current) return;
     clearProblem();
     if (direction === 'forward') {
       addPage(page, 'forward');
+      holdRow(current);
     } else {
       // Keep what the reader looks at in place while rows are put above it.
       const before = screen.scrollHeight;
@@ -293,17 +350,34 @@ async function loadMore(current, direction) {
       addPage(page, 'backward');
       screen.scrollTop = top + (screen.scrollHeight - before);
     }
+    current.failures = 0;
   } catch (error) {
-    if (state === current) showProblem(error);
+    if (state !== current || error.name === 'AbortError') return;
+    if (error.kind === 'bad-cursor' || error.kind === 'cursor-mismatch') {
+      // The server will not take this cursor again (its secret changed, say): asking
+      // again is pointless; the reader starts again from the top.
+      const search = new URLSearchParams(viewQuery());
+      showProblem(error, { label: 'Reload from the top', run: () => openList(current.list, search) });
+      return;
+    }
+    // Down, busy or failing: ask again later, twice as late each time in a row (up to
+    // 30 s), and never sooner than the server's Retry-After.
+    current.failures += 1;
+    wait = Math.max(Math.min(1000 * 2 ** (current.failures - 1), 30000), error.retryAfter * 1000 || 0);
+    showProblem(error, null, 'Trying again in ' + Math.ceil(wait / 1000) + ' s.');
   } finally {
     current.busy.delete(direction);
   }
   // A loading row still in sight after the page came in asks for the next one.
-  const row = screen.querySelector(direction === 'forward' ? '[data-id="loading"]' : '[data-id="loading-before"]');
-  if (row && state === current) {
-    current.observer.unobserve(row);
-    current.observer.observe(row);
-  }
+  const again = () => {
+    const row = screen.querySelector(direction === 'forward' ? '[data-id="loading"]' : '[data-id="loading-before"]');
+    if (row && state === current) {
+      current.observer.unobserve(row);
+      current.observer.observe(row);
+    }
+  };
+  if (wait) setTimeout(again, wait);
+  else again();
 }
 
 // ---- routing -----------------------------------------------------------------------
@@ -321,6 +395,7 @@ function route() {
     }
     openList(name, new URLSearchParams(match[2] || ''));
   } else {
+    $('title').hidden = true;
     showIndex();
   }
 }

@@ -6,6 +6,7 @@ import {
   screen,
   headers,
   getJSON,
+  retryAfter,
   query,
   itemsURL,
   rowFor,
@@ -21,9 +22,10 @@ import { state, openList, viewQuery } from '/explorer/explorer.js';
 
 const liveBadge = $('live');
 
-export function setLive(status, text) {
+export function setLive(status, text, why) {
   liveBadge.dataset.state = status;
   liveBadge.textContent = text;
+  liveBadge.title = why || 'Live updates from /events';
 }
 
 /** Follows `/events` of the view from `version` on, reconnecting after a drop. */
@@ -31,6 +33,8 @@ export async function follow(current, version) {
   let lastEventID = version;
   let attempt = 0;
   while (state === current) {
+    let wait = 0;
+    let why = '';
     setLive('connecting', attempt ? 'reconnecting…' : 'connecting…');
     try {
       const response = await fetch(itemsURL(current.list) + '/events' + query(viewQuery()), {
@@ -42,12 +46,24 @@ export async function follow(current, version) {
         reload(current);
         return;
       }
-      if (response.status >= 400 && response.status < 500 && response.status !== 429) {
-        // Asking again would get the same answer.
-        setLive('off', 'not live (' + response.status + ')');
-        return;
+      if (!response.ok) {
+        // The problem says why (too many streams, a token that expired); Retry-After when.
+        let problem = {};
+        try {
+          problem = await response.json();
+        } catch (_) {
+          // Not a problem document: the status says enough.
+        }
+        why = (problem.detail || problem.title || 'HTTP ' + response.status) + '';
+        wait = retryAfter(response) * 1000;
+        if (response.status >= 400 && response.status < 500 && response.status !== 429) {
+          // Asking again would get the same answer.
+          setLive('off', 'not live (' + response.status + ')', why);
+          return;
+        }
+        throw new Error(why);
       }
-      if (!response.ok || !response.body) throw new Error('HTTP ' + response.status);
+      if (!response.body) throw new Error('no body');
       attempt = 0;
       setLive('live', 'live · v' + lastEventID);
       await readEvents(response.body, (event) => {
@@ -63,11 +79,13 @@ export async function follow(current, version) {
       });
     } catch (error) {
       if (error.name === 'AbortError' || state !== current) return;
+      why = why || 'The stream failed: ' + error.message;
     }
     if (state !== current) return;
     attempt += 1;
-    setLive('reconnecting', 'reconnecting…');
-    await new Promise((resolve) => setTimeout(resolve, Math.min(2000 * attempt, 10000)));
+    wait = Math.max(wait, Math.min(2000 * attempt, 10000));
+    setLive('reconnecting', 'reconnecting in ' + Math.ceil(wait / 1000) + ' s…', why);
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 
@@ -104,10 +122,30 @@ async function readEvents(body, onEvent) {
   }
 }
 
+/**
+ * Reads the view again (a `reload` event, or history gone), around the first row in sight
+ * when the reader has scrolled, keeping that row where it is on the screen; reloads asked
+ * for within 300 ms are one.
+ */
 function reload(current) {
-  if (state !== current) return;
-  const search = new URLSearchParams(viewQuery());
-  openList(current.list, search);
+  if (state !== current || current.reloading) return;
+  current.reloading = true;
+  setTimeout(() => {
+    if (state !== current) return;
+    const search = new URLSearchParams(viewQuery());
+    const top = screen.getBoundingClientRect().top;
+    let keep = null;
+    if (screen.scrollTop > 0) {
+      for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
+        const offset = row.getBoundingClientRect().top - top;
+        if (offset >= 0) {
+          keep = { id: row.dataset.id, offset };
+          break;
+        }
+      }
+    }
+    openList(current.list, search, keep || { id: '', offset: 0 });
+  }, 300);
 }
 
 /** Applies one change of `/events` in place, by the cell's stable id (see ListReplica). */

@@ -18,12 +18,17 @@ import Testing
         for (name, value) in [
             ("DATA_MEDIATOR_DATABASE_CONNECTIONS", "0"), ("DATA_MEDIATOR_DATABASE_CONNECTIONS", "1001"),
             ("DATA_MEDIATOR_DATABASE_CONNECTIONS", "many"), ("DATA_MEDIATOR_DATABASE_PREPARE", "yes"),
+            ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db:99999/app"),
+            ("DATA_MEDIATOR_DATABASE_URL", "mysql://u:secret@db/app"),
+            ("DATA_MEDIATOR_DATABASE_READ_URL", "postgres:///app"),
         ] {
             #expect {
                 try ServeConfiguration.of([name: value])
             } throws: { error in
-                "\(error)".contains(name)
+                "\(error)".contains(name) && !"\(error)".contains("secret")
             }
         }
+        let set = try? ServeConfiguration.of(["DATA_MEDIATOR_DATABASE_URL": "postgresql://u:p@db:6432/app"])
+        #expect(set?.databaseURL == "postgresql://u:p@db:6432/app")
     }
 }

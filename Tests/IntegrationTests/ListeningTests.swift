@@ -34,6 +34,11 @@ import Testing
             environment: unset
         )
         #expect(notFolder == 1 && folderSays.contains("the data folder '\(file.path)' is a file"), "\(folderSays)")
+        let (underFile, underSays) = try await DemoWalkTests.run(
+            ["serve", "--port", "0", "--data-dir", file.path + "/data/more"],
+            environment: unset
+        )
+        #expect(underFile == 1 && underSays.contains("cannot be made: '\(file.path)' is a file"), "\(underSays)")
         let (outOfRange, rangeSays) = try await DemoWalkTests.run(
             ["serve", "--port", "0"] + demo,
             environment: unset.merging(["DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "0"]) { $1 }

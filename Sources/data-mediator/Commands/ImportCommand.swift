@@ -91,7 +91,7 @@ struct ImportCommand: AsyncParsableCommand {
                 )
                 summary = try await importer.run(records, skipBad: skipBad, batch: batch, progress: report)
             case .postgres:
-                guard let url = environment["DATA_MEDIATOR_DATABASE_URL"], !url.isEmpty else {
+                guard let url = try ServeConfiguration.databaseURL("DATA_MEDIATOR_DATABASE_URL", in: environment) else {
                     throw StoreError(list: nil, "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL")
                 }
                 // An import writes on one connection (the pool opens all of its at start).

@@ -59,6 +59,25 @@ struct ServeConfiguration: Sendable {
     /// (`DATA_MEDIATOR_DATABASE_PREPARE`, `true` or `false`, default `true`).
     let databasePrepare: Bool
 
+    /// The database URL in the variable `name`, or nil when it is unset or empty; checked
+    /// here, so that a mistake names the variable (and never repeats its password):
+    /// `postgres://` or `postgresql://`, a host, and a port from 1 to 65535 when one is given.
+    ///
+    /// - Throws: a `ValidationError` naming `name`.
+    static func databaseURL(_ name: String, in environment: [String: String]) throws -> String? {
+        guard let url = environment[name], !url.isEmpty else { return nil }
+        guard let parts = URLComponents(string: url),
+            ["postgres", "postgresql"].contains(parts.scheme?.lowercased() ?? ""),
+            let host = parts.host, !host.isEmpty
+        else {
+            throw ValidationError("\(name) must be of the form postgres://user:password@host:port/database.")
+        }
+        if let port = parts.port, !(1...65_535).contains(port) {
+            throw ValidationError("\(name) names port \(port); a port is from 1 to 65535.")
+        }
+        return url
+    }
+
     /// Resolves the settings.
     ///
     /// - Throws: a `ValidationError` naming the variable when an environment value is not usable.
@@ -106,8 +125,8 @@ struct ServeConfiguration: Sendable {
         self.readTokens = try tokens("DATA_MEDIATOR_READ_TOKENS")
         self.corsOrigins = try tokens("DATA_MEDIATOR_CORS_ORIGINS").map(Self.origin)
         self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
-        self.databaseURL = text("DATA_MEDIATOR_DATABASE_URL")
-        self.databaseReadURL = text("DATA_MEDIATOR_DATABASE_READ_URL")
+        self.databaseURL = try Self.databaseURL("DATA_MEDIATOR_DATABASE_URL", in: environment)
+        self.databaseReadURL = try Self.databaseURL("DATA_MEDIATOR_DATABASE_READ_URL", in: environment)
         self.databaseTimeoutSeconds = try number("DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS") ?? 5
         guard (1...60).contains(self.databaseTimeoutSeconds) else {
             throw ValidationError(

@@ -21,6 +21,15 @@ enum DataFolder {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
+            // Foundation says only "NSCocoaErrorDomain error 512" when a folder above is a file.
+            var above = (path as NSString).deletingLastPathComponent
+            while !above.isEmpty, above != "/", !FileManager.default.fileExists(atPath: above) {
+                above = (above as NSString).deletingLastPathComponent
+            }
+            var aboveIsFolder: ObjCBool = true
+            if FileManager.default.fileExists(atPath: above, isDirectory: &aboveIsFolder), !aboveIsFolder.boolValue {
+                throw Problem(description: "the data folder '\(path)' cannot be made: '\(above)' is a file")
+            }
             throw Problem(
                 description: "the data folder '\(path)' cannot be made: \(error.localizedDescription)"
             )

@@ -229,6 +229,12 @@ import Testing
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {id: string}\n    required: [x]\n"
                     + "    views:\n      v: {sort: [id]}\n", 7, "not a writable field of list 'x'; it has none"
             ),
+            // JSON has no order: lt on a json field compared its JSON text.
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string, j: json}\n    views:\n"
+                    + "      v: {sort: [a], filter: [{field: j, op: lt, value: 5}]}\n", 8,
+                "which is json and has no order"
+            ),
             // A whole number past 64 bits is no integer: it was read as null, which matched nulls.
             (
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {n: integer}\n    views:\n"

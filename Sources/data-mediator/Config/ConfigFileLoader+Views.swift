@@ -129,6 +129,14 @@ extension ConfigFileLoader {
                     fail(valueNode, "filter 'value' must be one value: text, a number, true, false or null")
                     continue
                 }
+                // A json field holds any JSON, which has no order: only eq and ne compare it.
+                if fieldTypes[field] == .json, op != .eq, op != .ne {
+                    fail(
+                        opNode,
+                        "filter 'op' \(opName) on field '\(field)', which is json and has no order; use eq or ne"
+                    )
+                    continue
+                }
                 let value = scalarValue(valueNode)
                 if let type = fieldTypes[field], value != .null, !type.accepts(value) {
                     fail(

@@ -127,19 +127,31 @@ import Testing
         #expect(try await verifier().claims(fromAuthorization: "Bearer   " + plain)["sub"] == .string("ana"))
     }
 
-    @Test func aTokenNamingAClaimTwiceIsRefused() async throws {
+    /// A token signed over `claims`, JSON text as given (HS256 with the test secret).
+    static func signed(claims: String) -> String {
         func encode(_ text: String) -> String {
             Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
-        let signing = encode(#"{"alg":"HS256","typ":"JWT"}"#) + "." + encode(#"{"sub":"ana","sub":"bo"}"#)
+        let signing = encode(#"{"alg":"HS256","typ":"JWT"}"#) + "." + encode(claims)
         let key = SymmetricKey(data: Array(ClaimsTestKeys.secret.utf8))
         let mac = Data(HMAC<SHA256>.authenticationCode(for: Array(signing.utf8), using: key))
-        let token =
-            signing + "."
+        return signing + "."
             + mac.base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    @Test func aTokenNamingAClaimTwiceIsRefused() async throws {
+        let token = Self.signed(claims: #"{"sub":"ana","sub":"bo"}"#)
         await expectRefusal(try await verifier(), "Bearer " + token, "names 'sub' twice")
+    }
+
+    /// Claims that the parser takes but are not JSON (a trailing comma) are a malformed
+    /// token, as other verifiers find them; the same claims as JSON are taken.
+    @Test func claimsThatAreNotStrictJSONAreRefused() async throws {
+        await expectRefusal(try await verifier(), "Bearer " + Self.signed(claims: #"{"sub":"ana",}"#), "well-formed")
+        let taken = try await verifier().claims(fromAuthorization: "Bearer " + Self.signed(claims: #"{"sub":"ana"}"#))
+        #expect(taken["sub"] == .string("ana"))
     }
 
     // MARK: Algorithms

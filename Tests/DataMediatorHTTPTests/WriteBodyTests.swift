@@ -24,6 +24,32 @@ import Testing
         }
     }
 
+    /// Text Foundation's decoder takes but RFC 8259 does not (a trailing comma, a leading
+    /// zero, `1.`) is `400`, and nothing is stored: it was stored as the decoder read it.
+    @Test func aBodyThatIsNotStrictJSONIsRefused() async throws {
+        let fixture = try WriteRouteTests.Fixture()
+        try await fixture.run { client in
+            let before = String(buffer: try await client.execute(uri: "/lists/notes/items", method: .get).body)
+            for (body, what) in [
+                (#"{"id": "t1", "data": {"title": "w",}}"#, "a comma before '}'"),
+                (#"{"id": "t2", "data": {"title": "w", "weight": 01}}"#, "leading zero"),
+                (#"{"id": "t3", "data": {"title": "w", "weight": 1.}}"#, "decimal point"),
+            ] {
+                let answer = try await client.execute(
+                    uri: "/lists/notes/items",
+                    method: .post,
+                    headers: WriteRouteTests.headers(),
+                    body: WriteRouteTests.body(body)
+                )
+                let text = String(buffer: answer.body)
+                #expect(answer.status == .badRequest && text.contains("not valid JSON (RFC 8259)"), "\(body): \(text)")
+                #expect(text.contains(what), "\(text)")
+            }
+            let after = String(buffer: try await client.execute(uri: "/lists/notes/items", method: .get).body)
+            #expect(after == before)
+        }
+    }
+
     /// A whole number for a `number` field is answered as a page shows it (`7.0`), by every
     /// write: SQLite hands back `7` for the REAL it stored.
     @Test func aWholeNumberOfANumberFieldIsAnsweredAsAPageShowsIt() async throws {

@@ -169,6 +169,8 @@ import Testing
                 "bad.ndjson": "{\"title\": \"no id\"}\n\n",
                 "two.json": #"[{"id": 1, "title": "a"}] [{"id": 2, "title": "b"}]"#,
                 "twice.csv": "id,title,title\n7,a,b\n",
+                // Read as a write body is: the decoder took both (the first 'title' won).
+                "loose.ndjson": "{\"id\": 3, \"title\": \"c\",}\n{\"id\": 4, \"title\": \"d\", \"title\": \"e\"}\n",
             ],
             target
         )
@@ -190,6 +192,8 @@ import Testing
             ("two.json", ["--skip-bad"], "two.json:1: has more after its array's closing ']'"),
             ("latin1.csv", ["--skip-bad"], "latin1.csv:3: is not UTF-8 text"),
             ("twice.csv", ["--skip-bad"], "twice.csv:1: names the column 'title' twice"),
+            ("loose.ndjson", ["--skip-bad"], "loose.ndjson:1: is not JSON (RFC 8259): at byte 23: a comma before '}'"),
+            ("loose.ndjson", ["--skip-bad"], "loose.ndjson:2: names 'title' twice in one object"),
         ] {
             let (status, errors) = try await Self.importing(file, in: folder, target, extra)
             #expect(status == (file == "two.json" ? 0 : 1) && errors.contains(says), "\(file): \(errors)")

@@ -91,6 +91,11 @@ public struct ClaimsVerifier: Sendable {
         if let repeated = Self.repeatedMember(in: token) {
             throw Self.refusal("The token names '\(repeated)' twice.")
         }
+        // RFC 7519 §7.2: the header and claims are JSON; the parser also takes a trailing
+        // comma or a leading zero, which other verifiers refuse.
+        for part in token.split(separator: ".", omittingEmptySubsequences: false).prefix(2) {
+            if let json = Self.decoded(part), JSONSyntax.problem(in: json) != nil { throw malformed }
+        }
         // RFC 7515 §4.1.11: a token that lists critical extensions this server does not
         // understand (it understands none) is invalid.
         guard header[dynamicMember: "crit"] == nil else {

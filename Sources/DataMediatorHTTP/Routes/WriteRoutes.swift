@@ -160,6 +160,9 @@ struct WriteRoutes: Sendable {
         if let name = JSONValue.duplicateKey(in: bytes) {
             throw Problem(.badRequest, detail: "The body names '\(name)' twice in one object; give each member once.")
         }
+        if let problem = JSONSyntax.problem(in: bytes) {
+            throw Problem(.badRequest, detail: "The body is not valid JSON (RFC 8259): \(problem).")
+        }
         do {
             let body = try JSONValue.parse(bytes, maximumDepth: JSONValue.maximumDepth)
             return (adapter, body, scope)

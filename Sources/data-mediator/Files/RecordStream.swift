@@ -112,10 +112,7 @@ final class RecordStream: Sequence, IteratorProtocol {
             line += 1
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
             if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
-            guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
-                return ImportRecord(line: number, fields: [:], problem: Self.problem(with: bytes))
-            }
-            return ImportRecord(line: number, fields: fields)
+            return Self.record(bytes, line: number)
         }
     }
 
@@ -220,12 +217,25 @@ final class RecordStream: Sequence, IteratorProtocol {
                         depth -= 1
                     }
                 }
-                guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
-                    return ImportRecord(line: start, fields: [:], problem: Self.problem(with: bytes))
-                }
-                return ImportRecord(line: start, fields: fields)
+                return Self.record(bytes, line: start)
             }
         }
+    }
+
+    /// The record of one JSON object's text, read as a write body is: a member named
+    /// twice, or text that is not RFC 8259 JSON (a trailing comma, a leading zero), is a bad
+    /// record, not read as the lenient decoder would.
+    private static func record(_ bytes: [UInt8], line: Int) -> ImportRecord {
+        if let name = JSONValue.duplicateKey(in: bytes) {
+            return ImportRecord(line: line, fields: [:], problem: "names '\(name)' twice in one object")
+        }
+        guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
+            return ImportRecord(line: line, fields: [:], problem: Self.problem(with: bytes))
+        }
+        if let problem = JSONSyntax.problem(in: bytes) {
+            return ImportRecord(line: line, fields: [:], problem: "is not JSON (RFC 8259): \(problem)")
+        }
+        return ImportRecord(line: line, fields: fields)
     }
 
     /// Why a record's JSON text does not read as an object.

@@ -229,6 +229,12 @@ import Testing
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {id: string}\n    required: [x]\n"
                     + "    views:\n      v: {sort: [id]}\n", 7, "not a writable field of list 'x'; it has none"
             ),
+            // JSON holds no NaN: a filter on it matched nothing, a static item's page was no JSON.
+            (
+                "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: number}\n    views:\n"
+                    + "      v: {sort: [a], filter: [{field: a, op: lt, value: .nan}]}\n", 8,
+                "'.nan' is not a finite number"
+            ),
             // JSON has no order: lt on a json field compared its JSON text.
             (
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string, j: json}\n    views:\n"

@@ -144,7 +144,8 @@ extension ConfigFileLoader {
                     + "choose another"
             )
         }
-        let data = item["data"].map(jsonValue) ?? .object([:])
+        var data = JSONValue.object([:])
+        if let dataNode = item["data"] { data = jsonValue(dataNode) }
         guard case .object = data else {
             fail(item["data"], "the 'data' of item '\(id)' must be a mapping")
             return nil
@@ -155,14 +156,16 @@ extension ConfigFileLoader {
     }
 
     /// A YAML node as JSON: mappings, sequences and scalars of their own type.
-    func jsonValue(_ node: Node) -> JSONValue {
+    mutating func jsonValue(_ node: Node) -> JSONValue {
         switch node {
         case .mapping(let mapping):
             var object: [String: JSONValue] = [:]
             for (key, value) in mapping { object[key.scalar?.string ?? ""] = jsonValue(value) }
             return .object(object)
         case .sequence(let sequence):
-            return .array(sequence.map(jsonValue))
+            var elements: [JSONValue] = []
+            for element in sequence { elements.append(jsonValue(element)) }
+            return .array(elements)
         default:
             return scalarValue(node)
         }

@@ -110,7 +110,9 @@ extension ConfigFileLoader {
         return value
     }
 
-    func scalarValue(_ node: Node) -> JSONValue {
+    /// A YAML scalar as JSON; `.nan` and `.inf`, which JSON cannot hold (a page would not be
+    /// JSON), are refused.
+    mutating func scalarValue(_ node: Node) -> JSONValue {
         switch Tag.Name(rawValue: node.tag.rawValue) {
         case .null: return .null
         case .bool: return node.bool.map(JSONValue.bool) ?? .null
@@ -119,7 +121,16 @@ extension ConfigFileLoader {
             // then refuses it); it was null, which a filter then matched.
             if let whole = node.int { return .integer(Int64(whole)) }
             return node.scalar.flatMap { Double($0.string) }.map(JSONValue.number) ?? .string(node.scalar?.string ?? "")
-        case .float: return node.float.map(JSONValue.number) ?? .null
+        case .float:
+            guard let real = node.float else { return .null }
+            guard real.isFinite else {
+                fail(
+                    node,
+                    "'\(node.scalar?.string ?? "")' is not a finite number, which JSON cannot hold; quote it for text"
+                )
+                return .null
+            }
+            return .number(real)
         default: return .string(node.scalar?.string ?? "")
         }
     }

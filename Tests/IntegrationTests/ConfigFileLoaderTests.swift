@@ -229,7 +229,7 @@ import Testing
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {id: string}\n    required: [x]\n"
                     + "    views:\n      v: {sort: [id]}\n", 7, "not a writable field of list 'x'; it has none"
             ),
-            // JSON holds no NaN: a filter on it matched nothing, a static item's page was no JSON.
+            // JSON holds no NaN: a filter on it matched nothing, a static item showed it as null.
             (
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: number}\n    views:\n"
                     + "      v: {sort: [a], filter: [{field: a, op: lt, value: .nan}]}\n", 8,

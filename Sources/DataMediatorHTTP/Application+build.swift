@@ -96,11 +96,22 @@ public func buildRouter(
             verify: configuration.claims
         )
     )
-    // Each client's share of the routes that cost more than a page.
-    router.add(middleware: ClientShareMiddleware(shares: ClientShares(share: configuration.limits.requestsPerClient)))
+    // Each client's share of the routes that cost more than a page, and of the streams.
+    let identity = ClientIdentity(
+        tokens: BearerAccess(tokens: configuration.readTokens + configuration.writeTokens),
+        verify: configuration.claims
+    )
+    router.add(
+        middleware: ClientShareMiddleware(
+            shares: ClientShares(share: configuration.limits.requestsPerClient),
+            identity: identity
+        )
+    )
     let scope = ScopeAccess(verify: configuration.claims)
     ListRoutes(registry: registry, scope: scope).register(on: router)
-    ChangeRoutes(registry: registry, scope: scope, events: configuration.events).register(on: router)
+    ChangeRoutes(registry: registry, scope: scope, events: configuration.events, identity: identity).register(
+        on: router
+    )
     WriteRoutes(
         registry: registry,
         access: BearerAccess(tokens: configuration.writeTokens),

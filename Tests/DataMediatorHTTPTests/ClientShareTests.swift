@@ -57,10 +57,9 @@ import Testing
 
     @Test func aClientOverItsShareIs429AndOthersAreServed() async throws {
         let provider = GatedProvider()
-        let router = buildRouter(
-            registry: HTTPTestSupport.registry(provider: provider),
-            configuration: HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2))
-        )
+        var configuration = HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2))
+        configuration.readTokens = ["ana", "bo"]
+        let router = buildRouter(registry: HTTPTestSupport.registry(provider: provider), configuration: configuration)
         let other = SampleList.items()[2]["id"].idString
         try await Application(router: router).test(.router) { client in
             let ana: HTTPFields = [.authorization: "Bearer ana"]
@@ -75,8 +74,10 @@ import Testing
                 }
             }
             while await provider.gate.arrived < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            // Her token spelt otherwise is still hers.
+            let anaAgain: HTTPFields = [.authorization: "bearer   ana"]
             for uri in ["/lists/sample/items/\(other)", "/lists/sample/sections", "/lists/sample/changes?since=0"] {
-                let refused = try await client.execute(uri: uri, method: .get, headers: ana)
+                let refused = try await client.execute(uri: uri, method: .get, headers: anaAgain)
                 #expect(refused.status == .tooManyRequests, "\(uri)")
                 #expect(refused.headers[.retryAfter] == "1")
                 #expect(try HTTPTestSupport.json(refused)["type"] as? String == "/problems/too-many-requests")
@@ -91,6 +92,36 @@ import Testing
             for task in waiting { #expect(try await task.value.status == .ok) }
             // Her share is back.
             #expect(try await client.execute(uri: "/lists/sample/sections", method: .get, headers: ana).status == .ok)
+        }
+    }
+
+    /// Tokens the server does not know (reads are open, so none is checked) do not make a
+    /// client many: they count as their sender, whose share is used up.
+    @Test func madeUpTokensDoNotMakeAClientMany() async throws {
+        let provider = GatedProvider()
+        let router = buildRouter(
+            registry: HTTPTestSupport.registry(provider: provider),
+            configuration: HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2))
+        )
+        try await Application(router: router).test(.router) { client in
+            let waiting = (0..<2).map { index in
+                Task {
+                    try await client.execute(
+                        uri: "/lists/sample/items/\(GatedProvider.held)",
+                        method: .get,
+                        headers: [.authorization: "Bearer made-up-\(index)"]
+                    )
+                }
+            }
+            while await provider.gate.arrived < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            let refused = try await client.execute(
+                uri: "/lists/sample/sections",
+                method: .get,
+                headers: [.authorization: "Bearer made-up-3"]
+            )
+            #expect(refused.status == .tooManyRequests)
+            await provider.gate.open()
+            for task in waiting { #expect(try await task.value.status == .ok) }
         }
     }
 

@@ -6,6 +6,7 @@ import Hummingbird
 /// (`too-many-requests`) with `Retry-After`, and the others' requests go on.
 struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     let shares: ClientShares
+    let identity: ClientIdentity
 
     func handle(
         _ request: Request,
@@ -17,7 +18,7 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         guard [.get, .head].contains(request.method), Self.isCounted(request.uri.path) else {
             return try await next(request, context)
         }
-        let client = ClientShares.client(of: request, context: context)
+        let client = await identity.client(of: request, context: context)
         guard let hold = shares.take(for: client) else {
             throw Problem(
                 .tooManyRequests,

@@ -1,4 +1,3 @@
-import Crypto
 import DataMediator
 import HTTPTypes
 import Hummingbird
@@ -6,8 +5,8 @@ import NIOCore
 import Synchronization
 
 /// How many of a kind of request each client has in flight, so that one client (one
-/// token, or one address when it sends none) can hold only its own share of the server,
-/// however many connections it opens.
+/// verified credential, or one address: ``ClientIdentity``) can hold only its own share of
+/// the server, however many connections it opens.
 final class ClientShares: Sendable {
     private let held = Mutex<[String: Int]>([:])
     /// The most each client may hold at once.
@@ -53,18 +52,5 @@ final class ClientShares: Sendable {
         }
 
         deinit { shares.give(back: client) }
-    }
-
-    /// Who sends a request: its bearer token (as a digest, so no token is kept), else the
-    /// address it comes from; requests with neither (a test's) count as one client.
-    static func client(of request: Request, context: some RequestContext) -> String {
-        if let authorization = request.headers[.authorization], !authorization.isEmpty {
-            let digest = SHA256.hash(data: Array(authorization.utf8))
-            return "token:" + Hex.string(Array(digest.prefix(12)))
-        }
-        if let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress {
-            return "address:" + address
-        }
-        return "unknown"
     }
 }

@@ -50,13 +50,16 @@ struct ChangeRoutes: Sendable {
     let streams: ClientShares
     /// Each client's share of the streams.
     let clientStreams: ClientShares
+    /// Who holds each stream, for ``clientStreams``.
+    let identity: ClientIdentity
     /// The one key of ``streams``.
     static let everyone = "everyone"
 
-    init(registry: ListRegistry, scope: ScopeAccess, events: EventConfiguration) {
+    init(registry: ListRegistry, scope: ScopeAccess, events: EventConfiguration, identity: ClientIdentity) {
         self.registry = registry
         self.scope = scope
         self.events = events
+        self.identity = identity
         self.streams = ClientShares(share: events.maximumStreams)
         self.clientStreams = ClientShares(share: events.maximumStreamsPerClient)
         // The gauge is in /metrics from the start, at 0, not only once a stream has opened.
@@ -103,7 +106,7 @@ struct ChangeRoutes: Sendable {
                 closed: (context as? any ConnectionRequestContext)?.connectionClosed,
                 ends: Self.expiry(of: claims)
             )
-            let (open, hold) = try takeShares(request, context)
+            let (open, hold) = try await takeShares(request, context)
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,
@@ -130,7 +133,7 @@ struct ChangeRoutes: Sendable {
             _ = try Self.resumption(request, query)
             // As its GET would be answered now: a 503 when no stream could open (the shares
             // taken go back at once).
-            _ = try takeShares(request, context)
+            _ = try await takeShares(request, context)
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,
@@ -150,7 +153,8 @@ struct ChangeRoutes: Sendable {
     private func takeShares<Context: RequestContext>(
         _ request: Request,
         _ context: Context
-    ) throws(Problem) -> (ClientShares.Hold, ClientShares.Hold) {
+    ) async throws(Problem) -> (ClientShares.Hold, ClientShares.Hold) {
+        let client = await identity.client(of: request, context: context)
         guard let open = streams.take(for: Self.everyone) else {
             throw Problem(
                 .tooManyStreams,
@@ -158,7 +162,7 @@ struct ChangeRoutes: Sendable {
                 headers: [.retryAfter: "5"]
             )
         }
-        guard let hold = clientStreams.take(for: ClientShares.client(of: request, context: context)) else {
+        guard let hold = clientStreams.take(for: client) else {
             throw Problem(
                 .tooManyStreams,
                 detail: "This client holds \(events.maximumStreamsPerClient) event streams, the most one client "

@@ -1,0 +1,35 @@
+import Crypto
+import DataMediator
+import Hummingbird
+
+/// Who sends a request, for the per-client shares (``ClientShares``): a credential the
+/// server verified, else the address the request comes from.
+///
+/// An `Authorization` value counts only when it verifies: one of the configured tokens
+/// (as the digest of the token itself, so `Bearer  t` and `bearer t` are one client), or a
+/// JWT that the list keys verify (as its `sub`, so one user's tokens are one client, else
+/// its digest). Anything else, a made-up token included, is the sender's address: a
+/// client cannot become many by sending many made-up tokens.
+struct ClientIdentity: Sendable {
+    /// The configured read and write tokens.
+    let tokens: BearerAccess
+    /// Verifies a JWT (the `Authorization` field); nil when no key is configured.
+    let verify: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
+
+    /// The client of `request`.
+    func client(of request: Request, context: some RequestContext) async -> String {
+        if request.headers[.authorization] != nil {
+            if tokens.accepts(request) { return "token:" + BearerAccess.credential(of: request) }
+            if let verify, let claims = try? await verify(request.headers[.authorization]) {
+                if case .string(let subject)? = claims["sub"] {
+                    return "subject:" + Hex.string(Array(SHA256.hash(data: Array(subject.utf8)).prefix(12)))
+                }
+                return "jwt:" + BearerAccess.credential(of: request)
+            }
+        }
+        if let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress {
+            return "address:" + address
+        }
+        return "unknown"
+    }
+}

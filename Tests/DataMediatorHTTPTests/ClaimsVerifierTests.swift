@@ -146,6 +146,23 @@ import Testing
         await expectRefusal(try await verifier(), "Bearer " + token, "names 'sub' twice")
     }
 
+    /// `"exp": null` (which the parser reads as no expiry) or an `iat` that is not a
+    /// number is refused as a claim of the wrong type; a padded part as malformed.
+    @Test func nullOrMisTypedDatesAndPaddedPartsAreRefused() async throws {
+        for (claims, says) in [
+            (#"{"sub":"ana","exp":null}"#, "'exp' is not a NumericDate"),
+            (#"{"sub":"ana","nbf":null}"#, "'nbf' is not a NumericDate"),
+            (#"{"sub":"ana","iat":"x"}"#, "'iat' is not a NumericDate"),
+        ] {
+            await expectRefusal(try await verifier(), "Bearer " + Self.signed(claims: claims), says)
+        }
+        await expectRefusal(
+            try await verifier(),
+            "Bearer " + Self.signed(claims: #"{"sub":"ana"}"#) + "=",
+            "well-formed"
+        )
+    }
+
     /// Claims that the parser takes but are not JSON (a trailing comma) are a malformed
     /// token, as other verifiers find them; the same claims as JSON are taken.
     @Test func claimsThatAreNotStrictJSONAreRefused() async throws {

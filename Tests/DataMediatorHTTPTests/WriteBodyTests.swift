@@ -50,6 +50,24 @@ import Testing
         }
     }
 
+    /// An `Idempotency-Key` too long to be one is refused without being repeated whole (a
+    /// 10 KB key made a 10 KB answer).
+    @Test func aKeyTooLongIsRefusedWithoutEchoingIt() async throws {
+        let fixture = try WriteRouteTests.Fixture()
+        try await fixture.run { client in
+            let key = String(repeating: "k", count: 10_000)
+            let answer = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: WriteRouteTests.headers([IdempotencyCallerTests.key: key]),
+                body: WriteRouteTests.body(#"{"data": {"title": "w"}}"#)
+            )
+            let text = String(buffer: answer.body)
+            #expect(answer.status == .badRequest && text.contains("got 10000 bytes"), "\(text)")
+            #expect(text.utf8.count < 1_000)
+        }
+    }
+
     /// A whole number for a `number` field is answered as a page shows it (`7.0`), by every
     /// write: SQLite hands back `7` for the REAL it stored.
     @Test func aWholeNumberOfANumberFieldIsAnsweredAsAPageShowsIt() async throws {

@@ -15,6 +15,23 @@ import Testing
         }
     }
 
+    /// A body of many made-up members is answered in a bounded problem: the first unknown
+    /// fields named, the rest counted, the known fields' problems all there.
+    @Test func unknownFieldsAreNamedUpToABound() {
+        var fields: [String: JSONValue] = ["score": .string("high")]
+        for index in 0..<10_000 { fields["x\(index)"] = .integer(1) }
+        do {
+            try rules.check(fields)
+            Issue.record("the item was accepted")
+        } catch {
+            let named = error.fieldProblems.map(\.field)
+            #expect(named.count == FieldRules.maximumProblems + 2, "\(named.count)")
+            #expect(named.contains("score") && named.last == "title")
+            #expect(error.message.hasSuffix("and \(10_000 - FieldRules.maximumProblems) more unknown fields."))
+            #expect(error.message.utf8.count < 1_000)
+        }
+    }
+
     @Test func theSummarySaysASharedProblemOnce() {
         do {
             try rules.check(["bar": .string("x"), "foo": .integer(1), "score": .string("high")])

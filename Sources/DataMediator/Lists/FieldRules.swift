@@ -34,20 +34,30 @@ public struct FieldRules: Sendable, Hashable {
     static let keyLengthDetail =
         "must be at most \(maximumKeyBytes) bytes of UTF-8: views sort by it, and a page's cursor carries it"
 
-    /// Checks an item's fields, naming every field that breaks a rule.
+    /// The most unknown fields one refusal names (the rest are counted).
+    public static let maximumProblems = 20
+
+    /// Checks an item's fields, naming every field that breaks a rule (unknown ones up to
+    /// ``maximumProblems``).
     ///
     /// - Throws: `invalidItem` with one ``FieldProblem`` per bad field: an unknown field,
     ///   a value of the wrong type or holding U+0000, text longer than ``maximumKeyBytes`` in
     ///   a key field, or a required field missing or `null`.
     public func check(_ fields: [String: JSONValue]) throws(DataMediatorError) {
         var problems: [FieldProblem] = []
+        var unknown = 0
         for name in fields.keys.sorted() {
             let value = fields[name] ?? .null
             guard let type = types[name] else {
-                let known = types.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
-                problems.append(
-                    FieldProblem(field: name, detail: "is not a field of the list; its fields are \(known)")
-                )
+                // Named once each, up to a bound: a body of a million made-up members would
+                // otherwise be answered with a problem many times its size.
+                unknown += 1
+                if unknown <= Self.maximumProblems {
+                    let known = types.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                    problems.append(
+                        FieldProblem(field: name, detail: "is not a field of the list; its fields are \(known)")
+                    )
+                }
                 continue
             }
             if value != .null, !type.accepts(value) {
@@ -63,9 +73,11 @@ public struct FieldRules: Sendable, Hashable {
         }
         guard problems.isEmpty else {
             let names = problems.map { "'\($0.field)'" }.joined(separator: ", ")
+            let more =
+                unknown > Self.maximumProblems ? " and \(unknown - Self.maximumProblems) more unknown fields" : ""
             throw DataMediatorError(
                 .invalidItem,
-                "The item breaks the list's field rules: \(names).",
+                "The item breaks the list's field rules: \(names)\(more).",
                 fieldProblems: problems
             )
         }

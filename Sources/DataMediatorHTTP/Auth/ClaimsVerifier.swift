@@ -80,6 +80,9 @@ public struct ClaimsVerifier: Sendable {
             "The bearer token is not a well-formed JWT (header.claims.signature, base64url); "
                 + "a static write token does not read scoped lists."
         )
+        // RFC 7515 §2: base64url here is written without padding; a padded part is
+        // another spelling of the same token.
+        guard !token.contains("=") else { throw malformed }
         let header: JWTHeader
         do {
             header = try DefaultJWTParser().parse(Array(token.utf8), as: TokenClaims.self).header
@@ -91,6 +94,8 @@ public struct ClaimsVerifier: Sendable {
         if let repeated = Self.repeatedMember(in: token) {
             throw Self.refusal("The token names '\(repeated)' twice.")
         }
+        // The parser reads `"exp": null` as no expiry; RFC 7519 §4.1.4 asks for a number.
+        if let wrong = Self.misTypedClaim(in: token) { throw Self.refusal(wrong) }
         // RFC 7519 §7.2: the header and claims are JSON; the parser also takes a trailing
         // comma or a leading zero, which other verifiers refuse.
         for part in token.split(separator: ".", omittingEmptySubsequences: false).prefix(2) {
@@ -131,13 +136,14 @@ public struct ClaimsVerifier: Sendable {
     }
 
     /// What is wrong with a registered claim this server reads, when the token's claims are
-    /// JSON but one is not of its type (RFC 7519 §4.1): `exp` and `nbf` are NumericDates
-    /// (numbers), `iss` text, `aud` text or an array of texts. Nil for anything else.
+    /// JSON but one is not of its type (RFC 7519 §4.1): `exp`, `nbf` and `iat` are
+    /// NumericDates (numbers; `null` is none of them), `iss` text, `aud` text or an array
+    /// of texts. Nil for anything else.
     static func misTypedClaim(in token: String) -> String? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let json = decoded(parts[1]), case .object(let claims)? = try? JSONValue.parse(json)
         else { return nil }
-        for name in ["exp", "nbf"] {
+        for name in ["exp", "nbf", "iat"] {
             switch claims[name] {
             case nil, .integer?, .number?: continue
             default: return "The token's '\(name)' is not a NumericDate (a number of seconds since 1970)."

@@ -258,7 +258,8 @@ struct WriteRoutes: Sendable {
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw Problem(
                 .badRequest,
-                detail: "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID, say); got '\(raw)'."
+                detail: "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID, say); got "
+                    + (raw.utf8.count > 64 ? "\(raw.utf8.count) bytes." : "'\(raw)'.")
             )
         }
         return key

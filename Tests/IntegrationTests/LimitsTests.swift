@@ -184,6 +184,8 @@ final class RawClient: @unchecked Sendable {
             environment: [
                 "DATA_MEDIATOR_MAX_STREAMS": "3", "DATA_MEDIATOR_CLIENT_STREAMS": "2",
                 "DATA_MEDIATOR_HEARTBEAT_SECONDS": "1",
+                // A share is a verified credential's: made-up tokens would all be one address.
+                "DATA_MEDIATOR_READ_TOKENS": "ana,bo,cy",
             ]
         )
         defer { server.removeData() }
@@ -221,7 +223,7 @@ final class RawClient: @unchecked Sendable {
             arguments: ["--demo-transactions", "10"],
             environment: [
                 "DATA_MEDIATOR_MAX_STREAMS": "3", "DATA_MEDIATOR_CLIENT_STREAMS": "2",
-                "DATA_MEDIATOR_HEARTBEAT_SECONDS": "15",
+                "DATA_MEDIATOR_HEARTBEAT_SECONDS": "15", "DATA_MEDIATOR_READ_TOKENS": "ana",
             ]
         )
         defer { server.removeData() }

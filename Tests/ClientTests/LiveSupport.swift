@@ -110,6 +110,22 @@ enum Live {
         }
     }
 
+    /// Makes `count` random writes to the transactions `session` holds, waits until the
+    /// session (followed by `follower`) is current at the last one, and stops `follower`.
+    static func write(
+        _ count: Int,
+        on server: ServerProcess,
+        followedBy session: ListSession,
+        _ follower: Task<Void, any Error>,
+        seed: UInt64
+    ) async throws {
+        let loaded = await session.snapshot
+        try await randomWrites(count, on: server, ids: loaded.items.map(\.id), days: try days(of: loaded), seed: seed)
+        try await wait(for: session, toReach: try await version(of: server))
+        follower.cancel()
+        _ = await follower.result
+    }
+
     /// The days the loaded transactions span.
     static func days(of snapshot: ListSnapshot) throws -> ClosedRange<Date> {
         let formatter = ISO8601DateFormatter()
@@ -175,5 +191,34 @@ final class CuttingTransport: ListTransport {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+}
+
+/// A test transport that changes what `get` answers and passes event streams through to
+/// the server's.
+protocol StreamsPassThrough: ListTransport {
+    var inner: URLSessionTransport { get }
+}
+
+extension StreamsPassThrough {
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        inner.events(path: path, query: query, headers: headers)
+    }
+}
+
+/// A test transport that answers `get` itself and whose event streams end at once.
+protocol StreamsNothing: ListTransport {}
+
+extension StreamsNothing {
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        AsyncThrowingStream { $0.finish() }
     }
 }

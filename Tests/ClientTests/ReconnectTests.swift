@@ -79,17 +79,7 @@ final class GarbageFirstTransport: ListTransport {
         }
         #expect(await session.statistics.reloads == 1)
         // It follows on: the writes made after that reach it.
-        let loaded = await session.snapshot
-        try await Live.randomWrites(
-            5,
-            on: server,
-            ids: loaded.items.map(\.id),
-            days: try Live.days(of: loaded),
-            seed: 3
-        )
-        try await Live.wait(for: session, toReach: try await Live.version(of: server))
-        follower.cancel()
-        _ = await follower.result
+        try await Live.write(5, on: server, followedBy: session, follower, seed: 3)
         #expect(transport.opened.withLock { $0.count } == 2)
         #expect(await session.statistics.reloads == 1)
         // Sections and items as a fresh walk has them (a title a busy server did not look up

@@ -6,7 +6,7 @@ import Testing
 
 /// A transport that spoils the next `cursor` it sends (as a cursor signed with a secret
 /// the server no longer has), so the server answers `400 bad-cursor`.
-final class SpoilingTransport: ListTransport {
+final class SpoilingTransport: StreamsPassThrough {
     let inner: URLSessionTransport
     let spoil = Mutex(0)
 
@@ -20,14 +20,6 @@ final class SpoilingTransport: ListTransport {
         }
         let sent = spoiled ? query.map { $0.0 == "cursor" ? ($0.0, "x" + $0.1) : $0 } : query
         return try await inner.get(path: path, query: sent, headers: headers)
-    }
-
-    func events(
-        path: String,
-        query: [(String, String)],
-        headers: [String: String]
-    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        inner.events(path: path, query: query, headers: headers)
     }
 }
 

@@ -10,7 +10,7 @@ import FoundationNetworking
 
 /// A transport that fails its first `failing` GETs as a network that is down does, and
 /// records the headers of every GET; the rest go to the server.
-final class FlakyTransport: ListTransport {
+final class FlakyTransport: StreamsPassThrough {
     let inner: URLSessionTransport
     let failing: Int
     let sent = Mutex<[[String: String]]>([])
@@ -28,30 +28,14 @@ final class FlakyTransport: ListTransport {
         if count <= failing { throw ListClientError(.transport, message: "the network is down (test)") }
         return try await inner.get(path: path, query: query, headers: headers)
     }
-
-    func events(
-        path: String,
-        query: [(String, String)],
-        headers: [String: String]
-    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        inner.events(path: path, query: query, headers: headers)
-    }
 }
 
 /// A transport that answers every GET with one fixed answer.
-struct FixedAnswerTransport: ListTransport {
+struct FixedAnswerTransport: StreamsNothing {
     let answer: TransportAnswer
 
     func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
         answer
-    }
-
-    func events(
-        path: String,
-        query: [(String, String)],
-        headers: [String: String]
-    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        AsyncThrowingStream { $0.finish() }
     }
 }
 
@@ -170,17 +154,7 @@ struct FixedAnswerTransport: ListTransport {
         let session = ListSession(configuration: Live.configuration(limit: 200), transport: transport)
         try await session.loadFirstPage()
         let follower = Task { try await session.follow() }
-        let loaded = await session.snapshot
-        try await Live.randomWrites(
-            30,
-            on: server,
-            ids: loaded.items.map(\.id),
-            days: try Live.days(of: loaded),
-            seed: 13
-        )
-        try await Live.wait(for: session, toReach: try await Live.version(of: server))
-        follower.cancel()
-        _ = await follower.result
+        try await Live.write(30, on: server, followedBy: session, follower, seed: 13)
         while try await session.loadMore() {}
         let held = await session.snapshot.sections.map { [$0.id] + $0.items.map(\.id) }
         #expect(held == (try await Live.walk(server)).sections.map { [$0.id] + $0.items.map(\.id) })
@@ -198,18 +172,8 @@ struct FixedAnswerTransport: ListTransport {
         while await session.snapshot.items.isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let loaded = await session.snapshot
-        #expect(!loaded.items.isEmpty)
-        try await Live.randomWrites(
-            3,
-            on: server,
-            ids: loaded.items.map(\.id),
-            days: try Live.days(of: loaded),
-            seed: 7
-        )
-        try await Live.wait(for: session, toReach: try await Live.version(of: server))
-        follower.cancel()
-        _ = await follower.result
+        #expect(!(await session.snapshot.items.isEmpty))
+        try await Live.write(3, on: server, followedBy: session, follower, seed: 7)
         #expect(transport.sent.withLock { $0.count } > 3)
         #expect(await server.stop() == 0)
     }
@@ -305,7 +269,7 @@ struct FixedAnswerTransport: ListTransport {
 
 /// A server whose list has a million changes since its first page, 1,000 an answer, and
 /// whose pages are empty; records the paths asked.
-final class BacklogTransport: ListTransport {
+final class BacklogTransport: StreamsNothing {
     let asked = Mutex<[String]>([])
 
     func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
@@ -321,13 +285,5 @@ final class BacklogTransport: ListTransport {
         let body =
             #"{"since":"\#(since)","version":"1000001","changes":[\#(changes.joined(separator: ","))],"next":\#(next)}"#
         return TransportAnswer(status: 200, body: Array(body.utf8))
-    }
-
-    func events(
-        path: String,
-        query: [(String, String)],
-        headers: [String: String]
-    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        AsyncThrowingStream { $0.finish() }
     }
 }

@@ -62,59 +62,53 @@ public enum JSONSyntax {
         }
 
         private mutating func object(depth: Int) throws(Failure) {
-            index += 1
-            skipSpace()
-            if current == UInt8(ascii: "}") {
-                index += 1
-                return
-            }
-            while true {
-                guard current == UInt8(ascii: "\"") else { throw Failure(member) }
-                try string()
-                skipSpace()
-                guard current == UInt8(ascii: ":") else { throw Failure("a ':' should follow the member's name") }
-                index += 1
-                skipSpace()
-                try value(depth: depth + 1)
-                skipSpace()
-                switch current {
-                case UInt8(ascii: ","):
-                    index += 1
-                    skipSpace()
-                    if current == UInt8(ascii: "}") {
-                        throw Failure("a comma before '}' (JSON has no trailing commas)")
-                    }
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return
-                default: throw Failure("a ',' or '}' should follow a member")
+            try members(closedBy: "}", what: "a member", depth: depth) { scanner throws(Failure) in
+                guard scanner.current == UInt8(ascii: "\"") else {
+                    throw Failure("a member's name (a string in double quotes) should come here")
                 }
+                try scanner.string()
+                scanner.skipSpace()
+                guard scanner.current == UInt8(ascii: ":") else {
+                    throw Failure("a ':' should follow the member's name")
+                }
+                scanner.index += 1
+                scanner.skipSpace()
             }
         }
 
-        private var member: String { "a member's name (a string in double quotes) should come here" }
-
         private mutating func array(depth: Int) throws(Failure) {
+            try members(closedBy: "]", what: "an element", depth: depth) { _ throws(Failure) in }
+        }
+
+        /// The members of an object or the elements of an array, after its opening bracket:
+        /// `lead` reads what comes before each value (a member's name and colon), then the
+        /// value, then a comma (never right before `closing`) or `closing`.
+        private mutating func members(
+            closedBy closing: Unicode.Scalar,
+            what: String,
+            depth: Int,
+            lead: (inout Scanner) throws(Failure) -> Void
+        ) throws(Failure) {
+            let close = UInt8(ascii: closing)
             index += 1
             skipSpace()
-            if current == UInt8(ascii: "]") {
+            if current == close {
                 index += 1
                 return
             }
             while true {
+                try lead(&self)
                 try value(depth: depth + 1)
                 skipSpace()
                 switch current {
                 case UInt8(ascii: ","):
                     index += 1
                     skipSpace()
-                    if current == UInt8(ascii: "]") {
-                        throw Failure("a comma before ']' (JSON has no trailing commas)")
-                    }
-                case UInt8(ascii: "]"):
+                    if current == close { throw Failure("a comma before '\(closing)' (JSON has no trailing commas)") }
+                case close:
                     index += 1
                     return
-                default: throw Failure("a ',' or ']' should follow an element")
+                default: throw Failure("a ',' or '\(closing)' should follow \(what)")
                 }
             }
         }

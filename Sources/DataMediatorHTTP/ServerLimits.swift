@@ -18,18 +18,22 @@ public struct ServerLimits: Sendable, Hashable {
     /// connection opening or of the previous answer ending; a client that sends it byte by
     /// byte is cut off.
     public var requestHeadTimeout: Duration
+    /// A request's body must arrive whole within this long of its head; a client that sends
+    /// it a byte now and then (which the idle timeout never sees) is cut off.
+    public var requestBodyTimeout: Duration
     /// The largest head: each header field, and all of them with the request line.
     public var maximumHeaderBytes: Int
-    /// How many item lookups, section counts and change reads one client (one token, or
-    /// one address without a token) may have in flight; one more answers `429`.
+    /// How many item lookups, section counts and change reads one client (one verified
+    /// credential, or one address) may have in flight; one more answers `429`.
     public var requestsPerClient: Int
 
-    /// Creates limits: by default 1,024 connections, 60 s idle, 10 s for a request head,
-    /// 16 KiB of headers and 8 costly requests in flight per client.
+    /// Creates limits: by default 1,024 connections, 60 s idle, 10 s for a request head and
+    /// 30 s for its body, 16 KiB of headers and 8 costly requests in flight per client.
     public init(
         maximumConnections: Int = 1024,
         idleTimeout: Duration = .seconds(60),
         requestHeadTimeout: Duration = .seconds(10),
+        requestBodyTimeout: Duration = .seconds(30),
         maximumHeaderBytes: Int = 16 * 1024,
         requestsPerClient: Int = 8
     ) {
@@ -37,6 +41,7 @@ public struct ServerLimits: Sendable, Hashable {
         self.maximumConnections = max(1, maximumConnections)
         self.idleTimeout = idleTimeout
         self.requestHeadTimeout = requestHeadTimeout
+        self.requestBodyTimeout = requestBodyTimeout
         self.maximumHeaderBytes = max(1024, maximumHeaderBytes)
     }
 
@@ -62,11 +67,11 @@ final class ConnectionCount: Sendable {
 }
 
 /// Closes a connection beyond the connection limit, one whose request head does not arrive
-/// in time (counted from when the connection opens and from each answer's end), and one
-/// whose client closes its side during an event stream (it has gone; the stream ends and
-/// gives back its share); puts a ``RequestHeadCheck`` before the conversion to HTTP types; and
-/// answers a request the HTTP parser could not read with a problem
-/// (``Problem/init(unreadable:)``).
+/// in time (counted from when the connection opens and from each answer's end) or whose
+/// body does not (counted from its head), and one whose client closes its side during an
+/// event stream (it has gone; the stream ends and gives back its share); puts a
+/// ``RequestHeadCheck`` before the conversion to HTTP types; and answers a request the HTTP
+/// parser could not read with a problem (``Problem/init(unreadable:)``).
 ///
 /// One timer per connection checks the time limit, re-armed when it fires, instead of one
 /// timer per request: a busy connection answers thousands of requests a second.
@@ -79,7 +84,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ServerLimits
     private let connections: ConnectionCount
     private var counted = false
-    /// When the next request head must have arrived; nil while a request is answered.
+    /// When the request being read must have arrived: its head, then its body; nil once it
+    /// has, while it is answered.
     private var headDeadline: NIODeadline?
     /// The answer to the connection's last request, once the parser (or ``RequestHeadCheck``)
     /// could not read it.
@@ -131,7 +137,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { headDeadline = nil }
+        switch unwrapInboundIn(data) {
+        case .head: headDeadline = .now() + .seconds(limits.requestBodyTimeout.components.seconds)
+        case .end: headDeadline = nil
+        case .body: break
+        }
         context.fireChannelRead(data)
     }
 

@@ -120,6 +120,31 @@ final class RawClient: @unchecked Sendable {
         #expect(await server.stop() == 0)
     }
 
+    /// A body sent a byte now and then keeps the connection from ever being idle: it is
+    /// cut off once its time from the head has passed.
+    @Test func aClientSendingItsBodyByteByByteIsCutOff() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "4", "DATA_MEDIATOR_WRITE_TOKENS": "t"]
+        )
+        defer { server.removeData() }
+        let slow = try RawClient(port: server.port)
+        slow.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
+        let started = ContinuousClock.now
+        var cut = false
+        for _ in 0..<30 where !cut {
+            try await Task.sleep(for: .milliseconds(500))
+            // Once the server has closed, a send fails (the first may still be buffered).
+            cut = !slow.send(" ")
+        }
+        #expect(cut, "a body sent a byte every half second for 15 s was still read")
+        #expect(ContinuousClock.now - started >= .seconds(3), "cut off before its time")
+        #expect(await server.stop() == 0)
+    }
+
     @Test func connectionsBeyondTheLimitAreClosedAndTheServerStillServes() async throws {
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "10"],

@@ -12,7 +12,9 @@ import Testing
         let set = try ServeConfiguration.of([
             "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "86400", "DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "3600",
             "DATA_MEDIATOR_MAX_HEADER_BYTES": "1024", "DATA_MEDIATOR_LOG_LEVEL": "Warning",
+            "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "120",
         ])
+        #expect(set.limits.requestBodyTimeout == .seconds(120))
         #expect(set.limits.idleTimeout == .seconds(86_400) && set.limits.requestHeadTimeout == .seconds(3_600))
         #expect(set.limits.maximumHeaderBytes == 1_024)
     }
@@ -22,6 +24,7 @@ import Testing
             ("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", "9300000000", "from 1 to 86400"),
             ("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", "0", "from 1 to 86400"),
             ("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", "3601", "from 1 to 3600"),
+            ("DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS", "0", "from 1 to 3600"),
             ("DATA_MEDIATOR_MAX_HEADER_BYTES", "600", "from 1024 to 1048576"),
             ("DATA_MEDIATOR_MAX_CONNECTIONS", "99999999999999999999", "larger than any setting it takes"),
             ("DATA_MEDIATOR_MAX_CONNECTIONS", "many", "must be a whole number"),

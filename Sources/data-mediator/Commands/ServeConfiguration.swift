@@ -170,6 +170,7 @@ struct ServeConfiguration: Sendable {
             maximumConnections: try positive("DATA_MEDIATOR_MAX_CONNECTIONS", 1024),
             idleTimeout: .seconds(try positive("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", 60, in: 1...86_400)),
             requestHeadTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", 10, in: 1...3_600)),
+            requestBodyTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS", 30, in: 1...3_600)),
             maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024, in: 1_024...1_048_576),
             requestsPerClient: try positive("DATA_MEDIATOR_CLIENT_REQUESTS", 8)
         )

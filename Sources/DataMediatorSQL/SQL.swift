@@ -49,6 +49,14 @@ public enum SQL {
         return String(decoding: result, as: UTF8.self)
     }
 
+    /// The placeholder of a value written into `column`: `?`, or `CAST(? AS type)` for a
+    /// column that `casts` names (PostgreSQL's `json` and `jsonb`, which take the JSON text
+    /// a json field is written as only through a cast).
+    public static func placeholder(of column: String, casts: [String: String]) -> String {
+        guard let type = casts[column] else { return "?" }
+        return "CAST(? AS \(type))"
+    }
+
     /// The `WHERE` clause of `conditions` joined with `AND` (always true when there are none).
     public static func whereClause(_ conditions: [String]) -> String {
         conditions.isEmpty ? " WHERE TRUE" : " WHERE " + conditions.joined(separator: " AND ")

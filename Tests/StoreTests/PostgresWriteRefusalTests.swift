@@ -7,8 +7,7 @@ import PostgresNIO
 import Testing
 
 /// Values a PostgreSQL column or index cannot hold are the item's refusal (`422`), with
-/// nothing stored, not a server error; a json field the store cannot write is refused at
-/// start-up.
+/// nothing stored, not a server error.
 @Suite struct PostgresWriteRefusalTests {
     static let fields: [String: FieldType] = ["id": .string, "a": .string, "b": .string, "small": .integer]
 
@@ -67,19 +66,5 @@ import Testing
             return
         }
         #expect(kept["small"] == .integer(1))
-    }
-
-    @Test func aWritableJSONFieldOverAJSONBColumnIsRefusedAtStartUp() async throws {
-        let fixture = try await PostgresFixture()
-        try await fixture.store.primary.query("CREATE TABLE legacy (id text PRIMARY KEY, a text, b jsonb, rev bigint)")
-        let fields: [String: FieldType] = ["id": .string, "a": .string, "b": .json]
-        let error = await #expect(throws: StoreError.self) {
-            _ = try await fixture.store.adapter(
-                for: Self.definition(fields: fields),
-                source: StoreSource(kind: .table("legacy"), fieldTypes: fields),
-                signer: CursorSigner(secret: SampleList.secret)
-            )
-        }
-        #expect(error?.message.contains("'b' is json or jsonb") == true, "\(String(describing: error))")
     }
 }

@@ -197,16 +197,11 @@ public final class PostgresStore: Sendable {
                             + "cannot show; cast it to text, a number or a boolean in a query list"
                     )
                 }
-                // Writes bind a json field as its JSON text, which PostgreSQL does not cast
-                // to a json or jsonb column by itself.
-                let jsonColumns = schema.columns.filter { types[$0] == .json || types[$0] == .jsonb }
-                if source.isTable, list.isWritable, !jsonColumns.isEmpty {
-                    throw StoreError(
-                        list: list.name,
-                        "column \(jsonColumns.map { "'\($0)'" }.joined(separator: ", ")) is json or jsonb, which "
-                            + "the service does not write (it stores a json field as text); make the list read-only "
-                            + "or the column text"
-                    )
+                // Writes bind a json field as its JSON text, which PostgreSQL takes into a
+                // json or jsonb column only through a cast.
+                var writeCasts: [String: String] = [:]
+                for (column, type) in types where type == .json || type == .jsonb {
+                    writeCasts[column] = type == .json ? "json" : "jsonb"
                 }
                 let keyset = KeysetSQL(
                     dialect: .postgres,
@@ -227,7 +222,8 @@ public final class PostgresStore: Sendable {
                     fieldTypes: source.fieldTypes,
                     keyset: keyset,
                     versionTables: source.allVersionTables,
-                    windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset)
+                    windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
+                    writeCasts: writeCasts
                 )
                 let provider = PostgresDataProvider(store: self, reader: reader)
                 for view in list.views {

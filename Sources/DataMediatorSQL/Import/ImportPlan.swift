@@ -10,14 +10,16 @@ public struct ImportPlan: Sendable {
     public let table: String
     /// The columns written, in order.
     public let columns: [String]
-    /// `INSERT INTO table (columns) VALUES (?, ...)`, with `?` placeholders.
+    /// `INSERT INTO table (columns) VALUES (?, ...)`, with `?` placeholders (cast where the
+    /// column needs it).
     public let insertSQL: String
     private let fieldTypes: [String: FieldType]
 
-    /// The plan of an import into `list` over `source`.
+    /// The plan of an import into `list` over `source`; `casts` names the type each
+    /// column's value is cast to (``SQLListReader/writeCasts``).
     ///
     /// - Throws: `StoreError` when the list is over a query.
-    public init(list: ListDefinition, source: StoreSource) throws {
+    public init(list: ListDefinition, source: StoreSource, casts: [String: String] = [:]) throws {
         guard case .table(let table) = source.kind else {
             throw StoreError(list: list.name, "is over a query; import into a list over a table")
         }
@@ -26,7 +28,7 @@ public struct ImportPlan: Sendable {
         self.fieldTypes = source.fieldTypes
         let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
         self.columns = [list.idField] + declared
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let marks = columns.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ")
         self.insertSQL =
             "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
     }

@@ -17,13 +17,13 @@ public struct SQLImporter: Sendable {
     /// The plan's insert, skipping (and so telling) an id that exists.
     private let insertSQL: String
 
-    /// An importer into `list`, a list over a table of the store of `transactions` whose
-    /// provider the store has made (so its table exists).
+    /// An importer into `list`, a list over a table of the store whose `reader` the store
+    /// has made with the list's provider (so its table exists and its columns are known).
     ///
     /// - Throws: `StoreError` when the list is over a query.
-    public init(transactions: any SQLTransactions, list: ListDefinition, source: StoreSource) throws {
-        self.transactions = transactions
-        self.plan = try ImportPlan(list: list, source: source)
+    public init(reader: SQLListReader, list: ListDefinition, source: StoreSource) throws {
+        self.transactions = reader.transactions
+        self.plan = try ImportPlan(list: list, source: source, casts: reader.writeCasts)
         self.insertSQL = plan.insertSQL + " ON CONFLICT DO NOTHING RETURNING 1"
     }
 

@@ -35,6 +35,9 @@ public struct SQLListReader: Sendable {
     /// with it into a number: one equality then finds either spelling.
     let idColumnHasIntegerAffinity: Bool
     let fieldTypes: [String: FieldType]
+    /// The type a written value is cast to, by column (``SQL/placeholder(of:casts:)``):
+    /// PostgreSQL's `json` and `jsonb` columns; none on SQLite.
+    public let writeCasts: [String: String]
     /// The keyset SQL of the store's dialect and the source's columns.
     public let keyset: KeysetSQL
     /// The tables whose writes change the list's items (its own table, and the tables a
@@ -77,7 +80,8 @@ public struct SQLListReader: Sendable {
         fieldTypes: [String: FieldType],
         keyset: KeysetSQL,
         versionTables: [String],
-        windows: WindowQueries
+        windows: WindowQueries,
+        writeCasts: [String: String] = [:]
     ) {
         self.listName = listName
         self.idColumnHasIntegerAffinity = idColumnHasIntegerAffinity
@@ -92,6 +96,7 @@ public struct SQLListReader: Sendable {
         self.idField = idField
         self.idIsInteger = idIsInteger
         self.fieldTypes = fieldTypes
+        self.writeCasts = writeCasts
         self.keyset = keyset
         self.versionTables = versionTables
         self.windows = windows

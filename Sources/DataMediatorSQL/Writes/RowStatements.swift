@@ -13,18 +13,29 @@ struct RowStatements: Sendable {
     let freeID: String
     let deleteByID: String
 
-    init(table tableName: String, idField: String, revisionField: String, fields: [String], read: [String]) {
+    /// - Parameter casts: the type each column's written value is cast to
+    ///   (``SQL/placeholder(of:casts:)``).
+    init(
+        table tableName: String,
+        idField: String,
+        revisionField: String,
+        fields: [String],
+        read: [String],
+        casts: [String: String] = [:]
+    ) {
         let table = SQL.quote(tableName)
         let id = SQL.quote(idField)
         let revision = SQL.quote(revisionField)
         let returning = " RETURNING " + read.map(SQL.quote).joined(separator: ", ")
         selectByID = "SELECT \(read.map(SQL.quote).joined(separator: ", ")) FROM \(table) WHERE \(id) = ?"
-        let assignments = fields.map { "\(SQL.quote($0)) = ?" } + ["\(revision) = COALESCE(\(revision), 0) + 1"]
+        let assignments =
+            fields.map { "\(SQL.quote($0)) = \(SQL.placeholder(of: $0, casts: casts))" }
+            + ["\(revision) = COALESCE(\(revision), 0) + 1"]
         updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(id) = ?" + returning
         let names = [idField] + fields + [revisionField]
         insert =
             "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", "))) VALUES ("
-            + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")" + returning
+            + names.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ") + ")" + returning
         largestID = IssuedIDs.largestSQL(of: tableName, idField: idField)
         freeID =
             "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(Int64.max) "

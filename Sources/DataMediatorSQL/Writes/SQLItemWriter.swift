@@ -54,7 +54,8 @@ public struct SQLItemWriter: ItemWriter {
             idField: list.idField,
             revisionField: revisionField,
             fields: fields,
-            read: read
+            read: read,
+            casts: reader.writeCasts
         )
         self.tableWriters = tableWriters
         tableWriters.add(

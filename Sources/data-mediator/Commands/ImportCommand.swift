@@ -83,9 +83,9 @@ struct ImportCommand: AsyncParsableCommand {
             switch configuration.store {
             case .sqlite(let path):
                 let store = try SQLiteStore(path: path)
-                _ = try store.provider(for: target.definition, source: source)
+                let provider = try store.provider(for: target.definition, source: source)
                 let importer = try SQLImporter(
-                    transactions: store.transactions,
+                    reader: provider.reader,
                     list: target.definition,
                     source: source
                 )
@@ -102,9 +102,9 @@ struct ImportCommand: AsyncParsableCommand {
                 )
                 summary = try await store.withClientsRunning {
                     try await store.prepare()
-                    _ = try await store.provider(for: target.definition, source: source)
+                    let provider = try await store.provider(for: target.definition, source: source)
                     let importer = try SQLImporter(
-                        transactions: store.transactions,
+                        reader: provider.reader,
                         list: target.definition,
                         source: source
                     )

@@ -12,6 +12,10 @@ import Synchronization
 public struct ServerLimits: Sendable, Hashable {
     /// Connections open at once; one more is closed as soon as it is accepted.
     public var maximumConnections: Int
+    /// Connections open at once from one address; one more from it is closed as soon as it
+    /// is accepted. Nil: no such cap (clients behind one proxy or load balancer share its
+    /// address, so a cap is for a server that clients reach directly).
+    public var connectionsPerAddress: Int?
     /// A connection that sends nothing for this long is closed.
     public var idleTimeout: Duration
     /// A request's head (its line and headers) must arrive within this long of the
@@ -31,6 +35,7 @@ public struct ServerLimits: Sendable, Hashable {
     /// 30 s for its body, 16 KiB of headers and 8 costly requests in flight per client.
     public init(
         maximumConnections: Int = 1024,
+        connectionsPerAddress: Int? = nil,
         idleTimeout: Duration = .seconds(60),
         requestHeadTimeout: Duration = .seconds(10),
         requestBodyTimeout: Duration = .seconds(30),
@@ -39,6 +44,7 @@ public struct ServerLimits: Sendable, Hashable {
     ) {
         self.requestsPerClient = max(1, requestsPerClient)
         self.maximumConnections = max(1, maximumConnections)
+        self.connectionsPerAddress = connectionsPerAddress.map { max(1, $0) }
         self.idleTimeout = idleTimeout
         self.requestHeadTimeout = requestHeadTimeout
         self.requestBodyTimeout = requestBodyTimeout
@@ -61,12 +67,32 @@ public struct ServerLimits: Sendable, Hashable {
     }
 }
 
-/// The number of open connections, shared by every connection's guard.
+/// The number of open connections, in all and per address, shared by every connection's
+/// guard.
 final class ConnectionCount: Sendable {
     let value = Atomic<Int>(0)
+    /// Open connections by remote address, kept only under a per-address cap.
+    private let byAddress = Mutex<[String: Int]>([:])
+
+    /// Counts one more connection from `address`; whether it is within `cap`.
+    func open(from address: String, cap: Int) -> Bool {
+        byAddress.withLock { counts in
+            let open = counts[address, default: 0] + 1
+            counts[address] = open
+            return open <= cap
+        }
+    }
+
+    /// Counts one connection from `address` closed.
+    func close(from address: String) {
+        byAddress.withLock { counts in
+            let open = (counts[address] ?? 1) - 1
+            counts[address] = open > 0 ? open : nil
+        }
+    }
 }
 
-/// Closes a connection beyond the connection limit, one whose request head does not arrive
+/// Closes a connection beyond the connection limit (in all, or from its address), one whose request head does not arrive
 /// in time (counted from when the connection opens and from each answer's end) or whose
 /// body does not (counted from its head), and one whose client closes its side during an
 /// event stream (it has gone; the stream ends and gives back its share); puts a
@@ -84,6 +110,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ServerLimits
     private let connections: ConnectionCount
     private var counted = false
+    /// The remote address counted under the per-address cap, while it is.
+    private var countedAddress: String?
     /// When the request being read must have arrived: its head, then its body; nil once it
     /// has, while it is answered.
     private var headDeadline: NIODeadline?
@@ -116,6 +144,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
+            countedAddress = address
+            if !connections.open(from: address, cap: cap) {
+                context.close(promise: nil)
+                return
+            }
+        }
         // Hummingbird adds a server's own handlers after its conversion to HTTP types only;
         // the Host check needs what is before it.
         let pipeline = context.pipeline.syncOperations
@@ -133,6 +168,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if counted {
             counted = false
             connections.value.subtract(1, ordering: .relaxed)
+        }
+        if let address = countedAddress {
+            countedAddress = nil
+            connections.close(from: address)
         }
     }
 

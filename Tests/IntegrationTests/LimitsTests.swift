@@ -11,8 +11,21 @@ import Testing
 final class RawClient: @unchecked Sendable {
     let socket: Int32
 
-    init(port: Int) throws {
+    /// A connection to the server on `port` of 127.0.0.1, from `source` (another loopback
+    /// address, say) when given.
+    init(port: Int, from source: String? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            try #require(bound == 0)
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -160,6 +173,33 @@ final class RawClient: @unchecked Sendable {
         first.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(await first.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
         withExtendedLifetime((first, second, third)) {}
+        #expect(await server.stop() == 0)
+    }
+
+    /// With a cap per address, one address's connections beyond it are closed while another
+    /// address is served, and a closed connection gives its place back.
+    @Test func connectionsBeyondAnAddresssCapAreClosedAndOthersAreServed() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_CLIENT_CONNECTIONS": "2"]
+        )
+        defer { server.removeData() }
+        var held = [try RawClient(port: server.port), try RawClient(port: server.port)]
+        let third = try RawClient(port: server.port)
+        #expect(await third.read(within: 2) == "", "a third connection from one address was not closed")
+        let other = try RawClient(port: server.port, from: "127.0.0.2")
+        other.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(await other.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true, "another address was not served")
+        held.removeLast()
+        var served = false
+        for _ in 0..<20 where !served {
+            try await Task.sleep(for: .milliseconds(100))
+            let again = try RawClient(port: server.port)
+            again.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            served = await again.read(within: 2)?.hasPrefix("HTTP/1.1 200") == true
+        }
+        #expect(served, "a closed connection did not give its place back")
+        withExtendedLifetime((held, other)) {}
         #expect(await server.stop() == 0)
     }
 

@@ -12,9 +12,12 @@ import Testing
         let set = try ServeConfiguration.of([
             "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "86400", "DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "3600",
             "DATA_MEDIATOR_MAX_HEADER_BYTES": "1024", "DATA_MEDIATOR_LOG_LEVEL": "Warning",
-            "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "120",
+            "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "120", "DATA_MEDIATOR_CLIENT_CONNECTIONS": "16",
         ])
         #expect(set.limits.requestBodyTimeout == .seconds(120))
+        #expect(set.limits.connectionsPerAddress == 16)
+        // Off unless set: clients behind one load balancer share its address.
+        #expect(try ServeConfiguration.of([:]).limits.connectionsPerAddress == nil)
         #expect(set.limits.idleTimeout == .seconds(86_400) && set.limits.requestHeadTimeout == .seconds(3_600))
         #expect(set.limits.maximumHeaderBytes == 1_024)
     }
@@ -28,6 +31,7 @@ import Testing
             ("DATA_MEDIATOR_MAX_HEADER_BYTES", "600", "from 1024 to 1048576"),
             ("DATA_MEDIATOR_MAX_CONNECTIONS", "99999999999999999999", "larger than any setting it takes"),
             ("DATA_MEDIATOR_MAX_CONNECTIONS", "many", "must be a whole number"),
+            ("DATA_MEDIATOR_CLIENT_CONNECTIONS", "0", "at least 1"),
             ("DATA_MEDIATOR_LOG_LEVEL", "loud", "'trace', 'debug', 'info'"),
             ("DATA_MEDIATOR_DEMO_TRANSACTIONS", "100000000000", "from 0 to 1000000000"),
             // A token list that holds no token would leave reads open without a word.

@@ -168,6 +168,8 @@ struct ServeConfiguration: Sendable {
         }
         self.limits = ServerLimits(
             maximumConnections: try positive("DATA_MEDIATOR_MAX_CONNECTIONS", 1024),
+            connectionsPerAddress: try number("DATA_MEDIATOR_CLIENT_CONNECTIONS") == nil
+                ? nil : try positive("DATA_MEDIATOR_CLIENT_CONNECTIONS", 0),
             idleTimeout: .seconds(try positive("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", 60, in: 1...86_400)),
             requestHeadTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", 10, in: 1...3_600)),
             requestBodyTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS", 30, in: 1...3_600)),

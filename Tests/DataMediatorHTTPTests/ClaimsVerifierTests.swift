@@ -19,13 +19,15 @@ import Testing
         secret: String? = ClaimsTestKeys.secret,
         publicKeys: Bool = false,
         issuer: String? = nil,
-        audience: String? = nil
+        audience: String? = nil,
+        requiresExpiration: Bool = false
     ) async throws -> ClaimsVerifier {
         let configuration = try ClaimsConfiguration(
             secret: secret,
             keySetFile: publicKeys ? keys.keySetFile : nil,
             issuer: issuer,
-            audience: audience
+            audience: audience,
+            requiresExpiration: requiresExpiration
         )
         return try await ClaimsVerifier(configuration)
     }
@@ -113,6 +115,29 @@ import Testing
     func aRegisteredClaimOfTheWrongTypeIsNamed(name: String, value: JSONValue, detail: String) async throws {
         let token = try await ClaimsTestKeys.hs256(["sub": .string("ana"), name: value])
         await expectRefusal(try await verifier(), "Bearer " + token, detail)
+    }
+
+    /// RFC 7519 makes `exp` optional; a server can be told to accept only tokens that expire.
+    @Test func aTokenWithoutExpIsRefusedWhereExpIsRequired() async throws {
+        let forever = try await ClaimsTestKeys.hs256(["sub": .string("ana")])
+        #expect(try await verifier().claims(fromAuthorization: "Bearer " + forever)["sub"] == .string("ana"))
+        let strict = try await verifier(requiresExpiration: true)
+        await expectRefusal(strict, "Bearer " + forever, "no 'exp' claim")
+        let expiring = try await ClaimsTestKeys.hs256([
+            "sub": .string("ana"), "exp": .integer(Int64(Date().timeIntervalSince1970) + 600),
+        ])
+        #expect(try await strict.claims(fromAuthorization: "Bearer " + expiring)["sub"] == .string("ana"))
+        let required = try #require(
+            try ClaimsConfiguration.load(from: [
+                "DATA_MEDIATOR_JWT_SECRET": ClaimsTestKeys.secret, "DATA_MEDIATOR_JWT_REQUIRE_EXP": "TRUE",
+            ])
+        )
+        #expect(required.requiresExpiration)
+        expectConfigurationError(
+            .badValue,
+            "DATA_MEDIATOR_JWT_REQUIRE_EXP must be 'true' or 'false'; it is 'yes'.",
+            ["DATA_MEDIATOR_JWT_SECRET": ClaimsTestKeys.secret, "DATA_MEDIATOR_JWT_REQUIRE_EXP": "yes"]
+        )
     }
 
     @Test func aTokenListingCriticalExtensionsIsRefused() async throws {

@@ -28,6 +28,9 @@ public struct ClaimsConfiguration: Sendable {
     public let audience: String?
     /// How far past `exp`, or before `nbf`, a token is still accepted.
     public let leeway: Duration
+    /// Whether a token must have an `exp` claim: RFC 7519 makes it optional, so a token
+    /// without one is good forever once issued, unless this is set.
+    public let requiresExpiration: Bool
 
     /// Whether tokens signed with the shared secret (HS256) are accepted.
     public var acceptsSharedSecret: Bool { secret != nil }
@@ -42,6 +45,7 @@ public struct ClaimsConfiguration: Sendable {
     ///   - issuer: The `iss` a token must have, if any.
     ///   - audience: The value a token's `aud` must contain, if any.
     ///   - leeway: How far past `exp`, or before `nbf`, a token is still accepted.
+    ///   - requiresExpiration: Whether a token without `exp` is refused.
     /// - Throws: `noKeys` when neither a secret nor a key set is given, `shortSecret`,
     ///   `unreadableKeySet` or `malformedKeySet`, each with a message that names the setting.
     public init(
@@ -49,7 +53,8 @@ public struct ClaimsConfiguration: Sendable {
         keySetFile: String?,
         issuer: String? = nil,
         audience: String? = nil,
-        leeway: Duration = defaultLeeway
+        leeway: Duration = defaultLeeway,
+        requiresExpiration: Bool = false
     ) throws(ClaimsConfigurationError) {
         guard secret != nil || keySetFile != nil else {
             throw ClaimsConfigurationError(
@@ -70,26 +75,39 @@ public struct ClaimsConfiguration: Sendable {
         self.issuer = issuer
         self.audience = audience
         self.leeway = leeway
+        self.requiresExpiration = requiresExpiration
     }
 
     /// Reads the configuration from environment variables: `DATA_MEDIATOR_JWT_SECRET`,
-    /// `DATA_MEDIATOR_JWKS_FILE`, `DATA_MEDIATOR_JWT_ISSUER` and `DATA_MEDIATOR_JWT_AUDIENCE`;
-    /// empty values count as unset.
+    /// `DATA_MEDIATOR_JWKS_FILE`, `DATA_MEDIATOR_JWT_ISSUER`, `DATA_MEDIATOR_JWT_AUDIENCE` and
+    /// `DATA_MEDIATOR_JWT_REQUIRE_EXP` (`true` or `false`); empty values count as unset.
     ///
     /// - Returns: nil when neither a secret nor a key set file is set: no token can be verified.
-    /// - Throws: what ``init(secret:keySetFile:issuer:audience:leeway:)`` throws.
+    /// - Throws: what ``init(secret:keySetFile:issuer:audience:leeway:requiresExpiration:)``
+    ///   throws; `badValue` for a `DATA_MEDIATOR_JWT_REQUIRE_EXP` that is neither.
     public static func load(from environment: [String: String]) throws(ClaimsConfigurationError) -> Self? {
         func text(_ name: String) -> String? {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
         let secret = text("DATA_MEDIATOR_JWT_SECRET")
         let keySetFile = text("DATA_MEDIATOR_JWKS_FILE")
+        let requiresExpiration: Bool
+        switch text("DATA_MEDIATOR_JWT_REQUIRE_EXP")?.lowercased() {
+        case nil, "false": requiresExpiration = false
+        case "true": requiresExpiration = true
+        case let other?:
+            throw ClaimsConfigurationError(
+                .badValue,
+                "DATA_MEDIATOR_JWT_REQUIRE_EXP must be 'true' or 'false'; it is '\(other)'."
+            )
+        }
         guard secret != nil || keySetFile != nil else { return nil }
         return try Self(
             secret: secret,
             keySetFile: keySetFile,
             issuer: text("DATA_MEDIATOR_JWT_ISSUER"),
-            audience: text("DATA_MEDIATOR_JWT_AUDIENCE")
+            audience: text("DATA_MEDIATOR_JWT_AUDIENCE"),
+            requiresExpiration: requiresExpiration
         )
     }
 

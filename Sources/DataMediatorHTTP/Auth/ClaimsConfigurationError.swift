@@ -15,6 +15,8 @@ public struct ClaimsConfigurationError: Error, Sendable, CustomStringConvertible
         public static let unreadableKeySet = Code("unreadable-key-set")
         /// The key set file is not a JWKS of RS256 or ES256 public keys, each with a `kid`.
         public static let malformedKeySet = Code("malformed-key-set")
+        /// A setting holds a value it does not take (a switch that is not `true` or `false`).
+        public static let badValue = Code("bad-value")
 
         /// The code's stable name.
         public var description: String { name }

@@ -16,6 +16,7 @@ public struct ClaimsVerifier: Sendable {
     private let issuer: String?
     private let audience: String?
     private let leeway: TimeInterval
+    private let requiresExpiration: Bool
 
     /// Prepares the keys of a configuration.
     ///
@@ -45,6 +46,7 @@ public struct ClaimsVerifier: Sendable {
         keysByAlgorithm = keys
         issuer = configuration.issuer
         audience = configuration.audience
+        requiresExpiration = configuration.requiresExpiration
         let parts = configuration.leeway.components
         leeway = TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
@@ -171,6 +173,9 @@ public struct ClaimsVerifier: Sendable {
 
     /// Checks the time window, issuer and audience of claims whose signature is verified.
     private func check(_ claims: TokenClaims, at now: Date) throws(Problem) {
+        if requiresExpiration, claims.expiration == nil {
+            throw Self.refusal("The token has no 'exp' claim; this server accepts only tokens that expire.")
+        }
         if let expiration = claims.expiration {
             do {
                 try expiration.verifyNotExpired(currentDate: now.addingTimeInterval(-leeway))

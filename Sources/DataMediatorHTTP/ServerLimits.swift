@@ -31,8 +31,9 @@ public struct ServerLimits: Sendable, Hashable {
     /// credential, or one address) may have in flight; one more answers `429`.
     public var requestsPerClient: Int
 
-    /// Creates limits: by default 1,024 connections, 60 s idle, 10 s for a request head and
-    /// 30 s for its body, 16 KiB of headers and 8 costly requests in flight per client.
+    /// Creates limits: by default 1,024 connections (no cap per address), 60 s idle, 10 s for
+    /// a request head and 30 s for its body, 16 KiB of headers and 8 costly requests in flight
+    /// per client.
     public init(
         maximumConnections: Int = 1024,
         connectionsPerAddress: Int? = nil,
@@ -92,12 +93,12 @@ final class ConnectionCount: Sendable {
     }
 }
 
-/// Closes a connection beyond the connection limit (in all, or from its address), one whose request head does not arrive
-/// in time (counted from when the connection opens and from each answer's end) or whose
-/// body does not (counted from its head), and one whose client closes its side during an
-/// event stream (it has gone; the stream ends and gives back its share); puts a
-/// ``RequestHeadCheck`` before the conversion to HTTP types; and answers a request the HTTP
-/// parser could not read with a problem (``Problem/init(unreadable:)``).
+/// Closes a connection beyond the connection limit (in all, or from its address), one whose
+/// request head does not arrive in time (counted from when the connection opens and from
+/// each answer's end) or whose body does not (counted from its head), and one whose client
+/// closes its side during an event stream (it has gone; the stream ends and gives back its
+/// share); puts a ``RequestHeadCheck`` before the conversion to HTTP types; and answers a
+/// request the HTTP parser could not read with a problem (``Problem/init(unreadable:)``).
 ///
 /// One timer per connection checks the time limit, re-armed when it fires, instead of one
 /// timer per request: a busy connection answers thousands of requests a second.

@@ -115,7 +115,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var countedAddress: String?
     /// When the request being read must have arrived: its head, then its body; nil once it
     /// has, while it is answered.
-    private var headDeadline: NIODeadline?
+    private var requestDeadline: NIODeadline?
     /// The answer to the connection's last request, once the parser (or ``RequestHeadCheck``)
     /// could not read it.
     private var unreadable: Problem?
@@ -136,6 +136,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private var headTimeout: TimeAmount {
         .seconds(limits.requestHeadTimeout.components.seconds)
+    }
+
+    private var bodyTimeout: TimeAmount {
+        .seconds(limits.requestBodyTimeout.components.seconds)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -159,7 +163,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             try? pipeline.addHandler(RequestHeadCheck(), position: .before(conversion))
         }
         let deadline = NIODeadline.now() + headTimeout
-        headDeadline = deadline
+        requestDeadline = deadline
         schedule(context, at: deadline)
     }
 
@@ -178,8 +182,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: headDeadline = .now() + .seconds(limits.requestBodyTimeout.components.seconds)
-        case .end: headDeadline = nil
+        case .head: requestDeadline = .now() + bodyTimeout
+        case .end: requestDeadline = nil
         case .body: break
         }
         context.fireChannelRead(data)
@@ -210,7 +214,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch (unwrapOutboundIn(data), unreadable) {
         case (.end, _):
             streaming = false
-            headDeadline = .now() + headTimeout
+            requestDeadline = .now() + headTimeout
         case (.head(let head), nil) where head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true:
             // A client that closed its side before its stream began (right after its
             // request) may still read: that stream runs until a write fails.
@@ -253,7 +257,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let channel = context.channel
         check = context.eventLoop.assumeIsolated().scheduleTask(deadline: time) { [self] in
             let now = NIODeadline.now()
-            guard let deadline = headDeadline else {
+            guard let deadline = requestDeadline else {
                 schedule(context, at: now + headTimeout)
                 return
             }

@@ -26,6 +26,12 @@ public struct ViewParameter: Sendable, Hashable {
 
     /// A query string's value as the field's type.
     ///
+    /// Numbers are read as decimal text, as `limit` is: an integer is an optional `-` and
+    /// digits (`07` is 7, as it is for `limit`), a number also takes a fraction and an
+    /// exponent (`-0.5`, `1e3`). Signs `+` (a space in a query string unless encoded),
+    /// spaces, hexadecimal, `nan` and `inf` do not convert. Slices and cursors are bound to
+    /// the converted value, so `game=07` and `game=7` are one slice.
+    ///
     /// - Throws: `badParameter` naming the parameter when the text does not convert or holds
     ///   U+0000.
     public func value(of text: String) throws(DataMediatorError) -> JSONValue {
@@ -35,18 +41,50 @@ public struct ViewParameter: Sendable, Hashable {
         let value: JSONValue?
         switch type {
         case .string: value = .string(text)
-        case .integer: value = Int64(text).flatMap { String($0) == text ? .integer($0) : nil }
-        case .number: value = Double(text).flatMap { $0.isFinite ? .number($0) : nil }
+        case .integer: value = Self.isDecimal(text, fraction: false) ? Int64(text).map { .integer($0) } : nil
+        case .number:
+            value =
+                Self.isDecimal(text, fraction: true) ? Double(text).flatMap { $0.isFinite ? .number($0) : nil } : nil
         case .boolean: value = ["true": .bool(true), "false": .bool(false)][text]
         case .json: value = .string(text)
         }
         guard let value else {
+            let form =
+                switch type {
+                case .integer: " (decimal digits, from -9223372036854775808 to 9223372036854775807)"
+                case .number: " (decimal, as 1.5 or 2e3)"
+                default: " ('true' or 'false')"
+                }
             throw DataMediatorError(
                 .badParameter,
-                "Parameter '\(name)' must be \(type.article) \(type.rawValue); '\(text)' is not one."
+                "Parameter '\(name)' must be \(type.article) \(type.rawValue)\(form); '\(text)' is not one."
             )
         }
         return value
+    }
+
+    /// Whether `text` is `-`?digits, then (with `fraction`) `.digits` and `e`/`E`, an
+    /// optional sign and digits: a JSON number's grammar, leading zeros allowed.
+    static func isDecimal(_ text: String, fraction: Bool) -> Bool {
+        var bytes = text.utf8[...]
+        func digits() -> Bool {
+            let count = bytes.prefix { (0x30...0x39).contains($0) }.count
+            bytes = bytes.dropFirst(count)
+            return count > 0
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard digits() else { return false }
+        guard fraction else { return bytes.isEmpty }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            guard digits() else { return false }
+        }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() else { return false }
+        }
+        return bytes.isEmpty
     }
 }
 

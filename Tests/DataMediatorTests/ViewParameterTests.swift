@@ -1,0 +1,51 @@
+import DataMediator
+import Testing
+
+/// A view parameter's value from a query string converts to its field's type as decimal
+/// text (leading zeros allowed, as `limit` allows them), and anything else is refused
+/// naming the parameter and the form it takes.
+@Suite struct ViewParameterTests {
+    static let integer = ViewParameter(name: "game", field: "game", type: .integer, isRequired: true)
+    static let number = ViewParameter(name: "price", field: "price", type: .number, isRequired: false)
+    static let boolean = ViewParameter(name: "done", field: "done", type: .boolean, isRequired: false)
+
+    @Test(
+        arguments: [
+            ("7", 7), ("07", 7), ("0", 0), ("-0", 0), ("-03", -3),
+            ("9223372036854775807", .max), ("-9223372036854775808", .min),
+        ] as [(String, Int64)]
+    )
+    func integersAreDecimalDigitsWithAnOptionalMinus(text: String, expected: Int64) throws {
+        #expect(try Self.integer.value(of: text) == .integer(expected))
+    }
+
+    @Test(arguments: ["", "-", "+3", " 3", "3 ", "3.0", "1e3", "0x7", "٣", "9223372036854775808", "three"])
+    func otherIntegerTextIsRefusedNamingTheParameterAndTheForm(text: String) {
+        #expect {
+            try Self.integer.value(of: text)
+        } throws: { error in
+            let error = error as? DataMediatorError
+            return error?.code == .badParameter
+                && error?.message.contains("'game' must be an integer (decimal digits") == true
+                && error?.message.contains("'\(text)' is not one") == true
+        }
+    }
+
+    @Test(arguments: [("1.5", 1.5), ("-0.5", -0.5), ("2e3", 2000), ("2E-1", 0.2), ("007", 7), ("3", 3)])
+    func numbersAreDecimalWithAFractionAndAnExponent(text: String, expected: Double) throws {
+        #expect(try Self.number.value(of: text) == .number(expected))
+    }
+
+    @Test(arguments: [".5", "1.", "1e", "+1", "0x1p3", "nan", "inf", "1e999", " 1", "1,5"])
+    func otherNumberTextIsRefused(text: String) {
+        #expect(throws: DataMediatorError.self) { try Self.number.value(of: text) }
+    }
+
+    @Test func booleansAreTrueOrFalse() throws {
+        #expect(try Self.boolean.value(of: "true") == .bool(true))
+        #expect(try Self.boolean.value(of: "false") == .bool(false))
+        for text in ["1", "TRUE", "yes", ""] {
+            #expect(throws: DataMediatorError.self) { try Self.boolean.value(of: text) }
+        }
+    }
+}

@@ -90,3 +90,45 @@ final class GarbageFirstTransport: ListTransport {
         #expect(await server.stop() == 0)
     }
 }
+
+/// A server with an empty list whose every event stream sends one event under `retry: 10`
+/// and ends; records when each stream was opened.
+final class ShortRetryTransport: ListTransport {
+    let opened = Mutex<[ContinuousClock.Instant]>([])
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        let page = #"{"list":"l","view":"v","version":"1","sections":[],"next":null,"prev":null}"#
+        return TransportAnswer(status: 200, body: Array(page.utf8))
+    }
+
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        opened.withLock { $0.append(.now) }
+        var parser = ServerSentEventParser()
+        let events = parser.feed(Array("retry: 10\n: open\n\nevent: message\ndata: hello\n\n".utf8))
+        return AsyncThrowingStream { continuation in
+            for event in events { continuation.yield(event) }
+            continuation.finish()
+        }
+    }
+}
+
+extension ReconnectTests {
+    /// A stream's `retry:` sets how long a session waits before opening it again, over the
+    /// configured delay: here 10 ms, where the configuration says a minute.
+    @Test func theStreamsRetrySetsTheReconnectionTime() async throws {
+        let transport = ShortRetryTransport()
+        let configuration = ListSessionConfiguration(list: "l", reconnectDelay: .seconds(60))
+        let session = ListSession(configuration: configuration, transport: transport)
+        let follower = Task { try await session.follow() }
+        defer { follower.cancel() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while transport.opened.withLock({ $0.count }) < 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(transport.opened.withLock { $0.count } >= 3)
+    }
+}

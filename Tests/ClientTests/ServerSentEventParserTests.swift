@@ -9,8 +9,8 @@ import Testing
         )
         #expect(
             events == [
-                ServerSentEvent(type: "insert", data: "{\"a\":\n1}", id: "7"),
-                ServerSentEvent(type: "message", data: "plain", id: "7"),
+                ServerSentEvent(type: "insert", data: "{\"a\":\n1}", id: "7", retry: 2000),
+                ServerSentEvent(type: "message", data: "plain", id: "7", retry: 2000),
             ]
         )
         #expect(parser.retry == 2000)

@@ -96,6 +96,6 @@ public struct ServerSentEventParser: Sendable {
         }
         guard hasData else { return nil }
         if data.hasSuffix("\n") { data.removeLast() }
-        return ServerSentEvent(type: type.isEmpty ? "message" : type, data: data, id: lastEventID)
+        return ServerSentEvent(type: type.isEmpty ? "message" : type, data: data, id: lastEventID, retry: retry)
     }
 }

@@ -37,8 +37,8 @@ extension ListSession {
     ///
     /// A stream that ends or fails is opened again with `Last-Event-ID` set to the session's
     /// version (the one before, while a version's changes may be only partly applied), so
-    /// no change is lost or applied twice: after ``ListSessionConfiguration/reconnectDelay``,
-    /// twice as long after each failure in a row (up to 32 times as long, with some jitter,
+    /// no change is lost or applied twice: after the stream's reconnection time (its last
+    /// `retry:`, else ``ListSessionConfiguration/reconnectDelay``), twice as long after each failure in a row (up to 32 times as long, with some jitter,
     /// so that clients cut off together do not come back together), and never sooner than
     /// the server's `Retry-After`. `event: reload`, a `410` and an event the session cannot
     /// read reload the session (see ``refresh()``). Loads the first page first when nothing
@@ -52,6 +52,9 @@ extension ListSession {
     public func follow() async throws {
         var first = true
         var failures = 0
+        // The server's `retry:` is the reconnection time from then on, across reconnections
+        // (the WHATWG standard's EventSource keeps it the same way).
+        var reconnection = configuration.reconnectDelay
         while !Task.isCancelled {
             if !first { statistics.reconnects += 1 }
             first = false
@@ -74,6 +77,7 @@ extension ListSession {
                 )
                 do {
                     for try await event in events {
+                        if let retry = event.retry { reconnection = .milliseconds(retry) }
                         try await handle(event)
                         delivered = true
                     }
@@ -101,7 +105,7 @@ extension ListSession {
             failures = failed && !delivered ? failures + 1 : 0
             do {
                 try await Task.sleep(
-                    for: Self.reconnectDelay(configuration.reconnectDelay, failures: failures, retryAfter: retryAfter)
+                    for: Self.reconnectDelay(reconnection, failures: failures, retryAfter: retryAfter)
                 )
             } catch {
                 return

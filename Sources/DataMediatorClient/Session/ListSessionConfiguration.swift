@@ -15,8 +15,8 @@ public struct ListSessionConfiguration: Sendable {
     /// when the token does, and a `401` stream is then opened again with fresh headers).
     /// Nil for none.
     public var freshHeaders: (@Sendable () async throws -> [String: String])?
-    /// How long to wait before reconnecting a dropped event stream (the server's `retry:`
-    /// is 2 s).
+    /// How long to wait before reconnecting a dropped event stream until the stream sets
+    /// its own reconnection time (`retry:`, which the service sends as 2 s).
     public var reconnectDelay: Duration
 
     /// Creates a configuration.

@@ -97,6 +97,47 @@ import Testing
         }
     }
 
+    /// Backward and anchored cursors are signed and bound exactly as forward ones
+    /// (API.md, "Both directions"): a page's `prev`, and the `prev` and `next` of a page
+    /// read `around` an item, are refused changed or cut (`bad-cursor`) and with another
+    /// view or list (`cursor-mismatch`), and serve their own.
+    @Test func backwardAndAnchoredCursorsAreSignedAndBoundAsForwardOnes() async throws {
+        try await HTTPTestSupport.withClient { client in
+            func page(_ uri: String) async throws -> Page {
+                let answer = try await client.execute(uri: uri, method: .get)
+                #expect(answer.status == .ok, "\(uri)")
+                return try Page.decode(Array(answer.body.readableBytesView))
+            }
+            let first = try await page("/lists/sample/items?view=flat&limit=3")
+            let second = try await page("/lists/sample/items?view=flat&limit=3&cursor=\(try #require(first.next))")
+            let around = try await page("/lists/sample/items?view=flat&limit=3&around=item-30")
+            let cursors = [try #require(second.prev), try #require(around.prev), try #require(around.next)]
+            for cursor in cursors {
+                _ = try await page("/lists/sample/items?view=flat&cursor=\(cursor)")
+                for uri in ["/lists/sample/items?view=by_day&cursor=", "/lists/other/items?view=flat&cursor="] {
+                    let answer = try await client.execute(uri: uri + cursor, method: .get)
+                    try Self.expectProblem(answer, status: 400, type: "cursor-mismatch")
+                }
+                var characters = Array(cursor)
+                for index in [0, characters.count / 2, characters.count - 1] {
+                    let original = characters[index]
+                    characters[index] = original == "A" ? "B" : "A"
+                    let changed = try await client.execute(
+                        uri: "/lists/sample/items?view=flat&cursor=\(String(characters))",
+                        method: .get
+                    )
+                    try Self.expectProblem(changed, status: 400, type: "bad-cursor")
+                    characters[index] = original
+                }
+                let cut = try await client.execute(
+                    uri: "/lists/sample/items?view=flat&cursor=\(cursor.dropLast(2))",
+                    method: .get
+                )
+                try Self.expectProblem(cut, status: 400, type: "bad-cursor")
+            }
+        }
+    }
+
     @Test("write methods answer 405 with Allow", arguments: [HTTPRequest.Method.post, .put, .patch, .delete])
     func writesAreNotAllowedYet(method: HTTPRequest.Method) async throws {
         try await HTTPTestSupport.withClient { client in

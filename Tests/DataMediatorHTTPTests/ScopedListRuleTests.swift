@@ -16,7 +16,9 @@ extension ScopedListTests {
         let fixture = try Fixture()
         try await fixture.run { client in
             let ana = try await Self.headers("ana")
-            let mine = try HTTPTestSupport.json(try await client.execute(uri: "/lists/mine", method: .get, headers: ana))
+            let mine = try HTTPTestSupport.json(
+                try await client.execute(uri: "/lists/mine", method: .get, headers: ana)
+            )
             #expect(mine["scope"] as? [String: String] == ["field": "owner", "claim": "sub"])
             let views = try #require(mine["views"] as? [[String: Any]])
             let parameters = try #require(views.first?["parameters"] as? [[String: Any]])
@@ -52,7 +54,12 @@ extension ScopedListTests {
                 (.patch, "/lists/mine/items/b1", #"{"data": {"owner": "ana"}}"#),
             ]
             for (method, uri, body) in forged {
-                let answer = try await client.execute(uri: uri, method: method, headers: bo, body: ByteBuffer(string: body))
+                let answer = try await client.execute(
+                    uri: uri,
+                    method: method,
+                    headers: bo,
+                    body: ByteBuffer(string: body)
+                )
                 try ProblemTests.expectProblem(answer, status: 403, type: "forbidden")
             }
             // Nothing was stored or changed: the whole table reads as before, version included.

@@ -20,6 +20,9 @@ import Testing
         #expect(try ServeConfiguration.of([:]).limits.connectionsPerAddress == nil)
         #expect(set.limits.idleTimeout == .seconds(86_400) && set.limits.requestHeadTimeout == .seconds(3_600))
         #expect(set.limits.maximumHeaderBytes == 1_024)
+        // API.md's "Live": a heartbeat at least every 15 s, by default and at most.
+        #expect(try ServeConfiguration.of([:]).heartbeatSeconds == 10)
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_HEARTBEAT_SECONDS": "15"]).heartbeatSeconds == 15)
     }
 
     @Test func valuesOutOfRangeAreRefusedByNameWithTheirRange() {
@@ -32,6 +35,8 @@ import Testing
             ("DATA_MEDIATOR_MAX_CONNECTIONS", "99999999999999999999", "larger than any setting it takes"),
             ("DATA_MEDIATOR_MAX_CONNECTIONS", "many", "must be a whole number"),
             ("DATA_MEDIATOR_CLIENT_CONNECTIONS", "0", "at least 1"),
+            ("DATA_MEDIATOR_HEARTBEAT_SECONDS", "16", "from 1 to 15"),
+            ("DATA_MEDIATOR_HEARTBEAT_SECONDS", "0", "from 1 to 15"),
             ("DATA_MEDIATOR_LOG_LEVEL", "loud", "'trace', 'debug', 'info'"),
             ("DATA_MEDIATOR_DEMO_TRANSACTIONS", "100000000000", "from 0 to 1000000000"),
             // A token list that holds no token would leave reads open without a word.

@@ -1,0 +1,130 @@
+import DataMediator
+import DataMediatorSQL
+import DataMediatorSQLite
+import DataMediatorTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import DataMediatorHTTP
+
+/// The two ways API.md's "Live" sends `event: reload`: a `Last-Event-ID` older than the
+/// kept history is answered `200` with a stream whose first event is `reload` (the `410`
+/// of `/changes`, as an event), and a list over a SQL query, which cannot say which item
+/// changed, sends `reload` for each write to its tables.
+@Suite struct EventReloadTests {
+    /// A writable `notes` list keeping 3 versions of history, and `count`, a query list
+    /// over its table, on one new SQLite store.
+    final class Fixture: Sendable {
+        let temporary: TemporaryStore
+        let notes: ListAdapter
+        let count: ListAdapter
+
+        init() throws {
+            temporary = try TemporaryStore("dm-reload")
+            let types: [String: FieldType] = ["title": .string]
+            let signer = CursorSigner(secret: SampleList.secret)
+            let notifier = ChangeNotifier()
+            notes = try temporary.store.adapter(
+                for: ListDefinition(
+                    name: "notes",
+                    title: "Notes",
+                    idField: "id",
+                    revisionField: "rev",
+                    views: [
+                        View(
+                            name: "all",
+                            sort: [SortKey("title")],
+                            idField: "id",
+                            cellType: .fixed("note"),
+                            fields: ["title"]
+                        )
+                    ],
+                    isWritable: true,
+                    rules: FieldRules(types: types, required: ["title"]),
+                    history: 3
+                ),
+                source: StoreSource(
+                    kind: .table("notes"),
+                    fieldTypes: ["id": .string, "rev": .integer, "title": .string]
+                ),
+                signer: signer,
+                notifier: notifier
+            )
+            count = try temporary.store.adapter(
+                for: ListDefinition(
+                    name: "count",
+                    title: "Count",
+                    idField: "n",
+                    views: [View(name: "all", sort: [SortKey("n")], idField: "n", cellType: .fixed("c"), fields: [])]
+                ),
+                source: StoreSource(
+                    kind: .query("SELECT COUNT(*) AS n FROM notes"),
+                    fieldTypes: ["n": .integer],
+                    versionTables: ["notes"]
+                ),
+                signer: signer,
+                notifier: notifier
+            )
+        }
+
+        func write(_ title: String) async throws {
+            _ = try await notes.create(body: .object(["data": .object(["title": .string(title)])]))
+        }
+    }
+
+    @Test func aLastEventIDOlderThanTheHistoryOpensAStreamThatSaysReload() async throws {
+        let fixture = try Fixture()
+        let start = try await fixture.notes.currentVersion()
+        for index in 0..<6 { try await fixture.write("n\(index)") }
+        // `/changes` from there is gone.
+        await #expect(throws: DataMediatorError.self) {
+            _ = try await fixture.notes.changes(view: nil, since: "\(start + 1)", limit: nil)
+        }
+        let router = buildRouter(registry: ListRegistry([fixture.notes, fixture.count]))
+        try await Application(router: router).test(.router) { client in
+            let answer = try await client.execute(
+                uri: "/lists/notes/events",
+                method: .get,
+                headers: [EventStream.lastEventID: "\(start + 1)"]
+            )
+            #expect(answer.status == .ok)
+            #expect(answer.headers[.contentType]?.hasPrefix("text/event-stream") == true)
+            let text = String(buffer: answer.body)
+            let events = text.components(separatedBy: "\n\n").filter { $0.contains("event: ") }
+            #expect(events.first?.hasPrefix("id: \(start + 6)\nevent: reload\n") == true, "\(text)")
+            // A version within the history resumes with the events after it instead.
+            let recent = try await client.execute(
+                uri: "/lists/notes/events?since=\(start + 6)",
+                method: .head
+            )
+            #expect(recent.status == .ok)
+        }
+    }
+
+    @Test func aQueryListsStreamSaysReloadForEachWriteToItsTables() async throws {
+        let fixture = try Fixture()
+        let start = try await fixture.count.currentVersion()
+        let view = try fixture.count.definition.view(named: nil)
+        let recorder = RecordingWriter()
+        let stream = Task {
+            var writer = recorder
+            try await EventStream(
+                adapter: fixture.count,
+                view: view,
+                start: start,
+                settings: EventConfiguration(heartbeat: .milliseconds(50))
+            ).run(into: &writer)
+        }
+        for title in ["a", "b"] {
+            try await fixture.write(title)
+            try await EventStreamTests.waitFor(recorder, events: Int(try await fixture.count.currentVersion() - start))
+        }
+        stream.cancel()
+        _ = await stream.result
+        #expect(recorder.events.map(\.event) == ["reload", "reload"])
+        #expect(recorder.events.map(\.id) == ["\(start + 1)", "\(start + 2)"])
+    }
+}

@@ -128,3 +128,37 @@ import Testing
         #expect(error?.code == .unknownItem)
     }
 }
+
+extension BothWaysConformanceTests {
+    /// Items whose ids and section keys spell the synthetic ones (`loading`,
+    /// `loading-before`) are data like any other: `kind` tells them apart, so every page
+    /// rule holds, walks assemble in view order, and a page opens at them.
+    @Test("ids and sections named like the synthetic ones are data like any other", arguments: ProviderKind.allCases)
+    func dataNamedLikeTheLoadingSectionsIsData(kind: ProviderKind) async throws {
+        var items = SampleList.items(count: 24)
+        items[0]["id"] = .string("loading")
+        items[1]["id"] = .string("loading-before")
+        for index in [2, 3, 4, 9] { items[index]["group"] = .string("loading") }
+        items[6]["group"] = .string("loading-before")
+        let subject = try await Subject(kind, items: items)
+        for name in ProviderConformanceTests.views {
+            let view = try SampleList.definition.view(named: name)
+            let expected = SampleList.expectedOrder(items, view: view).map { $0["id"].idString }
+            for limit in [1, 2, 3] {
+                var forward = try await SampleList.walk(subject.adapter, view: name, limit: limit)
+                forward.expectOrder(expected)
+                #expect(forward.violations == [], "view \(name), limit \(limit)")
+                for id in ["loading", "loading-before"] where expected.contains(id) {
+                    let check = try await SampleList.walkBothWays(
+                        subject.adapter,
+                        view: name,
+                        limit: limit,
+                        around: id,
+                        forward: forward
+                    )
+                    #expect(check.violations == [], "view \(name), limit \(limit), around \(id)")
+                }
+            }
+        }
+    }
+}

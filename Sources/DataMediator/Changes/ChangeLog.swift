@@ -15,10 +15,15 @@ public struct ChangeWindow: Sendable, Hashable {
     public let changes: [Change]
     /// The source's version at the snapshot.
     public let version: Int64
+    /// Whether changes after the last one but before ``version`` were left out, however
+    /// few the window holds (a composite's merge is whole only up to the last version read
+    /// from its busiest child): the answer must then continue after its last change.
+    public let isCut: Bool
 
     /// Creates a change window.
-    public init(changes: [Change], version: Int64) {
+    public init(changes: [Change], version: Int64, isCut: Bool = false) {
         self.changes = changes
         self.version = version
+        self.isCut = isCut
     }
 }

@@ -55,7 +55,7 @@ extension CompositeDataProvider {
         let ordered = merged.filter { $0.change.version <= min(complete, version) }.sorted {
             ($0.change.version, $0.child) < ($1.change.version, $1.child)
         }
-        return ChangeWindow(changes: ordered.map(\.change), version: version)
+        return ChangeWindow(changes: ordered.map(\.change), version: version, isCut: complete < version)
     }
 
     /// The most writes of a capped child replayed for one answer: past them the composite

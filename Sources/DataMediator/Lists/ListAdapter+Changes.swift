@@ -65,7 +65,7 @@ extension ListAdapter {
             since: since,
             version: window.version,
             entries: entries,
-            next: window.changes.count > kept.count ? kept.last?.version : nil
+            next: window.changes.count > kept.count || window.isCut ? kept.last?.version : nil
         )
     }
 

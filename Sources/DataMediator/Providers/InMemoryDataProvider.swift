@@ -207,7 +207,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         with patch: JSONValue,
         scope: WriteScope?,
         precondition: WritePrecondition?,
-        check: @Sendable ([String: JSONValue]) throws -> Void
+        check: @escaping @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         try state.withLock { state in
             guard let old = state.items[id], scope?.contains(old) ?? true else { throw unknown(id) }

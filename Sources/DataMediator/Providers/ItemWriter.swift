@@ -48,7 +48,7 @@ public protocol ItemWriter: Sendable {
         with patch: JSONValue,
         scope: WriteScope?,
         precondition: WritePrecondition?,
-        check: @Sendable ([String: JSONValue]) throws -> Void
+        check: @escaping @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult
 
     /// Deletes the item with `id` and returns the source's new version; with a `scope`,
@@ -94,7 +94,7 @@ extension ItemWriter {
         id: String,
         with patch: JSONValue,
         scope: WriteScope?,
-        check: @Sendable ([String: JSONValue]) throws -> Void
+        check: @escaping @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         try await self.patch(id: id, with: patch, scope: scope, precondition: nil, check: check)
     }
@@ -108,7 +108,7 @@ extension ItemWriter {
     public func patch(
         id: String,
         with patch: JSONValue,
-        check: @Sendable ([String: JSONValue]) throws -> Void
+        check: @escaping @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         try await self.patch(id: id, with: patch, scope: nil, precondition: nil, check: check)
     }

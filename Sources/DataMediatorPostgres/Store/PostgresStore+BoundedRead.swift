@@ -9,7 +9,8 @@ extension PostgresStore {
     /// The work runs in its own task so that the timer can stop its wait for a connection:
     /// the pool gives up a lease request whose task is cancelled, and the read throws
     /// `unavailable`. A statement in flight is bounded by the server (every session's
-    /// `statement_timeout` is ``timeout``), as in every other call. A page is the hot path:
+    /// `statement_timeout` is ``timeout``), as in every other call, and by its connection
+    /// (``ConnectionWatch``). A page is the hot path:
     /// the task group that bounds the other calls costs two tasks a read, a tenth of a
     /// page's CPU (docs/performance.md).
     func boundedStatement<Result: Sendable>(
@@ -17,10 +18,20 @@ extension PostgresStore {
     ) async throws -> Result {
         let lease = ReadLease()
         let client = reader
+        let wait = connectionWatch.wait(Result.self)
         let work = Task {
-            try await client.withConnection { connection in
-                lease.taken.store(true, ordering: .relaxed)
-                return try await body(connection)
+            do {
+                wait.finish(
+                    .success(
+                        try await client.withConnection { connection in
+                            lease.taken.store(true, ordering: .relaxed)
+                            wait.watch(connection)
+                            return try await body(connection)
+                        }
+                    )
+                )
+            } catch {
+                wait.finish(.failure(error))
             }
         }
         let timer = eventLoops.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
@@ -30,10 +41,12 @@ extension PostgresStore {
         defer { timer.cancel() }
         do {
             return try await withTaskCancellationHandler {
-                try await work.value
+                try await wait.value
             } onCancel: {
                 work.cancel()
             }
+        } catch is ConnectionWatch.Closed {
+            throw DataMediatorError(.unavailable, "The database connection closed; retry shortly.")
         } catch {
             let taken = lease.taken.load(ordering: .relaxed)
             if !taken, lease.expired.load(ordering: .relaxed) {

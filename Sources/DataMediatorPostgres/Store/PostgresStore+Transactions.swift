@@ -51,13 +51,40 @@ extension PostgresStore {
     ) async throws -> Result {
         let logger = logger
         let lease = Lease()
+        let watch = connectionWatch
         do {
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
-                    try await client.withConnection { connection in
-                        lease.taken.store(true, ordering: .relaxed)
-                        guard let start else { return try await body(connection) }
-                        return try await Self.run(body, on: connection, startingWith: start, logger: logger)
+                    // The transaction runs in a task of its own, so that the wait for it ends
+                    // when its connection closes even if PostgresNIO never answers
+                    // (``ConnectionWatch``).
+                    let wait = watch.wait(Result.self)
+                    let work = Task {
+                        do {
+                            wait.finish(
+                                .success(
+                                    try await client.withConnection { connection in
+                                        lease.taken.store(true, ordering: .relaxed)
+                                        wait.watch(connection)
+                                        guard let start else { return try await body(connection) }
+                                        return try await Self.run(
+                                            body,
+                                            on: connection,
+                                            startingWith: start,
+                                            logger: logger,
+                                            lease: lease
+                                        )
+                                    }
+                                )
+                            )
+                        } catch {
+                            wait.finish(.failure(error))
+                        }
+                    }
+                    return try await withTaskCancellationHandler {
+                        try await wait.value
+                    } onCancel: {
+                        work.cancel()
                     }
                 }
                 group.addTask { [timeout, eventLoops] in
@@ -81,6 +108,10 @@ extension PostgresStore {
                 }
                 throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
             }
+        } catch is ConnectionWatch.Closed {
+            // The connection closed under the transaction and PostgresNIO never answered.
+            if writes, lease.committing.load(ordering: .relaxed) { throw Self.commitNotConfirmed(logger: logger) }
+            throw DataMediatorError(.unavailable, "The database connection closed; retry shortly.")
         } catch {
             if writes, let refusal = Self.refusedValue(error) { throw refusal }
             throw answer(to: error, leased: lease.taken.load(ordering: .relaxed))
@@ -163,7 +194,8 @@ extension PostgresStore {
         _ body: (PostgresConnection) async throws -> Result,
         on connection: PostgresConnection,
         startingWith start: PostgresQuery,
-        logger: Logger
+        logger: Logger,
+        lease: Lease? = nil
     ) async throws -> Result {
         try await connection.query(start, logger: logger)
         let result: Result
@@ -174,6 +206,7 @@ extension PostgresStore {
             throw error
         }
         do {
+            lease?.committing.store(true, ordering: .relaxed)
             try await connection.query("COMMIT", logger: logger)
         } catch let error as PSQLError where error.code == .server {
             // The server answered: the transaction did not commit.
@@ -182,13 +215,19 @@ extension PostgresStore {
             // No answer to the commit (the connection failed on the way): it may have
             // committed or not.
             logger.error("a commit was not confirmed", metadata: ["error": "\(String(reflecting: error))"])
-            throw DataMediatorError(
-                .outcomeUnknown,
-                "The database did not confirm the write: it may or may not be stored. Read the item back, "
-                    + "or retry with the same Idempotency-Key."
-            )
+            throw commitNotConfirmed(logger: logger)
         }
         return result
+    }
+
+    /// The answer to a write whose commit was sent and not confirmed: it may or may not
+    /// be stored.
+    static func commitNotConfirmed(logger: Logger) -> DataMediatorError {
+        DataMediatorError(
+            .outcomeUnknown,
+            "The database did not confirm the write: it may or may not be stored. Read the item back, "
+                + "or retry with the same Idempotency-Key."
+        )
     }
 
     /// Runs `body` in a transaction on the primary that holds the store's schema lock, so
@@ -212,6 +251,9 @@ extension PostgresStore {
 /// to keep, `_ConnectionPoolModule`, so they are told apart by when they happen instead).
 private final class Lease: Sendable {
     let taken = Atomic<Bool>(false)
+    /// Whether the transaction's `COMMIT` was sent (from then on its outcome is unknown
+    /// until the server answers).
+    let committing = Atomic<Bool>(false)
 }
 
 /// The transactions of a PostgreSQL store, in which the rules both SQL stores share run:

@@ -25,10 +25,12 @@ public final class PostgresStore: Sendable {
     /// How long a request waits for a connection, and a read for its answer, before it is
     /// answered `unavailable`; and the server's `statement_timeout` and `lock_timeout`, so
     /// a statement that runs longer is stopped by PostgreSQL itself. A write, once it has a
-    /// connection, is awaited to its commit.
+    /// connection, is awaited to its commit (or until its connection closes).
     public let timeout: Duration
     /// The threads of the connections, which also time requests out.
     let eventLoops: any EventLoopGroup
+    /// Ends the waits on connections that closed under them.
+    let connectionWatch = ConnectionWatch()
     let logger: Logger
     /// The writable lists over each of the store's tables.
     public let tableWriters = TableWriters()

@@ -118,22 +118,19 @@ public struct SQLItemWriter: ItemWriter {
         with patch: JSONValue,
         scope: WriteScope?,
         precondition: WritePrecondition?,
-        check: @Sendable ([String: JSONValue]) throws -> Void
+        check: @escaping @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
-        // The transaction ends before this call returns, so `check` does not outlive it.
-        return try await withoutActuallyEscaping(check) { check in
-            try await committed { session in
-                try await StoreVersion.lock(session)
-                guard let old = try await current(key, session), scope?.contains(old) ?? true else {
-                    throw unknown(id)
-                }
-                try precondition?(old)
-                let stored = Dictionary(uniqueKeysWithValues: fields.map { ($0, old[$0]) })
-                let merged = WriteScope.merge(stored, with: patch, in: scope)
-                try check(merged)
-                return try await record(old: old, session) { try await updateRow(key: key, values: merged, session) }
+        return try await committed { session in
+            try await StoreVersion.lock(session)
+            guard let old = try await current(key, session), scope?.contains(old) ?? true else {
+                throw unknown(id)
             }
+            try precondition?(old)
+            let stored = Dictionary(uniqueKeysWithValues: fields.map { ($0, old[$0]) })
+            let merged = WriteScope.merge(stored, with: patch, in: scope)
+            try check(merged)
+            return try await record(old: old, session) { try await updateRow(key: key, values: merged, session) }
         }
     }
 

@@ -1,0 +1,65 @@
+import DataMediator
+import DataMediatorSQL
+import Foundation
+import PostgresNIO
+import Synchronization
+import Testing
+
+@testable import DataMediatorPostgres
+
+/// A call whose connection closes under it is answered, even where PostgresNIO never
+/// answers a statement (one written to a connection that had just closed): writes,
+/// transactions and one-statement reads end within moments, `unavailable` (nothing was
+/// committed) rather than waiting forever and holding their request.
+@Suite struct PostgresClosedConnectionTests {
+    /// Runs `body` in a task of its own and fails when it has not ended within 30 s (the
+    /// task is then abandoned: a task group would wait for it forever).
+    static func answered(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        let ended = Ended()
+        Task {
+            try? await body()
+            ended.value.store(true, ordering: .relaxed)
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !ended.value.load(ordering: .relaxed), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let answered = ended.value.load(ordering: .relaxed)
+        #expect(answered, "the call was not answered within 30 s of its connection closing")
+    }
+
+    @Test func aCallWhoseConnectionClosesUnderItIsAnsweredUnavailable() async throws {
+        try await PostgresBoundsTests.withFiveSecondStore { store, _ in
+            // Each body closes its own connection and then waits as a statement that is
+            // never answered does.
+            let calls: [@Sendable () async throws -> Void] = [
+                { _ = try await store.write { connection in try await Self.closeAndWait(connection) } },
+                { _ = try await store.read { connection in try await Self.closeAndWait(connection) } },
+                { _ = try await store.readStatement { connection in try await Self.closeAndWait(connection) } },
+            ]
+            for call in calls {
+                try await Self.answered {
+                    let error = await #expect(throws: DataMediatorError.self) { try await call() }
+                    #expect(error?.code == .unavailable)
+                }
+            }
+            // The pool replaces the closed connections: the store serves again.
+            let one = try await store.transactions.read { session in try await session.integer("SELECT 1", []) }
+            #expect(one == 1)
+        }
+    }
+
+    /// Closes `connection`, then waits as PostgresNIO does for the answer to a statement
+    /// written after the close: forever, deaf to cancellation (its `EventLoopFuture.get()`
+    /// is). The task is abandoned.
+    static func closeAndWait(_ connection: PostgresConnection) async throws -> Int {
+        try await connection.close()
+        await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+        return 0
+    }
+}
+
+/// Whether a call ended.
+private final class Ended: Sendable {
+    let value = Atomic<Bool>(false)
+}

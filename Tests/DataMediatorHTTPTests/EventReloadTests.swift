@@ -1,4 +1,3 @@
-import DataMediator
 import DataMediatorSQL
 import DataMediatorSQLite
 import DataMediatorTesting
@@ -6,8 +5,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 
+@testable import DataMediator
 @testable import DataMediatorHTTP
 
 /// The two ways API.md's "Live" sends `event: reload`: a `Last-Event-ID` older than the
@@ -126,5 +127,58 @@ import Testing
         _ = await stream.result
         #expect(recorder.events.map(\.event) == ["reload", "reload"])
         #expect(recorder.events.map(\.id) == ["\(start + 1)", "\(start + 2)"])
+    }
+}
+
+/// A change log that cannot be read (`unavailable`, as in a database outage) while `down`.
+final class OutageLog: ChangeLog {
+    let inner: any ChangeLog
+    let down = Atomic<Bool>(true)
+
+    init(_ inner: any ChangeLog) { self.inner = inner }
+
+    func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        if down.load(ordering: .relaxed) { throw DataMediatorError(.unavailable, "The database is down.") }
+        return try await inner.changes(of: view, since: since, limit: limit)
+    }
+}
+
+extension EventReloadTests {
+    /// A stream whose store cannot be read stays open with its heartbeats, and sends every
+    /// change it missed once the store can be read again (it ended at the first failed read).
+    @Test func aStreamOutlastsAStoreThatCannotBeReadAndMissesNothing() async throws {
+        let fixture = try Fixture()
+        let notes = fixture.notes
+        let log = OutageLog(try #require(notes.changeLog))
+        let adapter = ListAdapter(
+            definition: notes.definition,
+            provider: notes.provider,
+            signer: CursorSigner(secret: SampleList.secret),
+            changeLog: log,
+            notifier: notes.notifier
+        )
+        let start = try await notes.currentVersion()
+        let recorder = RecordingWriter()
+        let stream = Task {
+            var writer = recorder
+            try await EventStream(
+                adapter: adapter,
+                view: try adapter.definition.view(named: nil),
+                start: start,
+                settings: EventConfiguration(heartbeat: .milliseconds(50))
+            ).run(into: &writer)
+        }
+        for title in ["a", "b"] { try await fixture.write(title) }
+        for _ in 0..<500 where recorder.text.withLock({ $0.components(separatedBy: ": heartbeat").count }) < 4 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(recorder.events.isEmpty)
+        log.down.store(false, ordering: .relaxed)
+        try await fixture.write("c")
+        try await EventStreamTests.waitFor(recorder, events: 3)
+        stream.cancel()
+        let ended = await stream.result
+        #expect(recorder.events.map(\.id) == ["\(start + 1)", "\(start + 2)", "\(start + 3)"])
+        if case .failure(let error) = ended { #expect(error is CancellationError, "the stream ended with \(error)") }
     }
 }

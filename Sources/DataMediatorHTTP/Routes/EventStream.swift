@@ -30,7 +30,8 @@ struct EventStream: Sendable {
     /// Sends events until the client goes away, the stream falls more than
     /// ``EventConfiguration/buffer`` events behind, or its history is gone (both end with
     /// `event: reload`), or the service shuts down (`event: shutdown`; the client
-    /// reconnects with `Last-Event-ID` and misses nothing).
+    /// reconnects with `Last-Event-ID` and misses nothing). While the store cannot be read
+    /// (`unavailable`) it stays open, sending heartbeats, and catches up when it can.
     func run(into writer: inout some ResponseBodyWriter) async throws {
         // The notifier's signals, and nil once the client's connection closed: a stream
         // that only waits would otherwise learn it at its next write (a heartbeat away).
@@ -57,6 +58,7 @@ struct EventStream: Sendable {
         )
         while true {
             var more = true
+            var read = true
             while more {
                 let changes: ChangeSet
                 do {
@@ -69,6 +71,12 @@ struct EventStream: Sendable {
                     let version = try await adapter.currentVersion()
                     try await writer.write(Self.reload(version: version))
                     return
+                } catch let error as DataMediatorError where error.code == .unavailable {
+                    // The store cannot be read now (a database outage, a pool busy with an
+                    // import): the stream stays open, its heartbeats go on, and it reads from
+                    // where it was at the next write's signal or heartbeat.
+                    read = false
+                    break
                 }
                 if live, changes.next != nil {
                     // More is waiting than the stream may hold: it is too slow to follow.
@@ -83,7 +91,7 @@ struct EventStream: Sendable {
                 more = changes.next != nil
                 last = more ? (changes.entries.last?.version ?? changes.version) : max(last, changes.version)
             }
-            live = true
+            if read { live = true }
             guard let next = await waiting.next() else {
                 // The notifier finished every stream: the service is shutting down.
                 try await writer.write(ByteBuffer(string: "event: shutdown\ndata: {}\n\n"))

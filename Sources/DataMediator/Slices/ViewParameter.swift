@@ -41,10 +41,11 @@ public struct ViewParameter: Sendable, Hashable {
         let value: JSONValue?
         switch type {
         case .string: value = .string(text)
-        case .integer: value = Self.isDecimal(text, fraction: false) ? Int64(text).map { .integer($0) } : nil
+        case .integer: value = FieldType.isDecimal(text, fraction: false) ? Int64(text).map { .integer($0) } : nil
         case .number:
             value =
-                Self.isDecimal(text, fraction: true) ? Double(text).flatMap { $0.isFinite ? .number($0) : nil } : nil
+                FieldType.isDecimal(text, fraction: true)
+                ? Double(text).flatMap { $0.isFinite ? .number($0) : nil } : nil
         case .boolean: value = ["true": .bool(true), "false": .bool(false)][text]
         case .json: value = .string(text)
         }
@@ -61,30 +62,6 @@ public struct ViewParameter: Sendable, Hashable {
             )
         }
         return value
-    }
-
-    /// Whether `text` is `-`?digits, then (with `fraction`) `.digits` and `e`/`E`, an
-    /// optional sign and digits: a JSON number's grammar, leading zeros allowed.
-    static func isDecimal(_ text: String, fraction: Bool) -> Bool {
-        var bytes = text.utf8[...]
-        func digits() -> Bool {
-            let count = bytes.prefix { (0x30...0x39).contains($0) }.count
-            bytes = bytes.dropFirst(count)
-            return count > 0
-        }
-        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        guard digits() else { return false }
-        guard fraction else { return bytes.isEmpty }
-        if bytes.first == UInt8(ascii: ".") {
-            bytes = bytes.dropFirst()
-            guard digits() else { return false }
-        }
-        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
-            bytes = bytes.dropFirst()
-            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-            guard digits() else { return false }
-        }
-        return bytes.isEmpty
     }
 }
 

@@ -28,3 +28,31 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
         }
     }
 }
+
+extension FieldType {
+    /// Whether `text` is `-`?digits, then (with `fraction`) `.digits` and `e`/`E`, an
+    /// optional sign and digits: a JSON number's grammar, leading zeros allowed. How text
+    /// from outside JSON (a query parameter, a CSV cell) is read as a number: no `+`, no
+    /// spaces, no hexadecimal, no `nan` or `inf`.
+    public static func isDecimal(_ text: String, fraction: Bool) -> Bool {
+        var bytes = text.utf8[...]
+        func digits() -> Bool {
+            let count = bytes.prefix { (0x30...0x39).contains($0) }.count
+            bytes = bytes.dropFirst(count)
+            return count > 0
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard digits() else { return false }
+        guard fraction else { return bytes.isEmpty }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            guard digits() else { return false }
+        }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() else { return false }
+        }
+        return bytes.isEmpty
+    }
+}

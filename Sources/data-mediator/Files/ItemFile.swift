@@ -78,19 +78,27 @@ enum ItemFile {
     }
 
     /// A CSV cell as a value of `type` (a string for an undeclared column, which the
-    /// field rules then refuse); nil when it is not one.
+    /// field rules then refuse); nil when it is not one. Numbers are decimal text
+    /// (``FieldType/isDecimal(_:fraction:)``), JSON is RFC 8259's.
     static func cell(_ text: String, as type: FieldType?) -> JSONValue? {
         if text.isEmpty { return .null }
         switch type {
-        case .integer?: return Int64(text).map(JSONValue.integer)
-        case .number?: return Double(text).flatMap { $0.isFinite ? JSONValue.number($0) : nil }
+        case .integer?: return FieldType.isDecimal(text, fraction: false) ? Int64(text).map(JSONValue.integer) : nil
+        case .number?:
+            guard FieldType.isDecimal(text, fraction: true) else { return nil }
+            return Double(text).flatMap { $0.isFinite ? JSONValue.number($0) : nil }
         case .boolean?:
             switch text.lowercased() {
             case "true", "1": return .bool(true)
             case "false", "0": return .bool(false)
             default: return nil
             }
-        case .json?: return try? JSONValue.parse(Array(text.utf8))
+        case .json?:
+            // RFC 8259 to the letter, as write bodies and NDJSON records are read: a member
+            // named twice or a trailing comma is no JSON (Foundation's parser takes both).
+            let bytes = Array(text.utf8)
+            guard JSONSyntax.problem(in: bytes) == nil, JSONValue.duplicateKey(in: bytes) == nil else { return nil }
+            return try? JSONValue.parse(bytes)
         case .string?, nil: return .string(text)
         }
     }

@@ -22,6 +22,11 @@ final class RecordStream: Sequence, IteratorProtocol {
     private var csv: CSVReader?
     private var header: [String] = []
     private var arrayState = ArrayState.beforeArray
+    /// Whether the array's last token was an element (a comma or `]` comes next), and
+    /// whether it was a comma (an element comes next): `[a b]`, `[,a]` and `[a,]` are not
+    /// JSON.
+    private var afterElement = false
+    private var afterComma = false
 
     private enum ArrayState {
         case beforeArray
@@ -168,7 +173,7 @@ final class RecordStream: Sequence, IteratorProtocol {
                 }
                 arrayState = .inArray
             case .inArray:
-                guard var byte = skipSpace() else {
+                guard let byte = skipSpace() else {
                     arrayState = .finished
                     return ImportRecord(
                         line: line,
@@ -176,11 +181,21 @@ final class RecordStream: Sequence, IteratorProtocol {
                         problem: "must hold a JSON array of objects; the array is not closed"
                     )
                 }
+                var separator: String?
                 if byte == UInt8(ascii: ",") {
-                    guard let after = skipSpace() else { continue }
-                    byte = after
+                    guard afterElement else {
+                        afterComma = true
+                        return ImportRecord(line: line, fields: [:], problem: "has a comma with no element before it")
+                    }
+                    afterElement = false
+                    afterComma = true
+                    continue
                 }
                 if byte == UInt8(ascii: "]") {
+                    if afterComma {
+                        afterComma = false
+                        return ImportRecord(line: line, fields: [:], problem: "has a comma before the array's ']'")
+                    }
                     arrayState = .finished
                     // A second array or anything else after it would be dropped unseen.
                     guard skipSpace() == nil else {
@@ -192,6 +207,9 @@ final class RecordStream: Sequence, IteratorProtocol {
                     }
                     return nil
                 }
+                if afterElement { separator = "follows the element before it with no comma between them" }
+                afterElement = true
+                afterComma = false
                 let start = line
                 var bytes: [UInt8] = [byte]
                 var depth = (byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")) ? 1 : 0
@@ -217,6 +235,7 @@ final class RecordStream: Sequence, IteratorProtocol {
                         depth -= 1
                     }
                 }
+                if let separator { return ImportRecord(line: start, fields: [:], problem: separator) }
                 return Self.record(bytes, line: start)
             }
         }

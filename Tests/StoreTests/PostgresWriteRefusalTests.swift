@@ -68,3 +68,34 @@ import Testing
         #expect(kept["small"] == .integer(1))
     }
 }
+
+extension PostgresWriteRefusalTests {
+    /// A string field over a `uuid` column is written as a uuid (it was text into a uuid
+    /// column: every such write was a server error), and text that is not one is the item's
+    /// refusal.
+    @Test func aStringFieldOverAUUIDColumnIsWrittenAsOne() async throws {
+        let fixture = try await PostgresFixture()
+        try await fixture.store.primary.query(
+            "CREATE TABLE legacy (id text PRIMARY KEY, a text, b text, small smallint, uid uuid, rev bigint)"
+        )
+        var fields = Self.fields
+        fields["uid"] = .string
+        let adapter = try await fixture.store.adapter(
+            for: Self.definition(fields: fields),
+            source: StoreSource(kind: .table("legacy"), fieldTypes: fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let uid = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+        _ = try await adapter.replace(id: "u", body: .object(["data": .object(["uid": .string(uid)])]))
+        _ = try await adapter.patch(id: "u", body: .object(["data": .object(["a": .string("x")])]))
+        guard case .object(let stored) = try await adapter.locate(id: "u", view: nil).item.data else {
+            Issue.record("no item")
+            return
+        }
+        #expect(stored["uid"] == .string(uid))
+        let error = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.replace(id: "v", body: .object(["data": .object(["uid": .string("not-a-uuid")])]))
+        }
+        #expect(error?.code == .invalidItem)
+    }
+}

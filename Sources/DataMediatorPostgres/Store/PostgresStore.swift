@@ -199,11 +199,17 @@ public final class PostgresStore: Sendable {
                             + "cannot show; cast it to text, a number or a boolean in a query list"
                     )
                 }
-                // Writes bind a json field as its JSON text, which PostgreSQL takes into a
-                // json or jsonb column only through a cast.
+                // Writes bind a json field as its JSON text, and a string as text, which
+                // PostgreSQL takes into a json, jsonb or uuid column only through a cast
+                // (text that is not a uuid is then a value the column cannot hold: 422).
                 var writeCasts: [String: String] = [:]
-                for (column, type) in types where type == .json || type == .jsonb {
-                    writeCasts[column] = type == .json ? "json" : "jsonb"
+                for (column, type) in types {
+                    switch type {
+                    case .json: writeCasts[column] = "json"
+                    case .jsonb: writeCasts[column] = "jsonb"
+                    case .uuid: writeCasts[column] = "uuid"
+                    default: break
+                    }
                 }
                 let keyset = KeysetSQL(
                     dialect: .postgres,

@@ -31,7 +31,11 @@ extension JSONValue {
         case .json:
             let text = try cell.decode(String.self)
             self = (try? JSONValue.parse(Array(text.utf8))) ?? .string(text)
-        case .text, nil: self = .string(try cell.decode(String.self))
+        case .text, nil:
+            // PostgresNIO reads a uuid through Foundation's UUID, in capitals; PostgreSQL's
+            // own text of one (what was written, what psql shows) is in small letters.
+            let text = try cell.decode(String.self)
+            self = .string(cell.dataType == .uuid ? text.lowercased() : text)
         }
     }
 }

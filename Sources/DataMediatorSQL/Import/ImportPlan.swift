@@ -51,6 +51,7 @@ extension ImportPlan {
     /// table and restarts the list's change history there (a bulk load logs no changes item
     /// by item, so a client holding older pages gets `410` and reloads); returns the version.
     public func finish(_ session: any SQLSession) async throws -> Int64 {
+        try await TableStamps.endBulk(of: table, session)
         try await StoreVersion.register(table, session)
         let version = try await StoreVersion.bump(for: table, session)
         try await SQLChangeLog.restart(list: list.name, at: version, session)

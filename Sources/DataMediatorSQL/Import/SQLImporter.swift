@@ -45,6 +45,8 @@ public struct SQLImporter: Sendable {
         while !finished {
             try await transactions.bulkWrite { session in
                 try await StoreVersion.lock(session)
+                // The table's stamp is raised once, by `finish`, not once per record.
+                try await TableStamps.beginBulk(session)
                 let storedBefore = summary.imported
                 var count = 0
                 while count < perTransaction {

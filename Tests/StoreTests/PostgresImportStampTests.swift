@@ -1,0 +1,47 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorTesting
+import Foundation
+import PostgresNIO
+import Testing
+
+/// An import into PostgreSQL raises its table's stamp once per transaction, not once per
+/// record (one `UPDATE` of the stamp's row per record made each next record slower), and
+/// what the service keeps per stamp (sections, places) still follows it.
+@Suite struct PostgresImportStampTests {
+    static func stamp(_ fixture: PostgresFixture) async throws -> Int64 {
+        let rows = try await fixture.store.primary.query("SELECT stamp FROM data_mediator_stamps WHERE source = 'docs'")
+        for try await stamp in rows.decode(Int64.self) { return stamp }
+        return -1
+    }
+
+    @Test func anImportRaisesTheStampOnceAndWhatIsKeptFollowsIt() async throws {
+        let fixture = try await PostgresFixture()
+        try await PostgresJSONColumnTests.table(fixture)
+        let source = StoreSource(kind: .table("docs"), fieldTypes: PostgresJSONColumnTests.fields)
+        let definition = PostgresJSONColumnTests.definition
+        let provider = try await fixture.store.provider(for: definition, source: source)
+        let adapter = ListAdapter(
+            definition: definition,
+            provider: provider,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        #expect(try await adapter.sectionInfo(view: nil).total == 0)
+        let before = try await Self.stamp(fixture)
+        let importer = try SQLImporter(reader: provider.reader, list: definition, source: source)
+        let records = (1...40).map { number in
+            ImportRecord(line: number, fields: ["id": .string("i\(number)"), "title": .string("t\(100 + number)")])
+        }
+        let summary = try await importer.run(records, skipBad: true, batch: 25)
+        #expect(summary.imported == 40)
+        // Two transactions (25 and 15 records), each one raise.
+        #expect(try await Self.stamp(fixture) == before + 2)
+        #expect(try await adapter.sectionInfo(view: nil).total == 40)
+        #expect(try await adapter.locate(id: "i30", view: nil).position == 29)
+        // Outside an import every statement raises it, as before.
+        try await fixture.store.primary.query("INSERT INTO docs (id, title) VALUES ('a', 'a')")
+        #expect(try await Self.stamp(fixture) == before + 3)
+        #expect(try await adapter.locate(id: "i30", view: nil).position == 30)
+    }
+}

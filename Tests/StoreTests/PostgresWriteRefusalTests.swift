@@ -99,3 +99,37 @@ extension PostgresWriteRefusalTests {
         #expect(error?.code == .invalidItem)
     }
 }
+
+extension PostgresWriteRefusalTests {
+    /// An import's record whose values its columns cannot hold is a bad record, named by
+    /// its line and why: it stops the import (nothing stored), or with skipBad is left out
+    /// while the records around it are stored (PostgreSQL ends a transaction at an error,
+    /// so each record runs under a savepoint). It was a database error that ended the
+    /// import either way.
+    @Test func anImportedRecordAColumnCannotHoldIsABadRecord() async throws {
+        let fixture = try await PostgresFixture()
+        try await fixture.store.primary.query(
+            "CREATE TABLE legacy (id text PRIMARY KEY, a varchar(3), b text, small smallint, rev bigint)"
+        )
+        let source = StoreSource(kind: .table("legacy"), fieldTypes: Self.fields)
+        let provider = try await fixture.store.provider(for: Self.definition(), source: source)
+        let importer = try SQLImporter(reader: provider.reader, list: Self.definition(), source: source)
+        let records = [
+            ImportRecord(line: 1, fields: ["id": .string("r1"), "small": .integer(1)]),
+            ImportRecord(line: 2, fields: ["id": .string("r2"), "small": .integer(40_000)]),
+            ImportRecord(line: 3, fields: ["id": .string("r3"), "a": .string("four")]),
+            ImportRecord(line: 4, fields: ["id": .string("r4"), "small": .integer(4)]),
+        ]
+        let stopped = await #expect(throws: ImportStopped.self) {
+            _ = try await importer.run(records, skipBad: false)
+        }
+        #expect(stopped?.rejection.line == 2)
+        #expect(stopped?.rejection.reason.contains("does not fit its column") == true, "\(String(describing: stopped))")
+        let summary = try await importer.run(records, skipBad: true, batch: 10)
+        #expect(summary.imported == 2 && summary.rejections.map(\.line) == [2, 3])
+        let stored = try await fixture.store.primary.query("SELECT id FROM legacy ORDER BY id")
+        var ids: [String] = []
+        for try await id in stored.decode(String.self) { ids.append(id) }
+        #expect(ids == ["r1", "r4"])
+    }
+}

@@ -146,6 +146,15 @@ extension PostgresStore {
         if error is DataMediatorError { return error }
         guard Self.isUnavailable(error) || !leased else { return error }
         logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
+        // 57014 and 55P03: a statement or a lock wait (for the store's version lock, held by
+        // an import, say) ran past the timeout; the database itself was reached.
+        let state = (error as? PSQLError)?.serverInfo?[.sqlState]
+        if state == "57014" || state == "55P03" {
+            return DataMediatorError(
+                .unavailable,
+                "The store is busy (another writer, such as an import, holds it); retry shortly."
+            )
+        }
         return DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
     }
 
@@ -317,4 +326,15 @@ struct PostgresSession: SQLSession {
         let rows = try await connection.query(PostgresQuery(sql: sql, values: arguments), logger: logger)
         for try await _ in rows {}
     }
+
+    func refusal(of error: any Error) -> String? {
+        if let refused = PostgresStore.refusedValue(error) { return refused.message }
+        // SQLSTATE class 23: a NOT NULL, unique, foreign key or check constraint.
+        guard let error = error as? PSQLError, error.code == .server,
+            error.serverInfo?[.sqlState]?.hasPrefix("23") == true
+        else { return nil }
+        return "a constraint of the table refuses it"
+    }
+
+    var errorsEndTheTransaction: Bool { true }
 }

@@ -55,7 +55,11 @@ public struct SQLImporter: Sendable {
                         break
                     }
                     count += 1
-                    let rejection = try await insert(record, session)
+                    let rejection = try await insert(
+                        record,
+                        session,
+                        guarded: skipBad && session.errorsEndTheTransaction
+                    )
                     try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                 }
                 // A transaction that stored nothing (the records ended with the one before,
@@ -72,21 +76,34 @@ public struct SQLImporter: Sendable {
         return summary
     }
 
-    /// Inserts one record; why it was left out, or nil when it was stored.
-    private func insert(_ record: ImportRecord, _ session: any SQLSession) async throws -> ImportRejection? {
+    /// Inserts one record; why it was left out, or nil when it was stored. With `guarded`
+    /// (bad records are skipped on a store whose errors end the transaction), the insert
+    /// runs under a savepoint, so that a refused record leaves the rest of the batch.
+    private func insert(
+        _ record: ImportRecord,
+        _ session: any SQLSession,
+        guarded: Bool
+    ) async throws -> ImportRejection? {
+        let values: [JSONValue]
         do {
-            let values = try plan.values(of: record)
+            values = try plan.values(of: record)
+        } catch let error as DataMediatorError {
+            return ImportRejection(line: record.line, error: error)
+        }
+        if guarded { try await session.execute("SAVEPOINT data_mediator_record", []) }
+        do {
             let inserted = try await session.rows(insertSQL, values)
+            if guarded { try await session.execute("RELEASE SAVEPOINT data_mediator_record", []) }
             guard inserted.isEmpty else { return nil }
             let id = values.first?.idString ?? ""
             return ImportRejection(
                 line: record.line,
                 reason: "the id '\(id)' exists already (in the table, or on an earlier line of the file)"
             )
-        } catch let error as DataMediatorError {
-            return ImportRejection(line: record.line, error: error)
-        } catch  where session.isConstraintViolation(error) {
-            return ImportRejection(line: record.line, reason: "a constraint of the table refuses it")
+        } catch {
+            guard let reason = session.refusal(of: error) else { throw error }
+            if guarded { try await session.execute("ROLLBACK TO SAVEPOINT data_mediator_record", []) }
+            return ImportRejection(line: record.line, reason: reason)
         }
     }
 }

@@ -17,15 +17,22 @@ public protocol SQLSession {
     /// Runs a statement with `?` placeholders bound to `arguments`, reading no rows.
     func execute(_ sql: String, _ arguments: [JSONValue]) async throws
 
-    /// Whether `error`, thrown by a statement of this session, is a constraint of the table
-    /// refusing a row, after which the transaction goes on (SQLite); false where such an
-    /// error ends the transaction (PostgreSQL).
-    func isConstraintViolation(_ error: any Error) -> Bool
+    /// Why the store refused a row's values, when `error` (thrown by a statement of this
+    /// session) is such a refusal: a constraint of the table, or (PostgreSQL) a value its
+    /// column cannot hold; nil for any other error.
+    func refusal(of error: any Error) -> String?
+
+    /// Whether an error ends the transaction (PostgreSQL: every later statement fails until
+    /// it rolls back, or back to a savepoint); SQLite's goes on.
+    var errorsEndTheTransaction: Bool { get }
 }
 
 extension SQLSession {
-    /// False: the transaction does not go on after an error.
-    public func isConstraintViolation(_ error: any Error) -> Bool { false }
+    /// None: no error is taken for a refusal of the row.
+    public func refusal(of error: any Error) -> String? { nil }
+
+    /// True: the safe assumption.
+    public var errorsEndTheTransaction: Bool { true }
 
     /// The first column of the statement's first row as a whole number (0 when there is
     /// no row or it is `NULL`): a count, a version.

@@ -29,9 +29,11 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
         )
     }
 
-    func isConstraintViolation(_ error: any Error) -> Bool {
-        (error as? DatabaseError)?.resultCode == .SQLITE_CONSTRAINT
+    func refusal(of error: any Error) -> String? {
+        (error as? DatabaseError)?.resultCode == .SQLITE_CONSTRAINT ? "a constraint of the table refuses it" : nil
     }
+
+    var errorsEndTheTransaction: Bool { false }
 
     /// `body`'s answer over a session of `db`, computed on the calling thread (GRDB's).
     static func run<Result>(_ body: (any SQLSession) async throws -> Result, on db: Database) throws -> Result {

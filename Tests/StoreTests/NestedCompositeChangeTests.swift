@@ -49,3 +49,38 @@ extension CompositeChangeTests {
         #expect(read == whole.entries, "limit \(limit)")
     }
 }
+
+extension CompositeChangeTests {
+    /// A change placed after an earlier child's last section names it as it was right
+    /// after the change: where an earlier child's sections changed since (a later write),
+    /// the section before is no longer known and the answer is a reload. It named the
+    /// section of now, which did not exist at that version.
+    @Test func aSectionPlacedAfterAnEarlierChildsSectionsIsNeverPlacedAfterOneOfLater() async throws {
+        let subject = try Subject()
+        let view = try subject.left.definition.view(named: "by_group")
+        let screen = ListAdapter.composite(
+            name: "screen",
+            title: "Screen",
+            children: [
+                CompositeChild(name: "a", content: .list(subject.left, view: view)),
+                CompositeChild(name: "b", content: .list(subject.left, view: view)),
+            ],
+            signer: subject.signer
+        )
+        let start = try await screen.currentVersion()
+        let data: JSONValue = .object(["title": .string("x"), "group": .string("p")])
+        _ = try await subject.left.replace(id: "x", body: .object(["data": data]))
+        // Read at once, the insert into `b` follows `a`'s section `p`.
+        let first = try await screen.changes(view: nil, since: String(start), limit: nil)
+        let insert = try #require(first.entries.first { $0.id == "b/x" })
+        #expect(insert.placement?.sectionAfter == "a/p")
+        _ = try await subject.left.patch(id: "x", body: .object(["data": .object(["group": .string("q")])]))
+        // Read after the move: `a/q` did not exist at the insert's version.
+        let both = try await screen.changes(view: nil, since: String(start), limit: nil)
+        let named = both.entries.first { $0.id == "b/x" && $0.version == start + 1 }?.placement?.sectionAfter
+        #expect(named == "a/p" || both.entries.map(\.operation) == [.reload], "\(both.entries)")
+        // Read from the first version on, the move alone is exact.
+        let after = try await screen.changes(view: nil, since: String(start + 1), limit: nil)
+        #expect(after.entries.allSatisfy { $0.operation != .reload })
+    }
+}

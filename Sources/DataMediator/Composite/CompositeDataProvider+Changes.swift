@@ -8,8 +8,9 @@ extension CompositeDataProvider {
     /// A capped child's changes are what its first items went through
     /// (``cappedChanges(of:since:limit:)``). A change the composite cannot place item by
     /// item (a child that answers `reload`, a capped child whose changes cannot be
-    /// replayed or that has more than ``cappedWrites`` of them) makes the answer a single
-    /// `reload` at the composite's version.
+    /// replayed or that has more than ``cappedWrites`` of them, a change placed after an
+    /// earlier child's sections that changed after it: ``placesMovedSince(_:)``) makes the
+    /// answer a single `reload` at the composite's version.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
         let version = try await currentVersion()
         try DataMediatorError.checkHistory(since: since, floor: 0, version: version)
@@ -55,6 +56,12 @@ extension CompositeDataProvider {
         let ordered = merged.filter { $0.change.version <= min(complete, version) }.sorted {
             ($0.change.version, $0.child) < ($1.change.version, $1.child)
         }
+        if try await placesMovedSince(ordered) {
+            return ChangeWindow(
+                changes: [Change(operation: .reload, version: version, id: "", item: nil, placement: nil)],
+                version: version
+            )
+        }
         return ChangeWindow(changes: ordered.map(\.change), version: version, isCut: complete < version)
     }
 
@@ -99,6 +106,49 @@ extension CompositeDataProvider {
             item: item,
             placement: placement
         )
+    }
+
+    /// Whether a change places its section after an earlier child's last section (its
+    /// child's first section follows it) that may not have been the last one right after
+    /// the change: that section is read as the children show it now (the log keeps no
+    /// composite's outline). It is known to have been when every later change of the
+    /// children from the named one up to the change's own is an update or brings an item
+    /// into the named section, and that section holds more items now than were brought
+    /// in since (so it held some then); otherwise the answer is a `reload`.
+    func placesMovedSince(_ ordered: [(change: Change, child: Int)]) async throws -> Bool {
+        var counts: [String: Int] = [:]
+        for (index, entry) in ordered.enumerated() where entry.child > 0 {
+            guard let placement = entry.change.placement else { continue }
+            let child = entry.child
+            // The child whose section it names (none: no earlier child shows one now).
+            var named = 0
+            if let after = placement.sectionAfter {
+                if after.hasPrefix(children[child].name + "/") { continue }
+                named = children[..<child].lastIndex { after.hasPrefix($0.name + "/") } ?? 0
+            }
+            var broughtIn = 0
+            for later in ordered[(index + 1)...]
+            where later.change.version > entry.change.version && (named..<child).contains(later.child) {
+                switch later.change.operation {
+                case .update:
+                    continue
+                case .insert, .move:
+                    guard let section = later.change.placement?.section, section == placement.sectionAfter else {
+                        return true
+                    }
+                    broughtIn += 1
+                case .delete, .reload:
+                    return true
+                }
+            }
+            guard broughtIn > 0, let after = placement.sectionAfter else { continue }
+            if counts[after] == nil {
+                let shown = try await shownSections(of: children[named]).sections
+                counts[after] = shown.first { $0.id == after }?.count ?? 0
+            }
+            if counts[after] ?? 0 <= broughtIn { return true }
+        }
+        return false
     }
 
     /// The id of the last section the children before `index` show now; nil when none

@@ -292,13 +292,7 @@ final class RecordingWriter: ResponseBodyWriter, @unchecked Sendable {
     @Test func aCompositesStreamCarriesItsChildrensWritesInItsIds() async throws {
         let fixture = try WriteRouteTests.Fixture()
         let notes = try fixture.registry.adapter(named: "notes")
-        let composite = ListAdapter.composite(
-            name: "screen",
-            title: "Screen",
-            children: [CompositeChild(name: "n", content: .list(notes, view: try notes.definition.view(named: nil)))],
-            signer: CursorSigner(secret: SampleList.secret),
-            notifier: notes.notifier
-        )
+        let composite = try fixture.screen()
         let start = try await composite.currentVersion()
         let recorder = RecordingWriter()
         let stream = Task {

@@ -16,13 +16,7 @@ import Testing
         let fixture = try WriteRouteTests.Fixture()
         let notes = try fixture.registry.adapter(named: "notes")
         _ = try await notes.create(body: .object(["id": .string("a"), "data": .object(["title": .string("a")])]))
-        let composite = ListAdapter.composite(
-            name: "screen",
-            title: "Screen",
-            children: [CompositeChild(name: "n", content: .list(notes, view: try notes.definition.view(named: nil)))],
-            signer: CursorSigner(secret: SampleList.secret),
-            notifier: notes.notifier
-        )
+        let composite = try fixture.screen()
         let router = buildRouter(
             registry: ListRegistry([notes, composite]),
             configuration: HTTPServerConfiguration(writeTokens: [WriteRouteTests.token])
@@ -49,5 +43,19 @@ import Testing
         }
         let after = try await fixture.state()
         #expect(after.count == before.count && after.version == before.version)
+    }
+}
+
+extension WriteRouteTests.Fixture {
+    /// A composite `screen` of one child `n`, the notes list's default view.
+    func screen() throws -> ListAdapter {
+        let notes = try registry.adapter(named: "notes")
+        return ListAdapter.composite(
+            name: "screen",
+            title: "Screen",
+            children: [CompositeChild(name: "n", content: .list(notes, view: try notes.definition.view(named: nil)))],
+            signer: CursorSigner(secret: SampleList.secret),
+            notifier: notes.notifier
+        )
     }
 }

@@ -15,6 +15,27 @@ import Testing
         return [first, last] + (0..<3).map { _ in ids[Int(random.next() % UInt64(ids.count))] }
     }
 
+    /// Opens view `name` at each of `anchors`, walks it both ways to both ends, and expects
+    /// every page and the assembled walk to follow the rules.
+    static func expectBothWays(
+        _ subject: Subject,
+        view name: String,
+        limit: Int?,
+        around anchors: [String],
+        forward: WalkCheck
+    ) async throws {
+        for id in anchors {
+            let check = try await SampleList.walkBothWays(
+                subject.adapter,
+                view: name,
+                limit: limit,
+                around: id,
+                forward: forward
+            )
+            #expect(check.violations == [], "view \(name), limit \(limit ?? 0), around \(id)")
+        }
+    }
+
     @Test(
         "walks opened at any item go both ways to both ends and assemble the forward walk",
         arguments: ProviderKind.allCases
@@ -25,16 +46,8 @@ import Testing
             for limit in [1, 2, 3, 7, nil] {
                 let forward = try await SampleList.walk(subject.adapter, view: name, limit: limit)
                 #expect(forward.violations == [], "view \(name), limit \(limit ?? 0)")
-                for id in Self.anchors(of: forward.items.map(\.id), seed: UInt64(limit ?? 0)) {
-                    let check = try await SampleList.walkBothWays(
-                        subject.adapter,
-                        view: name,
-                        limit: limit,
-                        around: id,
-                        forward: forward
-                    )
-                    #expect(check.violations == [], "view \(name), limit \(limit ?? 0), around \(id)")
-                }
+                let anchors = Self.anchors(of: forward.items.map(\.id), seed: UInt64(limit ?? 0))
+                try await Self.expectBothWays(subject, view: name, limit: limit, around: anchors, forward: forward)
             }
         }
     }
@@ -148,16 +161,8 @@ extension BothWaysConformanceTests {
                 var forward = try await SampleList.walk(subject.adapter, view: name, limit: limit)
                 forward.expectOrder(expected)
                 #expect(forward.violations == [], "view \(name), limit \(limit)")
-                for id in ["loading", "loading-before"] where expected.contains(id) {
-                    let check = try await SampleList.walkBothWays(
-                        subject.adapter,
-                        view: name,
-                        limit: limit,
-                        around: id,
-                        forward: forward
-                    )
-                    #expect(check.violations == [], "view \(name), limit \(limit), around \(id)")
-                }
+                let anchors = ["loading", "loading-before"].filter(expected.contains)
+                try await Self.expectBothWays(subject, view: name, limit: limit, around: anchors, forward: forward)
             }
         }
     }

@@ -27,15 +27,34 @@ final class ConnectionWatch: Sendable {
 
     private let waits = Mutex(Waits())
 
+    /// Starts `body` on a connection leased from `client`, in a task of its own, watched:
+    /// the wait for it, and the task (cancelled, it gives up its lease request).
+    func lease<Value: Sendable>(
+        from client: PostgresClient,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
+    ) -> (wait: Wait<Value>, work: Task<Void, Never>) {
+        let wait = Wait<Value>(watch: self)
+        let work = Task {
+            do {
+                wait.finish(
+                    .success(
+                        try await client.withConnection { connection in
+                            wait.watch(connection)
+                            return try await body(connection)
+                        }
+                    )
+                )
+            } catch {
+                wait.finish(.failure(error))
+            }
+        }
+        return (wait, work)
+    }
+
     /// A wait for work that leases a connection: the work calls ``Wait/watch(_:)`` with the
     /// connection it leased and ``Wait/finish(_:)`` when it ends; the waiter awaits
     /// ``Wait/value``, which ends with ``Closed`` when the connection closes and the work
     /// has not finished a moment later (the work is then abandoned).
-    func wait<Value: Sendable>(_: Value.Type = Value.self) -> Wait<Value> {
-        Wait(watch: self)
-    }
-
-    /// One wait (see ``ConnectionWatch/wait(_:)``).
     final class Wait<Value: Sendable>: Sendable {
         private let watch: ConnectionWatch
         private let once = Once<Value>()

@@ -18,21 +18,9 @@ extension PostgresStore {
     ) async throws -> Result {
         let lease = ReadLease()
         let client = reader
-        let wait = connectionWatch.wait(Result.self)
-        let work = Task {
-            do {
-                wait.finish(
-                    .success(
-                        try await client.withConnection { connection in
-                            lease.taken.store(true, ordering: .relaxed)
-                            wait.watch(connection)
-                            return try await body(connection)
-                        }
-                    )
-                )
-            } catch {
-                wait.finish(.failure(error))
-            }
+        let (wait, work) = connectionWatch.lease(from: client) { connection in
+            lease.taken.store(true, ordering: .relaxed)
+            return try await body(connection)
         }
         let timer = eventLoops.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
             lease.expired.store(true, ordering: .relaxed)

@@ -58,28 +58,16 @@ extension PostgresStore {
                     // The transaction runs in a task of its own, so that the wait for it ends
                     // when its connection closes even if PostgresNIO never answers
                     // (``ConnectionWatch``).
-                    let wait = watch.wait(Result.self)
-                    let work = Task {
-                        do {
-                            wait.finish(
-                                .success(
-                                    try await client.withConnection { connection in
-                                        lease.taken.store(true, ordering: .relaxed)
-                                        wait.watch(connection)
-                                        guard let start else { return try await body(connection) }
-                                        return try await Self.run(
-                                            body,
-                                            on: connection,
-                                            startingWith: start,
-                                            logger: logger,
-                                            lease: lease
-                                        )
-                                    }
-                                )
-                            )
-                        } catch {
-                            wait.finish(.failure(error))
-                        }
+                    let (wait, work) = watch.lease(from: client) { connection in
+                        lease.taken.store(true, ordering: .relaxed)
+                        guard let start else { return try await body(connection) }
+                        return try await Self.run(
+                            body,
+                            on: connection,
+                            startingWith: start,
+                            logger: logger,
+                            lease: lease
+                        )
                     }
                     return try await withTaskCancellationHandler {
                         try await wait.value

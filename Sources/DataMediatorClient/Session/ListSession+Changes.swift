@@ -77,7 +77,10 @@ extension ListSession {
                 )
                 do {
                     for try await event in events {
-                        if let retry = event.retry { reconnection = .milliseconds(retry) }
+                        if let retry = event.retry {
+                            reconnection = .milliseconds(retry)
+                            statistics.reconnectionTime = reconnection
+                        }
                         try await handle(event)
                         delivered = true
                     }

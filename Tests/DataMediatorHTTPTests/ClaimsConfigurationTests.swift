@@ -1,0 +1,95 @@
+import Crypto
+import DataMediator
+import DataMediatorHTTP
+import Foundation
+import HTTPTypes
+import JWTKit
+import Testing
+
+/// Settings that cannot verify tokens are refused when the configuration is made.
+extension ClaimsVerifierTests {
+    func expectConfigurationError(
+        _ code: ClaimsConfigurationError.Code,
+        _ message: String,
+        _ environment: [String: String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        do {
+            _ = try ClaimsConfiguration.load(from: environment)
+            Issue.record("accepted", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.code == code, sourceLocation: sourceLocation)
+            #expect(error.message.contains(message), "message: \(error.message)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aSecretShorterThan32BytesIsAConfigurationError() {
+        expectConfigurationError(
+            .shortSecret,
+            "DATA_MEDIATOR_JWT_SECRET must be at least 32 bytes long; it is 31.",
+            ["DATA_MEDIATOR_JWT_SECRET": String(repeating: "x", count: 31)]
+        )
+        #expect(
+            (try? ClaimsConfiguration.load(from: ["DATA_MEDIATOR_JWT_SECRET": String(repeating: "x", count: 32)]))
+                != nil
+        )
+    }
+
+    @Test func withNeitherSecretNorKeySetThereIsNoConfiguration() throws {
+        #expect(try ClaimsConfiguration.load(from: [:]) == nil)
+        #expect(
+            try ClaimsConfiguration.load(from: ["DATA_MEDIATOR_JWT_SECRET": "", "DATA_MEDIATOR_JWT_ISSUER": "x"]) == nil
+        )
+    }
+
+    @Test func theEnvironmentNamesTheKeysIssuerAndAudience() throws {
+        let configuration = try #require(
+            try ClaimsConfiguration.load(from: [
+                "DATA_MEDIATOR_JWKS_FILE": keys.keySetFile,
+                "DATA_MEDIATOR_JWT_ISSUER": "https://id.example",
+                "DATA_MEDIATOR_JWT_AUDIENCE": "data-mediator",
+            ])
+        )
+        #expect(configuration.keySetFile == keys.keySetFile && !configuration.acceptsSharedSecret)
+        #expect(configuration.issuer == "https://id.example" && configuration.audience == "data-mediator")
+        #expect(configuration.leeway == .seconds(5))
+    }
+
+    @Test func aMissingKeySetFileOrAFolderIsAConfigurationError() {
+        let path = keys.directory.appendingPathComponent("missing.json").path
+        expectConfigurationError(.unreadableKeySet, "'\(path)' does not exist", ["DATA_MEDIATOR_JWKS_FILE": path])
+        expectConfigurationError(
+            .unreadableKeySet,
+            "'\(keys.directory.path)' is a folder",
+            ["DATA_MEDIATOR_JWKS_FILE": keys.directory.path]
+        )
+    }
+
+    @Test(arguments: [
+        ("not json", "is not a JSON Web Key Set"),
+        (#"{"keys": []}"#, "holds no keys"),
+        (#"{"keys": [{"kty": "oct", "kid": "k", "k": "c2VjcmV0"}]}"#, "is not a JSON Web Key Set"),
+        (#"{"keys": [{"kty": "RSA", "n": "AQAB", "e": "AQAB"}]}"#, "key 1 has no 'kid'"),
+        (
+            #"{"keys": [{"kty": "RSA", "kid": "r", "alg": "PS256", "n": "AQAB", "e": "AQAB"}]}"#,
+            "key 'r' is RSA with PS256"
+        ),
+        (#"{"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB", "d": "AQAB"}]}"#, "holds a private key"),
+    ])
+    func aMalformedKeySetFileIsAConfigurationError(text: String, message: String) throws {
+        let path = try keys.file("keys-\(UUID().uuidString).json", text)
+        expectConfigurationError(.malformedKeySet, message, ["DATA_MEDIATOR_JWKS_FILE": path])
+    }
+
+    @Test func aKeyJWTKitCannotUseIsAConfigurationErrorOfTheVerifier() async throws {
+        let path = try keys.file("short-rsa.json", #"{"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB"}]}"#)
+        let configuration = try ClaimsConfiguration(secret: nil, keySetFile: path)
+        do {
+            _ = try await ClaimsVerifier(configuration)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .malformedKeySet)
+            #expect(error.message.contains("key 'r' cannot be used as an RS256 key"))
+        }
+    }
+}

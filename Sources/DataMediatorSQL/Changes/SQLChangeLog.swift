@@ -44,24 +44,30 @@ public struct SQLChangeLog: ChangeLog {
         }
         let itemJSON = json(item)
         let oldJSON = json(old)
-        for (view, change) in changes.sorted(by: { $0.key < $1.key }) {
+        // One statement for every view (each statement is a round trip to a database
+        // server); the views are distinct, so no row is written twice.
+        let rows = changes.sorted(by: { $0.key < $1.key }).map { view, change in
             let placement = change.placement
             let keepsOld = change.operation != .insert
+            return [
+                JSONValue.string(list), .string(view), .integer(version), .string(change.operation.rawValue),
+                .string(id), change.operation == .delete ? .null : itemJSON,
+                Self.text(placement?.section), Self.text(placement?.sectionAfter), Self.text(placement?.after),
+                keepsOld ? oldJSON : .null,
+            ]
+        }
+        if !rows.isEmpty {
+            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
             try await session.execute(
                 """
                 INSERT INTO \(ServiceTables.changes)
                     (list, view, version, op, item_id, item, section, section_after, after, old_item)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES \(values)
                 ON CONFLICT (list, view, version) DO UPDATE SET
                     op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
                     section_after = excluded.section_after, after = excluded.after, old_item = excluded.old_item
                 """,
-                [
-                    .string(list), .string(view), .integer(version), .string(change.operation.rawValue), .string(id),
-                    change.operation == .delete ? .null : itemJSON,
-                    Self.text(placement?.section), Self.text(placement?.sectionAfter), Self.text(placement?.after),
-                    keepsOld ? oldJSON : .null,
-                ]
+                rows.flatMap { $0 }
             )
         }
         let keepFrom = version - Int64(history)

@@ -33,7 +33,11 @@ public enum StoreVersion {
     /// `statement_timeout` and `lock_timeout` (none when they are lifted): a write waiting
     /// here is queued behind the writes before it, each holding the lock to its commit,
     /// not stuck; under a steady load the queue passed the plain bound a few times in ten
-    /// minutes (docs/reliability.md). The bounds are put back once the lock is held.
+    /// minutes (docs/reliability.md). The bounds are put back once the lock is held, by the
+    /// statement that takes it: its outer select runs only on the row its inner one locked
+    /// (a subquery that locks rows is never merged into the query around it), and a
+    /// statement keeps the `statement_timeout` it started with. Two round trips, where a
+    /// write holds about twenty: each one waits its turn for a core when they are busy.
     public static func lock(_ session: any SQLSession) async throws {
         guard session.dialect == .postgres else { return }
         func scaled(_ name: String) -> String {
@@ -45,12 +49,17 @@ public enum StoreVersion {
                 + "\(scaled("statement_timeout")), \(scaled("lock_timeout"))",
             []
         )
-        try await session.execute("SELECT version FROM \(ServiceTables.store) FOR UPDATE", [])
-        guard let row = bounds.first, row.count >= 2 else { return }
-        try await session.execute(
-            "SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true)",
+        guard let row = bounds.first, row.count >= 2 else {
+            throw DataMediatorError(.unavailable, "The session's statement bounds could not be read.")
+        }
+        let locked = try await session.rows(
+            """
+            SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true)
+            FROM (SELECT version FROM \(ServiceTables.store) FOR UPDATE) AS locked
+            """,
             [row[0], row[1]]
         )
+        guard !locked.isEmpty else { throw DataMediatorError(.unavailable, "The store has no version row.") }
     }
 
     /// Makes sure `table` has its row of versions (a table written by the API or an import).
@@ -83,21 +92,21 @@ public enum StoreVersion {
             }
             return version
         case .postgres:
+            // One statement (each is a round trip): a data-modifying WITH runs whether or
+            // not the query reads it; pg_notify's answer (void) is not selected.
             let rows = try await session.rows(
-                "UPDATE \(ServiceTables.store) SET version = version + 1 RETURNING version",
-                []
+                """
+                WITH bumped AS (UPDATE \(ServiceTables.store) SET version = version + 1 RETURNING version),
+                marked AS (
+                    UPDATE \(ServiceTables.versions) SET changed_at = (SELECT version FROM bumped) WHERE source = ?
+                )
+                SELECT version FROM bumped CROSS JOIN LATERAL (SELECT pg_notify(?, bumped.version::text)) AS notified
+                """,
+                [.string(table), .string(ServiceTables.channel)]
             )
             guard case .integer(let version)? = rows.first?.first else {
                 throw DataMediatorError(.unavailable, "The store has no version row.")
             }
-            try await session.execute(
-                "UPDATE \(ServiceTables.versions) SET changed_at = ? WHERE source = ?",
-                [.integer(version), .string(table)]
-            )
-            try await session.execute(
-                "SELECT pg_notify(?, ?)",
-                [.string(ServiceTables.channel), .string("\(version)")]
-            )
             return version
         }
     }

@@ -33,7 +33,7 @@ public struct PostgresChangeListener: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await store.primary.withConnection { connection in
+                    try await store.primaryGate.withConnection { connection in
                         try await connection.listen(on: ServiceTables.channel) { notifications in
                             notifier.publish()
                             for try await _ in notifications { notifier.publish() }

@@ -27,10 +27,10 @@ final class ConnectionWatch: Sendable {
 
     private let waits = Mutex(Waits())
 
-    /// Starts `body` on a connection leased from `client`, in a task of its own, watched:
+    /// Starts `body` on a connection leased through `gate`, in a task of its own, watched:
     /// the wait for it, and the task (cancelled, it gives up its lease request).
     func lease<Value: Sendable>(
-        from client: PostgresClient,
+        from gate: PoolGate,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
     ) -> (wait: Wait<Value>, work: Task<Void, Never>) {
         let wait = Wait<Value>(watch: self)
@@ -38,7 +38,7 @@ final class ConnectionWatch: Sendable {
             do {
                 wait.finish(
                     .success(
-                        try await client.withConnection { connection in
+                        try await gate.withConnection { connection in
                             wait.watch(connection)
                             return try await body(connection)
                         }

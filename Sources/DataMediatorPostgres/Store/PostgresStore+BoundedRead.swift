@@ -17,8 +17,7 @@ extension PostgresStore {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let lease = ReadLease()
-        let client = reader
-        let (wait, work) = connectionWatch.lease(from: client) { connection in
+        let (wait, work) = connectionWatch.lease(from: readerGate) { connection in
             lease.taken.store(true, ordering: .relaxed)
             return try await body(connection)
         }

@@ -12,7 +12,7 @@ extension PostgresStore {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await transaction(
-            on: reader,
+            on: readerGate,
             "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
             writes: false,
             body
@@ -33,7 +33,7 @@ extension PostgresStore {
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await transaction(on: primary, "START TRANSACTION", writes: true, body)
+        try await transaction(on: primaryGate, "START TRANSACTION", writes: true, body)
     }
 
     /// Runs `body` in a transaction (none when `start` is nil). A database that cannot be
@@ -44,7 +44,7 @@ extension PostgresStore {
     /// `unavailable` once it may have committed; a commit that is not confirmed throws
     /// `outcomeUnknown`.
     private func transaction<Result: Sendable>(
-        on client: PostgresClient,
+        on gate: PoolGate,
         _ start: PostgresQuery?,
         writes: Bool,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
@@ -58,7 +58,7 @@ extension PostgresStore {
                     // The transaction runs in a task of its own, so that the wait for it ends
                     // when its connection closes even if PostgresNIO never answers
                     // (``ConnectionWatch``).
-                    let (wait, work) = watch.lease(from: client) { connection in
+                    let (wait, work) = watch.lease(from: gate) { connection in
                         lease.taken.store(true, ordering: .relaxed)
                         guard let start else { return try await body(connection) }
                         return try await Self.run(
@@ -163,7 +163,7 @@ extension PostgresStore {
     /// an import (which reads its records as it goes); committed when `body` returns,
     /// rolled back when it throws.
     func bulkWrite<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await primary.withConnection { connection in
+        try await primaryGate.withConnection { connection in
             try await Self.run(
                 { connection in
                     try await Self.liftStatementBounds(connection, logger: logger)

@@ -20,6 +20,10 @@ public final class PostgresStore: Sendable {
     public let primary: PostgresClient
     /// Where reads go: the read replica, or the primary.
     public let reader: PostgresClient
+    /// The way to the primary's pool and to the reader's (one gate when they are one
+    /// client), which every lease takes (``PoolGate``).
+    let primaryGate: PoolGate
+    let readerGate: PoolGate
     /// The clients to run, each once (the primary first).
     public let clients: [PostgresClient]
     /// How long a request waits for a connection, and a read for its answer, before it is
@@ -95,9 +99,13 @@ public final class PostgresStore: Sendable {
                 backgroundLogger: logger
             )
             clients = [primary, reader]
+            primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections : 0)
+            readerGate = PoolGate(reader, connections: keepConnectionsOpen ? maximumConnections : 0)
         } else {
             reader = primary
             clients = [primary]
+            primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections : 0)
+            readerGate = primaryGate
         }
     }
 

@@ -44,8 +44,9 @@ public struct SQLChangeLog: ChangeLog {
         }
         let itemJSON = json(item)
         let oldJSON = json(old)
-        // One statement for every view (each statement is a round trip to a database
-        // server); the views are distinct, so no row is written twice.
+        // The changes to every view in one insert (the views are distinct, so no row is
+        // written twice), and on PostgreSQL the insert and the raise of the floor in one
+        // statement: each statement is a round trip to a database server.
         let rows = changes.sorted(by: { $0.key < $1.key }).map { view, change in
             let placement = change.placement
             let keepsOld = change.operation != .insert
@@ -56,26 +57,28 @@ public struct SQLChangeLog: ChangeLog {
                 keepsOld ? oldJSON : .null,
             ]
         }
-        if !rows.isEmpty {
-            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
-            try await session.execute(
-                """
-                INSERT INTO \(ServiceTables.changes)
-                    (list, view, version, op, item_id, item, section, section_after, after, old_item)
-                VALUES \(values)
-                ON CONFLICT (list, view, version) DO UPDATE SET
-                    op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
-                    section_after = excluded.section_after, after = excluded.after, old_item = excluded.old_item
-                """,
-                rows.flatMap { $0 }
-            )
-        }
+        let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+        let insert = """
+            INSERT INTO \(ServiceTables.changes)
+                (list, view, version, op, item_id, item, section, section_after, after, old_item)
+            VALUES \(values)
+            ON CONFLICT (list, view, version) DO UPDATE SET
+                op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
+                section_after = excluded.section_after, after = excluded.after, old_item = excluded.old_item
+            """
         let keepFrom = version - Int64(history)
         // The floor only rises; the update finds nothing to do while it is at or past keepFrom.
-        let raised = try await session.rows(
-            "UPDATE \(ServiceTables.history) SET floor = ? WHERE list = ? AND floor < ? RETURNING floor",
-            [.integer(keepFrom), .string(list), .integer(keepFrom)]
-        )
+        let raise = "UPDATE \(ServiceTables.history) SET floor = ? WHERE list = ? AND floor < ? RETURNING floor"
+        let raiseArguments: [JSONValue] = [.integer(keepFrom), .string(list), .integer(keepFrom)]
+        let raised: [[JSONValue]]
+        if rows.isEmpty {
+            raised = try await session.rows(raise, raiseArguments)
+        } else if session.dialect == .postgres {
+            raised = try await session.rows("WITH logged AS (\(insert)) \(raise)", rows.flatMap { $0 } + raiseArguments)
+        } else {
+            try await session.execute(insert, rows.flatMap { $0 })
+            raised = try await session.rows(raise, raiseArguments)
+        }
         if !raised.isEmpty {
             try await session.execute(
                 "DELETE FROM \(ServiceTables.changes) WHERE list = ? AND version <= ?",

@@ -20,27 +20,61 @@ import Synchronization
 /// `unavailable` at once. The pool opens at least one connection all that time, so one
 /// waiting request never makes it open another on demand.
 final class PoolGate: Sendable {
-    private struct State {
+    /// The gate's rule, apart from the pool it guards.
+    struct Admission {
+        /// How many connections the pool keeps open (0: it opens them on demand, and
+        /// nothing needs guarding).
+        let connections: Int
         /// Requests let into the pool that have no connection yet.
-        var waiting = 0
+        private(set) var waiting = 0
         /// Whether the pool may hold fewer connections than its minimum: a leased
         /// connection closed, or the pool failed a request, and not every connection has
         /// been leased since.
-        var guarding = false
-        /// The connections leased so far that are open, each watched for its close.
-        var open: Set<ObjectIdentifier> = []
+        private(set) var guarding = false
+        /// The connections leased so far that are open.
+        private var open: Set<ObjectIdentifier> = []
+
+        init(connections: Int) {
+            self.connections = connections
+        }
+
+        /// Lets a request into the pool (false: answer it `unavailable`).
+        mutating func admit() -> Bool {
+            guard !guarding || waiting == 0 else { return false }
+            waiting += 1
+            return true
+        }
+
+        /// An admitted request got `connection`; answers whether it is one not seen before.
+        mutating func leased(_ connection: ObjectIdentifier) -> Bool {
+            waiting -= 1
+            let first = open.insert(connection).inserted
+            if open.count >= connections { guarding = false }
+            return first
+        }
+
+        /// An admitted request ended without a connection: `failed` when the pool failed
+        /// it (a request given up, its time run out or its client gone, says nothing of
+        /// the database).
+        mutating func gaveUp(failed: Bool) {
+            waiting -= 1
+            if failed, connections > 0 { guarding = true }
+        }
+
+        /// A leased connection closed.
+        mutating func closed(_ connection: ObjectIdentifier) {
+            open.remove(connection)
+            if connections > 0 { guarding = true }
+        }
     }
 
     /// The client whose pool this guards.
     let client: PostgresClient
-    /// How many connections the pool keeps open (0: it opens them on demand, and nothing
-    /// needs guarding).
-    let connections: Int
-    private let state = Mutex(State())
+    private let state: Mutex<Admission>
 
     init(_ client: PostgresClient, connections: Int) {
         self.client = client
-        self.connections = connections
+        self.state = Mutex(Admission(connections: connections))
     }
 
     /// Whether the gate lets one request wait at a time.
@@ -48,17 +82,12 @@ final class PoolGate: Sendable {
 
     /// Runs `body` on a connection leased from the pool.
     ///
-    /// - Throws: `unavailable` at once while the database is out of reach and another
-    ///   request waits for a connection; what the pool or `body` throws otherwise.
+    /// - Throws: `unavailable` at once while the pool is guarded and another request waits
+    ///   for a connection; what the pool or `body` throws otherwise.
     func withConnection<Result: Sendable>(
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let admitted = state.withLock { state in
-            guard !state.guarding || state.waiting == 0 else { return false }
-            state.waiting += 1
-            return true
-        }
-        guard admitted else {
+        guard state.withLock({ $0.admit() }) else {
             throw DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
         }
         let leased = Atomic<Bool>(false)
@@ -70,13 +99,8 @@ final class PoolGate: Sendable {
             }
         } catch {
             if !leased.load(ordering: .relaxed) {
-                // A request given up (its time ran out, its client left) says nothing of the
-                // database; an error of the pool's does.
                 let failed = !(error is CancellationError) && !Task.isCancelled
-                state.withLock { state in
-                    state.waiting -= 1
-                    if failed, connections > 0 { state.guarding = true }
-                }
+                state.withLock { $0.gaveUp(failed: failed) }
             }
             throw error
         }
@@ -84,18 +108,9 @@ final class PoolGate: Sendable {
 
     private func leased(_ connection: PostgresConnection) {
         let key = ObjectIdentifier(connection)
-        let first = state.withLock { state in
-            state.waiting -= 1
-            let first = state.open.insert(key).inserted
-            if state.open.count >= connections { state.guarding = false }
-            return first
-        }
-        guard first else { return }
+        guard state.withLock({ $0.leased(key) }) else { return }
         connection.closeFuture.whenComplete { [self] _ in
-            state.withLock { state in
-                state.open.remove(key)
-                if connections > 0 { state.guarding = true }
-            }
+            state.withLock { $0.closed(key) }
         }
     }
 }

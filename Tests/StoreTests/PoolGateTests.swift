@@ -1,0 +1,111 @@
+import DataMediator
+import DataMediatorSQL
+import Foundation
+import PostgresNIO
+import Testing
+
+@testable import DataMediatorPostgres
+
+/// PostgresNIO's pool crashes the process when more requests wait in it than it is opening
+/// connections while it holds fewer than its minimum (after a connection closed, until it
+/// has them all again): the gate lets one request wait at a time then, and only then.
+@Suite struct PoolGateTests {
+    /// Stands for a connection: held, so that its identity stays its own.
+    final class Connection: Sendable {}
+
+    static let connections = [Connection(), Connection(), Connection()]
+    static let first = ObjectIdentifier(connections[0])
+    static let second = ObjectIdentifier(connections[1])
+    static let third = ObjectIdentifier(connections[2])
+
+    /// What `count` requests arriving one after another are told.
+    static func admit(_ count: Int, _ gate: inout PoolGate.Admission) -> [Bool] {
+        (0..<count).map { _ in gate.admit() }
+    }
+
+    @Test func requestsGoInFreelyUntilALeasedConnectionCloses() {
+        var gate = PoolGate.Admission(connections: 2)
+        #expect(Self.admit(3, &gate) == [true, true, true])
+        let leases = [gate.leased(Self.first), gate.leased(Self.first), gate.leased(Self.second)]
+        #expect(leases == [true, false, true], "a connection is watched once")
+        #expect(gate.waiting == 0 && !gate.guarding)
+
+        gate.closed(Self.first)
+        #expect(gate.guarding)
+        #expect(Self.admit(2, &gate) == [true, false], "a second request waited while the pool is short")
+        // The waiting request gets the open connection it had: the pool is still short.
+        _ = gate.leased(Self.second)
+        #expect(gate.guarding)
+        #expect(Self.admit(2, &gate) == [true, false])
+        // It gets a new one: the pool holds all its connections again.
+        _ = gate.leased(Self.third)
+        #expect(!gate.guarding)
+        #expect(Self.admit(2, &gate) == [true, true])
+    }
+
+    @Test func aFailureOfThePoolGuardsItAndARequestGivenUpDoesNot() {
+        var gate = PoolGate.Admission(connections: 2)
+        #expect(Self.admit(2, &gate) == [true, true])
+        gate.gaveUp(failed: false)
+        #expect(!gate.guarding)
+        gate.gaveUp(failed: true)
+        #expect(gate.guarding && gate.waiting == 0)
+        #expect(Self.admit(2, &gate) == [true, false])
+        gate.gaveUp(failed: false)
+        #expect(Self.admit(1, &gate) == [true], "the next request may wait once the one waiting is gone")
+    }
+
+    @Test func aPoolThatOpensConnectionsOnDemandIsNeverGuarded() {
+        var gate = PoolGate.Admission(connections: 0)
+        #expect(Self.admit(1, &gate) == [true])
+        _ = gate.leased(Self.first)
+        gate.closed(Self.first)
+        #expect(Self.admit(1, &gate) == [true])
+        gate.gaveUp(failed: true)
+        #expect(!gate.guarding)
+        #expect(Self.admit(2, &gate) == [true, true])
+    }
+
+    /// Against a real server: connections ended by the server guard the store's pool, and
+    /// the store serves again and stops guarding once it leased as many as the pool keeps.
+    @Test func aStoreWhoseConnectionsTheServerEndsIsGuardedUntilItHasThemAllAgain() async throws {
+        try await PostgresBoundsTests.withFiveSecondStore { store, checker in
+            let gate = store.readerGate
+            // Two reads at once lease both of the pool's connections.
+            async let one = store.transactions.read { session in
+                try await session.integer("SELECT 1 FROM pg_sleep(0.3)")
+            }
+            async let two = store.transactions.read { session in
+                try await session.integer("SELECT 2 FROM pg_sleep(0.3)")
+            }
+            #expect(try await one + two == 3)
+            #expect(!gate.isGuarding)
+
+            let ended = try await checker.transactions.write { session in
+                try await session.integer(
+                    """
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    """
+                )
+            }
+            #expect(ended >= 2)
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !gate.isGuarding, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(gate.isGuarding)
+
+            // Reads one after another lease the pool's new connections, and it is whole again.
+            var served = 0
+            while gate.isGuarding, served < 200 {
+                async let one = store.transactions.read { session in
+                    try await session.integer("SELECT 1 FROM pg_sleep(0.05)")
+                }
+                async let two = store.transactions.read { session in
+                    try await session.integer("SELECT 1 FROM pg_sleep(0.05)")
+                }
+                served += Int((try? await one + two) ?? 0)
+            }
+            #expect(!gate.isGuarding)
+        }
+    }
+}

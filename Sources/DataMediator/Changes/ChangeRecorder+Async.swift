@@ -1,43 +1,77 @@
 extension ChangeRecorder {
+    /// A read the placement rules ask a store for.
+    public enum PlacementRead: Sendable {
+        /// Up to `limit` items of `view` strictly before `position`, nearest first.
+        case before(view: View, position: Position, limit: Int)
+        /// The last item of `view` before the section with `key`, if any.
+        case beforeSection(view: View, key: JSONValue)
+    }
+
+    /// A store's answer to a ``PlacementRead``, in kind.
+    public enum PlacementAnswer: Sendable {
+        /// The items of a `before` read.
+        case items([Item])
+        /// The item of a `beforeSection` read (nil: none).
+        case item(Item?)
+    }
+
     /// ``placements(of:withSectionAfter:before:beforeSection:)`` for stores whose reads are
-    /// asynchronous (a database reached over the network).
+    /// asynchronous (a database reached over the network), with the reads of every view
+    /// asked together.
     ///
-    /// The placement rules are written once, synchronously: this runs them with reads
-    /// answered from what was read so far, and when they ask for something not read yet,
-    /// reads it and runs them again. A placement needs a few reads per view, so the rules run
-    /// a few times; the reads each happen once.
+    /// The placement rules are written once, synchronously: this runs each view's rules
+    /// with reads answered from what was read so far and collects the read each still
+    /// needs; `reads` answers them all at once (one round trip, where the store can), in
+    /// order, and the rules run again. A placement needs a few reads in turn, so the rules
+    /// run a few times; the reads each happen once, and a write asks as many times as its
+    /// most demanding view needs reads in turn, not as many as all its views need.
     public func placements(
         of item: Item?,
         withSectionAfter: Bool,
-        before: (_ view: View, _ position: Position, _ limit: Int) async throws -> [Item],
-        beforeSection: (_ view: View, _ key: JSONValue) async throws -> Item?
+        reads: ([PlacementRead]) async throws -> [PlacementAnswer]
     ) async throws -> [String: Placement] {
+        guard let item else { return [:] }
         var read = ReadsSoFar()
         while true {
-            do {
-                return try placements(
-                    of: item,
-                    withSectionAfter: withSectionAfter,
-                    before: { view, position, limit in
-                        let key = ReadsSoFar.Before(view: view.binding, position: position, limit: limit)
-                        guard let items = read.before[key] else { throw NotReadYet.before(view, position, limit) }
-                        return items
-                    },
-                    beforeSection: { view, key in
-                        let read = read.beforeSection[ReadsSoFar.BeforeSection(view: view.binding, key: key)]
-                        guard let item = read else { throw NotReadYet.beforeSection(view, key) }
-                        return item
-                    }
-                )
-            } catch let missing as NotReadYet {
-                switch missing {
-                case .before(let view, let position, let limit):
-                    let key = ReadsSoFar.Before(view: view.binding, position: position, limit: limit)
-                    read.before[key] = try await before(view, position, limit)
-                case .beforeSection(let view, let key):
-                    read.beforeSection[ReadsSoFar.BeforeSection(view: view.binding, key: key)] = .some(
-                        try await beforeSection(view, key)
+            var placements: [String: Placement] = [:]
+            var missing: [PlacementRead] = []
+            for view in slices(of: item) where view.includes(item) {
+                do {
+                    placements[view.binding] = try Placement.of(
+                        item,
+                        in: view,
+                        idField: idField,
+                        withSectionAfter: withSectionAfter,
+                        before: { position, limit in
+                            let key = ReadsSoFar.Before(view: view.binding, position: position, limit: limit)
+                            guard let items = read.before[key] else {
+                                throw NotReadYet(read: .before(view: view, position: position, limit: limit))
+                            }
+                            return items
+                        },
+                        beforeSection: { key in
+                            guard let item = read.beforeSection[ReadsSoFar.BeforeSection(view: view.binding, key: key)]
+                            else { throw NotReadYet(read: .beforeSection(view: view, key: key)) }
+                            return item
+                        }
                     )
+                } catch let notRead as NotReadYet {
+                    missing.append(notRead.read)
+                }
+            }
+            guard !missing.isEmpty else { return placements }
+            let answers = try await reads(missing)
+            guard answers.count == missing.count else {
+                throw DataMediatorError(.unavailable, "The store answered \(answers.count) of \(missing.count) reads.")
+            }
+            for (asked, answer) in zip(missing, answers) {
+                switch (asked, answer) {
+                case (.before(let view, let position, let limit), .items(let items)):
+                    read.before[ReadsSoFar.Before(view: view.binding, position: position, limit: limit)] = items
+                case (.beforeSection(let view, let key), .item(let item)):
+                    read.beforeSection[ReadsSoFar.BeforeSection(view: view.binding, key: key)] = .some(item)
+                default:
+                    throw DataMediatorError(.unavailable, "The store answered a read with another kind of answer.")
                 }
             }
         }
@@ -63,7 +97,6 @@ private struct ReadsSoFar {
 }
 
 /// A read the placement rules asked for that has not been made yet.
-private enum NotReadYet: Error {
-    case before(View, Position, Int)
-    case beforeSection(View, JSONValue)
+private struct NotReadYet: Error {
+    let read: ChangeRecorder.PlacementRead
 }

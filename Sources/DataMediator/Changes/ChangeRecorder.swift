@@ -70,7 +70,7 @@ public struct ChangeRecorder: Sendable {
     }
 
     /// Every slice of every view that `item` can be read in (its own scope's only).
-    private func slices(of item: Item) -> [View] {
+    func slices(of item: Item) -> [View] {
         let scope = scopeField.map { (field: $0, value: item[$0]) }
         return views.flatMap { Slice.slices(of: item, in: $0, scope: scope) }
     }

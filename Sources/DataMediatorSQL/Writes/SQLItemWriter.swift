@@ -249,14 +249,9 @@ public struct SQLItemWriter: ItemWriter {
         withSectionAfter: Bool,
         _ session: any SQLSession
     ) async throws -> [String: Placement] {
-        try await observer.recorder.placements(
-            of: item,
-            withSectionAfter: withSectionAfter,
-            before: { view, position, limit in
-                try await observer.reader.items(before: position, in: view, limit: limit, session)
-            },
-            beforeSection: { view, key in try await observer.reader.lastItem(beforeSection: key, in: view, session) }
-        )
+        try await observer.recorder.placements(of: item, withSectionAfter: withSectionAfter) { reads in
+            try await observer.reader.answers(to: reads, session)
+        }
     }
 
     // MARK: - Rows

@@ -207,6 +207,18 @@ public final class PostgresStore: Sendable {
                             + "cannot show; cast it to text, a number or a boolean in a query list"
                     )
                 }
+                // A json or jsonb column holds JSON values, which a string field would show as
+                // they are (an object where a string is promised): its field is json.
+                let jsonColumns = schema.columns.filter {
+                    source.fieldTypes[$0] == .string && [.json, .jsonb].contains(types[$0] ?? .null)
+                }
+                if !jsonColumns.isEmpty {
+                    throw StoreError(
+                        list: list.name,
+                        "field \(jsonColumns.map { "'\($0)'" }.joined(separator: ", ")) is declared string but its "
+                            + "column holds JSON (json or jsonb): declare it json, or cast the column to text in a query list"
+                    )
+                }
                 // Writes bind a json field as its JSON text, and a string as text, which
                 // PostgreSQL takes into a json, jsonb or uuid column only through a cast
                 // (text that is not a uuid is then a value the column cannot hold: 422).

@@ -107,14 +107,14 @@ import Testing
     }
 
     /// A string field over a json or jsonb column would be read back as the JSON value its
-    /// text made (an object where a string is promised): the store refuses the list at
-    /// start and says what to declare.
-    @Test(arguments: ["meta", "raw"])
-    func aStringFieldOverAJSONColumnIsRefusedAtStart(field: String) async throws {
+    /// text made (an object where a string is promised), and a number or boolean could not
+    /// be written: the store refuses the list at start and says what to declare.
+    @Test(arguments: ["meta", "raw"], [FieldType.string, .integer, .number, .boolean])
+    func aFieldOfAnotherTypeOverAJSONColumnIsRefusedAtStart(field: String, type: FieldType) async throws {
         let fixture = try await PostgresFixture()
         try await Self.table(fixture)
         var fields = Self.fields
-        fields[field] = .string
+        fields[field] = type
         let definition = ListDefinition(
             name: "docs",
             title: "Docs",
@@ -132,6 +132,6 @@ import Testing
             )
         }
         let message = error.map { "\($0)" } ?? ""
-        #expect(message.contains("'\(field)' is declared string") && message.contains("declare it json"), "\(message)")
+        #expect(message.contains("'\(field)' (\(type.rawValue))") && message.contains("declare it json"), "\(message)")
     }
 }

@@ -207,16 +207,19 @@ public final class PostgresStore: Sendable {
                             + "cannot show; cast it to text, a number or a boolean in a query list"
                     )
                 }
-                // A json or jsonb column holds JSON values, which a string field would show as
-                // they are (an object where a string is promised): its field is json.
-                let jsonColumns = schema.columns.filter {
-                    source.fieldTypes[$0] == .string && [.json, .jsonb].contains(types[$0] ?? .null)
+                // A json or jsonb column holds JSON values, which a field of another type
+                // would show as they are (an object where a string is promised) and could
+                // not write (PostgreSQL casts no number or boolean to JSON): its field is json.
+                let jsonColumns = schema.columns.filter { column in
+                    guard let declared = source.fieldTypes[column], declared != .json else { return false }
+                    return [.json, .jsonb].contains(types[column] ?? .null)
                 }
                 if !jsonColumns.isEmpty {
+                    let named = jsonColumns.map { "'\($0)' (\(source.fieldTypes[$0]?.rawValue ?? ""))" }
                     throw StoreError(
                         list: list.name,
-                        "field \(jsonColumns.map { "'\($0)'" }.joined(separator: ", ")) is declared string but its "
-                            + "column holds JSON (json or jsonb): declare it json, or cast the column to text in a query list"
+                        "field \(named.joined(separator: ", ")) is declared another type than json but its "
+                            + "column holds JSON (json or jsonb): declare it json, or cast the column in a query list"
                     )
                 }
                 // Writes bind a json field as its JSON text, and a string as text, which

@@ -116,6 +116,30 @@ import Testing
         #expect(items[130].data.objectValue?["score"] == .integer(131))
     }
 
+    /// A record's numbers are read as a write body's are: text that is not JSON says where
+    /// and why, a number out of a double's range names its field, and only a record that is
+    /// no object is "not a JSON object".
+    @Test func aRecordsBadNumbersAreNamedAsAWriteBodysAre() async throws {
+        let target = try await Target.make("sqlite")
+        let lines = [
+            #"{"id": 1, "title": "a", "score": 01}"#, #"{"id": 2, "title": "b", "score": 1.}"#,
+            #"{"id": 3, "title": "c", "score": 1e400}"#, "[1, 2]", "7", #"{"id": 6, "title": "ok"}"#,
+        ]
+        let folder = try Self.folder(["n.ndjson": lines.joined(separator: "\n") + "\n"], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, report) = try await Self.importing("n.ndjson", in: folder, target, ["--skip-bad"])
+        #expect(status == 0, "\(report)")
+        for expected in [
+            "n.ndjson:1: is not JSON (RFC 8259): at byte 34: a number with a leading zero",
+            "n.ndjson:2: is not JSON (RFC 8259): at byte 35:",
+            "n.ndjson:3: 'score' holds a number out of range", "n.ndjson:4: is not a JSON object",
+            "n.ndjson:5: is not a JSON object",
+        ] {
+            #expect(report.contains(expected), "\(expected) in \(report)")
+        }
+        #expect(try await Self.served(folder, target).map(\.id) == ["6"])
+    }
+
     @Test(arguments: stores)
     func aBadRecordStopsTheImportWithNothingStoredUnlessSkipped(store: String) async throws {
         let target = try await Target.make(store)
@@ -127,7 +151,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let (stopped, reason) = try await Self.importing("bad.ndjson", in: folder, target)
         #expect(
-            stopped == 1 && reason.contains("bad.ndjson:2: is not a JSON object; nothing was imported"),
+            stopped == 1 && reason.contains("bad.ndjson:2: is not JSON (RFC 8259): at byte 0:")
+                && reason.contains("; nothing was imported"),
             "\(reason)"
         )
         #expect(try await Self.served(folder, target).isEmpty)
@@ -140,7 +165,7 @@ import Testing
         )
         #expect(skipped == 0, "\(report)")
         for expected in [
-            "bad.ndjson:2: is not a JSON object", "bad.ndjson:3: 'score' must be", "bad.ndjson:4: 'title' is required",
+            "bad.ndjson:2: is not JSON (RFC 8259)", "bad.ndjson:3: 'score' must be", "bad.ndjson:4: 'title' is required",
             "bad.ndjson:6: the id '1' exists already (in the table, or on an earlier line of the file)",
         ] {
             #expect(report.contains(expected), "\(expected) in \(report)")

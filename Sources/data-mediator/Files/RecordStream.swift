@@ -242,19 +242,22 @@ final class RecordStream: Sequence, IteratorProtocol {
     }
 
     /// The record of one JSON object's text, read as a write body is: a member named
-    /// twice, or text that is not RFC 8259 JSON (a trailing comma, a leading zero), is a bad
-    /// record, not read as the lenient decoder would.
+    /// twice, text that is not RFC 8259 JSON (a trailing comma, a leading zero), or a number
+    /// out of a 64-bit float's range is a bad record that says so, not read as the lenient
+    /// decoder would.
     private static func record(_ bytes: [UInt8], line: Int) -> ImportRecord {
-        if let name = JSONValue.duplicateKey(in: bytes) {
-            return ImportRecord(line: line, fields: [:], problem: "names '\(name)' twice in one object")
+        func bad(_ problem: String) -> ImportRecord { ImportRecord(line: line, fields: [:], problem: problem) }
+        if let name = JSONValue.duplicateKey(in: bytes) { return bad("names '\(name)' twice in one object") }
+        if let problem = JSONSyntax.problem(in: bytes) { return bad("is not JSON (RFC 8259): \(problem)") }
+        do {
+            guard case .object(let fields) = try JSONValue.parse(bytes) else { return bad("is not a JSON object") }
+            return ImportRecord(line: line, fields: fields)
+        } catch DecodingError.typeMismatch(_, let context) where !JSONValue.holdsBadText(bytes) {
+            let field = context.codingPath.first?.stringValue ?? "?"
+            return bad("'\(field)' holds a number out of range (a 64-bit float's: at most about 1.8e308 either way)")
+        } catch {
+            return bad(Self.problem(with: bytes))
         }
-        guard case .object(let fields)? = try? JSONValue.parse(bytes) else {
-            return ImportRecord(line: line, fields: [:], problem: Self.problem(with: bytes))
-        }
-        if let problem = JSONSyntax.problem(in: bytes) {
-            return ImportRecord(line: line, fields: [:], problem: "is not JSON (RFC 8259): \(problem)")
-        }
-        return ImportRecord(line: line, fields: fields)
     }
 
     /// Why a record's JSON text does not read as an object.

@@ -165,7 +165,8 @@ import Testing
         )
         #expect(skipped == 0, "\(report)")
         for expected in [
-            "bad.ndjson:2: is not JSON (RFC 8259)", "bad.ndjson:3: 'score' must be", "bad.ndjson:4: 'title' is required",
+            "bad.ndjson:2: is not JSON (RFC 8259)", "bad.ndjson:3: 'score' must be",
+            "bad.ndjson:4: 'title' is required",
             "bad.ndjson:6: the id '1' exists already (in the table, or on an earlier line of the file)",
         ] {
             #expect(report.contains(expected), "\(expected) in \(report)")

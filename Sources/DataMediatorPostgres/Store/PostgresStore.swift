@@ -222,6 +222,27 @@ public final class PostgresStore: Sendable {
                             + "column holds JSON (json or jsonb): declare it json, or cast the column in a query list"
                     )
                 }
+                // PostgreSQL compares a uuid with no text, and views compare their columns with
+                // text (an id, a cursor's values, a parameter): a list whose ids are uuids (the
+                // id sorts every view) or whose views order or select by one is refused, with
+                // the way out, rather than failing on its index or its first read.
+                var compared: Set<String> = [list.idField]
+                if let scope = list.scope { compared.insert(scope.field) }
+                for view in list.views {
+                    compared.formUnion(view.sort.map(\.field))
+                    compared.formUnion(view.filter.map(\.field))
+                    compared.formUnion(view.parameters.map(\.field))
+                    if let section = view.section { compared.insert(section.field) }
+                }
+                let uuidColumns = compared.filter { types[$0] == .uuid }.sorted()
+                if !uuidColumns.isEmpty {
+                    throw StoreError(
+                        list: list.name,
+                        "column \(uuidColumns.map { "'\($0)'" }.joined(separator: ", ")) is a uuid, which the "
+                            + "service cannot yet sort or select by (the id sorts every view): read it as text "
+                            + "(CAST(column AS text)) in a query list, or keep it in a text column"
+                    )
+                }
                 // Writes bind a json field as its JSON text, and a string as text, which
                 // PostgreSQL takes into a json, jsonb or uuid column only through a cast
                 // (text that is not a uuid is then a value the column cannot hold: 422).

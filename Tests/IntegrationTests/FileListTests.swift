@@ -121,7 +121,10 @@ import Testing
                 "faq.ndjson", "{\"id\": \"a\", \"question\": \"?\"}\n{\"id\": \"a\", \"question\": \"!\"}\n",
                 "faq.ndjson:2: id 'a' appears twice"
             ),
-            ("faq.ndjson", "{\"id\": \"a\", \"question\": \"?\"}\nnot json\n", "faq.ndjson:2: is not a JSON object"),
+            (
+                "faq.ndjson", "{\"id\": \"a\", \"question\": \"?\"}\nnot json\n",
+                "faq.ndjson:2: is not JSON (RFC 8259): at byte 0"
+            ),
             ("faq.ndjson", "{\"id\": \"a\", \"rank\": 1}\n", "item 'a': 'question' is required"),
             (
                 "faq.json", "[{\"id\": \"a\", \"question\": \"?\", \"colour\": \"red\"}]",

@@ -30,13 +30,15 @@ public struct SQLChangeLog: ChangeLog {
 
     /// Records what a write did to each view, in the write's transaction, and forgets what
     /// is older than the history: the item after the write, and for a `delete`, a `move` or
-    /// an `update` the item before it (`old`), which tells where it stood.
+    /// an `update` the item before it (`old`), which tells where it stood; with the step the
+    /// write made to the table's stamp (``StampSteps``), when the list's outlines follow it.
     public func append(
         version: Int64,
         id: String,
         item: Item?,
         old: Item?,
         changes: [String: ViewChange],
+        stampStep: (before: Int64, after: Int64)? = nil,
         _ session: any SQLSession
     ) async throws {
         func json(_ item: Item?) -> JSONValue {
@@ -45,8 +47,8 @@ public struct SQLChangeLog: ChangeLog {
         let itemJSON = json(item)
         let oldJSON = json(old)
         // The changes to every view in one insert (the views are distinct, so no row is
-        // written twice), and on PostgreSQL the insert and the raise of the floor in one
-        // statement: each statement is a round trip to a database server.
+        // written twice), and on PostgreSQL the insert, the stamp's step and the raise of
+        // the floor in one statement: each statement is a round trip to a database server.
         let rows = changes.sorted(by: { $0.key < $1.key }).map { view, change in
             let placement = change.placement
             let keepsOld = change.operation != .insert
@@ -57,26 +59,42 @@ public struct SQLChangeLog: ChangeLog {
                 keepsOld ? oldJSON : .null,
             ]
         }
-        let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
-        let insert = """
-            INSERT INTO \(ServiceTables.changes)
-                (list, view, version, op, item_id, item, section, section_after, after, old_item)
-            VALUES \(values)
-            ON CONFLICT (list, view, version) DO UPDATE SET
-                op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
-                section_after = excluded.section_after, after = excluded.after, old_item = excluded.old_item
-            """
+        var writes: [(sql: String, arguments: [JSONValue])] = []
+        if !rows.isEmpty {
+            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+            let insert = """
+                INSERT INTO \(ServiceTables.changes)
+                    (list, view, version, op, item_id, item, section, section_after, after, old_item)
+                VALUES \(values)
+                ON CONFLICT (list, view, version) DO UPDATE SET
+                    op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
+                    section_after = excluded.section_after, after = excluded.after, old_item = excluded.old_item
+                """
+            writes.append((insert, rows.flatMap { $0 }))
+        }
+        if let stampStep, stampStep.after != stampStep.before {
+            let arguments = StampSteps.arguments(
+                list: list,
+                before: stampStep.before,
+                after: stampStep.after,
+                version: version
+            )
+            writes.append((StampSteps.recordSQL, arguments))
+        }
         let keepFrom = version - Int64(history)
         // The floor only rises; the update finds nothing to do while it is at or past keepFrom.
         let raise = "UPDATE \(ServiceTables.history) SET floor = ? WHERE list = ? AND floor < ? RETURNING floor"
         let raiseArguments: [JSONValue] = [.integer(keepFrom), .string(list), .integer(keepFrom)]
         let raised: [[JSONValue]]
-        if rows.isEmpty {
-            raised = try await session.rows(raise, raiseArguments)
-        } else if session.dialect == .postgres {
-            raised = try await session.rows("WITH logged AS (\(insert)) \(raise)", rows.flatMap { $0 } + raiseArguments)
+        if session.dialect == .postgres, !writes.isEmpty {
+            // Data-modifying WITH parts run whether or not the statement reads them.
+            let parts = writes.enumerated().map { "written_\($0.offset) AS (\($0.element.sql))" }
+            raised = try await session.rows(
+                "WITH \(parts.joined(separator: ", ")) \(raise)",
+                writes.flatMap(\.arguments) + raiseArguments
+            )
         } else {
-            try await session.execute(insert, rows.flatMap { $0 })
+            for write in writes { try await session.execute(write.sql, write.arguments) }
             raised = try await session.rows(raise, raiseArguments)
         }
         if !raised.isEmpty {

@@ -31,24 +31,18 @@ enum StampSteps {
         ]
     }
 
-    /// Logs that a write of `list`'s table at `version` moved its stamp from `before` to
-    /// `after`, in the write's transaction.
-    static func record(
-        list: String,
-        before: Int64,
-        after: Int64,
-        version: Int64,
-        _ session: any SQLSession
-    ) async throws {
-        guard after != before else { return }
-        try await session.execute(
-            """
-            INSERT INTO \(table) (list, version, stamp_before, stamp_after) VALUES (?, ?, ?, ?)
-            ON CONFLICT (list, version) DO UPDATE SET
-                stamp_before = excluded.stamp_before, stamp_after = excluded.stamp_after
-            """,
-            [.string(list), .integer(version), .integer(before), .integer(after)]
-        )
+    /// The statement that logs that a write of a list's table at a version moved its stamp
+    /// from one value to another, in the write's transaction (a statement of its own, or a
+    /// part of the write's change log statement on PostgreSQL: ``SQLChangeLog``).
+    static let recordSQL = """
+        INSERT INTO \(table) (list, version, stamp_before, stamp_after) VALUES (?, ?, ?, ?)
+        ON CONFLICT (list, version) DO UPDATE SET
+            stamp_before = excluded.stamp_before, stamp_after = excluded.stamp_after
+        """
+
+    /// The values of ``recordSQL``'s placeholders.
+    static func arguments(list: String, before: Int64, after: Int64, version: Int64) -> [JSONValue] {
+        [.string(list), .integer(version), .integer(before), .integer(after)]
     }
 
     /// Forgets the steps of `list` at or before `version` (with the change log's rows), or

@@ -213,31 +213,24 @@ public struct SQLItemWriter: ItemWriter {
             var new: Item?
             if item != nil, let newKey { new = try await observer.reader.item(withKey: newKey, session) }
             let after = try await placements(of: new, in: observer, withSectionAfter: true, session)
+            // For the outlines of other replicas, which carry theirs from the log: the step
+            // the write made to the stamp of a list that reads this table alone.
+            var stampStep: (before: Int64, after: Int64)?
+            if observer.reader.versionTables == [table], let stampBefore, let stampAfter {
+                stampStep = (stampBefore, stampAfter)
+                writes.append(
+                    (observer.reader, OutlineWrite(old: olds[index], new: new, version: version, placements: after))
+                )
+            }
             try await observer.changeLog.append(
                 version: version,
                 id: id ?? item?[idField].idString ?? "",
                 item: new,
                 old: olds[index],
                 changes: observer.recorder.changes(old: before[index], new: after),
+                stampStep: stampStep,
                 session
             )
-            if observer.reader.versionTables == [table], let stampBefore, let stampAfter {
-                let write = OutlineWrite(
-                    old: olds[index],
-                    new: new,
-                    version: version,
-                    placements: after
-                )
-                writes.append((observer.reader, write))
-                // For the outlines of other replicas, which carry theirs from the log.
-                try await StampSteps.record(
-                    list: observer.reader.listName,
-                    before: stampBefore,
-                    after: stampAfter,
-                    version: version,
-                    session
-                )
-            }
         }
         guard let stampBefore, let stampAfter else { return (version, .none) }
         return (version, OutlineCarry(before: stampBefore, after: stampAfter, writes: writes))

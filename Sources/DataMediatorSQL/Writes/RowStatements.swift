@@ -5,6 +5,10 @@ struct RowStatements: Sendable {
     let updateByID: String
     /// The insert of a row with its id, every writable field and its revision, in order.
     let insert: String
+    /// On PostgreSQL, ``insert`` and the record of the row's integer id (``IssuedIDs``) in
+    /// one statement, one round trip fewer (arguments: the insert's, then the table's name
+    /// and the id); nil on SQLite, which has no data-modifying WITH.
+    let insertRecordingID: String?
     /// The largest integer id the table holds or had through the service (NULL when
     /// neither, ``IssuedIDs``); the next id is one more. Its argument is the table's name.
     let largestID: String
@@ -21,7 +25,8 @@ struct RowStatements: Sendable {
         revisionField: String,
         fields: [String],
         read: [String],
-        casts: [String: String] = [:]
+        casts: [String: String] = [:],
+        dialect: SQLDialect
     ) {
         let table = SQL.quote(tableName)
         let id = SQL.quote(idField)
@@ -36,6 +41,11 @@ struct RowStatements: Sendable {
         insert =
             "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", "))) VALUES ("
             + names.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ") + ")" + returning
+        insertRecordingID =
+            dialect == .postgres
+            ? "WITH inserted AS (\(insert)), issued AS (\(IssuedIDs.recordSQL(dialect))) SELECT "
+                + read.map(SQL.quote).joined(separator: ", ") + " FROM inserted"
+            : nil
         largestID = IssuedIDs.largestSQL(of: tableName, idField: idField)
         freeID =
             "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(Int64.max) "

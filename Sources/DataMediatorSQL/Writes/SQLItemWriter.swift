@@ -55,7 +55,8 @@ public struct SQLItemWriter: ItemWriter {
             revisionField: revisionField,
             fields: fields,
             read: read,
-            casts: reader.writeCasts
+            casts: reader.writeCasts,
+            dialect: reader.dialect
         )
         self.tableWriters = tableWriters
         tableWriters.add(
@@ -141,7 +142,7 @@ public struct SQLItemWriter: ItemWriter {
             try await StoreVersion.lock(session)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else { throw unknown(id) }
             try precondition?(old)
-            let recorded = try await record(key: key, id: id, existed: true, session) {
+            let recorded = try await record(key: key, id: id, old: old, session) {
                 try await session.execute(statements.deleteByID, [key])
                 return nil
             }
@@ -171,7 +172,7 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws -> (result: WriteResult, carry: OutlineCarry) {
         var written: Item?
         let key = old.map { $0[idField] }
-        let recorded = try await record(key: key, id: nil, existed: old != nil, session) {
+        let recorded = try await record(key: key, id: nil, old: old, session) {
             let item = try await write()
             written = item
             return item
@@ -183,35 +184,40 @@ public struct SQLItemWriter: ItemWriter {
     /// Runs `write` (which answers the row written, or nil for a delete) between reading the
     /// row's placements in every list over the table and logging what changed in each; with
     /// the table's stamps around it and the row as each list reads it, for the outlines.
+    /// `old` is the row before, as this writer read it (nil: there was none).
     private func record(
         key: JSONValue?,
         id: String?,
-        existed: Bool,
+        old writerOld: Item?,
         _ session: any SQLSession,
         write: () async throws -> Item?
     ) async throws -> (version: Int64, carry: OutlineCarry) {
         let observers = tableWriters.observers(of: table)
         // Lists that read this table alone keep outlines at its stamp.
-        let stampSQL = observers.first.map { TableStamps.readSQL(of: table, locking: true, $0.reader.dialect) }
+        let dialect = observers.first?.reader.dialect
         var stampBefore: Int64?
-        if let stampSQL { stampBefore = try await session.integer(stampSQL) }
+        if let dialect { stampBefore = try await session.integer(TableStamps.readSQL(of: table, locking: true, dialect)) }
         var olds: [Item?] = []
         var before: [[String: Placement]] = []
         for observer in observers {
             var old: Item?
-            if existed, let key { old = try await observer.reader.item(withKey: key, session) }
+            if let writerOld, let key { old = try await item(writerOld, key: key, as: observer.reader, session) }
             olds.append(old)
             before.append(try await placements(of: old, in: observer, withSectionAfter: false, session))
         }
         let item = try await write()
-        let version = try await StoreVersion.bump(for: table, session)
-        var stampAfter: Int64?
-        if let stampSQL { stampAfter = try await session.integer(stampSQL) }
+        // The stamp after is read in the version's statement (the lock is held since the read
+        // before).
+        let (version, stampAfter) = try await StoreVersion.bump(
+            for: table,
+            reading: dialect.map { TableStamps.readSQL(of: table, locking: false, $0) },
+            session
+        )
         let newKey = item?[idField] ?? key
         var writes: [(reader: SQLListReader, write: OutlineWrite)] = []
         for (index, observer) in observers.enumerated() {
             var new: Item?
-            if item != nil, let newKey { new = try await observer.reader.item(withKey: newKey, session) }
+            if let item, let newKey { new = try await self.item(item, key: newKey, as: observer.reader, session) }
             let after = try await placements(of: new, in: observer, withSectionAfter: true, session)
             // For the outlines of other replicas, which carry theirs from the log: the step
             // the write made to the stamp of a list that reads this table alone.
@@ -234,6 +240,27 @@ public struct SQLItemWriter: ItemWriter {
         }
         guard let stampBefore, let stampAfter else { return (version, .none) }
         return (version, OutlineCarry(before: stampBefore, after: stampAfter, writes: writes))
+    }
+
+    /// The row as `reader` reads it, cut from `row` (the same row as this writer read it in
+    /// the same transaction) when the writer reads every column the reader does, shown the
+    /// same way; read by its key otherwise.
+    private func item(
+        _ row: Item,
+        key: JSONValue,
+        as reader: SQLListReader,
+        _ session: any SQLSession
+    ) async throws -> Item? {
+        var values: [JSONValue]? = row.layout.names == layout.names ? [] : nil
+        for (column, type) in zip(reader.columns, reader.columnTypes) where values != nil {
+            guard let index = layout.index(of: column), columnTypes[index] == type else {
+                values = nil
+                break
+            }
+            values?.append(row.value(at: index))
+        }
+        guard let values else { return try await reader.item(withKey: key, session) }
+        return Item(layout: reader.layout, values: values)
     }
 
     private func placements(
@@ -265,6 +292,9 @@ public struct SQLItemWriter: ItemWriter {
             id = .string(Hex.randomID())
         }
         let arguments = [id] + fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
+        if case .integer = id, let insertRecordingID = statements.insertRecordingID {
+            return try await readItem(insertRecordingID, arguments + [.string(table), id], session)
+        }
         let item = try await readItem(statements.insert, arguments, session)
         if case .integer = id {
             try await session.execute(IssuedIDs.recordSQL(session.dialect), [.string(table), id])

@@ -79,7 +79,7 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws -> WriteResult {
         let key = try id.map { (id) throws(DataMediatorError) in try storedID(id) }
         return try await committed { session in
-            try await StoreVersion.lock(session)
+            let stampBefore = try await lock(session)
             if let idempotency, let earlier = try await replay(idempotency, session) {
                 return (earlier, .none)
             }
@@ -87,7 +87,9 @@ public struct SQLItemWriter: ItemWriter {
             if let key, try await current(key, session) != nil {
                 throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
             }
-            let written = try await record(old: nil, session) { try await insertRow(key: key, values: values, session) }
+            let written = try await record(old: nil, stampBefore: stampBefore, session) {
+                try await insertRow(key: key, values: values, session)
+            }
             if let idempotency { try await remember(idempotency, result: written.result, session) }
             return written
         }
@@ -102,14 +104,18 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws -> WriteResult {
         let key = try storedID(id)
         return try await committed { session in
-            try await StoreVersion.lock(session)
+            let stampBefore = try await lock(session)
             let old = try await current(key, session)
             if let scope, let old, !scope.contains(old) { throw unknown(id) }
             try precondition?(old)
             guard let old else {
-                return try await record(old: nil, session) { try await insertRow(key: key, values: values, session) }
+                return try await record(old: nil, stampBefore: stampBefore, session) {
+                    try await insertRow(key: key, values: values, session)
+                }
             }
-            return try await record(old: old, session) { try await updateRow(key: key, values: values, session) }
+            return try await record(old: old, stampBefore: stampBefore, session) {
+                try await updateRow(key: key, values: values, session)
+            }
         }
     }
 
@@ -123,7 +129,7 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
         return try await committed { session in
-            try await StoreVersion.lock(session)
+            let stampBefore = try await lock(session)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else {
                 throw unknown(id)
             }
@@ -131,7 +137,9 @@ public struct SQLItemWriter: ItemWriter {
             let stored = Dictionary(uniqueKeysWithValues: fields.map { ($0, old[$0]) })
             let merged = WriteScope.merge(stored, with: patch, in: scope)
             try check(merged)
-            return try await record(old: old, session) { try await updateRow(key: key, values: merged, session) }
+            return try await record(old: old, stampBefore: stampBefore, session) {
+                try await updateRow(key: key, values: merged, session)
+            }
         }
     }
 
@@ -139,15 +147,21 @@ public struct SQLItemWriter: ItemWriter {
     public func delete(id: String, scope: WriteScope?, precondition: WritePrecondition?) async throws -> Int64 {
         let key = try storedID(id, missing: true)
         return try await committed { session in
-            try await StoreVersion.lock(session)
+            let stampBefore = try await lock(session)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else { throw unknown(id) }
             try precondition?(old)
-            let recorded = try await record(key: key, id: id, old: old, session) {
+            let recorded = try await record(key: key, id: id, old: old, stampBefore: stampBefore, session) {
                 try await session.execute(statements.deleteByID, [key])
                 return nil
             }
             return (recorded.version, recorded.carry)
         }
+    }
+
+    /// Takes the store's version lock (``StoreVersion/lock(_:reading:)``) and, with it, the
+    /// lock of the table's stamp: the stamp before the write, which the outlines carry from.
+    private func lock(_ session: any SQLSession) async throws -> Int64? {
+        try await StoreVersion.lock(session, reading: TableStamps.readSQL(of: table, locking: true, session.dialect))
     }
 
     /// Runs `write` in one transaction and, once it committed, carries the outlines of the
@@ -167,12 +181,13 @@ public struct SQLItemWriter: ItemWriter {
     /// the write produced.
     private func record(
         old: Item?,
+        stampBefore: Int64?,
         _ session: any SQLSession,
         write: () async throws -> Item
     ) async throws -> (result: WriteResult, carry: OutlineCarry) {
         var written: Item?
         let key = old.map { $0[idField] }
-        let recorded = try await record(key: key, id: nil, old: old, session) {
+        let recorded = try await record(key: key, id: nil, old: old, stampBefore: stampBefore, session) {
             let item = try await write()
             written = item
             return item
@@ -189,14 +204,12 @@ public struct SQLItemWriter: ItemWriter {
         key: JSONValue?,
         id: String?,
         old writerOld: Item?,
+        stampBefore: Int64?,
         _ session: any SQLSession,
         write: () async throws -> Item?
     ) async throws -> (version: Int64, carry: OutlineCarry) {
         let observers = tableWriters.observers(of: table)
         // Lists that read this table alone keep outlines at its stamp.
-        let dialect = observers.first?.reader.dialect
-        var stampBefore: Int64?
-        if let dialect { stampBefore = try await session.integer(TableStamps.readSQL(of: table, locking: true, dialect)) }
         var olds: [Item?] = []
         var before: [[String: Placement]] = []
         for observer in observers {
@@ -210,7 +223,7 @@ public struct SQLItemWriter: ItemWriter {
         // before).
         let (version, stampAfter) = try await StoreVersion.bump(
             for: table,
-            reading: dialect.map { TableStamps.readSQL(of: table, locking: false, $0) },
+            reading: TableStamps.readSQL(of: table, locking: false, session.dialect),
             session
         )
         let newKey = item?[idField] ?? key

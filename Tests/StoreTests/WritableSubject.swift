@@ -128,9 +128,15 @@ final class WritableSubject: Sendable {
     }
 
     /// Another writable list over the same table of the same store, named `name` and
-    /// scoped by `scope`; nil for the memory store, whose lists share no table.
-    func sibling(_ name: String, scope: ListScope?) async throws -> ListAdapter? {
+    /// scoped by `scope`, declaring `fields` (the table's by default); nil for the memory
+    /// store, whose lists share no table.
+    func sibling(
+        _ name: String,
+        scope: ListScope?,
+        fields: [String: FieldType]? = nil
+    ) async throws -> ListAdapter? {
         let definition = Self.definition(name, scope: scope)
+        let source = fields.map { StoreSource(kind: .table("notes"), fieldTypes: $0) } ?? source
         let signer = CursorSigner(secret: SampleList.secret)
         if let sqlite { return try sqlite.adapter(for: definition, source: source, signer: signer) }
         if let postgres { return try await postgres.store.adapter(for: definition, source: source, signer: signer) }

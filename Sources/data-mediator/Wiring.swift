@@ -91,7 +91,7 @@ struct Wiring: Sendable {
                     maximumConnections: settings.databaseConnections,
                     timeout: .seconds(settings.databaseTimeoutSeconds),
                     eventLoops: eventLoops,
-                    prepareReads: settings.databasePrepare,
+                    prepareStatements: settings.databasePrepare,
                     logger: logger
                 )
             )

@@ -44,14 +44,14 @@ final class PostgresFixture: Sendable {
     }()
 
     /// Creates a new database and a prepared store over it, whose pool holds up to
-    /// `connections` connections that prepare reads when `prepareReads`. The pool opens
+    /// `connections` connections that prepare reads when `prepareStatements`. The pool opens
     /// them as needed unless `keepConnectionsOpen` (as the service's does): the suite runs
     /// many stores at once against one server.
     convenience init(
         readURL: Bool = false,
         connections: Int = 8,
         keepConnectionsOpen: Bool = false,
-        prepareReads: Bool = true
+        prepareStatements: Bool = true
     ) async throws {
         let server = try Self.serverURL()
         guard let admin = Self.admin else { throw FixtureError("cannot reach \(server)") }
@@ -64,7 +64,7 @@ final class PostgresFixture: Sendable {
             readURL: readURL,
             connections: connections,
             keepConnectionsOpen: keepConnectionsOpen,
-            prepareReads: prepareReads
+            prepareStatements: prepareStatements
         )
     }
 
@@ -75,7 +75,7 @@ final class PostgresFixture: Sendable {
             readURL: false,
             connections: 4,
             keepConnectionsOpen: false,
-            prepareReads: true
+            prepareStatements: true
         )
     }
 
@@ -85,7 +85,7 @@ final class PostgresFixture: Sendable {
         readURL: Bool,
         connections: Int,
         keepConnectionsOpen: Bool,
-        prepareReads: Bool
+        prepareStatements: Bool
     ) async throws {
         self.url = url
         let store = try PostgresStore(
@@ -96,7 +96,7 @@ final class PostgresFixture: Sendable {
             // statement may wait longer than the product's 5 s before the server answers.
             timeout: .seconds(60),
             keepConnectionsOpen: keepConnectionsOpen,
-            prepareReads: prepareReads,
+            prepareStatements: prepareStatements,
             logger: Self.logger
         )
         self.store = store

@@ -14,7 +14,7 @@ import Testing
         let rows = try await fixture.store.reader.query(
             """
             SELECT coalesce(sum(generic_plans + custom_plans), 0)::int8
-            FROM pg_prepared_statements WHERE name LIKE 'dm_read_%'
+            FROM pg_prepared_statements WHERE name LIKE 'dm_statement_%'
             """
         )
         for try await count in rows.decode(Int64.self) { return Int(count) }

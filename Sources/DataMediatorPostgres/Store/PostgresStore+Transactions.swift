@@ -279,8 +279,8 @@ struct PostgresTransactions: SQLTransactions {
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        try await store.write { [logger = store.logger] connection in
-            try await body(PostgresSession(connection: connection, logger: logger))
+        try await store.write { [logger = store.logger, statements = store.preparedStatements] connection in
+            try await body(PostgresSession(connection: connection, logger: logger, statements: statements))
         }
     }
 
@@ -295,8 +295,8 @@ struct PostgresTransactions: SQLTransactions {
 struct PostgresSession: SQLSession {
     let connection: PostgresConnection
     let logger: Logger
-    /// Where a read transaction's statements are prepared; none in writes and schema
-    /// changes (whose statements run once, or change what a prepared plan was made for).
+    /// Where the statements of reads and writes are prepared; none in schema changes and
+    /// imports (whose statements run once, or change what a prepared plan was made for).
     var statements = PreparedStatements.none
 
     var dialect: SQLDialect { .postgres }

@@ -57,8 +57,8 @@ public final class PostgresStore: Sendable {
     /// - Parameter keepConnectionsOpen: whether the pool opens all its connections at
     ///   start and keeps them open (so it arms no idle timer per page); off only where many
     ///   stores share one server's connections, as the tests do.
-    /// - Parameter prepareReads: whether each connection prepares the statements of reads
-    ///   once and reuses them (off for a pooler that cannot keep a prepared statement
+    /// - Parameter prepareStatements: whether each connection prepares the statements of reads
+    ///   and writes once and reuses them (off for a pooler that cannot keep a prepared statement
     ///   between transactions, such as PgBouncer in transaction mode before 1.21).
     /// - Throws: `StoreError` when a URL is not a PostgreSQL URL.
     public init(
@@ -68,11 +68,11 @@ public final class PostgresStore: Sendable {
         timeout: Duration = .seconds(5),
         eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
         keepConnectionsOpen: Bool = true,
-        prepareReads: Bool = true,
+        prepareStatements: Bool = true,
         logger: Logger
     ) throws {
         self.logger = logger
-        preparedStatements = PreparedStatements(enabled: prepareReads)
+        preparedStatements = PreparedStatements(enabled: prepareStatements)
         self.timeout = timeout
         self.eventLoops = eventLoops
         ports = Set(([url] + (readURL.map { [$0] } ?? [])).map { URLComponents(string: $0)?.port ?? 5432 })

@@ -4,15 +4,15 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// The names of the statements a store's reads prepare, so that each connection parses and
-/// plans a read's SQL once and after that only binds and runs it.
+/// The names of the statements a store's reads and writes prepare, so that each connection
+/// parses and plans a statement's SQL once and after that only binds and runs it.
 ///
 /// A page's statement is planned anew on every page when it is sent unnamed, and planning
 /// costs PostgreSQL more than running an indexed page does (docs/performance.md). PostgresNIO
 /// prepares a named statement on a connection the first time it runs there and reuses it
 /// after; the name is the statement's SQL and the types of its parameters (a value bound as
 /// text and one bound as a number are not one statement). The names are kept for the SQL of
-/// ``limit`` statements at most; a store that reads more runs the rest unnamed, so the
+/// ``limit`` statements at most; a store that runs more runs the rest unnamed, so the
 /// statements a connection holds stay bounded.
 final class PreparedStatements: Sendable {
     /// The statement's SQL and the types its parameters are bound as (see
@@ -49,7 +49,7 @@ final class PreparedStatements: Sendable {
     }
 
     private let names = Mutex(Names())
-    /// Whether reads are prepared at all (a PgBouncer in transaction mode cannot keep a
+    /// Whether statements are prepared at all (a PgBouncer in transaction mode cannot keep a
     /// prepared statement across transactions).
     let enabled: Bool
     /// How many statements are prepared at most.
@@ -72,7 +72,7 @@ final class PreparedStatements: Sendable {
         return names.withLock { names in
             if let known = names.byKey[key] { return known }
             guard names.byKey.count < limit else { return nil }
-            let statement = Statement(name: "dm_read_\(names.next)", text: text)
+            let statement = Statement(name: "dm_statement_\(names.next)", text: text)
             names.next += 1
             names.byKey[key] = statement
             return statement
@@ -88,14 +88,14 @@ final class PreparedStatements: Sendable {
     }
 }
 
-/// A read PostgresNIO prepares per connection under a name chosen at run time.
+/// A statement PostgresNIO prepares per connection under a name chosen at run time.
 ///
 /// PostgresNIO takes a prepared statement's name and SQL from its type, which suits SQL
 /// written in the source; a list's SQL is made from its config when the service starts.
 /// The name and SQL of the one being run are therefore bound to the task for the call
 /// (PostgresNIO reads them in the caller's task before the first suspension, and again
 /// only to describe an error).
-private struct NamedRead: PostgresPreparedStatement {
+private struct NamedStatement: PostgresPreparedStatement {
     typealias Row = PostgresRow
 
     struct Text: Sendable {
@@ -115,7 +115,7 @@ private struct NamedRead: PostgresPreparedStatement {
 }
 
 extension PostgresConnection {
-    /// The rows of the read `sql` (with `?` placeholders) binding `values`, prepared on this
+    /// The rows of the statement `sql` (with `?` placeholders) binding `values`, prepared on this
     /// connection the first time it runs here when `statements` has a name for it, and sent
     /// unnamed otherwise.
     func rows(
@@ -129,8 +129,10 @@ extension PostgresConnection {
         }
         let bindings = PostgresBindings(values)
         do {
-            return try await NamedRead.$text.withValue(NamedRead.Text(name: statement.name, sql: statement.text)) {
-                try await execute(NamedRead(bindings: bindings), logger: logger)
+            return try await NamedStatement.$text.withValue(
+                NamedStatement.Text(name: statement.name, sql: statement.text)
+            ) {
+                try await execute(NamedStatement(bindings: bindings), logger: logger)
             }
         } catch {
             if PostgresStore.isUnavailable(error) { statements.forget(sql, binding: values) }

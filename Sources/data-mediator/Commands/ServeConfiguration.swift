@@ -55,7 +55,7 @@ struct ServeConfiguration: Sendable {
     /// Connections to each PostgreSQL server at most (`DATA_MEDIATOR_DATABASE_CONNECTIONS`,
     /// 1–1000, default 8).
     let databaseConnections: Int
-    /// Whether PostgreSQL connections prepare the statements of reads once
+    /// Whether PostgreSQL connections prepare the statements of reads and writes once
     /// (`DATA_MEDIATOR_DATABASE_PREPARE`, `true` or `false`, default `true`).
     let databasePrepare: Bool
 

@@ -1,14 +1,15 @@
 import DataMediator
 import DataMediatorSQL
 import DataMediatorTesting
+import Foundation
 import PostgresNIO
 import Testing
 
 @testable import DataMediatorPostgres
 
-/// A connection parses and plans a read's statement once and then only runs it: planning a
-/// page costs PostgreSQL more than reading it does.
-@Suite struct PostgresPreparedReadTests {
+/// A connection parses and plans a read's or a write's statement once and then only runs
+/// it: planning a page costs PostgreSQL more than reading it does.
+@Suite struct PostgresPreparedStatementsTests {
     /// Walks every sample view page by page `rounds` times over one connection and returns
     /// that connection's prepared reads: how many there are, and how often the most used ran.
     private func walk(
@@ -49,7 +50,7 @@ import Testing
             """
             SELECT count(*)::int8, coalesce(max(generic_plans + custom_plans), 0)::int8,
             coalesce(sum(generic_plans), 0)::int8
-            FROM pg_prepared_statements WHERE name LIKE 'dm_read_%'
+            FROM pg_prepared_statements WHERE name LIKE 'dm_statement_%'
             """
         )
         for try await (statements, runs, generic) in rows.decode((Int64, Int64, Int64).self) {
@@ -71,9 +72,44 @@ import Testing
     }
 
     @Test func withPreparationOffEveryReadIsSentUnnamed() async throws {
-        let fixture = try await PostgresFixture(connections: 1, prepareReads: false)
+        let fixture = try await PostgresFixture(connections: 1, prepareStatements: false)
         let reads = try await walk(fixture, rounds: 2)
         #expect(reads.statements == 0 && reads.runs == 0 && reads.generic == 0)
+    }
+
+    /// A write's statements repeat for every write (the version's lock, the row, the
+    /// version's raise, the placements, the change log): a connection plans them once.
+    @Test func aConnectionPreparesAWritesStatementsOnceAndAValueTheServerRefusesSpoilsNone() async throws {
+        let fixture = try await PostgresFixture(connections: 1)
+        let adapter = try await fixture.store.adapter(
+            for: WritableSubject.definition("notes"),
+            source: StoreSource(kind: .table("notes"), fieldTypes: WritableSubject.fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        func create(_ id: String, group: String = "a") async throws {
+            let data: [String: JSONValue] = ["title": .string(id), "group": .string(group), "score": .integer(1)]
+            _ = try await adapter.create(body: .object(["id": .string(id), "data": .object(data)]), scope: nil)
+        }
+        try await create("n0")
+        // Refused by the server when run (too long for an entry of the view's index on
+        // `group`, and random, so not compressed below it), on the prepared insert.
+        let long = (0..<600).map { _ in UUID().uuidString }.joined()
+        let refused = await #expect(throws: DataMediatorError.self) { try await create("long", group: long) }
+        #expect(refused?.code == .invalidItem)
+        for index in 1...5 { try await create("n\(index)") }
+        let rows = try await fixture.store.primary.query(
+            """
+            SELECT count(*)::int8, coalesce(max(generic_plans + custom_plans), 0)::int8
+            FROM pg_prepared_statements WHERE name LIKE 'dm_statement_%' AND statement LIKE 'INSERT INTO "notes"%'
+            """
+        )
+        var inserts: (statements: Int64, runs: Int64) = (0, 0)
+        for try await row in rows.decode((Int64, Int64).self) { inserts = row }
+        // One insert statement, run by the five writes after the refusal (a run that fails
+        // is not counted) and the one before it.
+        #expect(inserts.statements == 1 && inserts.runs == 6, "\(inserts)")
+        let walk = try await SampleList.walk(adapter, view: "flat", limit: 10)
+        #expect(walk.items.map(\.id).sorted() == ["n0", "n1", "n2", "n3", "n4", "n5"])
     }
 
     @Test func aStatementBindingOtherTypesIsAnotherStatement() {

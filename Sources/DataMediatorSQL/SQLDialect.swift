@@ -7,3 +7,12 @@ public enum SQLDialect: Sendable, Hashable {
     /// ``DataMediator/JSONValue/compare(_:_:)``; placeholders are `$1`, `$2`, ...
     case postgres
 }
+
+extension SQLDialect {
+    /// Whether a statement's limit is written into its SQL rather than bound: PostgreSQL
+    /// plans a prepared statement with a bound limit anew on every run (it cannot price an
+    /// unknown limit), so its limits are written in, rounded up
+    /// (``WindowQueries/roundedLimit(_:)``) to keep the texts few; SQLite caches statements
+    /// by text and plans none per run, so one text serves every limit.
+    public var writesLimits: Bool { self == .postgres }
+}

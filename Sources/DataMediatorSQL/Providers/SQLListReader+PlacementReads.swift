@@ -27,7 +27,13 @@ extension SQLListReader {
                     continue
                 }
                 let limit = max(0, limit)
-                batch += queries.map { (index, limit, $0.sql, $0.arguments + [.integer(Int64(limit))]) }
+                batch += queries.map { query in
+                    guard dialect.writesLimits else {
+                        return (index, limit, query.sql, query.arguments + [.integer(Int64(limit))])
+                    }
+                    let limited = WindowQueries.limited(query, limit: WindowQueries.roundedLimit(limit))
+                    return (index, limit, limited.sql, limited.arguments)
+                }
             case .beforeSection(let view, let key):
                 let queries = beforeSectionQueries(key, in: view)
                 guard queries.count <= Self.maximumBatchedRanges else {
@@ -39,7 +45,7 @@ extension SQLListReader {
         }
         var items = [[Item]](repeating: [], count: reads.count)
         if batch.count == 1, let only = batch.first {
-            items[only.read] = try await fetch(only.sql, only.arguments, session)
+            items[only.read] = Array(try await fetch(only.sql, only.arguments, session).prefix(only.limit))
         } else if !batch.isEmpty {
             // Each range's rows are tagged with its place in the batch and come in its order.
             let sql = batch.enumerated().map { place, range in
@@ -64,7 +70,7 @@ extension SQLListReader {
             case .beforeSection: answers[index] = .item(items[index].first)
             }
         }
-        return answers.map { $0 ?? .items([]) }
+        return answers.compactMap { $0 }
     }
 
     /// The most index ranges a read of a write's neighbours may have to be read with the

@@ -40,7 +40,9 @@ import Testing
                 let position = view.position(of: item)
                 // Limits that are and are not powers of two, one past the items before.
                 let limits = [1, 3, 5, index + 1]
-                let reads = limits.map { ChangeRecorder.PlacementRead.before(view: view, position: position, limit: $0) }
+                let reads = limits.map {
+                    ChangeRecorder.PlacementRead.before(view: view, position: position, limit: $0)
+                }
                 try await reader.transactions.read { session in
                     let together = try await reader.answers(to: reads, session)
                     for (limit, answer) in zip(limits, together) {

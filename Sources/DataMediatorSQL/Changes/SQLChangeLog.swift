@@ -98,13 +98,15 @@ public struct SQLChangeLog: ChangeLog {
             raised = try await session.rows(raise, raiseArguments)
         }
         if !raised.isEmpty {
-            try await session.execute(
-                "DELETE FROM \(ServiceTables.changes) WHERE list = ? AND version <= ?",
-                [.string(list), .integer(keepFrom)]
-            )
+            try await session.execute(Self.trimSQL, [.string(list), .integer(keepFrom)])
             try await StampSteps.forget(list: list, through: keepFrom, session)
         }
     }
+
+    /// Forgets a list's changes at or below a version (arguments: the list, the version):
+    /// after every write once the list's history is full, served by the index
+    /// `data_mediator_changes_age` on (list, version).
+    static let trimSQL = "DELETE FROM \(ServiceTables.changes) WHERE list = ? AND version <= ?"
 
     /// Up to `limit` changes of `view` after `since`, from one snapshot.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {

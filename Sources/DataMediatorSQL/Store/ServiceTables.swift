@@ -72,6 +72,9 @@ public enum ServiceTables {
                 PRIMARY KEY (list, view, version)
             )\(clustered)
             """,
+            // The trim of a list's oldest changes (``SQLChangeLog/trimSQL``) after each write
+            // once its history is full: without it, a read of every change the list keeps.
+            "CREATE INDEX IF NOT EXISTS data_mediator_changes_age ON \(changes) (list, version)",
             """
             CREATE TABLE IF NOT EXISTS \(history) (
                 list \(types.text) PRIMARY KEY NOT NULL,

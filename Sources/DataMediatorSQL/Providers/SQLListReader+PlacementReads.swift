@@ -76,5 +76,5 @@ extension SQLListReader {
     /// The most index ranges a read of a write's neighbours may have to be read with the
     /// others (each read to the read's limit, where a page reads the next range only when
     /// the one before fell short).
-    public static let maximumBatchedRanges = 4
+    static let maximumBatchedRanges = 4
 }

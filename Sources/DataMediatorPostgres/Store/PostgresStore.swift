@@ -129,13 +129,16 @@ public final class PostgresStore: Sendable {
     /// Creates the store's own tables when missing: its version, the per-table versions,
     /// the change log, the history floors and the idempotency keys.
     ///
-    /// - Throws: `StoreError` when the database cannot be reached or changed.
+    /// - Throws: `StoreError` when the database cannot be reached or changed, or lets the
+    ///   store's user open fewer connections than the pool keeps open.
     public func prepare() async throws {
+        let limitProblem: String?
         do {
-            try await changeSchema { connection in
+            limitProblem = try await changeSchema { connection in
                 for statement in ServiceTables.schema(.postgres) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
+                return try await self.connectionLimitProblem(connection)
             }
         } catch {
             // The pool retries a connection it cannot open until the call times out, so a
@@ -143,6 +146,7 @@ public final class PostgresStore: Sendable {
             if let failure = await connectionFailure() { throw StoreError(list: nil, failure) }
             throw StoreError(list: nil, "cannot prepare the PostgreSQL store: \(Self.describe(error))")
         }
+        if let limitProblem { throw StoreError(list: nil, limitProblem) }
     }
 
     // MARK: - Versions

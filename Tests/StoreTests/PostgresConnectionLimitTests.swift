@@ -1,0 +1,61 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import Foundation
+import PostgresNIO
+import Testing
+
+/// A store whose pool opens more connections than PostgreSQL lets its user open refuses to
+/// start, naming the limit and the way out; within the limits it starts.
+@Suite struct PostgresConnectionLimitTests {
+    /// A new role (its connections limited to `roleLimit`) that owns a new database, and
+    /// the URL that reaches it as that role.
+    private func limitedDatabase(roleLimit: Int, databaseLimit: Int = -1) async throws -> String {
+        let admin = try await PostgresFixture()
+        let name = "dm_limited_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12))"
+        for statement in [
+            "CREATE ROLE \(name) LOGIN CONNECTION LIMIT \(roleLimit)",
+            "CREATE DATABASE \(name) OWNER \(name) CONNECTION LIMIT \(databaseLimit)",
+        ] {
+            try await admin.store.primary.query(PostgresQuery(unsafeSQL: statement))
+        }
+        guard var parts = URLComponents(string: try PostgresFixture.serverURL()) else { throw FixtureError("no URL") }
+        parts.user = name
+        parts.password = nil
+        parts.path = "/" + name
+        return try #require(parts.string)
+    }
+
+    /// `prepare()` of a store over `url` whose pool opens up to `connections`.
+    private func prepare(_ url: String, connections: Int) async throws {
+        let store = try PostgresStore(
+            url: url,
+            maximumConnections: connections,
+            timeout: .seconds(60),
+            keepConnectionsOpen: false,
+            logger: PostgresFixture.logger
+        )
+        try await store.withClientsRunning { try await store.prepare() }
+    }
+
+    @Test func aRoleThatMayOpenFewerConnectionsThanThePoolIsRefusedAtStart() async throws {
+        let url = try await limitedDatabase(roleLimit: 3)
+        let error = await #expect(throws: StoreError.self) { try await prepare(url, connections: 8) }
+        let message = error?.description ?? ""
+        #expect(message.contains("open 3 connections") && message.contains("the role's CONNECTION LIMIT"), "\(message)")
+        #expect(
+            message.contains("opens up to 8") && message.contains("DATA_MEDIATOR_DATABASE_CONNECTIONS"),
+            "\(message)"
+        )
+        // Within the limit, the same store starts.
+        try await prepare(url, connections: 3)
+    }
+
+    @Test func aDatabaseThatTakesFewerConnectionsThanThePoolIsRefusedAtStart() async throws {
+        let url = try await limitedDatabase(roleLimit: -1, databaseLimit: 2)
+        let error = await #expect(throws: StoreError.self) { try await prepare(url, connections: 4) }
+        #expect(error?.description.contains("open 2 connections") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("the database's CONNECTION LIMIT") == true)
+        try await prepare(url, connections: 2)
+    }
+}

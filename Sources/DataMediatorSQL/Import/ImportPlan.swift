@@ -13,6 +13,8 @@ public struct ImportPlan: Sendable {
     /// `INSERT INTO table (columns) VALUES (?, ...)`, with `?` placeholders (cast where the
     /// column needs it).
     public let insertSQL: String
+    /// One row's `(?, ...)` of ``insertSQL``.
+    private let rowSQL: String
     private let fieldTypes: [String: FieldType]
 
     /// The plan of an import into `list` over `source`; `casts` names the type each
@@ -29,8 +31,15 @@ public struct ImportPlan: Sendable {
         let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
         self.columns = [list.idField] + declared
         let marks = columns.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ")
+        self.rowSQL = "(\(marks))"
         self.insertSQL =
             "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
+    }
+
+    /// ``insertSQL`` of `rows` rows, their values one row after another.
+    public func insertSQL(rows: Int) -> String {
+        "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES "
+            + Array(repeating: rowSQL, count: max(1, rows)).joined(separator: ", ")
     }
 
     /// A record's values in ``columns`` order, checked against the list's rules (see

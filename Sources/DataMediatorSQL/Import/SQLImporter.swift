@@ -48,20 +48,37 @@ public struct SQLImporter: Sendable {
                 // The table's stamp is raised once, by `finish`, not once per record.
                 try await TableStamps.beginBulk(session)
                 let storedBefore = summary.imported
+                let guarded = skipBad && session.errorsEndTheTransaction
+                let rowsPerStatement = rowsPerStatement(session)
                 var count = 0
+                // Checked records not inserted yet, inserted together; a bad one is counted
+                // after those before it, so the first bad record is the first reported.
+                var pending: [Row] = []
+                func insertPending() async throws {
+                    for rejection in try await insert(pending, session, guarded: guarded) {
+                        try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
+                    }
+                    pending = []
+                }
                 while count < perTransaction {
                     guard let record = iterator.next() else {
                         finished = true
                         break
                     }
                     count += 1
-                    let rejection = try await insert(
-                        record,
-                        session,
-                        guarded: skipBad && session.errorsEndTheTransaction
-                    )
-                    try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
+                    let values: [JSONValue]
+                    do {
+                        values = try plan.values(of: record)
+                    } catch let error as DataMediatorError {
+                        try await insertPending()
+                        let rejection = ImportRejection(line: record.line, error: error)
+                        try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
+                        continue
+                    }
+                    pending.append(Row(record: record, values: values))
+                    if pending.count >= rowsPerStatement { try await insertPending() }
                 }
+                try await insertPending()
                 // A transaction that stored nothing (the records ended with the one before,
                 // or all of its were bad) leaves the version and the change history alone:
                 // clients would reload for nothing.
@@ -76,30 +93,75 @@ public struct SQLImporter: Sendable {
         return summary
     }
 
+    /// A record checked against the list's rules, and its values in the plan's columns.
+    private struct Row {
+        let record: ImportRecord
+        let values: [JSONValue]
+    }
+
+    /// The most records one statement inserts: one on SQLite, whose statements cost no
+    /// round trip; on PostgreSQL up to 100, within its 65,535 parameters a statement.
+    private func rowsPerStatement(_ session: any SQLSession) -> Int {
+        session.dialect == .postgres ? max(1, min(100, 65_535 / max(1, plan.columns.count))) : 1
+    }
+
+    /// Inserts `rows` by one statement; why each was left out, or nil when it was stored,
+    /// in order. A refused value fails the statement: its rows are then inserted one at a
+    /// time to tell which, up to the first one refused when the import stops there (not
+    /// `guarded`: the transaction has ended).
+    private func insert(_ rows: [Row], _ session: any SQLSession, guarded: Bool) async throws -> [ImportRejection?] {
+        if rows.isEmpty { return [] }
+        if rows.count == 1 { return [try await insert(rows[0], session, guarded: guarded)] }
+        let idColumn = SQL.quote(plan.columns[0])
+        let returned: [[JSONValue]]
+        try await session.execute("SAVEPOINT data_mediator_rows", [])
+        do {
+            returned = try await session.rows(
+                plan.insertSQL(rows: rows.count) + " ON CONFLICT DO NOTHING RETURNING \(idColumn)",
+                rows.flatMap(\.values)
+            )
+            try await session.execute("RELEASE SAVEPOINT data_mediator_rows", [])
+        } catch {
+            guard session.refusal(of: error) != nil else { throw error }
+            try await session.execute("ROLLBACK TO SAVEPOINT data_mediator_rows", [])
+            var rejections: [ImportRejection?] = []
+            for row in rows {
+                let rejection = try await insert(row, session, guarded: guarded)
+                rejections.append(rejection)
+                if rejection != nil, !guarded { break }
+            }
+            return rejections
+        }
+        // An id stored once per time it came back; a record whose id did not (it exists,
+        // or an earlier record of the statement has it) was left out.
+        var stored: [String: Int] = [:]
+        for row in returned { stored[row.first?.idString ?? "", default: 0] += 1 }
+        return rows.map { row in
+            let id = row.values.first?.idString ?? ""
+            guard let times = stored[id], times > 0 else { return Self.existing(id, line: row.record.line) }
+            stored[id] = times - 1
+            return nil
+        }
+    }
+
+    private static func existing(_ id: String, line: Int) -> ImportRejection {
+        ImportRejection(
+            line: line,
+            reason: "the id '\(id)' exists already (in the table, or on an earlier line of the file)"
+        )
+    }
+
     /// Inserts one record; why it was left out, or nil when it was stored. With `guarded`
     /// (bad records are skipped on a store whose errors end the transaction), the insert
     /// runs under a savepoint, so that a refused record leaves the rest of the batch.
-    private func insert(
-        _ record: ImportRecord,
-        _ session: any SQLSession,
-        guarded: Bool
-    ) async throws -> ImportRejection? {
-        let values: [JSONValue]
-        do {
-            values = try plan.values(of: record)
-        } catch let error as DataMediatorError {
-            return ImportRejection(line: record.line, error: error)
-        }
+    private func insert(_ row: Row, _ session: any SQLSession, guarded: Bool) async throws -> ImportRejection? {
+        let (record, values) = (row.record, row.values)
         if guarded { try await session.execute("SAVEPOINT data_mediator_record", []) }
         do {
             let inserted = try await session.rows(insertSQL, values)
             if guarded { try await session.execute("RELEASE SAVEPOINT data_mediator_record", []) }
             guard inserted.isEmpty else { return nil }
-            let id = values.first?.idString ?? ""
-            return ImportRejection(
-                line: record.line,
-                reason: "the id '\(id)' exists already (in the table, or on an earlier line of the file)"
-            )
+            return Self.existing(values.first?.idString ?? "", line: record.line)
         } catch {
             guard let reason = session.refusal(of: error) else { throw error }
             if guarded { try await session.execute("ROLLBACK TO SAVEPOINT data_mediator_record", []) }

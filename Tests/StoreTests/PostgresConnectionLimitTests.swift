@@ -26,10 +26,12 @@ import Testing
         return try #require(parts.string)
     }
 
-    /// `prepare()` of a store over `url` whose pool opens up to `connections`.
-    private func prepare(_ url: String, connections: Int) async throws {
+    /// `prepare()` of a store over `url` (reading from `readURL` when given) whose pools
+    /// open up to `connections` each.
+    private func prepare(_ url: String, readURL: String? = nil, connections: Int) async throws {
         let store = try PostgresStore(
             url: url,
+            readURL: readURL,
             maximumConnections: connections,
             timeout: .seconds(60),
             keepConnectionsOpen: false,
@@ -57,5 +59,16 @@ import Testing
         #expect(error?.description.contains("open 2 connections") == true, "\(String(describing: error))")
         #expect(error?.description.contains("the database's CONNECTION LIMIT") == true)
         try await prepare(url, connections: 2)
+    }
+
+    @Test func aReadReplicaThatTakesFewerConnectionsThanItsPoolIsRefusedAtStart() async throws {
+        let primary = try await PostgresFixture()
+        let replica = try await limitedDatabase(roleLimit: 2)
+        let error = await #expect(throws: StoreError.self) {
+            try await prepare(primary.url, readURL: replica, connections: 4)
+        }
+        #expect(error?.description.contains("open 2 connections") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("user 'dm_limited_") == true, "the replica's user is named")
+        try await prepare(primary.url, readURL: replica, connections: 2)
     }
 }

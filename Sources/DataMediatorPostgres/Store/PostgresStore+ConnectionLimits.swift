@@ -18,16 +18,20 @@ extension PostgresStore {
         WHERE r.rolname = current_user AND d.datname = current_database()
         """
 
-    /// Why the server cannot give the primary's pool as many connections as it opens, or
-    /// nil when it can.
+    /// Why the server (the primary, or the read replica) that `configuration` reaches over
+    /// `connection` cannot give its pool as many connections as it opens, or nil when it
+    /// can.
     ///
     /// The service's pool opens all of them at start and reopens any that closes (one of
     /// them listens for changes); a server that refuses some has the pool retry them for
     /// good while requests wait, and the start ended in "did not answer in time". Other
     /// clients' connections count against the same limits, but they come and go: only the
     /// limits themselves are checked.
-    func connectionLimitProblem(_ connection: PostgresConnection) async throws -> String? {
-        let kept = primaryConfiguration.options.maximumConnections
+    func connectionLimitProblem(
+        _ connection: PostgresConnection,
+        _ configuration: PostgresClient.Configuration
+    ) async throws -> String? {
+        let kept = configuration.options.maximumConnections
         let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.connectionLimitsSQL), logger: logger)
         var limits: [(limit: Int, what: String)] = []
         for try await (server, role, database) in rows.decode((Int, Int, Int).self) {
@@ -38,11 +42,11 @@ extension PostgresStore {
             ].filter { $0.0 >= 0 }
         }
         guard let tightest = limits.min(by: { $0.limit < $1.limit }), tightest.limit < kept else { return nil }
-        let host = primaryConfiguration.host ?? "localhost"
-        let port = primaryConfiguration.port ?? 5432
-        let user = primaryConfiguration.username
+        let host = configuration.host ?? "localhost"
+        let port = configuration.port ?? 5432
+        let user = configuration.username
         return "PostgreSQL at \(host):\(port) lets user '\(user)' open \(tightest.limit) connections to database "
-            + "'\(primaryConfiguration.database ?? user)' (\(tightest.what)), and the store's pool opens up to \(kept): "
+            + "'\(configuration.database ?? user)' (\(tightest.what)), and the store's pool opens up to \(kept): "
             + "allow more, or open fewer (DATA_MEDIATOR_DATABASE_CONNECTIONS)"
     }
 }

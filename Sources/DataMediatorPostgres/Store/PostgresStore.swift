@@ -47,6 +47,8 @@ public final class PostgresStore: Sendable {
     let preparedStatements: PreparedStatements
     /// How the primary is reached, for saying why it cannot be (``connectionFailure()``).
     let primaryConfiguration: PostgresClient.Configuration
+    /// How the read replica is reached, when reads go to one.
+    let readerConfiguration: PostgresClient.Configuration?
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
@@ -88,13 +90,15 @@ public final class PostgresStore: Sendable {
             backgroundLogger: logger
         )
         if let readURL {
+            let readerConfiguration = try Self.configuration(
+                readURL,
+                maximumConnections: maximumConnections,
+                timeout: timeout,
+                keepConnectionsOpen: keepConnectionsOpen
+            )
+            self.readerConfiguration = readerConfiguration
             reader = PostgresClient(
-                configuration: try Self.configuration(
-                    readURL,
-                    maximumConnections: maximumConnections,
-                    timeout: timeout,
-                    keepConnectionsOpen: keepConnectionsOpen
-                ),
+                configuration: readerConfiguration,
                 eventLoopGroup: eventLoops,
                 backgroundLogger: logger
             )
@@ -102,6 +106,7 @@ public final class PostgresStore: Sendable {
             primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections : 0)
             readerGate = PoolGate(reader, connections: keepConnectionsOpen ? maximumConnections : 0)
         } else {
+            readerConfiguration = nil
             reader = primary
             clients = [primary]
             primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections : 0)
@@ -129,16 +134,22 @@ public final class PostgresStore: Sendable {
     /// Creates the store's own tables when missing: its version, the per-table versions,
     /// the change log, the history floors and the idempotency keys.
     ///
-    /// - Throws: `StoreError` when the database cannot be reached or changed, or lets the
-    ///   store's user open fewer connections than the pool keeps open.
+    /// - Throws: `StoreError` when the database cannot be reached or changed, or the
+    ///   primary or the read replica lets the store's user open fewer connections than its
+    ///   pool opens.
     public func prepare() async throws {
-        let limitProblem: String?
+        var limitProblem: String?
         do {
             limitProblem = try await changeSchema { connection in
                 for statement in ServiceTables.schema(.postgres) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
-                return try await self.connectionLimitProblem(connection)
+                return try await self.connectionLimitProblem(connection, self.primaryConfiguration)
+            }
+            if limitProblem == nil, let readerConfiguration {
+                limitProblem = try await readStatement { connection in
+                    try await self.connectionLimitProblem(connection, readerConfiguration)
+                }
             }
         } catch {
             // The pool retries a connection it cannot open until the call times out, so a

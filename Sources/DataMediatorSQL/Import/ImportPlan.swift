@@ -31,13 +31,17 @@ public struct ImportPlan: Sendable {
         let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
         self.columns = [list.idField] + declared
         let marks = columns.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ")
-        self.rowSQL = "(\(marks))"
-        self.insertSQL =
-            "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES (\(marks))"
+        let rowSQL = "(\(marks))"
+        self.rowSQL = rowSQL
+        self.insertSQL = Self.insertSQL(into: table, columns: columns, rowSQL: rowSQL, rows: 1)
     }
 
     /// ``insertSQL`` of `rows` rows, their values one row after another.
     public func insertSQL(rows: Int) -> String {
+        Self.insertSQL(into: table, columns: columns, rowSQL: rowSQL, rows: rows)
+    }
+
+    private static func insertSQL(into table: String, columns: [String], rowSQL: String, rows: Int) -> String {
         "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES "
             + Array(repeating: rowSQL, count: max(1, rows)).joined(separator: ", ")
     }

@@ -92,6 +92,7 @@ struct Wiring: Sendable {
                     timeout: .seconds(settings.databaseTimeoutSeconds),
                     eventLoops: eventLoops,
                     prepareStatements: settings.databasePrepare,
+                    poolSizeSetting: "DATA_MEDIATOR_DATABASE_CONNECTIONS",
                     logger: logger
                 )
             )

@@ -35,6 +35,7 @@ import Testing
             maximumConnections: connections,
             timeout: .seconds(60),
             keepConnectionsOpen: false,
+            poolSizeSetting: "DATA_MEDIATOR_DATABASE_CONNECTIONS",
             logger: PostgresFixture.logger
         )
         try await store.withClientsRunning { try await store.prepare() }

@@ -47,6 +47,6 @@ extension PostgresStore {
         let user = configuration.username
         return "PostgreSQL at \(host):\(port) lets user '\(user)' open \(tightest.limit) connections to database "
             + "'\(configuration.database ?? user)' (\(tightest.what)), and the store's pool opens up to \(kept): "
-            + "allow more, or open fewer (DATA_MEDIATOR_DATABASE_CONNECTIONS)"
+            + "allow more, or open fewer (\(poolSizeSetting))"
     }
 }

@@ -49,6 +49,9 @@ public final class PostgresStore: Sendable {
     let primaryConfiguration: PostgresClient.Configuration
     /// How the read replica is reached, when reads go to one.
     let readerConfiguration: PostgresClient.Configuration?
+    /// The name the refusal of a pool larger than the server allows gives the pool's size
+    /// setting (``connectionLimitProblem(_:_:)``).
+    let poolSizeSetting: String
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).
@@ -62,6 +65,9 @@ public final class PostgresStore: Sendable {
     /// - Parameter prepareStatements: whether each connection prepares the statements of reads
     ///   and writes once and reuses them (off for a pooler that cannot keep a prepared statement
     ///   between transactions, such as PgBouncer in transaction mode before 1.21).
+    /// - Parameter poolSizeSetting: how the setting that gives `maximumConnections` is
+    ///   named where the store is configured (the service's environment variable), for the
+    ///   refusal to start with a pool larger than the server allows.
     /// - Throws: `StoreError` when a URL is not a PostgreSQL URL.
     public init(
         url: String,
@@ -71,9 +77,11 @@ public final class PostgresStore: Sendable {
         eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
         keepConnectionsOpen: Bool = true,
         prepareStatements: Bool = true,
+        poolSizeSetting: String = "maximumConnections",
         logger: Logger
     ) throws {
         self.logger = logger
+        self.poolSizeSetting = poolSizeSetting
         preparedStatements = PreparedStatements(enabled: prepareStatements)
         self.timeout = timeout
         self.eventLoops = eventLoops

@@ -216,6 +216,7 @@ let package = Package(
                 "DataMediatorHTTP",
                 "DataMediatorSQL",
                 "DataMediatorTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

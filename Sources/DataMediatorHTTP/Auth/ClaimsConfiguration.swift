@@ -19,9 +19,11 @@ public struct ClaimsConfiguration: Sendable {
     /// configuration can show it.
     let secret: String?
     /// The public keys read from ``keySetFile``, each with its `alg` set to RS256 or ES256.
-    let keySet: JWKS?
+    private(set) var keySet: JWKS?
     /// The path of the JWKS file the public keys were read from.
     public let keySetFile: String?
+    /// The bytes ``keySet`` was read from, to tell whether the file changed since.
+    private(set) var keySetData: Data?
     /// The `iss` a token must have; nil accepts any issuer or none.
     public let issuer: String?
     /// The value a token's `aud` must contain; nil accepts any audience or none.
@@ -71,7 +73,13 @@ public struct ClaimsConfiguration: Sendable {
         }
         self.secret = secret
         self.keySetFile = keySetFile
-        self.keySet = try keySetFile.map { path throws(ClaimsConfigurationError) in try Self.readKeySet(at: path) }
+        let keySetData = try keySetFile.map { path throws(ClaimsConfigurationError) in try Self.keySetData(at: path) }
+        self.keySetData = keySetData
+        if let keySetFile, let keySetData {
+            self.keySet = try Self.keySet(from: keySetData, at: keySetFile)
+        } else {
+            self.keySet = nil
+        }
         self.issuer = issuer
         self.audience = audience
         self.leeway = leeway
@@ -111,8 +119,21 @@ public struct ClaimsConfiguration: Sendable {
         )
     }
 
-    private static func readKeySet(at path: String) throws(ClaimsConfigurationError) -> JWKS {
-        let data: Data
+    /// This configuration with the public keys of `data`, the key set file's bytes as read
+    /// again (``ReloadingClaimsVerifier``).
+    ///
+    /// - Throws: `malformedKeySet` with what is wrong with them, as at start.
+    func replacingKeySet(with data: Data) throws(ClaimsConfigurationError) -> Self {
+        var changed = self
+        changed.keySetData = data
+        changed.keySet = try Self.keySet(from: data, at: keySetFile ?? "")
+        return changed
+    }
+
+    /// The bytes of the key set file at `path`.
+    ///
+    /// - Throws: `unreadableKeySet` when it is missing, a folder or cannot be read.
+    static func keySetData(at path: String) throws(ClaimsConfigurationError) -> Data {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw ClaimsConfigurationError(
@@ -123,13 +144,17 @@ public struct ClaimsConfiguration: Sendable {
             )
         }
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw ClaimsConfigurationError(
                 .unreadableKeySet,
                 "DATA_MEDIATOR_JWKS_FILE '\(path)' cannot be read: \(error.localizedDescription)"
             )
         }
+    }
+
+    /// The public keys of a key set file's bytes, each with its `alg` set to RS256 or ES256.
+    private static func keySet(from data: Data, at path: String) throws(ClaimsConfigurationError) -> JWKS {
         var keySet: JWKS
         do {
             keySet = try JSONDecoder().decode(JWKS.self, from: data)

@@ -72,10 +72,10 @@ struct ServeCommand: AsyncParsableCommand {
         // SQLite's lists are checked before anything listens; PostgreSQL's once its
         // clients run (as services of the group below).
         var checked: ListRegistry?
-        var verifier: ClaimsVerifier?
+        var verifier: ReloadingClaimsVerifier?
         do {
             if let claims = try ClaimsConfiguration.load(from: environment) {
-                verifier = try await ClaimsVerifier(claims)
+                verifier = try await ReloadingClaimsVerifier(claims)
             }
         } catch {
             printError("data-mediator: \(error)")
@@ -148,11 +148,18 @@ struct ServeCommand: AsyncParsableCommand {
         // (with `event: shutdown`), then the server stops accepting and finishes what is in
         // flight, for at most the grace period; the store's clients stop last. Then a SQLite
         // store's WAL is checkpointed.
-        let services: [any Service] =
+        var services: [any Service] =
             wiring.storeServices(logger: logger) + [
                 serving, StreamCloser(notifier: wiring.notifier, logger: logger),
                 ShutdownWatchdog(grace: .seconds(settings.shutdownGraceSeconds), logger: logger),
             ]
+        // A JWKS file is read again on SIGHUP and every DATA_MEDIATOR_JWKS_RELOAD_SECONDS.
+        if let verifier, verifier.keySetFile != nil {
+            let seconds = settings.keySetReloadSeconds
+            services.append(
+                KeySetWatch(verifier: verifier, interval: seconds > 0 ? .seconds(seconds) : nil, logger: logger)
+            )
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
@@ -230,7 +237,8 @@ extension ServiceGroupConfiguration {
 
 extension ServeCommand {
     /// The claims of a request's `Authorization` header, as the routes of scoped lists ask.
-    static func claims(of verifier: ClaimsVerifier) -> @Sendable (String?) async throws -> [String: JSONValue] {
+    static func claims(of verifier: ReloadingClaimsVerifier) -> @Sendable (String?) async throws -> [String: JSONValue]
+    {
         { authorization in try await verifier.claims(fromAuthorization: authorization) }
     }
 }

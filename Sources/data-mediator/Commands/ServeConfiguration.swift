@@ -58,6 +58,9 @@ struct ServeConfiguration: Sendable {
     /// Whether PostgreSQL connections prepare the statements of reads and writes once
     /// (`DATA_MEDIATOR_DATABASE_PREPARE`, `true` or `false`, default `true`).
     let databasePrepare: Bool
+    /// Seconds between reads of the JWKS file for new keys (`DATA_MEDIATOR_JWKS_RELOAD_SECONDS`,
+    /// 0–86400, default 10); 0 reads it again on SIGHUP only.
+    let keySetReloadSeconds: Int
 
     /// The database URL in the variable `name`, or nil when it is unset or empty; checked
     /// here, so that a mistake names the variable (and never repeats its password):
@@ -191,6 +194,7 @@ struct ServeConfiguration: Sendable {
             )
         }
         self.maximumBodyBytes = try positive("DATA_MEDIATOR_MAX_BODY_BYTES", 1 << 20)
+        self.keySetReloadSeconds = try positive("DATA_MEDIATOR_JWKS_RELOAD_SECONDS", 10, in: 0...86_400)
         self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10
         guard (1...600).contains(self.shutdownGraceSeconds) else {
             throw ValidationError(

@@ -1,0 +1,121 @@
+import Crypto
+import DataMediatorTesting
+import Foundation
+import Glibc
+import Testing
+
+/// The running service reads its JWKS file again on SIGHUP and every
+/// `DATA_MEDIATOR_JWKS_RELOAD_SECONDS`: keys rotate without a restart, a file that cannot
+/// be used keeps the keys in use, and the process goes on serving throughout.
+@Suite struct KeySetReloadTests {
+    /// An ES256 key and the tokens it signs.
+    struct SigningKey {
+        let kid: String
+        let key = P256.Signing.PrivateKey()
+
+        /// The public half as a JWK.
+        var jwk: String {
+            let point = key.publicKey.rawRepresentation
+            return #"{"kty":"EC","crv":"P-256","kid":"\#(kid)","x":"\#(Self.base64URL(point.prefix(32)))","#
+                + #""y":"\#(Self.base64URL(point.suffix(32)))"}"#
+        }
+
+        /// A token for `sub` that expires in an hour.
+        func token(sub: String) throws -> String {
+            let exp = Int(Date().timeIntervalSince1970) + 3600
+            let signing =
+                Self.base64URL(Data(#"{"alg":"ES256","typ":"JWT","kid":"\#(kid)"}"#.utf8)) + "."
+                + Self.base64URL(Data(#"{"sub":"\#(sub)","exp":\#(exp)}"#.utf8))
+            let signature = try key.signature(for: Data(signing.utf8))
+            return signing + "." + Self.base64URL(signature.rawRepresentation)
+        }
+
+        static func base64URL(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+    }
+
+    static func write(_ keys: [SigningKey], to file: URL) throws {
+        try Data(#"{"keys":[\#(keys.map(\.jwk).joined(separator: ","))]}"#.utf8).write(to: file, options: .atomic)
+    }
+
+    /// The status of a read of the caller's own slice with `key`'s token.
+    static func status(_ server: ServerProcess, _ key: SigningKey) async throws -> Int {
+        try await server.get("/lists/mine/items", headers: ["Authorization": "Bearer " + key.token(sub: "ana")]).status
+    }
+
+    /// Waits up to 10 s for `condition`.
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await condition()
+    }
+
+    @Test func sighupTakesANewKeyAndABadFileKeepsTheOldOnes() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-jwks-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("keys.json")
+        let old = SigningKey(kid: "old")
+        let new = SigningKey(kid: "new")
+        try Self.write([old], to: file)
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_JWKS_FILE": file.path, "DATA_MEDIATOR_JWKS_RELOAD_SECONDS": "0"]
+        )
+        defer { server.removeData() }
+        #expect(try await Self.status(server, old) == 200)
+        #expect(try await Self.status(server, new) == 401)
+
+        try Self.write([old, new], to: file)
+        // Reloads on SIGHUP only here: a second later the new key is still unknown.
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await Self.status(server, new) == 401)
+        kill(server.process.processIdentifier, SIGHUP)
+        #expect(try await Self.eventually { try await Self.status(server, new) == 200 }, "\(server.log)")
+        #expect(try await Self.status(server, old) == 200)
+        #expect(server.log.contains("key set reloaded"))
+
+        try Data(#"{"keys": ["#.utf8).write(to: file)
+        kill(server.process.processIdentifier, SIGHUP)
+        #expect(try await Self.eventually { server.log.contains("key set not reloaded") }, "\(server.log)")
+        #expect(server.log.contains("is not a JSON Web Key Set"))
+        #expect(try await Self.status(server, new) == 200, "the keys in use stay")
+        #expect(server.process.isRunning)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func theFileIsReadAgainEveryIntervalAndAKeyTakenOutStopsVerifying() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-jwks-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("keys.json")
+        let old = SigningKey(kid: "old")
+        let new = SigningKey(kid: "new")
+        try Self.write([old, new], to: file)
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_JWKS_FILE": file.path, "DATA_MEDIATOR_JWKS_RELOAD_SECONDS": "1"]
+        )
+        defer { server.removeData() }
+        #expect(try await Self.status(server, old) == 200)
+        try Self.write([new], to: file)
+        #expect(try await Self.eventually { try await Self.status(server, old) == 401 }, "\(server.log)")
+        #expect(try await Self.status(server, new) == 200)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func aReloadIntervalOutOfRangeIsNamed() async throws {
+        for value in ["-1", "86401", "often"] {
+            let (status, says) = try await DemoWalkTests.run(
+                ["serve", "--port", "0", "--demo-transactions", "1"],
+                environment: ["DATA_MEDIATOR_JWKS_RELOAD_SECONDS": value, "DATA_MEDIATOR_CONFIG": ""]
+            )
+            #expect(status == 1 && says.contains("DATA_MEDIATOR_JWKS_RELOAD_SECONDS"), "\(value): \(says)")
+        }
+    }
+}

@@ -78,6 +78,7 @@ public func buildRouter(
     router.add(middleware: ProblemMiddleware(allow: { path in MethodNotAllowed.allow(at: path, registry: registry) }))
     // Answers in gzip to clients that accept it (not event streams).
     router.add(middleware: CompressionMiddleware())
+    router.add(middleware: ServerOptionsMiddleware())
     OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
         .register(on: router)
     ExplorerRoutes(

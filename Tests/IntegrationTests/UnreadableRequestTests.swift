@@ -200,6 +200,12 @@ import Testing
         let refused = await Self.read(tunnel, within: 5)
         #expect(refused.closed && refused.text.hasPrefix("HTTP/1.1 405 "), "\(refused)")
         #expect(refused.text.lowercased().contains("allow: get, head, options"), "\(refused)")
+        // RFC 9110 9.3.7: `OPTIONS *` asks about the server: every method some route serves.
+        let asterisk = try RawClient(port: server.port)
+        asterisk.send("OPTIONS * HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        let options = await Self.readUntilClosed(asterisk, within: 10)
+        #expect(options.hasPrefix("HTTP/1.1 204 "), "\(options)")
+        #expect(options.lowercased().contains("allow: get, head, options, post, put, patch, delete"), "\(options)")
         #expect(try await server.get("/health").status == 200)
         #expect(await server.stop() == 0)
     }

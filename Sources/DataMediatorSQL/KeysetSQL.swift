@@ -14,18 +14,31 @@ public struct KeysetSQL: Sendable {
     /// Text columns, which PostgreSQL compares in the `"C"` collation (bytewise, as SQLite
     /// and the core do) and whose section keys are prefixes.
     public let textColumns: Set<String>
+    /// PostgreSQL `uuid` columns, compared and ordered as their text (which PostgreSQL
+    /// writes in small letters, so its order is the uuids' own).
+    public let uuidColumns: Set<String>
 
     /// Creates a builder.
-    public init(dialect: SQLDialect = .sqlite, notNullColumns: Set<String>, textColumns: Set<String> = []) {
+    public init(
+        dialect: SQLDialect = .sqlite,
+        notNullColumns: Set<String>,
+        textColumns: Set<String> = [],
+        uuidColumns: Set<String> = []
+    ) {
         self.dialect = dialect
         self.notNullColumns = notNullColumns
         self.textColumns = textColumns
+        self.uuidColumns = uuidColumns
     }
 
     /// The column as it is compared and ordered: quoted, and in the `"C"` collation for
-    /// PostgreSQL text.
+    /// PostgreSQL text; a PostgreSQL uuid as its text in that collation (PostgreSQL compares
+    /// a uuid with no text, and the values views compare with arrive as text: ids, cursors'
+    /// values, parameters, claims), which the view's indexes hold as an expression.
     public func column(_ field: String) -> String {
-        guard dialect == .postgres, textColumns.contains(field) else { return SQL.quote(field) }
+        guard dialect == .postgres else { return SQL.quote(field) }
+        if uuidColumns.contains(field) { return "(CAST(\(SQL.quote(field)) AS text)) COLLATE \"C\"" }
+        guard textColumns.contains(field) else { return SQL.quote(field) }
         return SQL.quote(field) + " COLLATE \"C\""
     }
 

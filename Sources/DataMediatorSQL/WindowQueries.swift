@@ -177,7 +177,8 @@ public final class WindowQueries: Sendable {
         case .sqlite:
             return read(view.sort.map { SQL.quote($0.field) }.joined(separator: ", "))
         case .postgres:
-            return "(" + view.sort.map { read(SQL.quote($0.field)) }.joined(separator: ", ") + ")"
+            // As the range compares them (a uuid as its text).
+            return "(" + view.sort.map { read(keyset.column($0.field)) }.joined(separator: ", ") + ")"
         }
     }
 

@@ -101,29 +101,6 @@ extension PostgresWriteRefusalTests {
 }
 
 extension PostgresWriteRefusalTests {
-    /// A uuid column the list's views compare with text (its id, which sorts every view,
-    /// or a sort key) is refused at start with the way out; it failed on the view's index
-    /// ("collations are not supported by type uuid").
-    @Test(arguments: [
-        "CREATE TABLE legacy (id uuid PRIMARY KEY, a text, b text, small smallint, rev bigint)",
-        "CREATE TABLE legacy (id text PRIMARY KEY, a uuid, b text, small smallint, rev bigint)",
-    ])
-    func aUUIDColumnAViewComparesIsRefusedAtStart(table: String) async throws {
-        let fixture = try await PostgresFixture()
-        try await fixture.store.primary.query(PostgresQuery(unsafeSQL: table))
-        let error = await #expect(throws: StoreError.self) {
-            _ = try await fixture.store.adapter(
-                for: Self.definition(),
-                source: StoreSource(kind: .table("legacy"), fieldTypes: Self.fields),
-                signer: CursorSigner(secret: SampleList.secret)
-            )
-        }
-        let message = error.map { "\($0)" } ?? ""
-        #expect(message.contains("is a uuid") && message.contains("CAST(column AS text)"), "\(message)")
-    }
-}
-
-extension PostgresWriteRefusalTests {
     /// An import's record whose values its columns cannot hold is a bad record, named by
     /// its line and why: it stops the import (nothing stored), or with skipBad is left out
     /// while the records around it are stored (PostgreSQL ends a transaction at an error,

@@ -245,25 +245,14 @@ public final class PostgresStore: Sendable {
                             + "column holds JSON (json or jsonb): declare it json, or cast the column in a query list"
                     )
                 }
-                // PostgreSQL compares a uuid with no text, and views compare their columns with
-                // text (an id, a cursor's values, a parameter): a list whose ids are uuids (the
-                // id sorts every view) or whose views order or select by one is refused, with
-                // the way out, rather than failing on its index or its first read.
-                var compared: Set<String> = [list.idField]
-                if let scope = list.scope { compared.insert(scope.field) }
-                for view in list.views {
-                    compared.formUnion(view.sort.map(\.field))
-                    compared.formUnion(view.filter.map(\.field))
-                    compared.formUnion(view.parameters.map(\.field))
-                    if let section = view.section { compared.insert(section.field) }
-                }
-                let uuidColumns = compared.filter { types[$0] == .uuid }.sorted()
-                if !uuidColumns.isEmpty {
+                // Views compare and order a uuid column as its text (``KeysetSQL/column(_:)``);
+                // a section of one would be a section per item, or of a few hex digits.
+                let uuidSections = list.views.compactMap(\.section?.field).filter { types[$0] == .uuid }
+                if let field = uuidSections.first {
                     throw StoreError(
                         list: list.name,
-                        "column \(uuidColumns.map { "'\($0)'" }.joined(separator: ", ")) is a uuid, which the "
-                            + "service cannot yet sort or select by (the id sorts every view): read it as text "
-                            + "(CAST(column AS text)) in a query list, or keep it in a text column"
+                        "a view sections by column '\(field)', a uuid: section by another column, or "
+                            + "read it as text (CAST(column AS text)) in a query list"
                     )
                 }
                 // Writes bind a json field as its JSON text, and a string as text, which
@@ -281,7 +270,8 @@ public final class PostgresStore: Sendable {
                 let keyset = KeysetSQL(
                     dialect: .postgres,
                     notNullColumns: notNull,
-                    textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text }.keys)
+                    textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text && $0.value != .uuid }.keys),
+                    uuidColumns: Set(types.filter { $0.value == .uuid }.keys)
                 )
                 for statement in schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
                     try await session.execute(statement.sql, statement.arguments)

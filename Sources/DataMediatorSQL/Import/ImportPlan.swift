@@ -16,6 +16,8 @@ public struct ImportPlan: Sendable {
     /// One row's `(?, ...)` of ``insertSQL``.
     private let rowSQL: String
     private let fieldTypes: [String: FieldType]
+    /// Whether the id column is a uuid, whose ids are taken in ``UUIDText``'s spelling only.
+    private let idIsUUID: Bool
 
     /// The plan of an import into `list` over `source`; `casts` names the type each
     /// column's value is cast to (``SQLListReader/writeCasts``).
@@ -28,6 +30,7 @@ public struct ImportPlan: Sendable {
         self.list = list
         self.table = table
         self.fieldTypes = source.fieldTypes
+        self.idIsUUID = casts[list.idField] == "uuid"
         let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
         self.columns = [list.idField] + declared
         let marks = columns.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ")
@@ -48,14 +51,26 @@ public struct ImportPlan: Sendable {
 
     /// A record's values in ``columns`` order, checked against the list's rules (see
     /// ``ImportRecord/values(columns:idField:idType:types:rules:)``).
+    /// A uuid id in another spelling (capitals, braces, no hyphens) is refused: it would be
+    /// stored as the uuid, under an id other than the record's.
     public func values(of record: ImportRecord) throws -> [JSONValue] {
-        try record.values(
+        let values = try record.values(
             columns: columns,
             idField: list.idField,
             idType: fieldTypes[list.idField] ?? .string,
             types: fieldTypes,
             rules: list.rules
         )
+        if idIsUUID, case .string(let id)? = values.first, !UUIDText.isCanonical(id) {
+            throw DataMediatorError(
+                .invalidItem,
+                "Ids of this list are uuids in small letters (8-4-4-4-12 hex digits); '\(id)' is not one.",
+                fieldProblems: [
+                    FieldProblem(field: list.idField, detail: "must be a uuid in small letters (8-4-4-4-12 hex digits)")
+                ]
+            )
+        }
+        return values
     }
 }
 

@@ -319,6 +319,10 @@ public struct SQLListReader: Sendable {
         switch (dialect, idIsInteger) {
         case (.postgres, true):
             return whole.map { ("\(column) = ?", [.integer($0)]) }
+        case (.postgres, false) where keyset.uuidColumns.contains(idField):
+            // Ids are shown as PostgreSQL writes a uuid; any other spelling names no item.
+            guard UUIDText.isCanonical(id) else { return nil }
+            return ("\(column) = CAST(? AS uuid)", [.string(id)])
         case (.postgres, false):
             return ("\(column)::text = ?", [.string(id)])
         case (.sqlite, _):
@@ -351,7 +355,9 @@ public struct SQLListReader: Sendable {
     /// The row whose id column holds `key` (as stored), read as this list reads items; nil
     /// when there is none or it is outside the list's source.
     public func item(withKey key: JSONValue, _ session: any SQLSession) async throws -> Item? {
-        let sql = "SELECT \(selectList) FROM \(from) WHERE \(SQL.quote(idField)) = ? LIMIT 1"
+        let sql =
+            "SELECT \(selectList) FROM \(from) WHERE \(SQL.quote(idField)) = "
+            + "\(SQL.placeholder(of: idField, casts: writeCasts)) LIMIT 1"
         return try await fetch(sql, [key], session).first
     }
 

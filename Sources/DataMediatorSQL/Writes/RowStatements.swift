@@ -32,11 +32,13 @@ struct RowStatements: Sendable {
         let id = SQL.quote(idField)
         let revision = SQL.quote(revisionField)
         let returning = " RETURNING " + read.map(SQL.quote).joined(separator: ", ")
-        selectByID = "SELECT \(read.map(SQL.quote).joined(separator: ", ")) FROM \(table) WHERE \(id) = ?"
+        // An id is bound as it is stored, through its column's cast (a uuid's text).
+        let byID = " WHERE \(id) = \(SQL.placeholder(of: idField, casts: casts))"
+        selectByID = "SELECT \(read.map(SQL.quote).joined(separator: ", ")) FROM \(table)" + byID
         let assignments =
             fields.map { "\(SQL.quote($0)) = \(SQL.placeholder(of: $0, casts: casts))" }
             + ["\(revision) = COALESCE(\(revision), 0) + 1"]
-        updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(id) = ?" + returning
+        updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", "))" + byID + returning
         let names = [idField] + fields + [revisionField]
         insert =
             "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", "))) VALUES ("
@@ -50,6 +52,6 @@ struct RowStatements: Sendable {
         freeID =
             "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(Int64.max) "
             + "AND NOT EXISTS (SELECT 1 FROM \(table) AS next WHERE next.\(id) = taken.\(id) + 1)"
-        deleteByID = "DELETE FROM \(table) WHERE \(id) = ?"
+        deleteByID = "DELETE FROM \(table)" + byID
     }
 }

@@ -11,6 +11,8 @@ public struct SQLItemWriter: ItemWriter {
     let idField: String
     /// Whether ids are whole numbers (an integer id column).
     let idIsInteger: Bool
+    /// Whether ids are uuids (a PostgreSQL uuid id column), taken as ``UUIDText`` spells them.
+    let idIsUUID: Bool
     /// Every writable field, in a fixed order (the id and revision excluded).
     let fields: [String]
     let fieldTypes: [String: FieldType]
@@ -42,6 +44,7 @@ public struct SQLItemWriter: ItemWriter {
         self.table = table
         self.idField = list.idField
         self.idIsInteger = idIsInteger
+        self.idIsUUID = reader.keyset.uuidColumns.contains(list.idField)
         let fields = fieldTypes.keys.filter { $0 != list.idField && $0 != revisionField }.sorted()
         self.fields = fields
         self.fieldTypes = fieldTypes
@@ -189,7 +192,7 @@ public struct SQLItemWriter: ItemWriter {
         } else if idIsInteger {
             id = .integer(try await nextID(session))
         } else {
-            id = .string(Hex.randomID())
+            id = .string(idIsUUID ? UUIDText.random() : Hex.randomID())
         }
         let arguments = [id] + fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
         if case .integer = id, let insertRecordingID = statements.insertRecordingID {
@@ -246,6 +249,19 @@ public struct SQLItemWriter: ItemWriter {
     /// - Throws: `invalidItem` (or `unknownItem` when `missing`, since no such item can
     ///   exist) for an id that an integer id column cannot hold.
     private func storedID(_ id: String, missing: Bool = false) throws(DataMediatorError) -> JSONValue {
+        if idIsUUID {
+            guard UUIDText.isCanonical(id) else {
+                if missing { throw unknown(id) }
+                throw DataMediatorError(
+                    .invalidItem,
+                    "Ids of this list are uuids in small letters (8-4-4-4-12 hex digits); '\(id)' is not one.",
+                    fieldProblems: [
+                        FieldProblem(field: "id", detail: "must be a uuid in small letters (8-4-4-4-12 hex digits)")
+                    ]
+                )
+            }
+            return .string(id)
+        }
         guard idIsInteger else { return .string(id) }
         guard let whole = Int64(id), String(whole) == id else {
             if missing { throw unknown(id) }

@@ -296,38 +296,3 @@ final class EventCapture: Sendable {
         reader.cancel()
     }
 }
-
-/// Databases on the tests' PostgreSQL server (`DATA_MEDIATOR_TEST_DATABASE_URL`, which
-/// `scripts/test` starts); without it these tests fail, they do not skip.
-enum TestDatabase {
-    /// A new, empty database; returns its URL.
-    static func create() async throws -> String {
-        guard let server = ProcessInfo.processInfo.environment["DATA_MEDIATOR_TEST_DATABASE_URL"], !server.isEmpty
-        else {
-            throw ServerProcessError.exited("DATA_MEDIATOR_TEST_DATABASE_URL is not set: run scripts/test")
-        }
-        let name = "dm_it_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
-        let created = try await run("/usr/bin/psql", [server, "-qc", "CREATE DATABASE \(name)"])
-        #expect(created.status == 0, "\(created.output)")
-        var parts = try #require(URLComponents(string: server))
-        parts.path = "/" + name
-        return try #require(parts.string)
-    }
-
-    /// Runs a program; returns its exit status and standard output.
-    ///
-    /// The output goes through a file, not a pipe: a server the program starts in the
-    /// background may inherit the pipe and keep it open.
-    static func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dm-run-\(UUID().uuidString)")
-        try #require(FileManager.default.createFile(atPath: file.path, contents: nil))
-        defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: file)
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        return (process.terminationStatus, (try? String(contentsOf: file, encoding: .utf8)) ?? "")
-    }
-}

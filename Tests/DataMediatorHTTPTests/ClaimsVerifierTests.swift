@@ -241,6 +241,23 @@ import Testing
 
     // MARK: Signatures
 
+    @Test func aTokenNamingAKeyTheServerDoesNotHoldIsRefusedThoughAHeldKeySignedIt() async throws {
+        // Signed with the key set's EC key, but naming another key: before, the token was
+        // tried against the first key of its algorithm and accepted.
+        let verifier = try await verifier(secret: nil, publicKeys: true)
+        let renamed = try await keys.es256(["sub": .string("ana")], kid: "retired-1")
+        await expectRefusal(
+            verifier,
+            "Bearer " + renamed,
+            "names a key ('retired-1') this server does not hold for ES256"
+        )
+        let odd = try await keys.es256(["sub": .string("ana")], kid: "a key with \"quotes\"")
+        await expectRefusal(verifier, "Bearer " + odd, "names a key (its 'kid') this server does not hold")
+        // Naming the key that signed it, it is accepted.
+        let named = try await keys.es256(["sub": .string("ana")])
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + named)["sub"] == .string("ana"))
+    }
+
     @Test func anHS256TokenSignedWithAnotherSecretIsRefused() async throws {
         let token = try await ClaimsTestKeys.hs256(
             ["sub": .string("ana")],

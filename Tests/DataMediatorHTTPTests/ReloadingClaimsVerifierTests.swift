@@ -50,7 +50,7 @@ import Testing
         _ = try keys.file(URL(fileURLWithPath: path).lastPathComponent, try Self.keySet(["new": new]))
         #expect(await verifier.reload() == .reloaded(keyIDs: ["new"]))
         #expect(await Self.accepts(verifier, newToken))
-        await expectRefused(verifier, oldToken, "does not match any ES256 key")
+        await expectRefused(verifier, oldToken, "The token names a key ('old') this server does not hold for ES256")
     }
 
     @Test func aFileThatCannotBeUsedKeepsTheKeysInUse() async throws {

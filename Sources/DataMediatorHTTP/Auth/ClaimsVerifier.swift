@@ -13,6 +13,8 @@ import JWTKit
 public struct ClaimsVerifier: Sendable {
     /// One key collection per accepted `alg` value.
     private let keysByAlgorithm: [String: JWTKeyCollection]
+    /// The `kid`s of the key set's keys, per algorithm (the shared secret has none).
+    private let keyIDsByAlgorithm: [String: Set<String>]
     private let issuer: String?
     private let audience: String?
     private let leeway: TimeInterval
@@ -24,6 +26,7 @@ public struct ClaimsVerifier: Sendable {
     ///   key shorter than jwt-kit accepts, or an EC point not on its curve).
     public init(_ configuration: ClaimsConfiguration) async throws(ClaimsConfigurationError) {
         var keys: [String: JWTKeyCollection] = [:]
+        var keyIDs: [String: Set<String>] = [:]
         if let secret = configuration.secret {
             keys["HS256"] = await JWTKeyCollection().add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         }
@@ -42,8 +45,10 @@ public struct ClaimsVerifier: Sendable {
                 )
             }
             keys[algorithm] = collection
+            if let kid = key.keyIdentifier?.string { keyIDs[algorithm, default: []].insert(kid) }
         }
         keysByAlgorithm = keys
+        keyIDsByAlgorithm = keyIDs
         issuer = configuration.issuer
         audience = configuration.audience
         requiresExpiration = configuration.requiresExpiration
@@ -115,6 +120,17 @@ public struct ClaimsVerifier: Sendable {
         }
         guard let keys = keysByAlgorithm[algorithm] else {
             throw Self.refusal(unacceptedAlgorithm: algorithm, accepted: algorithms)
+        }
+        // A `kid` names the key that signed the token (RFC 7515 4.1.4): one this server does
+        // not hold (say a key taken out of the key set) is refused as such, rather than the
+        // token being tried against whichever key is first.
+        if let kid = header.kid, let held = keyIDsByAlgorithm[algorithm], !held.contains(kid) {
+            let plain =
+                kid.count <= 64 && kid.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+            throw Self.refusal(
+                "The token names a key (\(plain ? "'\(kid)'" : "its 'kid'")) this server does not hold for \(algorithm); "
+                    + "it may have been taken out of the key set."
+            )
         }
         let verified: TokenClaims
         do {

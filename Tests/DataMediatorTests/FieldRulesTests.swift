@@ -17,6 +17,31 @@ import Testing
 
     /// A body of many made-up members is answered in a bounded problem: the first unknown
     /// fields named, the rest counted, the known fields' problems all there.
+    /// A whole number past 64 bits (JSON allows it; it is read as a floating-point number)
+    /// is told with the range a whole-number field holds; a fraction, as not whole.
+    @Test func aWholeNumberPast64BitsIsToldTheRange() throws {
+        let body = #"{"title": "t", "score": 9223372036854775808}"#
+        guard case .object(let fields) = try JSONValue.parse(Array(body.utf8)) else {
+            Issue.record("not an object")
+            return
+        }
+        for (value, detail) in [
+            (
+                fields["score"] ?? .null,
+                "must be a whole number from -9223372036854775808 to 9223372036854775807 (64 bits)"
+            ),
+            (.number(-1e30), "must be a whole number from -9223372036854775808 to 9223372036854775807 (64 bits)"),
+            (.number(1.5), "must be a whole number"),
+        ] {
+            do {
+                try rules.check(["title": .string("t"), "score": value])
+                Issue.record("\(value) was accepted")
+            } catch {
+                #expect(error.fieldProblems.map(\.detail) == [detail], "\(value)")
+            }
+        }
+    }
+
     @Test func unknownFieldsAreNamedUpToABound() {
         var fields: [String: JSONValue] = ["score": .string("high")]
         for index in 0..<10_000 { fields["x\(index)"] = .integer(1) }

@@ -61,7 +61,7 @@ public struct FieldRules: Sendable, Hashable {
                 continue
             }
             if value != .null, !type.accepts(value) {
-                problems.append(FieldProblem(field: name, detail: "must be \(type.description)"))
+                problems.append(FieldProblem(field: name, detail: Self.typeDetail(type, value)))
             } else if value.holdsNUL {
                 problems.append(FieldProblem(field: name, detail: JSONValue.nulDetail))
             } else if keyFields.contains(name), case .string(let text) = value, text.utf8.count > Self.maximumKeyBytes {
@@ -85,6 +85,15 @@ public struct FieldRules: Sendable, Hashable {
 }
 
 extension FieldRules {
+    /// Why `value` does not fit a field of `type`: its type, and for a whole number past
+    /// 64 bits (read as a floating-point number) the range a whole-number field holds.
+    static func typeDetail(_ type: FieldType, _ value: JSONValue) -> String {
+        if type == .integer, case .number(let number) = value, number.isFinite, abs(number) >= 0x1p63 {
+            return "must be a whole number from \(Int64.min) to \(Int64.max) (64 bits)"
+        }
+        return "must be \(type.description)"
+    }
+
     /// The fields as a store keeps them: a whole number given for a `number` field is a
     /// number, so a write's answer and its change show it as every page does (`2.0`).
     public func stored(_ fields: [String: JSONValue]) -> [String: JSONValue] {

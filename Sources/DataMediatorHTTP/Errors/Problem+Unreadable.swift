@@ -19,8 +19,10 @@ extension Problem {
         case .invalidVersion:
             self.init(
                 .httpVersionNotSupported,
-                detail: "The request's HTTP version is not one this server speaks (HTTP/1.1 or HTTP/1.0); "
-                    + "the connection is closed."
+                // The parser says so too of a request line that ends in a bare LF after the
+                // version (RFC 9112 2.2 lets a server take it; NIO's parser does not).
+                detail: "The request line does not end in 'HTTP/1.1' or 'HTTP/1.0' followed by CRLF: this server "
+                    + "speaks HTTP/1.1 and HTTP/1.0, with CRLF line ends. The connection is closed."
             )
         case .invalidURL:
             self.init(.badRequest, detail: "The request's target is not a valid URI; the connection is closed.")

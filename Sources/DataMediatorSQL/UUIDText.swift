@@ -23,6 +23,18 @@ public enum UUIDText {
         return true
     }
 
+    /// The refusal (`invalidItem`) of an id in a uuid column that is not in the shown
+    /// spelling; `field` names the id in the write or the record.
+    public static func refusal(ofID id: String, field: String) -> DataMediatorError {
+        DataMediatorError(
+            .invalidItem,
+            "Ids of this list are uuids in small letters (8-4-4-4-12 hex digits); '\(id)' is not one.",
+            fieldProblems: [
+                FieldProblem(field: field, detail: "must be a uuid in small letters (8-4-4-4-12 hex digits)")
+            ]
+        )
+    }
+
     /// A random (version 4, RFC 9562) uuid in the shown spelling: the id of an item
     /// created without one in a uuid column.
     public static func random() -> String {

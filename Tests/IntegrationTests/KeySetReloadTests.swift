@@ -55,18 +55,27 @@ import Testing
         return try await condition()
     }
 
-    @Test func sighupTakesANewKeyAndABadFileKeepsTheOldOnes() async throws {
+    /// A demo server whose key set file (in its data folder) holds `keys` and is read again
+    /// every `reloadSeconds` (0: on SIGHUP only); the server, and the file.
+    static func server(keys: [SigningKey], reloadSeconds: Int) async throws -> (ServerProcess, URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-jwks-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("keys.json")
+        try write(keys, to: file)
+        let server = try await ServerProcess(
+            dataDirectory: folder,
+            arguments: ["--demo-transactions", "10"],
+            environment: [
+                "DATA_MEDIATOR_JWKS_FILE": file.path, "DATA_MEDIATOR_JWKS_RELOAD_SECONDS": "\(reloadSeconds)",
+            ]
+        )
+        return (server, file)
+    }
+
+    @Test func sighupTakesANewKeyAndABadFileKeepsTheOldOnes() async throws {
         let old = SigningKey(kid: "old")
         let new = SigningKey(kid: "new")
-        try Self.write([old], to: file)
-        let server = try await ServerProcess(
-            arguments: ["--demo-transactions", "10"],
-            environment: ["DATA_MEDIATOR_JWKS_FILE": file.path, "DATA_MEDIATOR_JWKS_RELOAD_SECONDS": "0"]
-        )
+        let (server, file) = try await Self.server(keys: [old], reloadSeconds: 0)
         defer { server.removeData() }
         #expect(try await Self.status(server, old) == 200)
         #expect(try await Self.status(server, new) == 401)
@@ -90,17 +99,9 @@ import Testing
     }
 
     @Test func theFileIsReadAgainEveryIntervalAndAKeyTakenOutStopsVerifying() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-jwks-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("keys.json")
         let old = SigningKey(kid: "old")
         let new = SigningKey(kid: "new")
-        try Self.write([old, new], to: file)
-        let server = try await ServerProcess(
-            arguments: ["--demo-transactions", "10"],
-            environment: ["DATA_MEDIATOR_JWKS_FILE": file.path, "DATA_MEDIATOR_JWKS_RELOAD_SECONDS": "1"]
-        )
+        let (server, file) = try await Self.server(keys: [old, new], reloadSeconds: 1)
         defer { server.removeData() }
         #expect(try await Self.status(server, old) == 200)
         try Self.write([new], to: file)

@@ -62,13 +62,7 @@ public struct ImportPlan: Sendable {
             rules: list.rules
         )
         if idIsUUID, case .string(let id)? = values.first, !UUIDText.isCanonical(id) {
-            throw DataMediatorError(
-                .invalidItem,
-                "Ids of this list are uuids in small letters (8-4-4-4-12 hex digits); '\(id)' is not one.",
-                fieldProblems: [
-                    FieldProblem(field: list.idField, detail: "must be a uuid in small letters (8-4-4-4-12 hex digits)")
-                ]
-            )
+            throw UUIDText.refusal(ofID: id, field: list.idField)
         }
         return values
     }

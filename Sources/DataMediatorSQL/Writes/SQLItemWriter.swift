@@ -252,13 +252,7 @@ public struct SQLItemWriter: ItemWriter {
         if idIsUUID {
             guard UUIDText.isCanonical(id) else {
                 if missing { throw unknown(id) }
-                throw DataMediatorError(
-                    .invalidItem,
-                    "Ids of this list are uuids in small letters (8-4-4-4-12 hex digits); '\(id)' is not one.",
-                    fieldProblems: [
-                        FieldProblem(field: "id", detail: "must be a uuid in small letters (8-4-4-4-12 hex digits)")
-                    ]
-                )
+                throw UUIDText.refusal(ofID: id, field: "id")
             }
             return .string(id)
         }

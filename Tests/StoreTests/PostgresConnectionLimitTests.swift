@@ -10,7 +10,7 @@ import Testing
 @Suite struct PostgresConnectionLimitTests {
     /// A new role (its connections limited to `roleLimit`) that owns a new database, and
     /// the URL that reaches it as that role.
-    private func limitedDatabase(roleLimit: Int, databaseLimit: Int = -1) async throws -> String {
+    func limitedDatabase(roleLimit: Int, databaseLimit: Int = -1) async throws -> String {
         let admin = try await PostgresFixture()
         let name = "dm_limited_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12))"
         for statement in [
@@ -28,7 +28,7 @@ import Testing
 
     /// `prepare()` of a store over `url` (reading from `readURL` when given) whose pools
     /// open up to `connections` each.
-    private func prepare(_ url: String, readURL: String? = nil, connections: Int) async throws {
+    func prepare(_ url: String, readURL: String? = nil, connections: Int) async throws {
         let store = try PostgresStore(
             url: url,
             readURL: readURL,
@@ -71,5 +71,22 @@ import Testing
         #expect(error?.description.contains("open 2 connections") == true, "\(String(describing: error))")
         #expect(error?.description.contains("user 'dm_limited_") == true, "the replica's user is named")
         try await prepare(primary.url, readURL: replica, connections: 2)
+    }
+}
+
+extension PostgresConnectionLimitTests {
+    /// A read URL that reaches the primary's server: both pools count against its limits
+    /// (each pool alone fitting, the two together did not, and the start went on to "did not
+    /// answer in time").
+    @Test func aReadURLOnThePrimarysServerCountsBothPools() async throws {
+        let url = try await limitedDatabase(roleLimit: 5)
+        let error = await #expect(throws: StoreError.self) { try await prepare(url, readURL: url, connections: 3) }
+        let message = error?.description ?? ""
+        #expect(message.contains("open 5 connections") && message.contains("the role's CONNECTION LIMIT"), "\(message)")
+        #expect(
+            message.contains("the primary's and the read replica's, on this one server) open up to 6"),
+            "\(message)"
+        )
+        try await prepare(url, readURL: url, connections: 2)
     }
 }

@@ -20,7 +20,9 @@ extension PostgresStore {
 
     /// Why the server (the primary, or the read replica) that `configuration` reaches over
     /// `connection` cannot give its pool as many connections as it opens, or nil when it
-    /// can.
+    /// can. `alongside` is the other pool's configuration when it reaches the same server
+    /// (a read URL that names the primary's host and port): its connections count against
+    /// the server's limit, and against the role's and the database's when it shares them.
     ///
     /// The service's pool opens all of them at start and reopens any that closes (one of
     /// them listens for changes); a server that refuses some has the pool retry them for
@@ -29,24 +31,38 @@ extension PostgresStore {
     /// limits themselves are checked.
     func connectionLimitProblem(
         _ connection: PostgresConnection,
-        _ configuration: PostgresClient.Configuration
+        _ configuration: PostgresClient.Configuration,
+        alongside other: PostgresClient.Configuration? = nil
     ) async throws -> String? {
         let kept = configuration.options.maximumConnections
+        let others = other?.options.maximumConnections ?? 0
+        let sameUser = other?.username == configuration.username
+        let sameDatabase = (other?.database ?? other?.username) == (configuration.database ?? configuration.username)
         let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.connectionLimitsSQL), logger: logger)
-        var limits: [(limit: Int, what: String)] = []
+        // Each limit, what it is, and how many of the store's connections count against it.
+        var limits: [(limit: Int, what: String, opened: Int)] = []
         for try await (server, role, database) in rows.decode((Int, Int, Int).self) {
             limits = [
-                (server, "max_connections, less the connections it keeps for superusers"),
-                (role, "the role's CONNECTION LIMIT"),
-                (database, "the database's CONNECTION LIMIT"),
+                (server, "max_connections, less the connections it keeps for superusers", kept + others),
+                (role, "the role's CONNECTION LIMIT", kept + (sameUser ? others : 0)),
+                (database, "the database's CONNECTION LIMIT", kept + (sameDatabase ? others : 0)),
             ].filter { $0.0 >= 0 }
         }
-        guard let tightest = limits.min(by: { $0.limit < $1.limit }), tightest.limit < kept else { return nil }
+        guard let short = limits.filter({ $0.limit < $0.opened }).min(by: { $0.limit < $1.limit }) else { return nil }
         let host = configuration.host ?? "localhost"
         let port = configuration.port ?? 5432
         let user = configuration.username
-        return "PostgreSQL at \(host):\(port) lets user '\(user)' open \(tightest.limit) connections to database "
-            + "'\(configuration.database ?? user)' (\(tightest.what)), and the store's pool opens up to \(kept): "
+        let pools =
+            short.opened > kept
+            ? "the store's pools (the primary's and the read replica's, on this one server) open up to \(short.opened)"
+            : "the store's pool opens up to \(kept)"
+        return "PostgreSQL at \(host):\(port) lets user '\(user)' open \(short.limit) connections to database "
+            + "'\(configuration.database ?? user)' (\(short.what)), and \(pools): "
             + "allow more, or open fewer (\(poolSizeSetting))"
+    }
+
+    /// Whether two configurations reach one server (the same host and port).
+    static func sameServer(_ one: PostgresClient.Configuration, _ other: PostgresClient.Configuration) -> Bool {
+        (one.host ?? "localhost") == (other.host ?? "localhost") && (one.port ?? 5432) == (other.port ?? 5432)
     }
 }

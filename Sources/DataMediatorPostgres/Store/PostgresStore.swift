@@ -148,15 +148,22 @@ public final class PostgresStore: Sendable {
     public func prepare() async throws {
         var limitProblem: String?
         do {
+            // A read URL on the primary's server: both pools count against its limits.
+            let alongside = readerConfiguration.flatMap { Self.sameServer($0, primaryConfiguration) ? $0 : nil }
             limitProblem = try await changeSchema { connection in
                 for statement in ServiceTables.schema(.postgres) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
-                return try await self.connectionLimitProblem(connection, self.primaryConfiguration)
+                return try await self.connectionLimitProblem(
+                    connection,
+                    self.primaryConfiguration,
+                    alongside: alongside
+                )
             }
             if limitProblem == nil, let readerConfiguration {
+                let primary = alongside == nil ? nil : primaryConfiguration
                 limitProblem = try await readStatement { connection in
-                    try await self.connectionLimitProblem(connection, readerConfiguration)
+                    try await self.connectionLimitProblem(connection, readerConfiguration, alongside: primary)
                 }
             }
         } catch {

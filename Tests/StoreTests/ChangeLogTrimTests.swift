@@ -1,9 +1,9 @@
-import DataMediator
 import DataMediatorSQL
 import GRDB
 import PostgresNIO
 import Testing
 
+@testable import DataMediator
 @testable import DataMediatorPostgres
 @testable import DataMediatorSQL
 @testable import DataMediatorSQLite
@@ -42,5 +42,42 @@ import Testing
         // The primary key (list, view, version) would serve it too, by reading every change
         // of the list and testing its version.
         #expect(plan.contains { $0.contains("data_mediator_changes_age") }, "\(plan)")
+    }
+}
+
+extension ChangeLogTrimTests {
+    /// A full history forgets the changes and the logged stamp steps below its floor at
+    /// every write (on PostgreSQL in the statement that logs the write), and keeps the rest.
+    @Test("a full history keeps only the changes above its floor", arguments: [WritableKind.sqlite, .postgres])
+    func aFullHistoryKeepsOnlyTheChangesAboveItsFloor(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind, history: 5)
+        guard let provider = subject.adapter.provider as? any SQLDataProvider else {
+            Issue.record("not a SQL provider")
+            return
+        }
+        let list = subject.adapter.definition.name
+        var versions: [Int64] = []
+        for index in 0..<12 {
+            let written = try await subject.adapter.create(
+                body: .object(["id": .string("t\(index)"), "data": .object([:])])
+            )
+            versions.append(written.version)
+            let kept = try await provider.reader.transactions.read { session in
+                try await session.rows(
+                    "SELECT MIN(version), MAX(version) FROM \(ServiceTables.changes) WHERE list = ?",
+                    [JSONValue.string(list)]
+                )
+            }
+            guard let row = kept.first, row.count == 2 else {
+                Issue.record("no row")
+                return
+            }
+            #expect(row[1].integerValue == written.version, "write \(index)")
+            // The floor is the version 5 writes back: changes at or below it are gone.
+            #expect((row[0].integerValue ?? 0) > written.version - 5, "write \(index): \(row)")
+        }
+        #expect(versions.count == 12)
+        let changes = try await subject.adapter.changes(view: nil, since: String(versions[11] - 5), limit: nil)
+        #expect(changes.entries.count == 5)
     }
 }

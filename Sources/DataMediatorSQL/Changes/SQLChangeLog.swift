@@ -85,22 +85,28 @@ public struct SQLChangeLog: ChangeLog {
         // The floor only rises; the update finds nothing to do while it is at or past keepFrom.
         let raise = "UPDATE \(ServiceTables.history) SET floor = ? WHERE list = ? AND floor < ? RETURNING floor"
         let raiseArguments: [JSONValue] = [.integer(keepFrom), .string(list), .integer(keepFrom)]
-        let raised: [[JSONValue]]
-        if session.dialect == .postgres, !writes.isEmpty {
-            // Data-modifying WITH parts run whether or not the statement reads them.
-            let parts = writes.enumerated().map { "written_\($0.offset) AS (\($0.element.sql))" }
-            raised = try await session.rows(
-                "WITH \(parts.joined(separator: ", ")) \(raise)",
-                writes.flatMap(\.arguments) + raiseArguments
-            )
-        } else {
+        let forget: [JSONValue] = [.string(list), .integer(keepFrom)]
+        guard session.dialect == .postgres else {
             for write in writes { try await session.execute(write.sql, write.arguments) }
-            raised = try await session.rows(raise, raiseArguments)
+            if try await !session.rows(raise, raiseArguments).isEmpty {
+                try await session.execute(Self.trimSQL, forget)
+                try await StampSteps.forget(list: list, through: keepFrom, session)
+            }
+            return
         }
-        if !raised.isEmpty {
-            try await session.execute(Self.trimSQL, [.string(list), .integer(keepFrom)])
-            try await StampSteps.forget(list: list, through: keepFrom, session)
-        }
+        // Data-modifying WITH parts run whether or not the statement reads them; the trims
+        // run when the floor rose (every write, once the history is full), in the same
+        // statement: the rows they delete are older than any this write adds.
+        let parts =
+            writes.enumerated().map { "written_\($0.offset) AS (\($0.element.sql))" } + [
+                "raised AS (\(raise))",
+                "trimmed AS (\(Self.trimSQL) AND EXISTS (SELECT 1 FROM raised))",
+                "forgotten AS (\(StampSteps.forgetSQL) AND EXISTS (SELECT 1 FROM raised))",
+            ]
+        try await session.execute(
+            "WITH \(parts.joined(separator: ", ")) SELECT floor FROM raised",
+            writes.flatMap(\.arguments) + raiseArguments + forget + forget
+        )
     }
 
     /// Forgets a list's changes at or below a version (arguments: the list, the version):

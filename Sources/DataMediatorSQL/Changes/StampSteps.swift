@@ -34,6 +34,9 @@ enum StampSteps {
     /// The statement that logs that a write of a list's table at a version moved its stamp
     /// from one value to another, in the write's transaction (a statement of its own, or a
     /// part of the write's change log statement on PostgreSQL: ``SQLChangeLog``).
+    /// Forgets a list's steps at or below a version (arguments: the list, the version).
+    static let forgetSQL = "DELETE FROM \(table) WHERE list = ? AND version <= ?"
+
     static let recordSQL = """
         INSERT INTO \(table) (list, version, stamp_before, stamp_after) VALUES (?, ?, ?, ?)
         ON CONFLICT (list, version) DO UPDATE SET
@@ -49,10 +52,7 @@ enum StampSteps {
     /// all of them.
     static func forget(list: String, through version: Int64? = nil, _ session: any SQLSession) async throws {
         if let version {
-            try await session.execute(
-                "DELETE FROM \(table) WHERE list = ? AND version <= ?",
-                [.string(list), .integer(version)]
-            )
+            try await session.execute(forgetSQL, [.string(list), .integer(version)])
         } else {
             try await session.execute("DELETE FROM \(table) WHERE list = ?", [.string(list)])
         }

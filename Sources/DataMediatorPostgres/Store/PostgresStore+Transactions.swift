@@ -310,8 +310,10 @@ struct PostgresSession: SQLSession {
         return answer
     }
 
+    /// Prepared as ``rows(_:_:)`` prepares (a write's deletes and idempotency records
+    /// repeat as its reads do).
     func execute(_ sql: String, _ arguments: [JSONValue]) async throws {
-        let rows = try await connection.query(PostgresQuery(sql: sql, values: arguments), logger: logger)
+        let rows = try await connection.rows(of: sql, binding: arguments, preparedIn: statements, logger: logger)
         for try await _ in rows {}
     }
 

@@ -271,3 +271,54 @@ extension PostgresUUIDKeyTests {
         #expect(found == [ids[0], ids[3]])
     }
 }
+
+extension PostgresUUIDKeyTests {
+    /// A list scoped by a uuid column: a caller whose claim is a uuid reads and writes their
+    /// slice; a claim that is no uuid reads an empty slice, and its write is the item's
+    /// refusal (the column cannot hold the claim), with nothing stored.
+    @Test func aListScopedByAUUIDColumnServesEachCallersSlice() async throws {
+        let fixture = try await PostgresFixture()
+        try await fixture.store.primary.query(
+            "CREATE TABLE things (id uuid PRIMARY KEY, owner uuid, name text, rank bigint, rev bigint)"
+        )
+        let base = Self.definition
+        let definition = ListDefinition(
+            name: base.name,
+            title: base.title,
+            idField: base.idField,
+            revisionField: base.revisionField,
+            views: [try base.view(named: "by_id")],
+            isWritable: true,
+            rules: base.rules,
+            scope: ListScope(field: "owner", claim: "sub")
+        )
+        let adapter = try await fixture.store.adapter(
+            for: definition,
+            source: StoreSource(kind: .table("things"), fieldTypes: Self.fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let (ana, ben) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
+        let body: JSONValue = .object(["data": .object(["name": .string("n"), "rank": .integer(1)])])
+        for owner in [ana, ana, ben] {
+            _ = try await adapter.create(body: body, scope: WriteScope(field: "owner", value: .string(owner)))
+        }
+        func ids(_ sub: String) async throws -> [String] {
+            let page = try await adapter.page(
+                view: nil,
+                limit: "10",
+                cursor: nil,
+                slice: SliceRequest(claims: ["sub": .string(sub)])
+            )
+            return page.items.map(\.id)
+        }
+        #expect(try await ids(ana).count == 2)
+        #expect(try await ids(ben).count == 1)
+        #expect(try await ids("bob").isEmpty)
+        let start = try await adapter.currentVersion()
+        let refused = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.create(body: body, scope: WriteScope(field: "owner", value: .string("bob")))
+        }
+        #expect(refused?.code == .invalidItem, "\(String(describing: refused))")
+        #expect(try await adapter.currentVersion() == start)
+    }
+}

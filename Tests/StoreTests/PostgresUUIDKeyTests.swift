@@ -44,18 +44,28 @@ import Testing
         )
     }
 
-    /// A store over a new uuid-keyed table, and its adapter.
-    static func subject() async throws -> (PostgresFixture, ListAdapter) {
+    /// A store with a new uuid-keyed table `things` (its owner a uuid too).
+    static func table() async throws -> PostgresFixture {
         let fixture = try await PostgresFixture()
         try await fixture.store.primary.query(
             "CREATE TABLE things (id uuid PRIMARY KEY, owner uuid, name text, rank bigint, rev bigint)"
         )
-        let adapter = try await fixture.store.adapter(
+        return fixture
+    }
+
+    /// The adapter of `definition` over `fixture`'s table.
+    static func adapter(_ definition: ListDefinition, over fixture: PostgresFixture) async throws -> ListAdapter {
+        try await fixture.store.adapter(
             for: definition,
             source: StoreSource(kind: .table("things"), fieldTypes: fields),
             signer: CursorSigner(secret: SampleList.secret)
         )
-        return (fixture, adapter)
+    }
+
+    /// A store over a new uuid-keyed table, and the adapter of `definition` over it.
+    static func subject(_ definition: ListDefinition = definition) async throws -> (PostgresFixture, ListAdapter) {
+        let fixture = try await table()
+        return (fixture, try await adapter(definition, over: fixture))
     }
 
     /// The field `name` of a cell's data.
@@ -216,10 +226,7 @@ extension PostgresUUIDKeyTests {
     /// A view that sections by a uuid column (a section an item) is refused at start with
     /// the way out.
     @Test func aViewThatSectionsByAUUIDIsRefusedAtStart() async throws {
-        let fixture = try await PostgresFixture()
-        try await fixture.store.primary.query(
-            "CREATE TABLE things (id uuid PRIMARY KEY, owner uuid, name text, rank bigint, rev bigint)"
-        )
+        let fixture = try await Self.table()
         let definition = Self.definition(views: [
             View(
                 name: "by_owner",
@@ -232,11 +239,7 @@ extension PostgresUUIDKeyTests {
             )
         ])
         let error = await #expect(throws: StoreError.self) {
-            _ = try await fixture.store.adapter(
-                for: definition,
-                source: StoreSource(kind: .table("things"), fieldTypes: Self.fields),
-                signer: CursorSigner(secret: SampleList.secret)
-            )
+            _ = try await Self.adapter(definition, over: fixture)
         }
         let message = error.map { "\($0)" } ?? ""
         #expect(message.contains("sections by column 'owner', a uuid"), "\(message)")
@@ -277,10 +280,6 @@ extension PostgresUUIDKeyTests {
     /// slice; a claim that is no uuid reads an empty slice, and its write is the item's
     /// refusal (the column cannot hold the claim), with nothing stored.
     @Test func aListScopedByAUUIDColumnServesEachCallersSlice() async throws {
-        let fixture = try await PostgresFixture()
-        try await fixture.store.primary.query(
-            "CREATE TABLE things (id uuid PRIMARY KEY, owner uuid, name text, rank bigint, rev bigint)"
-        )
         let base = Self.definition
         let definition = ListDefinition(
             name: base.name,
@@ -292,11 +291,8 @@ extension PostgresUUIDKeyTests {
             rules: base.rules,
             scope: ListScope(field: "owner", claim: "sub")
         )
-        let adapter = try await fixture.store.adapter(
-            for: definition,
-            source: StoreSource(kind: .table("things"), fieldTypes: Self.fields),
-            signer: CursorSigner(secret: SampleList.secret)
-        )
+        let (fixture, adapter) = try await Self.subject(definition)
+        _ = fixture
         let (ana, ben) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
         let body: JSONValue = .object(["data": .object(["name": .string("n"), "rank": .integer(1)])])
         for owner in [ana, ana, ben] {

@@ -2,12 +2,9 @@ import HTTPTypes
 import Hummingbird
 
 /// Answers `OPTIONS *`, which asks about the server rather than a resource (RFC 9110
-/// 9.3.7): `204` with `Allow` naming every method some route serves. Any other request
-/// goes on to the routes.
+/// 9.3.7): `204` with `Allow` naming every method some route serves
+/// (``MethodNotAllowed/allowAnywhere``). Any other request goes on to the routes.
 struct ServerOptionsMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// Every method some route serves, in a fixed order.
-    static var allow: String { "GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE" }
-
     func handle(
         _ request: Request,
         context: Context,
@@ -16,6 +13,6 @@ struct ServerOptionsMiddleware<Context: RequestContext>: RouterMiddleware {
         -> Response
     {
         guard request.method == .options, request.uri.path == "*" else { return try await next(request, context) }
-        return Response(status: .noContent, headers: [.allow: Self.allow])
+        return Response(status: .noContent, headers: [.allow: MethodNotAllowed.allowAnywhere])
     }
 }

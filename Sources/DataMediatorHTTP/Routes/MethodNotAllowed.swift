@@ -9,8 +9,15 @@ enum MethodNotAllowed {
     /// The methods every read route serves.
     static let allow = "GET, HEAD, OPTIONS"
 
-    /// The methods some route serves; any other is refused on every path.
-    static let served: Set<HTTPRequest.Method> = [.get, .head, .options, .post, .put, .patch, .delete]
+    /// The methods some route serves, in the order `Allow` names them; any other is
+    /// refused on every path.
+    static let servedInOrder: [HTTPRequest.Method] = [.get, .head, .options, .post, .put, .patch, .delete]
+
+    /// ``servedInOrder``, to look up.
+    static let served = Set(servedInOrder)
+
+    /// ``servedInOrder`` as `Allow` names them: what `OPTIONS *` answers.
+    static let allowAnywhere = servedInOrder.map(\.rawValue).joined(separator: ", ")
 
     /// The methods a list's items route serves: the read methods, and on a writable list
     /// `POST` on the collection or `PUT, PATCH, DELETE` on an item.

@@ -13,20 +13,84 @@ import Testing
 @Suite struct PlacementReadsTests {
     /// The sample list's reader on each SQL store, over the sample items.
     private static func reader(_ kind: WritableKind) async throws -> (SQLListReader, holds: Any) {
+        let (readers, holds) = try await readers(kind, of: [SampleList.definition])
+        return (readers[0], holds)
+    }
+
+    /// The readers of `lists` over the sample table on each SQL store, over the sample items.
+    private static func readers(
+        _ kind: WritableKind,
+        of lists: [ListDefinition]
+    ) async throws -> ([SQLListReader], holds: Any) {
         switch kind {
         case .postgres:
             let fixture = try await PostgresFixture()
             try await fixture.store.primary.query(
                 PostgresQuery(unsafeSQL: SQLiteFixture.createTable(.postgres, notNull: ["created"]))
             )
-            let provider = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
+            var readers: [SQLListReader] = []
+            for list in lists {
+                readers.append(try await fixture.store.provider(for: list, source: SQLiteFixture.source).reader)
+            }
             try await fixture.insert(SampleList.items())
-            return (provider.reader, fixture)
+            return (readers, fixture)
         default:
             let fixture = try SQLiteFixture()
-            let provider = try fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
-            return (provider.reader, fixture)
+            let readers = try lists.map { try fixture.store.provider(for: $0, source: SQLiteFixture.source).reader }
+            return (readers, fixture)
         }
+    }
+
+    /// The reads of several lists over one table asked together (a write places its item in
+    /// every list's views) answer what each list's reads alone answer, in one statement for
+    /// the lists that read the same columns (in another order, here) and one more for a list
+    /// that reads fewer.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func readsOfSeveralListsTogetherAnswerWhatEachListAloneAnswers(kind: WritableKind) async throws {
+        let views = SampleList.views.filter(\.parameters.isEmpty)
+        let lists = [
+            ListDefinition(name: "forward", title: "Forward", idField: "id", views: views),
+            ListDefinition(name: "reversed", title: "Reversed", idField: "id", views: views.reversed()),
+            ListDefinition(name: "one", title: "One", idField: "id", views: [views[0]]),
+        ]
+        let (readers, holds) = try await Self.readers(kind, of: lists)
+        defer { withExtendedLifetime(holds) {} }
+        #expect(readers[0].columns != readers[1].columns && Set(readers[0].columns) == Set(readers[1].columns))
+        #expect(Set(readers[2].columns) != Set(readers[0].columns))
+        var compared = 0
+        for (index, item) in SampleList.expectedOrder(SampleList.items(), view: views[0]).enumerated() {
+            // Each list reads the items before the item in each of its views.
+            let asked = zip(readers, lists).map { reader, list in
+                (
+                    reader: reader,
+                    reads: list.views.map { view in
+                        ChangeRecorder.PlacementRead.before(view: view, position: view.position(of: item), limit: 3)
+                    }
+                )
+            }
+            try await readers[0].transactions.read { session in
+                let counting = CountingSession(session)
+                let together = try await SQLListReader.answers(to: asked, counting)
+                #expect(counting.statements.count == 2, "#\(index): \(counting.statements.count) statements")
+                let pair = CountingSession(session)
+                _ = try await SQLListReader.answers(to: Array(asked.prefix(2)), pair)
+                #expect(pair.statements.count == 1, "#\(index): the pair in \(pair.statements.count) statements")
+                for ((reader, reads), answers) in zip(asked, together) {
+                    let alone = try await reader.answers(to: reads, session)
+                    #expect(answers.count == reads.count)
+                    for (answer, expected) in zip(answers, alone) {
+                        guard case .items(let items) = answer, case .items(let expectedItems) = expected else {
+                            Issue.record("#\(index): \(answer) against \(expected)")
+                            continue
+                        }
+                        #expect(items == expectedItems, "#\(index) in \(reader.listName)")
+                        #expect(items.allSatisfy { $0.layout.names == reader.columns })
+                    }
+                }
+            }
+            compared += 1
+        }
+        #expect(compared > 0)
     }
 
     @Test(arguments: [WritableKind.sqlite, .postgres])
@@ -69,5 +133,26 @@ import Testing
             }
         }
         #expect(compared > 0)
+    }
+}
+
+/// A session that notes each statement it is asked to run, then runs it on `session`.
+private final class CountingSession: SQLSession, @unchecked Sendable {
+    let session: any SQLSession
+    /// The statements run so far, in order (a test's own, on one task).
+    var statements: [String] = []
+
+    init(_ session: any SQLSession) { self.session = session }
+
+    var dialect: SQLDialect { session.dialect }
+
+    func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
+        statements.append(sql)
+        return try await session.rows(sql, arguments)
+    }
+
+    func execute(_ sql: String, _ arguments: [JSONValue]) async throws {
+        statements.append(sql)
+        try await session.execute(sql, arguments)
     }
 }

@@ -28,91 +28,47 @@ public struct SQLChangeLog: ChangeLog {
         self.types = columns.map { fieldTypes[$0] }
     }
 
-    /// Records what a write did to each view, in the write's transaction, and forgets what
-    /// is older than the history: the item after the write, and for a `delete`, a `move` or
-    /// an `update` the item before it (`old`), which tells where it stood; with the step the
-    /// write made to the table's stamp (``StampSteps``), when the list's outlines follow it.
-    public func append(
-        version: Int64,
+    /// What a write did to each view, for the log (written by
+    /// ``record(_:bumping:readingStamp:_:)`` once the write has its version): the item
+    /// after the write, and for a `delete`, a `move` or an `update` the item before it
+    /// (`old`), which tells where it stood; with the table's stamp before the write
+    /// (`stampBefore`) when the list's outlines follow its steps (``StampSteps``).
+    func entry(
         id: String,
         item: Item?,
         old: Item?,
         changes: [String: ViewChange],
-        stampStep: (before: Int64, after: Int64)? = nil,
-        _ session: any SQLSession
-    ) async throws {
+        stampBefore: Int64?
+    ) -> ChangeLogEntry {
         func json(_ item: Item?) -> JSONValue {
             item.map { .string(String(decoding: $0.objectJSON(), as: UTF8.self)) } ?? .null
         }
         let itemJSON = json(item)
         let oldJSON = json(old)
-        // The changes to every view in one insert (the views are distinct, so no row is
-        // written twice), and on PostgreSQL the insert, the stamp's step and the raise of
-        // the floor in one statement: each statement is a round trip to a database server.
         let rows = changes.sorted(by: { $0.key < $1.key }).map { view, change in
             let placement = change.placement
             let keepsOld = change.operation != .insert
-            return [
-                JSONValue.string(list), .string(view), .integer(version), .string(change.operation.rawValue),
-                .string(id), change.operation == .delete ? .null : itemJSON,
-                Self.text(placement?.section), Self.text(placement?.sectionAfter), Self.text(placement?.after),
-                keepsOld ? oldJSON : .null,
-            ]
-        }
-        var writes: [(sql: String, arguments: [JSONValue])] = []
-        if !rows.isEmpty {
-            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
-            let insert = """
-                INSERT INTO \(ServiceTables.changes)
-                    (list, view, version, op, item_id, item, section, section_after, after, old_item)
-                VALUES \(values)
-                ON CONFLICT (list, view, version) DO UPDATE SET
-                    op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
-                    section_after = excluded.section_after, after = excluded.after, old_item = excluded.old_item
-                """
-            writes.append((insert, rows.flatMap { $0 }))
-        }
-        if let stampStep, stampStep.after != stampStep.before {
-            let arguments = StampSteps.arguments(
-                list: list,
-                before: stampStep.before,
-                after: stampStep.after,
-                version: version
+            return ChangeLogEntry.Row(
+                view: view,
+                values: [
+                    .string(change.operation.rawValue), .string(id), change.operation == .delete ? .null : itemJSON,
+                    Self.text(placement?.section), Self.text(placement?.sectionAfter), Self.text(placement?.after),
+                    keepsOld ? oldJSON : .null,
+                ]
             )
-            writes.append((StampSteps.recordSQL, arguments))
         }
-        let keepFrom = version - Int64(history)
-        // The floor only rises; the update finds nothing to do while it is at or past keepFrom.
-        let raise = "UPDATE \(ServiceTables.history) SET floor = ? WHERE list = ? AND floor < ? RETURNING floor"
-        let raiseArguments: [JSONValue] = [.integer(keepFrom), .string(list), .integer(keepFrom)]
-        let forget: [JSONValue] = [.string(list), .integer(keepFrom)]
-        guard session.dialect == .postgres else {
-            for write in writes { try await session.execute(write.sql, write.arguments) }
-            if try await !session.rows(raise, raiseArguments).isEmpty {
-                try await session.execute(Self.trimSQL, forget)
-                try await StampSteps.forget(list: list, through: keepFrom, session)
-            }
-            return
-        }
-        // Data-modifying WITH parts run whether or not the statement reads them; the trims
-        // run when the floor rose (every write, once the history is full), in the same
-        // statement: the rows they delete are older than any this write adds.
-        let parts =
-            writes.enumerated().map { "written_\($0.offset) AS (\($0.element.sql))" } + [
-                "raised AS (\(raise))",
-                "trimmed AS (\(Self.trimSQL) AND EXISTS (SELECT 1 FROM raised))",
-                "forgotten AS (\(StampSteps.forgetSQL) AND EXISTS (SELECT 1 FROM raised))",
-            ]
-        try await session.execute(
-            "WITH \(parts.joined(separator: ", ")) SELECT floor FROM raised",
-            writes.flatMap(\.arguments) + raiseArguments + forget + forget
-        )
+        return ChangeLogEntry(list: list, history: Int64(history), rows: rows, stampBefore: stampBefore)
     }
 
-    /// Forgets a list's changes at or below a version (arguments: the list, the version):
-    /// after every write once the list's history is full, served by the index
-    /// `data_mediator_changes_age` on (list, version).
-    static let trimSQL = "DELETE FROM \(ServiceTables.changes) WHERE list = ? AND version <= ?"
+    /// Forgets a list's changes at or below a version (arguments: the list, then those of
+    /// `bound`, the SQL term of the version): after every write once the list's history is
+    /// full, served by the index `data_mediator_changes_age` on (list, version).
+    static func trimSQL(through bound: String) -> String {
+        "DELETE FROM \(ServiceTables.changes) WHERE list = ? AND version <= \(bound)"
+    }
+
+    /// ``trimSQL(through:)`` with the version a placeholder.
+    static let trimSQL = trimSQL(through: "?")
 
     /// Up to `limit` changes of `view` after `since`, from one snapshot.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {

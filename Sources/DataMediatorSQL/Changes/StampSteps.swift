@@ -31,28 +31,32 @@ enum StampSteps {
         ]
     }
 
-    /// The statement that logs that a write of a list's table at a version moved its stamp
-    /// from one value to another, in the write's transaction (a statement of its own, or a
-    /// part of the write's change log statement on PostgreSQL: ``SQLChangeLog``).
-    /// Forgets a list's steps at or below a version (arguments: the list, the version).
-    static let forgetSQL = "DELETE FROM \(table) WHERE list = ? AND version <= ?"
+    /// Forgets a list's steps at or below a version (arguments: the list, then those of
+    /// `bound`, the SQL term of the version).
+    static func forgetSQL(through bound: String) -> String {
+        "DELETE FROM \(table) WHERE list = ? AND version <= \(bound)"
+    }
 
-    static let recordSQL = """
-        INSERT INTO \(table) (list, version, stamp_before, stamp_after) VALUES (?, ?, ?, ?)
+    /// The statement that logs that a write of a list's table at a version moved its stamp
+    /// from one value to another, in the write's transaction, when it did (arguments: the
+    /// list, those of `version`, the stamp before, those of `after`, those of `after`
+    /// again, the stamp before again). `version` and `after` are SQL terms: placeholders,
+    /// or on PostgreSQL the answers of the version's raise in the same statement
+    /// (``SQLChangeLog/record(_:bumping:readingStamp:_:)``).
+    static func recordSQL(version: String, after: String) -> String {
+        """
+        INSERT INTO \(table) (list, version, stamp_before, stamp_after)
+        SELECT ?, \(version), ?, \(after) WHERE \(after) <> ?
         ON CONFLICT (list, version) DO UPDATE SET
             stamp_before = excluded.stamp_before, stamp_after = excluded.stamp_after
         """
-
-    /// The values of ``recordSQL``'s placeholders.
-    static func arguments(list: String, before: Int64, after: Int64, version: Int64) -> [JSONValue] {
-        [.string(list), .integer(version), .integer(before), .integer(after)]
     }
 
     /// Forgets the steps of `list` at or before `version` (with the change log's rows), or
     /// all of them.
     static func forget(list: String, through version: Int64? = nil, _ session: any SQLSession) async throws {
         if let version {
-            try await session.execute(forgetSQL, [.string(list), .integer(version)])
+            try await session.execute(forgetSQL(through: "?"), [.string(list), .integer(version)])
         } else {
             try await session.execute("DELETE FROM \(table) WHERE list = ?", [.string(list)])
         }

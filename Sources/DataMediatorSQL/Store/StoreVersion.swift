@@ -77,7 +77,7 @@ public enum StoreVersion {
     }
 
     /// A value read by a scalar as ``SQLSession/integer(_:_:)`` reads one: NULL is 0.
-    private static func wholeNumber(_ value: JSONValue) -> Int64 {
+    static func wholeNumber(_ value: JSONValue) -> Int64 {
         guard case .integer(let whole) = value else { return 0 }
         return whole
     }
@@ -124,25 +124,47 @@ public enum StoreVersion {
             guard let scalar else { return (version, nil) }
             return (version, try await session.integer(scalar))
         case .postgres:
-            // One statement (each is a round trip): a data-modifying WITH runs whether or
-            // not the query reads it; pg_notify's answer (void) is not selected.
-            let rows = try await session.rows(
-                """
-                WITH bumped AS (UPDATE \(ServiceTables.store) SET version = version + 1 RETURNING version),
-                marked AS (
-                    UPDATE \(ServiceTables.versions) SET changed_at = (SELECT version FROM bumped) WHERE source = ?
-                )
-                SELECT version\(scalar.map { ", (\($0))" } ?? "")
-                FROM bumped CROSS JOIN LATERAL (SELECT pg_notify(?, bumped.version::text)) AS notified
-                """,
-                [.string(table), .string(ServiceTables.channel)]
-            )
+            let statement = postgresBump(for: table, reading: scalar)
+            let rows = try await session.rows(statement.sql, statement.arguments)
             guard let row = rows.first, case .integer(let version)? = row.first else {
                 throw DataMediatorError(.unavailable, "The store has no version row.")
             }
             guard scalar != nil else { return (version, nil) }
             return (version, wholeNumber(row.count > 1 ? row[1] : .null))
         }
+    }
+
+    /// The SQL term of the version a PostgreSQL raise (``postgresBump(for:reading:with:)``)
+    /// produced, for the parts that statement carries.
+    static let bumpedVersion = "(SELECT version FROM bumped)"
+
+    /// The SQL term of the value `scalar` read in a PostgreSQL raise, for its parts.
+    static let readAfterBump = "(SELECT value FROM read_after)"
+
+    /// PostgreSQL's raise of the version for a write to `table` as one statement (each is a
+    /// round trip): the raise, the table's mark, `scalar`'s read after it (nil: none), the
+    /// notification on commit, and `parts` (data-modifying `WITH` parts, which run whether
+    /// or not the query reads them; they may use ``bumpedVersion`` and ``readAfterBump``),
+    /// with the values of its placeholders. It answers the version, then what `scalar` read.
+    static func postgresBump(
+        for table: String,
+        reading scalar: String?,
+        with parts: [(sql: String, arguments: [JSONValue])] = []
+    ) -> (sql: String, arguments: [JSONValue]) {
+        var with = [
+            "bumped AS (UPDATE \(ServiceTables.store) SET version = version + 1 RETURNING version)",
+            "marked AS (UPDATE \(ServiceTables.versions) SET changed_at = \(bumpedVersion) WHERE source = ?)",
+        ]
+        if let scalar { with.append("read_after AS (SELECT (\(scalar)) AS value)") }
+        with += parts.map(\.sql)
+        // pg_notify's answer (void) is not selected.
+        let sql = """
+            WITH \(with.joined(separator: ",\n"))
+            SELECT bumped.version\(scalar == nil ? "" : ", read_after.value")
+            FROM bumped\(scalar == nil ? "" : " CROSS JOIN read_after")
+            CROSS JOIN LATERAL (SELECT pg_notify(?, bumped.version::text)) AS notified
+            """
+        return (sql, [.string(table)] + parts.flatMap(\.arguments) + [.string(ServiceTables.channel)])
     }
 
     /// The store's version at the last write through the API to one of `tables` (0 when

@@ -39,47 +39,54 @@ extension SQLItemWriter {
         let observers = tableWriters.observers(of: table)
         // Lists that read this table alone keep outlines at its stamp.
         var olds: [Item?] = []
-        var before: [[String: Placement]] = []
         for observer in observers {
             var old: Item?
             if let writerOld, let key { old = try await item(writerOld, key: key, as: observer.reader, session) }
             olds.append(old)
-            before.append(try await placements(of: old, in: observer, withSectionAfter: false, session))
         }
+        let before = try await placements(of: olds, in: observers, withSectionAfter: false, session)
         let item = try await write()
-        // The stamp after is read in the version's statement (the lock is held since the read
-        // before).
-        let (version, stampAfter) = try await StoreVersion.bump(
-            for: table,
-            reading: TableStamps.readSQL(of: table, locking: false, session.dialect),
-            session
-        )
         let newKey = item?[idField] ?? key
-        var writes: [(reader: SQLListReader, write: OutlineWrite)] = []
-        for (index, observer) in observers.enumerated() {
+        var news: [Item?] = []
+        for observer in observers {
             var new: Item?
             if let item, let newKey { new = try await self.item(item, key: newKey, as: observer.reader, session) }
-            let after = try await placements(of: new, in: observer, withSectionAfter: true, session)
+            news.append(new)
+        }
+        let afters = try await placements(of: news, in: observers, withSectionAfter: true, session)
+        var entries: [ChangeLogEntry] = []
+        for (index, observer) in observers.enumerated() {
             // For the outlines of other replicas, which carry theirs from the log: the step
             // the write made to the stamp of a list that reads this table alone.
-            var stampStep: (before: Int64, after: Int64)?
-            if observer.reader.versionTables == [table], let stampBefore, let stampAfter {
-                stampStep = (stampBefore, stampAfter)
-                writes.append(
-                    (observer.reader, OutlineWrite(old: olds[index], new: new, version: version, placements: after))
+            let followsStamp = observer.reader.versionTables == [table]
+            entries.append(
+                observer.changeLog.entry(
+                    id: id ?? item?[idField].idString ?? "",
+                    item: news[index],
+                    old: olds[index],
+                    changes: observer.recorder.changes(old: before[index], new: afters[index]),
+                    stampBefore: followsStamp ? stampBefore : nil
                 )
-            }
-            try await observer.changeLog.append(
-                version: version,
-                id: id ?? item?[idField].idString ?? "",
-                item: new,
-                old: olds[index],
-                changes: observer.recorder.changes(old: before[index], new: after),
-                stampStep: stampStep,
-                session
             )
         }
+        // The version, the stamp after (the lock is held since the read before) and every
+        // list's log: one statement on PostgreSQL.
+        let (version, stampAfter) = try await SQLChangeLog.record(
+            entries,
+            bumping: table,
+            readingStamp: TableStamps.readSQL(of: table, locking: false, session.dialect),
+            session
+        )
         guard let stampBefore, let stampAfter else { return (version, .none) }
+        var writes: [(reader: SQLListReader, write: OutlineWrite)] = []
+        for (index, observer) in observers.enumerated() where observer.reader.versionTables == [table] {
+            writes.append(
+                (
+                    observer.reader,
+                    OutlineWrite(old: olds[index], new: news[index], version: version, placements: afters[index])
+                )
+            )
+        }
         return (version, OutlineCarry(before: stampBefore, after: stampAfter, writes: writes))
     }
 
@@ -104,14 +111,18 @@ extension SQLItemWriter {
         return Item(layout: reader.layout, values: values)
     }
 
+    /// Where `items` (each list's row, nil for none) stand in the views of each list over
+    /// the table (`observers`, in the same order): every list's reads of a round asked
+    /// together, one statement where the lists read the same columns.
     func placements(
-        of item: Item?,
-        in observer: TableWriters.Observer,
+        of items: [Item?],
+        in observers: [TableWriters.Observer],
         withSectionAfter: Bool,
         _ session: any SQLSession
-    ) async throws -> [String: Placement] {
-        try await observer.recorder.placements(of: item, withSectionAfter: withSectionAfter) { reads in
-            try await observer.reader.answers(to: reads, session)
+    ) async throws -> [[String: Placement]] {
+        let asked = zip(observers, items).map { (recorder: $0.recorder, item: $1) }
+        return try await ChangeRecorder.placements(of: asked, withSectionAfter: withSectionAfter) { reads in
+            try await SQLListReader.answers(to: zip(observers, reads).map { (reader: $0.reader, reads: $1) }, session)
         }
     }
 

@@ -135,24 +135,3 @@ import Testing
         #expect(compared > 0)
     }
 }
-
-/// A session that notes each statement it is asked to run, then runs it on `session`.
-private final class CountingSession: SQLSession, @unchecked Sendable {
-    let session: any SQLSession
-    /// The statements run so far, in order (a test's own, on one task).
-    var statements: [String] = []
-
-    init(_ session: any SQLSession) { self.session = session }
-
-    var dialect: SQLDialect { session.dialect }
-
-    func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
-        statements.append(sql)
-        return try await session.rows(sql, arguments)
-    }
-
-    func execute(_ sql: String, _ arguments: [JSONValue]) async throws {
-        statements.append(sql)
-        try await session.execute(sql, arguments)
-    }
-}

@@ -108,14 +108,21 @@ extension PostgresStore {
 
     /// A write the server refused for the values it was given, as the item's refusal
     /// (`invalidItem`), nil for any other error: a value its column cannot hold (SQLSTATE
-    /// class 22: a `smallint` or `integer` out of range, text longer than a `varchar(n)`)
-    /// and values too long together for an index entry (54000: PostgreSQL keeps at most
-    /// about 2,700 bytes in one; the service's own columns take text of 1,024 bytes, and a
-    /// view's index may hold three of them). The transaction was rolled back.
+    /// class 22: a `smallint` or `integer` out of range, text longer than a `varchar(n)`),
+    /// values too long together for an index entry (54000: PostgreSQL keeps at most about
+    /// 2,700 bytes in one; the service's own columns take text of 1,024 bytes, and a view's
+    /// index may hold three of them), and a constraint of the table (class 23,
+    /// ``ConstraintRefusal``: `conflict` for a unique one). The transaction was rolled back.
     static func refusedValue(_ error: any Error) -> DataMediatorError? {
         guard let error = error as? PSQLError, error.code == .server,
-            let state = error.serverInfo?[.sqlState], state.hasPrefix("22") || state == "54000"
+            let state = error.serverInfo?[.sqlState], state.hasPrefix("22") || state.hasPrefix("23") || state == "54000"
         else { return nil }
+        if state.hasPrefix("23") {
+            // A constraint of the table (class 23): 23505 a unique one. The message names
+            // the constraint; the detail, which holds the value, is left out.
+            let message = error.serverInfo?[.message] ?? "a constraint"
+            return state == "23505" ? ConstraintRefusal.unique(message) : ConstraintRefusal.other(message)
+        }
         if state == "54000" {
             return DataMediatorError(
                 .invalidItem,
@@ -318,12 +325,7 @@ struct PostgresSession: SQLSession {
     }
 
     func refusal(of error: any Error) -> String? {
-        if let refused = PostgresStore.refusedValue(error) { return refused.message }
-        // SQLSTATE class 23: a NOT NULL, unique, foreign key or check constraint.
-        guard let error = error as? PSQLError, error.code == .server,
-            error.serverInfo?[.sqlState]?.hasPrefix("23") == true
-        else { return nil }
-        return "a constraint of the table refuses it"
+        PostgresStore.refusedValue(error)?.message
     }
 
     var errorsEndTheTransaction: Bool { true }

@@ -30,7 +30,19 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
     }
 
     func refusal(of error: any Error) -> String? {
-        (error as? DatabaseError)?.resultCode == .SQLITE_CONSTRAINT ? "a constraint of the table refuses it" : nil
+        Self.constraintRefusal(error)?.message
+    }
+
+    /// A constraint of the table that refused a write (``ConstraintRefusal``: `conflict`
+    /// for a unique index or the primary key), nil for any other error. GRDB's message names
+    /// the constraint or the columns, not the value.
+    static func constraintRefusal(_ error: any Error) -> DataMediatorError? {
+        guard let error = error as? DatabaseError, error.resultCode == .SQLITE_CONSTRAINT else { return nil }
+        let detail = error.message ?? "a constraint"
+        switch error.extendedResultCode {
+        case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY: return ConstraintRefusal.unique(detail)
+        default: return ConstraintRefusal.other(detail)
+        }
     }
 
     var errorsEndTheTransaction: Bool { false }
@@ -92,6 +104,9 @@ struct SQLiteTransactions: SQLTransactions {
             // Another program (an import) held the store's one writer for longer than the
             // busy timeout: nothing of this write was stored, and a retry may pass.
             throw DataMediatorError(.unavailable, "The store is busy with another writer (an import); retry shortly.")
+        } catch {
+            // GRDB rolled the transaction back.
+            throw SQLiteSession.constraintRefusal(error) ?? error
         }
     }
 

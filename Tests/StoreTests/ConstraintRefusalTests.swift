@@ -1,0 +1,55 @@
+import DataMediator
+import DataMediatorTesting
+import Testing
+
+/// A write the table's own constraints refuse is the client's to mend, not the service's
+/// fault: a value another item holds under a unique index is `conflict` (409), any other
+/// constraint `invalidItem` (422), and nothing of the write is stored (both were 500).
+@Suite struct ConstraintRefusalTests {
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aConstraintOfTheTableRefusesAWriteAsTheClients(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        try await subject.writeBehindTheServicesBack("CREATE UNIQUE INDEX notes_title ON notes (title)")
+        // SQLite adds no CHECK to a table that exists; a trigger that aborts is its constraint.
+        try await subject.writeBehindTheServicesBack(
+            kind == .postgres
+                ? "ALTER TABLE notes ADD CONSTRAINT notes_score CHECK (score >= 0)"
+                : "CREATE TRIGGER notes_score BEFORE INSERT ON notes WHEN NEW.score < 0 "
+                    + "BEGIN SELECT RAISE(ABORT, 'notes_score'); END"
+        )
+        let adapter = subject.adapter
+        func data(_ title: String, score: Int64 = 1) -> JSONValue {
+            .object(["title": .string(title), "score": .integer(score), "created": .string("2026-01-01")])
+        }
+        _ = try await adapter.create(body: .object(["id": .string("a"), "data": data("same")]), scope: nil)
+        _ = try await adapter.create(body: .object(["id": .string("b"), "data": data("other")]), scope: nil)
+        let version = try await adapter.currentVersion()
+
+        await #expect {
+            try await adapter.create(body: .object(["id": .string("c"), "data": data("same")]), scope: nil)
+        } throws: { ($0 as? DataMediatorError)?.code == .conflict }
+        await #expect {
+            try await adapter.patch(id: "b", body: .object(["data": .object(["title": .string("same")])]), scope: nil)
+        } throws: { ($0 as? DataMediatorError)?.code == .conflict }
+        await #expect {
+            try await adapter.replace(id: "b", body: .object(["data": data("same")]), scope: nil)
+        } throws: { ($0 as? DataMediatorError)?.code == .conflict }
+        await #expect {
+            try await adapter.create(body: .object(["id": .string("d"), "data": data("new", score: -1)]), scope: nil)
+        } throws: { error in
+            guard let error = error as? DataMediatorError else { return false }
+            return error.code == .invalidItem && error.message.contains("notes_score")
+        }
+
+        // Nothing of the refused writes is stored, and the store goes on taking writes.
+        #expect(try await adapter.currentVersion() == version)
+        let page = try await adapter.page(view: "flat", limit: "50", cursor: nil)
+        let titles = page.sections.flatMap(\.items).compactMap { cell -> String? in
+            guard case .object(let fields) = cell.data, case .string(let title)? = fields["title"] else { return nil }
+            return "\(cell.id):\(title)"
+        }
+        #expect(titles.sorted() == ["a:same", "b:other"])
+        _ = try await adapter.create(body: .object(["id": .string("e"), "data": data("fresh")]), scope: nil)
+        #expect(try await adapter.currentVersion() == version + 1)
+    }
+}

@@ -54,6 +54,28 @@ extension PostgresStore {
         return names
     }
 
+    /// The sequence `column` of `table` draws from (a `serial` column's, an identity
+    /// column's), nil for none.
+    static func idSequence(
+        of table: String,
+        column: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> IDSequence? {
+        let rows = try await connection.query(
+            """
+            SELECT pg_get_serial_sequence(\(SQL.quote(table)), \(column)),
+                COALESCE((SELECT attidentity::text FROM pg_attribute
+                    WHERE attrelid = to_regclass(\(SQL.quote(table))) AND attname = \(column)), '')
+            """,
+            logger: logger
+        )
+        for try await (name, identity) in rows.decode((String?, String).self) {
+            return name.map { IDSequence(name: $0, always: identity == "a") }
+        }
+        return nil
+    }
+
     /// A database error as one line: PostgreSQL's own message when there is one.
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {

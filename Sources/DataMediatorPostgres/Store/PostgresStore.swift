@@ -210,6 +210,7 @@ public final class PostgresStore: Sendable {
                 }
                 try schema.checkVersionTables { found.contains($0) }
                 var notNull: Set<String> = []
+                var idSequence: IDSequence?
                 if case .table(let table) = source.kind {
                     if try await !Self.tableExists(table, connection, logger: self.logger) {
                         try await session.execute(schema.createTable(table), [])
@@ -221,6 +222,12 @@ public final class PostgresStore: Sendable {
                         try await session.execute(statement, [])
                     }
                     notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
+                    idSequence = try await Self.idSequence(
+                        of: table,
+                        column: list.idField,
+                        connection,
+                        logger: self.logger
+                    )
                 }
                 let types: [String: PostgresDataType]
                 do {
@@ -295,7 +302,8 @@ public final class PostgresStore: Sendable {
                     keyset: keyset,
                     versionTables: source.allVersionTables,
                     windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
-                    writeCasts: writeCasts
+                    writeCasts: writeCasts,
+                    idSequence: idSequence
                 )
                 let provider = PostgresDataProvider(store: self, reader: reader)
                 for view in list.views {

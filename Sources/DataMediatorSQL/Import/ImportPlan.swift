@@ -18,12 +18,20 @@ public struct ImportPlan: Sendable {
     private let fieldTypes: [String: FieldType]
     /// Whether the id column is a uuid, whose ids are taken in ``UUIDText``'s spelling only.
     private let idIsUUID: Bool
+    /// The sequence the id column draws from, moved past the imported ids at the end.
+    private let sequence: IDSequence?
 
     /// The plan of an import into `list` over `source`; `casts` names the type each
-    /// column's value is cast to (``SQLListReader/writeCasts``).
+    /// column's value is cast to (``SQLListReader/writeCasts``), `sequence` the one the id
+    /// column draws from (``SQLListReader/idSequence``).
     ///
     /// - Throws: `StoreError` when the list is over a query.
-    public init(list: ListDefinition, source: StoreSource, casts: [String: String] = [:]) throws {
+    public init(
+        list: ListDefinition,
+        source: StoreSource,
+        casts: [String: String] = [:],
+        sequence: IDSequence? = nil
+    ) throws {
         guard case .table(let table) = source.kind else {
             throw StoreError(list: list.name, "is over a query; import into a list over a table")
         }
@@ -31,21 +39,29 @@ public struct ImportPlan: Sendable {
         self.table = table
         self.fieldTypes = source.fieldTypes
         self.idIsUUID = casts[list.idField] == "uuid"
+        self.sequence = sequence
         let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
         self.columns = [list.idField] + declared
         let marks = columns.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ")
         let rowSQL = "(\(marks))"
         self.rowSQL = rowSQL
-        self.insertSQL = Self.insertSQL(into: table, columns: columns, rowSQL: rowSQL, rows: 1)
+        self.insertSQL = Self.insertSQL(into: table, columns: columns, rowSQL: rowSQL, rows: 1, sequence: sequence)
     }
 
     /// ``insertSQL`` of `rows` rows, their values one row after another.
     public func insertSQL(rows: Int) -> String {
-        Self.insertSQL(into: table, columns: columns, rowSQL: rowSQL, rows: rows)
+        Self.insertSQL(into: table, columns: columns, rowSQL: rowSQL, rows: rows, sequence: sequence)
     }
 
-    private static func insertSQL(into table: String, columns: [String], rowSQL: String, rows: Int) -> String {
-        "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES "
+    private static func insertSQL(
+        into table: String,
+        columns: [String],
+        rowSQL: String,
+        rows: Int,
+        sequence: IDSequence?
+    ) -> String {
+        "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", ")))"
+            + "\(sequence?.overriding ?? "") VALUES "
             + Array(repeating: rowSQL, count: max(1, rows)).joined(separator: ", ")
     }
 
@@ -71,9 +87,14 @@ public struct ImportPlan: Sendable {
 extension ImportPlan {
     /// Ends an import in its last transaction: raises the store's version by one for the
     /// table and restarts the list's change history there (a bulk load logs no changes item
-    /// by item, so a client holding older pages gets `410` and reloads); returns the version.
+    /// by item, so a client holding older pages gets `410` and reloads), and moves the id
+    /// column's sequence past the largest id; returns the version.
     public func finish(_ session: any SQLSession) async throws -> Int64 {
         try await TableStamps.endBulk(of: table, session)
+        if let sequence {
+            let largest = "(SELECT MAX(\(SQL.quote(list.idField))) FROM \(SQL.quote(table)))"
+            _ = try await session.rows(sequence.advanceSQL(to: largest), [])
+        }
         try await StoreVersion.register(table, session)
         let version = try await StoreVersion.bump(for: table, session)
         try await SQLChangeLog.restart(list: list.name, at: version, session)

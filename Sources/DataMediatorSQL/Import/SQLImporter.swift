@@ -23,7 +23,12 @@ public struct SQLImporter: Sendable {
     /// - Throws: `StoreError` when the list is over a query.
     public init(reader: SQLListReader, list: ListDefinition, source: StoreSource) throws {
         self.transactions = reader.transactions
-        self.plan = try ImportPlan(list: list, source: source, casts: reader.writeCasts)
+        self.plan = try ImportPlan(
+            list: list,
+            source: source,
+            casts: reader.writeCasts,
+            sequence: reader.idSequence
+        )
         self.insertSQL = plan.insertSQL + " ON CONFLICT DO NOTHING RETURNING 1"
     }
 

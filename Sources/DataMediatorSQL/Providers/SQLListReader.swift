@@ -38,6 +38,9 @@ public struct SQLListReader: Sendable {
     /// The type a written value is cast to, by column (``SQL/placeholder(of:casts:)``):
     /// PostgreSQL's `json` and `jsonb` columns; none on SQLite.
     public let writeCasts: [String: String]
+    /// The sequence the id column draws from (PostgreSQL's `serial` and identity columns),
+    /// which writes take new ids from and move past the ids they write.
+    public let idSequence: IDSequence?
     /// The keyset SQL of the store's dialect and the source's columns.
     public let keyset: KeysetSQL
     /// The tables whose writes change the list's items (its own table, and the tables a
@@ -81,7 +84,8 @@ public struct SQLListReader: Sendable {
         keyset: KeysetSQL,
         versionTables: [String],
         windows: WindowQueries,
-        writeCasts: [String: String] = [:]
+        writeCasts: [String: String] = [:],
+        idSequence: IDSequence? = nil
     ) {
         self.listName = listName
         self.idColumnHasIntegerAffinity = idColumnHasIntegerAffinity
@@ -97,6 +101,7 @@ public struct SQLListReader: Sendable {
         self.idIsInteger = idIsInteger
         self.fieldTypes = fieldTypes
         self.writeCasts = writeCasts
+        self.idSequence = idSequence
         self.keyset = keyset
         self.versionTables = versionTables
         self.windows = windows

@@ -17,8 +17,10 @@ struct RowStatements: Sendable {
     let freeID: String
     let deleteByID: String
 
-    /// - Parameter casts: the type each column's written value is cast to
-    ///   (``SQL/placeholder(of:casts:)``).
+    /// - Parameters:
+    ///   - casts: the type each column's written value is cast to
+    ///     (``SQL/placeholder(of:casts:)``).
+    ///   - sequence: the sequence the id column draws from (PostgreSQL only).
     init(
         table tableName: String,
         idField: String,
@@ -26,6 +28,7 @@ struct RowStatements: Sendable {
         fields: [String],
         read: [String],
         casts: [String: String] = [:],
+        sequence: IDSequence? = nil,
         dialect: SQLDialect
     ) {
         let table = SQL.quote(tableName)
@@ -41,14 +44,18 @@ struct RowStatements: Sendable {
         updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", "))" + byID + returning
         let names = [idField] + fields + [revisionField]
         insert =
-            "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", "))) VALUES ("
+            "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", ")))\(sequence?.overriding ?? "") VALUES ("
             + names.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ") + ")" + returning
+        // The sequence moves past the id written, in the same statement.
+        let advanced =
+            sequence.map { " LEFT JOIN LATERAL (\($0.advanceSQL(to: "inserted.\(id)"))) AS advanced ON true" } ?? ""
         insertRecordingID =
             dialect == .postgres
             ? "WITH inserted AS (\(insert)), issued AS (\(IssuedIDs.recordSQL(dialect))) SELECT "
-                + read.map(SQL.quote).joined(separator: ", ") + " FROM inserted"
+                + read.map { "inserted.\(SQL.quote($0))" }.joined(separator: ", ") + " FROM inserted" + advanced
             : nil
-        largestID = IssuedIDs.largestSQL(of: tableName, idField: idField)
+        let largest = IssuedIDs.largestSQL(of: tableName, idField: idField)
+        largestID = sequence.map { $0.largestSQL(or: largest) } ?? largest
         freeID =
             "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(Int64.max) "
             + "AND NOT EXISTS (SELECT 1 FROM \(table) AS next WHERE next.\(id) = taken.\(id) + 1)"

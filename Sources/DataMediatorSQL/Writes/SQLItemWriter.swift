@@ -59,6 +59,7 @@ public struct SQLItemWriter: ItemWriter {
             fields: fields,
             read: read,
             casts: reader.writeCasts,
+            sequence: reader.idSequence,
             dialect: reader.dialect
         )
         self.tableWriters = tableWriters

@@ -34,3 +34,18 @@ import Testing
         withExtendedLifetime(replica) {}
     }
 }
+
+extension IssuedIDsTests {
+    /// Past the largest 64-bit id (a client chose it), a new item takes the smallest free id
+    /// above 0, and each next one the next free id; the store chooses it in the insert.
+    @Test("after the largest 64-bit id, the smallest free one", arguments: [WritableKind.sqlite, .postgres])
+    func afterTheLargestIDTheSmallestFreeOne(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind, integerIDs: true)
+        let adapter = subject.adapter
+        #expect(try await Self.create("max", id: String(Int64.max), in: adapter).id == String(Int64.max))
+        #expect(try await Self.create("a", in: adapter).id == "1")
+        _ = try await Self.create("c", id: "3", in: adapter)
+        #expect(try await Self.create("b", in: adapter).id == "2")
+        #expect(try await Self.create("d", in: adapter).id == "4")
+    }
+}

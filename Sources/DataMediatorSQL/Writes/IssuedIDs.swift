@@ -29,6 +29,13 @@ enum IssuedIDs {
             + "UNION ALL SELECT largest FROM \(table) WHERE source = ?) AS known"
     }
 
+    /// Records the id of the row a data-modifying `WITH` part named `inserted` wrote
+    /// (PostgreSQL; argument: the table's name); the record only grows.
+    static func recordSQL(ofInserted idField: String) -> String {
+        "INSERT INTO \(table) (source, largest) SELECT ?, inserted.\(SQL.quote(idField)) FROM inserted "
+            + "ON CONFLICT (source) DO UPDATE SET largest = GREATEST(\(table).largest, EXCLUDED.largest)"
+    }
+
     /// Records an id given to an item of a table (arguments: the table's name, the id);
     /// the record only grows.
     static func recordSQL(_ dialect: SQLDialect) -> String {

@@ -6,15 +6,17 @@ struct RowStatements: Sendable {
     /// The insert of a row with its id, every writable field and its revision, in order.
     let insert: String
     /// On PostgreSQL, ``insert`` and the record of the row's integer id (``IssuedIDs``) in
-    /// one statement, one round trip fewer (arguments: the insert's, then the table's name
-    /// and the id); nil on SQLite, which has no data-modifying WITH.
+    /// one statement, one round trip fewer (arguments: the insert's, then the table's
+    /// name); nil on SQLite, which has no data-modifying WITH.
     let insertRecordingID: String?
-    /// The largest integer id the table holds or had through the service (NULL when
-    /// neither, ``IssuedIDs``); the next id is one more. Its argument is the table's name.
-    let largestID: String
-    /// The smallest free id above a non-negative one, for when the largest id is the
-    /// largest 64-bit integer and one more cannot be taken.
-    let freeID: String
+    /// The insert of a row whose integer id the store chooses in the statement (arguments:
+    /// the table's name, every writable field, the revision): one more than the largest id
+    /// the table holds or had through the service (``IssuedIDs``), or the sequence's next
+    /// value when larger (``IDSequence``); after the largest 64-bit integer, the smallest
+    /// free id above 0. On PostgreSQL with the record of the id (the table's name once more
+    /// as the last argument), as ``insertRecordingID``; SQLite records it in a statement of
+    /// its own.
+    let insertIssuingID: String
     let deleteByID: String
 
     /// - Parameters:
@@ -43,22 +45,33 @@ struct RowStatements: Sendable {
             + ["\(revision) = COALESCE(\(revision), 0) + 1"]
         updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", "))" + byID + returning
         let names = [idField] + fields + [revisionField]
-        insert =
+        func inserting(id idTerm: String) -> String {
             "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", ")))\(sequence?.overriding ?? "") VALUES ("
-            + names.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ") + ")" + returning
-        // The sequence moves past the id written, in the same statement.
-        let advanced =
-            sequence.map { " LEFT JOIN LATERAL (\($0.advanceSQL(to: "inserted.\(id)"))) AS advanced ON true" } ?? ""
-        insertRecordingID =
-            dialect == .postgres
-            ? "WITH inserted AS (\(insert)), issued AS (\(IssuedIDs.recordSQL(dialect))) SELECT "
+                + ([idTerm] + names.dropFirst().map { SQL.placeholder(of: $0, casts: casts) }).joined(separator: ", ")
+                + ")" + returning
+        }
+        // On PostgreSQL, the insert, the record of its id and the sequence moved past it in
+        // one statement.
+        func recording(_ insert: String) -> String {
+            let advanced =
+                sequence.map { " LEFT JOIN LATERAL (\($0.advanceSQL(to: "inserted.\(id)"))) AS advanced ON true" } ?? ""
+            return "WITH inserted AS (\(insert)), issued AS (\(IssuedIDs.recordSQL(ofInserted: idField))) SELECT "
                 + read.map { "inserted.\(SQL.quote($0))" }.joined(separator: ", ") + " FROM inserted" + advanced
-            : nil
-        let largest = IssuedIDs.largestSQL(of: tableName, idField: idField)
-        largestID = sequence.map { $0.largestSQL(or: largest) } ?? largest
-        freeID =
+        }
+        insert = inserting(id: SQL.placeholder(of: idField, casts: casts))
+        insertRecordingID = dialect == .postgres ? recording(insert) : nil
+        let known = IssuedIDs.largestSQL(of: tableName, idField: idField)
+        let largest = sequence.map { $0.largestSQL(or: known) } ?? known
+        let greatest = dialect == .postgres ? "GREATEST" : "max"
+        let free =
             "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(Int64.max) "
             + "AND NOT EXISTS (SELECT 1 FROM \(table) AS next WHERE next.\(id) = taken.\(id) + 1)"
+        let newID = """
+            (SELECT CASE WHEN known.largest IS NULL THEN 1 \
+            WHEN known.largest < \(Int64.max) THEN \(greatest)(known.largest, 0) + 1 \
+            ELSE COALESCE((\(free)), 1) END FROM (SELECT (\(largest)) AS largest) AS known)
+            """
+        insertIssuingID = dialect == .postgres ? recording(inserting(id: newID)) : inserting(id: newID)
         deleteByID = "DELETE FROM \(table)" + byID
     }
 }

@@ -187,34 +187,33 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws
         -> Item
     {
+        let written = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
         let id: JSONValue
         if let key {
             id = key
         } else if idIsInteger {
-            id = .integer(try await nextID(session))
+            // The store chooses the id in the insert itself.
+            guard session.dialect == .postgres else {
+                let item = try await readItem(statements.insertIssuingID, [.string(table)] + written, session)
+                try await session.execute(IssuedIDs.recordSQL(session.dialect), [.string(table), item[idField]])
+                return item
+            }
+            return try await readItem(
+                statements.insertIssuingID,
+                [.string(table)] + written + [.string(table)],
+                session
+            )
         } else {
             id = .string(idIsUUID ? UUIDText.random() : Hex.randomID())
         }
-        let arguments = [id] + fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
         if case .integer = id, let insertRecordingID = statements.insertRecordingID {
-            return try await readItem(insertRecordingID, arguments + [.string(table), id], session)
+            return try await readItem(insertRecordingID, [id] + written + [.string(table)], session)
         }
-        let item = try await readItem(statements.insert, arguments, session)
+        let item = try await readItem(statements.insert, [id] + written, session)
         if case .integer = id {
             try await session.execute(IssuedIDs.recordSQL(session.dialect), [.string(table), id])
         }
         return item
-    }
-
-    /// One more than the largest id the table holds or had (``IssuedIDs``); when that is
-    /// the largest 64-bit integer (another program or a client chose it), the smallest
-    /// free id above 0 instead (one read of the table, in that case only).
-    private func nextID(_ session: any SQLSession) async throws -> Int64 {
-        let largest = try await session.rows(statements.largestID, [.string(table)]).first?.first ?? .null
-        guard case .integer(let whole) = largest else { return 1 }
-        if whole < Int64.max { return max(whole, 0) + 1 }
-        guard case .integer(let free)? = try await session.rows(statements.freeID, []).first?.first else { return 1 }
-        return free
     }
 
     private func updateRow(key: JSONValue, values: [String: JSONValue], _ session: any SQLSession) async throws -> Item

@@ -3,11 +3,13 @@
 struct RowStatements: Sendable {
     let selectByID: String
     let updateByID: String
-    /// The insert of a row with its id, every writable field and its revision, in order.
+    /// The insert of a row with its id, every writable field and its revision, in order,
+    /// then the id once more: it inserts nothing (and answers no row) when the id is taken.
     let insert: String
     /// On PostgreSQL, ``insert`` and the record of the row's integer id (``IssuedIDs``) in
     /// one statement, one round trip fewer (arguments: the insert's, then the table's
-    /// name); nil on SQLite, which has no data-modifying WITH.
+    /// name); nil on SQLite, which has no data-modifying WITH. Nothing is recorded when the
+    /// insert inserted nothing.
     let insertRecordingID: String?
     /// The insert of a row whose integer id the store chooses in the statement (arguments:
     /// the table's name, every writable field, the revision): one more than the largest id
@@ -45,10 +47,10 @@ struct RowStatements: Sendable {
             + ["\(revision) = COALESCE(\(revision), 0) + 1"]
         updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", "))" + byID + returning
         let names = [idField] + fields + [revisionField]
+        let into = "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", ")))\(sequence?.overriding ?? "")"
+        let placeholders = names.map { SQL.placeholder(of: $0, casts: casts) }
         func inserting(id idTerm: String) -> String {
-            "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", ")))\(sequence?.overriding ?? "") VALUES ("
-                + ([idTerm] + names.dropFirst().map { SQL.placeholder(of: $0, casts: casts) }).joined(separator: ", ")
-                + ")" + returning
+            into + " VALUES (" + ([idTerm] + placeholders.dropFirst()).joined(separator: ", ") + ")" + returning
         }
         // On PostgreSQL, the insert, the record of its id and the sequence moved past it in
         // one statement.
@@ -58,7 +60,11 @@ struct RowStatements: Sendable {
             return "WITH inserted AS (\(insert)), issued AS (\(IssuedIDs.recordSQL(ofInserted: idField))) SELECT "
                 + read.map { "inserted.\(SQL.quote($0))" }.joined(separator: ", ") + " FROM inserted" + advanced
         }
-        insert = inserting(id: SQL.placeholder(of: idField, casts: casts))
+        // Whether the id is taken is read in the insert itself (a round trip fewer): it
+        // inserts nothing then.
+        insert =
+            into + " SELECT " + placeholders.joined(separator: ", ") + " WHERE NOT EXISTS (SELECT 1 FROM \(table)"
+            + byID + ")" + returning
         insertRecordingID = dialect == .postgres ? recording(insert) : nil
         let known = IssuedIDs.largestSQL(of: tableName, idField: idField)
         let largest = sequence.map { $0.largestSQL(or: known) } ?? known

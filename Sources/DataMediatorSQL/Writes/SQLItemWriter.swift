@@ -88,11 +88,12 @@ public struct SQLItemWriter: ItemWriter {
                 return (earlier, .none)
             }
             if let precondition { try precondition(try await StoreVersion.current(session)) }
-            if let key, try await current(key, session) != nil {
-                throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
-            }
+            // Whether the id is taken is read by the insert (the transaction rolls back).
             let written = try await record(old: nil, stampBefore: stampBefore, session) {
-                try await insertRow(key: key, values: values, session)
+                guard let item = try await insertRow(key: key, values: values, session) else {
+                    throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
+                }
+                return item
             }
             if let idempotency { try await remember(idempotency, result: written.result, session) }
             return written
@@ -114,7 +115,11 @@ public struct SQLItemWriter: ItemWriter {
             try precondition?(old)
             guard let old else {
                 return try await record(old: nil, stampBefore: stampBefore, session) {
-                    try await insertRow(key: key, values: values, session)
+                    // Another program wrote the id since the read.
+                    guard let item = try await insertRow(key: key, values: values, session) else {
+                        throw DataMediatorError(.conflict, "The item '\(id)' was written meanwhile; retry.")
+                    }
+                    return item
                 }
             }
             return try await record(old: old, stampBefore: stampBefore, session) {
@@ -180,12 +185,13 @@ public struct SQLItemWriter: ItemWriter {
 
     // MARK: - Rows
 
+    /// Inserts the row (with `key`, or an id the store chooses); nil when `key` is taken.
     private func insertRow(
         key: JSONValue?,
         values: [String: JSONValue],
         _ session: any SQLSession
     ) async throws
-        -> Item
+        -> Item?
     {
         let written = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
         let id: JSONValue
@@ -207,9 +213,9 @@ public struct SQLItemWriter: ItemWriter {
             id = .string(idIsUUID ? UUIDText.random() : Hex.randomID())
         }
         if case .integer = id, let insertRecordingID = statements.insertRecordingID {
-            return try await readItem(insertRecordingID, [id] + written + [.string(table)], session)
+            return try await insertedItem(insertRecordingID, [id] + written + [id, .string(table)], session)
         }
-        let item = try await readItem(statements.insert, [id] + written, session)
+        guard let item = try await insertedItem(statements.insert, [id] + written + [id], session) else { return nil }
         if case .integer = id {
             try await session.execute(IssuedIDs.recordSQL(session.dialect), [.string(table), id])
         }
@@ -220,6 +226,15 @@ public struct SQLItemWriter: ItemWriter {
     {
         let arguments = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [key]
         return try await readItem(statements.updateByID, arguments, session)
+    }
+
+    /// The row an insert that may insert nothing read back, nil when it inserted nothing.
+    private func insertedItem(
+        _ sql: String,
+        _ arguments: [JSONValue],
+        _ session: any SQLSession
+    ) async throws -> Item? {
+        try await session.items(sql, arguments, layout: layout, types: columnTypes).first
     }
 
     private func readItem(_ sql: String, _ arguments: [JSONValue], _ session: any SQLSession) async throws -> Item {

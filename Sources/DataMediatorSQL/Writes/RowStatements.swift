@@ -3,30 +3,48 @@
 struct RowStatements: Sendable {
     let selectByID: String
     let updateByID: String
-    /// The insert of a row with its id, every writable field and its revision, in order,
-    /// then the id once more: it inserts nothing (and answers no row) when the id is taken.
-    let insert: String
-    /// On PostgreSQL, ``insert`` and the record of the row's integer id (``IssuedIDs``) in
-    /// one statement, one round trip fewer (arguments: the insert's, then the table's
-    /// name); nil on SQLite, which has no data-modifying WITH. Nothing is recorded when the
-    /// insert inserted nothing.
-    let insertRecordingID: String?
-    /// The insert of a row whose integer id the store chooses in the statement (arguments:
-    /// the table's name, every writable field, the revision): one more than the largest id
-    /// the table holds or had through the service (``IssuedIDs``), or the sequence's next
-    /// value when larger (``IDSequence``); after the largest 64-bit integer, the smallest
-    /// free id above 0. On PostgreSQL with the record of the id (the table's name once more
-    /// as the last argument), as ``insertRecordingID``; SQLite records it in a statement of
-    /// its own.
-    let insertIssuingID: String
     let deleteByID: String
+    /// The inserts that write every writable field.
+    let inserts: Inserts
+
+    /// The inserts of a row that write some of the writable fields (the others take their
+    /// columns' defaults), each reading back the row as the list shows it.
+    struct Inserts: Sendable {
+        /// The insert of a row with its id, the fields written and its revision, in order,
+        /// then the id once more: it inserts nothing (and answers no row) when the id is
+        /// taken, which it reads itself (a round trip fewer).
+        let insert: String
+        /// On PostgreSQL, ``insert`` and the record of the row's integer id (``IssuedIDs``)
+        /// in one statement (arguments: the insert's, then the table's name); nil on
+        /// SQLite, which has no data-modifying WITH. Nothing is recorded when the insert
+        /// inserted nothing.
+        let insertRecordingID: String?
+        /// The insert of a row whose integer id the store chooses in the statement
+        /// (arguments: the table's name, the fields written, the revision): one more than
+        /// the largest id the table holds or had through the service (``IssuedIDs``), or
+        /// the sequence's next value when larger (``IDSequence``); after the largest 64-bit
+        /// integer, the smallest free id above 0. On PostgreSQL with the record of the id
+        /// (the table's name once more as the last argument), as ``insertRecordingID``;
+        /// SQLite records it in a statement of its own.
+        let insertIssuingID: String
+    }
+
+    private let table: String
+    private let idField: String
+    private let revisionField: String
+    private let read: [String]
+    private let casts: [String: String]
+    private let sequence: IDSequence?
+    private let dialect: SQLDialect
+    /// The writable fields, in order.
+    private let fields: [String]
 
     /// - Parameters:
     ///   - casts: the type each column's written value is cast to
     ///     (``SQL/placeholder(of:casts:)``).
     ///   - sequence: the sequence the id column draws from (PostgreSQL only).
     init(
-        table tableName: String,
+        table: String,
         idField: String,
         revisionField: String,
         fields: [String],
@@ -35,17 +53,71 @@ struct RowStatements: Sendable {
         sequence: IDSequence? = nil,
         dialect: SQLDialect
     ) {
-        let table = SQL.quote(tableName)
-        let id = SQL.quote(idField)
+        (self.table, self.idField, self.revisionField, self.read) = (table, idField, revisionField, read)
+        (self.casts, self.sequence, self.dialect, self.fields) = (casts, sequence, dialect, fields)
+        let quoted = SQL.quote(table)
         let revision = SQL.quote(revisionField)
-        let returning = " RETURNING " + read.map(SQL.quote).joined(separator: ", ")
-        // An id is bound as it is stored, through its column's cast (a uuid's text).
-        let byID = " WHERE \(id) = \(SQL.placeholder(of: idField, casts: casts))"
-        selectByID = "SELECT \(read.map(SQL.quote).joined(separator: ", ")) FROM \(table)" + byID
+        selectByID = "SELECT \(read.map(SQL.quote).joined(separator: ", ")) FROM \(quoted)" + Self.byID(idField, casts)
         let assignments =
             fields.map { "\(SQL.quote($0)) = \(SQL.placeholder(of: $0, casts: casts))" }
             + ["\(revision) = COALESCE(\(revision), 0) + 1"]
-        updateByID = "UPDATE \(table) SET \(assignments.joined(separator: ", "))" + byID + returning
+        updateByID =
+            "UPDATE \(quoted) SET \(assignments.joined(separator: ", "))" + Self.byID(idField, casts)
+            + Self.returning(read)
+        deleteByID = "DELETE FROM \(quoted)" + Self.byID(idField, casts)
+        inserts = Inserts(
+            table: table,
+            idField: idField,
+            revisionField: revisionField,
+            writing: fields,
+            read: read,
+            casts: casts,
+            sequence: sequence,
+            dialect: dialect
+        )
+    }
+
+    /// The inserts that write `written` (writable fields, in ``fields``' order) and leave
+    /// the other columns to their defaults.
+    func inserts(writing written: [String]) -> Inserts {
+        guard written != fields else { return inserts }
+        return Inserts(
+            table: table,
+            idField: idField,
+            revisionField: revisionField,
+            writing: written,
+            read: read,
+            casts: casts,
+            sequence: sequence,
+            dialect: dialect
+        )
+    }
+
+    /// ` WHERE id = ?`: an id is bound as it is stored, through its column's cast (a
+    /// uuid's text).
+    private static func byID(_ idField: String, _ casts: [String: String]) -> String {
+        " WHERE \(SQL.quote(idField)) = \(SQL.placeholder(of: idField, casts: casts))"
+    }
+
+    private static func returning(_ read: [String]) -> String {
+        " RETURNING " + read.map(SQL.quote).joined(separator: ", ")
+    }
+}
+
+extension RowStatements.Inserts {
+    fileprivate init(
+        table tableName: String,
+        idField: String,
+        revisionField: String,
+        writing fields: [String],
+        read: [String],
+        casts: [String: String],
+        sequence: IDSequence?,
+        dialect: SQLDialect
+    ) {
+        let table = SQL.quote(tableName)
+        let id = SQL.quote(idField)
+        let returning = RowStatements.returning(read)
         let names = [idField] + fields + [revisionField]
         let into = "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", ")))\(sequence?.overriding ?? "")"
         let placeholders = names.map { SQL.placeholder(of: $0, casts: casts) }
@@ -60,11 +132,9 @@ struct RowStatements: Sendable {
             return "WITH inserted AS (\(insert)), issued AS (\(IssuedIDs.recordSQL(ofInserted: idField))) SELECT "
                 + read.map { "inserted.\(SQL.quote($0))" }.joined(separator: ", ") + " FROM inserted" + advanced
         }
-        // Whether the id is taken is read in the insert itself (a round trip fewer): it
-        // inserts nothing then.
         insert =
             into + " SELECT " + placeholders.joined(separator: ", ") + " WHERE NOT EXISTS (SELECT 1 FROM \(table)"
-            + byID + ")" + returning
+            + RowStatements.byID(idField, casts) + ")" + returning
         insertRecordingID = dialect == .postgres ? recording(insert) : nil
         let known = IssuedIDs.largestSQL(of: tableName, idField: idField)
         let largest = sequence.map { $0.largestSQL(or: known) } ?? known
@@ -78,6 +148,5 @@ struct RowStatements: Sendable {
             ELSE COALESCE((\(free)), 1) END FROM (SELECT (\(largest)) AS largest) AS known)
             """
         insertIssuingID = dialect == .postgres ? recording(inserting(id: newID)) : inserting(id: newID)
-        deleteByID = "DELETE FROM \(table)" + byID
     }
 }

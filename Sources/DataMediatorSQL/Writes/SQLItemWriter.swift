@@ -186,6 +186,7 @@ public struct SQLItemWriter: ItemWriter {
     // MARK: - Rows
 
     /// Inserts the row (with `key`, or an id the store chooses); nil when `key` is taken.
+    /// The fields `values` lacks take their columns' defaults.
     private func insertRow(
         key: JSONValue?,
         values: [String: JSONValue],
@@ -193,7 +194,11 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws
         -> Item?
     {
-        let written = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
+        // A field the write does not give takes its column's default (NULL unless the table
+        // declares one).
+        let given = fields.filter { values[$0] != nil }
+        let statements = self.statements.inserts(writing: given)
+        let written = given.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [.integer(1)]
         let id: JSONValue
         if let key {
             id = key

@@ -9,7 +9,7 @@ import FoundationNetworking
 public final class ServerProcess: @unchecked Sendable {
     // @unchecked: every stored property is set once in `init` and only read afterwards.
     /// The server's process.
-    public let process = Process()
+    public let process: ChildProcess
     /// The server's data folder.
     public let dataDirectory: URL
     private let logFile: URL
@@ -30,23 +30,20 @@ public final class ServerProcess: @unchecked Sendable {
         let directory =
             dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("dm-it-\(UUID().uuidString)")
         self.dataDirectory = directory
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory.path] + arguments
         var env = ProcessInfo.processInfo.environment
         env["DATA_MEDIATOR_CURSOR_SECRET"] = nil
         env["DATA_MEDIATOR_CONFIG"] = nil
         env.merge(environment) { $1 }
-        process.environment = env
         // The server's log goes to a file beside its data, read back to learn its port.
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let logFile = directory.appendingPathComponent("server-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
-            throw ServerProcessError.exited("cannot create \(logFile.path)")
-        }
         self.logFile = logFile
-        process.standardError = try FileHandle(forWritingTo: logFile)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            Self.binary.path,
+            ["serve", "--port", "0", "--data-dir", directory.path] + arguments,
+            environment: env,
+            standardError: logFile.path
+        )
         do {
             try await waitUntilListening()
         } catch {
@@ -57,7 +54,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Ends the server if a test forgot to, so no server outlives its test.
     deinit {
-        if process.isRunning { process.terminate() }
+        process.terminate()
     }
 
     private func waitUntilListening() async throws {
@@ -88,9 +85,8 @@ public final class ServerProcess: @unchecked Sendable {
     /// Sends SIGTERM and waits for the exit; returns the exit status.
     @discardableResult
     public func stop() async -> Int32 {
-        if process.isRunning { process.terminate() }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
-        return process.terminationStatus
+        process.terminate()
+        return await process.exit()
     }
 
     /// Removes the data folder.

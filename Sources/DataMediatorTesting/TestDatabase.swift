@@ -32,12 +32,8 @@ public enum TestDatabase {
             throw ServerProcessError.exited("cannot create \(file.path)")
         }
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: file)
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        return (process.terminationStatus, (try? String(contentsOf: file, encoding: .utf8)) ?? "")
+        let process = try ChildProcess(program, arguments, standardOutput: file.path)
+        let status = await process.exit()
+        return (status, (try? String(contentsOf: file, encoding: .utf8)) ?? "")
     }
 }

@@ -234,11 +234,7 @@ import Testing
         _ = try await server.get("/lists/nope")
         #expect(try await Self.createTransaction(on: server) == 201)
         // An event stream held open by curl.
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sN", server.base + "/lists/transactions/events"]
-        curl.standardOutput = FileHandle.nullDevice
-        try curl.run()
+        let curl = try ChildProcess("/usr/bin/curl", ["-sN", server.base + "/lists/transactions/events"])
         defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
         var text = ""
         for _ in 0..<100 {
@@ -290,11 +286,11 @@ import Testing
         #expect(try await Self.createTransaction(on: server) == 201)
         let output = server.dataDirectory.appendingPathComponent("events.txt")
         #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sN", server.base + "/lists/transactions/events?since=0"]
-        curl.standardOutput = try FileHandle(forWritingTo: output)
-        try curl.run()
+        let curl = try ChildProcess(
+            "/usr/bin/curl",
+            ["-sN", server.base + "/lists/transactions/events?since=0"],
+            standardOutput: output.path
+        )
         defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
         var text = ""
         for _ in 0..<100 where !text.contains("event: insert") {
@@ -319,17 +315,16 @@ import Testing
 
     /// Runs `data-mediator ARGUMENTS` to its end; returns its exit status and standard error.
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = ServerProcess.binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text)
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("dm-errors-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let process = try ChildProcess(
+            ServerProcess.binary.path,
+            arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardError: errors.path
+        )
+        let status = await process.exit()
+        return (status, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
     }
 
     @Test func theHealthcheckCommandPassesOnAServingProcessAndFailsOtherwise() async throws {
@@ -386,15 +381,14 @@ import Testing
     }
 
     static func curl(_ url: String) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "--silent", "--show-error", "--fail", url]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "curl \(url)")
-        return Array(data)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("dm-curl-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = try ChildProcess(
+            "curl",
+            ["--silent", "--show-error", "--fail", url],
+            standardOutput: output.path
+        )
+        #expect(process.waitUntilExit() == 0, "curl \(url)")
+        return Array((try? Data(contentsOf: output)) ?? Data())
     }
 }

@@ -8,10 +8,9 @@ import Glibc
 /// A program the tests start (the service, curl, the PostgreSQL script), through
 /// `posix_spawnp`, its standard output and error written to files.
 ///
-/// Hand-written rather than Foundation's `Process`: on Linux, `Process.run()` of Swift
-/// 6.3.1 crashes now and then, reading past a buffer while it lists `/proc/self/fd`
-/// (swift-corelibs-foundation pull request 5472; a full run of these tests crashed so in
-/// `ServerProcess`), and a run of the tests starts dozens of processes.
+/// Hand-written rather than Foundation's `Process`: on Linux, `Process.run()` crashes now
+/// and then, reading past a buffer while it lists `/proc/self/fd` (swift-corelibs-foundation
+/// pull request 5472), and a run of the tests starts dozens of processes.
 public final class ChildProcess: Sendable {
     /// The child's process id.
     public let processIdentifier: pid_t

@@ -73,7 +73,11 @@ import Testing
         #expect(data(emptied.cell) == .object(["title": .string("b"), "kind": .string("k"), "score": .null]))
         await #expect {
             try await adapter.create(body: .object(["id": .string("c"), "data": .object(["kind": .null])]))
-        } throws: { ($0 as? DataMediatorError)?.code == .invalidItem }
+        } throws: { error in
+            // `errors` names the column the store refused a null for.
+            guard let error = error as? DataMediatorError else { return false }
+            return error.code == .invalidItem && error.fieldProblems.map(\.field) == ["kind"]
+        }
         // A PUT that creates takes the defaults; one that replaces empties what it lacks.
         let created = try await adapter.replace(id: "p", body: .object(["data": .object(["title": .string("p")])]))
         #expect(data(created.cell) == .object(["title": .string("p"), "kind": .string("plain"), "score": .integer(7)]))

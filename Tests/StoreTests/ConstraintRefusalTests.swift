@@ -38,7 +38,9 @@ import Testing
             try await adapter.create(body: .object(["id": .string("d"), "data": data("new", score: -1)]), scope: nil)
         } throws: { error in
             guard let error = error as? DataMediatorError else { return false }
+            // A check names no column: `errors` names the item's fields as a whole.
             return error.code == .invalidItem && error.message.contains("notes_score")
+                && error.fieldProblems.map(\.field) == ["data"]
         }
 
         // Nothing of the refused writes is stored, and the store goes on taking writes.

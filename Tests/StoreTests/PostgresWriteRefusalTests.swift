@@ -55,6 +55,8 @@ import Testing
                 _ = try await adapter.replace(id: id == "x4" ? noise() : id, body: .object(["data": .object(data)]))
             }
             #expect(error?.code == .invalidItem, "\(String(describing: error))")
+            // `errors` is there, as every invalid-item answer has it.
+            #expect(error?.fieldProblems.isEmpty == false, "\(String(describing: error))")
         }
         let patch = await #expect(throws: DataMediatorError.self) {
             _ = try await adapter.patch(id: "kept", body: .object(["data": .object(["small": .integer(70_000)])]))

@@ -117,21 +117,24 @@ extension PostgresStore {
         guard let error = error as? PSQLError, error.code == .server,
             let state = error.serverInfo?[.sqlState], state.hasPrefix("22") || state.hasPrefix("23") || state == "54000"
         else { return nil }
+        // The column, when the server names it (a NOT NULL violation does).
+        let column = error.serverInfo?[.columnName]
         if state.hasPrefix("23") {
             // A constraint of the table (class 23): 23505 a unique one. The message names
             // the constraint; the detail, which holds the value, is left out.
             let message = error.serverInfo?[.message] ?? "a constraint"
-            return state == "23505" ? ConstraintRefusal.unique(message) : ConstraintRefusal.other(message)
+            return state == "23505"
+                ? ConstraintRefusal.unique(message) : ConstraintRefusal.other(message, field: column)
         }
         if state == "54000" {
-            return DataMediatorError(
-                .invalidItem,
+            return ConstraintRefusal.value(
                 "The item's values are too long together for an index of the store (PostgreSQL keeps at most "
-                    + "about 2,700 bytes in one entry): shorten the text of the fields its views sort or filter by."
+                    + "about 2,700 bytes in one entry): shorten the text of the fields its views sort or filter by.",
+                field: column
             )
         }
         let message = error.serverInfo?[.message] ?? "out of range"
-        return DataMediatorError(.invalidItem, "A value does not fit its column in the store: \(message).")
+        return ConstraintRefusal.value("A value does not fit its column in the store: \(message).", field: column)
     }
 
     /// What a call answers that failed with `error`, `leased` telling whether it had its

@@ -1,10 +1,12 @@
 import DataMediator
 
-/// A write that the table's own constraints refused (a unique index, a check, a foreign
-/// key, `NOT NULL` on a column the list does not require, a trigger that aborts), as the
-/// answer a client gets: `conflict` (409) when another row holds a value a unique
-/// constraint keeps to one row, `invalidItem` (422) otherwise. Each store tells its errors
-/// apart; the write's transaction was rolled back, so nothing of it is stored.
+/// A write that the table itself refused (a unique index, a check, a foreign key, `NOT
+/// NULL` on a column the list does not require, a trigger that aborts, a value its column
+/// cannot hold), as the answer a client gets: `conflict` (409) when another row holds a
+/// value a unique constraint keeps to one row, `invalidItem` (422) otherwise, whose
+/// `errors` names the field when the database tells it (`data`, the whole of the item's
+/// fields, when it does not). Each store tells its errors apart; the write's transaction
+/// was rolled back, so nothing of it is stored.
 ///
 /// The detail is the database's message, which names the constraint or the column and
 /// never the value (a unique value of another user's item is not told to a client whose
@@ -15,8 +17,23 @@ public enum ConstraintRefusal {
         DataMediatorError(.conflict, "Another item holds a value the table keeps unique (\(detail)).")
     }
 
-    /// Another constraint of the table, named by `detail`, refuses the item.
-    public static func other(_ detail: String) -> DataMediatorError {
-        DataMediatorError(.invalidItem, "A constraint of the table refuses the item (\(detail)).")
+    /// Another constraint of the table, named by `detail`, refuses the item; `field` is the
+    /// column it names, when the database tells it.
+    public static func other(_ detail: String, field: String?) -> DataMediatorError {
+        refusal("A constraint of the table refuses the item (\(detail)).", field: field)
+    }
+
+    /// The table cannot hold a value of the item (`detail` says why: out of its column's
+    /// range, too long for it or for an index); `field` as in ``other(_:field:)``.
+    public static func value(_ detail: String, field: String?) -> DataMediatorError {
+        refusal(detail, field: field)
+    }
+
+    private static func refusal(_ message: String, field: String?) -> DataMediatorError {
+        DataMediatorError(
+            .invalidItem,
+            message,
+            fieldProblems: [FieldProblem(field: field ?? "data", detail: "the store refuses it: \(message)")]
+        )
     }
 }

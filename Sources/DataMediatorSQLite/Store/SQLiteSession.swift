@@ -41,7 +41,10 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
         let detail = error.message ?? "a constraint"
         switch error.extendedResultCode {
         case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY: return ConstraintRefusal.unique(detail)
-        default: return ConstraintRefusal.other(detail)
+        case .SQLITE_CONSTRAINT_NOTNULL:
+            // "NOT NULL constraint failed: table.column"
+            return ConstraintRefusal.other(detail, field: detail.split(separator: ".").last.map(String.init))
+        default: return ConstraintRefusal.other(detail, field: nil)
         }
     }
 

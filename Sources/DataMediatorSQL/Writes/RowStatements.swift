@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The statements a writer runs on a list's table, built once: a row by id read, updated,
 /// inserted and deleted, each reading back the row as the list shows it.
 struct RowStatements: Sendable {
@@ -38,6 +40,7 @@ struct RowStatements: Sendable {
     private let dialect: SQLDialect
     /// The writable fields, in order.
     private let fields: [String]
+    private let partial = InsertsKept()
 
     /// - Parameters:
     ///   - casts: the type each column's written value is cast to
@@ -78,10 +81,12 @@ struct RowStatements: Sendable {
     }
 
     /// The inserts that write `written` (writable fields, in ``fields``' order) and leave
-    /// the other columns to their defaults.
+    /// the other columns to their defaults: built once per set of fields (up to
+    /// ``InsertsKept/capacity`` sets; past them, per write).
     func inserts(writing written: [String]) -> Inserts {
         guard written != fields else { return inserts }
-        return Inserts(
+        if let kept = partial.inserts.withLock({ $0[written] }) { return kept }
+        let built = Inserts(
             table: table,
             idField: idField,
             revisionField: revisionField,
@@ -91,6 +96,17 @@ struct RowStatements: Sendable {
             sequence: sequence,
             dialect: dialect
         )
+        partial.inserts.withLock { kept in
+            if kept.count < InsertsKept.capacity { kept[written] = built }
+        }
+        return built
+    }
+
+    /// The inserts of the sets of fields that writes gave, kept by set.
+    final class InsertsKept: Sendable {
+        /// The most sets kept (a list of n fields has 2^n).
+        static let capacity = 64
+        let inserts = Mutex<[[String]: Inserts]>([:])
     }
 
     /// ` WHERE id = ?`: an id is bound as it is stored, through its column's cast (a

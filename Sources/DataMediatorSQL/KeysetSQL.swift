@@ -17,29 +17,50 @@ public struct KeysetSQL: Sendable {
     /// PostgreSQL `uuid` columns, compared and ordered as their text (which PostgreSQL
     /// writes in small letters, so its order is the uuids' own).
     public let uuidColumns: Set<String>
+    /// PostgreSQL columns of another type read, compared and ordered as text: each field's
+    /// SQL for its text (a uuid's cast, a time's ``TimeText``), which the views' indexes
+    /// hold. The values they are compared with arrive as text (ids, cursors' values,
+    /// parameters, claims), and the text's order is the values' own.
+    public let textForms: [String: String]
 
-    /// Creates a builder.
+    /// Creates a builder; `textForms` names the columns read as text of another type
+    /// (each `uuidColumns` one is read as its cast to text).
     public init(
         dialect: SQLDialect = .sqlite,
         notNullColumns: Set<String>,
         textColumns: Set<String> = [],
-        uuidColumns: Set<String> = []
+        uuidColumns: Set<String> = [],
+        textForms: [String: String] = [:]
     ) {
         self.dialect = dialect
         self.notNullColumns = notNullColumns
         self.textColumns = textColumns
         self.uuidColumns = uuidColumns
+        var forms = textForms
+        for field in uuidColumns { forms[field] = "CAST(\(SQL.quote(field)) AS text)" }
+        self.textForms = dialect == .postgres ? forms : [:]
     }
 
     /// The column as it is compared and ordered: quoted, and in the `"C"` collation for
-    /// PostgreSQL text; a PostgreSQL uuid as its text in that collation (PostgreSQL compares
-    /// a uuid with no text, and the values views compare with arrive as text: ids, cursors'
-    /// values, parameters, claims), which the view's indexes hold as an expression.
+    /// PostgreSQL text; a column read as text of another type (``textForms``) as that text
+    /// in that collation.
     public func column(_ field: String) -> String {
         guard dialect == .postgres else { return SQL.quote(field) }
-        if uuidColumns.contains(field) { return "(CAST(\(SQL.quote(field)) AS text)) COLLATE \"C\"" }
+        if let form = textForms[field] { return "(\(form)) COLLATE \"C\"" }
         guard textColumns.contains(field) else { return SQL.quote(field) }
         return SQL.quote(field) + " COLLATE \"C\""
+    }
+
+    /// The column's value as SQL, without a collation: its text for a column read as text
+    /// of another type (``textForms``), the quoted column otherwise.
+    public func text(_ field: String) -> String {
+        textForms[field] ?? SQL.quote(field)
+    }
+
+    /// The column as a select list reads it: its text under its own name for a column read
+    /// as text of another type, the quoted column otherwise.
+    public func selected(_ field: String) -> String {
+        SQL.selected(field, forms: textForms)
     }
 
     /// One sort key as `ORDER BY` (and an index) spells it.
@@ -197,7 +218,7 @@ public struct KeysetSQL: Sendable {
         case .sqlite:
             return "CASE WHEN typeof(\(column)) = 'text' THEN substr(\(column), 1, \(length)) ELSE \(column) END"
         case .postgres:
-            return textColumns.contains(rule.field) ? "substr(\(column), 1, \(length)) COLLATE \"C\"" : column
+            return textColumns.contains(rule.field) ? "substr(\(text(rule.field)), 1, \(length)) COLLATE \"C\"" : column
         }
     }
 
@@ -224,7 +245,12 @@ public struct KeysetSQL: Sendable {
                 return [("\(column) >= ?", [.string(successor)])]
             }
             let length = prefix.unicodeScalars.count
-            return [("\(column) > ? AND substr(\(quoted), 1, \(length)) <> ?", [.string(prefix), .string(prefix)])]
+            return [
+                (
+                    "\(column) > ? AND substr(\(text(rule.field)), 1, \(length)) <> ?",
+                    [.string(prefix), .string(prefix)]
+                )
+            ]
         case (_, .ascending):
             let smaller = ("\(column) < ?", [key])
             return notNullColumns.contains(rule.field) ? [smaller] : [smaller, ("\(quoted) IS NULL", [])]

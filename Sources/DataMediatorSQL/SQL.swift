@@ -57,6 +57,13 @@ public enum SQL {
         return "CAST(? AS \(type))"
     }
 
+    /// A column as a select list reads it: `forms`' SQL for its text under the column's own
+    /// name when `forms` names it (``KeysetSQL/textForms``), the quoted column otherwise.
+    public static func selected(_ column: String, forms: [String: String]) -> String {
+        guard let form = forms[column] else { return quote(column) }
+        return "\(form) AS \(quote(column))"
+    }
+
     /// The `WHERE` clause of `conditions` joined with `AND` (always true when there are none).
     public static func whereClause(_ conditions: [String]) -> String {
         conditions.isEmpty ? " WHERE TRUE" : " WHERE " + conditions.joined(separator: " AND ")

@@ -14,7 +14,7 @@ public final class WindowQueries: Sendable {
     /// subquery with an alias); `trailingColumn`, when given, is an expression selected
     /// after the columns in every row (the store's version, read by the same statement).
     public init(columns: [String], from: String, keyset: KeysetSQL, trailingColumn: String? = nil) {
-        self.selectList = (columns.map(SQL.quote) + (trailingColumn.map { [$0] } ?? [])).joined(separator: ", ")
+        self.selectList = (columns.map(keyset.selected) + (trailingColumn.map { [$0] } ?? [])).joined(separator: ", ")
         self.from = from
         self.keyset = keyset
     }

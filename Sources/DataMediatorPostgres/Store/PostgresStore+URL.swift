@@ -45,6 +45,9 @@ extension PostgresStore {
             ("statement_timeout", "\(milliseconds)"),
             ("lock_timeout", "\(milliseconds)"),
             ("idle_in_transaction_session_timeout", "\(milliseconds * 4)"),
+            // A time written without a zone into a timestamptz column is read as UTC,
+            // whichever zone the server is set to.
+            ("TimeZone", "UTC"),
         ]
         // The pool arms a timer each time a connection above its minimum goes back to it
         // (to close it when idle), and a cancelled timer holds a task and its memory until

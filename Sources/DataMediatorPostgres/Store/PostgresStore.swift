@@ -210,6 +210,7 @@ public final class PostgresStore: Sendable {
                 }
                 try schema.checkVersionTables { found.contains($0) }
                 var notNull: Set<String> = []
+                var modifiers: [String: Int32] = [:]
                 var idSequence: IDSequence?
                 if case .table(let table) = source.kind {
                     if try await !Self.tableExists(table, connection, logger: self.logger) {
@@ -222,6 +223,7 @@ public final class PostgresStore: Sendable {
                         try await session.execute(statement, [])
                     }
                     notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
+                    modifiers = try await Self.typeModifiers(of: table, connection, logger: self.logger)
                     idSequence = try await Self.idSequence(
                         of: table,
                         column: list.idField,
@@ -270,22 +272,23 @@ public final class PostgresStore: Sendable {
                     )
                 }
                 // Writes bind a json field as its JSON text, and a string as text, which
-                // PostgreSQL takes into a json, jsonb or uuid column only through a cast
-                // (text that is not a uuid is then a value the column cannot hold: 422).
+                // PostgreSQL takes into a json, jsonb, uuid or time column only through a
+                // cast (text that is not one is then a value the column cannot hold: 422).
                 var writeCasts: [String: String] = [:]
                 for (column, type) in types {
                     switch type {
                     case .json: writeCasts[column] = "json"
                     case .jsonb: writeCasts[column] = "jsonb"
                     case .uuid: writeCasts[column] = "uuid"
-                    default: break
+                    default: writeCasts[column] = Self.timeKind(type)?.rawValue
                     }
                 }
                 let keyset = KeysetSQL(
                     dialect: .postgres,
                     notNullColumns: notNull,
                     textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text && $0.value != .uuid }.keys),
-                    uuidColumns: Set(types.filter { $0.value == .uuid }.keys)
+                    uuidColumns: Set(types.filter { $0.value == .uuid }.keys),
+                    textForms: try Self.timeForms(of: list, source: source, types: types, modifiers: modifiers)
                 )
                 for statement in schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
                     try await session.execute(statement.sql, statement.arguments)

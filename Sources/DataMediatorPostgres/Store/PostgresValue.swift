@@ -86,7 +86,8 @@ enum PostgresColumnKind: Sendable, Hashable {
         case .float4, .float8: self = .real
         case .numeric: self = .decimal
         case .bool: self = .boolean
-        case .text, .varchar, .bpchar, .name, .uuid: self = .text
+        // A time column is read as its ISO 8601 text (``DataMediatorSQL/TimeText``).
+        case .text, .varchar, .bpchar, .name, .uuid, .timestamptz, .timestamp, .date: self = .text
         case .json, .jsonb: self = .json
         default: return nil
         }

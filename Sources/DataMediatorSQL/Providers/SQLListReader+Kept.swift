@@ -85,7 +85,7 @@ extension SQLListReader {
         let keys = fields.map(SQL.quote).joined(separator: ", ")
         let sql = """
             SELECT \(keys), data_mediator_row FROM (
-                SELECT \(keys), ROW_NUMBER() OVER (ORDER BY \(keyset.orderBy(view))) AS data_mediator_row
+                SELECT \(fields.map(keyset.selected).joined(separator: ", ")), ROW_NUMBER() OVER (ORDER BY \(keyset.orderBy(view))) AS data_mediator_row
                 FROM \(from)\(SQL.whereClause(conditions))
             ) AS numbered WHERE (data_mediator_row - 1) % \(ViewOutline.spacing) = 0 ORDER BY data_mediator_row
             """

@@ -110,10 +110,10 @@ extension SQLListReader {
     /// the sections are values); and whether `k` has no such text (`chr` has no character
     /// after U+D7FF, the surrogates, or U+10FFFF), which stops a walk and is reported.
     private func sectionWalk(_ rule: SectionRule) -> (sectionKey: String, end: String, stuck: String) {
-        let quoted = SQL.quote(rule.field)
-        guard let length = rule.grouping.prefixLength else { return (quoted, "k || chr(1)", "FALSE") }
+        let text = keyset.text(rule.field)
+        guard let length = rule.grouping.prefixLength else { return (text, "k || chr(1)", "FALSE") }
         return (
-            "substr(\(quoted), 1, \(length))",
+            "substr(\(text), 1, \(length))",
             "(CASE WHEN char_length(k) = \(length) THEN left(k, -1) || chr(ascii(right(k, 1)) + 1) ELSE k || chr(1) END)",
             "char_length(k) = \(length) AND ascii(right(k, 1)) IN (55295, 1114111)"
         )

@@ -94,7 +94,7 @@ public struct SQLListReader: Sendable {
         self.viewsAreIndexed = viewsAreIndexed
         self.from = from
         self.columns = columns
-        self.selectList = columns.map(SQL.quote).joined(separator: ", ")
+        self.selectList = columns.map(keyset.selected).joined(separator: ", ")
         self.layout = ItemLayout(columns)
         self.columnTypes = columns.map { fieldTypes[$0] }
         self.idField = idField

@@ -22,7 +22,8 @@ public enum ServiceTables {
     /// The PostgreSQL channel every write notifies (with its version) on commit.
     public static let channel = "data_mediator_changes"
 
-    /// The statements that create the service's tables when missing, in order.
+    /// The statements that create the service's tables when missing, in order (on
+    /// PostgreSQL with the functions that show time columns, ``TimeText``).
     public static func schema(_ dialect: SQLDialect) -> [String] {
         let types = SQLTypes(dialect)
         let versionTables: [String]
@@ -94,7 +95,7 @@ public enum ServiceTables {
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
         ] + oldItemColumn(dialect) + TableStamps.schema(dialect) + StampSteps.schema(dialect)
-            + IssuedIDs.schema(dialect)
+            + IssuedIDs.schema(dialect) + (dialect == .postgres ? TimeText.functions : [])
     }
 
     /// Adds the change log's `old_item` to a PostgreSQL store made before it (SQLite's

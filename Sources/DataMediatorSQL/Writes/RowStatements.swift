@@ -36,6 +36,7 @@ struct RowStatements: Sendable {
     private let revisionField: String
     private let read: [String]
     private let casts: [String: String]
+    private let forms: [String: String]
     private let sequence: IDSequence?
     private let dialect: SQLDialect
     /// The writable fields, in order.
@@ -45,6 +46,7 @@ struct RowStatements: Sendable {
     /// - Parameters:
     ///   - casts: the type each column's written value is cast to
     ///     (``SQL/placeholder(of:casts:)``).
+    ///   - forms: the columns read as text of another type (``KeysetSQL/textForms``).
     ///   - sequence: the sequence the id column draws from (PostgreSQL only).
     init(
         table: String,
@@ -53,20 +55,21 @@ struct RowStatements: Sendable {
         fields: [String],
         read: [String],
         casts: [String: String] = [:],
+        forms: [String: String] = [:],
         sequence: IDSequence? = nil,
         dialect: SQLDialect
     ) {
         (self.table, self.idField, self.revisionField, self.read) = (table, idField, revisionField, read)
-        (self.casts, self.sequence, self.dialect, self.fields) = (casts, sequence, dialect, fields)
+        (self.casts, self.forms, self.sequence, self.dialect, self.fields) = (casts, forms, sequence, dialect, fields)
         let quoted = SQL.quote(table)
         let revision = SQL.quote(revisionField)
-        selectByID = "SELECT \(read.map(SQL.quote).joined(separator: ", ")) FROM \(quoted)" + Self.byID(idField, casts)
+        selectByID = "SELECT \(Self.selectList(read, forms)) FROM \(quoted)" + Self.byID(idField, casts)
         let assignments =
             fields.map { "\(SQL.quote($0)) = \(SQL.placeholder(of: $0, casts: casts))" }
             + ["\(revision) = COALESCE(\(revision), 0) + 1"]
         updateByID =
             "UPDATE \(quoted) SET \(assignments.joined(separator: ", "))" + Self.byID(idField, casts)
-            + Self.returning(read)
+            + Self.returning(read, forms)
         deleteByID = "DELETE FROM \(quoted)" + Self.byID(idField, casts)
         inserts = Inserts(
             table: table,
@@ -75,6 +78,7 @@ struct RowStatements: Sendable {
             writing: fields,
             read: read,
             casts: casts,
+            forms: forms,
             sequence: sequence,
             dialect: dialect
         )
@@ -93,6 +97,7 @@ struct RowStatements: Sendable {
             writing: written,
             read: read,
             casts: casts,
+            forms: forms,
             sequence: sequence,
             dialect: dialect
         )
@@ -115,8 +120,13 @@ struct RowStatements: Sendable {
         " WHERE \(SQL.quote(idField)) = \(SQL.placeholder(of: idField, casts: casts))"
     }
 
-    private static func returning(_ read: [String]) -> String {
-        " RETURNING " + read.map(SQL.quote).joined(separator: ", ")
+    /// The columns `read` as a select list reads them (``SQL/selected(_:forms:)``).
+    private static func selectList(_ read: [String], _ forms: [String: String]) -> String {
+        read.map { SQL.selected($0, forms: forms) }.joined(separator: ", ")
+    }
+
+    private static func returning(_ read: [String], _ forms: [String: String]) -> String {
+        " RETURNING " + selectList(read, forms)
     }
 }
 
@@ -128,12 +138,13 @@ extension RowStatements.Inserts {
         writing fields: [String],
         read: [String],
         casts: [String: String],
+        forms: [String: String],
         sequence: IDSequence?,
         dialect: SQLDialect
     ) {
         let table = SQL.quote(tableName)
         let id = SQL.quote(idField)
-        let returning = RowStatements.returning(read)
+        let returning = RowStatements.returning(read, forms)
         let names = [idField] + fields + [revisionField]
         let into = "INSERT INTO \(table) (\(names.map(SQL.quote).joined(separator: ", ")))\(sequence?.overriding ?? "")"
         let placeholders = names.map { SQL.placeholder(of: $0, casts: casts) }

@@ -59,6 +59,7 @@ public struct SQLItemWriter: ItemWriter {
             fields: fields,
             read: read,
             casts: reader.writeCasts,
+            forms: reader.keyset.textForms,
             sequence: reader.idSequence,
             dialect: reader.dialect
         )

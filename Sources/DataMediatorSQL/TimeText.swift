@@ -1,0 +1,70 @@
+/// The text of a PostgreSQL time column (`timestamptz`, `timestamp`, `date`) as the service
+/// shows, compares and orders it: ISO 8601, a `timestamptz` in UTC with `Z`
+/// (`2026-11-19T21:04:00.123456Z`), a `timestamp` without a zone, a `date` as `YYYY-MM-DD`;
+/// always as many fractional digits as the column keeps (six unless declared fewer), so
+/// that the texts' byte order is the times' order (for years 1 to 9999), as the core and
+/// cursors compare them. `infinity` and `-infinity` show as those words, which order after
+/// and before every year.
+///
+/// The text is one SQL function the store creates (``functions``), declared `IMMUTABLE`
+/// so that a view's index can hold it: `to_char` is only `STABLE` (some patterns follow
+/// the session's locale; the ones used here do not, and the zone is fixed to UTC).
+public enum TimeText {
+    /// The PostgreSQL types whose columns are shown as this text.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// `timestamp with time zone`: an instant, shown in UTC.
+        case timestamptz
+        /// `timestamp without time zone`: a wall-clock time, shown without a zone.
+        case timestamp
+        /// `date`.
+        case date
+    }
+
+    /// The name of the function (overloaded by kind) that gives a time's text.
+    public static let function = "data_mediator_time_text"
+
+    /// The text of the column `field` of `kind` keeping `digits` fractional digits of a
+    /// second (0 to 6; ignored for a date), as SQL.
+    public static func form(of field: String, kind: Kind, digits: Int) -> String {
+        switch kind {
+        case .date: return "\(function)(\(SQL.quote(field)))"
+        case .timestamptz, .timestamp: return "\(function)(\(SQL.quote(field)), \(min(max(digits, 0), 6)))"
+        }
+    }
+
+    /// The fractional digits a time column keeps, from its type modifier (-1 when the
+    /// column declares none: six).
+    public static func digits(typeModifier: Int32) -> Int {
+        typeModifier < 0 ? 6 : min(Int(typeModifier), 6)
+    }
+
+    /// The statements that create (or replace with the same) the functions, one per kind.
+    public static let functions: [String] = {
+        // `FF1`..`FF6` are the fractional digits, `SS` alone none.
+        let patterns = (0...6).map { digits in
+            "WHEN \(digits) THEN 'YYYY-MM-DD\"T\"HH24:MI:SS\(digits == 0 ? "" : ".FF\(digits)")"
+        }
+        func time(_ type: String, zone: String, suffix: String) -> String {
+            let value = zone.isEmpty ? "$1" : "$1 AT TIME ZONE '\(zone)'"
+            let formats = patterns.map { $0 + suffix + "'" }.joined(separator: " ")
+            return """
+                CREATE OR REPLACE FUNCTION \(function)(\(type), integer) RETURNS text
+                LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+                SELECT CASE WHEN isfinite($1) THEN to_char(\(value), CASE $2 \(formats) END)
+                WHEN $1 > 'epoch' THEN 'infinity' ELSE '-infinity' END
+                $$
+                """
+        }
+        return [
+            time("timestamptz", zone: "UTC", suffix: "\"Z\""),
+            time("timestamp", zone: "", suffix: ""),
+            """
+            CREATE OR REPLACE FUNCTION \(function)(date) RETURNS text
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+            SELECT CASE WHEN isfinite($1) THEN to_char($1, 'YYYY-MM-DD')
+            WHEN $1 > 'epoch' THEN 'infinity' ELSE '-infinity' END
+            $$
+            """,
+        ]
+    }()
+}

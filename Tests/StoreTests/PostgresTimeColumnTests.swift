@@ -337,3 +337,30 @@ extension PostgresTimeColumnTests {
         )
     }
 }
+
+extension PostgresTimeColumnTests {
+    /// An import writes ISO 8601 text into time columns; a record whose text is no time is
+    /// a bad record, the others go in.
+    @Test func anImportWritesTimesAndRefusesWhatIsNone() async throws {
+        let fixture = try await Self.table()
+        let provider = try await fixture.store.provider(for: Self.definition, source: Self.source)
+        let importer = try SQLImporter(reader: provider.reader, list: Self.definition, source: Self.source)
+        let records = [
+            ImportRecord(line: 1, fields: ["id": .integer(1), "at": .string("2026-11-19T21:04:00Z")]),
+            ImportRecord(line: 2, fields: ["id": .integer(2), "at": .string("the day after")]),
+            ImportRecord(
+                line: 3,
+                fields: ["id": .integer(3), "at": .string("2026-11-20"), "day": .string("2026-11-20")]
+            ),
+        ]
+        let summary = try await importer.run(records, skipBad: true, batch: 10)
+        #expect(summary.imported == 2 && summary.rejections.map(\.line) == [2], "\(summary.rejections)")
+        let adapter = try await Self.adapter(over: fixture)
+        let page = try await adapter.page(view: "by_at", limit: "5", cursor: nil)
+        #expect(
+            page.items.map { Self.field("at", of: $0) } == [
+                .string("2026-11-20T00:00:00.000000Z"), .string("2026-11-19T21:04:00.000000Z"),
+            ]
+        )
+    }
+}

@@ -88,3 +88,48 @@ import Testing
         #expect(changes.entries.first?.cell?.data == data(plain.cell))
     }
 }
+
+extension ColumnDefaultTests {
+    /// An imported record takes its columns' defaults for the fields it lacks, as a created
+    /// item does, in one statement of many records (PostgreSQL) as alone (SQLite); a field
+    /// given as null is null.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func anImportedRecordTakesTheDefaultsOfWhatItLacks(kind: WritableKind) async throws {
+        let (adapter, holds) = try await Self.subject(kind)
+        defer { withExtendedLifetime(holds) {} }
+        let source = StoreSource(kind: .table("notes"), fieldTypes: Self.fields)
+        let reader: SQLListReader
+        if let fixture = holds as? PostgresFixture {
+            reader = try await fixture.store.provider(for: Self.definition, source: source).reader
+        } else {
+            reader =
+                try (holds as? SQLiteStore)?.provider(for: Self.definition, source: source).reader
+                ?? {
+                    throw FixtureError("no store")
+                }()
+        }
+        let importer = try SQLImporter(reader: reader, list: Self.definition, source: source)
+        let records = [
+            ImportRecord(line: 1, fields: ["id": .string("a"), "title": .string("a")]),
+            ImportRecord(line: 2, fields: ["id": .string("b"), "title": .string("b"), "score": .null]),
+            ImportRecord(line: 3, fields: ["id": .string("c"), "kind": .string("k"), "score": .integer(3)]),
+        ]
+        let summary = try await importer.run(records, skipBad: true, batch: 10)
+        #expect(summary.imported == 3 && summary.rejections.isEmpty, "\(summary.rejections)")
+        // Given as null, a NOT NULL column refuses it: a bad record.
+        let refused = try await importer.run(
+            [ImportRecord(line: 1, fields: ["id": .string("d"), "kind": .null])],
+            skipBad: true,
+            batch: 10
+        )
+        #expect(refused.imported == 0 && refused.rejections.map(\.line) == [1], "\(refused.rejections)")
+        let page = try await adapter.page(view: "all", limit: "10", cursor: nil)
+        #expect(
+            page.items.map(\.data) == [
+                .object(["title": .null, "kind": .string("k"), "score": .integer(3)]),
+                .object(["title": .string("a"), "kind": .string("plain"), "score": .integer(7)]),
+                .object(["title": .string("b"), "kind": .string("plain"), "score": .null]),
+            ]
+        )
+    }
+}

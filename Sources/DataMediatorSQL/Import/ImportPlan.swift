@@ -1,8 +1,9 @@
 import DataMediator
 
 /// What an import into a list's table needs, worked out once: the table, the columns
-/// written (the id, then every declared field but the revision), the `INSERT` of one row,
-/// and the check of each record against the list's rules.
+/// written (the id, then every declared field but the revision), the `INSERT` of rows,
+/// and the check of each record against the list's rules. A field a record lacks takes
+/// its column's default, as in a created item (given as `null`, it is `null`).
 public struct ImportPlan: Sendable {
     /// The list imported into.
     public let list: ListDefinition
@@ -10,11 +11,8 @@ public struct ImportPlan: Sendable {
     public let table: String
     /// The columns written, in order.
     public let columns: [String]
-    /// `INSERT INTO table (columns) VALUES (?, ...)`, with `?` placeholders (cast where the
-    /// column needs it).
-    public let insertSQL: String
-    /// One row's `(?, ...)` of ``insertSQL``.
-    private let rowSQL: String
+    /// Each column's placeholder (cast where the column needs it).
+    private let marks: [String]
     private let fieldTypes: [String: FieldType]
     /// Whether the id column is a uuid, whose ids are taken in ``UUIDText``'s spelling only.
     private let idIsUUID: Bool
@@ -42,27 +40,30 @@ public struct ImportPlan: Sendable {
         self.sequence = sequence
         let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
         self.columns = [list.idField] + declared
-        let marks = columns.map { SQL.placeholder(of: $0, casts: casts) }.joined(separator: ", ")
-        let rowSQL = "(\(marks))"
-        self.rowSQL = rowSQL
-        self.insertSQL = Self.insertSQL(into: table, columns: columns, rowSQL: rowSQL, rows: 1, sequence: sequence)
+        self.marks = columns.map { SQL.placeholder(of: $0, casts: casts) }
     }
 
-    /// ``insertSQL`` of `rows` rows, their values one row after another.
-    public func insertSQL(rows: Int) -> String {
-        Self.insertSQL(into: table, columns: columns, rowSQL: rowSQL, rows: rows, sequence: sequence)
+    /// Which of ``columns`` `record` gives (its id always); the others take their defaults.
+    public func given(by record: ImportRecord) -> [Bool] {
+        columns.map { $0 == list.idField || record.fields[$0] != nil }
     }
 
-    private static func insertSQL(
-        into table: String,
-        columns: [String],
-        rowSQL: String,
-        rows: Int,
-        sequence: IDSequence?
-    ) -> String {
-        "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", ")))"
-            + "\(sequence?.overriding ?? "") VALUES "
-            + Array(repeating: rowSQL, count: max(1, rows)).joined(separator: ", ")
+    /// `INSERT INTO table (columns) VALUES (?, ...), ...` of rows that give the columns
+    /// `given` says (one entry a row, each as ``given(by:)``), with `?` placeholders for the
+    /// values given, one row after another. One row names the columns it gives (SQLite has
+    /// no `DEFAULT` in `VALUES`); several (PostgreSQL) write `DEFAULT` for each lacking one.
+    public func insertSQL(given rows: [[Bool]]) -> String {
+        let overriding = sequence?.overriding ?? ""
+        if rows.count == 1, let given = rows.first {
+            let written = columns.indices.filter { given[$0] }
+            return "INSERT INTO \(SQL.quote(table)) (\(written.map { SQL.quote(columns[$0]) }.joined(separator: ", ")))"
+                + "\(overriding) VALUES (\(written.map { marks[$0] }.joined(separator: ", ")))"
+        }
+        let values = rows.map { given in
+            "(" + columns.indices.map { given[$0] ? marks[$0] : "DEFAULT" }.joined(separator: ", ") + ")"
+        }
+        return "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", ")))"
+            + "\(overriding) VALUES " + values.joined(separator: ", ")
     }
 
     /// A record's values in ``columns`` order, checked against the list's rules (see

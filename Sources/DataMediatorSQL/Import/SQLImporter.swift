@@ -14,8 +14,6 @@ import DataMediator
 public struct SQLImporter: Sendable {
     private let transactions: any SQLTransactions
     private let plan: ImportPlan
-    /// The plan's insert, skipping (and so telling) an id that exists.
-    private let insertSQL: String
 
     /// An importer into `list`, a list over a table of the store whose `reader` the store
     /// has made with the list's provider (so its table exists and its columns are known).
@@ -29,7 +27,6 @@ public struct SQLImporter: Sendable {
             casts: reader.writeCasts,
             sequence: reader.idSequence
         )
-        self.insertSQL = plan.insertSQL + " ON CONFLICT DO NOTHING RETURNING 1"
     }
 
     /// Imports `records`; `progress` is called after every `batch` records with the count so far.
@@ -80,7 +77,7 @@ public struct SQLImporter: Sendable {
                         try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                         continue
                     }
-                    pending.append(Row(record: record, values: values))
+                    pending.append(Row(record: record, values: values, given: plan.given(by: record)))
                     if pending.count >= rowsPerStatement { try await insertPending() }
                 }
                 try await insertPending()
@@ -98,10 +95,15 @@ public struct SQLImporter: Sendable {
         return summary
     }
 
-    /// A record checked against the list's rules, and its values in the plan's columns.
+    /// A record checked against the list's rules, its values in the plan's columns, and
+    /// which of them it gives.
     private struct Row {
         let record: ImportRecord
         let values: [JSONValue]
+        let given: [Bool]
+
+        /// The values the insert binds: those given.
+        var bound: [JSONValue] { zip(values, given).filter(\.1).map(\.0) }
     }
 
     /// The most records one statement inserts: one on SQLite, whose statements cost no
@@ -122,8 +124,8 @@ public struct SQLImporter: Sendable {
         try await session.execute("SAVEPOINT data_mediator_rows", [])
         do {
             returned = try await session.rows(
-                plan.insertSQL(rows: rows.count) + " ON CONFLICT DO NOTHING RETURNING \(idColumn)",
-                rows.flatMap(\.values)
+                plan.insertSQL(given: rows.map(\.given)) + " ON CONFLICT DO NOTHING RETURNING \(idColumn)",
+                rows.flatMap(\.bound)
             )
             try await session.execute("RELEASE SAVEPOINT data_mediator_rows", [])
         } catch {
@@ -163,7 +165,9 @@ public struct SQLImporter: Sendable {
         let (record, values) = (row.record, row.values)
         if guarded { try await session.execute("SAVEPOINT data_mediator_record", []) }
         do {
-            let inserted = try await session.rows(insertSQL, values)
+            // Skipping (and so telling) an id that exists.
+            let sql = plan.insertSQL(given: [row.given]) + " ON CONFLICT DO NOTHING RETURNING 1"
+            let inserted = try await session.rows(sql, row.bound)
             if guarded { try await session.execute("RELEASE SAVEPOINT data_mediator_record", []) }
             guard inserted.isEmpty else { return nil }
             return Self.existing(values.first?.idString ?? "", line: record.line)

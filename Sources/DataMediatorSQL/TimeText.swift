@@ -38,33 +38,38 @@ public enum TimeText {
         typeModifier < 0 ? 6 : min(Int(typeModifier), 6)
     }
 
-    /// The statements that create (or replace with the same) the functions, one per kind.
+    /// The statements that create the functions when missing, one per kind (a function
+    /// another database user made is left alone, as the service's tables are).
     public static let functions: [String] = {
         // `FF1`..`FF6` are the fractional digits, `SS` alone none.
         let patterns = (0...6).map { digits in
             "WHEN \(digits) THEN 'YYYY-MM-DD\"T\"HH24:MI:SS\(digits == 0 ? "" : ".FF\(digits)")"
         }
-        func time(_ type: String, zone: String, suffix: String) -> String {
+        func time(_ type: String, zone: String, suffix: String) -> (signature: String, body: String) {
             let value = zone.isEmpty ? "$1" : "$1 AT TIME ZONE '\(zone)'"
             let formats = patterns.map { $0 + suffix + "'" }.joined(separator: " ")
-            return """
-                CREATE OR REPLACE FUNCTION \(function)(\(type), integer) RETURNS text
-                LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-                SELECT CASE WHEN isfinite($1) THEN to_char(\(value), CASE $2 \(formats) END)
-                WHEN $1 > 'epoch' THEN 'infinity' ELSE '-infinity' END
-                $$
-                """
+            return (
+                "\(type), integer",
+                "SELECT CASE WHEN isfinite($1) THEN to_char(\(value), CASE $2 \(formats) END) "
+                    + "WHEN $1 > 'epoch' THEN 'infinity' ELSE '-infinity' END"
+            )
         }
+        let date = (
+            signature: "date",
+            body: "SELECT CASE WHEN isfinite($1) THEN to_char($1, 'YYYY-MM-DD') "
+                + "WHEN $1 > 'epoch' THEN 'infinity' ELSE '-infinity' END"
+        )
         return [
-            time("timestamptz", zone: "UTC", suffix: "\"Z\""),
-            time("timestamp", zone: "", suffix: ""),
+            time("timestamptz", zone: "UTC", suffix: "\"Z\""), time("timestamp", zone: "", suffix: ""), date,
+        ].map { function in
             """
-            CREATE OR REPLACE FUNCTION \(function)(date) RETURNS text
-            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-            SELECT CASE WHEN isfinite($1) THEN to_char($1, 'YYYY-MM-DD')
-            WHEN $1 > 'epoch' THEN 'infinity' ELSE '-infinity' END
-            $$
-            """,
-        ]
+            DO $do$ BEGIN
+            IF to_regprocedure('\(Self.function)(\(function.signature))') IS NULL THEN
+            CREATE FUNCTION \(Self.function)(\(function.signature)) RETURNS text
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$ \(function.body) $fn$;
+            END IF;
+            END $do$
+            """
+        }
     }()
 }

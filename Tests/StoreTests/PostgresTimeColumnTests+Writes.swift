@@ -1,0 +1,255 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorTesting
+import Foundation
+import PostgresNIO
+import Testing
+
+extension PostgresTimeColumnTests {
+    /// Writes take ISO 8601 text into time columns and answer with the item as stored; a
+    /// field left out takes its column's default (`now()`); text that is no time is the
+    /// item's refusal, with nothing stored.
+    @Test func writesTakeISOTextAndRefuseWhatIsNoTime() async throws {
+        let fixture = try await Self.table()
+        let adapter = try await Self.adapter(over: fixture)
+        let before = Date()
+        let defaulted = try await adapter.create(body: .object(["data": .object(["title": .string("now")])]))
+        let at = Self.field("at", of: defaulted.cell)?.idString ?? ""
+        // `now()` as the service shows a timestamptz: UTC, six fractional digits.
+        #expect(at.count == 27 && at.hasSuffix("Z") && Array(at)[10] == "T", "\(at)")
+        let parsed = try Date(String(at.prefix(19)) + "Z", strategy: .iso8601)
+        #expect(abs(parsed.timeIntervalSince(before)) < 300, "\(at)")
+
+        let written = try await adapter.create(
+            body: .object([
+                "data": .object([
+                    "title": .string("given"), "at": .string("2026-11-19T21:04:00+02:00"),
+                    "day": .string("2026-11-19"), "local": .string("2026-11-19T08:30:00.7"),
+                ])
+            ])
+        )
+        #expect(Self.field("at", of: written.cell) == .string("2026-11-19T19:04:00.000000Z"))
+        #expect(Self.field("day", of: written.cell) == .string("2026-11-19"))
+        // The column keeps whole seconds: PostgreSQL rounds.
+        #expect(Self.field("local", of: written.cell) == .string("2026-11-19T08:30:01"))
+        let id = written.cell.id
+        let patched = try await adapter.patch(
+            id: id,
+            body: .object(["data": .object(["at": .string("2026-11-20T00:00:00.123Z")])])
+        )
+        #expect(Self.field("at", of: patched.cell) == .string("2026-11-20T00:00:00.123000Z"))
+
+        let start = try await adapter.currentVersion()
+        for (field, text) in [("at", "not a time"), ("day", "2026-02-30"), ("local", "yesterday at noon")] {
+            let refused = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.patch(id: id, body: .object(["data": .object([field: .string(text)])]))
+            }
+            #expect(refused?.code == .invalidItem, "\(field): \(String(describing: refused))")
+            #expect(refused?.fieldProblems.isEmpty == false, "\(field)")
+        }
+        // A replace that lacks `at` would empty a NOT NULL column: refused, naming it.
+        let emptied = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.replace(id: id, body: .object(["data": .object(["title": .string("x")])]))
+        }
+        #expect(emptied?.code == .invalidItem && emptied?.fieldProblems.map(\.field) == ["at"])
+        #expect(try await adapter.currentVersion() == start, "nothing was written")
+        let kept = try await adapter.locate(id: id, view: nil).item
+        #expect(Self.field("at", of: kept) == .string("2026-11-20T00:00:00.123000Z"))
+        #expect(Self.field("title", of: kept) == .string("given"))
+    }
+
+    /// A time without a zone written into a timestamptz column is read as UTC, whatever
+    /// zone the database's sessions default to.
+    @Test func aTimeWithoutAZoneIsUTCWhateverTheServersZone() async throws {
+        let fixture = try await Self.table()
+        let database = URLComponents(string: fixture.url)?.path.dropFirst() ?? ""
+        try await fixture.store.primary.query(
+            PostgresQuery(unsafeSQL: "ALTER DATABASE \(database) SET TimeZone = 'Asia/Tokyo'")
+        )
+        let other = try await PostgresFixture(sharing: fixture)
+        let adapter = try await Self.adapter(over: other)
+        let written = try await adapter.create(
+            body: .object(["data": .object(["title": .string("t"), "at": .string("2026-11-19T21:04:00")])])
+        )
+        #expect(Self.field("at", of: written.cell) == .string("2026-11-19T21:04:00.000000Z"))
+        // What another program's session in the database's zone reads: the same instant.
+        let rows = try await other.store.primary.withConnection { connection in
+            try await connection.query("SET TimeZone = 'Asia/Tokyo'", logger: PostgresFixture.logger)
+            var texts: [String] = []
+            for try await text in try await connection.query(
+                "SELECT CAST(at AS text) FROM events",
+                logger: PostgresFixture.logger
+            )
+            .decode(String.self) {
+                texts.append(text)
+            }
+            return texts
+        }
+        #expect(rows == ["2026-11-20 06:04:00+09"])
+    }
+
+    /// The views' indexes hold the time's text, and a page reads one range of them.
+    @Test func theViewsIndexesHoldTheTimesText() async throws {
+        let fixture = try await Self.table()
+        _ = try await Self.adapter(over: fixture)
+        let indexes = try await fixture.store.primary.query(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'events' ORDER BY indexname"
+        )
+        var definitions: [String] = []
+        for try await definition in indexes.decode(String.self) { definitions.append(definition) }
+        #expect(
+            definitions.contains { $0.contains("data_mediator_time_text(at, 6) COLLATE \"C\" DESC") },
+            "\(definitions)"
+        )
+        #expect(definitions.contains { $0.contains("data_mediator_time_text(local, 0)") }, "\(definitions)")
+        try await fixture.store.primary.withConnection { connection in
+            try await connection.query("SET enable_seqscan = off", logger: PostgresFixture.logger)
+            let form = TimeText.form(of: "at", kind: .timestamptz, digits: 6)
+            var plan = ""
+            for try await line in try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "EXPLAIN SELECT id FROM events WHERE (\(form)) COLLATE \"C\" < '2026' "
+                        + "ORDER BY (\(form)) COLLATE \"C\" DESC, id DESC LIMIT 5"
+                ),
+                logger: PostgresFixture.logger
+            )
+            .decode(String.self) {
+                plan += line + "\n"
+            }
+            #expect(plan.contains("Index") && plan.contains("dm_"), "\(plan)")
+        }
+    }
+
+    /// A time column as the list's id, or declared another type than string, is refused
+    /// at start with the way out.
+    @Test func aTimeIDOrATimeDeclaredANumberIsRefusedAtStart() async throws {
+        let fixture = try await Self.table()
+        var fields = Self.fields
+        fields["at"] = .integer
+        let numbered = await #expect(throws: StoreError.self) {
+            _ = try await fixture.store.adapter(
+                for: Self.definition,
+                source: StoreSource(kind: .table("events"), fieldTypes: fields),
+                signer: CursorSigner(secret: SampleList.secret)
+            )
+        }
+        #expect(
+            "\(numbered.map { "\($0)" } ?? "")".contains("'at' is declared integer"),
+            "\(String(describing: numbered))"
+        )
+        try await fixture.store.primary.query(
+            "CREATE TABLE stamps (at timestamptz PRIMARY KEY, title text, rev bigint)"
+        )
+        let keyed = ListDefinition(
+            name: "stamps",
+            title: "Stamps",
+            idField: "at",
+            revisionField: "rev",
+            views: [
+                View(
+                    name: "by_at",
+                    isDefault: true,
+                    sort: [SortKey("at")],
+                    idField: "at",
+                    cellType: .fixed("s"),
+                    fields: ["title"]
+                )
+            ],
+            isWritable: true,
+            rules: FieldRules(types: ["title": .string])
+        )
+        let byTime = await #expect(throws: StoreError.self) {
+            _ = try await fixture.store.adapter(
+                for: keyed,
+                source: StoreSource(kind: .table("stamps"), fieldTypes: ["at": .string, "title": .string]),
+                signer: CursorSigner(secret: SampleList.secret)
+            )
+        }
+        #expect(
+            "\(byTime.map { "\($0)" } ?? "")".contains("id column 'at' is a timestamptz"),
+            "\(String(describing: byTime))"
+        )
+    }
+}
+
+extension PostgresTimeColumnTests {
+    /// An import writes ISO 8601 text into time columns; a record whose text is no time is
+    /// a bad record, the others go in.
+    @Test func anImportWritesTimesAndRefusesWhatIsNone() async throws {
+        let fixture = try await Self.table()
+        let provider = try await fixture.store.provider(for: Self.definition, source: Self.source)
+        let importer = try SQLImporter(reader: provider.reader, list: Self.definition, source: Self.source)
+        let records = [
+            ImportRecord(line: 1, fields: ["id": .integer(1), "at": .string("2026-11-19T21:04:00Z")]),
+            ImportRecord(line: 2, fields: ["id": .integer(2), "at": .string("the day after")]),
+            ImportRecord(
+                line: 3,
+                fields: ["id": .integer(3), "at": .string("2026-11-20"), "day": .string("2026-11-20")]
+            ),
+        ]
+        let summary = try await importer.run(records, skipBad: true, batch: 10)
+        #expect(summary.imported == 2 && summary.rejections.map(\.line) == [2], "\(summary.rejections)")
+        let adapter = try await Self.adapter(over: fixture)
+        let page = try await adapter.page(view: "by_at", limit: "5", cursor: nil)
+        #expect(
+            page.items.map { Self.field("at", of: $0) } == [
+                .string("2026-11-20T00:00:00.000000Z"), .string("2026-11-19T21:04:00.000000Z"),
+            ]
+        )
+    }
+}
+
+extension PostgresTimeColumnTests {
+    /// A list over a query reads its time columns as a table list does (six fractional
+    /// digits: a query's columns do not tell their precision), in order.
+    @Test func aQueryListReadsItsTimes() async throws {
+        let fixture = try await Self.table()
+        try await fixture.store.primary.query(
+            """
+            INSERT INTO events (title, at, local) VALUES ('a', '2026-11-19 10:00+00', '2026-11-19 08:00'),
+                ('b', '2026-11-18 10:00+00', NULL), ('c', 'infinity', '2026-01-01 00:00')
+            """
+        )
+        let definition = ListDefinition(
+            name: "recent",
+            title: "Recent",
+            idField: "id",
+            views: [
+                View(
+                    name: "by_at",
+                    isDefault: true,
+                    sort: [SortKey("at", .descending), SortKey("id")],
+                    idField: "id",
+                    cellType: .fixed("event"),
+                    fields: ["at", "local", "day"]
+                )
+            ]
+        )
+        let source = StoreSource(
+            kind: .query("SELECT id, at, local, CAST(at AS date) AS day FROM events"),
+            fieldTypes: ["id": .integer, "at": .string, "local": .string, "day": .string],
+            versionTables: ["events"]
+        )
+        let adapter = try await fixture.store.adapter(
+            for: definition,
+            source: source,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let page = try await adapter.page(view: nil, limit: "2", cursor: nil)
+        #expect(
+            page.items.map(\.data) == [
+                .object([
+                    "at": .string("infinity"), "local": .string("2026-01-01T00:00:00.000000"),
+                    "day": .string("infinity"),
+                ]),
+                .object([
+                    "at": .string("2026-11-19T10:00:00.000000Z"), "local": .string("2026-11-19T08:00:00.000000"),
+                    "day": .string("2026-11-19"),
+                ]),
+            ]
+        )
+        let next = try await adapter.page(view: nil, limit: "2", cursor: page.next)
+        #expect(next.items.map { Self.field("at", of: $0) } == [.string("2026-11-18T10:00:00.000000Z")])
+    }
+}

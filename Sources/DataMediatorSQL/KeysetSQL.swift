@@ -65,17 +65,34 @@ public struct KeysetSQL: Sendable {
 
     /// One sort key as `ORDER BY` (and an index) spells it.
     public func orderTerm(_ key: SortKey) -> String {
+        orderTerm(key, column: column(key.field))
+    }
+
+    private func orderTerm(_ key: SortKey, column: String) -> String {
         switch (dialect, key.order) {
-        case (.sqlite, .ascending): return column(key.field) + " ASC"
-        case (.sqlite, .descending): return column(key.field) + " DESC"
-        case (.postgres, .ascending): return column(key.field) + " ASC NULLS FIRST"
-        case (.postgres, .descending): return column(key.field) + " DESC NULLS LAST"
+        case (.sqlite, .ascending): return column + " ASC"
+        case (.sqlite, .descending): return column + " DESC"
+        case (.postgres, .ascending): return column + " ASC NULLS FIRST"
+        case (.postgres, .descending): return column + " DESC NULLS LAST"
         }
     }
 
     /// `ORDER BY` for the view.
     public func orderBy(_ view: View) -> String {
         view.sort.map(orderTerm).joined(separator: ", ")
+    }
+
+    /// `ORDER BY` for the view over the rows of a subquery whose select list reads each
+    /// column as ``selected(_:)`` does: a column read as text of another type is that text
+    /// there already.
+    public func orderBySelected(_ view: View) -> String {
+        view.sort.map { key in
+            orderTerm(
+                key,
+                column: textForms[key.field] == nil ? column(key.field) : SQL.quote(key.field) + " COLLATE \"C\""
+            )
+        }
+        .joined(separator: ", ")
     }
 
     /// The values ``filter(_:)`` binds, in order, without building its SQL (a slice's

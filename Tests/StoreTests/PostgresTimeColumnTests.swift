@@ -168,5 +168,13 @@ import Testing
             SampleList.expectedOrder(sliced, view: try Self.definition.view(named: "by_day")).map { $0["id"].idString }
         )
         #expect(check.violations == [] && !sliced.isEmpty)
+        // A day no item has: an empty slice (read with the version in one statement).
+        let none = try await adapter.page(
+            view: "by_day",
+            limit: "5",
+            cursor: nil,
+            slice: SliceRequest(parameters: ["day": ["1999-01-01"]])
+        )
+        #expect(none.items.isEmpty)
     }
 }

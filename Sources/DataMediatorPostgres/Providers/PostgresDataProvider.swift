@@ -51,7 +51,7 @@ public struct PostgresDataProvider: SQLDataProvider {
         // The outer ORDER BY restates the range's order, which a join need not keep; it
         // sorts at most the range's limit of rows. The version's alias cannot clash with a
         // column.
-        let orderBy = order.map { " ORDER BY \(reader.keyset.orderBy($0))" } ?? ""
+        let orderBy = order.map { " ORDER BY \(reader.keyset.orderBySelected($0))" } ?? ""
         let sql = """
             SELECT s.dm_store_version, w.* FROM (SELECT version AS dm_store_version FROM \(ServiceTables.store)) AS s
             LEFT JOIN LATERAL (\(query.sql)) AS w ON TRUE\(orderBy)

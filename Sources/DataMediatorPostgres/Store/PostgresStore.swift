@@ -238,7 +238,10 @@ public final class PostgresStore: Sendable {
                     throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
                 }
                 try schema.checkColumns(types.keys.sorted())
-                let unsupported = schema.columns.filter { PostgresColumnKind(types[$0] ?? .null) == nil }
+                let enums = try await Self.enumTypes(types, connection, logger: self.logger)
+                let unsupported = schema.columns.filter {
+                    PostgresColumnKind(types[$0] ?? .null) == nil && enums[$0] == nil
+                }
                 if !unsupported.isEmpty {
                     throw StoreError(
                         list: list.name,
@@ -272,23 +275,30 @@ public final class PostgresStore: Sendable {
                     )
                 }
                 // Writes bind a json field as its JSON text, and a string as text, which
-                // PostgreSQL takes into a json, jsonb, uuid or time column only through a
-                // cast (text that is not one is then a value the column cannot hold: 422).
+                // PostgreSQL takes into a json, jsonb, uuid, time or enum column only through
+                // a cast (text that is not one is then a value the column cannot hold: 422).
                 var writeCasts: [String: String] = [:]
                 for (column, type) in types {
                     switch type {
                     case .json: writeCasts[column] = "json"
                     case .jsonb: writeCasts[column] = "jsonb"
                     case .uuid: writeCasts[column] = "uuid"
-                    default: writeCasts[column] = Self.timeKind(type)?.rawValue
+                    default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
                     }
                 }
                 let keyset = KeysetSQL(
                     dialect: .postgres,
                     notNullColumns: notNull,
-                    textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text && $0.value != .uuid }.keys),
+                    textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text && $0.value != .uuid }.keys)
+                        .union(enums.keys),
                     uuidColumns: Set(types.filter { $0.value == .uuid }.keys),
-                    textForms: try Self.timeForms(of: list, source: source, types: types, modifiers: modifiers)
+                    textForms: try Self.textForms(
+                        of: list,
+                        source: source,
+                        types: types,
+                        modifiers: modifiers,
+                        enums: enums
+                    )
                 )
                 for statement in schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
                     try await session.execute(statement.sql, statement.arguments)

@@ -23,7 +23,8 @@ public enum ServiceTables {
     public static let channel = "data_mediator_changes"
 
     /// The statements that create the service's tables when missing, in order (on
-    /// PostgreSQL with the functions that show time columns, ``TimeText``).
+    /// PostgreSQL with the functions that show time and enum columns, ``TimeText`` and
+    /// ``EnumText``).
     public static func schema(_ dialect: SQLDialect) -> [String] {
         let types = SQLTypes(dialect)
         let versionTables: [String]
@@ -95,7 +96,7 @@ public enum ServiceTables {
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
         ] + oldItemColumn(dialect) + TableStamps.schema(dialect) + StampSteps.schema(dialect)
-            + IssuedIDs.schema(dialect) + (dialect == .postgres ? TimeText.functions : [])
+            + IssuedIDs.schema(dialect) + (dialect == .postgres ? TimeText.functions + EnumText.functions : [])
     }
 
     /// Adds the change log's `old_item` to a PostgreSQL store made before it (SQLite's

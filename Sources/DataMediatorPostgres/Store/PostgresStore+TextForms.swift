@@ -1,0 +1,103 @@
+import DataMediator
+import DataMediatorSQL
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    /// The kind of a time column's type, nil for another type.
+    static func timeKind(_ type: PostgresDataType) -> TimeText.Kind? {
+        switch type {
+        case .timestamptz: return .timestamptz
+        case .timestamp: return .timestamp
+        case .date: return .date
+        default: return nil
+        }
+    }
+
+    /// The text forms (``DataMediatorSQL/KeysetSQL/textForms``) of `list`'s time and enum
+    /// columns: a time keeping the fractional digits its column declares (`modifiers`, a
+    /// table's; a query list's times show six), an enum (`enums`: its columns' types'
+    /// names) as its label.
+    ///
+    /// - Throws: `StoreError` when such a column is the list's id (ids are compared and
+    ///   addressed exactly, by their stored type) or its field is declared another type
+    ///   than string (both are written and shown as text).
+    static func textForms(
+        of list: ListDefinition,
+        source: StoreSource,
+        types: [String: PostgresDataType],
+        modifiers: [String: Int32],
+        enums: [String: String]
+    ) throws -> [String: String] {
+        var forms: [String: String] = [:]
+        for (column, type) in types {
+            let kind: String
+            if let time = timeKind(type) {
+                kind = time.rawValue
+                forms[column] = TimeText.form(
+                    of: column,
+                    kind: time,
+                    digits: TimeText.digits(typeModifier: modifiers[column] ?? -1)
+                )
+            } else if let name = enums[column] {
+                kind = "\(name) (an enum)"
+                forms[column] = EnumText.form(of: column)
+            } else {
+                continue
+            }
+            if column == list.idField {
+                throw StoreError(
+                    list: list.name,
+                    "the id column '\(column)' is a \(kind): an id is an integer, text or a uuid"
+                )
+            }
+            if let declared = source.fieldTypes[column], declared != .string {
+                throw StoreError(
+                    list: list.name,
+                    "field '\(column)' is declared \(declared.rawValue) but its column is a \(kind), "
+                        + "which the service shows as text: declare it string"
+                )
+            }
+        }
+        return forms
+    }
+
+    /// The name of each enum type among `types` (as a cast spells it), by column.
+    static func enumTypes(
+        _ types: [String: PostgresDataType],
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [String: String] {
+        let unknown = Set(types.values.filter { PostgresColumnKind($0) == nil }.map(\.rawValue))
+        if unknown.isEmpty { return [:] }
+        // Type ids are numbers: written into the statement.
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT CAST(oid AS bigint), format_type(oid, NULL) FROM pg_type "
+                    + "WHERE typtype = 'e' AND oid IN (\(unknown.map(String.init).joined(separator: ", ")))"
+            ),
+            logger: logger
+        )
+        var names: [UInt32: String] = [:]
+        for try await (oid, name) in rows.decode((Int64, String).self) { names[UInt32(oid)] = name }
+        return types.compactMapValues { names[$0.rawValue] }
+    }
+
+    /// The type modifier of each column of `table` (`atttypmod`: a time's fractional digits).
+    static func typeModifiers(
+        of table: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [String: Int32] {
+        let rows = try await connection.query(
+            """
+            SELECT attname::text, atttypmod FROM pg_attribute
+            WHERE attrelid = to_regclass(\(SQL.quote(table))) AND attnum > 0 AND NOT attisdropped
+            """,
+            logger: logger
+        )
+        var modifiers: [String: Int32] = [:]
+        for try await (name, modifier) in rows.decode((String, Int32).self) { modifiers[name] = modifier }
+        return modifiers
+    }
+}

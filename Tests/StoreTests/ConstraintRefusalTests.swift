@@ -55,3 +55,27 @@ import Testing
         #expect(try await adapter.currentVersion() == version + 1)
     }
 }
+
+extension ConstraintRefusalTests {
+    /// A constraint of the service's own tables that refuses a write (here an index added
+    /// behind its back to the change log) is the service's fault: not answered as the
+    /// item's `conflict` or `invalidItem`, and nothing of the write is stored.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aConstraintOfTheServicesOwnTablesIsNotTheItems(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        try await subject.writeBehindTheServicesBack(
+            "CREATE UNIQUE INDEX one_change_an_item ON data_mediator_changes (list, view, item_id)"
+        )
+        let adapter = subject.adapter
+        let data: JSONValue = .object(["title": .string("t"), "score": .integer(1), "created": .string("2026-01-01")])
+        _ = try await adapter.create(body: .object(["id": .string("a"), "data": data]), scope: nil)
+        let version = try await adapter.currentVersion()
+        await #expect {
+            try await adapter.patch(id: "a", body: .object(["data": .object(["score": .integer(2)])]), scope: nil)
+        } throws: { error in
+            guard let refusal = error as? DataMediatorError else { return true }
+            return refusal.code != .conflict && refusal.code != .invalidItem
+        }
+        #expect(try await adapter.currentVersion() == version)
+    }
+}

@@ -120,6 +120,9 @@ extension PostgresStore {
         // The column, when the server names it (a NOT NULL violation does).
         let column = error.serverInfo?[.columnName]
         if state.hasPrefix("23") {
+            // The service's own tables are written so that none refuses (ON CONFLICT):
+            // a refusal there is a fault, not the item's.
+            if let table = error.serverInfo?[.tableName], ServiceTables.holds(table) { return nil }
             // A constraint of the table (class 23): 23505 a unique one. The message names
             // the constraint; the detail, which holds the value, is left out.
             let message = error.serverInfo?[.message] ?? "a constraint"

@@ -22,6 +22,13 @@ public enum ServiceTables {
     /// The PostgreSQL channel every write notifies (with its version) on commit.
     public static let channel = "data_mediator_changes"
 
+    /// Whether `table` is one of the service's own tables (each is named `data_mediator_`
+    /// and more): a constraint of one that refuses a write is the service's fault, never
+    /// the item's (``ConstraintRefusal`` is for the list's table alone).
+    public static func holds(_ table: String) -> Bool {
+        table.hasPrefix("data_mediator_")
+    }
+
     /// The statements that create the service's tables when missing, in order (on
     /// PostgreSQL with the functions that show time and enum columns, ``TimeText`` and
     /// ``EnumText``).

@@ -39,6 +39,13 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
     static func constraintRefusal(_ error: any Error) -> DataMediatorError? {
         guard let error = error as? DatabaseError, error.resultCode == .SQLITE_CONSTRAINT else { return nil }
         let detail = error.message ?? "a constraint"
+        // "UNIQUE constraint failed: table.column, ...": a constraint of the service's own
+        // tables is a fault, not the item's (a CHECK's message names no table).
+        if let failed = detail.firstRange(of: "failed: "),
+            ServiceTables.holds(String(detail[failed.upperBound...].prefix { $0 != "." }))
+        {
+            return nil
+        }
         switch error.extendedResultCode {
         case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY: return ConstraintRefusal.unique(detail)
         case .SQLITE_CONSTRAINT_NOTNULL:

@@ -51,10 +51,11 @@ public enum SQL {
 
     /// The placeholder of a value written into `column`: `?`, or `CAST(? AS type)` for a
     /// column that `casts` names (PostgreSQL's `json` and `jsonb`, which take the JSON text
-    /// a json field is written as only through a cast).
+    /// a json field is written as only through a cast); a cast that holds a `?` is the
+    /// whole term (a PostgreSQL array built from a JSON array), `?` its one placeholder.
     public static func placeholder(of column: String, casts: [String: String]) -> String {
         guard let type = casts[column] else { return "?" }
-        return "CAST(? AS \(type))"
+        return type.contains("?") ? type : "CAST(? AS \(type))"
     }
 
     /// A column as a select list reads it: `forms`' SQL for its text under the column's own

@@ -62,25 +62,61 @@ extension PostgresStore {
         return forms
     }
 
-    /// The name of each enum type among `types` (as a cast spells it), by column.
-    static func enumTypes(
+    /// The enum and array types among `types` (those the store has no kind for), each
+    /// column's type's name as a cast spells it.
+    static func namedTypes(
         _ types: [String: PostgresDataType],
         _ connection: PostgresConnection,
         logger: Logger
-    ) async throws -> [String: String] {
+    ) async throws -> (enums: [String: String], arrays: [String: String]) {
         let unknown = Set(types.values.filter { PostgresColumnKind($0) == nil }.map(\.rawValue))
-        if unknown.isEmpty { return [:] }
+        if unknown.isEmpty { return ([:], [:]) }
         // Type ids are numbers: written into the statement.
         let rows = try await connection.query(
             PostgresQuery(
-                unsafeSQL: "SELECT CAST(oid AS bigint), format_type(oid, NULL) FROM pg_type "
-                    + "WHERE typtype = 'e' AND oid IN (\(unknown.map(String.init).joined(separator: ", ")))"
+                unsafeSQL: "SELECT CAST(oid AS bigint), typtype = 'e', format_type(oid, NULL) FROM pg_type "
+                    + "WHERE (typtype = 'e' OR typcategory = 'A') "
+                    + "AND oid IN (\(unknown.map(String.init).joined(separator: ", ")))"
             ),
             logger: logger
         )
-        var names: [UInt32: String] = [:]
-        for try await (oid, name) in rows.decode((Int64, String).self) { names[UInt32(oid)] = name }
-        return types.compactMapValues { names[$0.rawValue] }
+        var enums: [UInt32: String] = [:]
+        var arrays: [UInt32: String] = [:]
+        for try await (oid, isEnum, name) in rows.decode((Int64, Bool, String).self) {
+            if isEnum { enums[UInt32(oid)] = name } else { arrays[UInt32(oid)] = name }
+        }
+        return (types.compactMapValues { enums[$0.rawValue] }, types.compactMapValues { arrays[$0.rawValue] })
+    }
+
+    /// How `list`'s array columns (`arrays`: their types' names) are read and written: as
+    /// the JSON array of their elements (`to_json`), and from one (its elements cast to the
+    /// array's type; JSON `null` is `NULL`, a JSON value that is no array of such elements
+    /// a value the column cannot hold).
+    ///
+    /// - Throws: `StoreError` when an array column's field is declared another type than
+    ///   json.
+    static func arrayForms(
+        of list: ListDefinition,
+        source: StoreSource,
+        arrays: [String: String]
+    ) throws -> (read: [String: String], write: [String: String]) {
+        var read: [String: String] = [:]
+        var write: [String: String] = [:]
+        for (column, type) in arrays.sorted(by: { $0.key < $1.key }) {
+            if let declared = source.fieldTypes[column], declared != .json {
+                throw StoreError(
+                    list: list.name,
+                    "field '\(column)' is declared \(declared.rawValue) but its column is an array (\(type)), "
+                        + "which the service shows as a JSON array: declare it json"
+                )
+            }
+            read[column] = "CAST(to_json(\(SQL.quote(column))) AS text)"
+            write[column] = """
+                (SELECT CASE WHEN j IS NULL THEN NULL ELSE CAST(ARRAY(SELECT e FROM json_array_elements_text(j) \
+                WITH ORDINALITY AS t(e, n) ORDER BY n) AS \(type)) END FROM (SELECT CAST(? AS json) AS j) AS v)
+                """
+        }
+        return (read, write)
     }
 
     /// The type modifier of each column of `table` (`atttypmod`: a time's fractional digits).

@@ -238,9 +238,9 @@ public final class PostgresStore: Sendable {
                     throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
                 }
                 try schema.checkColumns(types.keys.sorted())
-                let enums = try await Self.enumTypes(types, connection, logger: self.logger)
+                let (enums, arrays) = try await Self.namedTypes(types, connection, logger: self.logger)
                 let unsupported = schema.columns.filter {
-                    PostgresColumnKind(types[$0] ?? .null) == nil && enums[$0] == nil
+                    PostgresColumnKind(types[$0] ?? .null) == nil && enums[$0] == nil && arrays[$0] == nil
                 }
                 if !unsupported.isEmpty {
                     throw StoreError(
@@ -286,6 +286,8 @@ public final class PostgresStore: Sendable {
                     default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
                     }
                 }
+                let arrayForms = try Self.arrayForms(of: list, source: source, arrays: arrays)
+                writeCasts.merge(arrayForms.write) { _, array in array }
                 let keyset = KeysetSQL(
                     dialect: .postgres,
                     notNullColumns: notNull,
@@ -298,7 +300,7 @@ public final class PostgresStore: Sendable {
                         types: types,
                         modifiers: modifiers,
                         enums: enums
-                    )
+                    ).merging(arrayForms.read) { _, array in array }
                 )
                 for statement in schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
                     try await session.execute(statement.sql, statement.arguments)

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import PostgresNIO
 import Testing
 
@@ -25,6 +26,66 @@ import Testing
         #expect(decoded.count == cases.count)
         for ((literal, expected), value) in zip(cases, decoded) {
             #expect(value == expected, "\(literal)")
+        }
+    }
+}
+
+extension PostgresNumericTests {
+    /// A JSON number's value.
+    static func double(_ value: JSONValue) -> Double? {
+        switch value {
+        case .number(let real): return real
+        case .integer(let whole): return Double(whole)
+        default: return nil
+        }
+    }
+
+    /// A number written into a `numeric` column is stored with every digit it has (the
+    /// shortest decimal that is the double), so it reads back as written; PostgreSQL's own
+    /// cast of a double to numeric keeps 15 significant digits (`123456789.12345679` was
+    /// stored as `123456789.123457`).
+    @Test func aNumberWrittenIntoANumericColumnReadsBackAsWritten() async throws {
+        let fixture = try await PostgresFixture()
+        try await fixture.store.primary.query(
+            "CREATE TABLE prices (id bigint PRIMARY KEY, amount numeric, cents numeric(12, 2), rev bigint)"
+        )
+        let fields: [String: FieldType] = ["id": .integer, "amount": .number, "cents": .number]
+        let definition = ListDefinition(
+            name: "prices",
+            title: "Prices",
+            idField: "id",
+            revisionField: "rev",
+            views: [
+                View(
+                    name: "by_id",
+                    isDefault: true,
+                    sort: [SortKey("id")],
+                    idField: "id",
+                    cellType: .fixed("p"),
+                    fields: ["amount", "cents"]
+                )
+            ],
+            isWritable: true,
+            rules: FieldRules(types: fields.filter { $0.key != "id" })
+        )
+        let adapter = try await fixture.store.adapter(
+            for: definition,
+            source: StoreSource(kind: .table("prices"), fieldTypes: fields),
+            signer: CursorSigner(secret: Array("test-secret-of-enough-length".utf8))
+        )
+        for (index, amount) in [123_456_789.123_456_79, 0.300_000_000_000_000_04, 1e300, -2.5e-300, 7.0].enumerated() {
+            let written = try await adapter.replace(
+                id: "\(index + 1)",
+                body: .object([
+                    "data": .object(["amount": .number(amount), "cents": .number(1.005)])
+                ])
+            )
+            guard case .object(let data) = written.cell.data else { return }
+            // (A whole number's JSON reads back as an integer.)
+            #expect(data["amount"].map(Self.double) == amount, "\(amount)")
+            // The column's scale rounds, as PostgreSQL rounds a numeric: 1.005 is 1.01 (the
+            // double 1.005 is a little less; its shortest decimal is what is stored).
+            #expect(data["cents"].map(Self.double) == 1.01, "\(amount)")
         }
     }
 }

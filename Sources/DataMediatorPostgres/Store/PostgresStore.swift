@@ -283,6 +283,9 @@ public final class PostgresStore: Sendable {
                     case .json: writeCasts[column] = "json"
                     case .jsonb: writeCasts[column] = "jsonb"
                     case .uuid: writeCasts[column] = "uuid"
+                    // PostgreSQL casts a double to numeric with 15 significant digits; its
+                    // text is the shortest decimal that is the double, every digit kept.
+                    case .numeric: writeCasts[column] = "CAST(CAST(? AS text) AS numeric)"
                     default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
                     }
                 }

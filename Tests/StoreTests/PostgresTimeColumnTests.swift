@@ -1,10 +1,11 @@
 import DataMediator
 import DataMediatorPostgres
-import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
 import PostgresNIO
 import Testing
+
+@testable import DataMediatorSQL
 
 /// A table with PostgreSQL time columns (`timestamptz`, `date`, `timestamp(0)`), as most
 /// tables other programs write have (`created_at timestamptz DEFAULT now()`): they were
@@ -157,6 +158,11 @@ import Testing
         }
         #expect(days.sections.map(\.count) == expectedDays.map(\.1), "\(days.sections)")
         #expect(days.sections.first?.count == 1 && days.sections.count == expectedDays.count)
+        // The view's outline (every so many items' keys, read in one pass) agrees.
+        let provider = try await fixture.store.provider(for: Self.definition, source: Self.source)
+        let byAt = try Self.definition.view(named: "by_at")
+        _ = try await provider.reader.outline(of: byAt)
+        #expect(try await provider.sectionCounts(of: byAt).entries.map(\.count) == expectedDays.map(\.1))
         let months = try await adapter.sectionInfo(view: "by_local")
         #expect(months.sections.map(\.count).reduce(0, +) == 40 && months.sections.count == 4, "\(months.sections)")
 

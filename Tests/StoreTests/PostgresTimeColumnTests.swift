@@ -161,7 +161,9 @@ import Testing
         // The view's outline (every so many items' keys, read in one pass) agrees.
         let provider = try await fixture.store.provider(for: Self.definition, source: Self.source)
         let byAt = try Self.definition.view(named: "by_at")
-        _ = try await provider.reader.outline(of: byAt)
+        let outline = try #require(try await provider.reader.outline(of: byAt))
+        let first = try #require(SampleList.expectedOrder(items, view: byAt).first)
+        #expect(outline.marks.first?.position == byAt.position(of: first))
         #expect(try await provider.sectionCounts(of: byAt).entries.map(\.count) == expectedDays.map(\.1))
         let months = try await adapter.sectionInfo(view: "by_local")
         #expect(months.sections.map(\.count).reduce(0, +) == 40 && months.sections.count == 4, "\(months.sections)")

@@ -32,6 +32,11 @@ extension JSONValue {
             let text = try cell.decode(String.self)
             self = (try? JSONValue.parse(Array(text.utf8))) ?? .string(text)
         case .text, nil:
+            // A time is read through its text (``DataMediatorSQL/KeysetSQL/selected(_:)``):
+            // PostgresNIO would turn its stored bytes into text of no meaning.
+            if PostgresStore.timeKind(cell.dataType) != nil {
+                throw UnreadableCell(type: cell.dataType)
+            }
             // PostgresNIO reads a uuid through Foundation's UUID, in capitals; PostgreSQL's
             // own text of one (what was written, what psql shows) is in small letters.
             let text = try cell.decode(String.self)
@@ -72,6 +77,14 @@ extension JSONValue {
         guard let real = Double(text), real.isFinite else { return .null }
         return .number(real)
     }
+}
+
+/// A cell of a type the store reads only through its text form, read as it is stored: a
+/// statement whose select list misses the column's form.
+struct UnreadableCell: Error, CustomStringConvertible {
+    let type: PostgresDataType
+
+    var description: String { "a \(type) column was read as it is stored, not as its text" }
 }
 
 /// The kinds of PostgreSQL column a list can read, by how their values become JSON.

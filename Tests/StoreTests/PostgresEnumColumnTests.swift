@@ -93,16 +93,7 @@ import Testing
         #expect(Set(items.map { $0["status"].idString }) == Set(Self.labels))
         let view = try Self.definition.view(named: "by_status")
         let expected = SampleList.expectedOrder(items, view: view).map { $0["id"].idString }
-        for limit in [1, 7] {
-            var check = try await SampleList.walk(adapter, view: nil, limit: limit)
-            check.expectOrder(expected)
-            #expect(check.violations == [], "limit \(limit)")
-        }
-        for id in [expected[0], expected[11], expected[expected.count - 1]] {
-            let page = try await adapter.page(view: nil, limit: "5", cursor: nil, around: id)
-            #expect(page.items.map(\.id).contains(id), "around \(id)")
-            #expect(try await adapter.locate(id: id, view: nil).position == expected.firstIndex(of: id))
-        }
+        try await expectWalksAndOpens(adapter, view: nil, expected: expected)
         // A section a label, in the labels' byte order (not the enum's declared order).
         let sections = try await adapter.sectionInfo(view: nil)
         #expect(sections.sections.map(\.id) == Self.labels.sorted(), "\(sections.sections)")
@@ -139,27 +130,12 @@ import Testing
         let patched = try await adapter.patch(id: "1", body: .object(["data": .object(["status": .string("done")])]))
         #expect(Self.field("status", of: patched.cell) == .string("done"))
 
-        let indexes = try await fixture.store.primary.query(
-            "SELECT indexdef FROM pg_indexes WHERE tablename = 'tasks' ORDER BY indexname"
-        )
-        var definitions: [String] = []
-        for try await definition in indexes.decode(String.self) { definitions.append(definition) }
+        let definitions = try await fixture.indexDefinitions(of: "tasks")
         #expect(definitions.contains { $0.contains("data_mediator_enum_text(status) COLLATE \"C\"") }, "\(definitions)")
-        try await fixture.store.primary.withConnection { connection in
-            try await connection.query("SET enable_seqscan = off", logger: PostgresFixture.logger)
-            var plan = ""
-            for try await line in try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "EXPLAIN SELECT id FROM tasks WHERE (data_mediator_enum_text(status)) COLLATE \"C\" "
-                        + "= 'done' ORDER BY id DESC LIMIT 5"
-                ),
-                logger: PostgresFixture.logger
-            )
-            .decode(String.self) {
-                plan += line + "\n"
-            }
-            #expect(plan.contains("Index") && plan.contains("dm_"), "\(plan)")
-        }
+        let plan = try await fixture.plan(
+            "SELECT id FROM tasks WHERE (data_mediator_enum_text(status)) COLLATE \"C\" = 'done' ORDER BY id DESC LIMIT 5"
+        )
+        #expect(plan.contains("Index") && plan.contains("dm_"), "\(plan)")
     }
 
     @Test func anEnumDeclaredANumberIsRefusedAtStart() async throws {

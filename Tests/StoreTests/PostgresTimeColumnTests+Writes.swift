@@ -93,32 +93,18 @@ extension PostgresTimeColumnTests {
     @Test func theViewsIndexesHoldTheTimesText() async throws {
         let fixture = try await Self.table()
         _ = try await Self.adapter(over: fixture)
-        let indexes = try await fixture.store.primary.query(
-            "SELECT indexdef FROM pg_indexes WHERE tablename = 'events' ORDER BY indexname"
-        )
-        var definitions: [String] = []
-        for try await definition in indexes.decode(String.self) { definitions.append(definition) }
+        let definitions = try await fixture.indexDefinitions(of: "events")
         #expect(
             definitions.contains { $0.contains("data_mediator_time_text(at, 6) COLLATE \"C\" DESC") },
             "\(definitions)"
         )
         #expect(definitions.contains { $0.contains("data_mediator_time_text(local, 0)") }, "\(definitions)")
-        try await fixture.store.primary.withConnection { connection in
-            try await connection.query("SET enable_seqscan = off", logger: PostgresFixture.logger)
-            let form = TimeText.form(of: "at", kind: .timestamptz, digits: 6)
-            var plan = ""
-            for try await line in try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: "EXPLAIN SELECT id FROM events WHERE (\(form)) COLLATE \"C\" < '2026' "
-                        + "ORDER BY (\(form)) COLLATE \"C\" DESC, id DESC LIMIT 5"
-                ),
-                logger: PostgresFixture.logger
-            )
-            .decode(String.self) {
-                plan += line + "\n"
-            }
-            #expect(plan.contains("Index") && plan.contains("dm_"), "\(plan)")
-        }
+        let form = TimeText.form(of: "at", kind: .timestamptz, digits: 6)
+        let plan = try await fixture.plan(
+            "SELECT id FROM events WHERE (\(form)) COLLATE \"C\" < '2026' "
+                + "ORDER BY (\(form)) COLLATE \"C\" DESC, id DESC LIMIT 5"
+        )
+        #expect(plan.contains("Index") && plan.contains("dm_"), "\(plan)")
     }
 
     /// A time column as the list's id, or declared another type than string, is refused

@@ -133,17 +133,7 @@ import Testing
         for name in ["by_at", "by_day", "by_local"] {
             let view = try Self.definition.view(named: name)
             let expected = SampleList.expectedOrder(items, view: view).map { $0["id"].idString }
-            for limit in [1, 7] {
-                var check = try await SampleList.walk(adapter, view: name, limit: limit)
-                check.expectOrder(expected)
-                #expect(check.violations == [], "\(name), limit \(limit)")
-            }
-            for id in [expected[0], expected[13], expected[expected.count - 1]] {
-                let page = try await adapter.page(view: name, limit: "5", cursor: nil, around: id)
-                #expect(page.items.map(\.id).contains(id), "\(name) around \(id)")
-                let location = try await adapter.locate(id: id, view: name)
-                #expect(expected.firstIndex(of: id) == location.position, "\(name) \(id)")
-            }
+            try await expectWalksAndOpens(adapter, view: name, expected: expected)
         }
         // Sections by the day of a timestamptz (UTC), by the month of a local time.
         let days = try await adapter.sectionInfo(view: "by_at")

@@ -111,19 +111,7 @@ import Testing
         for name in ["by_id", "by_owner"] {
             let view = try Self.definition.view(named: name)
             let expected = SampleList.expectedOrder(items, view: view).map { $0["id"].idString }
-            for limit in [1, 7] {
-                var check = try await SampleList.walk(adapter, view: name, limit: limit)
-                check.expectOrder(expected)
-                #expect(check.violations == [], "\(name), limit \(limit)")
-            }
-            // Opened at an item: the page holds it, in its place.
-            for id in [expected[0], expected[17], expected[expected.count - 1]] {
-                let page = try await adapter.page(view: name, limit: "5", cursor: nil, around: id)
-                #expect(page.items.map(\.id).contains(id), "\(name) around \(id)")
-                let location = try await adapter.locate(id: id, view: name)
-                #expect(location.item.id == id)
-                #expect(expected.firstIndex(of: id) == location.itemIndex, "\(name) \(id)")
-            }
+            try await expectWalksAndOpens(adapter, view: name, expected: expected)
         }
         // A slice by a uuid column: its items alone, in order.
         let sliced = try Self.definition.view(named: "by_owner")
@@ -185,39 +173,22 @@ import Testing
 
     @Test func theViewsIndexesServeTheirReadsAndIDsSeekThePrimaryKey() async throws {
         let (fixture, _) = try await Self.subject()
-        let indexes = try await fixture.store.primary.query(
-            "SELECT indexdef FROM pg_indexes WHERE tablename = 'things' ORDER BY indexname"
-        )
-        var definitions: [String] = []
-        for try await definition in indexes.decode(String.self) { definitions.append(definition) }
+        let definitions = try await fixture.indexDefinitions(of: "things")
         // The view's index holds the uuids as their text, in the "C" collation.
         #expect(
             definitions.contains { $0.contains("((id)::text) COLLATE \"C\" DESC") },
             "\(definitions)"
         )
         #expect(definitions.contains { $0.contains("((owner)::text) COLLATE \"C\"") }, "\(definitions)")
-        try await fixture.store.primary.withConnection { connection in
-            try await connection.query("SET enable_seqscan = off", logger: PostgresFixture.logger)
-            for (sql, index) in [
-                (
-                    "EXPLAIN SELECT id FROM things WHERE (CAST(id AS text)) COLLATE \"C\" < 'm' "
-                        + "ORDER BY (CAST(id AS text)) COLLATE \"C\" DESC LIMIT 5", "dm_"
-                ),
-                (
-                    "EXPLAIN SELECT id FROM things WHERE id = CAST('\(UUID().uuidString.lowercased())' AS uuid)",
-                    "things_pkey"
-                ),
-            ] {
-                var plan = ""
-                for try await line in try await connection.query(
-                    PostgresQuery(unsafeSQL: sql),
-                    logger: PostgresFixture.logger
-                )
-                .decode(String.self) {
-                    plan += line + "\n"
-                }
-                #expect(plan.contains("Index") && plan.contains(index), "\(sql): \(plan)")
-            }
+        for (sql, index) in [
+            (
+                "SELECT id FROM things WHERE (CAST(id AS text)) COLLATE \"C\" < 'm' "
+                    + "ORDER BY (CAST(id AS text)) COLLATE \"C\" DESC LIMIT 5", "dm_"
+            ),
+            ("SELECT id FROM things WHERE id = CAST('\(UUID().uuidString.lowercased())' AS uuid)", "things_pkey"),
+        ] {
+            let plan = try await fixture.plan(sql)
+            #expect(plan.contains("Index") && plan.contains(index), "\(sql): \(plan)")
         }
     }
 }

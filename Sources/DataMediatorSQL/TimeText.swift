@@ -1,10 +1,11 @@
-/// The text of a PostgreSQL time column (`timestamptz`, `timestamp`, `date`) as the service
-/// shows, compares and orders it: ISO 8601, a `timestamptz` in UTC with `Z`
+/// The text of a PostgreSQL time column (`timestamptz`, `timestamp`, `date`, `time`) as the
+/// service shows, compares and orders it: ISO 8601, a `timestamptz` in UTC with `Z`
 /// (`2026-11-19T21:04:00.123456Z`), a `timestamp` without a zone, a `date` as `YYYY-MM-DD`;
 /// always as many fractional digits as the column keeps (six unless declared fewer), so
 /// that the texts' byte order is the times' order (for years 1 to 9999), as the core and
 /// cursors compare them. `infinity` and `-infinity` show as those words, which order after
-/// and before every year.
+/// and before every year. A `time` of day is PostgreSQL's own text of it (`08:30:00`,
+/// `08:30:00.5`): nothing follows its fraction, so a shorter text is the smaller time.
 ///
 /// The text is one SQL function the store creates (``functions``), declared `IMMUTABLE`
 /// so that a view's index can hold it: `to_char` is only `STABLE` (some patterns follow
@@ -18,6 +19,8 @@ public enum TimeText {
         case timestamp
         /// `date`.
         case date
+        /// `time without time zone`: a time of day.
+        case time
     }
 
     /// The name of the function (overloaded by kind) that gives a time's text.
@@ -28,6 +31,8 @@ public enum TimeText {
     public static func form(of field: String, kind: Kind, digits: Int) -> String {
         switch kind {
         case .date: return "\(function)(\(SQL.quote(field)))"
+        // Its cast to text is IMMUTABLE already.
+        case .time: return "CAST(\(SQL.quote(field)) AS text)"
         case .timestamptz, .timestamp: return "\(function)(\(SQL.quote(field)), \(min(max(digits, 0), 6)))"
         }
     }

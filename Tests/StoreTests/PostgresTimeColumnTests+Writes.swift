@@ -26,6 +26,7 @@ extension PostgresTimeColumnTests {
                 "data": .object([
                     "title": .string("given"), "at": .string("2026-11-19T21:04:00+02:00"),
                     "day": .string("2026-11-19"), "local": .string("2026-11-19T08:30:00.7"),
+                    "opens": .string("7:05"),
                 ])
             ])
         )
@@ -33,6 +34,7 @@ extension PostgresTimeColumnTests {
         #expect(Self.field("day", of: written.cell) == .string("2026-11-19"))
         // The column keeps whole seconds: PostgreSQL rounds.
         #expect(Self.field("local", of: written.cell) == .string("2026-11-19T08:30:01"))
+        #expect(Self.field("opens", of: written.cell) == .string("07:05:00"))
         let id = written.cell.id
         let patched = try await adapter.patch(
             id: id,
@@ -41,7 +43,9 @@ extension PostgresTimeColumnTests {
         #expect(Self.field("at", of: patched.cell) == .string("2026-11-20T00:00:00.123000Z"))
 
         let start = try await adapter.currentVersion()
-        for (field, text) in [("at", "not a time"), ("day", "2026-02-30"), ("local", "yesterday at noon")] {
+        for (field, text) in [
+            ("at", "not a time"), ("day", "2026-02-30"), ("local", "yesterday at noon"), ("opens", "25:61"),
+        ] {
             let refused = await #expect(throws: DataMediatorError.self) {
                 _ = try await adapter.patch(id: id, body: .object(["data": .object([field: .string(text)])]))
             }
@@ -99,6 +103,7 @@ extension PostgresTimeColumnTests {
             "\(definitions)"
         )
         #expect(definitions.contains { $0.contains("data_mediator_time_text(local, 0)") }, "\(definitions)")
+        #expect(definitions.contains { $0.contains("((opens)::text) COLLATE \"C\"") }, "\(definitions)")
         let form = TimeText.form(of: "at", kind: .timestamptz, digits: 6)
         let plan = try await fixture.plan(
             "SELECT id FROM events WHERE (\(form)) COLLATE \"C\" < '2026' "

@@ -13,8 +13,10 @@ import Testing
 /// open at an item by them in the text's order (which is the times'), and writes take
 /// ISO 8601 text.
 @Suite struct PostgresTimeColumnTests {
-    static let fields: [String: FieldType] = ["title": .string, "at": .string, "day": .string, "local": .string]
-    static let shown = ["title", "at", "day", "local"]
+    static let fields: [String: FieldType] = [
+        "title": .string, "at": .string, "day": .string, "local": .string, "opens": .string,
+    ]
+    static let shown = ["title", "at", "day", "local", "opens"]
 
     static let definition = ListDefinition(
         name: "events",
@@ -47,6 +49,13 @@ import Testing
                 cellType: .fixed("event"),
                 fields: shown
             ),
+            View(
+                name: "by_opens",
+                sort: [SortKey("opens"), SortKey("id")],
+                idField: "id",
+                cellType: .fixed("event"),
+                fields: shown
+            ),
         ],
         isWritable: true,
         rules: FieldRules(types: fields)
@@ -60,7 +69,7 @@ import Testing
         try await fixture.store.primary.query(
             """
             CREATE TABLE events (id bigserial PRIMARY KEY, title text, at timestamptz NOT NULL DEFAULT now(),
-                day date, local timestamp(0), rev bigint)
+                day date, local timestamp(0), opens time, rev bigint)
             """
         )
         return fixture
@@ -107,12 +116,14 @@ import Testing
         // infinities, a day and a local time now and then.
         try await fixture.store.primary.query(
             """
-            INSERT INTO events (title, at, day, local)
+            INSERT INTO events (title, at, day, local, opens)
             SELECT 'e' || g,
                 CASE WHEN g = 1 THEN 'infinity' WHEN g = 2 THEN '-infinity'
                 ELSE TIMESTAMPTZ '2026-11-19 23:04:00.5+02' + (g % 9) * INTERVAL '7 hours' + (g % 4) * INTERVAL '1 microsecond' END,
                 CASE WHEN g % 5 = 0 THEN NULL ELSE DATE '2026-11-28' + (g % 3) END,
-                CASE WHEN g % 3 = 0 THEN NULL ELSE TIMESTAMP '2026-10-31 08:00:00' + g * INTERVAL '2 days' END
+                CASE WHEN g % 3 = 0 THEN NULL ELSE TIMESTAMP '2026-10-31 08:00:00' + g * INTERVAL '2 days' END,
+                CASE WHEN g % 4 = 0 THEN NULL
+                ELSE TIME '08:00' + (g % 7) * INTERVAL '1 hour' + (g % 2) * INTERVAL '0.5 seconds' END
             FROM generate_series(1, 40) AS g
             """
         )
@@ -129,8 +140,12 @@ import Testing
         #expect(byTitle["e5"]?["day"] == .null)
         #expect(byTitle["e1"]?["local"] == .string("2026-11-02T08:00:00"))
         #expect(byTitle["e3"]?["local"] == .null)
+        // A time of day as PostgreSQL writes it: the fraction only when there is one.
+        #expect(byTitle["e1"]?["opens"] == .string("09:00:00.5"))
+        #expect(byTitle["e2"]?["opens"] == .string("10:00:00"))
+        #expect(byTitle["e4"]?["opens"] == .null)
 
-        for name in ["by_at", "by_day", "by_local"] {
+        for name in ["by_at", "by_day", "by_local", "by_opens"] {
             let view = try Self.definition.view(named: name)
             let expected = SampleList.expectedOrder(items, view: view).map { $0["id"].idString }
             try await expectWalksAndOpens(adapter, view: name, expected: expected)

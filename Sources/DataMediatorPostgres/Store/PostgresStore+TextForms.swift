@@ -10,6 +10,7 @@ extension PostgresStore {
         case .timestamptz: return .timestamptz
         case .timestamp: return .timestamp
         case .date: return .date
+        case .time: return .time
         default: return nil
         }
     }

@@ -100,7 +100,7 @@ enum PostgresColumnKind: Sendable, Hashable {
         case .numeric: self = .decimal
         case .bool: self = .boolean
         // A time column is read as its ISO 8601 text (``DataMediatorSQL/TimeText``).
-        case .text, .varchar, .bpchar, .name, .uuid, .timestamptz, .timestamp, .date: self = .text
+        case .text, .varchar, .bpchar, .name, .uuid, .timestamptz, .timestamp, .date, .time: self = .text
         case .json, .jsonb: self = .json
         default: return nil
         }

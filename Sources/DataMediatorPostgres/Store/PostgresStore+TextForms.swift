@@ -17,7 +17,7 @@ extension PostgresStore {
 
     /// The text forms (``DataMediatorSQL/KeysetSQL/textForms``) of `list`'s time and enum
     /// columns: a time keeping the fractional digits its column declares (`modifiers`, a
-    /// table's; a query list's times show six), an enum (`enums`: its columns' types'
+    /// table's or a query's), an enum (`enums`: its columns' types'
     /// names) as its label.
     ///
     /// - Throws: `StoreError` when such a column is the list's id (ids are compared and
@@ -118,6 +118,27 @@ extension PostgresStore {
                 """
         }
         return (read, write)
+    }
+
+    /// The type modifier of each column a query reads (`from`, a subquery with its alias), as
+    /// a temporary view of it tells them (a query's result does not): empty when no view can
+    /// be made of it (the probe is undone, the transaction goes on).
+    static func typeModifiers(
+        ofQuery from: String,
+        _ session: PostgresSession,
+        logger: Logger
+    ) async throws -> [String: Int32] {
+        let probe = "data_mediator_probe"
+        try await session.execute("SAVEPOINT \(probe)", [])
+        do {
+            try await session.execute("CREATE TEMPORARY VIEW \(probe) AS SELECT * FROM \(from)", [])
+            let modifiers = try await typeModifiers(of: probe, session.connection, logger: logger)
+            try await session.execute("ROLLBACK TO SAVEPOINT \(probe)", [])
+            return modifiers
+        } catch {
+            try await session.execute("ROLLBACK TO SAVEPOINT \(probe)", [])
+            return [:]
+        }
     }
 
     /// The type modifier of each column of `table` (`atttypmod`: a time's fractional digits).

@@ -238,6 +238,9 @@ public final class PostgresStore: Sendable {
                     throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
                 }
                 try schema.checkColumns(types.keys.sorted())
+                if !source.isTable, types.values.contains(where: { [.timestamptz, .timestamp, .time].contains($0) }) {
+                    modifiers = try await Self.typeModifiers(ofQuery: schema.from, session, logger: self.logger)
+                }
                 let (enums, arrays) = try await Self.namedTypes(types, connection, logger: self.logger)
                 let unsupported = schema.columns.filter {
                     PostgresColumnKind(types[$0] ?? .null) == nil && enums[$0] == nil && arrays[$0] == nil

@@ -107,6 +107,7 @@ import Testing
                 _ = try await adapter.patch(id: "1", body: .object(["data": .object(["scores": value])]))
             }
             #expect(refused?.code == .invalidItem, "\(value): \(String(describing: refused))")
+            #expect(refused?.fieldProblems.map(\.field) == ["scores"], "\(value): \(String(describing: refused))")
         }
         #expect(try await adapter.currentVersion() == start, "nothing was written")
     }
@@ -119,11 +120,13 @@ import Testing
             [
                 ImportRecord(line: 1, fields: ["id": .integer(10), "tags": .array([.string("i")])]),
                 ImportRecord(line: 2, fields: ["id": .integer(11), "scores": .array([.string("x")])]),
+                ImportRecord(line: 3, fields: ["id": .integer(12), "title": .string("5"), "scores": .integer(5)]),
             ],
             skipBad: true,
             batch: 10
         )
-        #expect(summary.imported == 1 && summary.rejections.map(\.line) == [2], "\(summary.rejections)")
+        #expect(summary.imported == 1 && summary.rejections.map(\.line) == [2, 3], "\(summary.rejections)")
+        #expect(summary.rejections.allSatisfy { $0.reason.contains("'scores'") }, "\(summary.rejections)")
         #expect(
             try await Self.data(adapter).last
                 == .object(["title": .null, "tags": .array([.string("i")]), "scores": .null])

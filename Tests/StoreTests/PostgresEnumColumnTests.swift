@@ -126,6 +126,14 @@ import Testing
             _ = try await adapter.patch(id: "1", body: .object(["data": .object(["status": .string("closed")])]))
         }
         #expect(refused?.code == .invalidItem, "\(String(describing: refused))")
+        #expect(refused?.fieldProblems.map(\.field) == ["status"], "\(String(describing: refused))")
+        // A create too, where another field holds a text the enum's refusal does not quote.
+        let created = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.create(
+                body: .object(["data": .object(["title": .string("done"), "status": .string("gone")])])
+            )
+        }
+        #expect(created?.fieldProblems.map(\.field) == ["status"], "\(String(describing: created))")
         #expect(try await adapter.currentVersion() == start, "nothing was written")
         let patched = try await adapter.patch(id: "1", body: .object(["data": .object(["status": .string("done")])]))
         #expect(Self.field("status", of: patched.cell) == .string("done"))

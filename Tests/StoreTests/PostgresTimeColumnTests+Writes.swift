@@ -50,7 +50,8 @@ extension PostgresTimeColumnTests {
                 _ = try await adapter.patch(id: id, body: .object(["data": .object([field: .string(text)])]))
             }
             #expect(refused?.code == .invalidItem, "\(field): \(String(describing: refused))")
-            #expect(refused?.fieldProblems.isEmpty == false, "\(field)")
+            // PostgreSQL names the value, not the column: the refusal names the field.
+            #expect(refused?.fieldProblems.map(\.field) == [field], "\(field): \(String(describing: refused))")
         }
         // A replace that lacks `at` would empty a NOT NULL column: refused, naming it.
         let emptied = await #expect(throws: DataMediatorError.self) {
@@ -181,6 +182,7 @@ extension PostgresTimeColumnTests {
         ]
         let summary = try await importer.run(records, skipBad: true, batch: 10)
         #expect(summary.imported == 2 && summary.rejections.map(\.line) == [2], "\(summary.rejections)")
+        #expect(summary.rejections.first?.reason.hasPrefix("field 'at': ") == true, "\(summary.rejections)")
         let adapter = try await Self.adapter(over: fixture)
         let page = try await adapter.page(view: "by_at", limit: "5", cursor: nil)
         #expect(

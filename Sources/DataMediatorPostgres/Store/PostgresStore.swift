@@ -324,6 +324,7 @@ public final class PostgresStore: Sendable {
                     versionTables: source.allVersionTables,
                     windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
                     writeCasts: writeCasts,
+                    arrayColumns: Set(arrayForms.write.keys),
                     idSequence: idSequence
                 )
                 let provider = PostgresDataProvider(store: self, reader: reader)

@@ -25,7 +25,8 @@ public struct SQLImporter: Sendable {
             list: list,
             source: source,
             casts: reader.writeCasts,
-            sequence: reader.idSequence
+            sequence: reader.idSequence,
+            arrayColumns: reader.arrayColumns
         )
     }
 
@@ -174,7 +175,11 @@ public struct SQLImporter: Sendable {
         } catch {
             guard let reason = session.refusal(of: error) else { throw error }
             if guarded { try await session.execute("ROLLBACK TO SAVEPOINT data_mediator_record", []) }
-            return ImportRejection(line: record.line, reason: reason)
+            // PostgreSQL's cast names the value it refused, not the column.
+            guard let field = ConstraintRefusal.field(quotedIn: reason, among: record.fields) else {
+                return ImportRejection(line: record.line, reason: reason)
+            }
+            return ImportRejection(line: record.line, reason: "field '\(field)': \(reason)")
         }
     }
 }

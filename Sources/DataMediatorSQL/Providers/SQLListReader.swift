@@ -38,6 +38,8 @@ public struct SQLListReader: Sendable {
     /// The type a written value is cast to, by column (``SQL/placeholder(of:casts:)``):
     /// PostgreSQL's `json` and `jsonb` columns; none on SQLite.
     public let writeCasts: [String: String]
+    /// The columns that hold arrays (``ArrayFields``): PostgreSQL's; none on SQLite.
+    public let arrayColumns: Set<String>
     /// The sequence the id column draws from (PostgreSQL's `serial` and identity columns),
     /// which writes take new ids from and move past the ids they write.
     public let idSequence: IDSequence?
@@ -85,6 +87,7 @@ public struct SQLListReader: Sendable {
         versionTables: [String],
         windows: WindowQueries,
         writeCasts: [String: String] = [:],
+        arrayColumns: Set<String> = [],
         idSequence: IDSequence? = nil
     ) {
         self.listName = listName
@@ -101,6 +104,7 @@ public struct SQLListReader: Sendable {
         self.idIsInteger = idIsInteger
         self.fieldTypes = fieldTypes
         self.writeCasts = writeCasts
+        self.arrayColumns = arrayColumns
         self.idSequence = idSequence
         self.keyset = keyset
         self.versionTables = versionTables

@@ -29,6 +29,36 @@ public enum ConstraintRefusal {
         refusal(detail, field: field)
     }
 
+    /// `error` with its field named, when it is a refusal that names only `data` and its
+    /// message quotes a value that exactly one of `values` holds (PostgreSQL names the type
+    /// and the value a cast refused, never the column: `invalid input value for enum
+    /// status: "gone"`); `error` as it is otherwise.
+    public static func naming(_ error: any Error, among values: [String: JSONValue]) -> any Error {
+        guard let refusal = error as? DataMediatorError, refusal.code == .invalidItem,
+            refusal.fieldProblems.map(\.field) == ["data"],
+            let field = field(quotedIn: refusal.message, among: values)
+        else { return error }
+        return DataMediatorError(
+            .invalidItem,
+            refusal.message,
+            fieldProblems: [FieldProblem(field: field, detail: "the store refuses it: \(refusal.message)")]
+        )
+    }
+
+    /// The one field of `values` whose value (a string, a number, or one of an array's
+    /// elements, as text) `message` quotes in double quotes; nil when none or several do.
+    public static func field(quotedIn message: String, among values: [String: JSONValue]) -> String? {
+        func quoted(_ value: JSONValue) -> Bool {
+            switch value {
+            case .string, .integer, .number: return message.contains("\"\(value.idString)\"")
+            case .array(let elements): return elements.contains(where: quoted)
+            case .null, .bool, .object: return false
+            }
+        }
+        let fields = values.filter { quoted($0.value) }.map(\.key)
+        return fields.count == 1 ? fields[0] : nil
+    }
+
     private static func refusal(_ message: String, field: String?) -> DataMediatorError {
         DataMediatorError(
             .invalidItem,

@@ -20,6 +20,8 @@ public struct SQLItemWriter: ItemWriter {
     /// writable field), and how each column is shown.
     let layout: ItemLayout
     let columnTypes: [FieldType?]
+    /// The columns that hold arrays (``ArrayFields``).
+    let arrayColumns: Set<String>
     let statements: RowStatements
     /// Deletes expired idempotency keys at most once a minute.
     let purge = Throttle(every: .seconds(60))
@@ -52,6 +54,7 @@ public struct SQLItemWriter: ItemWriter {
         let read = columns + fields.filter { !columns.contains($0) }
         self.layout = ItemLayout(read)
         self.columnTypes = read.map { fieldTypes[$0] }
+        self.arrayColumns = reader.arrayColumns
         self.statements = RowStatements(
             table: table,
             idField: list.idField,
@@ -83,7 +86,8 @@ public struct SQLItemWriter: ItemWriter {
         precondition: VersionPrecondition?
     ) async throws -> WriteResult {
         let key = try id.map { (id) throws(DataMediatorError) in try storedID(id) }
-        return try await committed { session in
+        try ArrayFields.check(values, columns: arrayColumns)
+        return try await committed(writing: values) { session in
             let stampBefore = try await lock(session)
             if let idempotency, let earlier = try await replay(idempotency, session) {
                 return (earlier, .none)
@@ -109,7 +113,8 @@ public struct SQLItemWriter: ItemWriter {
         precondition: WritePrecondition?
     ) async throws -> WriteResult {
         let key = try storedID(id)
-        return try await committed { session in
+        try ArrayFields.check(values, columns: arrayColumns)
+        return try await committed(writing: values) { session in
             let stampBefore = try await lock(session)
             let old = try await current(key, session)
             if let scope, let old, !scope.contains(old) { throw unknown(id) }
@@ -138,7 +143,7 @@ public struct SQLItemWriter: ItemWriter {
         check: @escaping @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
-        return try await committed { session in
+        return try await committed(writing: patch.objectValue ?? [:]) { session in
             let stampBefore = try await lock(session)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else {
                 throw unknown(id)
@@ -147,6 +152,7 @@ public struct SQLItemWriter: ItemWriter {
             let stored = Dictionary(uniqueKeysWithValues: fields.map { ($0, old[$0]) })
             let merged = WriteScope.merge(stored, with: patch, in: scope)
             try check(merged)
+            try ArrayFields.check(merged, columns: arrayColumns)
             return try await record(old: old, stampBefore: stampBefore, session) {
                 try await updateRow(key: key, values: merged, session)
             }
@@ -176,10 +182,18 @@ public struct SQLItemWriter: ItemWriter {
 
     /// Runs `write` in one transaction and, once it committed, carries the outlines of the
     /// lists over the table over the write (``OutlineCarry``).
+    /// A refusal of one of `values` names its field (``ConstraintRefusal/naming(_:among:)``).
     private func committed<Result: Sendable>(
+        writing values: [String: JSONValue] = [:],
         _ write: @escaping @Sendable (any SQLSession) async throws -> (Result, OutlineCarry)
     ) async throws -> Result {
-        let (result, carry) = try await transactions.write(write)
+        let result: Result
+        let carry: OutlineCarry
+        do {
+            (result, carry) = try await transactions.write(write)
+        } catch {
+            throw ConstraintRefusal.naming(error, among: values)
+        }
         carry.apply()
         return result
     }

@@ -30,7 +30,8 @@ public enum ArrayFields {
                 default: return false
                 }
             }
-            return nested ? "must hold strings, numbers, booleans or nulls (its column is an array of one dimension)" : nil
+            guard nested else { return nil }
+            return "must hold strings, numbers, booleans or nulls (its column is an array of one dimension)"
         default: return "must be a JSON array or null (its column is an array)"
         }
     }

@@ -62,14 +62,8 @@ struct RowStatements: Sendable {
         (self.table, self.idField, self.revisionField, self.read) = (table, idField, revisionField, read)
         (self.casts, self.forms, self.sequence, self.dialect, self.fields) = (casts, forms, sequence, dialect, fields)
         let quoted = SQL.quote(table)
-        let revision = SQL.quote(revisionField)
         selectByID = "SELECT \(Self.selectList(read, forms)) FROM \(quoted)" + Self.byID(idField, casts)
-        let assignments =
-            fields.map { "\(SQL.quote($0)) = \(SQL.placeholder(of: $0, casts: casts))" }
-            + ["\(revision) = COALESCE(\(revision), 0) + 1"]
-        updateByID =
-            "UPDATE \(quoted) SET \(assignments.joined(separator: ", "))" + Self.byID(idField, casts)
-            + Self.returning(read, forms)
+        updateByID = Self.update(table, idField, revisionField, writing: fields, read, casts, forms)
         deleteByID = "DELETE FROM \(quoted)" + Self.byID(idField, casts)
         inserts = Inserts(
             table: table,
@@ -107,11 +101,43 @@ struct RowStatements: Sendable {
         return built
     }
 
-    /// The inserts of the sets of fields that writes gave, kept by set.
+    /// The update of a row's `written` fields (writable fields, in ``fields``' order) and
+    /// its revision, by id (arguments: those fields' values, then the id), reading back the
+    /// row: a patch writes what it names and leaves the other columns as they are. Built
+    /// once per set of fields, as ``inserts(writing:)`` are.
+    func update(writing written: [String]) -> String {
+        guard written != fields else { return updateByID }
+        if let kept = partial.updates.withLock({ $0[written] }) { return kept }
+        let built = Self.update(table, idField, revisionField, writing: written, read, casts, forms)
+        partial.updates.withLock { kept in
+            if kept.count < InsertsKept.capacity { kept[written] = built }
+        }
+        return built
+    }
+
+    private static func update(
+        _ table: String,
+        _ idField: String,
+        _ revisionField: String,
+        writing written: [String],
+        _ read: [String],
+        _ casts: [String: String],
+        _ forms: [String: String]
+    ) -> String {
+        let revision = SQL.quote(revisionField)
+        let assignments =
+            written.map { "\(SQL.quote($0)) = \(SQL.placeholder(of: $0, casts: casts))" }
+            + ["\(revision) = COALESCE(\(revision), 0) + 1"]
+        return "UPDATE \(SQL.quote(table)) SET \(assignments.joined(separator: ", "))" + byID(idField, casts)
+            + returning(read, forms)
+    }
+
+    /// The inserts and updates of the sets of fields that writes gave, kept by set.
     final class InsertsKept: Sendable {
-        /// The most sets kept (a list of n fields has 2^n).
+        /// The most sets kept of each (a list of n fields has 2^n).
         static let capacity = 64
         let inserts = Mutex<[[String]: Inserts]>([:])
+        let updates = Mutex<[[String]: String]>([:])
     }
 
     /// ` WHERE id = ?`: an id is bound as it is stored, through its column's cast (a

@@ -152,9 +152,14 @@ public struct SQLItemWriter: ItemWriter {
             let stored = Dictionary(uniqueKeysWithValues: fields.map { ($0, old[$0]) })
             let merged = WriteScope.merge(stored, with: patch, in: scope)
             try check(merged)
-            try ArrayFields.check(merged, columns: arrayColumns)
+            // Only the fields the patch names are written (RFC 7396): a stored value the
+            // service shows otherwise than it is kept (a numeric's digits, a date BC, an
+            // array of two dimensions) stays as it is.
+            let named = patch.objectValue ?? [:]
+            let written = fields.filter { named[$0] != nil }
+            try ArrayFields.check(named, columns: arrayColumns)
             return try await record(old: old, stampBefore: stampBefore, session) {
-                try await updateRow(key: key, values: merged, session)
+                try await updateRow(key: key, values: merged, writing: written, session)
             }
         }
     }
@@ -242,10 +247,16 @@ public struct SQLItemWriter: ItemWriter {
         return item
     }
 
-    private func updateRow(key: JSONValue, values: [String: JSONValue], _ session: any SQLSession) async throws -> Item
-    {
-        let arguments = fields.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [key]
-        return try await readItem(statements.updateByID, arguments, session)
+    /// Updates the row's `written` fields (every writable field when nil) to `values`.
+    private func updateRow(
+        key: JSONValue,
+        values: [String: JSONValue],
+        writing written: [String]? = nil,
+        _ session: any SQLSession
+    ) async throws -> Item {
+        let written = written ?? fields
+        let arguments = written.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [key]
+        return try await readItem(statements.update(writing: written), arguments, session)
     }
 
     /// The row an insert that may insert nothing read back, nil when it inserted nothing.

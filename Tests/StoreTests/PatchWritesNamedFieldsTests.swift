@@ -60,7 +60,9 @@ import Testing
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("dm-patch-\(UUID()).sqlite").path
             let queue = try DatabaseQueue(path: path)
             try await queue.write { db in
-                try db.execute(sql: "CREATE TABLE docs (id text PRIMARY KEY NOT NULL, rev bigint, title text, meta text)")
+                try db.execute(
+                    sql: "CREATE TABLE docs (id text PRIMARY KEY NOT NULL, rev bigint, title text, meta text)"
+                )
                 try db.execute(sql: "INSERT INTO docs VALUES ('a', 1, 't', ?)", arguments: [Self.document])
             }
             let store = try SQLiteStore(path: path)
@@ -71,7 +73,10 @@ import Testing
         defer { withExtendedLifetime(holds) {} }
 
         let patched = try await adapter.patch(id: "a", body: .object(["data": .object(["title": .string("u")])]))
-        guard case .object(let data) = patched.cell.data else { Issue.record("no data"); return }
+        guard case .object(let data) = patched.cell.data else {
+            Issue.record("no data")
+            return
+        }
         #expect(data["title"] == .string("u"))
         #expect(patched.cell.rev == "2")
         #expect(try await stored() == Self.document, "a field the patch does not name is not written")

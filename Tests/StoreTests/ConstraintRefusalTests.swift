@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import Testing
 
@@ -77,5 +78,36 @@ extension ConstraintRefusalTests {
             return refusal.code != .conflict && refusal.code != .invalidItem
         }
         #expect(try await adapter.currentVersion() == version)
+    }
+}
+
+extension ConstraintRefusalTests {
+    /// An imported record that a unique index other than the id's refuses is told as that
+    /// index's refusal, not as an id that exists (the insert's `ON CONFLICT DO NOTHING`
+    /// skips a row any unique index refuses, and every skipped row was told so), in one
+    /// statement of many records (PostgreSQL) as alone (SQLite).
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func anImportedRecordAnotherUniqueIndexRefusesIsToldSo(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        try await subject.writeBehindTheServicesBack("CREATE UNIQUE INDEX notes_title ON notes (title)")
+        _ = try await subject.adapter.create(
+            body: .object(["id": .string("a"), "data": .object(["title": .string("same"), "score": .integer(1)])]),
+            scope: nil
+        )
+        func record(_ line: Int, _ id: String, _ title: String) -> ImportRecord {
+            ImportRecord(
+                line: line,
+                fields: ["id": .string(id), "title": .string(title), "score": .integer(1), "group": .string("g")]
+            )
+        }
+        let summary = try await subject.importer().run(
+            [record(1, "b", "fresh"), record(2, "c", "same"), record(3, "a", "again"), record(4, "d", "new")],
+            skipBad: true,
+            batch: 10
+        )
+        #expect(summary.imported == 2, "\(summary.rejections)")
+        #expect(summary.rejections.map(\.line) == [2, 3], "\(summary.rejections)")
+        #expect(summary.rejections.first?.reason.contains("keeps unique") == true, "\(summary.rejections)")
+        #expect(summary.rejections.last?.reason.contains("exists already") == true, "\(summary.rejections)")
     }
 }

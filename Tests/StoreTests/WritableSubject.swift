@@ -170,6 +170,19 @@ final class WritableSubject: Sendable {
         }
     }
 
+    /// An importer into the list's table (SQL stores only).
+    func importer() async throws -> SQLImporter {
+        let reader: SQLListReader
+        if let sqlite {
+            reader = try sqlite.provider(for: definition, source: source).reader
+        } else if let postgres {
+            reader = try await postgres.store.provider(for: definition, source: source).reader
+        } else {
+            throw FixtureError("the memory store imports no records")
+        }
+        return try SQLImporter(reader: reader, list: definition, source: source)
+    }
+
     /// A second replica's adapter, and what keeps its store open.
     struct Replica: Sendable {
         let adapter: ListAdapter

@@ -48,6 +48,11 @@ public struct ImportPlan: Sendable {
         self.marks = columns.map { SQL.placeholder(of: $0, casts: casts) }
     }
 
+    /// Whether a row holds an id (argument: the id): one row when it does, none otherwise.
+    public var idExistsSQL: String {
+        "SELECT 1 FROM \(SQL.quote(table)) WHERE \(SQL.quote(list.idField)) = \(marks[0]) LIMIT 1"
+    }
+
     /// Which of ``columns`` `record` gives (its id always); the others take their defaults.
     public func given(by record: ImportRecord) -> [Bool] {
         columns.map { $0 == list.idField || record.fields[$0] != nil }

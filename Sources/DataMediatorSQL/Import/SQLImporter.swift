@@ -144,12 +144,31 @@ public struct SQLImporter: Sendable {
         // or an earlier record of the statement has it) was left out.
         var stored: [String: Int] = [:]
         for row in returned { stored[row.first?.idString ?? "", default: 0] += 1 }
-        return rows.map { row in
+        var rejections: [ImportRejection?] = []
+        for row in rows {
             let id = row.values.first?.idString ?? ""
-            guard let times = stored[id], times > 0 else { return Self.existing(id, line: row.record.line) }
-            stored[id] = times - 1
-            return nil
+            if let times = stored[id], times > 0 {
+                stored[id] = times - 1
+                rejections.append(nil)
+                continue
+            }
+            let rejection = try await skipped(row, session, guarded: guarded)
+            rejections.append(rejection)
+            if rejection != nil, !guarded { break }
         }
+        return rejections
+    }
+
+    /// Why `row`, which an insert skipped (`ON CONFLICT DO NOTHING` skips a row that any
+    /// unique index refuses), was left out: its id exists (in the table, or from an earlier
+    /// record), or else what an insert of it alone without that clause answers (another
+    /// unique index holds one of its values; nil when that insert stores it).
+    private func skipped(_ row: Row, _ session: any SQLSession, guarded: Bool) async throws -> ImportRejection? {
+        let id = row.values.first ?? .null
+        if try await !session.rows(plan.idExistsSQL, [id]).isEmpty {
+            return Self.existing(id.idString, line: row.record.line)
+        }
+        return try await insert(row, session, guarded: guarded, skipping: false)
     }
 
     private static func existing(_ id: String, line: Int) -> ImportRejection {
@@ -162,16 +181,22 @@ public struct SQLImporter: Sendable {
     /// Inserts one record; why it was left out, or nil when it was stored. With `guarded`
     /// (bad records are skipped on a store whose errors end the transaction), the insert
     /// runs under a savepoint, so that a refused record leaves the rest of the batch.
-    private func insert(_ row: Row, _ session: any SQLSession, guarded: Bool) async throws -> ImportRejection? {
-        let (record, values) = (row.record, row.values)
+    /// `skipping`: with `ON CONFLICT DO NOTHING` (a row skipped is then told apart by
+    /// ``skipped(_:_:guarded:)``).
+    private func insert(
+        _ row: Row,
+        _ session: any SQLSession,
+        guarded: Bool,
+        skipping: Bool = true
+    ) async throws -> ImportRejection? {
+        let record = row.record
         if guarded { try await session.execute("SAVEPOINT data_mediator_record", []) }
         do {
-            // Skipping (and so telling) an id that exists.
-            let sql = plan.insertSQL(given: [row.given]) + " ON CONFLICT DO NOTHING RETURNING 1"
+            let sql = plan.insertSQL(given: [row.given]) + (skipping ? " ON CONFLICT DO NOTHING" : "") + " RETURNING 1"
             let inserted = try await session.rows(sql, row.bound)
             if guarded { try await session.execute("RELEASE SAVEPOINT data_mediator_record", []) }
-            guard inserted.isEmpty else { return nil }
-            return Self.existing(values.first?.idString ?? "", line: record.line)
+            guard inserted.isEmpty, skipping else { return nil }
+            return try await skipped(row, session, guarded: guarded)
         } catch {
             guard let reason = session.refusal(of: error) else { throw error }
             if guarded { try await session.execute("ROLLBACK TO SAVEPOINT data_mediator_record", []) }

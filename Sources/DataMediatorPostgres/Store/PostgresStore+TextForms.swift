@@ -15,10 +15,10 @@ extension PostgresStore {
         }
     }
 
-    /// The text forms (``DataMediatorSQL/KeysetSQL/textForms``) of `list`'s time and enum
-    /// columns: a time keeping the fractional digits its column declares (`modifiers`, a
-    /// table's or a query's), an enum (`enums`: its columns' types'
-    /// names) as its label.
+    /// The text forms (``DataMediatorSQL/KeysetSQL/textForms``) of `list`'s time, enum and
+    /// `char(n)` columns: a time keeping the fractional digits its column declares
+    /// (`modifiers`, a table's or a query's), an enum (`enums`: its columns' types' names)
+    /// as its label, a `char(n)` without the blanks that pad it.
     ///
     /// - Throws: `StoreError` when such a column is the list's id (ids are compared and
     ///   addressed exactly, by their stored type) or its field is declared another type
@@ -32,6 +32,13 @@ extension PostgresStore {
     ) throws -> [String: String] {
         var forms: [String: String] = [:]
         for (column, type) in types {
+            if type == .bpchar {
+                // `char(n)` pads its text with blanks that PostgreSQL's comparisons ignore
+                // ('a' = 'a   '); read as such text, a cursor's value (padded) and the
+                // rows' order disagreed. Its cast to text drops them (and is IMMUTABLE).
+                forms[column] = "CAST(\(SQL.quote(column)) AS text)"
+                continue
+            }
             let kind: String
             if let time = timeKind(type) {
                 kind = time.rawValue

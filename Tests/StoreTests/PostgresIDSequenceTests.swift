@@ -77,3 +77,27 @@ import Testing
         #expect(try await create(nil) == "103")
     }
 }
+
+extension PostgresIDSequenceTests {
+    /// An `integer` id column (a `serial`) holds ids up to 2,147,483,647: once an item had
+    /// that id, new ids are the smallest free ones (they were 422 "integer out of range",
+    /// for good, once the sequence or the service's record reached it), and an id past it
+    /// is refused naming the id (it named `data`).
+    @Test func newIdsStayWithinAnIntegerColumn() async throws {
+        let (fixture, adapter) = try await Self.subject("serial")
+        _ = fixture
+        let largest = "2147483647"
+        #expect(try await adapter.replace(id: largest, body: .object(["data": .object([:])])).cell.id == largest)
+        let next = try await adapter.create(body: .object(["data": .object(["title": .string("n")])]))
+        #expect(next.cell.id == "3", "the smallest free id")
+        // The sequence is at its end too: another program's insert fails, the service's do not.
+        try await fixture.store.primary.query("SELECT setval('notes_id_seq', 2147483647)")
+        _ = try await adapter.delete(id: largest)
+        #expect(try await adapter.create(body: .object(["data": .object([:])])).cell.id == "4")
+        let refused = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.replace(id: "2147483648", body: .object(["data": .object([:])]))
+        }
+        #expect(refused?.code == .invalidItem && refused?.fieldProblems.map(\.field) == ["id"])
+        await #expect(throws: DataMediatorError.self) { _ = try await adapter.delete(id: "2147483648") }
+    }
+}

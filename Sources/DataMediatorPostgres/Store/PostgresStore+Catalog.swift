@@ -76,6 +76,16 @@ extension PostgresStore {
         return nil
     }
 
+    /// The largest whole number a column of `type` holds: an id column's (a `smallint`'s
+    /// and an `integer`'s are less than 64 bits').
+    static func largestValue(of type: PostgresDataType?) -> Int64 {
+        switch type {
+        case .int2: return Int64(Int16.max)
+        case .int4: return Int64(Int32.max)
+        default: return .max
+        }
+    }
+
     /// A database error as one line: PostgreSQL's own message when there is one.
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {

@@ -319,6 +319,7 @@ public final class PostgresStore: Sendable {
                     columns: schema.columns,
                     idField: list.idField,
                     idIsInteger: PostgresColumnKind(types[list.idField] ?? .null) == .integer,
+                    idMaximum: Self.largestValue(of: types[list.idField]),
                     fieldTypes: source.fieldTypes,
                     keyset: keyset,
                     versionTables: source.allVersionTables,

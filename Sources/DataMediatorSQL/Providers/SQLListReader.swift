@@ -31,6 +31,9 @@ public struct SQLListReader: Sendable {
     /// Whether the id column holds whole numbers only (PostgreSQL's typed columns): ids
     /// that are not whole numbers then match nothing.
     public let idIsInteger: Bool
+    /// The largest id an integer id column holds (PostgreSQL's `integer` and `smallint`
+    /// hold less than 64 bits), which new ids stay within.
+    public let idMaximum: Int64
     /// Whether the id column has SQLite's integer affinity, which turns an id compared
     /// with it into a number: one equality then finds either spelling.
     let idColumnHasIntegerAffinity: Bool
@@ -82,6 +85,7 @@ public struct SQLListReader: Sendable {
         idField: String,
         idIsInteger: Bool,
         idColumnHasIntegerAffinity: Bool = false,
+        idMaximum: Int64 = .max,
         fieldTypes: [String: FieldType],
         keyset: KeysetSQL,
         versionTables: [String],
@@ -102,6 +106,7 @@ public struct SQLListReader: Sendable {
         self.columnTypes = columns.map { fieldTypes[$0] }
         self.idField = idField
         self.idIsInteger = idIsInteger
+        self.idMaximum = idMaximum
         self.fieldTypes = fieldTypes
         self.writeCasts = writeCasts
         self.arrayColumns = arrayColumns

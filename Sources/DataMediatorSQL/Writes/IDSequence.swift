@@ -23,9 +23,11 @@ public struct IDSequence: Sendable, Hashable {
 
     /// A `SELECT` of the largest id the sequence has given or will have given once it is
     /// asked for the next (one less than the next, which it takes), or `known`, when that
-    /// is larger: one less than a new item's id.
-    func largestSQL(or known: String) -> String {
-        "SELECT GREATEST(nextval(\(SQL.literal(name))) - 1, (\(known)))"
+    /// is larger: one less than a new item's id. A sequence at `maximum` (the id column's
+    /// largest value) is not asked: its `nextval` fails.
+    func largestSQL(or known: String, maximum: Int64) -> String {
+        "SELECT GREATEST(CASE WHEN (SELECT last_value FROM \(name)) < \(maximum) "
+            + "THEN nextval(\(SQL.literal(name))) - 1 END, (\(known)))"
     }
 
     /// A read (lateral, one row or none) that moves the sequence to `id` (a SQL term of a

@@ -24,8 +24,8 @@ struct RowStatements: Sendable {
         /// The insert of a row whose integer id the store chooses in the statement
         /// (arguments: the table's name, the fields written, the revision): one more than
         /// the largest id the table holds or had through the service (``IssuedIDs``), or
-        /// the sequence's next value when larger (``IDSequence``); after the largest 64-bit
-        /// integer, the smallest free id above 0. On PostgreSQL with the record of the id
+        /// the sequence's next value when larger (``IDSequence``); after the largest id the
+        /// column holds, the smallest free id above 0. On PostgreSQL with the record of the id
         /// (the table's name once more as the last argument), as ``insertRecordingID``;
         /// SQLite records it in a statement of its own.
         let insertIssuingID: String
@@ -38,6 +38,7 @@ struct RowStatements: Sendable {
     private let casts: [String: String]
     private let forms: [String: String]
     private let sequence: IDSequence?
+    private let idMaximum: Int64
     private let dialect: SQLDialect
     /// The writable fields, in order.
     private let fields: [String]
@@ -48,6 +49,7 @@ struct RowStatements: Sendable {
     ///     (``SQL/placeholder(of:casts:)``).
     ///   - forms: the columns read as text of another type (``KeysetSQL/textForms``).
     ///   - sequence: the sequence the id column draws from (PostgreSQL only).
+    ///   - idMaximum: the largest id an integer id column holds.
     init(
         table: String,
         idField: String,
@@ -57,8 +59,10 @@ struct RowStatements: Sendable {
         casts: [String: String] = [:],
         forms: [String: String] = [:],
         sequence: IDSequence? = nil,
+        idMaximum: Int64 = .max,
         dialect: SQLDialect
     ) {
+        self.idMaximum = idMaximum
         (self.table, self.idField, self.revisionField, self.read) = (table, idField, revisionField, read)
         (self.casts, self.forms, self.sequence, self.dialect, self.fields) = (casts, forms, sequence, dialect, fields)
         let quoted = SQL.quote(table)
@@ -74,6 +78,7 @@ struct RowStatements: Sendable {
             casts: casts,
             forms: forms,
             sequence: sequence,
+            idMaximum: idMaximum,
             dialect: dialect
         )
     }
@@ -93,6 +98,7 @@ struct RowStatements: Sendable {
             casts: casts,
             forms: forms,
             sequence: sequence,
+            idMaximum: idMaximum,
             dialect: dialect
         )
         partial.inserts.withLock { kept in
@@ -166,6 +172,7 @@ extension RowStatements.Inserts {
         casts: [String: String],
         forms: [String: String],
         sequence: IDSequence?,
+        idMaximum: Int64,
         dialect: SQLDialect
     ) {
         let table = SQL.quote(tableName)
@@ -190,14 +197,14 @@ extension RowStatements.Inserts {
             + RowStatements.byID(idField, casts) + ")" + returning
         insertRecordingID = dialect == .postgres ? recording(insert) : nil
         let known = IssuedIDs.largestSQL(of: tableName, idField: idField)
-        let largest = sequence.map { $0.largestSQL(or: known) } ?? known
+        let largest = sequence.map { $0.largestSQL(or: known, maximum: idMaximum) } ?? known
         let greatest = dialect == .postgres ? "GREATEST" : "max"
         let free =
-            "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(Int64.max) "
+            "SELECT MIN(\(id)) + 1 FROM \(table) AS taken WHERE \(id) >= 0 AND \(id) < \(idMaximum) "
             + "AND NOT EXISTS (SELECT 1 FROM \(table) AS next WHERE next.\(id) = taken.\(id) + 1)"
         let newID = """
             (SELECT CASE WHEN known.largest IS NULL THEN 1 \
-            WHEN known.largest < \(Int64.max) THEN \(greatest)(known.largest, 0) + 1 \
+            WHEN known.largest < \(idMaximum) THEN \(greatest)(known.largest, 0) + 1 \
             ELSE COALESCE((\(free)), 1) END FROM (SELECT (\(largest)) AS largest) AS known)
             """
         insertIssuingID = dialect == .postgres ? recording(inserting(id: newID)) : inserting(id: newID)

@@ -11,6 +11,8 @@ public struct SQLItemWriter: ItemWriter {
     let idField: String
     /// Whether ids are whole numbers (an integer id column).
     let idIsInteger: Bool
+    /// The largest id the integer id column holds (the least is one less than its negative).
+    let idMaximum: Int64
     /// Whether ids are uuids (a PostgreSQL uuid id column), taken as ``UUIDText`` spells them.
     let idIsUUID: Bool
     /// Every writable field, in a fixed order (the id and revision excluded).
@@ -46,6 +48,7 @@ public struct SQLItemWriter: ItemWriter {
         self.table = table
         self.idField = list.idField
         self.idIsInteger = idIsInteger
+        self.idMaximum = reader.idMaximum
         self.idIsUUID = reader.keyset.uuidColumns.contains(list.idField)
         let fields = fieldTypes.keys.filter { $0 != list.idField && $0 != revisionField }.sorted()
         self.fields = fields
@@ -64,6 +67,7 @@ public struct SQLItemWriter: ItemWriter {
             casts: reader.writeCasts,
             forms: reader.keyset.textForms,
             sequence: reader.idSequence,
+            idMaximum: reader.idMaximum,
             dialect: reader.dialect
         )
         self.tableWriters = tableWriters
@@ -309,6 +313,15 @@ public struct SQLItemWriter: ItemWriter {
                 .invalidItem,
                 "Ids of this list are whole numbers; '\(id)' is not one.",
                 fieldProblems: [FieldProblem(field: "id", detail: "must be a whole number")]
+            )
+        }
+        guard whole <= idMaximum, whole >= -idMaximum - 1 else {
+            if missing { throw unknown(id) }
+            let range = "from \(-idMaximum - 1) to \(idMaximum)"
+            throw DataMediatorError(
+                .invalidItem,
+                "Ids of this list are whole numbers \(range) (what its id column holds); '\(id)' is not one.",
+                fieldProblems: [FieldProblem(field: "id", detail: "must be a whole number \(range)")]
             )
         }
         return .integer(whole)

@@ -41,6 +41,13 @@ extension PostgresTimeColumnTests {
             body: .object(["data": .object(["at": .string("2026-11-20T00:00:00.123Z")])])
         )
         #expect(Self.field("at", of: patched.cell) == .string("2026-11-20T00:00:00.123000Z"))
+        // A zone given for a time without one is taken: the instant's time in UTC (it was
+        // dropped, 10:00 stored for 10:00+05:00).
+        let zoned = try await adapter.patch(
+            id: id,
+            body: .object(["data": .object(["local": .string("2026-11-21T10:00:00+05:00")])])
+        )
+        #expect(Self.field("local", of: zoned.cell) == .string("2026-11-21T05:00:00"))
 
         let start = try await adapter.currentVersion()
         for (field, text) in [

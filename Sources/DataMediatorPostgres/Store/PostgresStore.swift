@@ -289,6 +289,9 @@ public final class PostgresStore: Sendable {
                     // PostgreSQL casts a double to numeric with 15 significant digits; its
                     // text is the shortest decimal that is the double, every digit kept.
                     case .numeric: writeCasts[column] = "CAST(CAST(? AS text) AS numeric)"
+                    // A `timestamp` drops a zone its text gives: read as a timestamptz
+                    // first, the time is the instant's in UTC, the sessions' zone.
+                    case .timestamp: writeCasts[column] = "CAST(CAST(? AS timestamptz) AS timestamp)"
                     default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
                     }
                 }

@@ -62,18 +62,23 @@ public struct ImportPlan: Sendable {
     /// `given` says (one entry a row, each as ``given(by:)``), with `?` placeholders for the
     /// values given, one row after another. One row names the columns it gives (SQLite has
     /// no `DEFAULT` in `VALUES`); several (PostgreSQL) write `DEFAULT` for each lacking one.
+    /// Each row's revision (the list's revision field, when it has one) is 1, as a
+    /// created item's.
     public func insertSQL(given rows: [[Bool]]) -> String {
+        let into = "INSERT INTO \(SQL.quote(table)) ("
+        let revision = list.revisionField.map { [SQL.quote($0)] } ?? []
+        let first = revision.map { _ in "1" }
         let overriding = sequence?.overriding ?? ""
         if rows.count == 1, let given = rows.first {
             let written = columns.indices.filter { given[$0] }
-            return "INSERT INTO \(SQL.quote(table)) (\(written.map { SQL.quote(columns[$0]) }.joined(separator: ", ")))"
-                + "\(overriding) VALUES (\(written.map { marks[$0] }.joined(separator: ", ")))"
+            return into + (written.map { SQL.quote(columns[$0]) } + revision).joined(separator: ", ")
+                + ")\(overriding) VALUES (\((written.map { marks[$0] } + first).joined(separator: ", ")))"
         }
         let values = rows.map { given in
-            "(" + columns.indices.map { given[$0] ? marks[$0] : "DEFAULT" }.joined(separator: ", ") + ")"
+            "(" + (columns.indices.map { given[$0] ? marks[$0] : "DEFAULT" } + first).joined(separator: ", ") + ")"
         }
-        return "INSERT INTO \(SQL.quote(table)) (\(columns.map(SQL.quote).joined(separator: ", ")))"
-            + "\(overriding) VALUES " + values.joined(separator: ", ")
+        return into + (columns.map(SQL.quote) + revision).joined(separator: ", ") + ")\(overriding) VALUES "
+            + values.joined(separator: ", ")
     }
 
     /// A record's values in ``columns`` order, checked against the list's rules (see

@@ -55,13 +55,18 @@ import Testing
                 _ = try await adapter.replace(id: id == "x4" ? noise() : id, body: .object(["data": .object(data)]))
             }
             #expect(error?.code == .invalidItem, "\(String(describing: error))")
-            // `errors` is there, as every invalid-item answer has it.
+            // `errors` is there, as every invalid-item answer has it, naming the field
+            // when one value is out of its column's range (checked before the statement:
+            // PostgreSQL's "smallint out of range" names none).
             #expect(error?.fieldProblems.isEmpty == false, "\(String(describing: error))")
+            if id == "x1" || id == "x2" {
+                #expect(error?.fieldProblems.map(\.field) == ["small"], "\(String(describing: error))")
+            }
         }
         let patch = await #expect(throws: DataMediatorError.self) {
             _ = try await adapter.patch(id: "kept", body: .object(["data": .object(["small": .integer(70_000)])]))
         }
-        #expect(patch?.code == .invalidItem)
+        #expect(patch?.code == .invalidItem && patch?.fieldProblems.map(\.field) == ["small"])
         #expect(try await adapter.currentVersion() == start)
         guard case .object(let kept) = try await adapter.locate(id: "kept", view: nil).item.data else {
             Issue.record("no item")
@@ -126,9 +131,26 @@ extension PostgresWriteRefusalTests {
             _ = try await importer.run(records, skipBad: false)
         }
         #expect(stopped?.rejection.line == 2)
-        #expect(stopped?.rejection.reason.contains("does not fit its column") == true, "\(String(describing: stopped))")
+        #expect(
+            stopped?.rejection.reason.contains("'small' must be from -32768 to 32767") == true,
+            "\(String(describing: stopped))"
+        )
         let summary = try await importer.run(records, skipBad: true, batch: 10)
         #expect(summary.imported == 2 && summary.rejections.map(\.line) == [2, 3])
+        #expect(summary.rejections.last?.reason.contains("'a' must be at most 3 characters") == true)
+
+        // A write too; blanks past the bound are dropped, as PostgreSQL drops them.
+        let adapter = try await fixture.store.adapter(
+            for: Self.definition(),
+            source: source,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let long = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.patch(id: "r1", body: .object(["data": .object(["a": .string("four")])]))
+        }
+        #expect(long?.fieldProblems.map(\.field) == ["a"], "\(String(describing: long))")
+        let padded = try await adapter.patch(id: "r1", body: .object(["data": .object(["a": .string("ab  ")])]))
+        #expect(padded.cell.data == .object(["a": .string("ab "), "b": .null, "small": .integer(1)]))
         let stored = try await fixture.store.primary.query("SELECT id FROM legacy ORDER BY id")
         var ids: [String] = []
         for try await id in stored.decode(String.self) { ids.append(id) }

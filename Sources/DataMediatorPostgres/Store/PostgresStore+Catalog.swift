@@ -86,6 +86,29 @@ extension PostgresStore {
         }
     }
 
+    /// The rules (``ColumnRule``) of the columns among `types` that hold less than their
+    /// fields' types say: arrays (`arrays`' columns), `smallint` and `integer`, and
+    /// `varchar(n)` and `char(n)` (`modifiers`: their type modifiers, n + 4).
+    static func columnRules(
+        types: [String: PostgresDataType],
+        modifiers: [String: Int32],
+        arrays: [String: String]
+    ) -> [String: ColumnRule] {
+        var rules = arrays.mapValues { _ in ColumnRule.array }
+        for (column, type) in types {
+            switch type {
+            case .int2: rules[column] = .wholeNumbers(Int64(Int16.min)...Int64(Int16.max), type: "smallint")
+            case .int4: rules[column] = .wholeNumbers(Int64(Int32.min)...Int64(Int32.max), type: "integer")
+            case .varchar, .bpchar:
+                guard let modifier = modifiers[column], modifier > 4 else { continue }
+                let name = type == .varchar ? "varchar" : "char"
+                rules[column] = .characters(Int(modifier) - 4, type: "\(name)(\(modifier - 4))")
+            default: continue
+            }
+        }
+        return rules
+    }
+
     /// A database error as one line: PostgreSQL's own message when there is one.
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {

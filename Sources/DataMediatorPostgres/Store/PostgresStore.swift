@@ -328,7 +328,7 @@ public final class PostgresStore: Sendable {
                     versionTables: source.allVersionTables,
                     windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
                     writeCasts: writeCasts,
-                    arrayColumns: Set(arrayForms.write.keys),
+                    columnRules: Self.columnRules(types: types, modifiers: modifiers, arrays: arrayForms.write),
                     idSequence: idSequence
                 )
                 let provider = PostgresDataProvider(store: self, reader: reader)

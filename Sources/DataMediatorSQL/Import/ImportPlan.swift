@@ -18,13 +18,13 @@ public struct ImportPlan: Sendable {
     private let idIsUUID: Bool
     /// The sequence the id column draws from, moved past the imported ids at the end.
     private let sequence: IDSequence?
-    /// The columns that hold arrays (``ArrayFields``).
-    private let arrayColumns: Set<String>
+    /// The rules of the columns that hold less than their fields' types say (``ColumnRule``).
+    private let columnRules: [String: ColumnRule]
 
     /// The plan of an import into `list` over `source`; `casts` names the type each
     /// column's value is cast to (``SQLListReader/writeCasts``), `sequence` the one the id
-    /// column draws from (``SQLListReader/idSequence``), `arrayColumns` those that hold
-    /// arrays (``SQLListReader/arrayColumns``).
+    /// column draws from (``SQLListReader/idSequence``), `columnRules` the rules of its
+    /// columns (``SQLListReader/columnRules``).
     ///
     /// - Throws: `StoreError` when the list is over a query.
     public init(
@@ -32,7 +32,7 @@ public struct ImportPlan: Sendable {
         source: StoreSource,
         casts: [String: String] = [:],
         sequence: IDSequence? = nil,
-        arrayColumns: Set<String> = []
+        columnRules: [String: ColumnRule] = [:]
     ) throws {
         guard case .table(let table) = source.kind else {
             throw StoreError(list: list.name, "is over a query; import into a list over a table")
@@ -42,7 +42,7 @@ public struct ImportPlan: Sendable {
         self.fieldTypes = source.fieldTypes
         self.idIsUUID = casts[list.idField] == "uuid"
         self.sequence = sequence
-        self.arrayColumns = arrayColumns
+        self.columnRules = columnRules
         let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
         self.columns = [list.idField] + declared
         self.marks = columns.map { SQL.placeholder(of: $0, casts: casts) }
@@ -96,7 +96,7 @@ public struct ImportPlan: Sendable {
         if idIsUUID, case .string(let id)? = values.first, !UUIDText.isCanonical(id) {
             throw UUIDText.refusal(ofID: id, field: list.idField)
         }
-        try ArrayFields.check(record.fields, columns: arrayColumns)
+        try ColumnRule.check(record.fields, rules: columnRules)
         return values
     }
 }

@@ -26,7 +26,7 @@ public struct SQLImporter: Sendable {
             source: source,
             casts: reader.writeCasts,
             sequence: reader.idSequence,
-            arrayColumns: reader.arrayColumns
+            columnRules: reader.columnRules
         )
     }
 

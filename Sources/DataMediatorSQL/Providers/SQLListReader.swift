@@ -41,8 +41,9 @@ public struct SQLListReader: Sendable {
     /// The type a written value is cast to, by column (``SQL/placeholder(of:casts:)``):
     /// PostgreSQL's `json` and `jsonb` columns; none on SQLite.
     public let writeCasts: [String: String]
-    /// The columns that hold arrays (``ArrayFields``): PostgreSQL's; none on SQLite.
-    public let arrayColumns: Set<String>
+    /// The rules of the columns that hold less than their fields' types say
+    /// (``ColumnRule``): PostgreSQL's arrays, narrow integers and bounded text; none on SQLite.
+    public let columnRules: [String: ColumnRule]
     /// The sequence the id column draws from (PostgreSQL's `serial` and identity columns),
     /// which writes take new ids from and move past the ids they write.
     public let idSequence: IDSequence?
@@ -91,7 +92,7 @@ public struct SQLListReader: Sendable {
         versionTables: [String],
         windows: WindowQueries,
         writeCasts: [String: String] = [:],
-        arrayColumns: Set<String> = [],
+        columnRules: [String: ColumnRule] = [:],
         idSequence: IDSequence? = nil
     ) {
         self.listName = listName
@@ -109,7 +110,7 @@ public struct SQLListReader: Sendable {
         self.idMaximum = idMaximum
         self.fieldTypes = fieldTypes
         self.writeCasts = writeCasts
-        self.arrayColumns = arrayColumns
+        self.columnRules = columnRules
         self.idSequence = idSequence
         self.keyset = keyset
         self.versionTables = versionTables

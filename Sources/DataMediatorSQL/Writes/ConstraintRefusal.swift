@@ -45,14 +45,14 @@ public enum ConstraintRefusal {
         )
     }
 
-    /// The one field of `values` whose value (a string, a number, or one of an array's
-    /// elements, as text) `message` quotes in double quotes; nil when none or several do.
+    /// The one field of `values` whose value (a string, a number, a boolean, or one of an
+    /// array's elements, as text) `message` quotes in double quotes; nil when none or several do.
     public static func field(quotedIn message: String, among values: [String: JSONValue]) -> String? {
         func quoted(_ value: JSONValue) -> Bool {
             switch value {
-            case .string, .integer, .number: return message.contains("\"\(value.idString)\"")
+            case .string, .integer, .number, .bool: return message.contains("\"\(value.idString)\"")
             case .array(let elements): return elements.contains(where: quoted)
-            case .null, .bool, .object: return false
+            case .null, .object: return false
             }
         }
         let fields = values.filter { quoted($0.value) }.map(\.key)

@@ -22,8 +22,8 @@ public struct SQLItemWriter: ItemWriter {
     /// writable field), and how each column is shown.
     let layout: ItemLayout
     let columnTypes: [FieldType?]
-    /// The columns that hold arrays (``ArrayFields``).
-    let arrayColumns: Set<String>
+    /// The rules of the columns that hold less than their fields' types say (``ColumnRule``).
+    let columnRules: [String: ColumnRule]
     let statements: RowStatements
     /// Deletes expired idempotency keys at most once a minute.
     let purge = Throttle(every: .seconds(60))
@@ -57,7 +57,7 @@ public struct SQLItemWriter: ItemWriter {
         let read = columns + fields.filter { !columns.contains($0) }
         self.layout = ItemLayout(read)
         self.columnTypes = read.map { fieldTypes[$0] }
-        self.arrayColumns = reader.arrayColumns
+        self.columnRules = reader.columnRules
         self.statements = RowStatements(
             table: table,
             idField: list.idField,
@@ -90,7 +90,7 @@ public struct SQLItemWriter: ItemWriter {
         precondition: VersionPrecondition?
     ) async throws -> WriteResult {
         let key = try id.map { (id) throws(DataMediatorError) in try storedID(id) }
-        try ArrayFields.check(values, columns: arrayColumns)
+        try ColumnRule.check(values, rules: columnRules)
         return try await committed(writing: values) { session in
             let stampBefore = try await lock(session)
             if let idempotency, let earlier = try await replay(idempotency, session) {
@@ -117,7 +117,7 @@ public struct SQLItemWriter: ItemWriter {
         precondition: WritePrecondition?
     ) async throws -> WriteResult {
         let key = try storedID(id)
-        try ArrayFields.check(values, columns: arrayColumns)
+        try ColumnRule.check(values, rules: columnRules)
         return try await committed(writing: values) { session in
             let stampBefore = try await lock(session)
             let old = try await current(key, session)
@@ -161,7 +161,7 @@ public struct SQLItemWriter: ItemWriter {
             // array of two dimensions) stays as it is.
             let named = patch.objectValue ?? [:]
             let written = fields.filter { named[$0] != nil }
-            try ArrayFields.check(named, columns: arrayColumns)
+            try ColumnRule.check(named, rules: columnRules)
             return try await record(old: old, stampBefore: stampBefore, session) {
                 try await updateRow(key: key, values: merged, writing: written, session)
             }

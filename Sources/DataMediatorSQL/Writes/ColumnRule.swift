@@ -1,0 +1,58 @@
+import DataMediator
+
+/// What a column of the store holds that its field's declared type does not say, checked
+/// before a write's statement so that the refusal (`invalidItem`, 422) names the field
+/// and says what it must be: the database's own error names neither (PostgreSQL's
+/// "smallint out of range", "value too long for type character varying(10)", "cannot call
+/// json_array_elements_text on a scalar").
+public enum ColumnRule: Sendable, Hashable {
+    /// An array (PostgreSQL's `text[]`, `bigint[]`, ...), shown as a JSON array: a value
+    /// is a JSON array of strings, numbers, booleans and nulls, or null.
+    case array
+    /// Whole numbers of a column narrower than 64 bits (`smallint`, `integer`), named.
+    case wholeNumbers(ClosedRange<Int64>, type: String)
+    /// Text of at most this many characters (`varchar(n)`, `char(n)`: blanks past them are
+    /// dropped, as PostgreSQL drops them), the type named.
+    case characters(Int, type: String)
+
+    /// The refusal of the first of `values` (by field name) whose column has a rule in
+    /// `rules` and whose value breaks it.
+    public static func check(_ values: [String: JSONValue], rules: [String: ColumnRule]) throws(DataMediatorError) {
+        guard !rules.isEmpty else { return }
+        for (field, value) in values.sorted(by: { $0.key < $1.key }) {
+            if let problem = rules[field]?.problem(of: value) {
+                throw DataMediatorError(
+                    .invalidItem,
+                    "The field '\(field)' \(problem).",
+                    fieldProblems: [FieldProblem(field: field, detail: problem)]
+                )
+            }
+        }
+    }
+
+    /// Why `value` breaks the rule, nil when it does not.
+    func problem(of value: JSONValue) -> String? {
+        switch (self, value) {
+        case (_, .null): return nil
+        case (.array, .array(let elements)):
+            let nested = elements.contains {
+                switch $0 {
+                case .array, .object: return true
+                default: return false
+                }
+            }
+            guard nested else { return nil }
+            return "must hold strings, numbers, booleans or nulls (its column is an array of one dimension)"
+        case (.array, _): return "must be a JSON array or null (its column is an array)"
+        case (.wholeNumbers(let range, let type), .integer(let whole)):
+            guard !range.contains(whole) else { return nil }
+            return "must be from \(range.lowerBound) to \(range.upperBound) (its column is \(type))"
+        case (.characters(let most, let type), .string(let text)):
+            var kept = Substring(text)
+            while kept.last == " " { kept.removeLast() }
+            guard kept.unicodeScalars.count > most else { return nil }
+            return "must be at most \(most) characters (its column is \(type))"
+        default: return nil
+        }
+    }
+}

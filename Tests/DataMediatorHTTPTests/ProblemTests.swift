@@ -69,10 +69,10 @@ import Testing
                 let detail = try HTTPTestSupport.json(refused)["detail"] as? String ?? ""
                 #expect(detail.contains("'view'"), "\(detail)")
             }
-            // Names that begin with `_` (cache busters) are ignored, even when repeated; values
-            // are percent-decoded.
+            // Names that begin with `_` (cache busters) are ignored, even when repeated or
+            // when their value is not valid percent-encoded UTF-8; values are percent-decoded.
             let page = try await client.execute(
-                uri: "/lists/sample/items?_=1&_=2&_t=x&view=by%5Fday&limit=%32",
+                uri: "/lists/sample/items?_=1&_=2&_t=x&_b=%ff&view=by%5Fday&limit=%32",
                 method: .get
             )
             #expect(page.status == .ok)

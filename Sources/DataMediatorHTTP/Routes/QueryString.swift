@@ -10,7 +10,8 @@ import DataMediator
 /// written; Foundation's `URLComponents` does not read `+` either.
 enum QueryString {
     /// The query's name and value pairs in order; empty pairs (`a=1&&b=2`) are skipped and a
-    /// pair without `=` has an empty value.
+    /// pair without `=` has an empty value. A pair whose name begins with `_` is left out
+    /// unread (API.md: such names are cache busters, ignored, whatever their value holds).
     ///
     /// - Throws: `bad-request` when a name or value is not valid percent-encoded UTF-8.
     static func pairs(of query: String?) throws -> [(name: String, value: String)] {
@@ -19,6 +20,7 @@ enum QueryString {
         for piece in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = piece.firstIndex(of: UInt8(ascii: "="))
             let rawName = piece[..<(equals ?? piece.endIndex)]
+            if rawName.first == UInt8(ascii: "_") { continue }
             let rawValue = equals.map { piece[piece.index(after: $0)...] } ?? piece[piece.endIndex...]
             guard let name = decode(rawName) else {
                 throw DataMediatorError(.badRequest, "A query parameter's name is not valid percent-encoded UTF-8.")

@@ -108,7 +108,7 @@ public func buildRouter(
             identity: identity
         )
     )
-    let scope = ScopeAccess(verify: configuration.claims)
+    let scope = ScopeAccess(verify: configuration.claims, operators: BearerAccess(tokens: configuration.writeTokens))
     ListRoutes(registry: registry, scope: scope).register(on: router)
     ChangeRoutes(registry: registry, scope: scope, events: configuration.events, identity: identity).register(
         on: router

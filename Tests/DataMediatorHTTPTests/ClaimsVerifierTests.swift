@@ -100,7 +100,7 @@ import Testing
 
     @Test(arguments: ["Bearer ", "Bearer abc", "Bearer a.b.c", "Bearer e30.e30", "Bearer !!.??.##"])
     func aMalformedTokenIsRefused(authorization: String) async throws {
-        await expectRefusal(try await verifier(), authorization, "not a well-formed JWT")
+        await expectRefusal(try await verifier(), authorization, "nor a well-formed JWT")
     }
 
     /// A registered claim of the wrong type is named, not called a malformed token.

@@ -22,9 +22,12 @@ extension ListAdapter {
         return try await changes(of: view, since: since, limit: limit)
     }
 
-    /// What changed in `view` after version `since`: at most `limit` changes.
+    /// What changed in `view` after version `since`: at most `limit` changes. A scoped
+    /// list's changes are logged per caller's slice; its whole view (an operator's read)
+    /// answers one `reload` when the list moved past `since`, as a list without a log does.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeSet {
-        guard let changeLog else {
+        let wholeOfScoped = definition.scope.map { view.slice[$0.field] == nil } ?? false
+        guard let changeLog, !wholeOfScoped else {
             let version = try await currentVersion()
             try DataMediatorError.checkHistory(since: since, floor: 0, version: version)
             let entries =

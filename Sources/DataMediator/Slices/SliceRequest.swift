@@ -6,11 +6,15 @@ public struct SliceRequest: Sendable, Hashable {
     public let parameters: [String: [String]]
     /// The claims of the caller's verified token; nil when none was sent.
     public let claims: [String: JSONValue]?
+    /// Whether the caller reads every slice of a scoped list (an operator's token): the
+    /// scope selects none then.
+    public let wholeScope: Bool
 
     /// A request's slice.
-    public init(parameters: [String: [String]] = [:], claims: [String: JSONValue]? = nil) {
+    public init(parameters: [String: [String]] = [:], claims: [String: JSONValue]? = nil, wholeScope: Bool = false) {
         self.parameters = parameters
         self.claims = claims
+        self.wholeScope = wholeScope
     }
 
     /// No parameters and no token: the whole of an unscoped view.
@@ -43,7 +47,7 @@ extension ListDefinition {
             }
             values[parameter.field] = try parameter.value(of: text)
         }
-        if let scope { values[scope.field] = try scopeValue(request.claims) }
+        if let scope, !request.wholeScope { values[scope.field] = try scopeValue(request.claims) }
         return view.sliced(values)
     }
 

@@ -84,8 +84,8 @@ public struct ClaimsVerifier: Sendable {
         }
         let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
         let malformed = Self.refusal(
-            "The bearer token is not a well-formed JWT (header.claims.signature, base64url); "
-                + "a static write token does not read scoped lists."
+            "The bearer token is neither a configured write token nor a well-formed JWT "
+                + "(header.claims.signature, base64url)."
         )
         // RFC 7515 §2: base64url here is written without padding; a padded part is
         // another spelling of the same token.

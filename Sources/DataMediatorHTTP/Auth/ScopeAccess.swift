@@ -7,6 +7,18 @@ struct ScopeAccess: Sendable {
     /// Verifies an `Authorization` header's JWT and answers its claims; nil when no key is
     /// configured, so scoped lists answer `401` to everyone.
     let verify: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
+    /// The configured write tokens: an operator's, which reads a scoped list whole (API.md:
+    /// "the configured static write tokens keep full access").
+    let operators: BearerAccess
+
+    /// Who reads `adapter`'s list: the caller's claims when it is scoped (``claims(for:_:)``),
+    /// or the whole of it for a request with a configured write token.
+    ///
+    /// - Throws: as ``claims(for:_:)``.
+    func caller(for adapter: ListAdapter, _ request: Request) async throws -> ScopeCaller {
+        if adapter.definition.scope != nil, operators.accepts(request) { return ScopeCaller(claims: nil, whole: true) }
+        return ScopeCaller(claims: try await claims(for: adapter, request), whole: false)
+    }
 
     /// The caller's claims when `adapter`'s list is scoped; nil for other lists.
     ///
@@ -24,4 +36,11 @@ struct ScopeAccess: Sendable {
         }
         return try await verify(request.headers[.authorization])
     }
+}
+
+/// Who reads a list: the claims of the caller's verified token (nil when the list is not
+/// scoped), or `whole`, an operator who reads every slice of a scoped list.
+struct ScopeCaller: Sendable {
+    let claims: [String: JSONValue]?
+    let whole: Bool
 }

@@ -70,7 +70,7 @@ struct ChangeRoutes: Sendable {
         router.get("/lists/:list/changes") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view, .since, .limit])
-            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            let slice = try query.slice(of: adapter, caller: try await scope.caller(for: adapter, request))
             let changes = try await adapter.changes(
                 view: query.view,
                 since: query.since,
@@ -89,8 +89,8 @@ struct ChangeRoutes: Sendable {
         router.get("/lists/:list/events") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view, .since])
-            let claims = try await scope.claims(for: adapter, request)
-            let slice = try query.slice(of: adapter, claims: claims)
+            let caller = try await scope.caller(for: adapter, request)
+            let slice = try query.slice(of: adapter, caller: caller)
             let view = try adapter.definition.view(named: query.view, slice: slice)
             let start: Int64
             if let resumed = try Self.resumption(request, query) {
@@ -104,7 +104,7 @@ struct ChangeRoutes: Sendable {
                 start: start,
                 settings: events,
                 closed: (context as? any ConnectionRequestContext)?.connectionClosed,
-                ends: Self.expiry(of: claims)
+                ends: Self.expiry(of: caller.claims)
             )
             let (open, hold) = try await takeShares(request, context)
             return Response(
@@ -128,7 +128,7 @@ struct ChangeRoutes: Sendable {
         router.head("/lists/:list/events") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view, .since])
-            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            let slice = try query.slice(of: adapter, caller: try await scope.caller(for: adapter, request))
             _ = try adapter.definition.view(named: query.view, slice: slice)
             _ = try Self.resumption(request, query)
             // As its GET would be answered now: a 503 when no stream could open (the shares

@@ -10,7 +10,7 @@ struct ListQuery {
     let around: String?
     let since: String?
     /// The route's own names, and every other query parameter by name, raw (the view's
-    /// parameters, checked by ``slice(of:claims:)``).
+    /// parameters, checked by ``slice(of:caller:)``).
     private let allowed: [Name]
     private let others: [String: [String]]
 
@@ -67,11 +67,12 @@ struct ListQuery {
     }
 
     /// The slice the request selects in `adapter`'s view: the view's parameters from the
-    /// query, and the caller's claims when the list is scoped.
+    /// query, and the caller's claims when the list is scoped (none for an operator, who
+    /// reads it whole).
     ///
     /// - Throws: `unknown-parameter` for a query parameter that neither the route nor the
     ///   view takes (names that begin with `_` are ignored: cache busters); `unknownView`.
-    func slice(of adapter: ListAdapter, claims: [String: JSONValue]?) throws -> SliceRequest {
+    func slice(of adapter: ListAdapter, caller: ScopeCaller) throws -> SliceRequest {
         let view = try adapter.definition.view(named: view)
         let parameters = view.parameters.map(\.name)
         let unknown = others.keys.filter { !$0.hasPrefix("_") && !parameters.contains($0) }.sorted()
@@ -82,7 +83,11 @@ struct ListQuery {
                 "This route takes no parameter '\(name)'; it takes \(taken)."
             )
         }
-        return SliceRequest(parameters: others.filter { parameters.contains($0.key) }, claims: claims)
+        return SliceRequest(
+            parameters: others.filter { parameters.contains($0.key) },
+            claims: caller.claims,
+            wholeScope: caller.whole
+        )
     }
 
     /// The view's parameters as given, in the view's order, for links that continue.

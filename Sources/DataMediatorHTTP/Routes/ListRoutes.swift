@@ -52,7 +52,7 @@ struct ListRoutes: Sendable {
         router.get("/lists/:list/sections") { request, context in
             let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
             let query = try ListQuery(request, allowed: [.view])
-            let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+            let slice = try query.slice(of: adapter, caller: try await scope.caller(for: adapter, request))
             let view = try adapter.definition.view(named: query.view, slice: slice)
             let answer = sectionAnswers.answer(
                 for: adapter.definition.name + "/" + view.binding,
@@ -84,7 +84,7 @@ struct ListRoutes: Sendable {
     ) async throws -> Response {
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         let query = try ListQuery(request, allowed: [.view])
-        let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+        let slice = try query.slice(of: adapter, caller: try await scope.caller(for: adapter, request))
         let location = try await adapter.locate(id: id, view: query.view, slice: slice)
         return try JSONResponse.make(location.json(), for: request)
     }
@@ -94,7 +94,7 @@ struct ListRoutes: Sendable {
         if let id = try ListQuery.itemID(request) { return try await item(id, request, context: context) }
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         let query = try ListQuery(request, allowed: [.view, .limit, .cursor, .around])
-        let slice = try query.slice(of: adapter, claims: try await scope.claims(for: adapter, request))
+        let slice = try query.slice(of: adapter, caller: try await scope.caller(for: adapter, request))
         let start = ContinuousClock.now
         let page = try await adapter.page(
             view: query.view,

@@ -1,0 +1,69 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import DataMediatorHTTP
+
+/// A configured write token reads a scoped list whole, every caller's slice (API.md: "the
+/// configured static write tokens keep full access (operators, imports)"); it was `401`,
+/// as a token that is no JWT. Its cursors are the whole list's: a caller's are refused
+/// with it, and its own are refused to a caller.
+@Suite struct ScopedListOperatorTests {
+    @Test func aWriteTokenReadsEveryCallersSlice() async throws {
+        let fixture = try ScopedListTests.Fixture()
+        try await fixture.run { client in
+            let ana = try await ScopedListTests.headers("ana")
+            let bo = try await ScopedListTests.headers("bo")
+            for (headers, title) in [(ana, "a1"), (bo, "b1"), (ana, "a2")] {
+                let created = try await client.execute(
+                    uri: "/lists/mine/items",
+                    method: .post,
+                    headers: headers,
+                    body: ByteBuffer(string: #"{"id": "\#(title)", "data": {"title": "\#(title)"}}"#)
+                )
+                #expect(created.status == .created)
+            }
+            let operatorToken: HTTPFields = [.authorization: "Bearer \(ScopedListTests.writeToken)"]
+            func get(_ uri: String, _ headers: HTTPFields = operatorToken) async throws -> TestResponse {
+                try await client.execute(uri: uri, method: .get, headers: headers)
+            }
+            #expect(try ScopedListTests.ids(try await get("/lists/mine/items")) == ["a1", "a2", "b1"])
+            // Walked a page at a time.
+            var walked: [String] = []
+            var uri: String? = "/lists/mine/items?limit=1"
+            while let next = uri {
+                let page = try await get(next)
+                #expect(page.status == .ok)
+                walked += try ScopedListTests.ids(page)
+                uri = try Page.decode(Array(page.body.readableBytesView)).next.map {
+                    "/lists/mine/items?limit=1&cursor=\($0)"
+                }
+            }
+            #expect(walked == ["a1", "a2", "b1"])
+            #expect(try await get("/lists/mine/items/b1").status == .ok)
+            #expect(try HTTPTestSupport.json(try await get("/lists/mine/sections"))["total"] as? Int == 3)
+            // Changes are logged per caller's slice: the whole list's feed says reload.
+            let changes = try HTTPTestSupport.json(try await get("/lists/mine/changes?since=0"))
+            let entries = changes["changes"] as? [[String: Any]] ?? []
+            #expect(entries.count == 1 && entries.first?["op"] as? String == "reload", "\(entries)")
+            let none = try HTTPTestSupport.json(try await get("/lists/mine/changes?since=\(changes["version"] ?? "")"))
+            #expect((none["changes"] as? [[String: Any]])?.isEmpty == true)
+
+            // A caller's cursor is not the whole list's, nor the other way round.
+            let anaNext = try #require(
+                try Page.decode(Array(try await get("/lists/mine/items?limit=1", ana).body.readableBytesView)).next
+            )
+            let operatorNext = try #require(
+                try Page.decode(Array(try await get("/lists/mine/items?limit=1").body.readableBytesView)).next
+            )
+            #expect(try await get("/lists/mine/items?cursor=\(anaNext)").status == .badRequest)
+            #expect(try await get("/lists/mine/items?cursor=\(operatorNext)", ana).status == .badRequest)
+            // Callers still read their own slice only.
+            #expect(try ScopedListTests.ids(try await get("/lists/mine/items", bo)) == ["b1"])
+        }
+    }
+}

@@ -18,15 +18,7 @@ import Testing
         try await fixture.run { client in
             let ana = try await ScopedListTests.headers("ana")
             let bo = try await ScopedListTests.headers("bo")
-            for (headers, title) in [(ana, "a1"), (bo, "b1"), (ana, "a2")] {
-                let created = try await client.execute(
-                    uri: "/lists/mine/items",
-                    method: .post,
-                    headers: headers,
-                    body: ByteBuffer(string: #"{"id": "\#(title)", "data": {"title": "\#(title)"}}"#)
-                )
-                #expect(created.status == .created)
-            }
+            try await ScopedListTests.create([(ana, "a1"), (bo, "b1"), (ana, "a2")], client)
             let operatorToken: HTTPFields = [.authorization: "Bearer \(ScopedListTests.writeToken)"]
             func get(_ uri: String, _ headers: HTTPFields = operatorToken) async throws -> TestResponse {
                 try await client.execute(uri: uri, method: .get, headers: headers)

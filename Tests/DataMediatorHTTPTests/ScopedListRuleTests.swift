@@ -37,15 +37,7 @@ extension ScopedListTests {
         try await fixture.run { client in
             let ana = try await Self.headers("ana")
             let bo = try await Self.headers("bo")
-            for (headers, id) in [(ana, "a1"), (bo, "b1")] {
-                let created = try await client.execute(
-                    uri: "/lists/mine/items",
-                    method: .post,
-                    headers: headers,
-                    body: ByteBuffer(string: #"{"id": "\#(id)", "data": {"title": "\#(id)"}}"#)
-                )
-                #expect(created.status == .created)
-            }
+            try await Self.create([(ana, "a1"), (bo, "b1")], client)
             let before = try await client.execute(uri: "/lists/notes/items", method: .get)
             let forged: [(HTTPRequest.Method, String, String)] = [
                 (.post, "/lists/mine/items", #"{"id": "b2", "data": {"title": "b2", "owner": "ana"}}"#),

@@ -97,6 +97,19 @@ import Testing
         return [.authorization: "Bearer \(token)", .contentType: "application/json"]
     }
 
+    /// Creates in `mine`, for each (caller's headers, id), an item of that id and title.
+    static func create(_ items: [(HTTPFields, String)], _ client: any TestClientProtocol) async throws {
+        for (headers, id) in items {
+            let created = try await client.execute(
+                uri: "/lists/mine/items",
+                method: .post,
+                headers: headers,
+                body: ByteBuffer(string: #"{"id": "\#(id)", "data": {"title": "\#(id)"}}"#)
+            )
+            #expect(created.status == .created)
+        }
+    }
+
     static func ids(_ response: TestResponse) throws -> [String] {
         let page = try Page.decode(Array(response.body.readableBytesView))
         return page.sections.filter { $0.kind == .items }.flatMap(\.items).map(\.id)

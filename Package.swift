@@ -52,7 +52,11 @@ let package = Package(
         ),
         .target(
             name: "DataMediatorSQLite",
-            dependencies: ["DataMediator", "DataMediatorSQL", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "DataMediator", "DataMediatorSQL", .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's own API, for what GRDB does not tell: a column's collation.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

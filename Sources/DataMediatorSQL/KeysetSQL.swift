@@ -22,6 +22,11 @@ public struct KeysetSQL: Sendable {
     /// hold. The values they are compared with arrive as text (ids, cursors' values,
     /// parameters, claims), and the text's order is the values' own.
     public let textForms: [String: String]
+    /// SQLite columns that declare a collation other than `BINARY` (`NOCASE`, `RTRIM`),
+    /// compared, ordered, grouped and indexed `COLLATE BINARY`, bytewise as the core
+    /// compares: in their own collation `'a'` and `'A'` are one value to SQLite and two to
+    /// a cursor.
+    public let collatedColumns: Set<String>
 
     /// Creates a builder; `textForms` names the columns read as text of another type
     /// (each `uuidColumns` one is read as its cast to text).
@@ -30,9 +35,11 @@ public struct KeysetSQL: Sendable {
         notNullColumns: Set<String>,
         textColumns: Set<String> = [],
         uuidColumns: Set<String> = [],
-        textForms: [String: String] = [:]
+        textForms: [String: String] = [:],
+        collatedColumns: Set<String> = []
     ) {
         self.dialect = dialect
+        self.collatedColumns = dialect == .sqlite ? collatedColumns : []
         self.notNullColumns = notNullColumns
         self.textColumns = textColumns
         self.uuidColumns = uuidColumns
@@ -43,9 +50,12 @@ public struct KeysetSQL: Sendable {
 
     /// The column as it is compared and ordered: quoted, and in the `"C"` collation for
     /// PostgreSQL text; a column read as text of another type (``textForms``) as that text
-    /// in that collation.
+    /// in that collation; a SQLite column of another collation (``collatedColumns``) in
+    /// `BINARY`.
     public func column(_ field: String) -> String {
-        guard dialect == .postgres else { return SQL.quote(field) }
+        guard dialect == .postgres else {
+            return collatedColumns.contains(field) ? SQL.quote(field) + " COLLATE BINARY" : SQL.quote(field)
+        }
         if let form = textForms[field] { return "(\(form)) COLLATE \"C\"" }
         guard textColumns.contains(field) else { return SQL.quote(field) }
         return SQL.quote(field) + " COLLATE \"C\""
@@ -180,8 +190,11 @@ public struct KeysetSQL: Sendable {
     /// `NOT NULL` and all share one direction, the views whose windows are one range.
     public func rowValueRange(in view: View, inclusive: Bool, beyond position: String) -> String? {
         let keys = view.sort
+        // SQLite seeks no index for a row value that holds a COLLATE (it scans): those
+        // views take one range per key.
         guard let direction = keys.first?.order,
-            keys.allSatisfy({ $0.order == direction && notNullColumns.contains($0.field) })
+            keys.allSatisfy({ $0.order == direction && notNullColumns.contains($0.field) }),
+            !keys.contains(where: { collatedColumns.contains($0.field) })
         else { return nil }
         let columns = keys.map { column($0.field) }.joined(separator: ", ")
         let comparison = (direction == .ascending ? ">" : "<") + (inclusive ? "=" : "")

@@ -94,10 +94,11 @@ public final class SQLiteStore: Sendable {
     public func provider(for list: ListDefinition, source: StoreSource) throws -> SQLiteDataProvider {
         let schema = TableSchema(list: list, source: source, dialect: .sqlite)
         do {
-            let (notNull, idIsIntegerColumn) = try database.write { db in
+            let (notNull, idIsIntegerColumn, collated) = try database.write { db in
                 let available: [String]
                 var notNull: Set<String> = []
                 var idIsIntegerColumn = false
+                var collated: Set<String> = []
                 try schema.checkVersionTables { try db.tableExists($0) }
                 switch source.kind {
                 case .table(let table):
@@ -119,6 +120,8 @@ public final class SQLiteStore: Sendable {
                     if let primaryKey = try? db.primaryKey(table), primaryKey.columns == [list.idField] {
                         notNull.insert(list.idField)
                     }
+                    try SQLiteCatalog.checkUniqueID(list, table: table, db)
+                    collated = try SQLiteCatalog.collatedColumns(of: table, among: available, db)
                 case .query(let query):
                     let statement: Statement
                     do {
@@ -132,16 +135,16 @@ public final class SQLiteStore: Sendable {
                     available = statement.columnNames
                 }
                 try schema.checkColumns(available)
-                for statement in schema.prepareStatements(keyset: KeysetSQL(notNullColumns: notNull), indexes: indexes)
-                {
+                let keyset = KeysetSQL(notNullColumns: notNull, collatedColumns: collated)
+                for statement in schema.prepareStatements(keyset: keyset, indexes: indexes) {
                     try db.execute(
                         sql: statement.sql,
                         arguments: StatementArguments(values: statement.arguments.map(\.databaseValue))
                     )
                 }
-                return (notNull, idIsIntegerColumn)
+                return (notNull, idIsIntegerColumn, collated)
             }
-            let keyset = KeysetSQL(notNullColumns: notNull)
+            let keyset = KeysetSQL(notNullColumns: notNull, collatedColumns: collated)
             let reader = SQLListReader(
                 list: list.name,
                 transactions: transactions,

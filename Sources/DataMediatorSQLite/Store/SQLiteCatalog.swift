@@ -1,0 +1,39 @@
+import DataMediator
+import DataMediatorSQL
+import GRDB
+import GRDBSQLite
+
+/// What the store reads of a table another program made, beyond what GRDB tells: the
+/// collation each column declares, and whether the list's id is unique in it.
+enum SQLiteCatalog {
+    /// The columns of `table` among `columns` that declare a collation other than SQLite's
+    /// bytewise `BINARY` (`COLLATE NOCASE`, `RTRIM`): compared as they are, they order and
+    /// group text otherwise than the service does.
+    static func collatedColumns(of table: String, among columns: [String], _ db: Database) throws -> Set<String> {
+        var collated: Set<String> = []
+        for column in columns {
+            var collation: UnsafePointer<CChar>?
+            let code = sqlite3_table_column_metadata(
+                db.sqliteConnection, "main", table, column, nil, &collation, nil, nil, nil
+            )
+            guard code == SQLITE_OK, let collation else { continue }
+            if String(cString: collation).uppercased() != "BINARY" { collated.insert(column) }
+        }
+        return collated
+    }
+
+    /// Refuses a table whose id column is not unique (neither its primary key nor a unique
+    /// index on it alone): its items would repeat in every walk, and an id would name
+    /// several. A view is not checked: it has no keys to tell.
+    ///
+    /// - Throws: `StoreError` naming the column and the way out.
+    static func checkUniqueID(_ list: ListDefinition, table: String, _ db: Database) throws {
+        guard try db.tableExists(table), try !db.table(table, hasUniqueKey: [list.idField]) else { return }
+        throw StoreError(
+            list: list.name,
+            "its id column '\(list.idField)' is not unique in table '\(table)' (neither its primary key nor "
+                + "a unique index on it alone): declare a unique column as the id, or add "
+                + "CREATE UNIQUE INDEX \(table)_\(list.idField) ON \(table) (\(list.idField))"
+        )
+    }
+}

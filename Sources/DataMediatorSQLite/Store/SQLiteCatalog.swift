@@ -14,7 +14,15 @@ enum SQLiteCatalog {
         for column in columns {
             var collation: UnsafePointer<CChar>?
             let code = sqlite3_table_column_metadata(
-                db.sqliteConnection, "main", table, column, nil, &collation, nil, nil, nil
+                db.sqliteConnection,
+                "main",
+                table,
+                column,
+                nil,
+                &collation,
+                nil,
+                nil,
+                nil
             )
             guard code == SQLITE_OK, let collation else { continue }
             if String(cString: collation).uppercased() != "BINARY" { collated.insert(column) }

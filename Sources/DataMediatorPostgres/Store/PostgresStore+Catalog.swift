@@ -76,6 +76,38 @@ extension PostgresStore {
         return nil
     }
 
+    /// Refuses a table whose id column is not unique (no unique index or constraint on it
+    /// alone, partial ones aside): its items would repeat in every walk, and an id would
+    /// name several. A view is not checked: it has no keys to tell.
+    ///
+    /// - Throws: `StoreError` naming the column and the way out.
+    static func checkUniqueID(
+        _ list: ListDefinition,
+        table: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let column = list.idField
+        let rows = try await connection.query(
+            """
+            SELECT c.relkind IN ('r', 'p'), EXISTS (SELECT 1 FROM pg_index AS i
+                JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+                WHERE i.indrelid = c.oid AND i.indisunique AND i.indnkeyatts = 1 AND i.indpred IS NULL
+                AND a.attname = \(column))
+            FROM pg_class AS c WHERE c.oid = to_regclass(\(SQL.quote(table)))
+            """,
+            logger: logger
+        )
+        for try await (isTable, isUnique) in rows.decode((Bool, Bool).self) where isTable && !isUnique {
+            throw StoreError(
+                list: list.name,
+                "its id column '\(column)' is not unique in table '\(table)' (no primary key or unique index "
+                    + "on it alone): declare a unique column as the id, or add a unique index on it "
+                    + "(CREATE UNIQUE INDEX ON \(SQL.quote(table)) (\(SQL.quote(column))))"
+            )
+        }
+    }
+
     /// The largest whole number a column of `type` holds: an id column's (a `smallint`'s
     /// and an `integer`'s are less than 64 bits').
     static func largestValue(of type: PostgresDataType?) -> Int64 {

@@ -222,6 +222,7 @@ public final class PostgresStore: Sendable {
                     {
                         try await session.execute(statement, [])
                     }
+                    try await Self.checkUniqueID(list, table: table, connection, logger: self.logger)
                     notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
                     modifiers = try await Self.typeModifiers(of: table, connection, logger: self.logger)
                     idSequence = try await Self.idSequence(

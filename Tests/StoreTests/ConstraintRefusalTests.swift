@@ -111,3 +111,47 @@ extension ConstraintRefusalTests {
         #expect(summary.rejections.last?.reason.contains("exists already") == true, "\(summary.rejections)")
     }
 }
+
+extension ConstraintRefusalTests {
+    /// A write a trigger of the table ignores (SQLite's `RAISE(IGNORE)`, a PostgreSQL
+    /// `BEFORE` trigger that returns NULL) is `conflict`, with nothing logged: a delete was
+    /// answered as done (and logged) with the row still there, a patch `unavailable` (a
+    /// client retried it for ever).
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aWriteATriggerIgnoresIsAConflict(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        if kind == .postgres {
+            try await subject.writeBehindTheServicesBack(
+                """
+                CREATE FUNCTION notes_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN IF OLD.title = 'keep' THEN RETURN NULL; END IF;
+                IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END $$
+                """
+            )
+            try await subject.writeBehindTheServicesBack(
+                "CREATE TRIGGER notes_keep BEFORE UPDATE OR DELETE ON notes FOR EACH ROW EXECUTE FUNCTION notes_keep()"
+            )
+        } else {
+            for operation in ["UPDATE", "DELETE"] {
+                try await subject.writeBehindTheServicesBack(
+                    "CREATE TRIGGER notes_keep_\(operation) BEFORE \(operation) ON notes "
+                        + "WHEN old.title = 'keep' BEGIN SELECT RAISE(IGNORE); END"
+                )
+            }
+        }
+        let adapter = subject.adapter
+        _ = try await adapter.create(body: .object(["id": .string("k"), "data": .object(["title": .string("keep")])]))
+        let version = try await adapter.currentVersion()
+        for write in ["patch", "delete"] {
+            await #expect {
+                if write == "patch" {
+                    _ = try await adapter.patch(id: "k", body: .object(["data": .object(["score": .integer(2)])]))
+                } else {
+                    _ = try await adapter.delete(id: "k")
+                }
+            } throws: { ($0 as? DataMediatorError)?.code == .conflict }
+        }
+        #expect(try await adapter.currentVersion() == version, "nothing logged")
+        #expect(try await adapter.locate(id: "k", view: nil).item.id == "k")
+    }
+}

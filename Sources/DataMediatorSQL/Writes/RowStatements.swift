@@ -68,7 +68,7 @@ struct RowStatements: Sendable {
         let quoted = SQL.quote(table)
         selectByID = "SELECT \(Self.selectList(read, forms)) FROM \(quoted)" + Self.byID(idField, casts)
         updateByID = Self.update(table, idField, revisionField, writing: fields, read, casts, forms)
-        deleteByID = "DELETE FROM \(quoted)" + Self.byID(idField, casts)
+        deleteByID = "DELETE FROM \(quoted)" + Self.byID(idField, casts) + " RETURNING 1"
         inserts = Inserts(
             table: table,
             idField: idField,

@@ -176,7 +176,7 @@ public struct SQLItemWriter: ItemWriter {
             guard let old = try await current(key, session), scope?.contains(old) ?? true else { throw unknown(id) }
             try precondition?(old)
             let recorded = try await record(key: key, id: id, old: old, stampBefore: stampBefore, session) {
-                try await session.execute(statements.deleteByID, [key])
+                if try await session.rows(statements.deleteByID, [key]).isEmpty { throw Self.kept }
                 return nil
             }
             return (recorded.version, recorded.carry)
@@ -263,6 +263,14 @@ public struct SQLItemWriter: ItemWriter {
         return try await readItem(statements.update(writing: written), arguments, session)
     }
 
+    /// The refusal of a write the table did not make (for an update or a delete, though the
+    /// row is there, read under the write's lock): a trigger of the table ignored it (SQLite's `RAISE(IGNORE)`, a
+    /// PostgreSQL `BEFORE` trigger that returns NULL).
+    static let kept = DataMediatorError(
+        .conflict,
+        "The table kept the item as it was: a trigger of the table ignored the write."
+    )
+
     /// The row an insert that may insert nothing read back, nil when it inserted nothing.
     private func insertedItem(
         _ sql: String,
@@ -274,7 +282,7 @@ public struct SQLItemWriter: ItemWriter {
 
     private func readItem(_ sql: String, _ arguments: [JSONValue], _ session: any SQLSession) async throws -> Item {
         guard let item = try await session.items(sql, arguments, layout: layout, types: columnTypes).first else {
-            throw DataMediatorError(.unavailable, "The write stored no row.")
+            throw Self.kept
         }
         return item
     }

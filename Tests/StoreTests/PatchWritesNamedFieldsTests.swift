@@ -85,3 +85,44 @@ import Testing
         #expect(try await stored() == #"{"n":1}"#)
     }
 }
+
+extension PatchWritesNamedFieldsTests {
+    /// A patch checks the values it names and the merged item's required fields, not the
+    /// values it leaves: a value of another type that another program stored in a field
+    /// (SQLite keeps text in an INTEGER column) made every patch of the item a 422 naming
+    /// that field, though the patch leaves it as it is.
+    @Test func aPatchIsNotRefusedForAValueItLeaves() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dm-stray-\(UUID()).sqlite").path
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE docs (id text PRIMARY KEY NOT NULL, rev bigint, title text, n integer)")
+            try db.execute(sql: "INSERT INTO docs VALUES ('a', 1, 't', 'many')")
+        }
+        let fields: [String: FieldType] = ["id": .string, "title": .string, "n": .integer]
+        let definition = ListDefinition(
+            name: "docs",
+            title: "Docs",
+            idField: "id",
+            revisionField: "rev",
+            views: [
+                View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("doc"), fields: ["title"])
+            ],
+            isWritable: true,
+            rules: FieldRules(types: fields.filter { $0.key != "id" }, required: ["n"])
+        )
+        let store = try SQLiteStore(path: path)
+        let adapter = try store.adapter(
+            for: definition,
+            source: StoreSource(kind: .table("docs"), fieldTypes: fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        _ = try await adapter.patch(id: "a", body: .object(["data": .object(["title": .string("u")])]))
+        #expect(try await queue.read { try String.fetchOne($0, sql: "SELECT n FROM docs") } == "many")
+        // What it names is checked, and a required field it empties.
+        for data: [String: JSONValue] in [["n": .string("x")], ["n": .null]] {
+            await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.patch(id: "a", body: .object(["data": .object(data)]))
+            }
+        }
+    }
+}

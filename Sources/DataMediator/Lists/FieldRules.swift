@@ -38,15 +38,17 @@ public struct FieldRules: Sendable, Hashable {
     public static let maximumProblems = 20
 
     /// Checks an item's fields, naming every field that breaks a rule (unknown ones up to
-    /// ``maximumProblems``).
+    /// ``maximumProblems``); with `only`, the values of those fields alone (a patch's: the
+    /// others are stored as they are, whatever another program put there), and every
+    /// required field's presence.
     ///
     /// - Throws: `invalidItem` with one ``FieldProblem`` per bad field: an unknown field,
     ///   a value of the wrong type or holding U+0000, text longer than ``maximumKeyBytes`` in
     ///   a key field, or a required field missing or `null`.
-    public func check(_ fields: [String: JSONValue]) throws(DataMediatorError) {
+    public func check(_ fields: [String: JSONValue], only: Set<String>? = nil) throws(DataMediatorError) {
         var problems: [FieldProblem] = []
         var unknown = 0
-        for name in fields.keys.sorted() {
+        for name in fields.keys.sorted() where only?.contains(name) ?? true {
             let value = fields[name] ?? .null
             guard let type = types[name] else {
                 // Named once each, up to a bound: a body of a million made-up members would

@@ -146,10 +146,13 @@ extension ListAdapter {
         if let scope, changes[scope.field] != nil { changes = try scope.confine(changes) }
         let rules = definition.rules
         changes = rules.stored(changes)
+        // The merged item's required fields, and the values the patch names: it writes
+        // only those, so a value another program stored in another field stays as it is.
+        let named = Set(changes.keys)
         return try written(
             await writer.patch(id: id, with: .object(changes), scope: scope, precondition: precondition(condition)) {
                 merged throws(DataMediatorError) in
-                try rules.check(merged)
+                try rules.check(merged, only: named)
             }
         )
     }

@@ -99,3 +99,43 @@ import Testing
         )
     }
 }
+
+extension SQLiteCollationTests {
+    /// A CHECK without a name that refuses a write is told without its SQL (SQLite's
+    /// message holds the check's expression: the table's definition, not the client's);
+    /// a named one is told by its name.
+    @Test func anUnnamedCheckIsToldWithoutItsSQL() async throws {
+        let path = try await Self.database([
+            "CREATE TABLE stock (id TEXT PRIMARY KEY NOT NULL, rev INTEGER, qty INTEGER CHECK (qty >= 0), "
+                + "cap INTEGER CONSTRAINT cap_small CHECK (cap < 10))"
+        ])
+        let fields: [String: FieldType] = ["id": .string, "qty": .integer, "cap": .integer]
+        let adapter = try SQLiteStore(path: path).adapter(
+            for: ListDefinition(
+                name: "stock",
+                title: "Stock",
+                idField: "id",
+                revisionField: "rev",
+                views: [
+                    View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("s"), fields: ["qty"])
+                ],
+                isWritable: true,
+                rules: FieldRules(types: fields.filter { $0.key != "id" })
+            ),
+            source: StoreSource(kind: .table("stock"), fieldTypes: fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        for (data, told) in [("qty", "a check of the table without a name"), ("cap", "cap_small")] {
+            let refused = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.create(
+                    body: .object(["data": .object([data: .integer(20 * (data == "qty" ? -1 : 1))])])
+                )
+            }
+            #expect(
+                refused?.code == .invalidItem && refused?.message.contains(told) == true,
+                "\(String(describing: refused))"
+            )
+            #expect(refused?.message.contains(">=") == false, "\(String(describing: refused))")
+        }
+    }
+}

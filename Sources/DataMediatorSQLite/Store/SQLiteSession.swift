@@ -51,6 +51,13 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
         case .SQLITE_CONSTRAINT_NOTNULL:
             // "NOT NULL constraint failed: table.column"
             return ConstraintRefusal.other(detail, field: detail.split(separator: ".").last.map(String.init))
+        case .SQLITE_CONSTRAINT_CHECK:
+            // "CHECK constraint failed: name", or the check's own SQL when it has no name:
+            // the table's definition is not told to clients.
+            guard let failed = detail.firstRange(of: "failed: "),
+                !detail[failed.upperBound...].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+            else { return ConstraintRefusal.other(detail, field: nil) }
+            return ConstraintRefusal.other("CHECK constraint failed: a check of the table without a name", field: nil)
         default: return ConstraintRefusal.other(detail, field: nil)
         }
     }

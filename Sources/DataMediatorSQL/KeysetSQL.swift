@@ -27,6 +27,11 @@ public struct KeysetSQL: Sendable {
     /// compares: in their own collation `'a'` and `'A'` are one value to SQLite and two to
     /// a cursor.
     public let collatedColumns: Set<String>
+    /// The SQL a value compared with a column is bound as, by column, where `?` alone
+    /// would not do: PostgreSQL binds a number as a double, and compares a `numeric` column
+    /// with it as a double (`(score)::double precision < $1`), which no index on the column
+    /// serves; bound through its text as a `numeric`, the comparison is an index range.
+    public let valueForms: [String: String]
 
     /// Creates a builder; `textForms` names the columns read as text of another type
     /// (each `uuidColumns` one is read as its cast to text).
@@ -36,9 +41,11 @@ public struct KeysetSQL: Sendable {
         textColumns: Set<String> = [],
         uuidColumns: Set<String> = [],
         textForms: [String: String] = [:],
-        collatedColumns: Set<String> = []
+        collatedColumns: Set<String> = [],
+        valueForms: [String: String] = [:]
     ) {
         self.dialect = dialect
+        self.valueForms = valueForms
         self.collatedColumns = dialect == .sqlite ? collatedColumns : []
         self.notNullColumns = notNullColumns
         self.textColumns = textColumns
@@ -59,6 +66,12 @@ public struct KeysetSQL: Sendable {
         if let form = textForms[field] { return "(\(form)) COLLATE \"C\"" }
         guard textColumns.contains(field) else { return SQL.quote(field) }
         return SQL.quote(field) + " COLLATE \"C\""
+    }
+
+    /// The placeholder of a value compared with `field`'s column (``valueForms``): `?`, or
+    /// the term that holds it.
+    public func mark(_ field: String) -> String {
+        valueForms[field] ?? "?"
     }
 
     /// The column's value as SQL, without a collation: its text for a column read as text
@@ -127,23 +140,23 @@ public struct KeysetSQL: Sendable {
             case (.eq, .null): conditions.append("\(column) IS NULL")
             case (.ne, .null): conditions.append("\(column) IS NOT NULL")
             case (.eq, _):
-                conditions.append("\(column) = ?")
+                conditions.append("\(column) = \(mark(condition.field))")
                 arguments.append(value)
             case (.ne, _):
-                conditions.append("(\(column) IS NULL OR \(column) <> ?)")
+                conditions.append("(\(column) IS NULL OR \(column) <> \(mark(condition.field)))")
                 arguments.append(value)
             case (_, .null): conditions.append("FALSE")
             case (.lt, _):
-                conditions.append("\(column) < ?")
+                conditions.append("\(column) < \(mark(condition.field))")
                 arguments.append(value)
             case (.le, _):
-                conditions.append("\(column) <= ?")
+                conditions.append("\(column) <= \(mark(condition.field))")
                 arguments.append(value)
             case (.gt, _):
-                conditions.append("\(column) > ?")
+                conditions.append("\(column) > \(mark(condition.field))")
                 arguments.append(value)
             case (.ge, _):
-                conditions.append("\(column) >= ?")
+                conditions.append("\(column) >= \(mark(condition.field))")
                 arguments.append(value)
             }
         }
@@ -164,7 +177,7 @@ public struct KeysetSQL: Sendable {
     public func segments(nulls: [Bool], in view: View, inclusive: Bool) -> [Bound] {
         let keys = view.sort
         if !nulls.contains(true) {
-            let marks = "(" + Array(repeating: "?", count: keys.count).joined(separator: ", ") + ")"
+            let marks = "(" + keys.map { mark($0.field) }.joined(separator: ", ") + ")"
             if let range = rowValueRange(in: view, inclusive: inclusive, beyond: marks) {
                 return [Bound(sql: range, values: Array(keys.indices))]
             }
@@ -173,7 +186,7 @@ public struct KeysetSQL: Sendable {
         let equalities = keys.indices.map { index in
             nulls[index]
                 ? Bound(sql: "\(SQL.quote(keys[index].field)) IS NULL", values: [])
-                : Bound(sql: "\(column(keys[index].field)) = ?", values: [index])
+                : Bound(sql: "\(column(keys[index].field)) = \(mark(keys[index].field))", values: [index])
         }
         if inclusive { segments.append(Bound(all: equalities)) }
         for index in keys.indices.reversed() {
@@ -209,11 +222,11 @@ public struct KeysetSQL: Sendable {
         case (.ascending, true):
             return [Bound(sql: "\(quoted) IS NOT NULL", values: [])]
         case (.ascending, false):
-            return [Bound(sql: "\(column) > ?", values: [index])]
+            return [Bound(sql: "\(column) > \(mark(key.field))", values: [index])]
         case (.descending, true):
             return []
         case (.descending, false):
-            let below = Bound(sql: "\(column) < ?", values: [index])
+            let below = Bound(sql: "\(column) < \(mark(key.field))", values: [index])
             // Descending, NULL sorts last: after the smaller values come the NULLs.
             return notNullColumns.contains(key.field) ? [below] : [below, Bound(sql: "\(quoted) IS NULL", values: [])]
         }
@@ -232,7 +245,7 @@ public struct KeysetSQL: Sendable {
             equalities.append(
                 isNull
                     ? Bound(sql: "\(SQL.quote(key.field)) IS NULL", values: [])
-                    : Bound(sql: "\(column(key.field)) = ?", values: [index])
+                    : Bound(sql: "\(column(key.field)) = \(mark(key.field))", values: [index])
             )
         }
         let sql =
@@ -282,10 +295,10 @@ public struct KeysetSQL: Sendable {
                 )
             ]
         case (_, .ascending):
-            let smaller = ("\(column) < ?", [key])
+            let smaller = ("\(column) < \(mark(rule.field))", [key])
             return notNullColumns.contains(rule.field) ? [smaller] : [smaller, ("\(quoted) IS NULL", [])]
         case (_, .descending):
-            return [("\(column) > ?", [key])]
+            return [("\(column) > \(mark(rule.field))", [key])]
         }
     }
 

@@ -64,6 +64,11 @@ import Testing
         // The id too: a padded id is found by its text.
         let patched = try await adapter.patch(id: "c7", body: .object(["data": .object(["code": .string("zz ")])]))
         #expect(patched.cell.id == "c7" && Self.code(of: patched.cell) == "zz")
+        // An id longer than the column holds is refused naming the id.
+        let long = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.replace(id: "c12345", body: .object(["data": .object([:])]))
+        }
+        #expect(long?.fieldProblems.map(\.field) == ["id"], "\(String(describing: long))")
     }
 
     static func code(of cell: Cell) -> String? {

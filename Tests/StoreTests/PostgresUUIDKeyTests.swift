@@ -286,6 +286,17 @@ extension PostgresUUIDKeyTests {
             _ = try await adapter.create(body: body, scope: WriteScope(field: "owner", value: .string("bob")))
         }
         #expect(refused?.code == .invalidItem, "\(String(describing: refused))")
+        // A claim that spells ana's uuid otherwise (capitals, no hyphens) is another caller:
+        // it reads an empty slice, and may not write into ana's (PostgreSQL would store its
+        // spelling as ana's uuid).
+        for other in [ana.uppercased(), ana.replacingOccurrences(of: "-", with: "")] {
+            #expect(try await ids(other).isEmpty)
+            let intruded = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.create(body: body, scope: WriteScope(field: "owner", value: .string(other)))
+            }
+            #expect(intruded?.fieldProblems.map(\.field) == ["owner"], "\(String(describing: intruded))")
+        }
         #expect(try await adapter.currentVersion() == start)
+        #expect(try await ids(ana).count == 2)
     }
 }

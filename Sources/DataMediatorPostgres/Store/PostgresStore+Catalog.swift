@@ -108,6 +108,11 @@ extension PostgresStore {
         }
     }
 
+    /// A number bound for a `numeric` column, written or compared: through its shortest
+    /// text (PostgreSQL's cast of a double keeps 15 significant digits; compared as a
+    /// double, the column is read as one and no index serves the comparison).
+    static let numericValue = "CAST(CAST(? AS text) AS numeric)"
+
     /// The largest whole number a column of `type` holds: an id column's (a `smallint`'s
     /// and an `integer`'s are less than 64 bits').
     static func largestValue(of type: PostgresDataType?) -> Int64 {
@@ -119,7 +124,7 @@ extension PostgresStore {
     }
 
     /// The rules (``ColumnRule``) of the columns among `types` that hold less than their
-    /// fields' types say: arrays (`arrays`' columns), `smallint` and `integer`, and
+    /// fields' types say: arrays (`arrays`' columns), `smallint` and `integer`, `uuid`, and
     /// `varchar(n)` and `char(n)` (`modifiers`: their type modifiers, n + 4).
     static func columnRules(
         types: [String: PostgresDataType],
@@ -131,6 +136,13 @@ extension PostgresStore {
             switch type {
             case .int2: rules[column] = .wholeNumbers(Int64(Int16.min)...Int64(Int16.max), type: "smallint")
             case .int4: rules[column] = .wholeNumbers(Int64(Int32.min)...Int64(Int32.max), type: "integer")
+            case .uuid: rules[column] = .uuid
+            case .numeric:
+                // (precision << 16 | scale) + 4; none declared: -1.
+                guard let modifier = modifiers[column], modifier >= 4 else { continue }
+                let (precision, scale) = (Int((modifier - 4) >> 16) & 0xFFFF, Int(modifier - 4) & 0xFFFF)
+                guard scale <= precision else { continue }
+                rules[column] = .below(digits: precision - scale, type: "numeric(\(precision), \(scale))")
             case .varchar, .bpchar:
                 guard let modifier = modifiers[column], modifier > 4 else { continue }
                 let name = type == .varchar ? "varchar" : "char"

@@ -289,7 +289,7 @@ public final class PostgresStore: Sendable {
                     case .uuid: writeCasts[column] = "uuid"
                     // PostgreSQL casts a double to numeric with 15 significant digits; its
                     // text is the shortest decimal that is the double, every digit kept.
-                    case .numeric: writeCasts[column] = "CAST(CAST(? AS text) AS numeric)"
+                    case .numeric: writeCasts[column] = Self.numericValue
                     // A `timestamp` drops a zone its text gives: read as a timestamptz
                     // first, the time is the instant's in UTC, the sessions' zone.
                     case .timestamp: writeCasts[column] = "CAST(CAST(? AS timestamptz) AS timestamp)"
@@ -310,7 +310,8 @@ public final class PostgresStore: Sendable {
                         types: types,
                         modifiers: modifiers,
                         enums: enums
-                    ).merging(arrayForms.read) { _, array in array }
+                    ).merging(arrayForms.read) { _, array in array },
+                    valueForms: types.filter { $0.value == .numeric }.mapValues { _ in Self.numericValue }
                 )
                 for statement in schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
                     try await session.execute(statement.sql, statement.arguments)

@@ -14,6 +14,15 @@ public enum ColumnRule: Sendable, Hashable {
     /// Text of at most this many characters (`varchar(n)`, `char(n)`: blanks past them are
     /// dropped, as PostgreSQL drops them), the type named.
     case characters(Int, type: String)
+    /// Numbers less than 10^`digits` in size (`numeric(p, s)`: p - s digits before the
+    /// point), the type named; a number that rounds up to it at the column's scale is left
+    /// to the database.
+    case below(digits: Int, type: String)
+    /// A uuid in its one spelling (``UUIDText``): PostgreSQL reads capitals, braces or no
+    /// hyphens as the same uuid and stores it in small letters, so a value written in
+    /// another spelling would read back changed, and a scope's claim so spelled would
+    /// write into the slice of another caller (whose claim is the small-letter spelling).
+    case uuid
 
     /// The refusal of the first of `values` (by field name) whose column has a rule in
     /// `rules` and whose value breaks it.
@@ -47,6 +56,13 @@ public enum ColumnRule: Sendable, Hashable {
         case (.wholeNumbers(let range, let type), .integer(let whole)):
             guard !range.contains(whole) else { return nil }
             return "must be from \(range.lowerBound) to \(range.upperBound) (its column is \(type))"
+        case (.below(let digits, let type), .integer(let whole)):
+            return Self.size(Double(whole), below: digits, type: type)
+        case (.below(let digits, let type), .number(let real)):
+            return Self.size(real, below: digits, type: type)
+        case (.uuid, .string(let text)):
+            guard !UUIDText.isCanonical(text) else { return nil }
+            return "must be a uuid in small letters with hyphens (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"
         case (.characters(let most, let type), .string(let text)):
             var kept = Substring(text)
             while kept.last == " " { kept.removeLast() }
@@ -54,5 +70,12 @@ public enum ColumnRule: Sendable, Hashable {
             return "must be at most \(most) characters (its column is \(type))"
         default: return nil
         }
+    }
+
+    private static func size(_ value: Double, below digits: Int, type: String) -> String? {
+        var bound = 1.0
+        for _ in 0..<max(0, digits) { bound *= 10 }
+        guard abs(value) >= bound else { return nil }
+        return "must be less than 1e\(digits) in size (its column is \(type))"
     }
 }

@@ -314,6 +314,14 @@ public struct SQLItemWriter: ItemWriter {
             }
             return .string(id)
         }
+        if let problem = columnRules[idField]?.problem(of: .string(id)) {
+            if missing { throw unknown(id) }
+            throw DataMediatorError(
+                .invalidItem,
+                "The id '\(id)' \(problem).",
+                fieldProblems: [FieldProblem(field: "id", detail: problem)]
+            )
+        }
         guard idIsInteger else { return .string(id) }
         guard let whole = Int64(id), String(whole) == id else {
             if missing { throw unknown(id) }

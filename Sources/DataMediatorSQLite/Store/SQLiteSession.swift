@@ -120,7 +120,10 @@ struct SQLiteTransactions: SQLTransactions {
         {
             // Another program (an import) held the store's one writer for longer than the
             // busy timeout: nothing of this write was stored, and a retry may pass.
-            throw DataMediatorError(.unavailable, "The store is busy with another writer (an import, another program); retry shortly.")
+            throw DataMediatorError(
+                .unavailable,
+                "The store is busy with another writer (an import, another program); retry shortly."
+            )
         } catch {
             // GRDB rolled the transaction back.
             throw SQLiteSession.constraintRefusal(error) ?? error

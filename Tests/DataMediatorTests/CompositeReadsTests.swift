@@ -56,3 +56,40 @@ import Testing
         #expect(second.next == nil)
     }
 }
+
+extension CompositeReadsTests {
+    /// The `more` cell of a child that fixes its view's parameters names them (`params`):
+    /// its cursor is bound to them, and without them the list's next page was 400 ("needs
+    /// parameter"), which a client could not mend from the cell.
+    @Test func theMoreCellOfASlicedChildNamesItsParameters() async throws {
+        let slice = SliceRequest(parameters: ["kind": ["big"]])
+        let view = try SampleList.definition.view(named: "by_day", slice: slice)
+        let screen = ListAdapter.composite(
+            name: "s",
+            title: "S",
+            children: [
+                CompositeChild(name: "c", content: .list(CompositeTests.sample, view: view), cap: 2, more: true)
+            ],
+            signer: CompositeTests.signer
+        )
+        let page = try await screen.page(view: nil, limit: "10", cursor: nil)
+        let more = try #require(page.items.first { $0.type == CompositeChild.moreType })
+        guard case .object(let data) = more.data, case .string(let cursor)? = data["cursor"],
+            case .object(let params)? = data["params"]
+        else {
+            Issue.record("\(more.data)")
+            return
+        }
+        #expect(params == ["kind": .string("big")])
+        let next = try await CompositeTests.sample.page(
+            view: "by_day",
+            limit: "10",
+            cursor: cursor,
+            slice: SliceRequest(parameters: params.mapValues { [$0.idString] })
+        )
+        let whole = try await CompositeTests.sample.page(view: "by_day", limit: "100", cursor: nil, slice: slice)
+        // It continues the slice right after the two items the child shows.
+        #expect(!next.items.isEmpty)
+        #expect(zip(next.items, whole.items.dropFirst(2)).allSatisfy { $0.id == $1.id })
+    }
+}

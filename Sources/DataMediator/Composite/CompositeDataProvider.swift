@@ -313,11 +313,18 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
         let child = children[resume.child]
         guard case .list(let adapter, let view) = child.content else { return nil }
         let cursor = adapter.cursor(after: lastEntry, in: view)
-        let data: JSONValue = .object([
+        var fields: [String: JSONValue] = [
             "list": .string(adapter.definition.name),
             "view": .string(view.name),
             "cursor": .string(cursor),
-        ])
+        ]
+        // The parameters the child fixes, as a query string gives them: the cursor is bound
+        // to them, so the list's page after it is asked with them.
+        let parameters = view.parameters.compactMap { parameter in
+            view.slice[parameter.field].map { (parameter.name, JSONValue.string($0.idString)) }
+        }
+        if !parameters.isEmpty { fields["params"] = .object(Dictionary(uniqueKeysWithValues: parameters)) }
+        let data: JSONValue = .object(fields)
         // Its `rev` follows its cursor, as an item's follows its data: a client that keeps
         // cells by id and `rev` takes the moved cursor when `changes` update it.
         let rev = Hex.string(SHA256.hash(data: Array(cursor.utf8)).prefix(8))

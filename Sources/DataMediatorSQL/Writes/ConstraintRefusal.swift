@@ -38,11 +38,7 @@ public enum ConstraintRefusal {
             refusal.fieldProblems.map(\.field) == ["data"],
             let field = field(quotedIn: refusal.message, among: values)
         else { return error }
-        return DataMediatorError(
-            .invalidItem,
-            refusal.message,
-            fieldProblems: [FieldProblem(field: field, detail: "the store refuses it: \(refusal.message)")]
-        )
+        return Self.refusal(refusal.message, field: field)
     }
 
     /// The one field of `values` whose value (a string, a number, a boolean, or one of an

@@ -109,6 +109,16 @@ struct Wiring: Sendable {
         ]
     }
 
+    /// The watch for other programs' writes to the lists' tables, every `interval`.
+    func outsideWriteWatch(interval: Duration, logger: Logger) -> OutsideWriteWatch {
+        let transactions: any SQLTransactions
+        switch store {
+        case .sqlite(let store): transactions = store.transactions
+        case .postgres(let store): transactions = store.transactions
+        }
+        return OutsideWriteWatch(transactions: transactions, notifier: notifier, interval: interval, logger: logger)
+    }
+
     /// Whether the store answers, for `GET /ready`.
     var readiness: @Sendable () async -> Bool {
         switch store {

@@ -22,6 +22,7 @@ import Testing
             SQLChangeLog(
                 transactions: transactions,
                 list: ListDefinition(name: name, title: name, idField: "id", views: [], history: 2),
+                table: table,
                 columns: ["id", "title"]
             )
         }

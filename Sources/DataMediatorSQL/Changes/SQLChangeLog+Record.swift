@@ -89,7 +89,8 @@ extension SQLChangeLog {
     /// Raises the store's version for a write to `table` (``StoreVersion``) and logs what
     /// the write did in each list's log (`entries`), forgetting what each list keeps no
     /// longer; answers the version and what `stampSQL` (the table's stamp, a `SELECT` of one
-    /// value; nil: none) read after the raise.
+    /// value; nil: none) read after the raise. With `stampBefore` (the table's stamp the
+    /// write found), the write's step is accounted for (``OutsideWrites``).
     ///
     /// On PostgreSQL all of it is one statement: the raise's, whose data-modifying `WITH`
     /// parts write the log at the version it produced (each statement is a round trip to
@@ -100,10 +101,17 @@ extension SQLChangeLog {
         _ entries: [ChangeLogEntry],
         bumping table: String,
         readingStamp stampSQL: String?,
+        stampBefore: Int64? = nil,
         _ session: any SQLSession
     ) async throws -> (version: Int64, stamp: Int64?) {
         guard session.dialect == .postgres else {
             let (version, stamp) = try await StoreVersion.bump(for: table, reading: stampSQL, session)
+            if let stampBefore, let stamp {
+                try await session.execute(
+                    OutsideWrites.accountSQL(after: "?"),
+                    [.integer(stamp), .string(table), .integer(stampBefore)]
+                )
+            }
             for entry in entries {
                 let statements = entry.statements(
                     version: .value(version),
@@ -138,6 +146,14 @@ extension SQLChangeLog {
                     $0.element.arguments
                 )
             }
+        }
+        if let stampBefore, stampSQL != nil {
+            parts.append(
+                (
+                    "accounted AS (\(OutsideWrites.accountSQL(after: StoreVersion.readAfterBump)))",
+                    [.string(table), .integer(stampBefore)]
+                )
+            )
         }
         let statement = StoreVersion.postgresBump(for: table, reading: stampSQL, with: parts)
         let rows = try await session.rows(statement.sql, statement.arguments)

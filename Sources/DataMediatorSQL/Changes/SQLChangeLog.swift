@@ -8,21 +8,26 @@ import DataMediator
 public struct SQLChangeLog: ChangeLog {
     private let transactions: any SQLTransactions
     private let list: String
+    /// The list's table, whose changes the service did not log (``OutsideWrites``) the
+    /// feed answers as a `reload`.
+    private let table: String
     private let history: Int
     private let layout: ItemLayout
     /// The declared type of each of the layout's fields (nil where none is declared).
     private let types: [FieldType?]
 
-    /// The log of `list`, whose items have `columns` of `fieldTypes`, kept in the store of
-    /// `transactions`.
+    /// The log of `list` over `table`, whose items have `columns` of `fieldTypes`, kept in
+    /// the store of `transactions`.
     public init(
         transactions: any SQLTransactions,
         list: ListDefinition,
+        table: String,
         columns: [String],
         fieldTypes: [String: FieldType] = [:]
     ) {
         self.transactions = transactions
         self.list = list.name
+        self.table = table
         self.history = list.history
         self.layout = ItemLayout(columns)
         self.types = columns.map { fieldTypes[$0] }
@@ -70,9 +75,11 @@ public struct SQLChangeLog: ChangeLog {
     /// ``trimSQL(through:)`` with the version a placeholder.
     static let trimSQL = trimSQL(through: "?")
 
-    /// Up to `limit` changes of `view` after `since`, from one snapshot.
+    /// Up to `limit` changes of `view` after `since`, from one snapshot: those logged, and
+    /// when the table changed otherwise after `since` (``OutsideWrites``), those logged
+    /// before that change and then a `reload` at its version, which stands for the rest.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
-        try await transactions.read { [list, layout, types] session in
+        try await transactions.read { [list, table, layout, types] session in
             let version = try await StoreVersion.current(session)
             let floors = try await session.rows(
                 "SELECT floor FROM \(ServiceTables.history) WHERE list = ?",
@@ -90,7 +97,9 @@ public struct SQLChangeLog: ChangeLog {
                 """,
                 [.string(list), .string(view.binding), .integer(since), .integer(Int64(max(0, limit)))]
             )
-            let changes = rows.map { row in
+            let outside = try await OutsideWrites.lastVersion(of: table, session)
+            let logged = outside > since ? rows.filter { ($0[0].integerValue ?? 0) < outside } : rows
+            var changes = logged.map { row in
                 let section = row[4].stringValue
                 return Change(
                     operation: row[1].stringValue.flatMap(Change.Operation.init(rawValue:)) ?? .reload,
@@ -102,6 +111,9 @@ public struct SQLChangeLog: ChangeLog {
                     },
                     old: row[7].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout, types: types) }
                 )
+            }
+            if outside > since, changes.count < limit {
+                changes.append(Change(operation: .reload, version: outside, id: "", item: nil, placement: nil))
             }
             return ChangeWindow(changes: changes, version: version)
         }

@@ -104,7 +104,8 @@ public struct ImportPlan: Sendable {
 extension ImportPlan {
     /// Ends an import in its last transaction: raises the store's version by one for the
     /// table and restarts the list's change history there (a bulk load logs no changes item
-    /// by item, so a client holding older pages gets `410` and reloads), and moves the id
+    /// by item, so a client holding older pages gets `410` and reloads; the other lists over
+    /// the table answer a `reload`, ``OutsideWrites``), and moves the id
     /// column's sequence past the largest id; returns the version.
     public func finish(_ session: any SQLSession) async throws -> Int64 {
         try await TableStamps.endBulk(of: table, session)
@@ -114,6 +115,9 @@ extension ImportPlan {
         }
         try await StoreVersion.register(table, session)
         let version = try await StoreVersion.bump(for: table, session)
+        // Every other list over the table reloads at this version as after another
+        // program's write; this one's history restarts there.
+        try await OutsideWrites.record(table, at: version, session)
         try await SQLChangeLog.restart(list: list.name, at: version, session)
         return version
     }

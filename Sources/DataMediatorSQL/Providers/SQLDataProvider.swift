@@ -112,6 +112,7 @@ public enum SQLListAssembly {
         let changeLog = SQLChangeLog(
             transactions: reader.transactions,
             list: list,
+            table: table,
             columns: StoreSource.columns(of: list),
             fieldTypes: source.fieldTypes
         )

@@ -103,6 +103,7 @@ public enum ServiceTables {
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
         ] + oldItemColumn(dialect) + TableStamps.schema(dialect) + StampSteps.schema(dialect)
+            + OutsideWrites.schema(dialect)
             + IssuedIDs.schema(dialect) + (dialect == .postgres ? TimeText.functions + EnumText.functions : [])
     }
 

@@ -64,9 +64,13 @@ public enum TableStamps {
         )
     }
 
-    /// The statements that give `table` its stamp row and its triggers, when missing.
+    /// The statements that give `table` its stamp row, its row of accounted changes
+    /// (``OutsideWrites``) and its triggers, when missing.
     public static func prepareStatements(for table: String, _ dialect: SQLDialect) -> [String] {
-        let row = "INSERT INTO \(ServiceTables.stamps) (source) VALUES (\(SQL.literal(table))) ON CONFLICT DO NOTHING"
+        let rows = [
+            "INSERT INTO \(ServiceTables.stamps) (source) VALUES (\(SQL.literal(table))) ON CONFLICT DO NOTHING",
+            OutsideWrites.prepareSQL(for: table),
+        ]
         switch dialect {
         case .sqlite:
             // SQLite has row triggers only; each costs one update of a row in the page
@@ -79,10 +83,9 @@ public enum TableStamps {
                 END
                 """
             }
-            return [row] + triggers
+            return rows + triggers
         case .postgres:
-            return [
-                row,
+            return rows + [
                 """
                 CREATE OR REPLACE TRIGGER data_mediator_stamp
                 AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(SQL.quote(table))

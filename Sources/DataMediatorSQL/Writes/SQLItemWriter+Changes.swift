@@ -75,6 +75,7 @@ extension SQLItemWriter {
             entries,
             bumping: table,
             readingStamp: TableStamps.readSQL(of: table, locking: false, session.dialect),
+            stampBefore: stampBefore,
             session
         )
         guard let stampBefore, let stampAfter else { return (version, .none) }

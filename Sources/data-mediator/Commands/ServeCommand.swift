@@ -142,7 +142,14 @@ struct ServeCommand: AsyncParsableCommand {
                     logger.info("listening", metadata: ["host": "\(settings.host)", "port": "\(port)"])
                 }
             )
-            try await app.run()
+            // Other programs' writes are looked for once the lists' tables are prepared.
+            let seconds = settings.outsideWritesSeconds
+            let watch = seconds > 0 ? wiring.outsideWriteWatch(interval: .seconds(seconds), logger: logger) : nil
+            try await withThrowingDiscardingTaskGroup { group in
+                if let watch { group.addTask { await watch.run() } }
+                try await app.run()
+                group.cancelAll()
+            }
         }
         // SIGTERM or SIGINT: the services stop in reverse order. The event streams end first
         // (with `event: shutdown`), then the server stops accepting and finishes what is in

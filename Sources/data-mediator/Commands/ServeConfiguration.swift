@@ -22,6 +22,9 @@ struct ServeConfiguration: Sendable {
     let readTokens: [String]
     /// Seconds between heartbeats of a quiet event stream (`DATA_MEDIATOR_HEARTBEAT_SECONDS`, 1–15).
     let heartbeatSeconds: Int
+    /// Seconds between two looks for changes to the lists' tables that other programs made
+    /// (`DATA_MEDIATOR_OUTSIDE_WRITES_SECONDS`, 0–3600, default 1; 0: never looked for).
+    let outsideWritesSeconds: Int
     /// Connection, timeout and size limits (`DATA_MEDIATOR_MAX_CONNECTIONS`,
     /// `DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS`, `DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS`,
     /// `DATA_MEDIATOR_MAX_HEADER_BYTES`), and each client's share of the costly routes
@@ -195,6 +198,7 @@ struct ServeConfiguration: Sendable {
         }
         self.maximumBodyBytes = try positive("DATA_MEDIATOR_MAX_BODY_BYTES", 1 << 20)
         self.keySetReloadSeconds = try positive("DATA_MEDIATOR_JWKS_RELOAD_SECONDS", 10, in: 0...86_400)
+        self.outsideWritesSeconds = try positive("DATA_MEDIATOR_OUTSIDE_WRITES_SECONDS", 1, in: 0...3_600)
         self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10
         guard (1...600).contains(self.shutdownGraceSeconds) else {
             throw ValidationError(

@@ -1,0 +1,100 @@
+import DataMediator
+
+/// Changes to the lists' tables that the service did not log item by item: another
+/// program's writes, an import, a `TRUNCATE`. Their change feeds learn of them as one
+/// `reload` at a version of their own.
+///
+/// Per table, the service keeps the table's stamp (``TableStamps``) as far as it accounts
+/// for it: every write through the API moves it on, in the write's transaction, from the
+/// stamp the write found to the one it left, when nothing came between; the version at
+/// which the last change the service did not log was noticed (0: none). A watcher
+/// (``check(_:)``) compares the two stamps; where they differ, it raises the store's
+/// version for the table (so query lists reload too), records that version as the table's
+/// last outside change and catches the stamp up, all under the store's version lock, so
+/// replicas that check at once notice each change once.
+public enum OutsideWrites {
+    /// The table of accounted stamps and outside changes.
+    public static let table = "data_mediator_outside_writes"
+
+    /// The statement that creates the table when missing.
+    static func schema(_ dialect: SQLDialect) -> [String] {
+        let types = SQLTypes(dialect)
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS \(table) (
+                source \(types.text) PRIMARY KEY NOT NULL,
+                stamp \(types.integer) NOT NULL DEFAULT 0,
+                version \(types.integer) NOT NULL DEFAULT 0
+            )
+            """
+        ]
+    }
+
+    /// The statement that gives `source` its row when missing, accounting for its stamp as
+    /// it stands (run after its stamp row exists): what was written before the service
+    /// served the table is where its clients start.
+    static func prepareSQL(for source: String) -> String {
+        """
+        INSERT INTO \(table) (source, stamp)
+        SELECT source, stamp FROM \(ServiceTables.stamps) WHERE source = \(SQL.literal(source))
+        ON CONFLICT DO NOTHING
+        """
+    }
+
+    /// The statement by which a write through the API accounts for the step it made to its
+    /// table's stamp, when the accounted stamp is the one the write found (arguments: those
+    /// of `after`, the SQL term of the stamp after the write, then the table, then the stamp
+    /// before). When another change came between, the stamp stays behind for the watcher.
+    static func accountSQL(after: String) -> String {
+        "UPDATE \(table) SET stamp = \(after) WHERE source = ? AND stamp = ?"
+    }
+
+    /// Records a change of `source` the service did not log item by item at `version`, and
+    /// accounts for the table's stamp as it stands in the session's transaction (which holds
+    /// the store's version lock).
+    static func record(_ source: String, at version: Int64, _ session: any SQLSession) async throws {
+        try await session.execute(
+            """
+            UPDATE \(table) SET version = ?,
+                stamp = (SELECT stamp FROM \(ServiceTables.stamps) WHERE source = \(table).source)
+            WHERE source = ?
+            """,
+            [.integer(version), .string(source)]
+        )
+    }
+
+    /// The version of the last change of `source` that the service did not log item by
+    /// item (0: none), in the session's snapshot.
+    static func lastVersion(of source: String, _ session: any SQLSession) async throws -> Int64 {
+        try await session.integer("SELECT COALESCE(MAX(version), 0) FROM \(table) WHERE source = ?", [.string(source)])
+    }
+
+    /// The statement that finds the tables whose stamp moved past what the service accounts
+    /// for.
+    private static let movedSQL = """
+        SELECT outside.source FROM \(table) AS outside
+        JOIN \(ServiceTables.stamps) AS stamps ON stamps.source = outside.source
+        WHERE stamps.stamp <> outside.stamp ORDER BY outside.source
+        """
+
+    /// Looks for changes the service did not make and records each table's at a new version
+    /// of its own (``StoreVersion/bump(for:_:)``: on PostgreSQL every replica is told); the
+    /// tables and their versions, none when nothing moved. A read first, so that a store
+    /// nobody else writes costs one statement and no lock.
+    public static func check(_ transactions: any SQLTransactions) async throws -> [(table: String, version: Int64)] {
+        let moved = try await transactions.read { session in try await session.rows(movedSQL, []) }
+        guard !moved.isEmpty else { return [] }
+        return try await transactions.write { session in
+            try await StoreVersion.lock(session)
+            // Read again under the lock: another replica may have recorded them meanwhile.
+            var recorded: [(table: String, version: Int64)] = []
+            for row in try await session.rows(movedSQL, []) {
+                guard let source = row.first?.stringValue else { continue }
+                let version = try await StoreVersion.bump(for: source, session)
+                try await record(source, at: version, session)
+                recorded.append((source, version))
+            }
+            return recorded
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import DataMediator
+import DataMediatorSQL
+import Logging
+
+/// Looks every `interval` for changes to the lists' tables that the service did not make
+/// (another program's writes, ``OutsideWrites``): each is recorded at a version of its own,
+/// so the lists' change feeds answer a `reload`, and the live streams are woken to send it.
+struct OutsideWriteWatch: Sendable {
+    let transactions: any SQLTransactions
+    let notifier: ChangeNotifier
+    let interval: Duration
+    let logger: Logger
+
+    /// Looks until the task is cancelled; a failed look is logged once until one succeeds.
+    func run() async {
+        var failing = false
+        while (try? await Task.sleep(for: interval)) != nil {
+            do {
+                let recorded = try await OutsideWrites.check(transactions)
+                if failing { logger.notice("looking for other programs' writes again") }
+                failing = false
+                guard !recorded.isEmpty else { continue }
+                for (table, version) in recorded {
+                    logger.info(
+                        "a table changed outside the service: its lists' feeds answer a reload",
+                        metadata: ["table": "\(table)", "version": "\(version)"]
+                    )
+                }
+                notifier.publish()
+            } catch {
+                if !failing {
+                    logger.warning(
+                        "could not look for other programs' writes; trying again",
+                        metadata: ["error": "\(String(describing: error))"]
+                    )
+                }
+                failing = true
+            }
+        }
+    }
+}

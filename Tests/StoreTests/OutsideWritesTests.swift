@@ -1,0 +1,78 @@
+@testable import DataMediator
+import DataMediatorTesting
+import Testing
+
+@testable import DataMediatorSQL
+
+/// Changes to a list's table that the service did not make (another program's writes, an
+/// import through another list): the watch (`OutsideWrites.check`) records each at a
+/// version of its own, and every list over the table answers one `reload` there in its
+/// feed, after the changes logged before it; the service's own writes never look like one.
+@Suite struct OutsideWritesTests {
+    static func note(_ id: String, _ title: String) -> JSONValue {
+        .object(["id": .string(id), "data": .object(["title": .string(title), "score": .integer(1)])])
+    }
+
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func anotherProgramsWriteReachesTheFeedAsOneReload(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let adapter = subject.adapter
+        let provider = try #require(adapter.provider as? any SQLDataProvider)
+        let transactions = provider.reader.transactions
+        _ = try await adapter.create(body: Self.note("n1", "first"), scope: nil)
+        let start = try await adapter.currentVersion()
+        _ = try await adapter.create(body: Self.note("n2", "second"), scope: nil)
+        _ = try await adapter.patch(id: "n1", body: .object(["data": .object(["title": .string("1st")])]), scope: nil)
+        #expect(try await OutsideWrites.check(transactions).isEmpty, "the service's own writes are accounted for")
+
+        try await subject.writeBehindTheServicesBack("INSERT INTO notes (id, title, rev) VALUES ('x1', 'outside', 1)")
+        // A write through the service before the watch looks does not hide the other one.
+        _ = try await adapter.create(body: Self.note("n3", "third"), scope: nil)
+        let recorded = try await OutsideWrites.check(transactions)
+        #expect(recorded.map(\.table) == ["notes"])
+        let version = try #require(recorded.first?.version)
+        #expect(version == (try await adapter.currentVersion()), "a version of its own, the store's newest")
+        #expect(try await OutsideWrites.check(transactions).isEmpty, "each change is recorded once")
+
+        let changes = try await adapter.changes(view: "flat", since: String(start), limit: nil)
+        #expect(changes.entries.map(\.operation) == [.insert, .update, .insert, .reload])
+        #expect(changes.entries.last?.version == version)
+        // Paged: the reload comes once the changes before it are read.
+        let first = try await adapter.changes(view: "flat", since: String(start), limit: "3")
+        #expect(first.entries.map(\.operation) == [.insert, .update, .insert])
+        let rest = try await adapter.changes(
+            view: "flat",
+            since: String(try #require(first.entries.last?.version)),
+            limit: "3"
+        )
+        #expect(rest.entries.map(\.operation) == [.reload])
+        #expect(try await adapter.changes(view: "flat", since: String(version), limit: nil).entries.isEmpty)
+        // Lists over queries and read-only lists reload from the tables' last change.
+        let last = try await transactions.read { try await StoreVersion.lastChange(of: ["notes"], $0) }
+        #expect(last.lastChange == version)
+
+        // The service's writes after it are logged as before, with no reload of their own.
+        _ = try await adapter.delete(id: "n2", scope: nil)
+        #expect(try await OutsideWrites.check(transactions).isEmpty)
+        let later = try await adapter.changes(view: "flat", since: String(version), limit: nil)
+        #expect(later.entries.map(\.operation) == [.delete])
+    }
+
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func anImportReloadsTheOtherListsOverItsTable(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let sibling = try #require(try await subject.sibling("others", scope: nil))
+        _ = try await sibling.create(body: Self.note("n1", "first"), scope: nil)
+        let start = try await sibling.currentVersion()
+        let summary = try await subject.importer().run(
+            [ImportRecord(line: 1, fields: ["id": .string("i1"), "title": .string("imported"), "score": .integer(2)])],
+            skipBad: false
+        )
+        #expect(summary.imported == 1)
+        let changes = try await sibling.changes(view: "flat", since: String(start), limit: nil)
+        #expect(changes.entries.map(\.operation) == [.reload])
+        #expect(changes.entries.first?.version == summary.version)
+        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
+        #expect(try await OutsideWrites.check(provider.reader.transactions).isEmpty, "the import is recorded already")
+    }
+}

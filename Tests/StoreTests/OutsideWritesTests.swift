@@ -1,7 +1,7 @@
-@testable import DataMediator
 import DataMediatorTesting
 import Testing
 
+@testable import DataMediator
 @testable import DataMediatorSQL
 
 /// Changes to a list's table that the service did not make (another program's writes, an

@@ -90,7 +90,7 @@ public enum TableStamps {
                 CREATE OR REPLACE TRIGGER data_mediator_stamp
                 AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(SQL.quote(table))
                 FOR EACH STATEMENT EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
-                """,
+                """
             ]
         }
     }

@@ -219,6 +219,7 @@ let package = Package(
                 "DataMediatorClient",
                 "DataMediatorHTTP",
                 "DataMediatorSQL",
+                "DataMediatorSQLite",
                 "DataMediatorTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

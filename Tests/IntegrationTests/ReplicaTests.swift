@@ -255,6 +255,7 @@ import Testing
 final class EventCapture: Sendable {
     private final class Seen: Sendable {
         let ids = Mutex<[Int64]>([])
+        let types = Mutex<[Int64: String]>([:])
     }
 
     private let seen: Seen
@@ -273,7 +274,10 @@ final class EventCapture: Sendable {
         reader = Task {
             do {
                 for try await event in events {
-                    if let id = Int64(event.id) { seen.ids.withLock { $0.append(id) } }
+                    if let id = Int64(event.id) {
+                        seen.ids.withLock { $0.append(id) }
+                        seen.types.withLock { $0[id] = event.type }
+                    }
                 }
             } catch {
                 // The stream ended; the ids read so far stay.
@@ -289,6 +293,11 @@ final class EventCapture: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         return seen.ids.withLock { $0 }
+    }
+
+    /// The type of the event read with id `id` (its change's `op`), if one was.
+    func type(of id: Int64) -> String? {
+        seen.types.withLock { $0[id] }
     }
 
     /// Ends the stream.

@@ -7,7 +7,8 @@ import Testing
 
 /// A row another program writes into a list's table while `serve` runs: within the watch's
 /// interval (`DATA_MEDIATOR_OUTSIDE_WRITES_SECONDS`) the list's `changes` answer a `reload`
-/// at a version of its own and its event stream sends `event: reload`, on either store.
+/// at a version of its own and its event stream sends `event: reload`, on either store;
+/// an import by another process reaches the stream as soon.
 @Suite struct OutsideWriteTests {
     @Test(arguments: ImportTests.stores)
     func anotherProgramsWriteReachesChangesAndEvents(store: String) async throws {
@@ -70,5 +71,17 @@ import Testing
         #expect(
             try #require(try await server.json("/lists/notes/changes?since=\(reloaded)")["changes"] as? [Any]).isEmpty
         )
+
+        // An import by another process: the open stream hears of it within the watch's
+        // interval (SQLite: the importer cannot signal this process), long before the next
+        // heartbeat (10 s).
+        try Data(#"{"id": 2000, "title": "imported"}"#.utf8).write(to: folder.appendingPathComponent("more.ndjson"))
+        let (status, report) = try await ImportTests.importing("more.ndjson", in: folder, target)
+        #expect(status == 0, "\(report)")
+        let imported = try Page.decode(try await server.get("/lists/notes/items").body).version
+        #expect(imported > reloaded)
+        let heard = try await stream.reached(imported, timeout: .seconds(4))
+        let ids = try await stream.ids(until: imported, timeout: .zero)
+        #expect(heard, "\(ids)")
     }
 }

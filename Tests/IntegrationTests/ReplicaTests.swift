@@ -295,6 +295,15 @@ final class EventCapture: Sendable {
         return seen.ids.withLock { $0 }
     }
 
+    /// Whether an event with an id of `version` or later was read, waiting up to `timeout`.
+    func reached(_ version: Int64, timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, seen.ids.withLock({ ($0.max() ?? 0) < version }) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return seen.ids.withLock { ($0.max() ?? 0) >= version }
+    }
+
     /// The type of the event read with id `id` (its change's `op`), if one was.
     func type(of id: Int64) -> String? {
         seen.types.withLock { $0[id] }

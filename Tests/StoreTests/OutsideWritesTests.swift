@@ -23,16 +23,19 @@ import Testing
         let start = try await adapter.currentVersion()
         _ = try await adapter.create(body: Self.note("n2", "second"), scope: nil)
         _ = try await adapter.patch(id: "n1", body: .object(["data": .object(["title": .string("1st")])]), scope: nil)
-        #expect(try await OutsideWrites.check(transactions).isEmpty, "the service's own writes are accounted for")
+        #expect(
+            try await OutsideWrites.check(transactions).recorded.isEmpty,
+            "the service's own writes are accounted for"
+        )
 
         try await subject.writeBehindTheServicesBack("INSERT INTO notes (id, title, rev) VALUES ('x1', 'outside', 1)")
         // A write through the service before the watch looks does not hide the other one.
         _ = try await adapter.create(body: Self.note("n3", "third"), scope: nil)
-        let recorded = try await OutsideWrites.check(transactions)
+        let recorded = try await OutsideWrites.check(transactions).recorded
         #expect(recorded.map(\.table) == ["notes"])
         let version = try #require(recorded.first?.version)
         #expect(version == (try await adapter.currentVersion()), "a version of its own, the store's newest")
-        #expect(try await OutsideWrites.check(transactions).isEmpty, "each change is recorded once")
+        #expect(try await OutsideWrites.check(transactions).recorded.isEmpty, "each change is recorded once")
 
         let changes = try await adapter.changes(view: "flat", since: String(start), limit: nil)
         #expect(changes.entries.map(\.operation) == [.insert, .update, .insert, .reload])
@@ -53,7 +56,7 @@ import Testing
 
         // The service's writes after it are logged as before, with no reload of their own.
         _ = try await adapter.delete(id: "n2", scope: nil)
-        #expect(try await OutsideWrites.check(transactions).isEmpty)
+        #expect(try await OutsideWrites.check(transactions).recorded.isEmpty)
         let later = try await adapter.changes(view: "flat", since: String(version), limit: nil)
         #expect(later.entries.map(\.operation) == [.delete])
     }
@@ -73,6 +76,9 @@ import Testing
         #expect(changes.entries.map(\.operation) == [.reload])
         #expect(changes.entries.first?.version == summary.version)
         let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
-        #expect(try await OutsideWrites.check(provider.reader.transactions).isEmpty, "the import is recorded already")
+        #expect(
+            try await OutsideWrites.check(provider.reader.transactions).recorded.isEmpty,
+            "the import is recorded already"
+        )
     }
 }

@@ -77,13 +77,24 @@ public enum OutsideWrites {
         WHERE stamps.stamp <> outside.stamp ORDER BY outside.source
         """
 
+    /// What one look found: the tables changed outside the service, each with the version
+    /// it was recorded at, and the store's version (when it moved since the last look, a
+    /// process that cannot signal this one, such as an import into a SQLite store, wrote).
+    public struct Look: Sendable {
+        /// The tables recorded, with their versions; none when nothing moved.
+        public let recorded: [(table: String, version: Int64)]
+        /// The store's version after the look.
+        public let version: Int64
+    }
+
     /// Looks for changes the service did not make and records each table's at a new version
-    /// of its own (``StoreVersion/bump(for:_:)``: on PostgreSQL every replica is told); the
-    /// tables and their versions, none when nothing moved. A read first, so that a store
-    /// nobody else writes costs one statement and no lock.
-    public static func check(_ transactions: any SQLTransactions) async throws -> [(table: String, version: Int64)] {
-        let moved = try await transactions.read { session in try await session.rows(movedSQL, []) }
-        guard !moved.isEmpty else { return [] }
+    /// of its own (``StoreVersion/bump(for:_:)``: on PostgreSQL every replica is told). A
+    /// read first, so that a store nobody else writes costs one statement and no lock.
+    public static func check(_ transactions: any SQLTransactions) async throws -> Look {
+        let (moved, version) = try await transactions.read { session in
+            (try await session.rows(movedSQL, []), try await StoreVersion.current(session))
+        }
+        guard !moved.isEmpty else { return Look(recorded: [], version: version) }
         return try await transactions.write { session in
             try await StoreVersion.lock(session)
             // Read again under the lock: another replica may have recorded them meanwhile.
@@ -94,7 +105,7 @@ public enum OutsideWrites {
                 try await record(source, at: version, session)
                 recorded.append((source, version))
             }
-            return recorded
+            return Look(recorded: recorded, version: try await StoreVersion.current(session))
         }
     }
 }

@@ -12,21 +12,27 @@ struct OutsideWriteWatch: Sendable {
     let logger: Logger
 
     /// Looks until the task is cancelled; a failed look is logged once until one succeeds.
+    /// The streams are woken when a change was recorded, or the store's version moved since
+    /// the last look (a write this process was not told of: an import into a SQLite store,
+    /// say), so they send what the log holds now.
     func run() async {
         var failing = false
+        var lastVersion: Int64?
         while (try? await Task.sleep(for: interval)) != nil {
             do {
-                let recorded = try await OutsideWrites.check(transactions)
+                let look = try await OutsideWrites.check(transactions)
                 if failing { logger.notice("looking for other programs' writes again") }
                 failing = false
-                guard !recorded.isEmpty else { continue }
-                for (table, version) in recorded {
+                for (table, version) in look.recorded {
                     logger.info(
                         "a table changed outside the service: its lists' feeds answer a reload",
                         metadata: ["table": "\(table)", "version": "\(version)"]
                     )
                 }
-                notifier.publish()
+                if !look.recorded.isEmpty || (lastVersion != nil && lastVersion != look.version) {
+                    notifier.publish()
+                }
+                lastVersion = look.version
             } catch {
                 if !failing {
                     logger.warning(

@@ -93,3 +93,32 @@ extension CompositeReadsTests {
         #expect(zip(next.items, whole.items.dropFirst(2)).allSatisfy { $0.id == $1.id })
     }
 }
+
+extension CompositeReadsTests {
+    /// The composite's description names the parameters each list child fixes (`params`,
+    /// `{}` when none), so a client can follow the child's list with its cursors.
+    @Test func theDescriptionNamesEachChildsParameters() async throws {
+        let view = try SampleList.definition.view(named: "by_day", slice: SliceRequest(parameters: ["kind": ["big"]]))
+        let screen = ListAdapter.composite(
+            name: "s",
+            title: "S",
+            children: [
+                CompositeChild(name: "big", content: .list(CompositeTests.sample, view: view), cap: 2, more: true),
+                CompositeChild(
+                    name: "all",
+                    content: .list(CompositeTests.sample, view: try SampleList.definition.view(named: "by_day"))
+                ),
+            ],
+            signer: CompositeTests.signer
+        )
+        guard case .array(let children)? = screen.definition.composition else {
+            Issue.record("no children in \(String(describing: screen.definition.composition))")
+            return
+        }
+        let params = children.map { child -> JSONValue? in
+            guard case .object(let fields) = child else { return nil }
+            return fields["params"]
+        }
+        #expect(params == [.object(["kind": .string("big")]), .object([:])])
+    }
+}

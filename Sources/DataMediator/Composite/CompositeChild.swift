@@ -47,6 +47,16 @@ public struct CompositeChild: Sendable {
         return types
     }
 
+    /// The parameters a list child fixes for its view (`params` in the config), by name, as
+    /// a query string gives them: its description and its `more` cell name them, since a
+    /// cursor of the view is bound to them. None for a static section.
+    public var parameters: [(name: String, value: JSONValue)] {
+        guard case .list(_, let view) = content else { return [] }
+        return view.parameters.compactMap { parameter in
+            view.slice[parameter.field].map { (parameter.name, JSONValue.string($0.idString)) }
+        }
+    }
+
     /// The version of what the child shows: its list's, 0 for a static section.
     func version() async throws -> Int64 {
         guard case .list(let adapter, _) = content else { return 0 }

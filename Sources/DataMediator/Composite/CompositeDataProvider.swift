@@ -320,9 +320,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
         ]
         // The parameters the child fixes, as a query string gives them: the cursor is bound
         // to them, so the list's page after it is asked with them.
-        let parameters = view.parameters.compactMap { parameter in
-            view.slice[parameter.field].map { (parameter.name, JSONValue.string($0.idString)) }
-        }
+        let parameters = child.parameters
         if !parameters.isEmpty { fields["params"] = .object(Dictionary(uniqueKeysWithValues: parameters)) }
         let data: JSONValue = .object(fields)
         // Its `rev` follows its cursor, as an item's follows its data: a client that keeps

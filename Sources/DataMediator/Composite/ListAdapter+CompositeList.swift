@@ -46,6 +46,9 @@ extension CompositeChild {
             fields["kind"] = .string("list")
             fields["list"] = .string(adapter.definition.name)
             fields["view"] = .string(view.name)
+            // The parameters it fixes: a client that follows the child's list with the
+            // child's cursors asks with them.
+            fields["params"] = .object(Dictionary(uniqueKeysWithValues: parameters))
         }
         fields["limit"] = cap.map { .integer(Int64($0)) } ?? .null
         fields["more"] = .bool(more && cap != nil)

@@ -72,7 +72,11 @@ extension ListDefinition {
         // The claim must be a value of the field's type (RFC 7519's `sub` is text): a number
         // claimed for a text field, or an object, is refused rather than matched to nothing.
         let type = rules.types[scope.field]
-        if type == .integer, case .string(let text) = claim, let whole = Int64(text) { return .integer(whole) }
+        // A claim names one caller as it is spelt: text for an integer field is taken in its
+        // one decimal spelling only ("07" or "+7" would be another caller than "7").
+        if type == .integer, case .string(let text) = claim, let whole = Int64(text), String(whole) == text {
+            return .integer(whole)
+        }
         // An empty claim names no one: were it taken, every such token would share one
         // slice, with the items an operator stored without an owner.
         if claim == .string("") {

@@ -124,33 +124,52 @@ extension PostgresStore {
     }
 
     /// The rules (``ColumnRule``) of the columns among `types` that hold less than their
-    /// fields' types say: arrays (`arrays`' columns), `smallint` and `integer`, `uuid`, and
-    /// `varchar(n)` and `char(n)` (`modifiers`: their type modifiers, n + 4).
+    /// fields' types say: arrays (`arrays`' columns, with their elements' rules), `smallint`
+    /// and `integer`, `uuid`, `numeric(p, s)`, and `varchar(n)` and `char(n)` (`modifiers`:
+    /// their type modifiers, which an array column's elements share).
     static func columnRules(
         types: [String: PostgresDataType],
         modifiers: [String: Int32],
         arrays: [String: String]
     ) -> [String: ColumnRule] {
-        var rules = arrays.mapValues { _ in ColumnRule.array }
+        var rules: [String: ColumnRule] = [:]
         for (column, type) in types {
-            switch type {
-            case .int2: rules[column] = .wholeNumbers(Int64(Int16.min)...Int64(Int16.max), type: "smallint")
-            case .int4: rules[column] = .wholeNumbers(Int64(Int32.min)...Int64(Int32.max), type: "integer")
-            case .uuid: rules[column] = .uuid
-            case .numeric:
-                // (precision << 16 | scale) + 4; none declared: -1.
-                guard let modifier = modifiers[column], modifier >= 4 else { continue }
-                let (precision, scale) = (Int((modifier - 4) >> 16) & 0xFFFF, Int(modifier - 4) & 0xFFFF)
-                guard scale <= precision else { continue }
-                rules[column] = .below(digits: precision - scale, type: "numeric(\(precision), \(scale))")
-            case .varchar, .bpchar:
-                guard let modifier = modifiers[column], modifier > 4 else { continue }
-                let name = type == .varchar ? "varchar" : "char"
-                rules[column] = .characters(Int(modifier) - 4, type: "\(name)(\(modifier - 4))")
-            default: continue
+            if arrays[column] != nil {
+                let element = elementTypes[type].flatMap { rule(of: $0, modifier: modifiers[column], suffix: "[]") }
+                rules[column] = .array(of: element)
+            } else if let rule = rule(of: type, modifier: modifiers[column]) {
+                rules[column] = rule
             }
         }
+        for column in arrays.keys where rules[column] == nil { rules[column] = .array(of: nil) }
         return rules
+    }
+
+    /// The element types of the array types whose elements have a rule.
+    private static let elementTypes: [PostgresDataType: PostgresDataType] = [
+        .int2Array: .int2, .int4Array: .int4, .uuidArray: .uuid, .numericArray: .numeric, .varcharArray: .varchar,
+        .bpcharArray: .bpchar,
+    ]
+
+    /// The rule of a value of `type` with type modifier `modifier` (n + 4 for `varchar(n)`,
+    /// (precision << 16 | scale) + 4 for `numeric`; -1 or nil: none), its type named with
+    /// `suffix` (`[]` for an array's element); nil when the type needs none.
+    private static func rule(of type: PostgresDataType, modifier: Int32?, suffix: String = "") -> ColumnRule? {
+        switch type {
+        case .int2: return .wholeNumbers(Int64(Int16.min)...Int64(Int16.max), type: "smallint" + suffix)
+        case .int4: return .wholeNumbers(Int64(Int32.min)...Int64(Int32.max), type: "integer" + suffix)
+        case .uuid: return .uuid
+        case .numeric:
+            guard let modifier, modifier >= 4 else { return nil }
+            let (precision, scale) = (Int((modifier - 4) >> 16) & 0xFFFF, Int(modifier - 4) & 0xFFFF)
+            guard scale <= precision else { return nil }
+            return .below(digits: precision - scale, type: "numeric(\(precision), \(scale))" + suffix)
+        case .varchar, .bpchar:
+            guard let modifier, modifier > 4 else { return nil }
+            let name = type == .varchar ? "varchar" : "char"
+            return .characters(Int(modifier) - 4, type: "\(name)(\(modifier - 4))" + suffix)
+        default: return nil
+        }
     }
 
     /// A database error as one line: PostgreSQL's own message when there is one.

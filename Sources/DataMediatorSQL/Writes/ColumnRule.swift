@@ -7,8 +7,9 @@ import DataMediator
 /// json_array_elements_text on a scalar").
 public enum ColumnRule: Sendable, Hashable {
     /// An array (PostgreSQL's `text[]`, `bigint[]`, ...), shown as a JSON array: a value
-    /// is a JSON array of strings, numbers, booleans and nulls, or null.
-    case array
+    /// is a JSON array of strings, numbers, booleans and nulls, or null; each element keeps
+    /// the rule of the element type when it has one (`varchar(3)[]`, `integer[]`).
+    indirect case array(of: ColumnRule?)
     /// Whole numbers of a column narrower than 64 bits (`smallint`, `integer`), named.
     case wholeNumbers(ClosedRange<Int64>, type: String)
     /// Text of at most this many characters (`varchar(n)`, `char(n)`: blanks past them are
@@ -43,15 +44,23 @@ public enum ColumnRule: Sendable, Hashable {
     func problem(of value: JSONValue) -> String? {
         switch (self, value) {
         case (_, .null): return nil
-        case (.array, .array(let elements)):
+        case (.array(let rule), .array(let elements)):
             let nested = elements.contains {
                 switch $0 {
                 case .array, .object: return true
                 default: return false
                 }
             }
-            guard nested else { return nil }
-            return "must hold strings, numbers, booleans or nulls (its column is an array of one dimension)"
+            if nested {
+                return "must hold strings, numbers, booleans or nulls (its column is an array of one dimension)"
+            }
+            guard let rule else { return nil }
+            for (index, element) in elements.enumerated() {
+                if let problem = rule.problem(of: element) {
+                    return "has an element (at index \(index)) that \(problem)"
+                }
+            }
+            return nil
         case (.array, _): return "must be a JSON array or null (its column is an array)"
         case (.wholeNumbers(let range, let type), .integer(let whole)):
             guard !range.contains(whole) else { return nil }

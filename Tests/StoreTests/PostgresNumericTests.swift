@@ -91,10 +91,19 @@ extension PostgresNumericTests {
         }
         // Past the column's digits before the point: refused, naming the field (PostgreSQL's
         // "numeric field overflow" names none).
-        let refused = await #expect(throws: DataMediatorError.self) {
-            _ = try await adapter.replace(id: "9", body: .object(["data": .object(["cents": .number(1e10)])]))
+        // A number that the column's scale rounds up to that bound too (9999999999.995 is
+        // 10000000000.00, past 10 digits; PostgreSQL's "numeric field overflow" named none).
+        for cents in [1e10, 9_999_999_999.995, -9_999_999_999.995, 1e300] {
+            let refused = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.replace(id: "9", body: .object(["data": .object(["cents": .number(cents)])]))
+            }
+            #expect(refused?.fieldProblems.map(\.field) == ["cents"], "\(cents): \(String(describing: refused))")
         }
-        #expect(refused?.fieldProblems.map(\.field) == ["cents"], "\(String(describing: refused))")
+        let kept = try await adapter.replace(
+            id: "9",
+            body: .object(["data": .object(["cents": .number(9_999_999_999.994)])])
+        )
+        #expect(kept.cell.data == .object(["amount": .null, "cents": .number(9_999_999_999.99)]))
     }
 }
 

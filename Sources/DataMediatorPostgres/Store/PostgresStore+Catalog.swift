@@ -163,7 +163,7 @@ extension PostgresStore {
             guard let modifier, modifier >= 4 else { return nil }
             let (precision, scale) = (Int((modifier - 4) >> 16) & 0xFFFF, Int(modifier - 4) & 0xFFFF)
             guard scale <= precision else { return nil }
-            return .below(digits: precision - scale, type: "numeric(\(precision), \(scale))" + suffix)
+            return .below(digits: precision - scale, scale: scale, type: "numeric(\(precision), \(scale))" + suffix)
         case .varchar, .bpchar:
             guard let modifier, modifier > 4 else { return nil }
             let name = type == .varchar ? "varchar" : "char"

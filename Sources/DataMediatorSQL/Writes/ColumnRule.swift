@@ -1,4 +1,5 @@
 import DataMediator
+import Foundation
 
 /// What a column of the store holds that its field's declared type does not say, checked
 /// before a write's statement so that the refusal (`invalidItem`, 422) names the field
@@ -15,10 +16,10 @@ public enum ColumnRule: Sendable, Hashable {
     /// Text of at most this many characters (`varchar(n)`, `char(n)`: blanks past them are
     /// dropped, as PostgreSQL drops them), the type named.
     case characters(Int, type: String)
-    /// Numbers less than 10^`digits` in size (`numeric(p, s)`: p - s digits before the
-    /// point), the type named; a number that rounds up to it at the column's scale is left
-    /// to the database.
-    case below(digits: Int, type: String)
+    /// Numbers less than 10^`digits` in size once rounded to `scale` digits after the point,
+    /// as the column rounds them (`numeric(p, s)`: p - s digits before the point, s after),
+    /// the type named.
+    case below(digits: Int, scale: Int, type: String)
     /// A uuid in its one spelling (``UUIDText``): PostgreSQL reads capitals, braces or no
     /// hyphens as the same uuid and stores it in small letters, so a value written in
     /// another spelling would read back changed, and a scope's claim so spelled would
@@ -65,10 +66,19 @@ public enum ColumnRule: Sendable, Hashable {
         case (.wholeNumbers(let range, let type), .integer(let whole)):
             guard !range.contains(whole) else { return nil }
             return "must be from \(range.lowerBound) to \(range.upperBound) (its column is \(type))"
-        case (.below(let digits, let type), .integer(let whole)):
-            return Self.size(Double(whole), below: digits, type: type)
-        case (.below(let digits, let type), .number(let real)):
-            return Self.size(real, below: digits, type: type)
+        case (.below(let digits, _, let type), .integer(let whole)):
+            return Self.size(abs(Decimal(whole)) >= Self.power(digits), below: digits, type: type)
+        case (.below(let digits, let scale, let type), .number(let real)):
+            // The shortest decimal of the double, as the store writes it (``JSONValue``'s
+            // text), rounded half away from zero as PostgreSQL rounds a numeric; a double
+            // past what a Decimal holds (1e-130, 1e300) is compared as it is.
+            guard var exact = Decimal(string: JSONValue.number(real).idString) else {
+                let bound = (0..<max(0, digits)).reduce(1.0) { value, _ in value * 10 }
+                return Self.size(abs(real) >= bound, below: digits, type: type)
+            }
+            var rounded = Decimal()
+            NSDecimalRound(&rounded, &exact, scale, .plain)
+            return Self.size(abs(rounded) >= Self.power(digits), below: digits, type: type)
         case (.uuid, .string(let text)):
             guard !UUIDText.isCanonical(text) else { return nil }
             return "must be a uuid in small letters with hyphens (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"
@@ -81,10 +91,13 @@ public enum ColumnRule: Sendable, Hashable {
         }
     }
 
-    private static func size(_ value: Double, below digits: Int, type: String) -> String? {
-        var bound = 1.0
-        for _ in 0..<max(0, digits) { bound *= 10 }
-        guard abs(value) >= bound else { return nil }
+    /// 10^`digits`.
+    private static func power(_ digits: Int) -> Decimal {
+        (0..<max(0, digits)).reduce(Decimal(1)) { value, _ in value * 10 }
+    }
+
+    private static func size(_ exceeds: Bool, below digits: Int, type: String) -> String? {
+        guard exceeds else { return nil }
         return "must be less than 1e\(digits) in size (its column is \(type))"
     }
 }

@@ -76,6 +76,16 @@ import Testing
             #expect(refused?.fieldProblems.map(\.field) == [field], "\(field): \(String(describing: refused))")
             #expect(refused?.message.contains(says) == true, "\(field): \(String(describing: refused?.message))")
         }
+        // Several such values: each field is named, with why.
+        let several = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.create(
+                body: .object([
+                    "data": .object(["codes": .array([.string("long")]), "small": .array([.integer(40_000)])])
+                ])
+            )
+        }
+        #expect(several?.fieldProblems.map(\.field) == ["codes", "small"], "\(String(describing: several))")
+        #expect(several?.fieldProblems.last?.detail.contains("smallint[]") == true)
         #expect(try await adapter.currentVersion() == start, "nothing was written")
     }
 }

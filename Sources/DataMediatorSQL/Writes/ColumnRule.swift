@@ -26,19 +26,22 @@ public enum ColumnRule: Sendable, Hashable {
     /// write into the slice of another caller (whose claim is the small-letter spelling).
     case uuid
 
-    /// The refusal of the first of `values` (by field name) whose column has a rule in
-    /// `rules` and whose value breaks it.
+    /// The refusal of `values` (by field name) whose columns have a rule in `rules` that
+    /// they break, naming each such field (a message that names one says why).
     public static func check(_ values: [String: JSONValue], rules: [String: ColumnRule]) throws(DataMediatorError) {
         guard !rules.isEmpty else { return }
+        var problems: [FieldProblem] = []
         for (field, value) in values.sorted(by: { $0.key < $1.key }) {
             if let problem = rules[field]?.problem(of: value) {
-                throw DataMediatorError(
-                    .invalidItem,
-                    "The field '\(field)' \(problem).",
-                    fieldProblems: [FieldProblem(field: field, detail: problem)]
-                )
+                problems.append(FieldProblem(field: field, detail: problem))
             }
         }
+        guard let first = problems.first else { return }
+        let message =
+            problems.count == 1
+            ? "The field '\(first.field)' \(first.detail)."
+            : "The item's values do not fit their columns: \(problems.map { "'\($0.field)'" }.joined(separator: ", "))."
+        throw DataMediatorError(.invalidItem, message, fieldProblems: problems)
     }
 
     /// Why `value` breaks the rule, nil when it does not.

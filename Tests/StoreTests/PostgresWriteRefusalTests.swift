@@ -157,3 +157,44 @@ extension PostgresWriteRefusalTests {
         #expect(ids == ["r1", "r4"])
     }
 }
+
+extension PostgresWriteRefusalTests {
+    /// A column whose type is a domain with a check (`CREATE DOMAIN ... CHECK`): a value the
+    /// check refuses is the item's refusal naming the field (PostgreSQL's message names the
+    /// domain, never the column), and the domain's base type keeps its bounds (a
+    /// `smallint` domain's value past them is refused before the statement).
+    @Test func aDomainsCheckRefusalNamesItsField() async throws {
+        let fixture = try await PostgresFixture()
+        for statement in [
+            "CREATE DOMAIN short_code AS varchar(4) CHECK (VALUE ~ '^[a-z]+$')",
+            "CREATE DOMAIN positive AS smallint CHECK (VALUE > 0)",
+            "CREATE TABLE legacy (id text PRIMARY KEY, a short_code, b text, small positive, rev bigint)",
+        ] {
+            try await fixture.store.primary.query(PostgresQuery(unsafeSQL: statement))
+        }
+        let adapter = try await fixture.store.adapter(
+            for: Self.definition(),
+            source: StoreSource(kind: .table("legacy"), fieldTypes: Self.fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        _ = try await adapter.replace(
+            id: "ok",
+            body: .object(["data": .object(["a": .string("abc"), "small": .integer(2)])])
+        )
+        let start = try await adapter.currentVersion()
+        for (data, field, says) in [
+            (["a": JSONValue.string("AB1"), "small": .integer(3)], "a", "short_code"),
+            (["a": .string("abc"), "small": .integer(-1)], "small", "positive"),
+            (["small": .integer(40_000)], "small", "smallint"),
+            (["a": .string("abcdef")], "a", "varchar(4)"),
+        ] as [([String: JSONValue], String, String)] {
+            let error = await #expect(throws: DataMediatorError.self, "\(data)") {
+                _ = try await adapter.replace(id: "x", body: .object(["data": .object(data)]))
+            }
+            #expect(error?.code == .invalidItem, "\(String(describing: error))")
+            #expect(error?.fieldProblems.map(\.field) == [field], "\(data): \(String(describing: error))")
+            #expect(error?.message.contains(says) == true, "\(data): \(String(describing: error?.message))")
+        }
+        #expect(try await adapter.currentVersion() == start)
+    }
+}

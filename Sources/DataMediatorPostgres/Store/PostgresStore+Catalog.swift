@@ -108,6 +108,33 @@ extension PostgresStore {
         }
     }
 
+    /// The columns of `table` whose type is a domain, with the domain's name as PostgreSQL's
+    /// messages give it (`format_type`): a row's description gives the domain's base type.
+    /// A domain's type modifier (`varchar(4)`'s) is the domain's, not the column's: it is
+    /// put in `modifiers` for the columns that have none of their own.
+    static func domains(
+        of table: String,
+        modifiers: inout [String: Int32],
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [String: String] {
+        let rows = try await connection.query(
+            """
+            SELECT a.attname::text, format_type(a.atttypid, NULL), t.typtypmod FROM pg_attribute AS a
+            JOIN pg_type AS t ON t.oid = a.atttypid
+            WHERE a.attrelid = to_regclass(\(SQL.quote(table))) AND a.attnum > 0 AND NOT a.attisdropped
+            AND t.typtype = 'd'
+            """,
+            logger: logger
+        )
+        var domains: [String: String] = [:]
+        for try await (column, name, modifier) in rows.decode((String, String, Int32).self) {
+            domains[column] = name
+            if (modifiers[column] ?? -1) < 0 { modifiers[column] = modifier }
+        }
+        return domains
+    }
+
     /// A number bound for a `numeric` column, written or compared: through its shortest
     /// text (PostgreSQL's cast of a double keeps 15 significant digits; compared as a
     /// double, the column is read as one and no index serves the comparison).
@@ -126,11 +153,13 @@ extension PostgresStore {
     /// The rules (``ColumnRule``) of the columns among `types` that hold less than their
     /// fields' types say: arrays (`arrays`' columns, with their elements' rules), `smallint`
     /// and `integer`, `uuid`, `numeric(p, s)`, and `varchar(n)` and `char(n)` (`modifiers`:
-    /// their type modifiers, which an array column's elements share).
+    /// their type modifiers, which an array column's elements share), and the domains'
+    /// columns (`domains`: their domains' names).
     static func columnRules(
         types: [String: PostgresDataType],
         modifiers: [String: Int32],
-        arrays: [String: String]
+        arrays: [String: String],
+        domains: [String: String] = [:]
     ) -> [String: ColumnRule] {
         var rules: [String: ColumnRule] = [:]
         for (column, type) in types {
@@ -142,6 +171,7 @@ extension PostgresStore {
             }
         }
         for column in arrays.keys where rules[column] == nil { rules[column] = .array(of: nil) }
+        for (column, domain) in domains { rules[column] = .domain(domain, base: rules[column]) }
         return rules
     }
 

@@ -211,6 +211,7 @@ public final class PostgresStore: Sendable {
                 try schema.checkVersionTables { found.contains($0) }
                 var notNull: Set<String> = []
                 var modifiers: [String: Int32] = [:]
+                var domains: [String: String] = [:]
                 var idSequence: IDSequence?
                 if case .table(let table) = source.kind {
                     if try await !Self.tableExists(table, connection, logger: self.logger) {
@@ -225,6 +226,7 @@ public final class PostgresStore: Sendable {
                     try await Self.checkUniqueID(list, table: table, connection, logger: self.logger)
                     notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
                     modifiers = try await Self.typeModifiers(of: table, connection, logger: self.logger)
+                    domains = try await Self.domains(of: table, modifiers: &modifiers, connection, logger: self.logger)
                     idSequence = try await Self.idSequence(
                         of: table,
                         column: list.idField,
@@ -330,7 +332,12 @@ public final class PostgresStore: Sendable {
                     versionTables: source.allVersionTables,
                     windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
                     writeCasts: writeCasts,
-                    columnRules: Self.columnRules(types: types, modifiers: modifiers, arrays: arrayForms.write),
+                    columnRules: Self.columnRules(
+                        types: types,
+                        modifiers: modifiers,
+                        arrays: arrayForms.write,
+                        domains: domains
+                    ),
                     idSequence: idSequence
                 )
                 let provider = PostgresDataProvider(store: self, reader: reader)

@@ -25,6 +25,11 @@ public enum ColumnRule: Sendable, Hashable {
     /// another spelling would read back changed, and a scope's claim so spelled would
     /// write into the slice of another caller (whose claim is the small-letter spelling).
     case uuid
+    /// A value of a domain (PostgreSQL's `CREATE DOMAIN ... CHECK (...)`), by the name its
+    /// refusals give it, with the rule of its base type: the domain's checks are the
+    /// database's to test, and a refusal that names the domain names this field
+    /// (``ConstraintRefusal/naming(_:among:rules:)``).
+    indirect case domain(String, base: ColumnRule?)
 
     /// The refusal of `values` (by field name) whose columns have a rule in `rules` that
     /// they break, naming each such field (a message that names one says why).
@@ -48,6 +53,7 @@ public enum ColumnRule: Sendable, Hashable {
     func problem(of value: JSONValue) -> String? {
         switch (self, value) {
         case (_, .null): return nil
+        case (.domain(_, let base), _): return base?.problem(of: value)
         case (.array(let rule), .array(let elements)):
             let nested = elements.contains {
                 switch $0 {

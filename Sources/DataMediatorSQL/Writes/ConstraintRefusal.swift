@@ -32,11 +32,22 @@ public enum ConstraintRefusal {
     /// `error` with its field named, when it is a refusal that names only `data` and its
     /// message quotes a value that exactly one of `values` holds (PostgreSQL names the type
     /// and the value a cast refused, never the column: `invalid input value for enum
-    /// status: "gone"`); `error` as it is otherwise.
-    public static func naming(_ error: any Error, among values: [String: JSONValue]) -> any Error {
+    /// status: "gone"`), or names the domain (`rules`, ``ColumnRule/domain(_:base:)``) of
+    /// exactly one of their fields (`value for domain positive violates check constraint
+    /// ...`); `error` as it is otherwise.
+    public static func naming(
+        _ error: any Error,
+        among values: [String: JSONValue],
+        rules: [String: ColumnRule] = [:]
+    ) -> any Error {
         guard let refusal = error as? DataMediatorError, refusal.code == .invalidItem,
-            refusal.fieldProblems.map(\.field) == ["data"],
-            let field = field(quotedIn: refusal.message, among: values)
+            refusal.fieldProblems.map(\.field) == ["data"]
+        else { return error }
+        let domains = values.keys.filter { field in
+            guard case .domain(let name, _)? = rules[field] else { return false }
+            return refusal.message.contains("value for domain \(name) violates")
+        }
+        guard let field = field(quotedIn: refusal.message, among: values) ?? (domains.count == 1 ? domains[0] : nil)
         else { return error }
         return Self.refusal(refusal.message, field: field)
     }

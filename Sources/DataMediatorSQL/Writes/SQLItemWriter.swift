@@ -191,7 +191,7 @@ public struct SQLItemWriter: ItemWriter {
 
     /// Runs `write` in one transaction and, once it committed, carries the outlines of the
     /// lists over the table over the write (``OutlineCarry``).
-    /// A refusal of one of `values` names its field (``ConstraintRefusal/naming(_:among:)``).
+    /// A refusal of one of `values` names its field (``ConstraintRefusal/naming(_:among:rules:)``).
     private func committed<Result: Sendable>(
         writing values: [String: JSONValue] = [:],
         _ write: @escaping @Sendable (any SQLSession) async throws -> (Result, OutlineCarry)
@@ -201,7 +201,7 @@ public struct SQLItemWriter: ItemWriter {
         do {
             (result, carry) = try await transactions.write(write)
         } catch {
-            throw ConstraintRefusal.naming(error, among: values)
+            throw ConstraintRefusal.naming(error, among: values, rules: columnRules)
         }
         carry.apply()
         return result

@@ -144,6 +144,38 @@ import Testing
         #expect(unknown.contains { $0.contains("parameter 'colour'") }, "\(unknown)")
     }
 
+    /// A composite takes no parameters: a child that gives one to a composite would show
+    /// the whole of it, not the slice it names.
+    @Test func aChildOfAnotherCompositeGivesNoParameters() throws {
+        let yaml = """
+            store:
+              sqlite: data.sqlite
+            lists:
+              tasks:
+                table: tasks
+                fields: {title: string, size: integer}
+                views:
+                  sized:
+                    sort: [title]
+                    params: {size: size}
+              inner:
+                compose:
+                  - {name: some, list: tasks, view: sized, params: {size: 1}}
+              outer:
+                compose:
+                  - {name: nested, list: inner, params: {size: 2}}
+            """
+        let messages = errors(yaml).map(\.message)
+        #expect(
+            messages.contains {
+                $0.contains(
+                    "child 'nested' of 'outer' gives parameter 'size', but it shows composite 'inner', which takes none"
+                )
+            },
+            "\(messages)"
+        )
+    }
+
     @Test func theDemoConfigIsValid() throws {
         var loader = ConfigFileLoader(file: "demo", baseDirectory: "/data")
         let configuration = try loader.parse(DemoConfig.yaml)

@@ -57,6 +57,26 @@ public struct CompositeChild: Sendable {
         }
     }
 
+    /// What places the child's items in the composite's order, for its cursors' binding
+    /// (``View/cursorBinding``): its name, what it shows (a list's view by its own cursor
+    /// binding, which holds its order, its slice and, for a composite, its children), its
+    /// cap and its `more` cell. A cursor issued before any of them changed is refused.
+    var shape: JSONValue {
+        var fields: [JSONValue] = [.string(name)]
+        switch content {
+        case .section(let id, _, let cells): fields += [.string(id), .integer(Int64(cells.count))]
+        case .list(let adapter, let view): fields += [.string(adapter.definition.name), .string(view.cursorBinding)]
+        }
+        return .array(fields + [cap.map { .integer(Int64($0)) } ?? .null, .bool(more)])
+    }
+
+    /// Whether what the child shows changes: a list with a change feed (a store's list, a
+    /// composite), not a static section or a file read at start.
+    var changes: Bool {
+        guard case .list(let adapter, _) = content else { return false }
+        return adapter.changeLog != nil
+    }
+
     /// The version of what the child shows: its list's, 0 for a static section.
     func version() async throws -> Int64 {
         guard case .list(let adapter, _) = content else { return 0 }

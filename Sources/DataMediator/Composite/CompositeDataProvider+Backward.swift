@@ -24,7 +24,7 @@ extension CompositeDataProvider {
                 from: child == point?.child ? point : nil,
                 limit: limit - items.count
             )
-            if let version = read.version { known[child] = max(known[child] ?? version, version) }
+            if let version = read.version { known[child] = min(known[child] ?? version, version) }
             items += read.items
             child -= 1
         }

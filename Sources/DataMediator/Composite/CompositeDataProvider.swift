@@ -32,7 +32,8 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             idField: "position",
             section: SectionRule(field: "section", titleField: "section_title"),
             cellType: .field("type", types: types, fallback: types.first ?? "item"),
-            fields: []
+            fields: [],
+            composedOf: .array(children.map(\.shape))
         )
     }
 
@@ -161,8 +162,8 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
     /// A capped list child is read from its start, its cap and one item more (caps are a
     /// screen's few rows), and resumed by position among the items it shows now: a write
     /// that pushes an item out of its first items or moves one within them is seen by the
-    /// next page read, as any list's page sees it. The page's version takes what its reads
-    /// of list children carried, and asks only the others.
+    /// next page read, as any list's page sees it. The page's version is the least its
+    /// reads of changing children carried (``currentVersion(knowing:)``).
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         var resume = try Resume(start, inclusive: inclusive, childCount: children.count)
         var items: [Item] = []
@@ -172,7 +173,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             if let cap = child.cap, case .list(let adapter, let childView) = child.content {
                 if let inner = resume.inner, inner.values.count != childView.sort.count { throw Self.badCursor() }
                 let read = try await adapter.entryWindow(of: childView, from: nil, inclusive: false, limit: cap + 1)
-                known[resume.child] = max(known[resume.child] ?? read.version, read.version)
+                known[resume.child] = min(known[resume.child] ?? read.version, read.version)
                 items += cappedItems(
                     of: resume,
                     read.entries,
@@ -194,7 +195,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
                 inclusive: resume.innerInclusive,
                 limit: take
             )
-            if let version = read.version { known[resume.child] = max(known[resume.child] ?? version, version) }
+            if let version = read.version { known[resume.child] = min(known[resume.child] ?? version, version) }
             for entry in read.entries.prefix(take) {
                 resume.served += 1
                 items.append(Self.item(entry, child: child, index: resume.child, served: resume.served))
@@ -255,10 +256,17 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
         try await currentVersion(knowing: [])
     }
 
-    /// ``currentVersion()`` where `known[i]` is the version a read of child `i` just
-    /// carried: only the children not read are asked, so a page, a lookup or the sections
-    /// do not read every child again for a version their own reads gave.
+    /// The version of what a page, a lookup or the sections read, where `known[i]` is the
+    /// version a read of child `i` carried: the least of those of the children that change
+    /// (their reads are not one snapshot; a write between two of them is in the later one
+    /// only, and a client that follows the changes from the least applies it again, in
+    /// order, where the greatest would skip it for good); when no such child was read, the
+    /// composite's version now, only the children not read asked.
     func currentVersion(knowing known: [Int64?]) async throws -> Int64 {
+        let read = children.indices.compactMap { index in
+            index < known.count && children[index].changes ? known[index] : nil
+        }
+        if let least = read.min() { return least }
         var version: Int64 = 0
         for (index, child) in children.enumerated() {
             if index < known.count, let read = known[index] {

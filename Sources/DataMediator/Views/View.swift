@@ -27,8 +27,8 @@ public struct View: Sendable, Hashable {
     /// values when there is one, so a cursor of one slice is refused on another.
     public let binding: String
     /// What a cursor binds to: the ``binding`` and a digest of the order, the section rule
-    /// and the filter, so a cursor issued before the view's definition changed is refused
-    /// rather than read as a place in another order.
+    /// and the filter (a composite's children too), so a cursor issued before the view's
+    /// definition changed is refused rather than read as a place in another order.
     public let cursorBinding: String
 
     /// Creates a view; `idField` is appended to `sort` unless it already ends it.
@@ -41,7 +41,8 @@ public struct View: Sendable, Hashable {
         filter: [FilterCondition] = [],
         cellType: CellTypeRule,
         fields: [String],
-        parameters: [ViewParameter] = []
+        parameters: [ViewParameter] = [],
+        composedOf parts: JSONValue = .null
     ) {
         self.name = name
         self.isDefault = isDefault
@@ -56,16 +57,26 @@ public struct View: Sendable, Hashable {
         self.parameters = parameters
         self.slice = [:]
         self.binding = name
-        self.cursorBinding = name + "@" + Self.shapeDigest(sort: keys, section: section, filter: filter)
+        self.cursorBinding =
+            name + "@" + Self.shapeDigest(sort: keys, section: section, filter: filter, parts: parts)
     }
 
-    /// A digest of what places an item in a view: its sort keys, section rule and filter.
-    private static func shapeDigest(sort: [SortKey], section: SectionRule?, filter: [FilterCondition]) -> String {
-        Slice.digest(of: [
+    /// A digest of what places an item in a view: its sort keys, section rule and filter,
+    /// and for a composite's view what it is composed of (`parts`: its children, in order).
+    private static func shapeDigest(
+        sort: [SortKey],
+        section: SectionRule?,
+        filter: [FilterCondition],
+        parts: JSONValue
+    ) -> String {
+        var shape: [String: JSONValue] = [
             "sort": .array(sort.map { .string("\($0.field) \($0.order)") }),
             "section": section.map { .string("\($0.field) \($0.grouping)") } ?? .null,
             "filter": .array(filter.map { .array([.string($0.field), .string("\($0.op)"), $0.value]) }),
-        ])
+        ]
+        // Only a composite's: the digests of other views stay what their cursors carry.
+        if parts != .null { shape["parts"] = parts }
+        return Slice.digest(of: shape)
     }
 
     /// The same view with the slice and binding of another (its reversal).

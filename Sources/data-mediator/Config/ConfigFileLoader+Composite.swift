@@ -195,6 +195,15 @@ extension ConfigFileLoader {
                     )
                     continue
                 }
+                if definitions[name] == nil, let unknown = parameters.keys.sorted().first {
+                    // A composite's one view takes no parameters: a child that gives one would
+                    // show the whole composite, not the slice it names.
+                    failAt(
+                        child,
+                        "child '\(child.name)' of '\(composite.name)' gives parameter '\(unknown)', but it shows "
+                            + "composite '\(name)', which takes none; give the parameters to its children"
+                    )
+                }
                 if let definition = definitions[name] {
                     if definition.scope != nil {
                         failAt(

@@ -85,3 +85,38 @@ import Testing
         #expect(heard, "\(ids)")
     }
 }
+
+extension OutsideWriteTests {
+    /// A row written while `serve` was down reaches the feed at start, not one interval
+    /// later (an hour here): the watch looks at once.
+    @Test func aWriteMadeWhileTheServiceWasDownIsRecordedAtStart() async throws {
+        let target = try await ImportTests.Target.make("sqlite")
+        let folder = try ImportTests.folder([:], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func serve() async throws -> ServerProcess {
+            try await ServerProcess(
+                dataDirectory: folder,
+                arguments: ["--config", folder.appendingPathComponent("lists.yaml").path],
+                environment: ["DATA_MEDIATOR_OUTSIDE_WRITES_SECONDS": "3600"]
+            )
+        }
+        let first = try await serve()
+        let start = try Page.decode(try await first.get("/lists/notes/items").body).version
+        #expect(await first.stop() == 0)
+        let other = try SQLiteStore(path: folder.appendingPathComponent("store.sqlite").path)
+        try await other.transactions.write {
+            try await $0.execute("INSERT INTO notes (id, title, rev) VALUES (7, 'while down', 1)", [])
+        }
+        let second = try await serve()
+        var changes: [[String: Any]] = []
+        let deadline = ContinuousClock.now + .seconds(5)
+        while changes.isEmpty, ContinuousClock.now < deadline {
+            changes = try #require(
+                try await second.json("/lists/notes/changes?since=\(start)")["changes"] as? [[String: Any]]
+            )
+            if changes.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(changes.map { $0["op"] as? String } == ["reload"])
+        #expect(await second.stop() == 0)
+    }
+}

@@ -59,6 +59,18 @@ import Testing
         #expect(try await OutsideWrites.check(transactions).recorded.isEmpty)
         let later = try await adapter.changes(view: "flat", since: String(version), limit: nil)
         #expect(later.entries.map(\.operation) == [.delete])
+
+        // A second change outside: a feed from before the first still gets the first reload
+        // (the one after the second would follow changes to items the client never had).
+        try await subject.writeBehindTheServicesBack("INSERT INTO notes (id, title, rev) VALUES ('x2', 'again', 1)")
+        let second = try #require(try await OutsideWrites.check(transactions).recorded.first?.version)
+        #expect(second > version)
+        let fromStart = try await adapter.changes(view: "flat", since: String(start), limit: nil)
+        #expect(fromStart.entries.map(\.operation) == [.insert, .update, .insert, .reload])
+        #expect(fromStart.entries.last?.version == version)
+        let fromFirst = try await adapter.changes(view: "flat", since: String(version), limit: nil)
+        #expect(fromFirst.entries.map(\.operation) == [.delete, .reload])
+        #expect(fromFirst.entries.last?.version == second)
     }
 
     @Test(arguments: [WritableKind.sqlite, .postgres])

@@ -6,19 +6,24 @@ import DataMediator
 ///
 /// Per table, the service keeps the table's stamp (``TableStamps``) as far as it accounts
 /// for it: every write through the API moves it on, in the write's transaction, from the
-/// stamp the write found to the one it left, when nothing came between; the version at
-/// which the last change the service did not log was noticed (0: none). A watcher
-/// (``check(_:)``) compares the two stamps; where they differ, it raises the store's
-/// version for the table (so query lists reload too), records that version as the table's
-/// last outside change and catches the stamp up, all under the store's version lock, so
-/// replicas that check at once notice each change once.
+/// stamp the write found to the one it left, when nothing came between; and the versions
+/// at which changes it did not log were noticed (``versions``). A watcher (``check(_:)``)
+/// compares the two stamps; where they differ, it raises the store's version for the
+/// table (so query lists reload too), records that version and catches the stamp up, all
+/// under the store's version lock, so replicas that check at once notice each change once.
 public enum OutsideWrites {
     /// The table of accounted stamps and outside changes.
     public static let table = "data_mediator_outside_writes"
 
-    /// The statement that creates the table when missing.
+    /// Per table, the versions at which changes the service did not log were noticed: a
+    /// feed answers a `reload` at the first one after `since`, so a later one does not hide
+    /// it (the changes logged between them would name items the client never had).
+    public static let versions = "data_mediator_outside_versions"
+
+    /// The statements that create the tables when missing.
     static func schema(_ dialect: SQLDialect) -> [String] {
         let types = SQLTypes(dialect)
+        let clustered = dialect == .sqlite ? " WITHOUT ROWID" : ""
         return [
             """
             CREATE TABLE IF NOT EXISTS \(table) (
@@ -26,7 +31,14 @@ public enum OutsideWrites {
                 stamp \(types.integer) NOT NULL DEFAULT 0,
                 version \(types.integer) NOT NULL DEFAULT 0
             )
+            """,
             """
+            CREATE TABLE IF NOT EXISTS \(versions) (
+                source \(types.text) NOT NULL,
+                version \(types.integer) NOT NULL,
+                PRIMARY KEY (source, version)
+            )\(clustered)
+            """,
         ]
     }
 
@@ -61,12 +73,28 @@ public enum OutsideWrites {
             """,
             [.integer(version), .string(source)]
         )
+        try await session.execute(
+            "INSERT INTO \(versions) (source, version) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            [.string(source), .integer(version)]
+        )
+        // Those before every list's history floor are past what any feed answers (an older
+        // `since` is 410); all but this one when no list keeps a history.
+        try await session.execute(
+            """
+            DELETE FROM \(versions) WHERE source = ?
+            AND version < (SELECT COALESCE(MIN(floor), ?) FROM \(ServiceTables.history))
+            """,
+            [.string(source), .integer(version)]
+        )
     }
 
-    /// The version of the last change of `source` that the service did not log item by
-    /// item (0: none), in the session's snapshot.
-    static func lastVersion(of source: String, _ session: any SQLSession) async throws -> Int64 {
-        try await session.integer("SELECT COALESCE(MAX(version), 0) FROM \(table) WHERE source = ?", [.string(source)])
+    /// The version of the first change of `source` after `since` that the service did not
+    /// log item by item (0: none), in the session's snapshot.
+    static func firstVersion(of source: String, after since: Int64, _ session: any SQLSession) async throws -> Int64 {
+        try await session.integer(
+            "SELECT COALESCE(MIN(version), 0) FROM \(versions) WHERE source = ? AND version > ?",
+            [.string(source), .integer(since)]
+        )
     }
 
     /// The statement that finds the tables whose stamp moved past what the service accounts

@@ -77,7 +77,8 @@ public struct SQLChangeLog: ChangeLog {
 
     /// Up to `limit` changes of `view` after `since`, from one snapshot: those logged, and
     /// when the table changed otherwise after `since` (``OutsideWrites``), those logged
-    /// before that change and then a `reload` at its version, which stands for the rest.
+    /// before the first such change and then a `reload` at its version, which stands for
+    /// the rest.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
         try await transactions.read { [list, table, layout, types] session in
             let version = try await StoreVersion.current(session)
@@ -97,7 +98,7 @@ public struct SQLChangeLog: ChangeLog {
                 """,
                 [.string(list), .string(view.binding), .integer(since), .integer(Int64(max(0, limit)))]
             )
-            let outside = try await OutsideWrites.lastVersion(of: table, session)
+            let outside = try await OutsideWrites.firstVersion(of: table, after: since, session)
             let logged = outside > since ? rows.filter { ($0[0].integerValue ?? 0) < outside } : rows
             var changes = logged.map { row in
                 let section = row[4].stringValue

@@ -1,6 +1,7 @@
 import DataMediator
 import DataMediatorSQL
 import Logging
+import Metrics
 
 /// Looks every `interval` for changes to the lists' tables that the service did not make
 /// (another program's writes, ``OutsideWrites``): each is recorded at a version of its own,
@@ -11,20 +12,28 @@ struct OutsideWriteWatch: Sendable {
     let interval: Duration
     let logger: Logger
 
-    /// Looks until the task is cancelled; a failed look is logged once until one succeeds.
+    /// Looks at once, then every interval until the task is cancelled; a failed look is
+    /// logged once until one succeeds.
     /// The streams are woken when a change was recorded, or the store's version moved since
     /// the last look (a write this process was not told of: an import into a SQLite store,
     /// say), so they send what the log holds now.
     func run() async {
         var failing = false
         var lastVersion: Int64?
-        while (try? await Task.sleep(for: interval)) != nil {
+        var noticed = Set<String>()
+        // The first look at once: what other programs wrote while the service was down is
+        // recorded before a client follows a feed for a whole interval.
+        repeat {
             do {
                 let look = try await OutsideWrites.check(transactions)
                 if failing { logger.notice("looking for other programs' writes again") }
                 failing = false
                 for (table, version) in look.recorded {
-                    logger.info(
+                    Counter(label: "data_mediator_outside_writes", dimensions: [("table", table)]).increment()
+                    // Once a table per run at `info`: a program that writes it steadily would
+                    // make a line every interval (the counter counts them).
+                    logger.log(
+                        level: noticed.insert(table).inserted ? .info : .debug,
                         "a table changed outside the service: its lists' feeds answer a reload",
                         metadata: ["table": "\(table)", "version": "\(version)"]
                     )
@@ -34,6 +43,7 @@ struct OutsideWriteWatch: Sendable {
                 }
                 lastVersion = look.version
             } catch {
+                Counter(label: "data_mediator_outside_write_look_errors").increment()
                 if !failing {
                     logger.warning(
                         "could not look for other programs' writes; trying again",
@@ -42,6 +52,6 @@ struct OutsideWriteWatch: Sendable {
                 }
                 failing = true
             }
-        }
+        } while (try? await Task.sleep(for: interval)) != nil
     }
 }

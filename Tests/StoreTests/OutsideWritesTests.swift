@@ -73,6 +73,25 @@ import Testing
         #expect(fromFirst.entries.last?.version == second)
     }
 
+    /// A statement of another program that changes no row (a cron's `DELETE ... WHERE
+    /// expired` with nothing expired) is no change: PostgreSQL's statement triggers fired
+    /// for it, and every client reloaded.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aStatementThatChangesNoRowIsNoChange(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
+        _ = try await subject.adapter.create(body: Self.note("n1", "first"), scope: nil)
+        for statement in [
+            "DELETE FROM notes WHERE id = 'none'", "UPDATE notes SET title = 'x' WHERE id = 'none'",
+            "INSERT INTO notes (id, title, rev) SELECT 'y', 'y', 1 WHERE 1 = 0",
+        ] {
+            try await subject.writeBehindTheServicesBack(statement)
+        }
+        #expect(try await OutsideWrites.check(provider.reader.transactions).recorded.isEmpty)
+        try await subject.writeBehindTheServicesBack("DELETE FROM notes WHERE id = 'n1'")
+        #expect(try await OutsideWrites.check(provider.reader.transactions).recorded.map(\.table) == ["notes"])
+    }
+
     @Test(arguments: [WritableKind.sqlite, .postgres])
     func anImportReloadsTheOtherListsOverItsTable(kind: WritableKind) async throws {
         let subject = try await WritableSubject(kind)

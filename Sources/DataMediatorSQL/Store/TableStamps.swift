@@ -30,6 +30,18 @@ public enum TableStamps {
                     IF current_setting('\(bulkSetting)', true) = 'on' THEN
                         RETURN NULL;
                     END IF;
+                    -- A statement that changed no row changes nothing: the rows it changed
+                    -- are its transition table (none for TRUNCATE, which always counts).
+                    -- Nested, as a query naming a table the trigger lacks fails when planned.
+                    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                        IF NOT EXISTS (SELECT 1 FROM data_mediator_new) THEN
+                            RETURN NULL;
+                        END IF;
+                    ELSIF TG_OP = 'DELETE' THEN
+                        IF NOT EXISTS (SELECT 1 FROM data_mediator_old) THEN
+                            RETURN NULL;
+                        END IF;
+                    END IF;
                     UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = TG_ARGV[0];
                     RETURN NULL;
                 END
@@ -85,13 +97,21 @@ public enum TableStamps {
             }
             return rows + triggers
         case .postgres:
-            return rows + [
-                """
-                CREATE OR REPLACE TRIGGER data_mediator_stamp
-                AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(SQL.quote(table))
-                FOR EACH STATEMENT EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
-                """
+            // One trigger per event: a trigger with a transition table has one event. The
+            // first one, `data_mediator_stamp`, took every event before, and is replaced.
+            let events = [
+                ("data_mediator_stamp", "TRUNCATE", ""),
+                ("data_mediator_stamp_insert", "INSERT", "REFERENCING NEW TABLE AS data_mediator_new "),
+                ("data_mediator_stamp_update", "UPDATE", "REFERENCING NEW TABLE AS data_mediator_new "),
+                ("data_mediator_stamp_delete", "DELETE", "REFERENCING OLD TABLE AS data_mediator_old "),
             ]
+            return rows
+                + events.map { name, event, referencing in
+                    """
+                    CREATE OR REPLACE TRIGGER \(name) AFTER \(event) ON \(SQL.quote(table))
+                    \(referencing)FOR EACH STATEMENT EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
+                    """
+                }
         }
     }
 

@@ -2,8 +2,8 @@ import DataMediator
 
 /// A counter per source table that every change to the table raises, in the changing
 /// transaction, whoever makes it: the service's writes, an import, or another program
-/// writing to the store. Triggers keep it (row triggers on SQLite, one statement trigger
-/// on PostgreSQL), so what the service computes from a table's rows (section counts, the
+/// writing to the store. Triggers keep it (row triggers on SQLite, statement triggers on
+/// PostgreSQL that count a statement only when it changed rows), so what the service computes from a table's rows (section counts, the
 /// marks that place an item, a query list's result) is kept while the stamps of the tables
 /// it reads stay put, and computed again once after they move.
 ///

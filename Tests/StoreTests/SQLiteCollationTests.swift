@@ -139,3 +139,28 @@ extension SQLiteCollationTests {
         }
     }
 }
+
+extension SQLiteCollationTests {
+    /// A table named otherwise than the store spells it (`People` for `people`) is refused
+    /// at start, naming both spellings: SQLite's names ignore case, the service's counters
+    /// do not, and the second spelling's triggers were never made (its lists never saw a
+    /// change). A query's `versions` are held to the same spelling.
+    @Test func aTableSpeltInAnotherCaseIsRefusedAtStart() async throws {
+        let path = try await Self.database(["CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, city TEXT)"])
+        let store = try SQLiteStore(path: path)
+        _ = try store.provider(
+            for: Self.definition,
+            source: StoreSource(kind: .table("people"), fieldTypes: Self.fields)
+        )
+        for source in [
+            StoreSource(kind: .table("People"), fieldTypes: Self.fields),
+            StoreSource(kind: .query("SELECT * FROM people"), fieldTypes: Self.fields, versionTables: ["PEOPLE"]),
+        ] {
+            #expect {
+                _ = try store.provider(for: Self.definition, source: source)
+            } throws: { error in
+                "\(error)".contains("is spelt 'people' in the store")
+            }
+        }
+    }
+}

@@ -30,6 +30,29 @@ enum SQLiteCatalog {
         return collated
     }
 
+    /// Refuses a table named otherwise than the store spells it (`Todos` for `todos`): SQLite's
+    /// names ignore case, but the service's counters and triggers go by the name as written,
+    /// so a second spelling would get no triggers (theirs exist already) and its lists would
+    /// never see a change.
+    ///
+    /// - Throws: `StoreError` naming both spellings.
+    static func checkSpelling(of tables: [String], _ list: ListDefinition, _ db: Database) throws {
+        for table in tables {
+            guard
+                let stored = try String.fetchOne(
+                    db,
+                    sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+                    arguments: [table]
+                ), stored != table
+            else { continue }
+            throw StoreError(
+                list: list.name,
+                "table '\(table)' is spelt '\(stored)' in the store (SQLite's names ignore case, the service's "
+                    + "counters do not): write '\(stored)'"
+            )
+        }
+    }
+
     /// Refuses a table whose id column is not unique (neither its primary key nor a unique
     /// index on it alone): its items would repeat in every walk, and an id would name
     /// several. A view is not checked: it has no keys to tell.

@@ -99,6 +99,7 @@ public final class SQLiteStore: Sendable {
                 var notNull: Set<String> = []
                 var idIsIntegerColumn = false
                 var collated: Set<String> = []
+                try SQLiteCatalog.checkSpelling(of: source.allVersionTables, list, db)
                 try schema.checkVersionTables { try db.tableExists($0) }
                 switch source.kind {
                 case .table(let table):

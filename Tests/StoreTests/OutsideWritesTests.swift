@@ -92,6 +92,38 @@ import Testing
         #expect(try await OutsideWrites.check(provider.reader.transactions).recorded.map(\.table) == ["notes"])
     }
 
+    /// A table another program replaced (made anew and renamed over the old one, as a bulk
+    /// refresh does) lost the triggers that count its changes: the watch gives them back
+    /// and records the replacement, so later changes are seen again.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aReplacedTableIsWatchedAgain(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let adapter = subject.adapter
+        let provider = try #require(adapter.provider as? any SQLDataProvider)
+        let transactions = provider.reader.transactions
+        _ = try await adapter.create(body: Self.note("n1", "first"), scope: nil)
+        let start = try await adapter.currentVersion()
+        for statement in [
+            "CREATE TABLE notes_new AS SELECT * FROM notes",
+            "INSERT INTO notes_new (id, title, rev) VALUES ('r1', 'fresh', 1)",
+            "DROP TABLE notes", "ALTER TABLE notes_new RENAME TO notes",
+        ] {
+            try await subject.writeBehindTheServicesBack(statement)
+        }
+        let replaced = try #require(try await OutsideWrites.check(transactions).recorded.first)
+        #expect(replaced.table == "notes")
+        #expect(
+            try await adapter.changes(view: "flat", since: String(start), limit: nil).entries.map(\.operation) == [
+                .reload
+            ]
+        )
+        #expect(try await adapter.sectionInfo(view: "flat").sections.map(\.count).reduce(0, +) == 2)
+        // Its triggers are back: the next change is seen.
+        try await subject.writeBehindTheServicesBack("INSERT INTO notes (id, title, rev) VALUES ('r2', 'later', 1)")
+        #expect(try await OutsideWrites.check(transactions).recorded.map(\.table) == ["notes"])
+        #expect(try await OutsideWrites.check(transactions).recorded.isEmpty)
+    }
+
     @Test(arguments: [WritableKind.sqlite, .postgres])
     func anImportReloadsTheOtherListsOverItsTable(kind: WritableKind) async throws {
         let subject = try await WritableSubject(kind)

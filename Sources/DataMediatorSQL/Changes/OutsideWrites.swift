@@ -105,6 +105,31 @@ public enum OutsideWrites {
         WHERE stamps.stamp <> outside.stamp ORDER BY outside.source
         """
 
+    /// The statement that finds the tables the service keeps a stamp for whose triggers are
+    /// gone: a table another program replaced (dropped and made again, or renamed over it),
+    /// whose triggers went with the old one, so its changes no longer move its stamp.
+    static func unwatchedSQL(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite:
+            return """
+                SELECT stamps.source FROM \(ServiceTables.stamps) AS stamps
+                WHERE EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = stamps.source)
+                AND NOT EXISTS (
+                    SELECT 1 FROM sqlite_master WHERE type = 'trigger'
+                    AND name = 'data_mediator_stamp_insert_' || stamps.source
+                ) ORDER BY stamps.source
+                """
+        case .postgres:
+            return """
+                SELECT stamps.source FROM \(ServiceTables.stamps) AS stamps
+                JOIN pg_class AS c ON c.oid = to_regclass(quote_ident(stamps.source)) AND c.relkind IN ('r', 'p')
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM pg_trigger AS t WHERE t.tgrelid = c.oid AND t.tgname = 'data_mediator_stamp_insert'
+                ) ORDER BY stamps.source
+                """
+        }
+    }
+
     /// What one look found: the tables changed outside the service, each with the version
     /// it was recorded at, and the store's version (when it moved since the last look, a
     /// process that cannot signal this one, such as an import into a SQLite store, wrote).
@@ -118,17 +143,34 @@ public enum OutsideWrites {
     /// Looks for changes the service did not make and records each table's at a new version
     /// of its own (``StoreVersion/bump(for:_:)``: on PostgreSQL every replica is told). A
     /// read first, so that a store nobody else writes costs one statement and no lock.
+    ///
+    /// A table whose triggers are gone (``unwatchedSQL(_:)``) gets them again, its stamp
+    /// raised (what was kept of its rows is read again) and its change recorded so.
     public static func check(_ transactions: any SQLTransactions) async throws -> Look {
-        let (moved, version) = try await transactions.read { session in
-            (try await session.rows(movedSQL, []), try await StoreVersion.current(session))
+        let (moved, unwatched, version) = try await transactions.read { session in
+            (
+                try await session.rows(movedSQL, []), try await session.rows(unwatchedSQL(session.dialect), []),
+                try await StoreVersion.current(session)
+            )
         }
-        guard !moved.isEmpty else { return Look(recorded: [], version: version) }
+        guard !moved.isEmpty || !unwatched.isEmpty else { return Look(recorded: [], version: version) }
         return try await transactions.write { session in
             try await StoreVersion.lock(session)
             // Read again under the lock: another replica may have recorded them meanwhile.
-            var recorded: [(table: String, version: Int64)] = []
-            for row in try await session.rows(movedSQL, []) {
+            var sources = Set(try await session.rows(movedSQL, []).compactMap { $0.first?.stringValue })
+            for row in try await session.rows(unwatchedSQL(session.dialect), []) {
                 guard let source = row.first?.stringValue else { continue }
+                for statement in TableStamps.prepareStatements(for: source, session.dialect) {
+                    try await session.execute(statement, [])
+                }
+                try await session.execute(
+                    "UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = ?",
+                    [.string(source)]
+                )
+                sources.insert(source)
+            }
+            var recorded: [(table: String, version: Int64)] = []
+            for source in sources.sorted() {
                 let version = try await StoreVersion.bump(for: source, session)
                 try await record(source, at: version, session)
                 recorded.append((source, version))

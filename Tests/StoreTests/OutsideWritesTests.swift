@@ -124,6 +124,23 @@ import Testing
         #expect(try await OutsideWrites.check(transactions).recorded.isEmpty)
     }
 
+    /// Logical replication applies another database's writes with the session's
+    /// `session_replication_role` at `replica`, under which ordinary triggers do not fire:
+    /// the stamp's triggers fire always, so a replicated table's changes are seen.
+    @Test func aReplicatedWriteIsSeen() async throws {
+        let subject = try await WritableSubject(.postgres)
+        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
+        try await subject.writeBehindTheServicesBack(
+            """
+            DO $$ BEGIN
+                PERFORM set_config('session_replication_role', 'replica', true);
+                INSERT INTO notes (id, title, rev) VALUES ('copied', 'from the publisher', 1);
+            END $$
+            """
+        )
+        #expect(try await OutsideWrites.check(provider.reader.transactions).recorded.map(\.table) == ["notes"])
+    }
+
     @Test(arguments: [WritableKind.sqlite, .postgres])
     func anImportReloadsTheOtherListsOverItsTable(kind: WritableKind) async throws {
         let subject = try await WritableSubject(kind)

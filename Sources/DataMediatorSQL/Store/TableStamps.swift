@@ -105,12 +105,17 @@ public enum TableStamps {
                 ("data_mediator_stamp_update", "UPDATE", "REFERENCING NEW TABLE AS data_mediator_new "),
                 ("data_mediator_stamp_delete", "DELETE", "REFERENCING OLD TABLE AS data_mediator_old "),
             ]
+            // `ENABLE ALWAYS`: they fire under `session_replication_role = replica` too, as
+            // logical replication applies another database's writes to the table.
             return rows
-                + events.map { name, event, referencing in
-                    """
-                    CREATE OR REPLACE TRIGGER \(name) AFTER \(event) ON \(SQL.quote(table))
-                    \(referencing)FOR EACH STATEMENT EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
-                    """
+                + events.flatMap { name, event, referencing in
+                    [
+                        """
+                        CREATE OR REPLACE TRIGGER \(name) AFTER \(event) ON \(SQL.quote(table))
+                        \(referencing)FOR EACH STATEMENT EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
+                        """,
+                        "ALTER TABLE \(SQL.quote(table)) ENABLE ALWAYS TRIGGER \(name)",
+                    ]
                 }
         }
     }

@@ -150,6 +150,14 @@ extension PostgresStore {
         // 57014 and 55P03: a statement or a lock wait (for the store's version lock, held by
         // an import, say) ran past the timeout; the database itself was reached.
         let state = (error as? PSQLError)?.serverInfo?[.sqlState]
+        // Class 40: PostgreSQL ended the transaction to end a deadlock (40P01), with another
+        // program's transaction that held a row the write needed and wanted a lock it held.
+        if state?.hasPrefix("40") == true {
+            return DataMediatorError(
+                .unavailable,
+                "The write met another transaction on the same rows and was ended (nothing is stored); retry."
+            )
+        }
         if state == "57014" || state == "55P03" {
             return DataMediatorError(
                 .unavailable,
@@ -165,11 +173,12 @@ extension PostgresStore {
     static func isUnavailable(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError else { return false }
         guard error.code == .server else { return true }
-        // SQLSTATE classes 08 (connection exception) and 57 (operator intervention, which
-        // holds 57014, a statement stopped at its statement_timeout), and 55P03, a lock not
-        // granted within lock_timeout: the transaction was rolled back, a retry may pass.
+        // SQLSTATE classes 08 (connection exception), 40 (transaction rollback: a deadlock,
+        // a serialization failure) and 57 (operator intervention, which holds 57014, a
+        // statement stopped at its statement_timeout), and 55P03, a lock not granted within
+        // lock_timeout: the transaction was rolled back, a retry may pass.
         let state = error.serverInfo?[.sqlState] ?? ""
-        return state.hasPrefix("08") || state.hasPrefix("57") || state == "55P03"
+        return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("57") || state == "55P03"
     }
 
     /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as

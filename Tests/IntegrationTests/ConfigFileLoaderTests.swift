@@ -140,6 +140,8 @@ import Testing
         #expect(both.contains { $0.contains("gives parameter 'colour'") }, "\(both)")
         let wrong = errors(yaml(", params: {size: x}")).map(\.message)
         #expect(wrong.contains { $0.contains("must be an integer") }, "\(wrong)")
+        let listed = errors(yaml(", params: {size: [1]}")).map(\.message)
+        #expect(listed.contains { $0.contains("gives parameter 'size' no single value") }, "\(listed)")
         let unknown = errors(yaml(", params: {size: 1, colour: red}")).map(\.message)
         #expect(unknown.contains { $0.contains("parameter 'colour'") }, "\(unknown)")
     }

@@ -75,7 +75,14 @@ extension ConfigFileLoader {
             var parameters: [String: String] = [:]
             if let node = child["params"], let entries = entries(of: node, what: "'params'") {
                 for (parameter, _, value) in entries {
-                    parameters[parameter] = value.scalar?.string ?? ""
+                    guard let text = value.scalar?.string else {
+                        fail(
+                            value,
+                            "child '\(name)' gives parameter '\(parameter)' no single value; give one (game: 7)"
+                        )
+                        continue
+                    }
+                    parameters[parameter] = text
                 }
             }
             // Every page that reaches a capped child reads its first items whole, so the cap

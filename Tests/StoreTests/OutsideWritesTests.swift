@@ -13,14 +13,19 @@ import Testing
         .object(["id": .string(id), "data": .object(["title": .string(title), "score": .integer(1)])])
     }
 
+    /// A subject over `kind` holding one item written through the service, its store's
+    /// transactions and the version after that write.
+    static func subject(_ kind: WritableKind) async throws -> (WritableSubject, any SQLTransactions, Int64) {
+        let subject = try await WritableSubject(kind)
+        let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
+        _ = try await subject.adapter.create(body: note("n1", "first"), scope: nil)
+        return (subject, provider.reader.transactions, try await subject.adapter.currentVersion())
+    }
+
     @Test(arguments: [WritableKind.sqlite, .postgres])
     func anotherProgramsWriteReachesTheFeedAsOneReload(kind: WritableKind) async throws {
-        let subject = try await WritableSubject(kind)
+        let (subject, transactions, start) = try await Self.subject(kind)
         let adapter = subject.adapter
-        let provider = try #require(adapter.provider as? any SQLDataProvider)
-        let transactions = provider.reader.transactions
-        _ = try await adapter.create(body: Self.note("n1", "first"), scope: nil)
-        let start = try await adapter.currentVersion()
         _ = try await adapter.create(body: Self.note("n2", "second"), scope: nil)
         _ = try await adapter.patch(id: "n1", body: .object(["data": .object(["title": .string("1st")])]), scope: nil)
         #expect(
@@ -97,12 +102,8 @@ import Testing
     /// and records the replacement, so later changes are seen again.
     @Test(arguments: [WritableKind.sqlite, .postgres])
     func aReplacedTableIsWatchedAgain(kind: WritableKind) async throws {
-        let subject = try await WritableSubject(kind)
+        let (subject, transactions, start) = try await Self.subject(kind)
         let adapter = subject.adapter
-        let provider = try #require(adapter.provider as? any SQLDataProvider)
-        let transactions = provider.reader.transactions
-        _ = try await adapter.create(body: Self.note("n1", "first"), scope: nil)
-        let start = try await adapter.currentVersion()
         for statement in [
             "CREATE TABLE notes_new AS SELECT * FROM notes",
             "INSERT INTO notes_new (id, title, rev) VALUES ('r1', 'fresh', 1)",

@@ -2,7 +2,8 @@ import DataMediator
 
 /// The names and definitions of the tables the service keeps in a SQL store beside the
 /// lists' own tables: versions, change log, history floors, idempotency keys, the tables'
-/// stamps and their logged steps (``StampSteps``), and the ids given (``IssuedIDs``).
+/// stamps and their logged steps (``StampSteps``), the ids given (``IssuedIDs``), and the
+/// changes other programs made (``OutsideWrites``).
 public enum ServiceTables {
     /// Per source table, the store's version after its last write through the API
     /// (`changed_at`); in SQLite also the table's own change counter (`version`), whose sum

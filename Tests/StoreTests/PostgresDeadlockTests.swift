@@ -2,6 +2,7 @@ import DataMediator
 import DataMediatorSQL
 import DataMediatorTesting
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import DataMediatorPostgres
@@ -11,18 +12,25 @@ import Testing
 /// client can retry, `unavailable` (503), not a server error: nothing of it was stored.
 @Suite struct PostgresDeadlockTests {
     @Test func aDeadlockIsARetry() async throws {
-        let fixture = try await PostgresFixture(connections: 2)
+        let fixture = try await PostgresFixture()
+        let other = try await PostgresFixture(sharing: fixture)
         try await fixture.store.primary.query("CREATE TABLE pair (id int PRIMARY KEY, v int)")
         try await fixture.store.primary.query("INSERT INTO pair VALUES (1, 0), (2, 0)")
-        // Two transactions lock one row each, then each wants the other's: PostgreSQL ends one.
-        func crossing(_ first: Int, _ second: Int) async -> (any Error)? {
+        // Two transactions (one each client) lock one row each, wait until both hold theirs,
+        // then each wants the other's: PostgreSQL ends one.
+        let holding = Holding()
+        let logger = fixture.store.logger
+        @Sendable func crossing(_ client: PostgresClient, _ first: Int, _ second: Int) async -> (any Error)? {
             do {
-                try await fixture.store.primary.withConnection { connection in
-                    let logger = fixture.store.logger
+                try await client.withConnection { connection in
                     try await connection.query("BEGIN", logger: logger)
                     do {
                         try await connection.query("UPDATE pair SET v = v + 1 WHERE id = \(first)", logger: logger)
-                        try await connection.query("SELECT pg_sleep(0.5)", logger: logger)
+                        holding.count.withLock { $0 += 1 }
+                        let deadline = ContinuousClock.now + .seconds(30)
+                        while holding.count.withLock({ $0 }) < 2, ContinuousClock.now < deadline {
+                            try await Task.sleep(for: .milliseconds(10))
+                        }
                         try await connection.query("UPDATE pair SET v = v + 1 WHERE id = \(second)", logger: logger)
                         try await connection.query("COMMIT", logger: logger)
                     } catch {
@@ -35,8 +43,9 @@ import Testing
                 return error
             }
         }
-        async let one = crossing(1, 2)
-        async let two = crossing(2, 1)
+        let (first, second) = (fixture.store, other.store)
+        async let one = crossing(first.primary, 1, 2)
+        async let two = crossing(second.primary, 2, 1)
         let errors = await [one, two].compactMap { $0 }
         let error = try #require(errors.first, "one of the two was ended")
         #expect((error as? PSQLError)?.serverInfo?[.sqlState] == "40P01", "\(String(reflecting: error))")
@@ -45,4 +54,9 @@ import Testing
         #expect(refusal.code == .unavailable)
         #expect(refusal.message.contains("retry"))
     }
+}
+
+/// How many of the two transactions hold their first row.
+private final class Holding: Sendable {
+    let count = Mutex(0)
 }

@@ -12,7 +12,7 @@ import DataMediator
 /// table (so query lists reload too), records that version and catches the stamp up, all
 /// under the store's version lock, so replicas that check at once notice each change once.
 public enum OutsideWrites {
-    /// The table of accounted stamps and outside changes.
+    /// Per table, the stamp the service accounts for.
     public static let table = "data_mediator_outside_writes"
 
     /// Per table, the versions at which changes the service did not log were noticed: a
@@ -28,8 +28,7 @@ public enum OutsideWrites {
             """
             CREATE TABLE IF NOT EXISTS \(table) (
                 source \(types.text) PRIMARY KEY NOT NULL,
-                stamp \(types.integer) NOT NULL DEFAULT 0,
-                version \(types.integer) NOT NULL DEFAULT 0
+                stamp \(types.integer) NOT NULL DEFAULT 0
             )
             """,
             """
@@ -67,11 +66,10 @@ public enum OutsideWrites {
     static func record(_ source: String, at version: Int64, _ session: any SQLSession) async throws {
         try await session.execute(
             """
-            UPDATE \(table) SET version = ?,
-                stamp = (SELECT stamp FROM \(ServiceTables.stamps) WHERE source = \(table).source)
+            UPDATE \(table) SET stamp = (SELECT stamp FROM \(ServiceTables.stamps) WHERE source = \(table).source)
             WHERE source = ?
             """,
-            [.integer(version), .string(source)]
+            [.string(source)]
         )
         try await session.execute(
             "INSERT INTO \(versions) (source, version) VALUES (?, ?) ON CONFLICT DO NOTHING",
@@ -163,10 +161,7 @@ public enum OutsideWrites {
                 for statement in TableStamps.prepareStatements(for: source, session.dialect) {
                     try await session.execute(statement, [])
                 }
-                try await session.execute(
-                    "UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = ?",
-                    [.string(source)]
-                )
+                try await session.execute(TableStamps.raiseSQL(of: source), [])
                 sources.insert(source)
             }
             var recorded: [(table: String, version: Int64)] = []

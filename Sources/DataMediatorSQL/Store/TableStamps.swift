@@ -70,10 +70,12 @@ public enum TableStamps {
     /// triggers raised it already).
     static func endBulk(of table: String, _ session: any SQLSession) async throws {
         guard session.dialect == .postgres else { return }
-        try await session.execute(
-            "UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = \(SQL.literal(table))",
-            []
-        )
+        try await session.execute(raiseSQL(of: table), [])
+    }
+
+    /// The statement that raises `table`'s stamp by one, for changes no trigger counted.
+    static func raiseSQL(of table: String) -> String {
+        "UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = \(SQL.literal(table))"
     }
 
     /// The statements that give `table` its stamp row, its row of accounted changes

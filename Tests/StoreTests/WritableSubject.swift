@@ -31,6 +31,11 @@ final class WritableSubject: Sendable {
     /// The SQLite store's file, for writes behind the service's back.
     var storePath: String? { directory?.appendingPathComponent("store.sqlite").path }
     private let postgres: PostgresFixture?
+    /// Another program's connections to the PostgreSQL store's database (nil for the others).
+    func otherProgram() async throws -> PostgresFixture? {
+        guard let postgres else { return nil }
+        return try await PostgresFixture(sharing: postgres)
+    }
     private let sqlite: SQLiteStore?
 
     /// The fields of the list's table: ids are text, or whole numbers the store chooses

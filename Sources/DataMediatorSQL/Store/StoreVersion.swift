@@ -42,10 +42,25 @@ public enum StoreVersion {
         _ = try await lock(session, reading: nil)
     }
 
-    /// ``lock(_:)``, and the whole number `scalar` (a `SELECT` of one value, which may lock
-    /// its row; nil for none) reads once the lock is held: on PostgreSQL in the statement
-    /// that takes it, one round trip fewer for a write; on SQLite in a statement of its own.
-    public static func lock(_ session: any SQLSession, reading scalar: String?) async throws -> Int64? {
+    /// The SQL condition, true once the version lock is held, of a row lock that must
+    /// follow it (``lock(_:reading:thenLocking:)``): a `SELECT ... FOR UPDATE` naming it
+    /// runs only after the version's row is locked.
+    public static let lockHeld = "locked.version IS NOT NULL"
+
+    /// ``lock(_:)``, then the rows `row` locks (a `SELECT ... FOR UPDATE` holding
+    /// ``lockHeld`` in its condition, with the values of its placeholders; nil for none),
+    /// then the whole number `scalar` (a `SELECT` of one value, which may lock its row; nil
+    /// for none) reads: on PostgreSQL in the statement that takes the lock, one round trip
+    /// fewer for a write; on SQLite (one writer at a time) `scalar` in a statement of its own.
+    ///
+    /// A write locks its item's row before the table's stamp row, in the order another
+    /// program's write takes them (its row, then the stamp row through the table's trigger):
+    /// the other order deadlocked a write with a program holding the item's row.
+    public static func lock(
+        _ session: any SQLSession,
+        reading scalar: String?,
+        thenLocking row: (sql: String, arguments: [JSONValue])? = nil
+    ) async throws -> Int64? {
         guard session.dialect == .postgres else {
             guard let scalar else { return nil }
             return try await session.integer(scalar)
@@ -54,20 +69,23 @@ public enum StoreVersion {
             "set_config('\(name)', (extract(epoch FROM current_setting('\(name)')::interval) * \(lockWaitFactor * 1000))"
                 + "::bigint || 'ms', true)"
         }
+        // The row lock names the version's row, so it runs after it is locked; the scalar is
+        // read when the joined row is shown, after both.
+        let held = row.map { " LEFT JOIN LATERAL (\($0.sql)) AS row_locked ON true" } ?? ""
         let bounds = try await session.rows(
             "SELECT current_setting('statement_timeout'), current_setting('lock_timeout'), "
                 + "\(scaled("statement_timeout")), \(scaled("lock_timeout"))",
             []
         )
-        guard let row = bounds.first, row.count >= 2 else {
+        guard let bound = bounds.first, bound.count >= 2 else {
             throw DataMediatorError(.unavailable, "The session's statement bounds could not be read.")
         }
         let locked = try await session.rows(
             """
             SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true)\(scalar.map { ", (\($0))" } ?? "")
-            FROM (SELECT version FROM \(ServiceTables.store) FOR UPDATE) AS locked
+            FROM (SELECT version FROM \(ServiceTables.store) FOR UPDATE) AS locked\(held)
             """,
-            [row[0], row[1]]
+            [bound[0], bound[1]] + (row?.arguments ?? [])
         )
         guard let lockedRow = locked.first else {
             throw DataMediatorError(.unavailable, "The store has no version row.")

@@ -119,7 +119,7 @@ public struct SQLItemWriter: ItemWriter {
         let key = try storedID(id)
         try ColumnRule.check(values, rules: columnRules)
         return try await committed(writing: values) { session in
-            let stampBefore = try await lock(session)
+            let stampBefore = try await lock(session, row: key)
             let old = try await current(key, session)
             if let scope, let old, !scope.contains(old) { throw unknown(id) }
             try precondition?(old)
@@ -148,7 +148,7 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
         return try await committed(writing: patch.objectValue ?? [:]) { session in
-            let stampBefore = try await lock(session)
+            let stampBefore = try await lock(session, row: key)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else {
                 throw unknown(id)
             }
@@ -172,7 +172,7 @@ public struct SQLItemWriter: ItemWriter {
     public func delete(id: String, scope: WriteScope?, precondition: WritePrecondition?) async throws -> Int64 {
         let key = try storedID(id, missing: true)
         return try await committed { session in
-            let stampBefore = try await lock(session)
+            let stampBefore = try await lock(session, row: key)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else { throw unknown(id) }
             try precondition?(old)
             let recorded = try await record(key: key, id: id, old: old, stampBefore: stampBefore, session) {
@@ -183,10 +183,15 @@ public struct SQLItemWriter: ItemWriter {
         }
     }
 
-    /// Takes the store's version lock (``StoreVersion/lock(_:reading:)``) and, with it, the
-    /// lock of the table's stamp: the stamp before the write, which the outlines carry from.
-    private func lock(_ session: any SQLSession) async throws -> Int64? {
-        try await StoreVersion.lock(session, reading: TableStamps.readSQL(of: table, locking: true, session.dialect))
+    /// Takes the store's version lock (``StoreVersion/lock(_:reading:thenLocking:)``), then
+    /// the lock of the row with `key` (nil: none), then the lock of the table's stamp: the
+    /// stamp before the write, which the outlines carry from.
+    private func lock(_ session: any SQLSession, row key: JSONValue? = nil) async throws -> Int64? {
+        try await StoreVersion.lock(
+            session,
+            reading: TableStamps.readSQL(of: table, locking: true, session.dialect),
+            thenLocking: key.map { (statements.lockByID, [$0]) }
+        )
     }
 
     /// Runs `write` in one transaction and, once it committed, carries the outlines of the

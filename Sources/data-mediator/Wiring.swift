@@ -111,12 +111,18 @@ struct Wiring: Sendable {
 
     /// The watch for other programs' writes to the lists' tables, every `interval`.
     func outsideWriteWatch(interval: Duration, logger: Logger) -> OutsideWriteWatch {
-        let transactions: any SQLTransactions
+        let (transactions, indexes): (any SQLTransactions, TableIndexes)
         switch store {
-        case .sqlite(let store): transactions = store.transactions
-        case .postgres(let store): transactions = store.transactions
+        case .sqlite(let store): (transactions, indexes) = (store.transactions, store.indexes)
+        case .postgres(let store): (transactions, indexes) = (store.transactions, store.indexes)
         }
-        return OutsideWriteWatch(transactions: transactions, notifier: notifier, interval: interval, logger: logger)
+        return OutsideWriteWatch(
+            transactions: transactions,
+            indexes: indexes,
+            notifier: notifier,
+            interval: interval,
+            logger: logger
+        )
     }
 
     /// Whether the store answers, for `GET /ready`.

@@ -104,6 +104,8 @@ import Testing
     func aReplacedTableIsWatchedAgain(kind: WritableKind) async throws {
         let (subject, transactions, start) = try await Self.subject(kind)
         let adapter = subject.adapter
+        let indexes = try await subject.serviceIndexes(on: "notes")
+        #expect(!indexes.isEmpty)
         for statement in [
             "CREATE TABLE notes_new AS SELECT * FROM notes",
             "INSERT INTO notes_new (id, title, rev) VALUES ('r1', 'fresh', 1)",
@@ -111,8 +113,12 @@ import Testing
         ] {
             try await subject.writeBehindTheServicesBack(statement)
         }
-        let replaced = try #require(try await OutsideWrites.check(transactions).recorded.first)
+        #expect(try await subject.serviceIndexes(on: "notes").isEmpty, "the indexes went with the old table")
+        let look = try await OutsideWrites.check(transactions, indexes: subject.tableIndexes)
+        let replaced = try #require(look.recorded.first)
         #expect(replaced.table == "notes")
+        #expect(look.replaced == ["notes"])
+        #expect(try await subject.serviceIndexes(on: "notes") == indexes, "the lists' indexes are made again")
         #expect(
             try await adapter.changes(view: "flat", since: String(start), limit: nil).entries.map(\.operation) == [
                 .reload

@@ -31,6 +31,33 @@ final class WritableSubject: Sendable {
     /// The SQLite store's file, for writes behind the service's back.
     var storePath: String? { directory?.appendingPathComponent("store.sqlite").path }
     private let postgres: PostgresFixture?
+    /// The indexes the store made for its lists (nil for the memory store).
+    var tableIndexes: TableIndexes? { sqlite?.indexes ?? postgres?.store.indexes }
+
+    /// The names of the indexes the service made on `table` (`dm_...`), in order.
+    func serviceIndexes(on table: String) async throws -> [String] {
+        if let storePath {
+            let store = try SQLiteStore(path: storePath)
+            return try await store.database.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?
+                        AND name LIKE 'dm\\_%' ESCAPE '\\' ORDER BY name
+                        """,
+                    arguments: [table]
+                )
+            }
+        }
+        guard let postgres else { return [] }
+        var names: [String] = []
+        let rows = try await postgres.store.primary.query(
+            "SELECT indexname FROM pg_indexes WHERE tablename = \(table) AND indexname LIKE 'dm\\_%' ORDER BY indexname"
+        )
+        for try await name in rows.decode(String.self) { names.append(name) }
+        return names
+    }
+
     /// Another program's connections to the PostgreSQL store's database (nil for the others).
     func otherProgram() async throws -> PostgresFixture? {
         guard let postgres else { return nil }

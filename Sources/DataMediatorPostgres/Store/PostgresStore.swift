@@ -39,7 +39,7 @@ public final class PostgresStore: Sendable {
     /// The writable lists over each of the store's tables.
     public let tableWriters = TableWriters()
     /// The indexes made for the lists over each of the store's tables.
-    let indexes = TableIndexes()
+    public let indexes = TableIndexes()
     /// The ports of the database servers it connects to, whose connections
     /// ``DatabaseKeepAlive`` keeps alive.
     public let ports: Set<Int>

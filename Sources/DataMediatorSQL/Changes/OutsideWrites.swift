@@ -136,6 +136,8 @@ public enum OutsideWrites {
         public let recorded: [(table: String, version: Int64)]
         /// The store's version after the look.
         public let version: Int64
+        /// The tables found replaced, whose triggers and indexes were made again.
+        public var replaced: [String] = []
     }
 
     /// Looks for changes the service did not make and records each table's at a new version
@@ -143,8 +145,10 @@ public enum OutsideWrites {
     /// read first, so that a store nobody else writes costs one statement and no lock.
     ///
     /// A table whose triggers are gone (``unwatchedSQL(_:)``) gets them again, its stamp
-    /// raised (what was kept of its rows is read again) and its change recorded so.
-    public static func check(_ transactions: any SQLTransactions) async throws -> Look {
+    /// raised (what was kept of its rows is read again) and its change recorded so; then,
+    /// past the version lock, the indexes `indexes` records on it (each in a write of its own
+    /// with no deadline: building one on a big table takes a while).
+    public static func check(_ transactions: any SQLTransactions, indexes: TableIndexes? = nil) async throws -> Look {
         let (moved, unwatched, version) = try await transactions.read { session in
             (
                 try await session.rows(movedSQL, []), try await session.rows(unwatchedSQL(session.dialect), []),
@@ -152,12 +156,14 @@ public enum OutsideWrites {
             )
         }
         guard !moved.isEmpty || !unwatched.isEmpty else { return Look(recorded: [], version: version) }
-        return try await transactions.write { session in
+        let look = try await transactions.write { session in
             try await StoreVersion.lock(session)
             // Read again under the lock: another replica may have recorded them meanwhile.
             var sources = Set(try await session.rows(movedSQL, []).compactMap { $0.first?.stringValue })
+            var replaced: [String] = []
             for row in try await session.rows(unwatchedSQL(session.dialect), []) {
                 guard let source = row.first?.stringValue else { continue }
+                replaced.append(source)
                 for statement in TableStamps.prepareStatements(for: source, session.dialect) {
                     try await session.execute(statement, [])
                 }
@@ -170,7 +176,13 @@ public enum OutsideWrites {
                 try await record(source, at: version, session)
                 recorded.append((source, version))
             }
-            return Look(recorded: recorded, version: try await StoreVersion.current(session))
+            return Look(recorded: recorded, version: try await StoreVersion.current(session), replaced: replaced)
         }
+        for table in look.replaced {
+            for statement in indexes?.statements(on: table) ?? [] {
+                try await transactions.bulkWrite { try await $0.execute(statement, []) }
+            }
+        }
+        return look
     }
 }

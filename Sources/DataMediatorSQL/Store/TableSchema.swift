@@ -109,9 +109,10 @@ public struct TableSchema: Sendable {
             // No index another one already serves (views of one order, a slice of a view
             // led by the slice's field, another list's): every write would keep both.
             for view in list.views {
-                for leading in Self.indexLeads(of: view, scope: list.scope)
-                where indexes.claim(table, for: view, leading: leading, keyset: keyset) {
-                    statements.append((keyset.indexStatement(for: view, on: table, leading: leading), []))
+                for leading in Self.indexLeads(of: view, scope: list.scope) {
+                    if let index = indexes.claim(table, for: view, leading: leading, keyset: keyset) {
+                        statements.append((index, []))
+                    }
                 }
             }
             if list.isWritable {

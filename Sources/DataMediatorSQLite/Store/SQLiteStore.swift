@@ -16,7 +16,7 @@ public final class SQLiteStore: Sendable {
     /// The writable lists over each of the store's tables.
     public let tableWriters = TableWriters()
     /// The indexes made for the lists over each of the store's tables.
-    let indexes = TableIndexes()
+    public let indexes = TableIndexes()
     /// The connections pages are read on without a thread switch: one per thread of the
     /// cooperative pool, which is as many as can read at once without waiting.
     let pageReaders: SQLitePageReaders

@@ -6,8 +6,11 @@ import Metrics
 /// Looks every `interval` for changes to the lists' tables that the service did not make
 /// (another program's writes, ``OutsideWrites``): each is recorded at a version of its own,
 /// so the lists' change feeds answer a `reload`, and the live streams are woken to send it.
+/// A table another program replaced gets its triggers and the lists' indexes again.
 struct OutsideWriteWatch: Sendable {
     let transactions: any SQLTransactions
+    /// The indexes made for the lists' tables, made again on a replaced table.
+    let indexes: TableIndexes
     let notifier: ChangeNotifier
     let interval: Duration
     let logger: Logger
@@ -25,7 +28,13 @@ struct OutsideWriteWatch: Sendable {
         // recorded before a client follows a feed for a whole interval.
         repeat {
             do {
-                let look = try await OutsideWrites.check(transactions)
+                let look = try await OutsideWrites.check(transactions, indexes: indexes)
+                for table in look.replaced {
+                    logger.notice(
+                        "a table was replaced outside the service: its triggers and indexes were made again",
+                        metadata: ["table": "\(table)"]
+                    )
+                }
                 if failing { logger.notice("looking for other programs' writes again") }
                 failing = false
                 for (table, version) in look.recorded {

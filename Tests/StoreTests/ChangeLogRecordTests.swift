@@ -49,7 +49,7 @@ import Testing
                 let (version, _) = try await SQLChangeLog.record(
                     entries,
                     bumping: table,
-                    readingStamp: "SELECT \(2_000 + index)",
+                    readingStamp: "SELECT \(1_001 + index)",
                     counting
                 )
                 return (version, counting.statements.count)
@@ -77,7 +77,7 @@ import Testing
             for index in 2..<4 {
                 expected.append([
                     .string(list), .integer(versions[index]), .integer(1_000 + Int64(index)),
-                    .integer(2_000 + Int64(index)), .integer(versions[3] - 2),
+                    .integer(1_001 + Int64(index)), .integer(versions[3] - 2),
                 ])
             }
         }

@@ -168,4 +168,44 @@ import Testing
             "the import is recorded already"
         )
     }
+
+    /// A trigger of the table that changes the written row again (in the write's own
+    /// statement): the write answers the row as stored, and the lists reload, since the
+    /// logged change is the write as its statement answered it.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aTriggerThatChangesTheRowAgainMakesTheListsReload(kind: WritableKind) async throws {
+        let (subject, transactions, start) = try await Self.subject(kind)
+        let adapter = subject.adapter
+        let triggers =
+            kind == .sqlite
+            ? [
+                """
+                CREATE TRIGGER shout AFTER UPDATE ON notes WHEN NEW.title <> upper(NEW.title) BEGIN
+                UPDATE notes SET title = upper(NEW.title) WHERE id = NEW.id; END
+                """
+            ]
+            : [
+                """
+                CREATE FUNCTION shout() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+                IF NEW.title <> upper(NEW.title) THEN UPDATE notes SET title = upper(title) WHERE id = NEW.id; END IF;
+                RETURN NULL; END $$
+                """,
+                "CREATE TRIGGER shout AFTER UPDATE ON notes FOR EACH ROW EXECUTE FUNCTION shout()",
+            ]
+        for trigger in triggers { try await subject.writeBehindTheServicesBack(trigger) }
+        let patched = try await adapter.patch(
+            id: "n1",
+            body: .object(["data": .object(["title": .string("quiet")])]),
+            scope: nil
+        )
+        #expect(patched.cell.data.objectValue?["title"] == .string("QUIET"), "the row as the table holds it")
+        let recorded = try await OutsideWrites.check(transactions).recorded
+        #expect(recorded.map(\.table) == ["notes"])
+        let changes = try await adapter.changes(view: "flat", since: String(start), limit: nil)
+        #expect(changes.entries.map(\.operation) == [.update, .reload])
+        #expect(changes.entries.last?.version == recorded.first?.version)
+        // A write the trigger leaves alone is the write's one step again.
+        _ = try await adapter.patch(id: "n1", body: .object(["data": .object(["score": .integer(5)])]), scope: nil)
+        #expect(try await OutsideWrites.check(transactions).recorded.isEmpty)
+    }
 }

@@ -52,12 +52,14 @@ public enum OutsideWrites {
         """
     }
 
-    /// The statement by which a write through the API accounts for the step it made to its
-    /// table's stamp, when the accounted stamp is the one the write found (arguments: those
-    /// of `after`, the SQL term of the stamp after the write, then the table, then the stamp
-    /// before). When another change came between, the stamp stays behind for the watcher.
+    /// The statement by which a write through the API accounts for the one step its
+    /// statement made to its table's stamp, when the accounted stamp is the one the write
+    /// found and the stamp after the write (`after`, a SQL term) is one more (arguments: the
+    /// table, the stamp before, then those of `after`). When another change came between,
+    /// or came with the write (a trigger of the table that changed it again, a cascade to
+    /// its own rows), the stamp stays behind for the watcher: the lists reload.
     static func accountSQL(after: String) -> String {
-        "UPDATE \(table) SET stamp = \(after) WHERE source = ? AND stamp = ?"
+        "UPDATE \(table) SET stamp = stamp + 1 WHERE source = ? AND stamp = ? AND \(after) = stamp + 1"
     }
 
     /// Records a change of `source` the service did not log item by item at `version`, and

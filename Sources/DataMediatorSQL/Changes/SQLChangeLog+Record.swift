@@ -109,7 +109,7 @@ extension SQLChangeLog {
             if let stampBefore, let stamp {
                 try await session.execute(
                     OutsideWrites.accountSQL(after: "?"),
-                    [.integer(stamp), .string(table), .integer(stampBefore)]
+                    [.string(table), .integer(stampBefore), .integer(stamp)]
                 )
             }
             for entry in entries {

@@ -38,7 +38,9 @@ enum StampSteps {
     }
 
     /// The statement that logs that a write of a list's table at a version moved its stamp
-    /// from one value to another, in the write's transaction, when it did (arguments: the
+    /// by its one step, in the write's transaction, when it did: a write that changed the
+    /// table more (through a trigger of the table) logs no step, so no outline is carried
+    /// over it (arguments: the
     /// list, those of `version`, the stamp before, those of `after`, those of `after`
     /// again, the stamp before again). `version` and `after` are SQL terms: placeholders,
     /// or on PostgreSQL the answers of the version's raise in the same statement
@@ -46,7 +48,7 @@ enum StampSteps {
     static func recordSQL(version: String, after: String) -> String {
         """
         INSERT INTO \(table) (list, version, stamp_before, stamp_after)
-        SELECT ?, \(version), ?, \(after) WHERE \(after) <> ?
+        SELECT ?, \(version), ?, \(after) WHERE \(after) = ? + 1
         ON CONFLICT (list, version) DO UPDATE SET
             stamp_before = excluded.stamp_before, stamp_after = excluded.stamp_after
         """

@@ -20,7 +20,12 @@ extension SQLItemWriter {
             written = item
             return item
         }
-        guard let written else { throw DataMediatorError(.unavailable, "The write stored no row.") }
+        guard var written else { throw DataMediatorError(.unavailable, "The write stored no row.") }
+        if recorded.changedMore, let stored = try await current(written[idField], session) {
+            // A trigger of the table changed it again in the write's statement: the row is
+            // answered as it is now (the lists reload, ``OutsideWrites``).
+            written = stored
+        }
         return (WriteResult(item: written, version: recorded.version, created: old == nil), recorded.carry)
     }
 
@@ -28,6 +33,12 @@ extension SQLItemWriter {
     /// row's placements in every list over the table and logging what changed in each; with
     /// the table's stamps around it and the row as each list reads it, for the outlines.
     /// `old` is the row before, as this writer read it (nil: there was none).
+    ///
+    /// `changedMore` tells that the table's stamp moved by more than the write's one
+    /// statement: a trigger of the table changed it again (an `AFTER` trigger that updates
+    /// the row, a cascade to the table's own rows). What was logged is the write as its
+    /// statement answered it; the stamp is left unaccounted, so every list over the table
+    /// reloads (``OutsideWrites``), and no outline is carried over it.
     func record(
         key: JSONValue?,
         id: String?,
@@ -35,7 +46,7 @@ extension SQLItemWriter {
         stampBefore: Int64?,
         _ session: any SQLSession,
         write: () async throws -> Item?
-    ) async throws -> (version: Int64, carry: OutlineCarry) {
+    ) async throws -> (version: Int64, carry: OutlineCarry, changedMore: Bool) {
         let observers = tableWriters.observers(of: table)
         // Lists that read this table alone keep outlines at its stamp.
         var olds: [Item?] = []
@@ -78,7 +89,8 @@ extension SQLItemWriter {
             stampBefore: stampBefore,
             session
         )
-        guard let stampBefore, let stampAfter else { return (version, .none) }
+        guard let stampBefore, let stampAfter else { return (version, .none, false) }
+        guard stampAfter == stampBefore + 1 else { return (version, .none, true) }
         var writes: [(reader: SQLListReader, write: OutlineWrite)] = []
         for (index, observer) in observers.enumerated() where observer.reader.versionTables == [table] {
             writes.append(
@@ -88,7 +100,7 @@ extension SQLItemWriter {
                 )
             )
         }
-        return (version, OutlineCarry(before: stampBefore, after: stampAfter, writes: writes))
+        return (version, OutlineCarry(before: stampBefore, after: stampAfter, writes: writes), false)
     }
 
     /// The row as `reader` reads it, cut from `row` (the same row as this writer read it in

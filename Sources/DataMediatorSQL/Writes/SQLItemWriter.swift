@@ -293,7 +293,7 @@ public struct SQLItemWriter: ItemWriter {
     }
 
     /// The row with `key` as the list reads it (every writable field included), or nil.
-    private func current(_ key: JSONValue, _ session: any SQLSession) async throws -> Item? {
+    func current(_ key: JSONValue, _ session: any SQLSession) async throws -> Item? {
         try await session.items(statements.selectByID, [key], layout: layout, types: columnTypes).first
     }
 

@@ -15,9 +15,22 @@ export function token() {
   return sessionStorage.getItem(tokenStore) || '';
 }
 
+/**
+ * Why `value` cannot be sent as a bearer token, or '' when it can: a header carries
+ * visible ASCII only (a token pasted with a typographic quote or a space would make every
+ * request fail before it is sent).
+ */
+export function tokenProblem(value) {
+  const bad = /[^\x21-\x7e]/.exec(value);
+  if (!bad) return '';
+  const shown = bad[0] === ' ' ? 'a space' : JSON.stringify(bad[0]);
+  return 'The token holds ' + shown + ' at position ' + (bad.index + 1) + '; a token is visible ASCII only (no spaces).';
+}
+
 export function headers(extra) {
   const all = Object.assign({ Accept: 'application/json' }, extra || {});
-  if (token()) all.Authorization = 'Bearer ' + token();
+  // A token the browser cannot send is left out: the server says whether it needs one.
+  if (token() && !tokenProblem(token())) all.Authorization = 'Bearer ' + token();
   return all;
 }
 
@@ -127,7 +140,10 @@ export function showProblem(error, action, note) {
     });
     problemBox.append(button);
   }
-  if (error.status === 401) $('token-field').hidden = false;
+  if (error.status === 401 || error.tokenProblem) {
+    $('controls').hidden = false;
+    $('token-field').hidden = false;
+  }
   problemBox.hidden = false;
 }
 
@@ -201,6 +217,11 @@ export function loadingSection(cell) {
   rows.append(rowFor(cell));
   section.append(rows);
   return section;
+}
+
+/** The synthetic loading section at the bottom (`loading`) or top (`loading-before`). */
+export function loadingSectionNamed(id) {
+  return screen.querySelector('section[data-kind="loading"][data-section-id="' + id + '"]');
 }
 
 export function dataSections() {

@@ -13,6 +13,7 @@ import {
   screen,
   tokenStore,
   token,
+  tokenProblem,
   getJSON,
   query,
   itemsURL,
@@ -22,6 +23,7 @@ import {
   rowFor,
   sectionFor,
   loadingSection,
+  loadingSectionNamed,
   dataSections,
   findSection,
   findRow,
@@ -38,7 +40,9 @@ export let state = null;
 
 async function showIndex() {
   closeScreen();
+  // Shown on the index only for a token the server asks for (showProblem).
   controls.hidden = true;
+  controls.classList.add('index');
   $('crumb').textContent = '';
   document.title = 'data-mediator explorer';
   screen.className = 'screen index';
@@ -116,6 +120,7 @@ export async function openList(name, search, keep) {
   if (!keep) screen.replaceChildren(el('p', 'note', 'Loading…'));
   $('crumb').textContent = name;
   controls.hidden = false;
+  controls.classList.remove('index');
   let description;
   try {
     description = await getJSON(itemsURL(name), abort.signal);
@@ -145,11 +150,12 @@ export async function openList(name, search, keep) {
     screen.replaceChildren(el('p', 'note', 'This view needs ' + missing.map((p) => p.name).join(', ') + '.'));
     return;
   }
-  await loadFirst(current, keep);
-  if (asked && chosen && asked !== chosen.name && state === current) {
+  if (asked && chosen && asked !== chosen.name) {
     const detail = "This list has no view '" + asked + "'; it shows its view '" + chosen.name + "'.";
-    showProblem({ problem: { title: 'Unknown view', detail } });
+    current.notice = { problem: { title: 'Unknown view', detail } };
   }
+  await loadFirst(current, keep);
+  if (current.notice && state === current) showProblem(current.notice);
 }
 
 function fillControls(description, chosen) {
@@ -184,8 +190,18 @@ function fillControls(description, chosen) {
 
 function submitControls(event) {
   event.preventDefault();
-  if (!state) return;
-  sessionStorage.setItem(tokenStore, $('token').value.trim());
+  const typed = $('token').value.trim();
+  const problem = tokenProblem(typed);
+  if (problem) {
+    showProblem({ tokenProblem: true, problem: { title: 'Unusable token', detail: problem } });
+    $('token').focus();
+    return;
+  }
+  sessionStorage.setItem(tokenStore, typed);
+  if (!state) {
+    route();
+    return;
+  }
   const params = { view: $('view').value };
   for (const input of $('params').querySelectorAll('input')) {
     if (input.value.trim()) params[input.name.slice('param:'.length)] = input.value.trim();
@@ -235,6 +251,10 @@ async function loadFirst(current, keep) {
     }
   }
   if (!page.sections.length) screen.append(el('p', 'note empty', 'No items.'));
+  // The keyboard scrolls the list (PageDown loads more) unless the reader is in a control.
+  if (!keep && (!document.activeElement || document.activeElement === document.body)) {
+    screen.focus({ preventScroll: true });
+  }
   follow(current, page.version);
 }
 
@@ -260,7 +280,7 @@ function addPage(page, direction) {
   const loadingBefore = page.sections.find((section) => section.kind === 'loading' && section.id === 'loading-before');
   const loadingAfter = page.sections.find((section) => section.kind === 'loading' && section.id !== 'loading-before');
   if (direction === 'forward') {
-    const bottom = screen.querySelector('section[data-section-id="loading"][data-kind="loading"]');
+    const bottom = loadingSectionNamed('loading');
     if (bottom) bottom.remove();
     // Sections that changes put past the old boundary: their items come on this page or later.
     const first = sections.length ? findSection(sections[0].id) : null;
@@ -286,7 +306,7 @@ function addPage(page, direction) {
     state.next = page.next;
     state.boundary = page.next ? (items.length ? items[items.length - 1].id : state.boundary) : null;
     state.boundaryChanged = false;
-    if (loadingBefore && !screen.querySelector('section[data-section-id="loading-before"]')) {
+    if (loadingBefore && !loadingSectionNamed('loading-before')) {
       state.prev = page.prev;
       const top = loadingSection(loadingBefore.items[0]);
       screen.prepend(top);
@@ -298,7 +318,7 @@ function addPage(page, direction) {
       state.observer.observe(bottomSection.querySelector('.row'));
     }
   } else {
-    const top = screen.querySelector('section[data-section-id="loading-before"]');
+    const top = loadingSectionNamed('loading-before');
     const anchor = top ? top.nextElementSibling : screen.firstElementChild;
     for (let index = sections.length - 1; index >= 0; index -= 1) {
       const section = sections[index];
@@ -340,6 +360,7 @@ async function loadMore(current, direction) {
     const page = await getJSON(itemsURL(current.list) + '/items' + query(Object.assign(viewQuery(), { cursor })), current.abort.signal);
     if (state !== current) return;
     clearProblem();
+    if (current.notice) showProblem(current.notice);
     if (direction === 'forward') {
       addPage(page, 'forward');
       holdRow(current);
@@ -370,7 +391,8 @@ async function loadMore(current, direction) {
   }
   // A loading row still in sight after the page came in asks for the next one.
   const again = () => {
-    const row = screen.querySelector(direction === 'forward' ? '[data-id="loading"]' : '[data-id="loading-before"]');
+    const section = loadingSectionNamed(direction === 'forward' ? 'loading' : 'loading-before');
+    const row = section && section.querySelector('.row');
     if (row && state === current) {
       current.observer.unobserve(row);
       current.observer.observe(row);

@@ -5,6 +5,7 @@ import {
   $,
   screen,
   headers,
+  loadingSectionNamed,
   getJSON,
   retryAfter,
   query,
@@ -210,7 +211,7 @@ function place(cell, placement) {
     newSection = sectionFor(placement.section, null);
     if (held.length) held[0].before(newSection);
     else {
-      const bottom = screen.querySelector('section[data-section-id="loading"][data-kind="loading"]');
+      const bottom = loadingSectionNamed('loading');
       if (bottom) bottom.before(newSection);
       else screen.append(newSection);
     }

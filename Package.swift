@@ -232,6 +232,8 @@ let package = Package(
             dependencies: [
                 "data-mediator", "DataMediatorClient", "DataMediatorTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,9 @@
 /// One event of a `text/event-stream`, as the WHATWG HTML standard's parsing rules
 /// dispatch it.
 public struct ServerSentEvent: Sendable, Hashable {
-    /// The event type (`event:`); `message` when the event named none.
+    /// The event type (`event:`); `message` when the event named none. Empty only for a
+    /// notice a transport gives between events: the stream set its reconnection time
+    /// (`retry:`, in ``retry``), which holds from then on, before any event carries it.
     public var type: String
     /// The data (`data:` lines joined with line feeds).
     public var data: String

@@ -15,6 +15,11 @@ public struct ServerSentEventParser: Sendable {
     public private(set) var retry: Int?
     /// How many comment lines were read (heartbeats are comments).
     public private(set) var comments = 0
+    /// The most bytes one line, or one event's data, may hold: a stream that sends more
+    /// (a broken server or proxy sending one endless line) is not read on.
+    public let maximumEventBytes: Int
+    /// Whether the stream passed ``maximumEventBytes``: nothing more is read from it.
+    public private(set) var overflowed = false
 
     private var line: [UInt8] = []
     private var afterCR = false
@@ -22,14 +27,19 @@ public struct ServerSentEventParser: Sendable {
     private var type = ""
     private var data = ""
     private var hasData = false
+    /// The bytes of ``data``.
+    private var dataBytes = 0
 
-    /// Creates a parser at the start of a stream.
-    public init() {}
+    /// Creates a parser at the start of a stream that holds at most `maximumEventBytes` in
+    /// one line or one event's data.
+    public init(maximumEventBytes: Int = 8 << 20) {
+        self.maximumEventBytes = max(1, maximumEventBytes)
+    }
 
     /// Reads more bytes of the stream; returns the events they complete, in order.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        for byte in bytes {
+        for byte in bytes where !overflowed {
             if afterCR {
                 afterCR = false
                 if byte == 0x0A { continue }
@@ -42,6 +52,11 @@ public struct ServerSentEventParser: Sendable {
                 if let event = endLine() { events.append(event) }
             default:
                 line.append(byte)
+                if line.count + dataBytes > maximumEventBytes {
+                    overflowed = true
+                    line = []
+                    data = ""
+                }
             }
         }
         return events
@@ -77,6 +92,7 @@ public struct ServerSentEventParser: Sendable {
         case "data":
             data += value
             data += "\n"
+            dataBytes += valueBytes.count + 1
             hasData = true
         case "id":
             if !value.unicodeScalars.contains("\u{0}") { lastEventID = value }
@@ -92,6 +108,7 @@ public struct ServerSentEventParser: Sendable {
         defer {
             type = ""
             data = ""
+            dataBytes = 0
             hasData = false
         }
         guard hasData else { return nil }

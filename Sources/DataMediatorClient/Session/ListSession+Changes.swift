@@ -81,14 +81,18 @@ extension ListSession {
                             reconnection = .milliseconds(retry)
                             statistics.reconnectionTime = reconnection
                         }
+                        // A notice that the reconnection time changed is no event.
+                        guard !event.type.isEmpty else { continue }
                         try await handle(event)
                         delivered = true
                     }
                 } catch let error as ListClientError where error.code == .historyGone || error.code == .badAnswer {
                     // History gone, or an event that cannot be read (reading it again would
-                    // fail again): reload, and follow on from there.
+                    // fail again): reload, and follow on from there after the wait, longer
+                    // each time in a row (a server that answers so every time is not asked
+                    // again at once, for ever).
                     try await refresh()
-                    continue
+                    failed = true
                 }
             } catch is CancellationError {
                 return

@@ -20,6 +20,18 @@ extension ListSession {
             headers: try await requestHeaders()
         )
         let page = try Self.decode(PageBody.self, answer, what: "page")
+        // Every item appears once in a page (rule 1), and every section id once: held by
+        // id, a repeat would make a snapshot whose counts and paths disagree.
+        var items = Set<String>()
+        var sections = Set<String>()
+        for section in page.dataSections {
+            guard sections.insert(section.id).inserted else {
+                throw ListClientError(.badAnswer, message: "page: section '\(section.id)' comes twice")
+            }
+            for item in section.items where !items.insert(item.id).inserted {
+                throw ListClientError(.badAnswer, message: "page: item '\(item.id)' comes twice")
+            }
+        }
         countPage()
         return page
     }

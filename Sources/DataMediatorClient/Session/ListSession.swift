@@ -138,6 +138,10 @@ public actor ListSession {
     /// they stay at the first one's version, until it holds `extent` items again (as many
     /// as before, by default), so a list that can only say `reload` (a list over a query)
     /// is not cut back to one page by every write.
+    ///
+    /// What the session holds changes only once every page is read: a reload that fails
+    /// (or is cancelled) on a later page leaves the session as it was, at its version, so
+    /// the changes it reads next apply to what they were written against.
     func reload(extent: Int? = nil) async throws {
         statistics.reloads += 1
         let extent = extent ?? loaded.sections.reduce(0) { $0 + $1.items.count }
@@ -151,14 +155,16 @@ public actor ListSession {
         }
         if start == nil { start = try await readPage([]) }
         guard let start else { return }
-        loaded.replace(with: start)
+        var fresh = loaded
+        fresh.replace(with: start)
         let at = start.version
-        while loaded.sections.reduce(0, { $0 + $1.items.count }) < extent, let cursor = loaded.next {
+        while fresh.sections.reduce(0, { $0 + $1.items.count }) < extent, let cursor = fresh.next {
             let page = try await readPage([("cursor", cursor)])
-            // A write came between two pages: what is held is whole at `at`; stop there.
+            // A write came between two pages: what is read is whole at `at`; stop there.
             guard page.version == at else { break }
-            loaded.append(page)
+            fresh.append(page)
         }
+        loaded = fresh
         version = at
         appliedAtVersion = nil
         started = true

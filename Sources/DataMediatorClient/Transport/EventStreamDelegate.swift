@@ -15,32 +15,48 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var notAStream: String?
     }
 
-    private let continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
-    private let state = Mutex(State())
+    /// The most bytes of a refusal's body kept for its problem.
+    static let maximumRefusalBytes = 64 << 10
 
-    init(continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation) {
+    private let continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation
+    private let state: Mutex<State>
+
+    init(continuation: AsyncThrowingStream<ServerSentEvent, any Error>.Continuation, maximumEventBytes: Int) {
         self.continuation = continuation
+        state = Mutex(State(parser: ServerSentEventParser(maximumEventBytes: maximumEventBytes)))
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let response = dataTask.response as? HTTPURLResponse
-        let status = response?.statusCode ?? 200
-        let type = response?.value(forHTTPHeaderField: "Content-Type") ?? ""
+    /// Whether `response` is a `200` whose `Content-Type` is `text/event-stream`, its status,
+    /// and its type.
+    private static func kind(of response: URLResponse?) -> (isStream: Bool, status: Int, type: String) {
+        let http = response as? HTTPURLResponse
+        let type = http?.value(forHTTPHeaderField: "Content-Type") ?? ""
         let isStream =
             type.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
             == "text/event-stream"
-        let events = state.withLock { state -> [ServerSentEvent] in
+        return (isStream, http?.statusCode ?? 200, type)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let (isStream, status, type) = Self.kind(of: dataTask.response)
+        let (events, overflowed) = state.withLock { state -> ([ServerSentEvent], Bool) in
             guard status == 200 else {
                 var refused = state.refused ?? (status, [])
-                refused.body += data
+                refused.body += data.prefix(max(0, Self.maximumRefusalBytes - refused.body.count))
                 state.refused = refused
-                return []
+                return ([], false)
             }
             guard isStream else {
                 state.notAStream = type
-                return []
+                return ([], false)
             }
-            return state.parser.feed(data)
+            let retry = state.parser.retry
+            var events = state.parser.feed(data)
+            if let now = state.parser.retry, now != retry {
+                // The reconnection time holds from now on, before an event carries it.
+                events.append(ServerSentEvent(type: "", data: "", id: state.parser.lastEventID, retry: now))
+            }
+            return (events, state.parser.overflowed)
         }
         for event in events {
             if case .dropped = continuation.yield(event) {
@@ -54,12 +70,23 @@ final class EventStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 return
             }
         }
-        if !isStream, status == 200 { dataTask.cancel() }
+        if overflowed {
+            let limit = state.withLock { $0.parser.maximumEventBytes }
+            continuation.finish(
+                throwing: ListClientError(.badAnswer, message: "event stream: a line or an event over \(limit) bytes")
+            )
+            dataTask.cancel()
+        } else if !isStream, status == 200 {
+            dataTask.cancel()
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let status = (task.response as? HTTPURLResponse)?.statusCode
-        let (refused, notAStream) = state.withLock { ($0.refused, $0.notAStream) }
+        let kind = Self.kind(of: task.response)
+        let (refused, stored) = state.withLock { ($0.refused, $0.notAStream) }
+        // A `200` of another type with no body at all never reached `didReceive`.
+        let notAStream = stored ?? (task.response != nil && kind.status == 200 && !kind.isStream ? kind.type : nil)
         if let notAStream {
             // A transport failure, not a bad answer: the session waits before it tries again.
             continuation.finish(

@@ -16,16 +16,30 @@ public struct URLSessionTransport: ListTransport {
     /// stream ends with a transport error (a session reconnects with `Last-Event-ID` and
     /// loses nothing), so a busy list cannot fill the app's memory.
     public let streamBuffer: Int
+    /// The most bytes one answer's body (a page, a `/changes` answer) may hold, and one line
+    /// or event of a stream: past them the answer is not read on (``ListClientError``
+    /// `badAnswer`), so a broken server or proxy cannot fill the app's memory.
+    public let maximumBodyBytes: Int
     private let session: URLSession
+    private let pages: PageSession
 
-    /// Creates a transport for the server at `baseURL`; pages and changes go through
-    /// `session`, event streams through a session of their own each, made with `session`'s
-    /// configuration (its headers, cookies, proxies and protocol classes) without a cache,
-    /// holding at most `streamBuffer` events not read yet.
-    public init(baseURL: URL, session: URLSession = .shared, streamBuffer: Int = 1024) {
+    /// Creates a transport for the server at `baseURL`. Pages and changes go through a
+    /// session of its own, event streams through a session of their own each, all made
+    /// with `session`'s configuration (its headers, cookies, proxies and protocol classes;
+    /// not its delegate: the transport's own reads what comes, up to `maximumBodyBytes`);
+    /// streams without a cache, holding at most `streamBuffer` events not read yet.
+    public init(
+        baseURL: URL,
+        session: URLSession = .shared,
+        streamBuffer: Int = 1024,
+        maximumBodyBytes: Int = 32 << 20
+    ) {
         self.baseURL = baseURL
         self.session = session
         self.streamBuffer = max(1, streamBuffer)
+        self.maximumBodyBytes = max(1, maximumBodyBytes)
+        let configuration = (session.configuration.copy() as? URLSessionConfiguration) ?? .default
+        pages = PageSession(configuration: configuration, maximumBytes: self.maximumBodyBytes)
     }
 
     /// Sends `GET path?query` through the session.
@@ -41,15 +55,12 @@ public struct URLSessionTransport: ListTransport {
     {
         let request = try self.request(path: path, query: query, headers: headers)
         do {
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else {
-                throw ListClientError(.transport, message: "no HTTP answer for \(path)")
-            }
+            let (http, body) = try await pages.loader.load(pages.session.dataTask(with: request))
             var headers: [String: String] = [:]
             for case (let name as String, let value as String) in http.allHeaderFields {
                 headers[name.lowercased()] = value
             }
-            return TransportAnswer(status: http.statusCode, body: Array(data), headers: headers)
+            return TransportAnswer(status: http.statusCode, body: body, headers: headers)
         } catch let error as ListClientError {
             throw error
         } catch {
@@ -80,7 +91,7 @@ public struct URLSessionTransport: ListTransport {
             throwing: (any Error).self,
             bufferingPolicy: .bufferingOldest(streamBuffer)
         )
-        let delegate = EventStreamDelegate(continuation: continuation)
+        let delegate = EventStreamDelegate(continuation: continuation, maximumEventBytes: maximumBodyBytes)
         // A copy: the app's session keeps its own configuration as it is.
         let configuration = (session.configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
         configuration.urlCache = nil

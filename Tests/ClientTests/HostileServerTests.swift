@@ -1,0 +1,135 @@
+import DataMediatorClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Synchronization
+import Testing
+
+/// A server that breaks the contract on purpose, as a broken server or a proxy in front of
+/// one does: endless bodies and lines, an empty answer of another type, a stream that only
+/// sets its reconnection time and sends heartbeats.
+enum HostileServer {
+    /// Runs `body` with the base URL of a live server with those routes on a free port.
+    static func run(_ body: @Sendable (URL) async throws -> Void) async throws {
+        let router = Router()
+        router.get("/lists/:list/items") { _, context -> Response in
+            let list = context.parameters.get("list") ?? ""
+            guard list == "huge" else {
+                let page = #"{"list":"\#(list)","view":"v","version":"1","sections":[],"next":null,"prev":null}"#
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: "application/json"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: page))
+                )
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: #"{"list":"huge","sections":["#))
+                    let blanks = ByteBuffer(repeating: UInt8(ascii: " "), count: 64 << 10)
+                    // Up to 6 GiB: the client stops reading long before.
+                    for _ in 0..<100_000 { try await writer.write(blanks) }
+                    try await writer.finish(nil)
+                }
+            )
+        }
+        router.get("/lists/longline/events") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "data: "))
+                    let letters = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 << 10)
+                    for _ in 0..<100_000 { try await writer.write(letters) }
+                    try await writer.finish(nil)
+                }
+            )
+        }
+        router.get("/lists/empty/events") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/html"], body: ResponseBody())
+        }
+        router.get("/lists/quiet/events") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "retry: 1234\n\n"))
+                    for _ in 0..<600 {
+                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    try await writer.finish(nil)
+                }
+            )
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
+        }
+    }
+}
+
+/// What the kit does with a server that breaks the contract: it bounds what it reads and
+/// what it asks again, and says what went wrong.
+@Suite struct HostileServerTests {
+    @Test func anEndlessBodyIsNotReadOn() async throws {
+        try await HostileServer.run { base in
+            let transport = URLSessionTransport(baseURL: base, maximumBodyBytes: 1 << 20)
+            do {
+                _ = try await transport.get(path: "/lists/huge/items", query: [], headers: [:])
+                Issue.record("an endless body was answered")
+            } catch let error as ListClientError {
+                #expect(error.code == .badAnswer && error.message.contains("1048576 bytes"), "\(error)")
+            }
+        }
+    }
+
+    @Test func anEndlessEventLineIsNotReadOn() async throws {
+        try await HostileServer.run { base in
+            let transport = URLSessionTransport(baseURL: base, maximumBodyBytes: 1 << 20)
+            do {
+                for try await event in transport.events(path: "/lists/longline/events", query: [], headers: [:]) {
+                    Issue.record("an event out of an endless line: \(event.data.count) bytes")
+                }
+                Issue.record("the stream ended as if the server had closed it")
+            } catch let error as ListClientError {
+                #expect(error.code == .badAnswer && error.message.contains("1048576 bytes"), "\(error)")
+            }
+        }
+    }
+
+    /// A `200` of another type with no body at all (never seen by the data callback) is a
+    /// failed connection, as a captive portal's page is: waited for before asking again.
+    @Test func anEmptyAnswerOfAnotherTypeIsATransportFailure() async throws {
+        try await HostileServer.run { base in
+            let transport = URLSessionTransport(baseURL: base)
+            do {
+                for try await event in transport.events(path: "/lists/empty/events", query: [], headers: [:]) {
+                    Issue.record("an event out of nothing: \(event)")
+                }
+                Issue.record("the stream ended as if the server had closed it")
+            } catch let error as ListClientError {
+                #expect(error.code == .transport && error.message.contains("not text/event-stream"), "\(error)")
+            }
+        }
+    }
+
+    /// The stream's `retry:` holds from when it comes, not from the first event after it: a
+    /// quiet list's stream sends heartbeats only.
+    @Test func theRetryHoldsBeforeAnyEvent() async throws {
+        try await HostileServer.run { base in
+            let configuration = ListSessionConfiguration(list: "quiet", reconnectDelay: .seconds(30))
+            let session = ListSession(baseURL: base, configuration: configuration)
+            let follower = Task { try await session.follow() }
+            defer { follower.cancel() }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while await session.statistics.reconnectionTime == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(await session.statistics.reconnectionTime == .milliseconds(1234))
+        }
+    }
+}

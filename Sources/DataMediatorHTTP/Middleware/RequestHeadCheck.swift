@@ -19,6 +19,9 @@ import NIOHTTP1
 ///   `HTTP/1.1` would otherwise keep open. Answers say what happens to their connection:
 ///   `Connection: keep-alive` to an HTTP/1.0 client that asked for it (else it would wait
 ///   for a close), `Connection: close` where the connection closes after them (RFC 9112 9.6).
+/// - An answer to an HTTP/1.0 request whose length is not known at its start (an event
+///   stream) is sent as `HTTP/1.0` and ends with the connection's close: HTTP/1.0 has no
+///   chunked coding, and a server MUST NOT send one to it (RFC 9112 6.1).
 ///
 /// A refused request goes on as a parse error, so the requests before it on the connection
 /// are answered first and it is answered as the parser's errors are (a problem, then the
@@ -43,7 +46,10 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     /// What each answer to come says of its connection, in request order: `keep-alive` to
     /// an HTTP/1.0 client that asked for it, `close` where the connection closes after it
     /// (RFC 9112 9.3, 9.6), nothing otherwise.
-    private var connectionFields: [String?] = []
+    private var connectionFields: [(field: String?, http10: Bool)] = []
+    /// Whether the connection closes once the answer being written ends (an answer to an
+    /// HTTP/1.0 request that the close delimits).
+    private var closeAfterAnswer = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
@@ -61,7 +67,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if head.uri.utf8.contains(UInt8(ascii: "%")) { head.uri = Self.normalized(head.uri) }
         let closes = !head.isKeepAlive
-        connectionFields.append(closes ? "close" : head.version == .http1_0 ? "keep-alive" : nil)
+        let http10 = head.version == .http1_0
+        connectionFields.append((closes ? "close" : http10 ? "keep-alive" : nil, http10))
         unanswered += 1
         if unanswered == 1, Self.expectsContinue(head) {
             // RFC 9110 10.1.1: a server MUST answer `Expect: 100-continue` at once, with
@@ -75,17 +82,40 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { unanswered = max(unanswered - 1, 0) }
+        if case .end = unwrapOutboundIn(data) {
+            unanswered = max(unanswered - 1, 0)
+            if closeAfterAnswer {
+                closeAfterAnswer = false
+                let channel = context.channel
+                context.writeAndFlush(data).whenComplete { result in
+                    promise?.completeWith(result)
+                    channel.close(promise: nil)
+                }
+                return
+            }
+        }
         guard case .head(var head) = unwrapOutboundIn(data), head.status.code >= 200, !connectionFields.isEmpty else {
             context.write(data, promise: promise)
             return
         }
-        if let field = connectionFields.removeFirst(), !head.headers.contains(name: "Connection") {
+        let (field, http10) = connectionFields.removeFirst()
+        var changed = false
+        let delimitedByClose =
+            http10 && !head.headers.contains(name: "Content-Length") && head.status != .noContent
+            && head.status != .notModified
+        if delimitedByClose {
+            // Without a length, NIO frames an HTTP/1.0 answer by the connection's close.
+            head.version = .http1_0
+            head.headers.remove(name: "Transfer-Encoding")
+            head.headers.remove(name: "Connection")
+            head.headers.add(name: "Connection", value: "close")
+            closeAfterAnswer = true
+            changed = true
+        } else if let field, !head.headers.contains(name: "Connection") {
             head.headers.add(name: "Connection", value: field)
-            context.write(wrapOutboundOut(.head(head)), promise: promise)
-            return
+            changed = true
         }
-        context.write(data, promise: promise)
+        context.write(changed ? wrapOutboundOut(.head(head)) : data, promise: promise)
     }
 
     /// `target` with the percent-encoded letters, digits, `-`, `_` and `~` of its path

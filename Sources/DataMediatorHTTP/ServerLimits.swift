@@ -68,32 +68,10 @@ public struct ServerLimits: Sendable, Hashable {
     }
 }
 
-/// The number of open connections, in all and per address, shared by every connection's
-/// guard.
-final class ConnectionCount: Sendable {
-    let value = Atomic<Int>(0)
-    /// Open connections by remote address, kept only under a per-address cap.
-    private let byAddress = Mutex<[String: Int]>([:])
-
-    /// Counts one more connection from `address`; whether it is within `cap`.
-    func open(from address: String, cap: Int) -> Bool {
-        byAddress.withLock { counts in
-            let open = counts[address, default: 0] + 1
-            counts[address] = open
-            return open <= cap
-        }
-    }
-
-    /// Counts one connection from `address` closed.
-    func close(from address: String) {
-        byAddress.withLock { counts in
-            let open = (counts[address] ?? 1) - 1
-            counts[address] = open > 0 ? open : nil
-        }
-    }
-}
-
-/// Closes a connection beyond the connection limit (in all, or from its address), one whose
+/// Makes room for a connection beyond the connection limit in all by closing the one that
+/// has waited longest for its next request (``ConnectionCount/waitingLongest(besides:)``),
+/// or closes it when every connection has a request in flight; closes one beyond the limit
+/// of its address, one whose
 /// request head does not arrive in time (counted from when the connection opens and from
 /// each answer's end) or whose body does not (counted from its head), and one whose client
 /// closes its side during an event stream (it has gone; the stream ends and gives back its
@@ -113,6 +91,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var counted = false
     /// The remote address counted under the per-address cap, while it is.
     private var countedAddress: String?
+    /// Requests read whose answer has not ended (more than one when pipelined).
+    private var inFlight = 0
     /// When the request being read must have arrived: its head, then its body; nil once it
     /// has, while it is answered.
     private var requestDeadline: NIODeadline?
@@ -146,8 +126,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let open = connections.value.add(1, ordering: .relaxed).newValue
         counted = true
         if open > limits.maximumConnections {
-            context.close(promise: nil)
-            return
+            // Idle connections held open (by one client, say) must not keep the others out:
+            // the one that has waited longest for a request goes; its client opens another
+            // when it has one to send.
+            guard let idle = connections.waitingLongest(besides: ObjectIdentifier(self)) else {
+                context.close(promise: nil)
+                return
+            }
+            idle.close(promise: nil)
         }
         if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
             countedAddress = address
@@ -164,12 +150,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let deadline = NIODeadline.now() + headTimeout
         requestDeadline = deadline
+        connections.wait(ObjectIdentifier(self), context.channel)
         schedule(context, at: deadline)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         check?.cancel()
         check = nil
+        connections.stopWaiting(ObjectIdentifier(self))
         if counted {
             counted = false
             connections.value.subtract(1, ordering: .relaxed)
@@ -182,7 +170,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: requestDeadline = .now() + bodyTimeout
+        case .head:
+            requestDeadline = .now() + bodyTimeout
+            inFlight += 1
+            connections.stopWaiting(ObjectIdentifier(self))
         case .end: requestDeadline = nil
         case .body: break
         }
@@ -215,6 +206,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case (.end, _):
             streaming = false
             requestDeadline = .now() + headTimeout
+            inFlight = max(inFlight - 1, 0)
+            if inFlight == 0 { connections.wait(ObjectIdentifier(self), context.channel) }
         case (.head(let head), nil) where head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true:
             // A client that closed its side before its stream began (right after its
             // request) may still read: that stream runs until a write fails.

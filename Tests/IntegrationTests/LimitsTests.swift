@@ -158,21 +158,31 @@ final class RawClient: @unchecked Sendable {
         #expect(await server.stop() == 0)
     }
 
-    @Test func connectionsBeyondTheLimitAreClosedAndTheServerStillServes() async throws {
+    /// A connection beyond the limit takes the place of the one that has waited longest
+    /// for a request (idle connections held open must not keep others out); when every
+    /// connection has a request in flight (event streams here), it is closed.
+    @Test func aConnectionBeyondTheLimitTakesTheLongestIdlesPlace() async throws {
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "10"],
             environment: ["DATA_MEDIATOR_MAX_CONNECTIONS": "2"]
         )
         defer { server.removeData() }
         let first = try RawClient(port: server.port)
-        let second = try RawClient(port: server.port)
-        let third = try RawClient(port: server.port)
-        #expect(await third.read(within: 2) == "", "the third connection was not closed")
         #expect(await first.read(within: 1) == nil)
+        let second = try RawClient(port: server.port)
         #expect(await second.read(within: 1) == nil)
-        first.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        #expect(await first.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
-        withExtendedLifetime((first, second, third)) {}
+        let third = try RawClient(port: server.port)
+        third.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(await third.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true, "the newcomer was not served")
+        #expect(await first.read(within: 2) == "", "the longest idle connection was not closed")
+        #expect(await second.read(within: 1) == nil, "a connection idle for less time was closed")
+        for client in [second, third] {
+            client.send("GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(await client.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+        }
+        let fourth = try RawClient(port: server.port)
+        #expect(await fourth.read(within: 2) == "", "a connection beyond the limit of busy ones was not closed")
+        withExtendedLifetime((first, second, third, fourth)) {}
         #expect(await server.stop() == 0)
     }
 

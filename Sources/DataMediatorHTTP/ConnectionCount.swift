@@ -1,0 +1,53 @@
+import NIOCore
+import Synchronization
+
+/// The open connections, in all and per address, and those waiting for their next request,
+/// shared by every connection's guard (``ConnectionGuard``).
+final class ConnectionCount: Sendable {
+    let value = Atomic<Int>(0)
+    /// Open connections by remote address, kept only under a per-address cap.
+    private let byAddress = Mutex<[String: Int]>([:])
+    /// The connections with no request in flight, by their guard, with when they began to
+    /// wait: the ones a connection beyond the limit may take the place of.
+    private let waiting = Mutex<[ObjectIdentifier: (channel: any Channel, since: NIODeadline)]>([:])
+
+    /// Counts one more connection from `address`; whether it is within `cap`.
+    func open(from address: String, cap: Int) -> Bool {
+        byAddress.withLock { counts in
+            let open = counts[address, default: 0] + 1
+            counts[address] = open
+            return open <= cap
+        }
+    }
+
+    /// Counts one connection from `address` closed.
+    func close(from address: String) {
+        byAddress.withLock { counts in
+            let open = (counts[address] ?? 1) - 1
+            counts[address] = open > 0 ? open : nil
+        }
+    }
+
+    /// Notes that the connection of `guardID` waits for a request from now on (it opened,
+    /// or its last answer ended).
+    func wait(_ guardID: ObjectIdentifier, _ channel: any Channel) {
+        waiting.withLock { $0[guardID] = (channel, .now()) }
+    }
+
+    /// Notes that the connection of `guardID` has a request in flight, or closed.
+    func stopWaiting(_ guardID: ObjectIdentifier) {
+        _ = waiting.withLock { $0.removeValue(forKey: guardID) }
+    }
+
+    /// The connection that has waited longest for a request, but the one of `guardID`,
+    /// taken off the waiting (its caller closes it); nil when every other one has a
+    /// request in flight.
+    func waitingLongest(besides guardID: ObjectIdentifier) -> (any Channel)? {
+        waiting.withLock { waiting in
+            let candidates = waiting.filter { $0.key != guardID }
+            guard let oldest = candidates.min(by: { $0.value.since < $1.value.since }) else { return nil }
+            waiting.removeValue(forKey: oldest.key)
+            return oldest.value.channel
+        }
+    }
+}

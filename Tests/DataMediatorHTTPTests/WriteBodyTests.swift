@@ -148,4 +148,39 @@ import Testing
             }
         }
     }
+
+    /// RFC 5789: PATCH applies JSON merge patches; a JSON Patch (RFC 6902) is refused with
+    /// the formats it takes (`Accept-Patch`), which `OPTIONS` of an item names too.
+    @Test func aJSONPatchIsRefusedNamingTheFormatsPatchTakes() async throws {
+        let fixture = try WriteRouteTests.Fixture()
+        try await fixture.run { client in
+            let created = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: WriteRouteTests.headers(),
+                body: WriteRouteTests.body(#"{"id": "p1", "data": {"title": "before"}}"#)
+            )
+            #expect(created.status == .created)
+            let accept = HTTPField.Name("Accept-Patch")!
+            let refused = try await client.execute(
+                uri: "/lists/notes/items/p1",
+                method: .patch,
+                headers: WriteRouteTests.headers([.contentType: "application/json-patch+json"]),
+                body: WriteRouteTests.body(#"{"data": {"title": "after"}}"#)
+            )
+            #expect(refused.status == .unsupportedMediaType)
+            #expect(refused.headers[accept] == "application/merge-patch+json, application/json")
+            let merged = try await client.execute(
+                uri: "/lists/notes/items/p1",
+                method: .patch,
+                headers: WriteRouteTests.headers([.contentType: "application/merge-patch+json"]),
+                body: WriteRouteTests.body(#"{"data": {"title": "after"}}"#)
+            )
+            #expect(merged.status == .ok)
+            let options = try await client.execute(uri: "/lists/notes/items/p1", method: .options)
+            #expect(options.headers[accept] == "application/merge-patch+json, application/json")
+            let collection = try await client.execute(uri: "/lists/notes/items", method: .options)
+            #expect(collection.headers[accept] == nil, "the collection takes no PATCH")
+        }
+    }
 }

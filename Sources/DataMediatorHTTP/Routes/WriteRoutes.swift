@@ -53,10 +53,10 @@ struct WriteRoutes: Sendable {
             router.on(RouterPath(path), method: .options) { request, context -> Response in
                 let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
                 let item = try path.hasSuffix("**") || ListQuery.itemID(request) != nil
-                return Response(
-                    status: .noContent,
-                    headers: [.allow: MethodNotAllowed.allow(items: adapter, item: item)]
-                )
+                var headers: HTTPFields = [.allow: MethodNotAllowed.allow(items: adapter, item: item)]
+                // RFC 5789 3.1: the patch formats a resource that takes PATCH takes.
+                if item, adapter.isWritable { headers[Self.acceptPatch] = Self.patchFormats }
+                return Response(status: .noContent, headers: headers)
             }
         }
     }
@@ -114,7 +114,18 @@ struct WriteRoutes: Sendable {
             throw Problem(
                 .unsupportedMediaType,
                 detail:
-                    "The body must be 'Content-Type: application/json'; got '\(request.headers[.contentType] ?? "none")'."
+                    "The body must be 'Content-Type: application/json'; got '\(request.headers[.contentType] ?? "none")'.",
+                headers: request.method == .patch ? [Self.acceptPatch: Self.patchFormats] : [:]
+            )
+        }
+        // RFC 5789 2.2: a patch document in a format the server does not apply (JSON Patch,
+        // RFC 6902, is a list of operations) is refused, naming the ones it applies.
+        if request.method == .patch, Self.mediaType(of: type) == "application/json-patch+json" {
+            throw Problem(
+                .unsupportedMediaType,
+                detail: "PATCH takes a JSON merge patch (RFC 7396: 'application/merge-patch+json' or "
+                    + "'application/json', {\"data\": {...}}), not a JSON Patch (RFC 6902).",
+                headers: [Self.acceptPatch: Self.patchFormats]
             )
         }
         // RFC 8259 8.1: JSON between systems is UTF-8; a body labelled otherwise would be misread.
@@ -280,8 +291,18 @@ struct WriteRoutes: Sendable {
     /// `application/json`, or a `+json` type such as `application/merge-patch+json`, with
     /// any parameters.
     static func isJSON(_ contentType: String) -> Bool {
-        let type =
-            contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let type = mediaType(of: contentType)
         return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
+
+    /// The media type of a `Content-Type` without its parameters, lowercased.
+    static func mediaType(of contentType: String) -> String {
+        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+
+    /// `Accept-Patch` (RFC 5789 3.1).
+    static let acceptPatch = HTTPField.Name("Accept-Patch")!
+
+    /// The patch formats `PATCH` applies: JSON merge patches.
+    static let patchFormats = "application/merge-patch+json, application/json"
 }

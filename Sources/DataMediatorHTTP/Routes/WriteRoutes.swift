@@ -301,7 +301,7 @@ struct WriteRoutes: Sendable {
     }
 
     /// `Accept-Patch` (RFC 5789 3.1).
-    static let acceptPatch = HTTPField.Name("Accept-Patch")!
+    static let acceptPatch = HTTPField.Name.known("Accept-Patch")
 
     /// The patch formats `PATCH` applies: JSON merge patches.
     static let patchFormats = "application/merge-patch+json, application/json"

@@ -79,6 +79,7 @@ public func buildRouter(
     // Answers in gzip to clients that accept it (not event streams).
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: ServerOptionsMiddleware())
+    router.add(middleware: UntaggedPreconditionMiddleware())
     OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
         .register(on: router)
     ExplorerRoutes(

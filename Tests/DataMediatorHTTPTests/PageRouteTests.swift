@@ -138,6 +138,25 @@ import Testing
         }
     }
 
+    /// Routes whose answers carry no ETag hold If-Match too: `*` holds, a tag never does, and
+    /// a field that is neither is a bad request (a stream is refused before it opens).
+    @Test func aRouteWithoutETagsHoldsIfMatch() async throws {
+        try await HTTPTestSupport.withClient { client in
+            for path in ["/health", "/ready", "/problems/bad-cursor", "/lists/sample/events"] {
+                let any = try await client.execute(uri: path, method: .head, headers: [.ifMatch: "*"])
+                #expect(any.status == .ok, "\(path) If-Match: *")
+                #expect(any.headers[.eTag] == nil, "\(path) has an ETag now: test it as the others")
+                for (condition, status) in [
+                    ("\"x\"", HTTPResponse.Status.preconditionFailed), ("x", .badRequest),
+                ] {
+                    let read = try await client.execute(uri: path, method: .get, headers: [.ifMatch: condition])
+                    #expect(read.status == status, "\(path) If-Match: \(condition)")
+                    #expect(read.headers[.contentType] == "application/problem+json")
+                }
+            }
+        }
+    }
+
     @Test func headAnswersHeadersWithoutABody() async throws {
         try await HTTPTestSupport.withClient { client in
             let head = try await client.execute(uri: "/lists/sample/items?limit=3", method: .head)

@@ -154,6 +154,13 @@ import Testing
                     #expect(read.headers[.contentType] == "application/problem+json")
                 }
             }
+            // If-None-Match: * matches any answer there is (RFC 9110 13.1.2).
+            let health = try await client.execute(uri: "/health", method: .get, headers: [.ifNoneMatch: "*"])
+            #expect(health.status == .notModified && health.body.readableBytes == 0)
+            let missing = try await client.execute(uri: "/problems/nope", method: .get, headers: [.ifNoneMatch: "*"])
+            #expect(missing.status == .notFound)
+            let tagged = try await client.execute(uri: "/health", method: .get, headers: [.ifNoneMatch: "\"x\""])
+            #expect(tagged.status == .ok)
         }
     }
 

@@ -87,33 +87,36 @@ enum HostileServer {
         }
     }
 
-    @Test func anEndlessEventLineIsNotReadOn() async throws {
-        try await HostileServer.run { base in
-            let transport = URLSessionTransport(baseURL: base, maximumBodyBytes: 1 << 20)
-            do {
-                for try await event in transport.events(path: "/lists/longline/events", query: [], headers: [:]) {
-                    Issue.record("an event out of an endless line: \(event.data.count) bytes")
-                }
-                Issue.record("the stream ended as if the server had closed it")
-            } catch let error as ListClientError {
-                #expect(error.code == .badAnswer && error.message.contains("1048576 bytes"), "\(error)")
+    /// The error a stream at `path` ends with; nil (and an issue) when it yields an event or
+    /// ends as if the server had closed it.
+    static func streamFailure(_ transport: URLSessionTransport, _ path: String) async -> ListClientError? {
+        do {
+            for try await event in transport.events(path: path, query: [], headers: [:]) {
+                Issue.record("\(path): an event: \(event.type), \(event.data.count) bytes")
             }
+            Issue.record("\(path): the stream ended as if the server had closed it")
+        } catch {
+            return error as? ListClientError
         }
+        return nil
     }
 
-    /// A `200` of another type with no body at all (never seen by the data callback) is a
-    /// failed connection, as a captive portal's page is: waited for before asking again.
-    @Test func anEmptyAnswerOfAnotherTypeIsATransportFailure() async throws {
+    /// An endless line is not read on; a `200` of another type with no body at all (never
+    /// seen by the data callback) is a failed connection, as a captive portal's page is:
+    /// waited for before asking again.
+    @Test func anEndlessLineAndAnEmptyAnswerOfAnotherTypeEndTheStream() async throws {
         try await HostileServer.run { base in
-            let transport = URLSessionTransport(baseURL: base)
-            do {
-                for try await event in transport.events(path: "/lists/empty/events", query: [], headers: [:]) {
-                    Issue.record("an event out of nothing: \(event)")
-                }
-                Issue.record("the stream ended as if the server had closed it")
-            } catch let error as ListClientError {
-                #expect(error.code == .transport && error.message.contains("not text/event-stream"), "\(error)")
-            }
+            let transport = URLSessionTransport(baseURL: base, maximumBodyBytes: 1 << 20)
+            let long = await Self.streamFailure(transport, "/lists/longline/events")
+            #expect(
+                long?.code == .badAnswer && long?.message.contains("1048576 bytes") == true,
+                "\(String(describing: long))"
+            )
+            let empty = await Self.streamFailure(transport, "/lists/empty/events")
+            #expect(
+                empty?.code == .transport && empty?.message.contains("not text/event-stream") == true,
+                "\(String(describing: empty))"
+            )
         }
     }
 

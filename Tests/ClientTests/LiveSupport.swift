@@ -222,3 +222,14 @@ extension StreamsNothing {
         AsyncThrowingStream { $0.finish() }
     }
 }
+
+/// A test transport over an empty list (`l`, view `v`, version 1): every `GET` answers its
+/// one empty page.
+protocol EmptyListTransport: ListTransport {}
+
+extension EmptyListTransport {
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        let page = #"{"list":"l","view":"v","version":"1","sections":[],"next":null,"prev":null}"#
+        return TransportAnswer(status: 200, body: Array(page.utf8))
+    }
+}

@@ -93,13 +93,8 @@ final class GarbageFirstTransport: ListTransport {
 
 /// A server with an empty list whose every event stream sends one event under `retry: 10`
 /// and ends; records when each stream was opened.
-final class ShortRetryTransport: ListTransport {
+final class ShortRetryTransport: EmptyListTransport {
     let opened = Mutex<[ContinuousClock.Instant]>([])
-
-    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
-        let page = #"{"list":"l","view":"v","version":"1","sections":[],"next":null,"prev":null}"#
-        return TransportAnswer(status: 200, body: Array(page.utf8))
-    }
 
     func events(
         path: String,

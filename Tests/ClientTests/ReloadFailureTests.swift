@@ -24,15 +24,10 @@ final class CursorFailingTransport: StreamsPassThrough {
     }
 }
 
-/// A list whose every event stream is refused with `410` (or ends with an event that cannot
-/// be read), over an empty page; counts the streams opened.
-final class GoneStreamTransport: ListTransport {
+/// A list whose every event stream is refused with `410`, over an empty page; counts the
+/// streams opened.
+final class GoneStreamTransport: EmptyListTransport {
     let opened = Mutex(0)
-
-    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
-        let page = #"{"list":"l","view":"v","version":"1","sections":[],"next":null,"prev":null}"#
-        return TransportAnswer(status: 200, body: Array(page.utf8))
-    }
 
     func events(
         path: String,

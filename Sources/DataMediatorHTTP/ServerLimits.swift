@@ -68,12 +68,12 @@ public struct ServerLimits: Sendable, Hashable {
     }
 }
 
-/// Makes room for a connection beyond the connection limit in all by closing the one that
-/// has waited longest for its next request (``ConnectionCount/waitingLongest(besides:)``),
-/// or closes it when every connection has a request in flight; closes one beyond the limit
-/// of its address, one whose
-/// request head does not arrive in time (counted from when the connection opens and from
-/// each answer's end) or whose body does not (counted from its head), and one whose client
+/// Closes a connection beyond the limit of its address; makes room for one beyond the
+/// limit in all by closing the connection that has waited longest for its next request
+/// (``ConnectionCount/waitingLongest(besides:)``), or closes it when every connection has a
+/// request in flight; closes one whose request head does not arrive in time (counted from
+/// when the connection opens and from each answer's end) or whose body does not (counted
+/// from its head), and one whose client
 /// closes its side during an event stream (it has gone; the stream ends and gives back its
 /// share); puts a ``RequestHeadCheck`` before the conversion to HTTP types; and answers a
 /// request the HTTP parser could not read with a problem (``Problem/init(unreadable:)``).
@@ -123,6 +123,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
+            countedAddress = address
+            if !connections.open(from: address, cap: cap) {
+                context.close(promise: nil)
+                return
+            }
+        }
         let open = connections.value.add(1, ordering: .relaxed).newValue
         counted = true
         if open > limits.maximumConnections {
@@ -134,13 +141,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             idle.close(promise: nil)
-        }
-        if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
-            countedAddress = address
-            if !connections.open(from: address, cap: cap) {
-                context.close(promise: nil)
-                return
-            }
         }
         // Hummingbird adds a server's own handlers after its conversion to HTTP types only;
         // the Host check needs what is before it.

@@ -140,6 +140,9 @@ public enum OutsideWrites {
         public let version: Int64
         /// The tables found replaced, whose triggers and indexes were made again.
         public var replaced: [String] = []
+        /// Why an index of a replaced table could not be made (the table's reads scan until
+        /// the next start of `serve`); nil when all were.
+        public var indexFailure: String?
     }
 
     /// Looks for changes the service did not make and records each table's at a new version
@@ -158,7 +161,7 @@ public enum OutsideWrites {
             )
         }
         guard !moved.isEmpty || !unwatched.isEmpty else { return Look(recorded: [], version: version) }
-        let look = try await transactions.write { session in
+        var look = try await transactions.write { session in
             try await StoreVersion.lock(session)
             // Read again under the lock: another replica may have recorded them meanwhile.
             var sources = Set(try await session.rows(movedSQL, []).compactMap { $0.first?.stringValue })
@@ -180,9 +183,14 @@ public enum OutsideWrites {
             }
             return Look(recorded: recorded, version: try await StoreVersion.current(session), replaced: replaced)
         }
+        // The look is recorded: a failure here is told, not thrown.
         for table in look.replaced {
             for statement in indexes?.statements(on: table) ?? [] {
-                try await transactions.bulkWrite { try await $0.execute(statement, []) }
+                do {
+                    try await transactions.bulkWrite { try await $0.execute(statement, []) }
+                } catch {
+                    look.indexFailure = "\(table): \(error)"
+                }
             }
         }
         return look

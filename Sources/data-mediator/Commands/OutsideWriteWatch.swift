@@ -35,6 +35,12 @@ struct OutsideWriteWatch: Sendable {
                         metadata: ["table": "\(table)"]
                     )
                 }
+                if let failure = look.indexFailure {
+                    logger.warning(
+                        "an index of a replaced table could not be made; it is made at the next start",
+                        metadata: ["error": "\(failure)"]
+                    )
+                }
                 if failing { logger.notice("looking for other programs' writes again") }
                 failing = false
                 for (table, version) in look.recorded {

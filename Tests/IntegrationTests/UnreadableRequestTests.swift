@@ -58,6 +58,9 @@ import Testing
             ("GET /health HTTP/1.1\r\nHost: [::1\r\n\r\n", 400, "bad-request"),
             ("GET /health HTTP/1.1\r\nHost: ::1\r\n\r\n", 400, "bad-request"),
             ("GET /health HTTP/1.1\r\nHost: a:1:2\r\n\r\n", 400, "bad-request"),
+            // RFC 9112 3.2: no fragment in a target; `*` for OPTIONS only.
+            ("GET /health#top HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
+            ("GET * HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
             // HTTP/1.0 has no transfer codings (RFC 9112 6.1): its framing is faulty.
             (
                 "POST /lists/transactions/items HTTP/1.0\r\nTransfer-Encoding: chunked\r\n"
@@ -96,11 +99,12 @@ import Testing
             #expect(problem.body["type"] as? String == "/problems/\(type)" && problem.body["status"] as? Int == status)
             #expect((problem.body["detail"] as? String)?.isEmpty == false)
             // The parser refuses the first four, `chunked` twice and the version before any head is read
-            // (no path to name); the rest have a head, and their problem names its path.
-            let path = request.split(separator: " ")[1]
+            // (no path to name); the rest have a head, and their problem names its path (`*`
+            // is none; a fragment is no part of it).
+            let path = request.split(separator: " ")[1].prefix { $0 != "#" }
             let headless =
                 index < 4 || request.contains("chunked\r\nTransfer-Encoding: chunked") || request.contains("HTTP/9")
-                || request.contains("1.1\nHost")
+                || request.contains("1.1\nHost") || path == "*"
             #expect(problem.body["instance"] as? String == (headless ? nil : String(path)), "\(request): \(answer)")
         }
         // Pipelined after a request it can read: that one is answered first, then the problem.

@@ -175,6 +175,7 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
                 headers: [.allow: MethodNotAllowed.allow]
             )
         }
+        if let target = targetProblem(head) { return target }
         let hosts = head.headers["Host"]
         let needsHost = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
         guard hosts.count == 1 || (hosts.isEmpty && !needsHost), hosts.allSatisfy(HostField.isValid) else {
@@ -190,6 +191,27 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             )
         }
         return transferProblem(transfer)
+    }
+
+    /// RFC 9112 3.2: a request target is a path (and query), a whole URI, `*` for
+    /// `OPTIONS` only, or an authority for `CONNECT` (refused before); a fragment is never
+    /// part of one (a client keeps it to itself). Such a target is a bad request, not a
+    /// path no route has.
+    private static func targetProblem(_ head: HTTPRequestHead) -> Problem? {
+        if head.uri == "*", head.method != .OPTIONS {
+            return Problem(
+                .badRequest,
+                detail: "The request target '*' is for OPTIONS only; name a path. The connection is closed."
+            )
+        }
+        if head.uri.contains("#") {
+            return Problem(
+                .badRequest,
+                detail: "A request target holds no fragment ('#…'); send the path and query only. "
+                    + "The connection is closed."
+            )
+        }
+        return nil
     }
 
     /// RFC 9112 6: a body whose last transfer coding is not `chunked` has no length to

@@ -66,7 +66,6 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if head.uri.utf8.contains(UInt8(ascii: "%")) { head.uri = Self.normalized(head.uri) }
-        if head.uri.contains("/.") { head.uri = Self.removingDotSegments(head.uri) }
         let closes = !head.isKeepAlive
         let http10 = head.version == .http1_0
         connectionFields.append((closes ? "close" : http10 ? "keep-alive" : nil, http10))
@@ -144,30 +143,6 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             index += 1
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `target` with the dot segments of its path resolved (RFC 3986 5.2.4, 6.2.2.3: the
-    /// same URI), so that `/lists/./transactions` and `/x/../health` are routed as what a
-    /// browser or curl would send for them; encoded dots (`%2E%2E`) stay an id.
-    static func removingDotSegments(_ target: String) -> String {
-        let end = target.firstIndex { $0 == "?" || $0 == "#" } ?? target.endIndex
-        let path = target[..<end]
-        guard path.hasPrefix("/") else { return target }
-        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        var kept: [Substring] = []
-        for (index, segment) in segments.enumerated() {
-            let isLast = index == segments.count - 1
-            switch segment {
-            case ".": break
-            case "..": if !kept.isEmpty { kept.removeLast() }
-            default:
-                kept.append(segment)
-                continue
-            }
-            // A dot segment at the end leaves the path ending in `/`.
-            if isLast { kept.append("") }
-        }
-        return "/" + kept.joined(separator: "/") + target[end...]
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -205,6 +205,12 @@ import Testing
             at: folder.appendingPathComponent("records.json"),
             withIntermediateDirectories: true
         )
+        // A device behind a link never ends; a pipe with no writer blocks the open.
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent("zero.ndjson").path,
+            withDestinationPath: "/dev/zero"
+        )
+        #expect(mkfifo(folder.appendingPathComponent("pipe.ndjson").path, 0o600) == 0)
         // Text that is not UTF-8 (Latin-1's ÿ): the CSV reader would cut the cell at it.
         try Data(Array("id,title,score,tags\n1,ok,1,\n2,a".utf8) + [0xFF] + Array("b,2,\n3,c,3,\n".utf8)).write(
             to: folder.appendingPathComponent("latin1.csv")
@@ -212,6 +218,8 @@ import Testing
         for (file, extra, says) in [
             ("empty.ndjson", [], "empty.ndjson: is empty"), ("empty.json", [], "empty.json: is empty"),
             ("records.json", [], "records.json: is a folder"), ("missing.csv", [], "missing.csv: does not exist"),
+            ("zero.ndjson", [], "zero.ndjson: is not a regular file"),
+            ("pipe.ndjson", [], "pipe.ndjson: is not a regular file"),
             // No record to store: nothing is, and the version stays (no client reloads).
             ("none.json", [], "holds no record to import"), ("header.csv", ["--skip-bad"], "holds no record to import"),
             ("bad.ndjson", ["--skip-bad"], "holds no record to import"),

@@ -81,7 +81,7 @@ extension ConfigFileLoader {
 
     mutating func string(_ node: Node, what: String) -> String? {
         guard let scalar = node.scalar, Tag.Name(rawValue: node.tag.rawValue) != .null else {
-            fail(node, "\(what) must be a single value, not a list or mapping")
+            fail(node, "\(what) must be a single value, not empty (~), a list or a mapping")
             return nil
         }
         if scalar.string.isEmpty { fail(node, "\(what) is empty") }
@@ -133,6 +133,19 @@ extension ConfigFileLoader {
             return .number(real)
         default: return .string(node.scalar?.string ?? "")
         }
+    }
+
+    /// Why `table` cannot be a list's table, or nil: the service's own tables
+    /// (`data_mediator_*`, its version counters and change log, which a list's writes would
+    /// overwrite) and names holding a double quote (GRDB's catalog reads fail on one).
+    static func tableNameProblem(_ table: String) -> String? {
+        if table.lowercased().hasPrefix("data_mediator_") {
+            return "'\(table)' is one of the service's own tables (data_mediator_*); name a table of yours"
+        }
+        if table.contains("\"") || table.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+            return "the table name '\(table)' holds a double quote or a control character; rename the table"
+        }
+        return nil
     }
 
     static func isValidName(_ name: String) -> Bool {

@@ -35,10 +35,15 @@ extension ConfigFileLoader {
             }
             var field = name
             var required = false
-            if let scalar = spec.scalar?.string {
+            if spec.scalar != nil {
+                guard let scalar = string(spec, what: "parameter '\(name)'") else { continue }
                 field = scalar
             } else if let mapping = mapping(spec, allowed: ["field", "required"], what: "parameter '\(name)'") {
-                field = mapping["field"]?.scalar?.string ?? name
+                // A field given as a list or mapping is refused, not read as the parameter's name.
+                if let fieldNode = mapping["field"] {
+                    guard let given = string(fieldNode, what: "parameter '\(name)''s 'field'") else { continue }
+                    field = given
+                }
                 required = mapping["required"].flatMap { bool($0, what: "'required'") } ?? false
             } else {
                 continue
@@ -76,11 +81,13 @@ extension ConfigFileLoader {
             return nil
         }
         guard let scope = mapping(node, allowed: ["field", "claim"], what: "'scope'") else { return nil }
-        let field = require(scope["field"], in: node, key: "field", fix: "name the field, e.g. 'field: player'")?
-            .scalar?.string
-        let claim = require(scope["claim"], in: node, key: "claim", fix: "name the token's claim, e.g. 'claim: sub'")?
-            .scalar?.string
-        guard let field, let claim else { return nil }
+        // Each a single, non-empty value: a scope dropped for a malformed one would serve the
+        // list to everyone.
+        let field = require(scope["field"], in: node, key: "field", fix: "name the field, e.g. 'field: player'")
+            .flatMap { string($0, what: "the scope's 'field'") }
+        let claim = require(scope["claim"], in: node, key: "claim", fix: "name the token's claim, e.g. 'claim: sub'")
+            .flatMap { string($0, what: "the scope's 'claim'") }
+        guard let field, let claim, !claim.isEmpty else { return nil }
         guard known.contains(field) else {
             fail(
                 scope["field"],

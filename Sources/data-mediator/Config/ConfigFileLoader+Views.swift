@@ -152,8 +152,8 @@ extension ConfigFileLoader {
 
         var cellType = CellTypeRule.fixed(list)
         if let cellNode = view["cell"] {
-            if let type = cellNode.scalar?.string {
-                cellType = .fixed(type)
+            if cellNode.scalar != nil {
+                if let type = string(cellNode, what: "'cell'") { cellType = .fixed(type) }
             } else if let rule = mapping(cellNode, allowed: ["field", "types", "default"], what: "'cell'") {
                 let field = require(
                     rule["field"],

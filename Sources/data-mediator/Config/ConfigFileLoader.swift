@@ -140,6 +140,9 @@ struct ConfigFileLoader {
             fail(list["writable"], "list '\(name)' is over a query, which is read-only; remove 'writable: true'")
         }
         let versions = list["versions"].flatMap { stringList($0, what: "'versions'") } ?? []
+        for table in versions {
+            if let problem = Self.tableNameProblem(table) { fail(list["versions"], "list '\(name)': \(problem)") }
+        }
 
         var kind: StoreSource.Kind?
         var file: String?
@@ -148,6 +151,9 @@ struct ConfigFileLoader {
             fail(sources[1], "list '\(name)' has more than one of 'table', 'query' and 'file'; keep one")
         } else if let table = list["table"] {
             kind = string(table, what: "'table'").map(StoreSource.Kind.table)
+            if case .table(let tableName)? = kind, let problem = Self.tableNameProblem(tableName) {
+                fail(table, "list '\(name)': \(problem)")
+            }
         } else if let query = list["query"] {
             kind = string(query, what: "'query'").map(StoreSource.Kind.query)
         } else if let fileNode = list["file"], let path = string(fileNode, what: "'file'") {

@@ -49,13 +49,24 @@ final class RecordStream: Sequence, IteratorProtocol {
         guard !isDirectory.boolValue else {
             throw ItemFileError(path: path, line: nil, "is a folder, not a file of records")
         }
+        // A device, a pipe or a socket (`/dev/zero` behind a link, a FIFO) never ends, or
+        // blocks the open itself: only a regular file is read (its link followed).
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let attributes = try? FileManager.default.attributesOfItem(atPath: target)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw ItemFileError(
+                path: path,
+                line: nil,
+                "is not a regular file (a device, a pipe or a socket); save the records to a file"
+            )
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ItemFileError(path: path, line: nil, "cannot be read; check its permissions")
         }
         self.handle = handle
         self.format = format
         self.types = types
-        self.size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        self.size = (attributes?[.size] as? Int) ?? 0
         if format == .csv {
             if let line = UTF8Check.firstBadLine(path: path) {
                 throw ItemFileError(path: path, line: line, "is not UTF-8 text; save the CSV file as UTF-8")

@@ -1,0 +1,63 @@
+import DataMediator
+import Foundation
+import Testing
+
+@testable import data_mediator
+
+/// Keys that must be one non-empty value are refused, with their line, when they are a list,
+/// a mapping, empty or `~`: a scope dropped for a malformed one served the list to everyone.
+/// A list's table is never one of the service's own, nor a name its catalog reads fail on.
+@Suite struct ConfigShapeTests {
+    /// The errors of a file with one list whose list-level keys are `keys` and whose view
+    /// `all` has `view` besides its sort, as `line: message`.
+    static func errors(keys: String = "", view: String = "", table: String = "tasks") -> [String] {
+        let yaml = """
+            store:
+              sqlite: data.sqlite
+            lists:
+              tasks:
+                table: '\(table)'
+                fields: {title: string, owner: string}
+            \(keys.isEmpty ? "" : "    " + keys)
+                views:
+                  all:
+                    sort: [title]
+            \(view.isEmpty ? "" : "        " + view)
+            """
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        do {
+            _ = try loader.parse(yaml)
+            return []
+        } catch {
+            return error.errors.map { "\($0.line): \($0.message)" }
+        }
+    }
+
+    @Test(arguments: [
+        "scope: {field: [owner], claim: sub}", "scope: {field: owner, claim: {a: 1}}",
+        "scope: {field: owner, claim: ''}", "scope: {field: owner, claim: ~}",
+    ])
+    func aScopeOfAnotherShapeIsRefused(scope: String) {
+        let messages = Self.errors(keys: scope)
+        #expect(messages.contains { $0.hasPrefix("7:") && $0.contains("scope's") }, "\(scope): \(messages)")
+    }
+
+    @Test(arguments: ["params: {who: {field: [title, owner]}}", "params: {who: ~}", "cell: ''", "cell: ~"])
+    func aParameterOrCellOfAnotherShapeIsRefused(view: String) {
+        let messages = Self.errors(view: view)
+        #expect(messages.contains { $0.hasPrefix("11:") }, "\(view): \(messages)")
+    }
+
+    @Test(arguments: ["data_mediator_versions", "Data_Mediator_Changes", "we\"ird"])
+    func aTableOfTheServiceOrWithAQuoteIsRefused(table: String) {
+        let messages = Self.errors(table: table.replacingOccurrences(of: "'", with: "''"))
+        #expect(messages.contains { $0.hasPrefix("5:") && $0.contains(table) }, "\(table): \(messages)")
+        let versions = Self.errors(keys: "versions: [tasks, \(table.contains("\"") ? "'\(table)'" : table)]")
+        #expect(versions.contains { $0.contains(table) }, "versions \(table): \(versions)")
+    }
+
+    @Test func theRightShapesStillLoad() {
+        #expect(Self.errors(keys: "scope: {field: owner, claim: sub}", view: "params: {who: {field: title}}") == [])
+        #expect(Self.errors(view: "cell: task") == [])
+    }
+}

@@ -61,3 +61,26 @@ import Testing
         #expect(Self.errors(view: "cell: task") == [])
     }
 }
+
+extension ConfigShapeTests {
+    /// Aliases of aliases in a static item's data ("billion laughs": ten to the ninth values
+    /// from ten lines) are refused at once, not expanded until memory runs out.
+    @Test func anAliasBombInAStaticItemIsRefused() {
+        var lines = [
+            "store:", "  sqlite: data.sqlite", "lists:", "  home:", "    compose:", "      - name: s",
+            "        items:", "          - id: x", "            type: t", "            data:",
+            "              a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]",
+        ]
+        for level in 1...9 {
+            let previous = Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
+            lines.append("              a\(level): &a\(level) [\(previous)]")
+        }
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        do {
+            _ = try loader.parse(lines.joined(separator: "\n"))
+            Issue.record("an alias bomb was taken")
+        } catch {
+            #expect(error.errors.contains { $0.message.contains("more than 100000 values") }, "\(error.errors)")
+        }
+    }
+}

@@ -152,7 +152,18 @@ extension ConfigFileLoader {
             )
         }
         var data = JSONValue.object([:])
-        if let dataNode = item["data"] { data = jsonValue(dataNode) }
+        if let dataNode = item["data"] {
+            var budget = Self.maximumDataValues
+            data = jsonValue(dataNode, budget: &budget)
+            if budget < 0 {
+                fail(
+                    dataNode,
+                    "the 'data' of item '\(id)' holds more than \(Self.maximumDataValues) values "
+                        + "(YAML aliases repeat what they name); make it smaller"
+                )
+                return nil
+            }
+        }
         guard case .object = data else {
             fail(item["data"], "the 'data' of item '\(id)' must be a mapping")
             return nil
@@ -162,16 +173,25 @@ extension ConfigFileLoader {
         return Cell(id: id, type: type, rev: FieldPresenter.contentRevision(type: type, data: writer.bytes), data: data)
     }
 
-    /// A YAML node as JSON: mappings, sequences and scalars of their own type.
-    mutating func jsonValue(_ node: Node) -> JSONValue {
+    /// The most values one static item's `data` holds: aliases of aliases would make a few
+    /// lines of YAML billions of values ("billion laughs").
+    static let maximumDataValues = 100_000
+
+    /// A YAML node as JSON: mappings, sequences and scalars of their own type. Each value
+    /// takes one of `budget`; past it (the budget below 0) the rest is not read.
+    mutating func jsonValue(_ node: Node, budget: inout Int) -> JSONValue {
+        budget -= 1
+        guard budget >= 0 else { return .null }
         switch node {
         case .mapping(let mapping):
             var object: [String: JSONValue] = [:]
-            for (key, value) in mapping { object[key.scalar?.string ?? ""] = jsonValue(value) }
+            for (key, value) in mapping where budget >= 0 {
+                object[key.scalar?.string ?? ""] = jsonValue(value, budget: &budget)
+            }
             return .object(object)
         case .sequence(let sequence):
             var elements: [JSONValue] = []
-            for element in sequence { elements.append(jsonValue(element)) }
+            for element in sequence where budget >= 0 { elements.append(jsonValue(element, budget: &budget)) }
             return .array(elements)
         default:
             return scalarValue(node)

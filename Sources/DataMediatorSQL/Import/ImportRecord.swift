@@ -39,7 +39,9 @@ public struct ImportRecord: Sendable {
         switch (id, idType) {
         case (.integer, _), (.string, .string):
             break
-        case (.string(let text), .integer) where Int64(text) != nil:
+        // In its one decimal spelling only, as a write's id: "+8" or "009" would be stored as
+        // another id than the record's.
+        case (.string(let text), .integer) where Int64(text).map { String($0) == text } == true:
             id = .integer(Int64(text) ?? 0)
         default:
             let expected = idType == .integer ? "a whole number" : "a non-empty string or a whole number"

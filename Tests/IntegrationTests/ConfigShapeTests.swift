@@ -56,6 +56,12 @@ import Testing
         #expect(versions.contains { $0.contains(table) }, "versions \(table): \(versions)")
     }
 
+    @Test func aWholeNumberPast64BitsIsCalledTooLarge() {
+        let messages = Self.errors(keys: "history: 99999999999999999999999")
+        #expect(messages.contains { $0.hasPrefix("7:") && $0.contains("at most \(Int.max)") }, "\(messages)")
+        #expect(!Self.errors(keys: "history: 0").contains { $0.contains("at most") })
+    }
+
     @Test func theRightShapesStillLoad() {
         #expect(Self.errors(keys: "scope: {field: owner, claim: sub}", view: "params: {who: {field: title}}") == [])
         #expect(Self.errors(view: "cell: task") == [])

@@ -244,6 +244,27 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// A byte order mark at the start is passed over (RFC 8259 8.1 lets a reader ignore
+    /// it); a number or a word among a .json array's objects is one bad record, not one a
+    /// byte.
+    @Test func aByteOrderMarkIsPassedOverAndAScalarElementIsOneBadRecord() async throws {
+        let target = try await Target.make("sqlite")
+        let folder = try Self.folder(
+            [
+                "marked.ndjson": "\u{FEFF}{\"id\": 1, \"title\": \"a\"}\n",
+                "marked.json": "\u{FEFF}[{\"id\": 2, \"title\": \"b\"}, 12345, true,\n{\"id\": 3, \"title\": \"c\"}]",
+            ],
+            target
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (plain, plainSays) = try await Self.importing("marked.ndjson", in: folder, target)
+        #expect(plain == 0 && plainSays.isEmpty, "\(plainSays)")
+        let (status, errors) = try await Self.importing("marked.json", in: folder, target, ["--skip-bad"])
+        let reported = errors.split(separator: "\n").filter { $0.hasSuffix("marked.json:1: is not a JSON object") }
+        #expect(status == 0 && reported.count == 2, "\(errors)")
+        #expect(try await Self.served(folder, target).map(\.id) == ["1", "2", "3"])
+    }
+
     @Test func aRecordWithoutItsIdIsNamedSo() async throws {
         let target = try await Target.make("sqlite")
         let folder = try Self.folder(["no-id.csv": "title,score\nfirst,1\n"], target)

@@ -104,7 +104,11 @@ extension ConfigFileLoader {
 
     mutating func positiveInt(_ node: Node, what: String) -> Int? {
         guard Tag.Name(rawValue: node.tag.rawValue) == .int, let value = node.int, value >= 1 else {
-            fail(node, "\(what) must be a whole number of at least 1")
+            // A whole number past 64 bits is one: say it is too large, not that it is none.
+            let tooLarge =
+                Tag.Name(rawValue: node.tag.rawValue) == .int && node.int == nil
+                && node.scalar?.string.hasPrefix("-") == false
+            fail(node, "\(what) must be a whole number of at least 1" + (tooLarge ? " and at most \(Int.max)" : ""))
             return nil
         }
         return value

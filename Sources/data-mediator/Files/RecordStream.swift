@@ -97,6 +97,16 @@ final class RecordStream: Sequence, IteratorProtocol {
 
     /// The next byte, reading a chunk when the buffer is used up; nil at the end.
     private func byte() -> UInt8? {
+        guard let next = peek() else { return nil }
+        offset += 1
+        bytesRead += 1
+        return next
+    }
+
+    /// The next byte without taking it; nil at the end. A UTF-8 byte order mark at the
+    /// file's start is passed over: RFC 8259 8.1 lets a reader ignore one, and editors on
+    /// some systems write it (the CSV reader takes one too).
+    private func peek() -> UInt8? {
         if offset == buffer.count {
             guard !atEnd else { return nil }
             let chunk = (try? handle.read(upToCount: 1 << 16)) ?? nil
@@ -104,11 +114,15 @@ final class RecordStream: Sequence, IteratorProtocol {
                 atEnd = true
                 return nil
             }
+            let first = bytesRead == 0 && buffer.isEmpty
             buffer = Array(chunk)
             offset = 0
+            if first, buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
+                offset = 3
+                bytesRead = 3
+                return peek()
+            }
         }
-        defer { offset += 1 }
-        bytesRead += 1
         return buffer[offset]
     }
 
@@ -226,6 +240,14 @@ final class RecordStream: Sequence, IteratorProtocol {
                 var depth = (byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")) ? 1 : 0
                 var inString = byte == UInt8(ascii: "\"")
                 var escaped = false
+                // A number, `true`, `null` or a stray word is one element up to the next
+                // separator, not one element a byte.
+                if depth == 0 && !inString {
+                    while let next = peek(), !Self.endsScalar(next) {
+                        bytes.append(next)
+                        _ = self.byte()
+                    }
+                }
                 while depth > 0 || inString {
                     guard let next = self.byte() else { break }
                     if next == UInt8(ascii: "\n") { line += 1 }
@@ -274,6 +296,12 @@ final class RecordStream: Sequence, IteratorProtocol {
     /// Why a record's JSON text does not read as an object.
     private static func problem(with bytes: [UInt8]) -> String {
         JSONValue.holdsBadText(bytes) ? "is not UTF-8 text (or escapes half a surrogate pair)" : "is not a JSON object"
+    }
+
+    /// Whether `byte` ends a scalar element of the array: a separator, white space or
+    /// the start of another element.
+    private static func endsScalar(_ byte: UInt8) -> Bool {
+        Array(",]}[{\" \t\r\n".utf8).contains(byte)
     }
 
     /// The next byte that is not white space, counting lines.

@@ -275,11 +275,15 @@ import Testing
 
     @Test func csvLinesCountTheBreaksInQuotedCells() async throws {
         let target = try await Target.make("sqlite")
-        let csv = "id,title,score\n1,\"two\nlines\",1\n\n2,ok,x\n"
+        let long = String(repeating: "9x", count: 50_000)
+        let csv = "id,title,score\n1,\"two\nlines\",1\n\n2,ok,x\n3,long,\(long)\n"
         let folder = try Self.folder(["multi.csv": csv], target)
         defer { try? FileManager.default.removeItem(at: folder) }
         let (status, errors) = try await Self.importing("multi.csv", in: folder, target, ["--skip-bad"])
         #expect(status == 0 && errors.contains("multi.csv:5: 'score' must be"), "\(errors)")
+        // A long bad cell is quoted by its start and its length, not whole.
+        #expect(errors.contains("multi.csv:6: 'score' must be") && errors.contains("(100000 characters)"))
+        #expect(errors.utf8.count < 2_000, "\(errors.utf8.count) bytes of report")
         let (refused, why) = try await Self.importing("multi.csv", in: folder, target, ["--batch", "0"])
         #expect(refused != 0 && why.contains("--batch must be at least 1"), "\(why)")
         let (negative, negativeSays) = try await Self.importing("multi.csv", in: folder, target, ["--batch", "-5"])

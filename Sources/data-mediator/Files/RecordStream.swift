@@ -172,7 +172,7 @@ final class RecordStream: Sequence, IteratorProtocol {
                     return ImportRecord(
                         line: record,
                         fields: [:],
-                        problem: "'\(name)' must be \(types[name]?.description ?? "a value"); got '\(text)'"
+                        problem: "'\(name)' must be \(types[name]?.description ?? "a value"); got \(Self.quoted(text))"
                     )
                 }
                 fields[name] = value
@@ -296,6 +296,12 @@ final class RecordStream: Sequence, IteratorProtocol {
     /// Why a record's JSON text does not read as an object.
     private static func problem(with bytes: [UInt8]) -> String {
         JSONValue.holdsBadText(bytes) ? "is not UTF-8 text (or escapes half a surrogate pair)" : "is not a JSON object"
+    }
+
+    /// A cell's text as a report quotes it: its first 60 characters, then how long it is
+    /// (a 400 KB cell was printed whole for each bad row).
+    static func quoted(_ text: String) -> String {
+        text.count <= 60 ? "'\(text)'" : "'\(text.prefix(60))…' (\(text.count) characters)"
     }
 
     /// Whether `byte` ends a scalar element of the array: a separator, white space or

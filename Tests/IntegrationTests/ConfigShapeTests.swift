@@ -62,6 +62,19 @@ import Testing
         #expect(!Self.errors(keys: "history: 0").contains { $0.contains("at most") })
     }
 
+    /// A line a YAML error quotes is printed with its control characters escaped: raw, an
+    /// escape sequence would drive the operator's terminal.
+    @Test func anErrorQuotesControlCharactersEscaped() {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        do {
+            _ = try loader.parse("store:\n  sqlite: x.sqlite\nlists:\n  a: \u{1B}[31m red\u{07}\n")
+            Issue.record("control characters were taken")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("\\u{1B}[31m red\\u{7}") && !text.unicodeScalars.contains("\u{1B}"), "\(text)")
+        }
+    }
+
     @Test func theRightShapesStillLoad() {
         #expect(Self.errors(keys: "scope: {field: owner, claim: sub}", view: "params: {who: {field: title}}") == [])
         #expect(Self.errors(view: "cell: task") == [])

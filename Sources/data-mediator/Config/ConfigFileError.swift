@@ -9,9 +9,25 @@ struct ConfigFileError: Error, Sendable, CustomStringConvertible, Equatable {
     /// What is wrong, and the fix.
     let message: String
 
-    /// `FILE:LINE:COLUMN: error: MESSAGE`, the form editors and compilers use.
+    /// `FILE:LINE:COLUMN: error: MESSAGE`, the form editors and compilers use. Control
+    /// characters a message quotes from the file (a YAML error shows its line) are written
+    /// as `\u{1B}`: printed raw, an escape sequence would drive the operator's terminal.
     var description: String {
-        line > 0 ? "\(file):\(line):\(column): error: \(message)" : "\(file): error: \(message)"
+        let text = line > 0 ? "\(file):\(line):\(column): error: \(message)" : "\(file): error: \(message)"
+        return Self.visible(text)
+    }
+
+    /// `text` with its control characters but line breaks and tabs escaped.
+    static func visible(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control, scalar != "\n", scalar != "\t" {
+                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }
 

@@ -7,9 +7,10 @@ final class ConnectionCount: Sendable {
     let value = Atomic<Int>(0)
     /// Open connections by remote address, kept only under a per-address cap.
     private let byAddress = Mutex<[String: Int]>([:])
-    /// The connections with no request in flight, by their guard, with when they began to
+    /// The connections with no request in flight, or whose one request's body has not
+    /// come whole (nothing was done for it yet), by their guard, with when they began to
     /// wait: the ones a connection beyond the limit may take the place of.
-    private let waiting = Mutex<[ObjectIdentifier: (channel: any Channel, since: NIODeadline)]>([:])
+    private let waiting = Mutex<[ObjectIdentifier: (channel: any Channel, since: NIODeadline, receiving: Bool)]>([:])
 
     /// Counts one more connection from `address`; whether it is within `cap`.
     func open(from address: String, cap: Int) -> Bool {
@@ -29,9 +30,9 @@ final class ConnectionCount: Sendable {
     }
 
     /// Notes that the connection of `guardID` waits for a request from now on (it opened,
-    /// or its last answer ended).
-    func wait(_ guardID: ObjectIdentifier, _ channel: any Channel) {
-        waiting.withLock { $0[guardID] = (channel, .now()) }
+    /// or its last answer ended), or, `receiving`, for the rest of its request's body.
+    func wait(_ guardID: ObjectIdentifier, _ channel: any Channel, receiving: Bool = false) {
+        waiting.withLock { $0[guardID] = (channel, .now(), receiving) }
     }
 
     /// Notes that the connection of `guardID` has a request in flight, or closed.
@@ -40,11 +41,14 @@ final class ConnectionCount: Sendable {
     }
 
     /// The connection that has waited longest for a request, but the one of `guardID`,
-    /// taken off the waiting (its caller closes it); nil when every other one has a
-    /// request in flight.
+    /// taken off the waiting (its caller closes it); when none waits for one, the one that
+    /// has waited longest for the rest of a body (slow bodies on every connection must not
+    /// keep the others out either); nil when every other one has a request in flight.
     func waitingLongest(besides guardID: ObjectIdentifier) -> (any Channel)? {
         waiting.withLock { waiting in
-            let candidates = waiting.filter { $0.key != guardID }
+            let others = waiting.filter { $0.key != guardID }
+            let idle = others.filter { !$0.value.receiving }
+            let candidates = idle.isEmpty ? others : idle
             guard let oldest = candidates.min(by: { $0.value.since < $1.value.since }) else { return nil }
             waiting.removeValue(forKey: oldest.key)
             return oldest.value.channel

@@ -69,8 +69,9 @@ public struct ServerLimits: Sendable, Hashable {
 }
 
 /// Closes a connection beyond the limit of its address; makes room for one beyond the
-/// limit in all by closing the connection that has waited longest for its next request
-/// (``ConnectionCount/waitingLongest(besides:)``), or closes it when every connection has a
+/// limit in all by closing the connection that has waited longest for its next request, or
+/// else for the rest of a body (``ConnectionCount/waitingLongest(besides:)``), or closes it
+/// when every connection has a
 /// request in flight; closes one whose request head does not arrive in time (counted from
 /// when the connection opens and from each answer's end) or whose body does not (counted
 /// from its head), and one whose client
@@ -173,8 +174,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head:
             requestDeadline = .now() + bodyTimeout
             inFlight += 1
+            // Until its body has come whole, a connection's one request has done nothing: it
+            // may give its place too (after the idle ones), or slow bodies keep all out.
+            if inFlight == 1 {
+                connections.wait(ObjectIdentifier(self), context.channel, receiving: true)
+            } else {
+                connections.stopWaiting(ObjectIdentifier(self))
+            }
+        case .end:
+            requestDeadline = nil
             connections.stopWaiting(ObjectIdentifier(self))
-        case .end: requestDeadline = nil
         case .body: break
         }
         context.fireChannelRead(data)

@@ -186,6 +186,44 @@ final class RawClient: @unchecked Sendable {
         #expect(await server.stop() == 0)
     }
 
+    /// Connections each in the middle of a body (a write whose body trickles in) have done
+    /// nothing yet: when no connection is idle, a newcomer takes the place of the one whose
+    /// body has been awaited longest, and its write is not stored.
+    @Test func aConnectionBeyondTheLimitTakesTheLongestUnfinishedBodysPlace() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_MAX_CONNECTIONS": "2", "DATA_MEDIATOR_WRITE_TOKENS": "t"]
+        )
+        defer { server.removeData() }
+        func body(_ index: Int) -> String {
+            #"{"data": {"player": "slow", "points": 5, "reason": "body \#(index)", "created_at": "2030-01-01T00:00:00Z"}}"#
+        }
+        var slow: [RawClient] = []
+        for index in 0..<2 {
+            let body = body(index)
+            let client = try RawClient(port: server.port)
+            client.send(
+                "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{"
+            )
+            #expect(await client.read(within: 1) == nil, "the write answered before its body came")
+            slow.append(client)
+        }
+        let newcomer = try RawClient(port: server.port)
+        newcomer.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(await newcomer.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true, "the newcomer was not served")
+        #expect(await slow[0].read(within: 2) == "", "the longest unfinished body was not closed")
+        slow[1].send(String(body(1).dropFirst()))
+        #expect(await slow[1].read(within: 5)?.hasPrefix("HTTP/1.1 201") == true, "the younger write was not served")
+        let page = String(
+            decoding: try await server.get("/lists/transactions/items?view=by_player&player=slow").body,
+            as: UTF8.self
+        )
+        #expect(page.contains("body 1") && !page.contains("body 0"), "\(page)")
+        withExtendedLifetime((slow, newcomer)) {}
+        #expect(await server.stop() == 0)
+    }
+
     /// With a cap per address, one address's connections beyond it are closed while another
     /// address is served, and a closed connection gives its place back.
     @Test func connectionsBeyondAnAddresssCapAreClosedAndOthersAreServed() async throws {

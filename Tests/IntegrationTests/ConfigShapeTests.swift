@@ -10,14 +10,19 @@ import Testing
 @Suite struct ConfigShapeTests {
     /// The errors of a file with one list whose list-level keys are `keys` and whose view
     /// `all` has `view` besides its sort, as `line: message`.
-    static func errors(keys: String = "", view: String = "", table: String = "tasks") -> [String] {
+    static func errors(
+        keys: String = "",
+        view: String = "",
+        table: String = "tasks",
+        fields: String = "title: string, owner: string"
+    ) -> [String] {
         let yaml = """
             store:
               sqlite: data.sqlite
             lists:
               tasks:
                 table: '\(table)'
-                fields: {title: string, owner: string}
+                fields: {\(fields)}
             \(keys.isEmpty ? "" : "    " + keys)
                 views:
                   all:
@@ -54,6 +59,17 @@ import Testing
         #expect(messages.contains { $0.hasPrefix("5:") && $0.contains(table) }, "\(table): \(messages)")
         let versions = Self.errors(keys: "versions: [tasks, \(table.contains("\"") ? "'\(table)'" : table)]")
         #expect(versions.contains { $0.contains(table) }, "versions \(table): \(versions)")
+    }
+
+    /// A json field's text would be compared with the claim (`"alice"` is not `alice`; 1,
+    /// "1" and true one caller); the id is set by no write's data.
+    @Test(arguments: ["id", "rev", "meta"])
+    func aScopeByTheIdOrAJSONFieldIsRefused(field: String) {
+        let messages = Self.errors(
+            keys: "scope: {field: \(field), claim: sub}",
+            fields: "id: string, title: string, owner: string, meta: json"
+        )
+        #expect(messages.contains { $0.hasPrefix("7:") && $0.contains("scoped by '\(field)'") }, "\(messages)")
     }
 
     @Test func aWholeNumberPast64BitsIsCalledTooLarge() {

@@ -70,8 +70,14 @@ extension ConfigFileLoader {
     }
 
     /// A list's `scope:` (`{field: player, claim: sub}`): the field every read and write of
-    /// the list is narrowed to, equal to the caller's claim.
-    mutating func parseScope(_ node: Node, list: String, known: Set<String>) -> ListScope? {
+    /// the list is narrowed to, equal to the caller's claim. `known` are the fields a scope
+    /// may name: the declared ones but the id (its writes set the field to the claim).
+    mutating func parseScope(
+        _ node: Node,
+        list: String,
+        known: Set<String>,
+        fieldTypes: [String: FieldType]
+    ) -> ListScope? {
         if case .scalar(let given) = node {
             fail(
                 node,
@@ -92,6 +98,15 @@ extension ConfigFileLoader {
             fail(
                 scope["field"],
                 "list '\(list)' is scoped by '\(field)', which is not a field of the list; use one of \(Self.names(known.sorted()))"
+            )
+            return nil
+        }
+        // A json field's text would be compared with the claim: the claim "alice" would not
+        // match its own `"alice"`, and 1, "1" and true would be one caller.
+        guard fieldTypes[field] != .json else {
+            fail(
+                scope["field"],
+                "list '\(list)' is scoped by '\(field)', a json field; scope by a text, number or boolean field"
             )
             return nil
         }

@@ -252,7 +252,14 @@ struct ConfigFileLoader {
                 )
             }
         }
-        let scope = list["scope"].flatMap { parseScope($0, list: name, known: known) }
+        let scope = list["scope"].flatMap {
+            parseScope(
+                $0,
+                list: name,
+                known: Set(declared).subtracting([idField, revisionField ?? idField]),
+                fieldTypes: fieldTypes
+            )
+        }
         guard errors.count == errorCount, kind != nil || file != nil, let limits else { return nil }
         let definition = ListDefinition(
             name: name,

@@ -332,4 +332,20 @@ import Testing
         #expect(try await verifier.claims(fromAuthorization: "Bearer " + single)["sub"] == .string("ana"))
         #expect(try await verifier.claims(fromAuthorization: "Bearer " + listed)["sub"] == .string("ana"))
     }
+
+    /// `iss` and `aud` are compared byte for byte (RFC 7519 2): text canonically equivalent
+    /// to the configured one (`é` as `e` and U+0301) is another issuer, another audience.
+    @Test func anIssuerOrAudienceIsComparedByteForByte() async throws {
+        let verifier = try await verifier(issuer: "https://issu\u{E9}r", audience: "caf\u{E9}")
+        for (issuer, audience) in [("https://issue\u{301}r", "caf\u{E9}"), ("https://issu\u{E9}r", "cafe\u{301}")] {
+            let token = try await ClaimsTestKeys.hs256([
+                "sub": .string("ana"), "iss": .string(issuer), "aud": .array([.string(audience)]),
+            ])
+            await expectRefusal(verifier, "Bearer " + token, "The token's '")
+        }
+        let exact = try await ClaimsTestKeys.hs256([
+            "sub": .string("ana"), "iss": .string("https://issu\u{E9}r"), "aud": .string("caf\u{E9}"),
+        ])
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + exact)["sub"] == .string("ana"))
+    }
 }

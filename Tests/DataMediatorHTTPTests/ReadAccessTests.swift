@@ -1,5 +1,6 @@
 import DataMediator
 import DataMediatorHTTP
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -69,10 +70,28 @@ import Testing
                 let answer = try await client.execute(uri: path, method: method)
                 #expect(answer.status == .unauthorized, "\(method) \(path)")
             }
+            // A malformed query, no token or one that is no JWT: answered as for a list that
+            // does not exist, word for word.
+            for headers: HTTPFields in [[:], [.authorization: "Bearer nope"], [.authorization: "Basic a"]] {
+                for query in ["/items?limit=1&limit=2", "/items", "/sections?x=1", "/changes?since=x", "/items/1"] {
+                    let scoped = try await client.execute(uri: "/lists/mine" + query, method: .get, headers: headers)
+                    let unknown = try await client.execute(uri: "/lists/nope" + query, method: .get, headers: headers)
+                    #expect(scoped.status == .unauthorized, "\(query) \(headers)")
+                    // The problems but their `instance` (the path asked).
+                    let said = [scoped, unknown].map { answer in
+                        String(buffer: answer.body).replacingOccurrences(of: "/lists/mine", with: "/lists/nope")
+                    }
+                    #expect(
+                        said[0] == said[1] && scoped.headers[.wwwAuthenticate] == unknown.headers[.wwwAuthenticate],
+                        "\(query) \(headers): \(said[0]) / \(said[1])"
+                    )
+                }
+            }
             let ana = try await ScopedListTests.headers("ana")
             #expect(
                 try await client.execute(uri: "/lists/mine/items", method: .options, headers: ana).status == .noContent
             )
+            #expect(try await client.execute(uri: "/lists/mine/items", method: .get, headers: ana).status == .ok)
             #expect(try await client.execute(uri: "/lists/mine/nope", method: .get, headers: ana).status == .notFound)
         }
     }

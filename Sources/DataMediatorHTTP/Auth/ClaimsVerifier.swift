@@ -210,7 +210,9 @@ public struct ClaimsVerifier: Sendable {
             guard let given = claims.issuer else {
                 throw Self.refusal("The token has no 'iss' claim; this server accepts tokens of one issuer only.")
             }
-            guard given.value == issuer else {
+            // Byte for byte (RFC 7519 2, StringOrURI: no canonicalization); Swift's `==`
+            // takes canonically equivalent text (`é` and `e` + U+0301) as equal.
+            guard given.value.utf8.elementsEqual(issuer.utf8) else {
                 throw Self.refusal("The token's 'iss' is not the issuer this server accepts.")
             }
         }
@@ -218,9 +220,9 @@ public struct ClaimsVerifier: Sendable {
             guard let given = claims.audience else {
                 throw Self.refusal("The token has no 'aud' claim; this server accepts tokens meant for it only.")
             }
-            do {
-                try given.verifyIntendedAudience(includes: audience)
-            } catch {
+            // Byte for byte, as `iss` (jwt-kit's `verifyIntendedAudience` compares Swift
+            // strings, which canonicalize).
+            guard given.value.contains(where: { $0.utf8.elementsEqual(audience.utf8) }) else {
                 throw Self.refusal("The token's 'aud' does not name this server's audience.")
             }
         }

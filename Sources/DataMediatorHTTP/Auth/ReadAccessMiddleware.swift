@@ -4,9 +4,8 @@ import Hummingbird
 /// Puts every list route behind a bearer token when the server is configured with read
 /// tokens (write tokens read too); with none, reads are open. Writes check their own token;
 /// a request of another method to what is not served is `401` without a token too.
-/// The reads of a scoped list (`/lists/{list}/...`) are left to the list, which asks each
-/// caller for a JWT: its slice is theirs alone; there a valid JWT counts as a token for
-/// the rest (`OPTIONS`, what is not served).
+/// On a scoped list's routes (`/lists/{list}/...`) a valid JWT counts as a token; the list
+/// then asks each caller for their JWT: its slice is theirs alone.
 struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: BearerAccess
     let isRequired: Bool
@@ -25,15 +24,9 @@ struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     {
         guard isRequired else { return try await next(request, context) }
         let scoped = isScopedListRoute(request.uri.path)
-        // GET and HEAD of a scoped list ask for the caller's JWT themselves.
-        if scoped, [.get, .head].contains(request.method) {
-            do {
-                return try await next(request, context)
-            } catch let error as any HTTPResponseError where [.notFound, .methodNotAllowed].contains(error.status) {
-                try await requireCredential(request, scoped: true)
-                throw error
-            }
-        }
+        // A scoped list's reads too, before the list reads the query: its `400` for a
+        // malformed one, or its JWT's own wording, would tell an unknown caller which
+        // scoped lists exist. The list verifies the JWT again for the caller's slice.
         // OPTIONS too: its `Allow` (or `404`) tells what exists. A CORS preflight, which
         // carries no token, is answered before this, by the CORS middleware.
         if [.get, .head, .options].contains(request.method) {

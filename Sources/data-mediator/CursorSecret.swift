@@ -23,29 +23,47 @@ enum CursorSecret {
             return Array(configured.utf8)
         }
         let path = URL(fileURLWithPath: dataDir).appendingPathComponent(fileName).path
-        if let kept = FileManager.default.contents(atPath: path) {
-            let text = String(decoding: kept, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard text.utf8.count >= 16 else {
-                throw CursorSecretError(
-                    "\(path) holds a secret shorter than 16 characters; delete it to make a new one"
-                )
-            }
-            return Array(text.utf8)
-        }
+        // Made only where nothing is (`O_EXCL`): a kept secret that cannot be read (its
+        // permissions, a link to a volume not mounted yet) is never replaced, as that would
+        // end every cursor out there and part replicas sharing the folder; and of two
+        // processes starting at once on one folder, one makes it and both read it.
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let text = bytes.map { String(format: "%02x", $0) }.joined()
-        guard
-            FileManager.default.createFile(
-                atPath: path,
-                contents: Data(text.utf8),
-                attributes: [.posixPermissions: 0o600]
-            )
-        else {
-            throw CursorSecretError("cannot write the cursor secret to \(path)")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        if descriptor >= 0 {
+            let written = text.utf8.withContiguousStorageIfAvailable { write(descriptor, $0.baseAddress, $0.count) }
+            let synced = fsync(descriptor) == 0
+            close(descriptor)
+            guard written == text.utf8.count, synced else {
+                unlink(path)
+                throw CursorSecretError("cannot write the cursor secret to \(path)")
+            }
+            logger.notice("made a new cursor secret", metadata: ["path": "\(path)"])
+            return Array(text.utf8)
         }
-        logger.notice("made a new cursor secret", metadata: ["path": "\(path)"])
-        return Array(text.utf8)
+        guard errno == EEXIST else {
+            throw CursorSecretError("cannot write the cursor secret to \(path): \(String(cString: strerror(errno)))")
+        }
+        return try kept(at: path)
+    }
+
+    /// The secret kept at `path`, which exists: waited for a moment when it is empty (another
+    /// process is writing it).
+    private static func kept(at path: String) throws -> [UInt8] {
+        for attempt in 0..<20 {
+            guard let kept = FileManager.default.contents(atPath: path) else {
+                throw CursorSecretError(
+                    "\(path) exists but cannot be read (its permissions, or a link whose target is missing); "
+                        + "it is not replaced, as cursors signed with it would stop working"
+                )
+            }
+            let text = String(decoding: kept, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.utf8.count >= 16 { return Array(text.utf8) }
+            if !kept.isEmpty || attempt == 19 { break }
+            usleep(50_000)
+        }
+        throw CursorSecretError("\(path) holds a secret shorter than 16 characters; delete it to make a new one")
     }
 }
 

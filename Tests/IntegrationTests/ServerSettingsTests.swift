@@ -1,4 +1,5 @@
 import DataMediatorHTTP
+import Foundation
 import Logging
 import Testing
 
@@ -70,5 +71,32 @@ import Testing
             logger: logger
         )
         #expect(taken == Array("a secret of enough length".utf8))
+    }
+
+    /// A kept secret that cannot be read (a link to a volume not mounted yet) is never
+    /// replaced: every cursor out there would stop working. Processes starting at once on
+    /// one folder all take the one secret made.
+    @Test func aKeptSecretIsNeverReplacedAndMadeOnceForAll() async throws {
+        let logger = Logger(label: "test")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-secret-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent(CursorSecret.fileName).path
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/nonexistent/secret")
+        #expect {
+            try CursorSecret.load(environment: [:], dataDir: folder.path, logger: logger)
+        } throws: { error in
+            "\(error)".contains("cannot be read")
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path) == "/nonexistent/secret")
+        try FileManager.default.removeItem(atPath: path)
+        let secrets = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<8 {
+                group.addTask { try CursorSecret.load(environment: [:], dataDir: folder.path, logger: logger) }
+            }
+            return try await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
+        }
+        #expect(secrets.count == 1 && secrets.first?.count == 64, "\(secrets.count) secrets")
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == secrets.first)
     }
 }

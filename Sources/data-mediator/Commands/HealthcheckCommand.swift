@@ -50,32 +50,63 @@ struct HealthcheckCommand: ParsableCommand {
         let message: String
     }
 
-    /// The status code of `GET /health` on `host:port`, over a plain socket.
+    /// The status code of `GET /health` on `host:port`, over a plain socket, within
+    /// `timeout` seconds in all (a server that trickles its answer is given no more); each
+    /// address the name resolves to is tried in turn.
     static func status(host: String, port: Int, timeout: Int) -> Result<Int, Failure> {
+        let deadline = Date().addingTimeInterval(TimeInterval(timeout))
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else {
+        // An IPv6 address is given bare (`::1`) or bracketed as in a URL (`[::1]`).
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard getaddrinfo(bare, String(port), &hints, &found) == 0, found != nil else {
             return .failure(Failure(message: "cannot resolve \(host)"))
         }
         defer { freeaddrinfo(found) }
-        let socket = Glibc.socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+        var failure = Failure(message: "connection refused or timed out")
+        var address = found
+        while let candidate = address {
+            address = candidate.pointee.ai_next
+            switch ask(candidate.pointee, host: bare, port: port, until: deadline) {
+            case .success(let status): return .success(status)
+            case .failure(let why): failure = why
+            }
+            if deadline.timeIntervalSinceNow <= 0 { break }
+        }
+        return .failure(failure)
+    }
+
+    /// Asks one resolved address, until `deadline`.
+    private static func ask(_ address: addrinfo, host: String, port: Int, until deadline: Date) -> Result<Int, Failure>
+    {
+        let socket = Glibc.socket(address.ai_family, address.ai_socktype, address.ai_protocol)
         guard socket >= 0 else { return .failure(Failure(message: "cannot open a socket")) }
         defer { close(socket) }
-        var limit = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard connect(socket, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+        /// Limits the socket's next call to what is left of the deadline; false when nothing is.
+        func limitToDeadline() -> Bool {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return false }
+            var limit = timeval(tv_sec: Int(left), tv_usec: Int((left - left.rounded(.down)) * 1_000_000))
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            return true
+        }
+        guard limitToDeadline(), connect(socket, address.ai_addr, address.ai_addrlen) == 0 else {
             return .failure(Failure(message: "connection refused or timed out"))
         }
-        let request = Array("GET /health HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == request.count else {
+        // RFC 9110 7.2: the host as in a URI, an IPv6 address in brackets, with the port.
+        let authority = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        let request = Array("GET /health HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n".utf8)
+        guard limitToDeadline(), request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == request.count
+        else {
             return .failure(Failure(message: "cannot send the request"))
         }
         var answer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 512)
         while answer.count < 4096, !answer.contains(UInt8(ascii: "\n")) {
+            guard limitToDeadline() else { return .failure(Failure(message: "no whole answer in time")) }
             let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
             answer += chunk[..<count]

@@ -160,12 +160,15 @@ struct ServeCommand: AsyncParsableCommand {
                 serving, StreamCloser(notifier: wiring.notifier, logger: logger),
                 ShutdownWatchdog(grace: .seconds(settings.shutdownGraceSeconds), logger: logger),
             ]
-        // A JWKS file is read again on SIGHUP and every DATA_MEDIATOR_JWKS_RELOAD_SECONDS.
+        // A JWKS file is read again on SIGHUP and every DATA_MEDIATOR_JWKS_RELOAD_SECONDS;
+        // without one, SIGHUP is logged and nothing more.
         if let verifier, verifier.keySetFile != nil {
             let seconds = settings.keySetReloadSeconds
             services.append(
                 KeySetWatch(verifier: verifier, interval: seconds > 0 ? .seconds(seconds) : nil, logger: logger)
             )
+        } else {
+            services.append(HangupWatch(logger: logger))
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -186,6 +189,18 @@ struct ServeCommand: AsyncParsableCommand {
             printError(
                 "serve: cannot listen on \(settings.host):\(settings.port): another program listens there; stop it, "
                     + "or choose another port (--port or DATA_MEDIATOR_PORT)"
+            )
+            throw ExitCode.failure
+        } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
+            printError(
+                "serve: cannot listen on \(settings.host):\(settings.port): the address is not one of this machine's; "
+                    + "give one it has (--host or DATA_MEDIATOR_HOST), such as 127.0.0.1 or 0.0.0.0"
+            )
+            throw ExitCode.failure
+        } catch let error as IOError where error.errnoCode == EACCES {
+            printError(
+                "serve: cannot listen on \(settings.host):\(settings.port): not permitted (a port below 1024 needs "
+                    + "privileges); choose a port from 1024 (--port or DATA_MEDIATOR_PORT)"
             )
             throw ExitCode.failure
         } catch is SocketAddressError, is SocketAddressError.UnknownHost {

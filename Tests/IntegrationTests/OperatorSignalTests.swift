@@ -1,0 +1,128 @@
+import DataMediatorTesting
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// What an operator sends and runs: SIGHUP without a key set to reload, `healthcheck`
+/// against a server that trickles its answer or listens on IPv6, and `serve` on an address
+/// or port it may not take.
+@Suite struct OperatorSignalTests {
+    /// SIGHUP's default action ends a process at once, without the graceful shutdown; the
+    /// service takes it, logs it and goes on.
+    @Test func sighupWithoutAKeySetIsLoggedAndTheServiceGoesOn() async throws {
+        let server = try await ServerProcess(arguments: ["--demo-transactions", "10"])
+        defer { server.removeData() }
+        kill(server.process.processIdentifier, SIGHUP)
+        var logged = false
+        for _ in 0..<50 where !logged {
+            try await Task.sleep(for: .milliseconds(100))
+            logged = server.log.contains("SIGHUP: nothing to reload")
+        }
+        #expect(logged, "\(server.log)")
+        #expect(server.process.isRunning)
+        #expect(try await server.get("/health").status == 200)
+        #expect(await server.stop() == 0)
+    }
+
+    /// A listener on `host` that answers each connection with `answer` (a byte every 0.2 s
+    /// when `trickle`), and keeps what it was sent; its port.
+    final class Listener: @unchecked Sendable {
+        let port: Int
+        private let socket: Int32
+        private let received = Received()
+
+        /// What the listener was sent.
+        final class Received: Sendable {
+            let text = Mutex<String>("")
+        }
+
+        var request: String { received.text.withLock { $0 } }
+
+        init(ipv6: Bool, answer: String, trickle: Bool) throws {
+            let socket = Glibc.socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            self.socket = socket
+            var storage = sockaddr_storage()
+            var length: socklen_t
+            if ipv6 {
+                var address = sockaddr_in6()
+                address.sin6_family = sa_family_t(AF_INET6)
+                address.sin6_addr = in6addr_loopback
+                length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+                withUnsafeBytes(of: address) { bytes in
+                    withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+                }
+            } else {
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                withUnsafeBytes(of: address) { bytes in
+                    withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+                }
+            }
+            let bound = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 && listen(socket, 4) == 0
+                }
+            }
+            try #require(bound)
+            port = withUnsafeBytes(of: storage) { bytes in
+                Int(UInt16(bigEndian: bytes.load(fromByteOffset: 2, as: UInt16.self)))
+            }
+            let received = self.received
+            Thread.detachNewThread {
+                let client = accept(socket, nil, nil)
+                guard client >= 0 else { return }
+                defer { close(client) }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                received.text.withLock { $0 = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) }
+                for byte in answer.utf8 {
+                    guard withUnsafeBytes(of: byte, { send(client, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }) == 1
+                    else { return }
+                    if trickle { usleep(200_000) }
+                }
+            }
+        }
+
+        deinit { close(socket) }
+    }
+
+    /// `--timeout` bounds the whole exchange: a server that sends a byte every 0.2 s (a
+    /// status line that never ends) is given up on in time.
+    @Test func healthcheckGivesUpOnATrickledAnswerInItsTime() async throws {
+        let listener = try Listener(ipv6: false, answer: String(repeating: "H", count: 100), trickle: true)
+        let started = ContinuousClock.now
+        let (status, says) = try await DemoWalkTests.run([
+            "healthcheck", "--port", "\(listener.port)", "--timeout", "1",
+        ])
+        #expect(status == 1 && says.contains("no whole answer in time"), "\(says)")
+        #expect(ContinuousClock.now - started < .seconds(5), "took \(ContinuousClock.now - started)")
+        withExtendedLifetime(listener) {}
+    }
+
+    /// An IPv6 address is sent in brackets, with the port (RFC 9110 7.2), given bare or
+    /// bracketed.
+    @Test(arguments: ["::1", "[::1]"])
+    func healthcheckNamesAnIPv6HostInBrackets(host: String) async throws {
+        let listener = try Listener(ipv6: true, answer: "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", trickle: false)
+        let (status, says) = try await DemoWalkTests.run(
+            ["healthcheck", "--host", host, "--port", "\(listener.port)"]
+        )
+        #expect(status == 0, "\(says)")
+        #expect(listener.request.contains("Host: [::1]:\(listener.port)\r\n"), "\(listener.request)")
+    }
+
+    /// An address this machine does not have is named with the fix, not the socket call's text.
+    @Test func anAddressOfAnotherMachineIsNamedWithItsFix() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-bind-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, says) = try await DemoWalkTests.run(
+            ["serve", "--port", "0", "--data-dir", folder.path, "--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_CONFIG": "", "DATA_MEDIATOR_HOST": "192.0.2.1"]
+        )
+        #expect(status == 1 && says.contains("the address is not one of this machine's"), "\(says)")
+        #expect(!says.contains("bind(descriptor"), "\(says)")
+    }
+}

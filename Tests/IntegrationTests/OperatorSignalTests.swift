@@ -25,6 +25,39 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// `/ready` is 503 while the store's file is gone (moved away under the service) or
+    /// another file that is no database is in its place, and 200 again once it is back:
+    /// the pool's open connections do not hide it.
+    @Test func readyLooksAtTheStoresFileItself() async throws {
+        let server = try await ServerProcess(arguments: ["--demo-transactions", "500"])
+        defer { server.removeData() }
+        let file = server.dataDirectory.appendingPathComponent("demo-3.sqlite")
+        let aside = server.dataDirectory.appendingPathComponent("aside.sqlite")
+        /// `/ready`'s status once it is `expected` (it looks at most once a second), or its last.
+        func ready(becoming expected: Int) async throws -> Int {
+            var status = 0
+            for _ in 0..<30 {
+                status = try await server.get("/ready").status
+                if status == expected { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            return status
+        }
+        #expect(try await ready(becoming: 200) == 200)
+        try FileManager.default.moveItem(at: file, to: aside)
+        #expect(try await ready(becoming: 503) == 503, "ready with the store's file moved away")
+        try FileManager.default.moveItem(at: aside, to: file)
+        #expect(try await ready(becoming: 200) == 200, "not ready with the file back")
+        // A file that is no database where the store's was.
+        try FileManager.default.moveItem(at: file, to: aside)
+        try Data(repeating: 0xA5, count: 64 * 1024).write(to: file)
+        #expect(try await ready(becoming: 503) == 503, "ready with another file in the store's place")
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.moveItem(at: aside, to: file)
+        #expect(try await ready(becoming: 200) == 200, "not ready with the file back")
+        #expect(await server.stop() == 0)
+    }
+
     /// A listener on `host` that answers each connection with `answer` (a byte every 0.2 s
     /// when `trickle`), and keeps what it was sent; its port.
     final class Listener: @unchecked Sendable {

@@ -2,6 +2,7 @@ import DataMediator
 import DataMediatorSQL
 import Foundation
 import GRDB
+import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode, read through a pool of connections.
 ///
@@ -20,6 +21,11 @@ public final class SQLiteStore: Sendable {
     /// The connections pages are read on without a thread switch: one per thread of the
     /// cooperative pool, which is as many as can read at once without waiting.
     let pageReaders: SQLitePageReaders
+    /// The device and inode of the file opened: another file in its place (a restore copied
+    /// over it) is not the store the pool reads.
+    private let openedFile: [UInt64]?
+    /// The last readiness look: when, and what it found.
+    private let readiness = Mutex<(at: ContinuousClock.Instant, readable: Bool)?>(nil)
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -43,6 +49,7 @@ public final class SQLiteStore: Sendable {
         }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
+            openedFile = Self.fileIdentity(path)
             try database.write { db in
                 for statement in ServiceTables.schema(.sqlite) { try db.execute(sql: statement) }
                 if try !db.columns(in: ServiceTables.versions).contains(where: { $0.name == "changed_at" }) {
@@ -78,11 +85,40 @@ public final class SQLiteStore: Sendable {
         try await database.read { db in try Int64.fetchOne(db, sql: StoreVersion.currentSQL(.sqlite)) ?? 0 }
     }
 
-    /// Whether the store answers a query now, for readiness checks.
+    /// Whether the store can be read now, for readiness checks: its file is still where it
+    /// was opened (moved or deleted, every new connection fails), and a connection of its
+    /// own reads the schema and the version rows from the file (`SELECT 1` on the pool read
+    /// no page, and the pool's cached pages hide a file broken under them). Looked at once
+    /// a second at most, however often it is asked.
     public func isReadable() async -> Bool {
+        let now = ContinuousClock.now
+        if let last = readiness.withLock({ $0 }), now - last.at < .seconds(1) { return last.readable }
+        let readable = Self.fileIdentity(database.path) == openedFile && Self.probe(path: database.path)
+        readiness.withLock { $0 = (now, readable) }
+        return readable
+    }
+
+    /// The device and inode of the file at `path`; nil when there is none.
+    static func fileIdentity(_ path: String) -> [UInt64]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    }
+
+    /// Whether a new connection to `path` reads its schema and version rows.
+    private static func probe(path: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
         do {
-            try await database.read { db in try db.execute(sql: "SELECT 1") }
-            return true
+            var configuration = GRDB.Configuration()
+            configuration.readonly = true
+            configuration.busyMode = .timeout(1)
+            let connection = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? connection.close() }
+            return try connection.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+                _ = try Int64.fetchOne(db, sql: StoreVersion.currentSQL(.sqlite))
+                return true
+            }
         } catch {
             return false
         }

@@ -93,6 +93,8 @@ struct Wiring: Sendable {
                     eventLoops: eventLoops,
                     prepareStatements: settings.databasePrepare,
                     poolSizeSetting: "DATA_MEDIATOR_DATABASE_CONNECTIONS",
+                    // The change listener's, for as long as the service runs.
+                    heldConnections: 1,
                     logger: logger
                 )
             )

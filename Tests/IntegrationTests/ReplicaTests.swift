@@ -210,6 +210,34 @@ import Testing
         _ = try await TestDatabase.run(script, ["stop", directory.path])
     }
 
+    /// The change listener holds a connection of its own, over the setting: a pool of one
+    /// serves pages and writes (it did not start: the listener held the one), and a write
+    /// on another replica reaches this one's stream.
+    @Test func aPoolOfOneServesWhileTheListenerHoldsItsOwn() async throws {
+        let url = try await TestDatabase.create()
+        let one = try await ServerProcess(
+            arguments: ["--demo-transactions", "20"],
+            environment: Self.environment(url).merging(["DATA_MEDIATOR_DATABASE_CONNECTIONS": "1"]) { $1 }
+        )
+        let other = try await ServerProcess(
+            arguments: ["--demo-transactions", "20"],
+            environment: Self.environment(url)
+        )
+        defer {
+            one.removeData()
+            other.removeData()
+        }
+        let start = try #require(try await one.json("/lists/transactions/items?limit=1")["version"] as? String)
+        let stream = try EventCapture(one.base, "/lists/transactions/events", since: start)
+        defer { stream.stop() }
+        _ = try await Self.create(on: one, Self.transaction("uno", points: 1, at: "2030-04-01T00:00:00Z"))
+        _ = try await Self.create(on: other, Self.transaction("dos", points: 2, at: "2030-04-02T00:00:00Z"))
+        #expect(try await stream.reached(try #require(Int64(start)) + 2, timeout: .seconds(10)))
+        #expect(try await Self.walk(one).items.count == 22)
+        #expect(await one.stop() == 0)
+        #expect(await other.stop() == 0)
+    }
+
     /// Writes, takes the database down (`control("pause")`), checks the answers, brings it
     /// back (`control("resume")`) and checks that the service recovers by itself.
     func outage(url: String, control: (String) async throws -> Void) async throws {

@@ -65,6 +65,9 @@ public final class PostgresStore: Sendable {
     /// - Parameter prepareStatements: whether each connection prepares the statements of reads
     ///   and writes once and reuses them (off for a pooler that cannot keep a prepared statement
     ///   between transactions, such as PgBouncer in transaction mode before 1.21).
+    /// - Parameter heldConnections: connections of the primary's pool held for the life of
+    ///   the store (the change listener's `LISTEN`), over `maximumConnections`: else they
+    ///   are taken from the requests' share, and a pool of one never serves one.
     /// - Parameter poolSizeSetting: how the setting that gives `maximumConnections` is
     ///   named where the store is configured (the service's environment variable), for the
     ///   refusal to start with a pool larger than the server allows.
@@ -78,6 +81,7 @@ public final class PostgresStore: Sendable {
         keepConnectionsOpen: Bool = true,
         prepareStatements: Bool = true,
         poolSizeSetting: String = "maximumConnections",
+        heldConnections: Int = 0,
         logger: Logger
     ) throws {
         self.logger = logger
@@ -88,7 +92,7 @@ public final class PostgresStore: Sendable {
         ports = Set(([url] + (readURL.map { [$0] } ?? [])).map { URLComponents(string: $0)?.port ?? 5432 })
         primaryConfiguration = try Self.configuration(
             url,
-            maximumConnections: maximumConnections,
+            maximumConnections: maximumConnections + heldConnections,
             timeout: timeout,
             keepConnectionsOpen: keepConnectionsOpen
         )
@@ -111,13 +115,13 @@ public final class PostgresStore: Sendable {
                 backgroundLogger: logger
             )
             clients = [primary, reader]
-            primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections : 0)
+            primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections + heldConnections : 0)
             readerGate = PoolGate(reader, connections: keepConnectionsOpen ? maximumConnections : 0)
         } else {
             readerConfiguration = nil
             reader = primary
             clients = [primary]
-            primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections : 0)
+            primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections + heldConnections : 0)
             readerGate = primaryGate
         }
     }

@@ -70,6 +70,16 @@ extension ClaimsVerifierTests {
         (#"{"keys": []}"#, "holds no keys"),
         (#"{"keys": [{"kty": "oct", "kid": "k", "k": "c2VjcmV0"}]}"#, "is not a JSON Web Key Set"),
         (#"{"keys": [{"kty": "RSA", "n": "AQAB", "e": "AQAB"}]}"#, "key 1 has no 'kid'"),
+        (#"{"keys": [{"kty": "RSA", "kid": "", "n": "AQAB", "e": "AQAB"}]}"#, "has no 'kid' (or an empty one)"),
+        (
+            #"{"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB"}, {"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB"}]}"#,
+            "key 'r' is named twice"
+        ),
+        (#"{"keys": [{"kty": "RSA", "kid": "r", "use": "enc", "n": "AQAB", "e": "AQAB"}]}"#, "key 'r' is for 'enc'"),
+        (
+            #"{"keys": [{"kty": "RSA", "kid": "r", "key_ops": ["encrypt"], "n": "AQAB", "e": "AQAB"}]}"#,
+            "key 'r' has 'key_ops' without 'verify'"
+        ),
         (
             #"{"keys": [{"kty": "RSA", "kid": "r", "alg": "PS256", "n": "AQAB", "e": "AQAB"}]}"#,
             "key 'r' is RSA with PS256"

@@ -168,14 +168,30 @@ public struct ClaimsConfiguration: Sendable {
         guard !keySet.keys.isEmpty else {
             throw ClaimsConfigurationError(.malformedKeySet, "DATA_MEDIATOR_JWKS_FILE '\(path)' holds no keys.")
         }
+        // The members jwt-kit's JWK does not read: what each key is for (RFC 7517 4.2, 4.3).
+        let members =
+            ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["keys"] as? [[String: Any]] ?? []
+        var seen = Set<String>()
         for index in keySet.keys.indices {
             let key = keySet.keys[index]
             let name = key.keyIdentifier.map { "key '\($0.string)'" } ?? "key \(index + 1)"
             func refuse(_ reason: String) -> ClaimsConfigurationError {
                 ClaimsConfigurationError(.malformedKeySet, "DATA_MEDIATOR_JWKS_FILE '\(path)': \(name) \(reason)")
             }
-            guard key.keyIdentifier != nil else {
-                throw refuse("has no 'kid'; every key needs one so that tokens can name it.")
+            guard let kid = key.keyIdentifier?.string, !kid.isEmpty else {
+                throw refuse("has no 'kid' (or an empty one); every key needs one so that tokens can name it.")
+            }
+            // Two keys of one `kid`: a token naming it is verified by either, or refused by
+            // the one tried (RFC 7517 4.5: distinct within a set).
+            guard seen.insert(kid).inserted else {
+                throw refuse("is named twice; give each key its own 'kid'.")
+            }
+            let member = index < members.count ? members[index] : [:]
+            if let use = member["use"], use as? String != "sig" {
+                throw refuse("is for '\(use)', not for signatures ('use': 'sig'); leave it out of this file.")
+            }
+            if let operations = member["key_ops"], !((operations as? [String])?.contains("verify") ?? false) {
+                throw refuse("has 'key_ops' without 'verify'; leave it out of this file.")
             }
             guard key.privateExponent == nil else {
                 throw refuse("holds a private key; the file must hold public keys only.")

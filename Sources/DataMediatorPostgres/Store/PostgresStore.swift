@@ -24,6 +24,8 @@ public final class PostgresStore: Sendable {
     /// client), which every lease takes (``PoolGate``).
     let primaryGate: PoolGate
     let readerGate: PoolGate
+    /// The writes that may hold a primary connection at once: half the pool's share.
+    let writeSlots: WriteSlots
     /// The clients to run, each once (the primary first).
     public let clients: [PostgresClient]
     /// How long a request waits for a connection, and a read for its answer, before it is
@@ -87,6 +89,7 @@ public final class PostgresStore: Sendable {
         self.logger = logger
         self.poolSizeSetting = poolSizeSetting
         preparedStatements = PreparedStatements(enabled: prepareStatements)
+        writeSlots = WriteSlots(maximumConnections / 2)
         self.timeout = timeout
         self.eventLoops = eventLoops
         ports = Set(([url] + (readURL.map { [$0] } ?? [])).map { URLComponents(string: $0)?.port ?? 5432 })

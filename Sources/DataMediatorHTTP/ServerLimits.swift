@@ -127,6 +127,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
             countedAddress = address
             if !connections.open(from: address, cap: cap) {
+                tellRefused("connections from one address at DATA_MEDIATOR_CLIENT_CONNECTIONS")
                 context.close(promise: nil)
                 return
             }
@@ -138,6 +139,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // the one that has waited longest for a request goes; its client opens another
             // when it has one to send.
             guard let idle = connections.waitingLongest(besides: ObjectIdentifier(self)) else {
+                tellRefused("every connection has a request in flight at DATA_MEDIATOR_MAX_CONNECTIONS")
                 context.close(promise: nil)
                 return
             }
@@ -153,6 +155,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         requestDeadline = deadline
         connections.wait(ObjectIdentifier(self), context.channel)
         schedule(context, at: deadline)
+    }
+
+    /// Logs a refused connection, at most one line each 10 s with how many since.
+    private func tellRefused(_ why: String) {
+        guard let count = connections.refused() else { return }
+        logger.warning("connections refused", metadata: ["count": "\(count)", "why": "\(why)"])
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

@@ -28,6 +28,7 @@ import Testing
         try await app.test(.router) { client in
             #expect(try await client.execute(uri: "/lists/nope", method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/lists/sample/items", method: .get).status == .internalServerError)
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
             let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             let notFound = #"http_route="/lists/{list}",http_request_method="GET""#
             let failed = #"http_route="/lists/{list}/items",http_request_method="GET""#
@@ -36,6 +37,11 @@ import Testing
             #expect(Self.value(of: "hb_request_errors{\(failed),error_type=\"500\"}", in: text) >= 1, "\(text)")
             #expect(Self.value(of: "hb_requests{\(notFound),http_response_status_code=\"404\"}", in: text) >= 1)
             #expect(Self.value(of: "hb_requests{\(failed),http_response_status_code=\"500\"}", in: text) >= 1)
+            // A success is no error: no `hb_request_errors` series of a 2xx or 3xx status.
+            let successes = text.split(separator: "\n").filter {
+                $0.hasPrefix("hb_request_errors{") && ($0.contains("error_type=\"2") || $0.contains("error_type=\"3"))
+            }
+            #expect(successes.isEmpty, "\(successes)")
         }
     }
 

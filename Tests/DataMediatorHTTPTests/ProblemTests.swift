@@ -168,6 +168,16 @@ import Testing
         }
     }
 
+    /// A request cut off (the grace period of a shutdown ran out, the client gone) is no
+    /// server fault: `503` with `Retry-After`, not a `500`.
+    @Test func aRequestCutOffIsNotAServerFault() async throws {
+        try await HTTPTestSupport.withClient(provider: FailingProvider(failure: { CancellationError() })) { client in
+            let response = try await client.execute(uri: "/lists/sample/items", method: .get)
+            try Self.expectProblem(response, status: 503, type: "not-ready")
+            #expect(response.headers[.retryAfter] == "1")
+        }
+    }
+
     static func expectProblem(_ response: TestResponse, status: Int, type: String) throws {
         #expect(Int(response.status.code) == status)
         #expect(response.headers[.contentType] == "application/problem+json")
@@ -186,13 +196,16 @@ struct FailingProvider: DataProvider, SectionInfoProvider {
         var description: String { "SQL error in SELECT secret FROM t at /var/lib/data.sqlite" }
     }
 
+    /// What every call throws.
+    var failure: @Sendable () -> any Error = { Failure() }
+
     func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-        throw Failure()
+        throw failure()
     }
     func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-        throw Failure()
+        throw failure()
     }
-    func locate(id: String, in view: View) async throws -> Location? { throw Failure() }
-    func currentVersion() async throws -> Int64 { throw Failure() }
-    func sectionCounts(of view: View) async throws -> SectionCounts { throw Failure() }
+    func locate(id: String, in view: View) async throws -> Location? { throw failure() }
+    func currentVersion() async throws -> Int64 { throw failure() }
+    func sectionCounts(of view: View) async throws -> SectionCounts { throw failure() }
 }

@@ -123,15 +123,16 @@ import Testing
     }
 
     /// `--timeout` bounds the whole exchange: a server that sends a byte every 0.2 s (a
-    /// status line that never ends) is given up on in time.
+    /// status line that takes a minute) is given up on in time.
     @Test func healthcheckGivesUpOnATrickledAnswerInItsTime() async throws {
-        let listener = try Listener(ipv6: false, answer: String(repeating: "H", count: 100), trickle: true)
+        let listener = try Listener(ipv6: false, answer: String(repeating: "H", count: 300), trickle: true)
         let started = ContinuousClock.now
         let (status, says) = try await DemoWalkTests.run([
             "healthcheck", "--port", "\(listener.port)", "--timeout", "1",
         ])
         #expect(status == 1 && says.contains("no whole answer in time"), "\(says)")
-        #expect(ContinuousClock.now - started < .seconds(5), "took \(ContinuousClock.now - started)")
+        // A minute of bytes; a loaded machine may take a while to start the process.
+        #expect(ContinuousClock.now - started < .seconds(15), "took \(ContinuousClock.now - started)")
         withExtendedLifetime(listener) {}
     }
 

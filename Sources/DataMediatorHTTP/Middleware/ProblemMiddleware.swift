@@ -24,6 +24,15 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let error as HTTPError {
             throw Self.problem(for: error, method: request.method, allow: { allow(request.uri.path) })
+        } catch is CancellationError {
+            // The service stopped (its grace period ran out) or the client went away before
+            // the answer: not a fault of the server's, and not counted as one.
+            context.logger.notice("request cut off before its answer (shutdown, or the client gone)")
+            throw Problem(
+                .notReady,
+                detail: "The service stopped before it answered this request; retry shortly.",
+                headers: [.retryAfter: "1"]
+            )
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             throw Problem.internalError

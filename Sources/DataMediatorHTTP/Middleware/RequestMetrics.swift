@@ -12,8 +12,9 @@ final class RequestMetrics: Sendable {
         let requests: Counter
         /// `http.server.request.duration`: how long they took.
         let duration: Timer
-        /// `hb.request.errors`: the errors that reached the middleware.
-        let errors: Counter
+        /// `hb.request.errors`: the errors that reached the middleware; none for a status
+        /// below 400 (a series of its own, always 0, for each route's successes).
+        let errors: Counter?
 
         /// Counts one answer that took from `start` until now.
         func record(since start: ContinuousClock.Instant) {
@@ -70,14 +71,16 @@ final class RequestMetrics: Sendable {
                     dimensions: dimensions,
                     preferredDisplayUnit: .seconds
                 ),
-                errors: Counter(
-                    label: "hb.request.errors",
-                    dimensions: [
-                        ("http.route", route),
-                        ("http.request.method", key.method),
-                        ("error.type", String(status.code)),
-                    ]
-                )
+                errors: status.code < 400
+                    ? nil
+                    : Counter(
+                        label: "hb.request.errors",
+                        dimensions: [
+                            ("http.route", route),
+                            ("http.request.method", key.method),
+                            ("error.type", String(status.code)),
+                        ]
+                    )
             )
             table[key] = handles
             return handles

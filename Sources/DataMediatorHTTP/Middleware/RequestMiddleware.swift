@@ -54,7 +54,7 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
                 status: answer.status
             )
             handles.record(since: start)
-            handles.errors.increment()
+            handles.errors?.increment()
             active.decrement()
             log(request, status: answer.status, since: start, context: context)
             response = try answer.response(from: request, context: context)

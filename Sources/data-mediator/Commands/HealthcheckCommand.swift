@@ -86,8 +86,9 @@ struct HealthcheckCommand: ParsableCommand {
         defer { close(socket) }
         /// Limits the socket's next call to what is left of the deadline; false when nothing is.
         func limitToDeadline() -> Bool {
+            // At least a millisecond: a zero `timeval` is no limit at all.
             let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return false }
+            guard left > 0.001 else { return false }
             var limit = timeval(tv_sec: Int(left), tv_usec: Int((left - left.rounded(.down)) * 1_000_000))
             setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -106,8 +107,13 @@ struct HealthcheckCommand: ParsableCommand {
         var answer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 512)
         while answer.count < 4096, !answer.contains(UInt8(ascii: "\n")) {
-            guard limitToDeadline() else { return .failure(Failure(message: "no whole answer in time")) }
-            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            // `poll` bounds each wait by what is left, whatever the socket's own limits do.
+            let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&ready, 1, left) > 0 else {
+                return .failure(Failure(message: "no whole answer in time"))
+            }
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             guard count > 0 else { break }
             answer += chunk[..<count]
         }

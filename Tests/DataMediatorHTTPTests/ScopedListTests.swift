@@ -148,6 +148,17 @@ import Testing
                 )
                 #expect(answer.status == .notFound, "\(method)")
             }
+            // Another caller's id is taken; no hint that a PUT would replace it (it is not
+            // found by one).
+            let taken = try await client.execute(
+                uri: "/lists/mine/items",
+                method: .post,
+                headers: bo,
+                body: ByteBuffer(string: #"{"id": "a1", "data": {"title": "mine too"}}"#)
+            )
+            #expect(taken.status == .conflict)
+            let detail = try HTTPTestSupport.json(taken)["detail"] as? String ?? ""
+            #expect(detail.contains("is taken") && !detail.contains("PUT"), "\(detail)")
             // A body that names another owner is forbidden.
             let forged = try await client.execute(
                 uri: "/lists/mine/items",

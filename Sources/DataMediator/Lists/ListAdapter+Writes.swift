@@ -41,7 +41,18 @@ extension ListAdapter {
             IdempotencyKey(key: $0, caller: Self.keyCaller(caller, scope), fingerprint: Self.fingerprint(of: body))
         }
         let precondition = try await listPrecondition(condition, scope: scope)
-        return try written(await writer.insert(id: id, fields: fields, idempotency: key, precondition: precondition))
+        do {
+            return try written(
+                await writer.insert(id: id, fields: fields, idempotency: key, precondition: precondition)
+            )
+        } catch let error as DataMediatorError where error.code == .conflict && scope != nil {
+            // The id may be another caller's item, which a PUT of this caller's would not
+            // find: the id is taken, without a hint that it is an item to replace.
+            throw DataMediatorError(
+                .conflict,
+                "The id '\(id ?? "")' is taken; choose another, or leave it out for the service to choose one."
+            )
+        }
     }
 
     /// The store's check of a create's `condition`, whose target is the list (RFC 9110

@@ -64,13 +64,14 @@ import Testing
     @Test func aOneStatementReadThatGetsNoConnectionIsUnavailableWithinTheBound() async throws {
         try await Self.withFiveSecondStore { store, _ in
             let logger = PostgresFixture.logger
-            // Both connections of the store's pool sleep for 15 s (writes are awaited to
-            // their commit, and lift the server's bound first).
+            // Both connections of the store's pool sleep for 15 s (past the server's bound,
+            // lifted first).
             let holders = (0..<2).map { _ in
                 Task {
-                    try await store.write { connection in
-                        try await PostgresStore.liftStatementBounds(connection, logger: logger)
+                    try await store.primaryGate.withConnection { connection in
+                        try await connection.query("SET statement_timeout = 0", logger: logger)
                         try await connection.query("SELECT pg_sleep(15)", logger: logger)
+                        try await connection.query("RESET statement_timeout", logger: logger)
                     }
                 }
             }

@@ -33,11 +33,16 @@ extension PostgresStore {
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await transaction(on: primaryGate, "START TRANSACTION", writes: true, slots: writeSlots, body)
+        // A write waits for its slot holding no connection, as long as it may wait for the
+        // version lock (the same queue); its time for a connection starts once it has one.
+        guard await writeSlots.acquire(within: timeout * StoreVersion.lockWaitFactor) else {
+            throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
+        }
+        defer { writeSlots.release() }
+        return try await transaction(on: primaryGate, "START TRANSACTION", writes: true, body)
     }
 
-    /// Runs `body` in a transaction (none when `start` is nil), a write holding one of
-    /// `slots` while it runs. A database that cannot be
+    /// Runs `body` in a transaction (none when `start` is nil). A database that cannot be
     /// reached or went away, no connection within ``timeout``, a read not answered within
     /// it, or a statement the server stopped at its `statement_timeout` or `lock_timeout`
     /// make it throw `unavailable` (nothing was stored; the client retries). A write that
@@ -48,7 +53,6 @@ extension PostgresStore {
         on gate: PoolGate,
         _ start: PostgresQuery?,
         writes: Bool,
-        slots: WriteSlots? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = logger
@@ -57,9 +61,6 @@ extension PostgresStore {
         do {
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
-                    // A write waits for its slot holding no connection, within its time.
-                    if let slots { try await slots.acquire() }
-                    defer { slots?.release() }
                     // The transaction runs in a task of its own, so that the wait for it ends
                     // when its connection closes even if PostgresNIO never answers
                     // (``ConnectionWatch``).

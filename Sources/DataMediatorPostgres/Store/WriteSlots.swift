@@ -19,11 +19,48 @@ final class WriteSlots: Sendable {
         state = Mutex(State(free: max(1, count)))
     }
 
+    /// Takes a slot, waiting up to `limit` for one (first come, first served); false when
+    /// none came in time (or the task was cancelled). A write queued here waits as long as
+    /// one queued for the store's version lock may (``StoreVersion/lockWaitFactor`` times
+    /// the timeout): it is the same queue, held with no connection.
+    func acquire(within limit: Duration) async -> Bool {
+        if takeFree() { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    try await self.acquire()
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            var acquired = false
+            if let first = await group.next() { acquired = first }
+            group.cancelAll()
+            // The slot may have come as the time ran out: it is kept, not lost.
+            for await rest in group where rest { acquired = true }
+            return acquired
+        }
+    }
+
+    /// Takes a free slot at once, if there is one.
+    private func takeFree() -> Bool {
+        state.withLock { state in
+            guard state.free > 0 else { return false }
+            state.free -= 1
+            return true
+        }
+    }
+
     /// Waits for a slot, first come first served.
     ///
     /// - Throws: `CancellationError` when the task is cancelled while it waits (its time
     ///   ran out): it holds no slot then.
-    func acquire() async throws {
+    private func acquire() async throws {
         let id: UInt64? = state.withLock { state in
             if state.free > 0 {
                 state.free -= 1

@@ -76,7 +76,12 @@ import Testing
             while await provider.gate.arrived < 2 { try await Task.sleep(for: .milliseconds(5)) }
             // Her token spelt otherwise is still hers.
             let anaAgain: HTTPFields = [.authorization: "bearer   ana"]
-            for uri in ["/lists/sample/items/\(other)", "/lists/sample/sections", "/lists/sample/changes?since=0"] {
+            // Spelt otherwise, a route is still counted (the router passes over empty segments).
+            for uri in [
+                "/lists/sample/items/\(other)", "/lists/sample/sections", "/lists/sample/changes?since=0",
+                "/lists/sample/sections/", "/lists/sample//sections", "//lists/sample/sections",
+                "/lists/sample//items/\(other)", "/lists/sample/changes/?since=0",
+            ] {
                 let refused = try await client.execute(uri: uri, method: .get, headers: anaAgain)
                 #expect(refused.status == .tooManyRequests, "\(uri)")
                 #expect(refused.headers[.retryAfter] == "1")
@@ -126,7 +131,12 @@ import Testing
     }
 
     @Test func theCountedRoutesAreLookupsSectionsAndChanges() {
-        for path in ["/lists/a/items/1", "/lists/a/items/x/y", "/lists/a/sections", "/lists/a/changes"] {
+        // Spelled as the router reads them too: empty segments and a trailing slash pass.
+        for path in [
+            "/lists/a/items/1", "/lists/a/items/x/y", "/lists/a/sections", "/lists/a/changes",
+            "/lists/a/sections/", "/lists/a//sections", "//lists/a/sections", "/lists/a//items/1",
+            "/lists/a/changes/",
+        ] {
             #expect(ClientShareMiddleware<BasicRequestContext>.isCounted(path), "\(path)")
         }
         for path in [

@@ -57,8 +57,8 @@ struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Whether `path` is below a scoped list's own path (`/lists/{list}/items`, ...).
     private func isScopedListRoute(_ path: String) -> Bool {
         guard !scopedLists.isEmpty else { return false }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count > 3, parts[1] == "lists", let name = PathSegment.decode(String(parts[2])) else {
+        let parts = RouteSegments.of(path)
+        guard parts.count > 2, parts[0] == "lists", let name = PathSegment.decode(String(parts[1])) else {
             return false
         }
         return scopedLists.contains(name)

@@ -35,11 +35,11 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Whether `path` is `/lists/{list}/items/{id}`, `/lists/{list}/sections` or
     /// `/lists/{list}/changes`.
     static func isCounted(_ path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 4, parts[0].isEmpty, parts[1] == "lists" else { return false }
-        switch parts[3] {
-        case "items": return parts.count >= 5 && !parts[4].isEmpty
-        case "sections", "changes": return parts.count == 4
+        let parts = RouteSegments.of(path)
+        guard parts.count >= 3, parts[0] == "lists" else { return false }
+        switch parts[2] {
+        case "items": return parts.count >= 4
+        case "sections", "changes": return parts.count == 3
         default: return false
         }
     }

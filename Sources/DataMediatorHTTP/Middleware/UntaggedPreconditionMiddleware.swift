@@ -41,8 +41,9 @@ struct UntaggedPreconditionMiddleware<Context: RequestContext>: RouterMiddleware
 
     /// Whether `path` is one of the routes whose answers carry no `ETag`.
     static func isUntagged(_ path: String) -> Bool {
-        if ["/health", "/ready", "/metrics"].contains(path) || path.hasPrefix("/problems/") { return true }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        return segments.count == 4 && segments[1] == "lists" && segments[3] == "events"
+        let segments = RouteSegments.of(path)
+        if segments.count == 1, ["health", "ready", "metrics"].contains(segments[0]) { return true }
+        if segments.count == 2, segments[0] == "problems" { return true }
+        return segments.count == 3 && segments[0] == "lists" && segments[2] == "events"
     }
 }

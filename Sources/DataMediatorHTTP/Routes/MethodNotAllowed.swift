@@ -38,7 +38,7 @@ enum MethodNotAllowed {
     /// The methods served at `path` (as `OPTIONS` there answers), for a `405` to a method
     /// no route serves: a writable list's items routes, or the read methods.
     static func allow(at path: String, registry: ListRegistry) -> String {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let segments = RouteSegments.of(path)[...]
         guard segments.count >= 3, segments.first == "lists", segments.dropFirst(2).first == "items",
             let name = segments.dropFirst().first.flatMap({ String($0).removingPercentEncoding }),
             let adapter = try? registry.adapter(named: name)

@@ -203,6 +203,21 @@ import Testing
         #expect(kept.latest("c") == 10)
     }
 
+    /// Slices' keys (`#`: one per parameter value or caller, as many as clients make up)
+    /// go before views' own: new slices asked for over and over never drop a view's result.
+    @Test func newSlicesNeverDropAViewsOwnResult() async throws {
+        let kept = KeptResults<Int>(capacity: 3)
+        _ = try await kept.value("chronological", stamp: 1) { 1 }
+        _ = try await kept.value("feed", stamp: 1) { 2 }
+        for game in 0..<50 { _ = try await kept.value("game#\(game)", stamp: 1) { game } }
+        #expect(kept.latest("chronological") == 1 && kept.latest("feed") == 2)
+        #expect(kept.latest("game#49") == 49 && kept.latest("game#48") == nil)
+        // Views alone fill it: the one used longest ago goes.
+        _ = try await kept.value("by_player", stamp: 1) { 3 }
+        _ = try await kept.value("top", stamp: 1) { 4 }
+        #expect(kept.latest("chronological") == nil && kept.latest("top") == 4)
+    }
+
     /// A refresh starts one computation per key at a time, none for a stamp kept or being
     /// computed, and one for a newer stamp once the running one ended.
     @Test func aRefreshComputesInTheBackgroundOneAtATime() async throws {

@@ -14,7 +14,8 @@ final class SectionAnswers: Sendable {
     }
 
     private let answers = Mutex<[String: Answer]>([:])
-    /// The most views and slices remembered; past it, the memo starts again.
+    /// The most views and slices remembered; past it, the slices' answers are forgotten
+    /// (the views' too if they alone fill it).
     static let capacity = 64
 
     /// The encoded answer of `info` for `key` (its list and view binding), and its tag.
@@ -23,7 +24,12 @@ final class SectionAnswers: Sendable {
         let bytes = info.json()
         let answer = Answer(info: info, body: ByteBuffer(bytes: bytes), tag: JSONResponse.entityTag(of: bytes))
         answers.withLock { answers in
-            if answers.count >= Self.capacity, answers[key] == nil { answers.removeAll(keepingCapacity: true) }
+            // Slices' answers (keys with `#`, as many as clients make up) go first: a view's
+            // own stays.
+            if answers.count >= Self.capacity, answers[key] == nil {
+                answers = answers.filter { !$0.key.contains("#") }
+                if answers.count >= Self.capacity { answers.removeAll(keepingCapacity: true) }
+            }
             answers[key] = answer
         }
         return (answer.body, answer.tag)

@@ -174,11 +174,15 @@ public final class KeptResults<Value: Sendable>: Sendable {
         }
     }
 
-    /// Drops the key used longest ago when `key` is new and the store is full.
+    /// Drops the key used longest ago when `key` is new and the store is full: a slice's
+    /// key (a binding with `#`: one per parameter value or caller, as many as clients
+    /// make up) before a view's own (as many as the config has), so that a client asking
+    /// for new slices over and over never drops what every client's views use.
     private func makeRoom(for key: String, in state: inout State) {
-        if state.entries[key] == nil, state.entries.count >= capacity,
-            let oldest = state.entries.min(by: { $0.value.used < $1.value.used })?.key
-        {
+        guard state.entries[key] == nil, state.entries.count >= capacity else { return }
+        let slices = state.entries.filter { $0.key.contains("#") }
+        let candidates = slices.isEmpty ? state.entries : slices
+        if let oldest = candidates.min(by: { $0.value.used < $1.value.used })?.key {
             state.entries[oldest] = nil
         }
     }

@@ -46,8 +46,13 @@ public final class ChangeNotifier: Sendable {
         return stream
     }
 
+    /// How many times ``publish()`` was called: reads begun before it may miss its write.
+    public var generation: UInt64 { published.load(ordering: .acquiring) }
+    private let published = Atomic<UInt64>(0)
+
     /// Wakes every subscriber: something was written.
     public func publish() {
+        published.add(1, ordering: .releasing)
         let all = subscribers.withLock { Array($0.values) }
         for continuation in all { continuation.yield(.changed) }
     }

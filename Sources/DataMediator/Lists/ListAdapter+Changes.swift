@@ -22,6 +22,17 @@ extension ListAdapter {
         return try await changes(of: view, since: since, limit: limit)
     }
 
+    /// ``changes(of:since:limit:)`` for a live stream: one read shared by the streams that
+    /// ask the same in the same moment (``SharedChangeReads``).
+    public func streamChanges(of view: View, since: Int64, limit: Int) async throws -> ChangeSet {
+        try await streamReads.changes(
+            binding: view.binding,
+            since: since,
+            limit: limit,
+            generation: notifier.generation
+        ) { try await changes(of: view, since: since, limit: limit) }
+    }
+
     /// What changed in `view` after version `since`: at most `limit` changes. A scoped
     /// list's changes are logged per caller's slice; its whole view (an operator's read)
     /// answers one `reload` when the list moved past `since`, as a list without a log does.

@@ -16,6 +16,8 @@ public struct ListAdapter: Sendable {
     public let notifier: ChangeNotifier
     /// The sections last built per view, reused while their counts stay the same.
     let sectionMemo = SectionMemo()
+    /// The change reads the list's live streams share.
+    let streamReads = SharedChangeReads()
 
     /// Creates an adapter; each view gets a ``FieldPresenter`` unless `presenters` names one.
     ///

@@ -62,7 +62,7 @@ struct EventStream: Sendable {
             while more {
                 let changes: ChangeSet
                 do {
-                    changes = try await adapter.changes(
+                    changes = try await adapter.streamChanges(
                         of: view,
                         since: last,
                         limit: live ? settings.buffer : Self.catchUpBatch

@@ -24,9 +24,10 @@ import Testing
             let writes = (0..<10).map { index in
                 Task { _ = try await adapter.create(body: OutsideWritesTests.note("q\(index)", "queued"), scope: nil) }
             }
-            // The writes that hold a connection wait for the lock; the rest wait for a slot.
+            // The writes that hold a connection wait for the lock; the rest wait for a slot
+            // (up to 30 s for them to get there: a loaded machine opens connections slowly).
             var waiting: Int64 = 0
-            for _ in 0..<100 {
+            for _ in 0..<600 {
                 try await Task.sleep(for: .milliseconds(50))
                 var rows = try await connection.query(
                     """

@@ -26,9 +26,8 @@ import Testing
             }
             // The writes that hold a connection wait for the lock; the rest wait for a slot
             // (up to 30 s for them to get there: a loaded machine opens connections slowly).
-            var waiting: Int64 = 0
-            for _ in 0..<600 {
-                try await Task.sleep(for: .milliseconds(50))
+            /// The sessions of the database waiting for a lock, but this one.
+            func waitingForALock() async throws -> Int64 {
                 var rows = try await connection.query(
                     """
                     SELECT count(*)::int8 FROM pg_stat_activity
@@ -36,18 +35,13 @@ import Testing
                     """,
                     logger: logger
                 ).makeAsyncIterator()
-                waiting = try await rows.next()?.decode(Int64.self) ?? 0
-                if waiting >= 4 { break }
+                return try await rows.next()?.decode(Int64.self) ?? 0
+            }
+            for _ in 0..<600 where try await waitingForALock() < 4 {
+                try await Task.sleep(for: .milliseconds(50))
             }
             try await Task.sleep(for: .milliseconds(300))
-            var rows = try await connection.query(
-                """
-                SELECT count(*)::int8 FROM pg_stat_activity
-                WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
-                """,
-                logger: logger
-            ).makeAsyncIterator()
-            waiting = try await rows.next()?.decode(Int64.self) ?? 0
+            let waiting = try await waitingForALock()
             #expect(waiting == 4, "writes holding a connection while queued: \(waiting) of the pool's 8")
             // A page is read while the writes are queued.
             let started = ContinuousClock.now

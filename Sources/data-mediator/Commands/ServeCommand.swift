@@ -44,6 +44,15 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var demoTransactions: Int?
 
+    /// Why the listening socket could not be bound, by `errno`, and the fix.
+    static let listenFixes: [Int32: String] = [
+        EADDRINUSE: "another program listens there; stop it, or choose another port (--port or DATA_MEDIATOR_PORT)",
+        EADDRNOTAVAIL: "the address is not one of this machine's; give one it has (--host or DATA_MEDIATOR_HOST), "
+            + "such as 127.0.0.1 or 0.0.0.0",
+        EACCES: "not permitted (a port below 1024 needs privileges); choose a port from 1024 (--port or "
+            + "DATA_MEDIATOR_PORT)",
+    ]
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let settings: ServeConfiguration
@@ -185,22 +194,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as StoreError {
             printError("serve: \(error)")
             throw ExitCode.failure
-        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+        } catch let error as IOError where Self.listenFixes[error.errnoCode] != nil {
             printError(
-                "serve: cannot listen on \(settings.host):\(settings.port): another program listens there; stop it, "
-                    + "or choose another port (--port or DATA_MEDIATOR_PORT)"
-            )
-            throw ExitCode.failure
-        } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
-            printError(
-                "serve: cannot listen on \(settings.host):\(settings.port): the address is not one of this machine's; "
-                    + "give one it has (--host or DATA_MEDIATOR_HOST), such as 127.0.0.1 or 0.0.0.0"
-            )
-            throw ExitCode.failure
-        } catch let error as IOError where error.errnoCode == EACCES {
-            printError(
-                "serve: cannot listen on \(settings.host):\(settings.port): not permitted (a port below 1024 needs "
-                    + "privileges); choose a port from 1024 (--port or DATA_MEDIATOR_PORT)"
+                "serve: cannot listen on \(settings.host):\(settings.port): \(Self.listenFixes[error.errnoCode] ?? "")"
             )
             throw ExitCode.failure
         } catch is SocketAddressError, is SocketAddressError.UnknownHost {

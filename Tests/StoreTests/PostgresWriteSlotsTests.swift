@@ -1,9 +1,10 @@
 import DataMediator
-import DataMediatorPostgres
 import DataMediatorSQL
 import DataMediatorTesting
 import PostgresNIO
 import Testing
+
+@testable import DataMediatorPostgres
 
 /// Writes queued behind the store's version lock (another program's transaction holds it)
 /// hold at most half the pool's connections: pages read in the other half meanwhile,
@@ -24,25 +25,13 @@ import Testing
             let writes = (0..<10).map { index in
                 Task { _ = try await adapter.create(body: OutsideWritesTests.note("q\(index)", "queued"), scope: nil) }
             }
-            // The writes that hold a connection wait for the lock; the rest wait for a slot
-            // (up to 30 s for them to get there: a loaded machine opens connections slowly).
-            /// The sessions of the database waiting for a lock, but this one.
-            func waitingForALock() async throws -> Int64 {
-                var rows = try await connection.query(
-                    """
-                    SELECT count(*)::int8 FROM pg_stat_activity
-                    WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
-                    """,
-                    logger: logger
-                ).makeAsyncIterator()
-                return try await rows.next()?.decode(Int64.self) ?? 0
-            }
-            for _ in 0..<600 where try await waitingForALock() < 4 {
+            // Half the pool's connections hold writes; the other writes wait for a slot,
+            // holding none (up to 30 s for them to get there on a loaded machine).
+            let slots = try #require(subject.postgresStore).writeSlots
+            for _ in 0..<600 where slots.use.waiting < 6 {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            try await Task.sleep(for: .milliseconds(300))
-            let waiting = try await waitingForALock()
-            #expect(waiting == 4, "writes holding a connection while queued: \(waiting) of the pool's 8")
+            #expect(slots.count == 4 && slots.use.held == 4 && slots.use.waiting == 6, "\(slots.use)")
             // A page is read while the writes are queued.
             let started = ContinuousClock.now
             let page = try await adapter.page(view: view, limit: "5", cursor: nil)

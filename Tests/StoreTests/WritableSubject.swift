@@ -33,6 +33,8 @@ final class WritableSubject: Sendable {
     private let postgres: PostgresFixture?
     /// The indexes the store made for its lists (nil for the memory store).
     var tableIndexes: TableIndexes? { sqlite?.indexes ?? postgres?.store.indexes }
+    /// The PostgreSQL store, when the subject is one.
+    var postgresStore: PostgresStore? { postgres?.store }
 
     /// The names of the indexes the service made on `table` (`dm_...`), in order.
     func serviceIndexes(on table: String) async throws -> [String] {

@@ -13,10 +13,18 @@ final class WriteSlots: Sendable {
     }
 
     private let state: Mutex<State>
+    /// How many writes may hold a slot at once.
+    let count: Int
 
     /// Slots for `count` writes at once.
     init(_ count: Int) {
+        self.count = max(1, count)
         state = Mutex(State(free: max(1, count)))
+    }
+
+    /// How many slots are held now, and how many writes wait for one.
+    var use: (held: Int, waiting: Int) {
+        state.withLock { (count - $0.free, $0.waiters.count) }
     }
 
     /// Takes a slot, waiting up to `limit` for one (first come, first served); false when

@@ -25,6 +25,31 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// A second SIGINT or SIGTERM during a shutdown held up by a request in flight (a write
+    /// whose body has not come) ends the process at once, not after the grace period.
+    @Test func aSecondStopSignalEndsTheShutdownAtOnce() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t", "DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS": "60"]
+        )
+        defer { server.removeData() }
+        let slow = try RawClient(port: server.port)
+        slow.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
+        try await Task.sleep(for: .milliseconds(300))
+        kill(server.process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .seconds(1))
+        #expect(server.process.isRunning, "the write in flight did not hold the shutdown up")
+        let start = ContinuousClock.now
+        kill(server.process.processIdentifier, SIGINT)
+        let status = await server.process.exit()
+        #expect(status == 1 && ContinuousClock.now - start < .seconds(10), "\(status)")
+        #expect(server.log.contains("a second stop signal during the shutdown"), "\(server.log)")
+        withExtendedLifetime(slow) {}
+    }
+
     /// `/ready` is 503 while the store's file is gone (moved away under the service) or
     /// another file that is no database is in its place, and 200 again once it is back:
     /// the pool's open connections do not hide it.

@@ -71,13 +71,13 @@ public struct ServerLimits: Sendable, Hashable {
 /// Closes a connection beyond the limit of its address; makes room for one beyond the
 /// limit in all by closing the connection that has waited longest for its next request, or
 /// else for the rest of a body (``ConnectionCount/waitingLongest(besides:)``), or closes it
-/// when every connection has a
-/// request in flight; closes one whose request head does not arrive in time (counted from
-/// when the connection opens and from each answer's end) or whose body does not (counted
-/// from its head), and one whose client
-/// closes its side during an event stream (it has gone; the stream ends and gives back its
-/// share); puts a ``RequestHeadCheck`` before the conversion to HTTP types; and answers a
-/// request the HTTP parser could not read with a problem (``Problem/init(unreadable:)``).
+/// when every connection has a request in flight (a refusal is logged, one line each 10 s
+/// at most); closes one whose request head does not arrive in time (counted from when the
+/// connection opens and from each answer's end) or whose body does not (counted from its
+/// head), and one whose client closes its side during an event stream (it has gone; the
+/// stream ends and gives back its share); puts a ``RequestHeadCheck`` before the
+/// conversion to HTTP types; and answers a request the HTTP parser could not read with a
+/// problem (``Problem/init(unreadable:)``).
 ///
 /// One timer per connection checks the time limit, re-armed when it fires, instead of one
 /// timer per request: a busy connection answers thousands of requests a second.
@@ -127,7 +127,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
             countedAddress = address
             if !connections.open(from: address, cap: cap) {
-                tellRefused("connections from one address at DATA_MEDIATOR_CLIENT_CONNECTIONS")
+                tellRefused("\(cap) connections from one address, the most one address may open")
                 context.close(promise: nil)
                 return
             }
@@ -139,7 +139,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // the one that has waited longest for a request goes; its client opens another
             // when it has one to send.
             guard let idle = connections.waitingLongest(besides: ObjectIdentifier(self)) else {
-                tellRefused("every connection has a request in flight at DATA_MEDIATOR_MAX_CONNECTIONS")
+                tellRefused("\(limits.maximumConnections) connections, the most in all, each with a request in flight")
                 context.close(promise: nil)
                 return
             }

@@ -105,9 +105,9 @@ public final class SQLiteStore: Sendable {
         return [UInt64(status.st_dev), UInt64(status.st_ino)]
     }
 
-    /// Whether a new connection to `path` reads its schema and version rows.
+    /// Whether a new connection to `path` (a file there: ``fileIdentity(_:)`` said so)
+    /// reads its schema and version rows.
     private static func probe(path: String) -> Bool {
-        guard FileManager.default.fileExists(atPath: path) else { return false }
         do {
             var configuration = GRDB.Configuration()
             configuration.readonly = true

@@ -178,8 +178,11 @@ final class WritableSubject: Sendable {
     }
 
     /// Another replica of the service over the same store: a store and an adapter of its
-    /// own (its outlines too), as a second process would have. Nil for the memory store.
-    func replica() async throws -> Replica? {
+    /// own (its outlines too), as a second process would have, serving the list as
+    /// `definition` says (this one's by default: a replica of another config). Nil for the
+    /// memory store.
+    func replica(_ definition: ListDefinition? = nil) async throws -> Replica? {
+        let definition = definition ?? self.definition
         let signer = CursorSigner(secret: SampleList.secret)
         if let storePath {
             let store = try SQLiteStore(path: storePath)

@@ -11,7 +11,8 @@ public struct ListAdapter: Sendable {
     let mediator: Mediator
     let signer: CursorSigner
     let writer: (any ItemWriter)?
-    let changeLog: (any ChangeLog)?
+    /// Where the list's changes come from (nil: a single `reload` when its version moved).
+    public let changeLog: (any ChangeLog)?
     /// Signals live streams after each write.
     public let notifier: ChangeNotifier
     /// The sections last built per view, reused while their counts stay the same.

@@ -379,7 +379,7 @@ public final class PostgresStore: Sendable {
         notifier: ChangeNotifier = ChangeNotifier()
     ) async throws -> ListAdapter {
         let provider = try await provider(for: list, source: source)
-        return try SQLListAssembly.adapter(
+        let adapter = try SQLListAssembly.adapter(
             for: list,
             source: source,
             provider: provider,
@@ -387,5 +387,14 @@ public final class PostgresStore: Sendable {
             signer: signer,
             notifier: notifier
         )
+        // In a write of their own that takes the version lock (``DataMediatorSQL/LoggedViews``).
+        if let changeLog = adapter.changeLog as? SQLChangeLog {
+            do {
+                try await changeLog.register()
+            } catch {
+                throw StoreError(list: list.name, "its views could not be registered: \(Self.describe(error))")
+            }
+        }
+        return adapter
     }
 }

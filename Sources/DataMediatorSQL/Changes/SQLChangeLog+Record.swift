@@ -18,6 +18,9 @@ struct ChangeLogEntry: Sendable {
     /// The table's stamp before the write, when the list's outlines follow its steps (nil:
     /// no step is logged).
     let stampBefore: Int64?
+    /// The keys the writer's views of the list are registered by (``LoggedViews``): every
+    /// other key registered for the list gets a `reload`.
+    let ownKeys: [String]
 
     /// A value the log's statements use: the SQL term and the values of its placeholders.
     struct Term {
@@ -31,7 +34,8 @@ struct ChangeLogEntry: Sendable {
     /// The statements that log this entry at `version`, forgetting what is at or below
     /// `keepFrom` (the floor of the list's history) once the floor rose to it, with
     /// `stampAfter` the table's stamp after the write (nil: unknown, no step is logged):
-    /// the writes (its changes to every view in one insert, its stamp's step), the raise of
+    /// the writes (its changes to every view in one insert, the `reload`s of the views
+    /// other replicas serve and it does not, its stamp's step), the raise of
     /// the floor (answering a row when it rose) and the trims to run when it did.
     func statements(
         version: Term,
@@ -60,6 +64,13 @@ struct ChangeLogEntry: Sendable {
                 )
             )
         }
+        // The views of other replicas' definitions, which this write cannot place: a reload.
+        writes.append(
+            (
+                LoggedViews.reloadSQL(version: version.sql, count: ownKeys.count),
+                version.arguments + [.string(list)] + (ownKeys.isEmpty ? [.null] : ownKeys.map(JSONValue.string))
+            )
+        )
         if let stampBefore, let stampAfter {
             let before = JSONValue.integer(stampBefore)
             writes.append(

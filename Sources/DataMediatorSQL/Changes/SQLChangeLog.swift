@@ -15,6 +15,14 @@ public struct SQLChangeLog: ChangeLog {
     private let layout: ItemLayout
     /// The declared type of each of the layout's fields (nil where none is declared).
     private let types: [FieldType?]
+    /// The columns a logged item carries, part of each view's key (``LoggedViews``).
+    private let columns: [String]
+    /// Per view name, what follows a binding in the key of its changes
+    /// (``LoggedViews/key(_:columns:)``).
+    private let keySuffixes: [String: String]
+    /// The keys the list's views are registered by: a write logs a `reload` for every
+    /// other key registered for the list.
+    let registeredKeys: [String]
 
     /// The log of `list` over `table`, whose items have `columns` of `fieldTypes`, kept in
     /// the store of `transactions`.
@@ -31,6 +39,26 @@ public struct SQLChangeLog: ChangeLog {
         self.history = list.history
         self.layout = ItemLayout(columns)
         self.types = columns.map { fieldTypes[$0] }
+        self.columns = columns
+        var suffixes: [String: String] = [:]
+        for view in list.views {
+            suffixes[view.name] = String(LoggedViews.key(view, columns: columns).dropFirst(view.binding.count))
+        }
+        self.keySuffixes = suffixes
+        self.registeredKeys = list.views.map { LoggedViews.registeredKey($0, columns: columns) }
+    }
+
+    /// The key of the changes of the view or slice `binding` names in the log.
+    private func key(of binding: String) -> String {
+        binding + (keySuffixes[String(binding.prefix { $0 != "#" })] ?? "")
+    }
+
+    /// Registers the list's views (``LoggedViews/register(list:views:_:)``), so that the
+    /// writes of replicas that serve the list otherwise log a `reload` for them.
+    public func register() async throws {
+        try await transactions.write { [list, registeredKeys] session in
+            try await LoggedViews.register(list: list, views: registeredKeys, session)
+        }
     }
 
     /// What a write did to each view, for the log (written by
@@ -54,7 +82,7 @@ public struct SQLChangeLog: ChangeLog {
             let placement = change.placement
             let keepsOld = change.operation != .insert
             return ChangeLogEntry.Row(
-                view: view,
+                view: key(of: view),
                 values: [
                     .string(change.operation.rawValue), .string(id), change.operation == .delete ? .null : itemJSON,
                     Self.text(placement?.section), Self.text(placement?.sectionAfter), Self.text(placement?.after),
@@ -62,7 +90,13 @@ public struct SQLChangeLog: ChangeLog {
                 ]
             )
         }
-        return ChangeLogEntry(list: list, history: Int64(history), rows: rows, stampBefore: stampBefore)
+        return ChangeLogEntry(
+            list: list,
+            history: Int64(history),
+            rows: rows,
+            stampBefore: stampBefore,
+            ownKeys: registeredKeys
+        )
     }
 
     /// Forgets a list's changes at or below a version (arguments: the list, then those of
@@ -76,11 +110,15 @@ public struct SQLChangeLog: ChangeLog {
     static let trimSQL = trimSQL(through: "?")
 
     /// Up to `limit` changes of `view` after `since`, from one snapshot: those logged, and
-    /// when the table changed otherwise after `since` (``OutsideWrites``), those logged
-    /// before the first such change and then a `reload` at its version, which stands for
-    /// the rest.
+    /// when the table changed otherwise after `since` (``OutsideWrites``), or a replica that
+    /// serves the view otherwise wrote (``LoggedViews``), those logged before the first such
+    /// change and then a `reload` at its version, which stands for the rest. Before the view
+    /// was registered (its replicas' first start, or a change of its definition), the log
+    /// may lack changes: a feed from there is one `reload`.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
-        try await transactions.read { [list, table, layout, types] session in
+        let key = LoggedViews.key(view, columns: columns)
+        let registeredKey = LoggedViews.registeredKey(view, columns: columns)
+        return try await transactions.read { [list, table, layout, types] session in
             let version = try await StoreVersion.current(session)
             let floors = try await session.rows(
                 "SELECT floor FROM \(ServiceTables.history) WHERE list = ?",
@@ -89,16 +127,32 @@ public struct SQLChangeLog: ChangeLog {
             var floor = version
             if case .integer(let stored)? = floors.first?.first { floor = stored }
             try DataMediatorError.checkHistory(since: since, floor: floor, version: version)
+            let registered =
+                try await LoggedViews.registeredAt(list: list, key: registeredKey, session) ?? version
+            if since < registered {
+                let reload = Change(operation: .reload, version: registered, id: "", item: nil, placement: nil)
+                return ChangeWindow(changes: limit > 0 ? [reload] : [], version: version)
+            }
             let rows = try await session.rows(
                 """
                 SELECT version, op, item_id, item, section, section_after, after, old_item
                 FROM \(ServiceTables.changes)
-                WHERE list = ? AND view = ? AND version > ?
+                WHERE list = ? AND view IN (?, ?) AND version > ?
                 ORDER BY version LIMIT ?
                 """,
-                [.string(list), .string(view.binding), .integer(since), .integer(Int64(max(0, limit)))]
+                [
+                    .string(list), .string(key), .string(registeredKey), .integer(since),
+                    .integer(Int64(max(0, limit))),
+                ]
             )
-            let outside = try await OutsideWrites.firstVersion(of: table, after: since, session)
+            var outside = try await OutsideWrites.firstVersion(of: table, after: since, session)
+            // A `reload` a replica logged for a view it does not serve ends the feed as an
+            // outside change does.
+            if let first = rows.first(where: { $0[1].stringValue == Change.Operation.reload.rawValue }),
+                let at = first[0].integerValue, outside <= since || at < outside
+            {
+                outside = at
+            }
             let logged = outside > since ? rows.filter { ($0[0].integerValue ?? 0) < outside } : rows
             var changes = logged.map { row in
                 let section = row[4].stringValue

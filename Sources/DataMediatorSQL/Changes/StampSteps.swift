@@ -69,7 +69,8 @@ enum StampSteps {
     static let maximumWrites = 1_000
 
     /// The writes of `list` that took its table from stamp `from` (at the store's version
-    /// `since`) to stamp `to`, in order, each as the view `binding` logged it (a write that
+    /// `since`) to stamp `to`, in order, each as the view `binding` (whose changes the log
+    /// holds under `keys`: its own and its registered key, ``LoggedViews``) logged it (a write that
     /// did not touch the view changes nothing in it) with the stamp after it; nil when one
     /// step between the two stamps is not logged, one is a `reload`, or there are more than
     /// ``maximumWrites``. Read in the snapshot whose stamp is `to`.
@@ -79,6 +80,7 @@ enum StampSteps {
     static func writes(
         list: String,
         binding: String,
+        keys: [String],
         layout: ItemLayout,
         types: [FieldType?] = [],
         from: Int64,
@@ -107,9 +109,12 @@ enum StampSteps {
         let rows = try await session.rows(
             """
             SELECT version, op, item, old_item, section, section_after, after FROM \(ServiceTables.changes)
-            WHERE list = ? AND view = ? AND version >= ? AND version <= ?
+            WHERE list = ? AND view IN (?, ?) AND version >= ? AND version <= ?
             """,
-            [.string(list), .string(binding), .integer(first), .integer(last)]
+            [
+                .string(list), .string(keys.first ?? binding), .string(keys.last ?? binding), .integer(first),
+                .integer(last),
+            ]
         )
         var logged: [Int64: [JSONValue]] = [:]
         for row in rows { if let version = row[0].integerValue { logged[version] = row } }

@@ -132,6 +132,10 @@ extension SQLListReader {
             let writes = try await StampSteps.writes(
                 list: listName,
                 binding: binding,
+                keys: [
+                    LoggedViews.key(kept.view, columns: columns),
+                    LoggedViews.registeredKey(kept.view, columns: columns),
+                ],
                 layout: layout,
                 types: columnTypes,
                 from: kept.stamp,

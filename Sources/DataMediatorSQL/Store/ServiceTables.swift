@@ -2,8 +2,9 @@ import DataMediator
 
 /// The names and definitions of the tables the service keeps in a SQL store beside the
 /// lists' own tables: versions, change log, history floors, idempotency keys, the tables'
-/// stamps and their logged steps (``StampSteps``), the ids given (``IssuedIDs``), and the
-/// changes other programs made (``OutsideWrites``).
+/// stamps and their logged steps (``StampSteps``), the ids given (``IssuedIDs``), the
+/// changes other programs made (``OutsideWrites``) and the views replicas log
+/// (``LoggedViews``).
 public enum ServiceTables {
     /// Per source table, the store's version after its last write through the API
     /// (`changed_at`); in SQLite also the table's own change counter (`version`), whose sum
@@ -104,7 +105,7 @@ public enum ServiceTables {
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
         ] + oldItemColumn(dialect) + TableStamps.schema(dialect) + StampSteps.schema(dialect)
-            + OutsideWrites.schema(dialect)
+            + OutsideWrites.schema(dialect) + LoggedViews.schema(dialect)
             + IssuedIDs.schema(dialect) + (dialect == .postgres ? TimeText.functions + EnumText.functions : [])
     }
 

@@ -125,6 +125,17 @@ public struct TableSchema: Sendable {
                         [.string(list.name)]
                     )
                 )
+                // SQLite's views are registered here, in the preparing write (SQLite's one
+                // writer at a time holds the version); PostgreSQL's in a write of their own
+                // that takes the version lock (``SQLChangeLog/register()``), not held through
+                // the preparation's index builds.
+                if dialect == .sqlite {
+                    statements += LoggedViews.registerStatements(
+                        list: list.name,
+                        views: list.views.map { LoggedViews.registeredKey($0, columns: columns) },
+                        dialect
+                    )
+                }
             }
         }
         return statements

@@ -154,8 +154,10 @@ struct ServeCommand: AsyncParsableCommand {
             // Other programs' writes are looked for once the lists' tables are prepared.
             let seconds = settings.outsideWritesSeconds
             let watch = seconds > 0 ? wiring.outsideWriteWatch(interval: .seconds(seconds), logger: logger) : nil
+            let renewal = LoggedViewRenewal(registry: registry, logger: logger)
             try await withThrowingDiscardingTaskGroup { group in
                 if let watch { group.addTask { await watch.run() } }
+                group.addTask { await renewal.run() }
                 try await app.run()
                 group.cancelAll()
             }

@@ -1,0 +1,117 @@
+import DataMediator
+import Foundation
+
+/// The views whose changes the replicas of a store log, each by its definition: replicas
+/// of one store may serve a list with other views (during a rolling change of the config),
+/// and a write logs its changes only in the views of the replica that makes it.
+///
+/// So the change log keys a view's changes by its ``key(_:)``, which holds what places an
+/// item in it (its order, section rule, filter and the list's columns): a replica reads
+/// only changes placed by its own definition. Each replica registers its views' keys
+/// (``register(list:views:_:)``), and every write logs a `reload` for each registered key
+/// of its list that is not one of its own (``reloadSQL(version:count:)``): a feed of a
+/// view that the writer does not serve, or serves otherwise, answers a reload rather than
+/// nothing or places computed in another order. A view's changes are complete from the
+/// version at which it was registered (``registeredAt(list:key:_:)``); before it, a feed
+/// answers a reload.
+public enum LoggedViews {
+    /// The table of registered views: per list and key, the store's version when it was
+    /// registered and when a replica serving it last said so (seconds since 1970).
+    public static let table = "data_mediator_logged_views"
+
+    /// How long a key no replica registered again stays (seconds): replicas register
+    /// theirs at start and then every ``renewal``, so one that is gone stops costing each
+    /// write a `reload` row a day after.
+    static let lifetime: Int64 = 86_400
+
+    /// How often a serving replica registers its views again.
+    public static let renewal: Duration = .seconds(3_600)
+
+    /// The statement that creates the table when missing.
+    static func schema(_ dialect: SQLDialect) -> [String] {
+        let types = SQLTypes(dialect)
+        let clustered = dialect == .sqlite ? " WITHOUT ROWID" : ""
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS \(table) (
+                list \(types.text) NOT NULL,
+                view \(types.text) NOT NULL,
+                registered_at \(types.integer) NOT NULL,
+                seen_at \(types.integer) NOT NULL,
+                PRIMARY KEY (list, view)
+            )\(clustered)
+            """
+        ]
+    }
+
+    /// The key of `view`'s changes (a slice's own) in a list over `columns`: the view's
+    /// cursor binding (its name, slice and a digest of what places an item in it), then a
+    /// digest of the columns a logged item carries (in any order).
+    public static func key(_ view: View, columns: [String]) -> String {
+        view.cursorBinding + "." + Slice.digest(of: ["columns": .array(Set(columns).sorted().map(JSONValue.string))])
+    }
+
+    /// The key `view` is registered by, under which a writer that does not serve it logs
+    /// its `reload`s: ``key(_:columns:)`` of the whole view (without a slice's digest),
+    /// marked with a leading `*` so that no change of the whole view is read as a slice's.
+    public static func registeredKey(_ view: View, columns: [String]) -> String {
+        let key = key(view, columns: columns)
+        return "*" + view.name + key.drop { $0 != "@" }
+    }
+
+    /// Registers `views` (their ``registeredKey(_:columns:)``s) for `list`, in a write that
+    /// holds the store's version lock (``registerStatements(list:views:_:)``).
+    static func register(list: String, views keys: [String], _ session: any SQLSession) async throws {
+        try await StoreVersion.lock(session)
+        for statement in registerStatements(list: list, views: keys, session.dialect) {
+            try await session.execute(statement.sql, statement.arguments)
+        }
+    }
+
+    /// The statements that register `keys` for `list`, to run in a write that holds the
+    /// store's version lock (SQLite's every write does): every write after it logs a
+    /// `reload` for those its writer does not serve; a key new to the store is registered
+    /// at the version now (a feed of it from before answers a reload). They forget the
+    /// keys no replica registered for a ``lifetime``.
+    static func registerStatements(
+        list: String,
+        views keys: [String],
+        _ dialect: SQLDialect
+    ) -> [(sql: String, arguments: [JSONValue])] {
+        let now = Int64(Date().timeIntervalSince1970)
+        let register = Set(keys).sorted().map { key in
+            (
+                """
+                INSERT INTO \(table) (list, view, registered_at, seen_at)
+                VALUES (?, ?, (\(StoreVersion.currentSQL(dialect))), ?)
+                ON CONFLICT (list, view) DO UPDATE SET seen_at = excluded.seen_at
+                """,
+                [JSONValue.string(list), .string(key), .integer(now)]
+            )
+        }
+        return register + [("DELETE FROM \(table) WHERE seen_at < ?", [.integer(now - lifetime)])]
+    }
+
+    /// The statement that logs a `reload` at `version` (a SQL term) for each key registered
+    /// for a list but its writer's own `count` (arguments: the list, then the writer's
+    /// keys).
+    static func reloadSQL(version: String, count: Int) -> String {
+        let marks = Array(repeating: "?", count: max(1, count)).joined(separator: ", ")
+        return """
+            INSERT INTO \(ServiceTables.changes) (list, view, version, op, item_id)
+            SELECT list, view, \(version), '\(Change.Operation.reload.rawValue)', '' FROM \(table)
+            WHERE list = ? AND view NOT IN (\(marks))
+            ON CONFLICT (list, view, version) DO NOTHING
+            """
+    }
+
+    /// The version at which `key` was registered for `list`, or nil when it is not (any
+    /// more): its changes are complete after it.
+    static func registeredAt(list: String, key: String, _ session: any SQLSession) async throws -> Int64? {
+        let rows = try await session.rows(
+            "SELECT registered_at FROM \(table) WHERE list = ? AND view = ?",
+            [.string(list), .string(key)]
+        )
+        return rows.first?.first?.integerValue
+    }
+}

@@ -1,0 +1,157 @@
+import DataMediatorPostgres
+import DataMediatorSQLite
+import DataMediatorTesting
+import GRDB
+import PostgresNIO
+import Testing
+
+@testable import DataMediator
+@testable import DataMediatorSQL
+
+/// Replicas of one store that serve a list with other views (a rolling change of the
+/// config): a feed is exact over the writes of replicas that serve its view as it does, and
+/// answers a `reload` over those of replicas that do not (a view they lack, or one of the
+/// same name in another order), rather than nothing or places in the writer's order.
+@Suite struct LoggedViewsTests {
+    /// The sample list as a newer config serves it: `flat` in the other order and a view
+    /// `by_title` the older one lacks; `by_group`, `by_day` and `positive` as they were.
+    static func newerDefinition() -> ListDefinition {
+        let old = WritableSubject.definition("notes", title: "Notes")
+        var views = old.views.map { view in
+            guard view.name == "flat" else { return view }
+            return View(
+                name: "flat",
+                sort: [SortKey("score", .descending)],
+                idField: "id",
+                cellType: .fixed("row"),
+                fields: ["title", "score"]
+            )
+        }
+        views.append(
+            View(name: "by_title", sort: [SortKey("title")], idField: "id", cellType: .fixed("row"), fields: ["title"])
+        )
+        return ListDefinition(
+            name: old.name,
+            title: old.title,
+            idField: old.idField,
+            revisionField: old.revisionField,
+            views: views,
+            limits: old.limits,
+            isWritable: true,
+            rules: old.rules,
+            history: old.history
+        )
+    }
+
+    /// The operations of `view`'s changes since `since` through `adapter`.
+    static func operations(_ adapter: ListAdapter, _ view: String, since: Int64) async throws -> [Change.Operation] {
+        try await adapter.changes(view: view, since: String(since), limit: nil).entries.map(\.operation)
+    }
+
+    /// Whether replaying `view`'s changes since a walk of it at `since` (`walked`) through
+    /// `adapter` reaches a fresh walk, with no `reload` among them.
+    static func expectExact(
+        _ adapter: ListAdapter,
+        _ view: String,
+        walked: ListReplica,
+        since: Int64,
+        _ label: String
+    ) async throws {
+        var replica = walked
+        let changes = try await adapter.changes(view: view, since: String(since), limit: nil)
+        #expect(!changes.entries.isEmpty, "\(label): no change")
+        #expect(!changes.entries.contains { $0.operation == .reload }, "\(label): a reload")
+        for entry in changes.entries { replica.apply(entry) }
+        let fresh = try await ChangeReplayTests.replica(of: adapter, view: view, limit: 50)
+        #expect(replica.outline == fresh.outline, "\(label): the replayed view is not the fresh one")
+    }
+
+    @Test(
+        "replicas with other views: a feed is exact over writers that share its view and a reload over the others",
+        arguments: [WritableKind.sqlite, .postgres]
+    )
+    func replicasWithOtherViews(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let older = subject.adapter
+        var mix = WriteMix(seed: 31)
+        try await mix.create(40, through: older)
+        let registeredBefore = try await older.currentVersion()
+        let replica = try #require(try await subject.replica(Self.newerDefinition()))
+        defer { withExtendedLifetime(replica) {} }
+        let newer = replica.adapter
+
+        // The older replica writes: the newer one's shared views replay exactly; its view
+        // in another order and its new view answer a reload at the first write.
+        var since = try await newer.currentVersion()
+        var walkedByGroup = try await ChangeReplayTests.replica(of: newer, view: "by_group", limit: 50)
+        for _ in 0..<6 { try await mix.step(older) }
+        try await Self.expectExact(newer, "by_group", walked: walkedByGroup, since: since, "newer by_group")
+        for view in ["flat", "by_title"] {
+            let changes = try await newer.changes(view: view, since: String(since), limit: nil).entries
+            #expect(changes.map(\.operation) == [.reload], "newer \(view)")
+            #expect(changes.first?.version == since + 1, "newer \(view): not at the first write")
+        }
+
+        // The newer replica writes: the older one's `flat` (the other order) reloads, its
+        // shared views replay exactly; the newer one's own views are exact too.
+        since = try await older.currentVersion()
+        walkedByGroup = try await ChangeReplayTests.replica(of: older, view: "by_group", limit: 50)
+        let walkedTitles = try await ChangeReplayTests.replica(of: newer, view: "by_title", limit: 50)
+        let walkedNewFlat = try await ChangeReplayTests.replica(of: newer, view: "flat", limit: 50)
+        for _ in 0..<6 { try await mix.step(newer) }
+        #expect(try await Self.operations(older, "flat", since: since) == [.reload], "older flat")
+        try await Self.expectExact(older, "by_group", walked: walkedByGroup, since: since, "older by_group")
+        try await Self.expectExact(newer, "by_title", walked: walkedTitles, since: since, "newer by_title")
+        try await Self.expectExact(newer, "flat", walked: walkedNewFlat, since: since, "newer flat")
+
+        // The older replica's kept outlines are not carried over the newer one's writes to
+        // `flat` (placed in another order): every kept answer is still what counting says.
+        let provider = try #require(older.provider as? any SQLDataProvider)
+        try await OutlineCarryTests.expectKeptAnswersAreCounted(provider, "older after newer writes")
+
+        // A feed of a view from before its first registration: the log may lack its
+        // changes there, so one reload at the version it was registered at.
+        let early = try await newer.changes(view: "by_title", since: String(registeredBefore - 1), limit: nil).entries
+        #expect(early.map(\.operation) == [.reload])
+        #expect(early.first?.version == registeredBefore)
+    }
+
+    @Test(
+        "a view no replica registered for a day stops costing writes a reload",
+        arguments: [WritableKind.sqlite, .postgres]
+    )
+    func aViewNobodyServesIsForgotten(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        var mix = WriteMix(seed: 32)
+        try await mix.create(5, through: subject.adapter)
+        let newer = try #require(try await subject.replica(Self.newerDefinition()))
+        defer { withExtendedLifetime(newer) {} }
+        try await mix.step(subject.adapter)
+        #expect(try await Self.reloadsOfByTitle(subject) == 1)
+        // The newer replica is gone: its keys were last registered over a day ago, and the
+        // next start of a replica forgets them.
+        try await subject.writeBehindTheServicesBack(
+            "UPDATE \(LoggedViews.table) SET seen_at = seen_at - 90000 WHERE view LIKE '*by\\_title@%' ESCAPE '\\'"
+        )
+        let restarted = try #require(try await subject.replica())
+        defer { withExtendedLifetime(restarted) {} }
+        try await mix.step(subject.adapter)
+        #expect(try await Self.reloadsOfByTitle(subject) == 1, "a write after the start logged a reload for it")
+    }
+
+    /// How many `reload`s the log holds for the newer config's `by_title`.
+    static func reloadsOfByTitle(_ subject: WritableSubject) async throws -> Int {
+        let sql = """
+            SELECT COUNT(*) FROM \(ServiceTables.changes) WHERE op = 'reload' AND view LIKE '*by\\_title@%' ESCAPE '\\'
+            """
+        if let path = subject.storePath {
+            let store = try SQLiteStore(path: path)
+            return try await store.database.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
+        }
+        let store = try #require(subject.postgresStore)
+        for try await count in try await store.primary.query(PostgresQuery(unsafeSQL: sql)).decode(Int.self) {
+            return count
+        }
+        return -1
+    }
+}

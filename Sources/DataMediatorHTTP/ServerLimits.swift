@@ -106,6 +106,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether an event stream is being answered, and whether the client closed its side.
     private var streaming = false
     private var inputClosed = false
+    /// Whether the body of the connection's one request is being read, and whether its
+    /// answer has begun.
+    private var receivingBody = false
+    private var answering = false
+    /// Whether the connection only waits, its answer written, for its client to close.
+    private var lingering = false
+
+    /// What tells a connection's guard that a newcomer takes its place.
+    struct Evicted {}
 
     private let logger: Logger
 
@@ -143,7 +152,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 context.close(promise: nil)
                 return
             }
-            idle.close(promise: nil)
+            // Its own guard closes it, answering first a request whose body it awaits.
+            idle.pipeline.fireUserInboundEventTriggered(Evicted())
         }
         // Hummingbird adds a server's own handlers after its conversion to HTTP types only;
         // the Host check needs what is before it.
@@ -178,10 +188,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // The rest of a body answered already is read and dropped (RFC 9112 9.6).
+        guard !lingering else { return }
         switch unwrapInboundIn(data) {
         case .head:
             requestDeadline = .now() + bodyTimeout
             inFlight += 1
+            receivingBody = inFlight == 1
             // Until its body has come whole, a connection's one request has done nothing: it
             // may give its place too (after the idle ones), or slow bodies keep all out.
             if inFlight == 1 {
@@ -191,6 +204,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case .end:
             requestDeadline = nil
+            receivingBody = false
             connections.stopWaiting(ObjectIdentifier(self))
         case .body: break
         }
@@ -206,9 +220,21 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             unreadableInstance = refusal.instance
             return
         }
+        if event is Evicted {
+            endRequest(
+                context,
+                Problem(
+                    .tooManyConnections,
+                    detail: "The server holds as many connections as it keeps, and this request's body was the one "
+                        + "awaited longest: nothing was stored. Send it again, whole.",
+                    headers: [.retryAfter: "1"]
+                )
+            )
+            return
+        }
         if case .inputClosed = event as? ChannelEvent {
             inputClosed = true
-            if streaming { context.close(promise: nil) }
+            if streaming || lingering { context.close(promise: nil) }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -219,9 +245,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // The request was answered by the guard (``endRequest(_:_:)``): the framework's late
+        // answer to it goes nowhere.
+        if lingering {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        if case .head = unwrapOutboundIn(data) { answering = true }
         switch (unwrapOutboundIn(data), unreadable) {
         case (.end, _):
             streaming = false
+            answering = false
             requestDeadline = .now() + headTimeout
             inFlight = max(inFlight - 1, 0)
             if inFlight == 0 { connections.wait(ObjectIdentifier(self), context.channel) }
@@ -234,26 +268,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // with an empty 400 and closes: the answer becomes a problem like every other.
             // Answered as the routes' answers are (RequestMiddleware): an id, the date and
             // server (RFC 9110 6.6.1, 10.2.4), and a line in the log.
-            let body = ByteBuffer(bytes: problem.body(instance: unreadableInstance))
-            let id = RequestIDs.next()
-            var fields = problem.fields
-            fields[.contentLength] = String(body.readableBytes)
-            fields[.connection] = "close"
-            fields[.date] = HTTPDate.now()
-            fields[.server] = "data-mediator"
-            fields[HTTPField.Name.known("X-Request-ID")] = id
-            logger.info(
-                "request",
-                metadata: [
-                    "path": .string(unreadableInstance ?? "-"), "status": .string(String(problem.status.code)),
-                    "problem": .string(problem.slug), "request_id": .string(id),
-                ]
-            )
-            context.write(
-                wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))),
-                promise: nil
-            )
-            context.write(wrapOutboundOut(.body(body)), promise: promise)
+            writeHeadAndBody(context, problem, instance: unreadableInstance, promise: promise)
             return
         default:
             break
@@ -261,8 +276,67 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    /// Checks at `time`: closes the connection when its head deadline has passed, else
-    /// checks again at the deadline (or one timeout later while a request is answered).
+    /// Writes the head and body of `problem`'s answer (the caller or the framework writes its
+    /// end) to a request at `instance`, with the connection to close after it; answered as
+    /// the routes' answers are (RequestMiddleware): an id, the date and server (RFC 9110
+    /// 6.6.1, 10.2.4), and a line in the log.
+    private func writeHeadAndBody(
+        _ context: ChannelHandlerContext,
+        _ problem: Problem,
+        instance: String?,
+        promise: EventLoopPromise<Void>?
+    ) {
+        let body = ByteBuffer(bytes: problem.body(instance: instance))
+        let id = RequestIDs.next()
+        var fields = problem.fields
+        fields[.contentLength] = String(body.readableBytes)
+        fields[.connection] = "close"
+        fields[.date] = HTTPDate.now()
+        fields[.server] = "data-mediator"
+        fields[HTTPField.Name.known("X-Request-ID")] = id
+        logger.info(
+            "request",
+            metadata: [
+                "path": .string(instance ?? "-"), "status": .string(String(problem.status.code)),
+                "problem": .string(problem.slug), "request_id": .string(id),
+            ]
+        )
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: promise)
+    }
+
+    /// Ends the connection's request: when its body is being read and nothing of its answer
+    /// was written (its write has done nothing), answers it with `problem` and closes the
+    /// connection's output, then the connection once its client closes or a second later
+    /// (closed at once, the client's next bytes would reset the connection and could lose
+    /// the answer, RFC 9112 9.6); otherwise closes it. It stops counting against the limits
+    /// at once.
+    private func endRequest(_ context: ChannelHandlerContext, _ problem: Problem) {
+        connections.stopWaiting(ObjectIdentifier(self))
+        if counted {
+            counted = false
+            connections.value.subtract(1, ordering: .relaxed)
+        }
+        guard receivingBody, inFlight == 1, !answering, !lingering, context.channel.isActive else {
+            context.close(promise: nil)
+            return
+        }
+        lingering = true
+        requestDeadline = nil
+        check?.cancel()
+        writeHeadAndBody(context, problem, instance: nil, promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+        }
+        check = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) {
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Checks at `time`: closes the connection when its head deadline has passed (answering
+    /// a body that did not come whole in time with a `408`), else checks again at the
+    /// deadline (or one timeout later while a request is answered).
     private func schedule(_ context: ChannelHandlerContext, at time: NIODeadline) {
         let channel = context.channel
         check = context.eventLoop.assumeIsolated().scheduleTask(deadline: time) { [self] in
@@ -272,7 +346,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             if deadline <= now {
-                channel.close(promise: nil)
+                guard receivingBody else {
+                    channel.close(promise: nil)
+                    return
+                }
+                endRequest(
+                    context,
+                    Problem(
+                        .requestTimeout,
+                        detail:
+                            "The request's body did not come whole within \(limits.requestBodyTimeout.components.seconds) "
+                            + "seconds of its head: nothing was stored. Send it again, whole."
+                    )
+                )
             } else {
                 schedule(context, at: deadline)
             }

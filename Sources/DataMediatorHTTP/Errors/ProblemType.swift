@@ -124,6 +124,24 @@ public struct ProblemType: Sendable, Hashable {
         "Not ready",
         "A data source cannot be read right now. Retry later."
     )
+    /// A request whose body did not come whole in time.
+    public static let requestTimeout = ProblemType(
+        "request-timeout",
+        .init(code: 408),
+        "Request timeout",
+        "The request's body did not come whole within the time the server waits for it "
+            + "(DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS): nothing was stored, and the connection is closed. "
+            + "Send the request again, whole."
+    )
+    /// A request whose body was awaited longest when a connection beyond the limit came.
+    public static let tooManyConnections = ProblemType(
+        "too-many-connections",
+        .serviceUnavailable,
+        "Too many connections",
+        "The server holds as many connections as it keeps, none idle, and this request's body was the one awaited "
+            + "longest: another connection took its place. Nothing was stored, and the connection is closed. Retry "
+            + "after the `Retry-After` seconds."
+    )
     /// A write whose commit the store did not confirm.
     public static let outcomeUnknown = ProblemType(
         "outcome-unknown",
@@ -225,7 +243,7 @@ public struct ProblemType: Sendable, Hashable {
         methodNotAllowed, notReady, internalError, unauthorized, forbidden, conflict, bodyTooLarge,
         unsupportedMediaType, invalidItem, historyGone, idempotencyKeyReused, tooManyStreams, badParameter,
         unknownParameter, outcomeUnknown, tooManyRequests, headersTooLarge, notImplemented, preconditionFailed,
-        httpVersionNotSupported,
+        httpVersionNotSupported, requestTimeout, tooManyConnections,
     ]
 
     static let forCode: [DataMediatorError.Code: ProblemType] = [

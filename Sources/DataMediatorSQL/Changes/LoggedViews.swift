@@ -29,18 +29,13 @@ public enum LoggedViews {
 
     /// The statement that creates the table when missing.
     static func schema(_ dialect: SQLDialect) -> [String] {
-        let types = SQLTypes(dialect)
-        let clustered = dialect == .sqlite ? " WITHOUT ROWID" : ""
-        return [
-            """
-            CREATE TABLE IF NOT EXISTS \(table) (
-                list \(types.text) NOT NULL,
-                view \(types.text) NOT NULL,
-                registered_at \(types.integer) NOT NULL,
-                seen_at \(types.integer) NOT NULL,
-                PRIMARY KEY (list, view)
-            )\(clustered)
-            """
+        [
+            ServiceTables.keyedTable(
+                table,
+                [("list", \.text), ("view", \.text), ("registered_at", \.integer), ("seen_at", \.integer)],
+                key: ["list", "view"],
+                dialect
+            )
         ]
     }
 

@@ -23,7 +23,6 @@ public enum OutsideWrites {
     /// The statements that create the tables when missing.
     static func schema(_ dialect: SQLDialect) -> [String] {
         let types = SQLTypes(dialect)
-        let clustered = dialect == .sqlite ? " WITHOUT ROWID" : ""
         return [
             """
             CREATE TABLE IF NOT EXISTS \(table) (
@@ -31,13 +30,12 @@ public enum OutsideWrites {
                 stamp \(types.integer) NOT NULL DEFAULT 0
             )
             """,
-            """
-            CREATE TABLE IF NOT EXISTS \(versions) (
-                source \(types.text) NOT NULL,
-                version \(types.integer) NOT NULL,
-                PRIMARY KEY (source, version)
-            )\(clustered)
-            """,
+            ServiceTables.keyedTable(
+                versions,
+                [("source", \.text), ("version", \.integer)],
+                key: ["source", "version"],
+                dialect
+            ),
         ]
     }
 

@@ -16,18 +16,13 @@ enum StampSteps {
 
     /// The statement that creates the table when missing.
     static func schema(_ dialect: SQLDialect) -> [String] {
-        let types = SQLTypes(dialect)
-        let clustered = dialect == .sqlite ? " WITHOUT ROWID" : ""
-        return [
-            """
-            CREATE TABLE IF NOT EXISTS \(table) (
-                list \(types.text) NOT NULL,
-                version \(types.integer) NOT NULL,
-                stamp_before \(types.integer) NOT NULL,
-                stamp_after \(types.integer) NOT NULL,
-                PRIMARY KEY (list, version)
-            )\(clustered)
-            """
+        [
+            ServiceTables.keyedTable(
+                table,
+                [("list", \.text), ("version", \.integer), ("stamp_before", \.integer), ("stamp_after", \.integer)],
+                key: ["list", "version"],
+                dialect
+            )
         ]
     }
 

@@ -24,6 +24,21 @@ public enum ServiceTables {
     /// The PostgreSQL channel every write notifies (with its version) on commit.
     public static let channel = "data_mediator_changes"
 
+    /// The statement that creates the service's table `name` when missing, with `columns`
+    /// (each a name and its type in `dialect`'s ``SQLTypes``, all `NOT NULL`) and the primary
+    /// key `key`; on SQLite its rows are kept in the key's order (no row ids).
+    static func keyedTable(
+        _ name: String,
+        _ columns: [(name: String, type: KeyPath<SQLTypes, String>)],
+        key: [String],
+        _ dialect: SQLDialect
+    ) -> String {
+        let types = SQLTypes(dialect)
+        let lines = columns.map { "    \($0.name) \(types[keyPath: $0.type]) NOT NULL" }
+        return "CREATE TABLE IF NOT EXISTS \(name) (\n" + lines.joined(separator: ",\n")
+            + ",\n    PRIMARY KEY (\(key.joined(separator: ", ")))\n)" + (dialect == .sqlite ? " WITHOUT ROWID" : "")
+    }
+
     /// Whether `table` is one of the service's own tables (each is named `data_mediator_`
     /// and more): a constraint of one that refuses a write is the service's fault, never
     /// the item's (``ConstraintRefusal`` is for the list's table alone).

@@ -258,6 +258,26 @@ import Testing
         #expect(try await verifier.claims(fromAuthorization: "Bearer " + named)["sub"] == .string("ana"))
     }
 
+    @Test func aTokenNamingOneHeldKeyButSignedByAnotherIsRefused() async throws {
+        // Two EC keys held: a token names the key that signed it (RFC 7515 4.1.4), and is
+        // verified by that key alone, not by whichever held key its signature matches.
+        let second = ES256PrivateKey()
+        let point = try #require(second.publicKey.parameters)
+        let first = try #require(keys.ecKey.publicKey.parameters)
+        let keySet = JWKS(keys: [
+            .ecdsa(nil, identifier: JWKIdentifier(string: "ec-1"), x: first.x, y: first.y, curve: .p256),
+            .ecdsa(nil, identifier: JWKIdentifier(string: "ec-2"), x: point.x, y: point.y, curve: .p256),
+        ])
+        let file = try keys.file("two-ec-keys.json", String(decoding: try JSONEncoder().encode(keySet), as: UTF8.self))
+        let verifier = try await ClaimsVerifier(ClaimsConfiguration(secret: nil, keySetFile: file))
+        let misnamed = try await keys.es256(["sub": .string("ana")], key: second, kid: "ec-1")
+        await expectRefusal(verifier, "Bearer " + misnamed, "signature does not match")
+        for (key, kid) in [(keys.ecKey, "ec-1"), (second, "ec-2")] {
+            let named = try await keys.es256(["sub": .string("ana")], key: key, kid: kid)
+            #expect(try await verifier.claims(fromAuthorization: "Bearer " + named)["sub"] == .string("ana"), "\(kid)")
+        }
+    }
+
     @Test func anHS256TokenSignedWithAnotherSecretIsRefused() async throws {
         let token = try await ClaimsTestKeys.hs256(
             ["sub": .string("ana")],

@@ -134,7 +134,9 @@ public struct ClaimsVerifier: Sendable {
         }
         let verified: TokenClaims
         do {
-            verified = try await keys.verify(token, as: TokenClaims.self, iteratingKeys: true)
+            // A token that names its key is verified by that key alone (jwt-kit would try
+            // every other key after it); one that names none, by each key of its algorithm.
+            verified = try await keys.verify(token, as: TokenClaims.self, iteratingKeys: header.kid == nil)
         } catch let error as JWTError where error.errorType == .malformedToken {
             throw malformed
         } catch {

@@ -188,6 +188,18 @@ import Testing
         )
     }
 
+    /// A signature whose last character sets bits past its bytes decodes to the same bytes:
+    /// another spelling of one token (RFC 4648 3.5), refused as malformed.
+    @Test func aPartSpeltWithBitsPastItsBytesIsRefused() async throws {
+        let token = Self.signed(claims: #"{"sub":"ana"}"#)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        // An HS256 signature is 32 bytes: 43 characters, the last one's two low bits unused.
+        let last = try #require(token.last.flatMap { alphabet.firstIndex(of: $0) })
+        let respelt = String(token.dropLast()) + String(alphabet[last ^ 1])
+        #expect(try await verifier().claims(fromAuthorization: "Bearer " + token)["sub"] == .string("ana"))
+        await expectRefusal(try await verifier(), "Bearer " + respelt, "well-formed")
+    }
+
     /// Claims that the parser takes but are not JSON (a trailing comma) are a malformed
     /// token, as other verifiers find them; the same claims as JSON are taken.
     @Test func claimsThatAreNotStrictJSONAreRefused() async throws {

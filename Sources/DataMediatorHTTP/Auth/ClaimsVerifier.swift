@@ -90,6 +90,11 @@ public struct ClaimsVerifier: Sendable {
         // RFC 7515 §2: base64url here is written without padding; a padded part is
         // another spelling of the same token.
         guard !token.contains("=") else { throw malformed }
+        // RFC 7515 2 and RFC 4648 3.5: each part is the one spelling of its bytes; one whose
+        // last character sets bits the bytes do not have is another spelling of the same
+        // token (a caller without `sub` would be as many clients as it has spellings).
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy(Self.isCanonical) else { throw malformed }
         let header: JWTHeader
         do {
             header = try DefaultJWTParser().parse(Array(token.utf8), as: TokenClaims.self).header
@@ -183,6 +188,15 @@ public struct ClaimsVerifier: Sendable {
 
     /// The bytes of one base64url part of a token (padding optional), nil when it is not
     /// base64url.
+    /// Whether `part` is base64url without padding as RFC 4648 writes its bytes: those
+    /// letters only, and no bits set past the last byte.
+    static func isCanonical(_ part: Substring) -> Bool {
+        guard part.utf8.allSatisfy({ $0.isBase64URL }), let bytes = decoded(part) else { return false }
+        let written = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return written == part
+    }
+
     private static func decoded(_ part: Substring) -> [UInt8]? {
         var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
@@ -260,5 +274,13 @@ public struct ClaimsVerifier: Sendable {
             challenge += #", error="invalid_token", error_description="\#(description)""#
         }
         return Problem(.unauthorized, detail: detail, headers: [.wwwAuthenticate: challenge])
+    }
+}
+
+extension UInt8 {
+    /// Whether the byte is a letter of base64url (RFC 4648 5).
+    fileprivate var isBase64URL: Bool {
+        (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) || (0x30...0x39).contains(self) || self == 0x2D
+            || self == 0x5F
     }
 }

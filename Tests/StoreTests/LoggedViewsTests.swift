@@ -139,6 +139,44 @@ import Testing
         #expect(try await Self.reloadsOfByTitle(subject) == 1, "a write after the start logged a reload for it")
     }
 
+    @Test(
+        "a replica keeping a shorter history does not trim what another replica's clients may ask for",
+        arguments: [WritableKind.sqlite, .postgres]
+    )
+    func aShorterHistoryDoesNotTrimALongerOnes(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        var mix = WriteMix(seed: 33)
+        try await mix.create(5, through: subject.adapter)
+        let short = try #require(
+            try await subject.replica(WritableSubject.definition("notes", title: "Notes", history: 3))
+        )
+        defer { withExtendedLifetime(short) {} }
+        let since = try await subject.adapter.currentVersion()
+        for _ in 0..<10 { try await mix.step(short.adapter) }
+        // The longer history's feed has all ten; the shorter's list is served from the same
+        // log, so its own clients get them too.
+        for adapter in [subject.adapter, short.adapter] {
+            let changes = try await adapter.changes(view: "by_group", since: String(since), limit: nil).entries
+            #expect(changes.count == 10 && !changes.contains { $0.operation == .reload }, "\(changes.map(\.operation))")
+        }
+        // Once no replica with the longer history has registered for a day, the shorter
+        // one trims to its own.
+        try await subject.writeBehindTheServicesBack(
+            "UPDATE data_mediator_logged_histories SET seen_at = seen_at - 90000 WHERE history = 10000"
+        )
+        let restarted = try #require(
+            try await subject.replica(WritableSubject.definition("notes", title: "Notes", history: 3))
+        )
+        defer { withExtendedLifetime(restarted) {} }
+        try await mix.step(short.adapter)
+        do {
+            _ = try await subject.adapter.changes(view: "by_group", since: String(since), limit: nil)
+            Issue.record("changes 11 versions back were kept with no replica keeping more than 3")
+        } catch let error as DataMediatorError {
+            #expect(error.code == .historyGone)
+        }
+    }
+
     /// How many `reload`s the log holds for the newer config's `by_title`.
     static func reloadsOfByTitle(_ subject: WritableSubject) async throws -> Int {
         let sql = """

@@ -19,6 +19,10 @@ public enum LoggedViews {
     /// registered and when a replica serving it last said so (seconds since 1970).
     public static let table = "data_mediator_logged_views"
 
+    /// Per list, the `history`s that replicas serving it registered, each with when one
+    /// last did: the log keeps the longest (``longestHistorySQL(_:)``).
+    static let histories = "data_mediator_logged_histories"
+
     /// How long a key no replica registered again stays (seconds): replicas register
     /// theirs at start and then every ``renewal``, so one that is gone stops costing each
     /// write a `reload` row a day after.
@@ -35,7 +39,13 @@ public enum LoggedViews {
                 [("list", \.text), ("view", \.text), ("registered_at", \.integer), ("seen_at", \.integer)],
                 key: ["list", "view"],
                 dialect
-            )
+            ),
+            ServiceTables.keyedTable(
+                histories,
+                [("list", \.text), ("history", \.integer), ("seen_at", \.integer)],
+                key: ["list", "history"],
+                dialect
+            ),
         ]
     }
 
@@ -55,10 +65,15 @@ public enum LoggedViews {
     }
 
     /// Registers `views` (their ``registeredKey(_:columns:)``s) for `list`, in a write that
-    /// holds the store's version lock (``registerStatements(list:views:_:)``).
-    static func register(list: String, views keys: [String], _ session: any SQLSession) async throws {
+    /// holds the store's version lock (``registerStatements(list:views:history:_:)``).
+    static func register(
+        list: String,
+        views keys: [String],
+        history: Int,
+        _ session: any SQLSession
+    ) async throws {
         try await StoreVersion.lock(session)
-        for statement in registerStatements(list: list, views: keys, session.dialect) {
+        for statement in registerStatements(list: list, views: keys, history: history, session.dialect) {
             try await session.execute(statement.sql, statement.arguments)
         }
     }
@@ -66,11 +81,13 @@ public enum LoggedViews {
     /// The statements that register `keys` for `list`, to run in a write that holds the
     /// store's version lock (SQLite's every write does): every write after it logs a
     /// `reload` for those its writer does not serve; a key new to the store is registered
-    /// at the version now (a feed of it from before answers a reload). They forget the
-    /// keys no replica registered for a ``lifetime``.
+    /// at the version now (a feed of it from before answers a reload). The list's `history`
+    /// is registered beside them. They forget the keys and histories no replica registered
+    /// for a ``lifetime``.
     static func registerStatements(
         list: String,
         views keys: [String],
+        history: Int,
         _ dialect: SQLDialect
     ) -> [(sql: String, arguments: [JSONValue])] {
         let now = Int64(Date().timeIntervalSince1970)
@@ -84,7 +101,25 @@ public enum LoggedViews {
                 [JSONValue.string(list), .string(key), .integer(now)]
             )
         }
-        return register + [("DELETE FROM \(table) WHERE seen_at < ?", [.integer(now - lifetime)])]
+        let kept = (
+            """
+            INSERT INTO \(histories) (list, history, seen_at) VALUES (?, ?, ?)
+            ON CONFLICT (list, history) DO UPDATE SET seen_at = excluded.seen_at
+            """,
+            [JSONValue.string(list), .integer(Int64(history)), .integer(now)]
+        )
+        let forget = [table, histories].map {
+            ("DELETE FROM \($0) WHERE seen_at < ?", [JSONValue.integer(now - lifetime)])
+        }
+        return register + [kept] + forget
+    }
+
+    /// The SQL term of the longest history a writer of a list keeps (arguments: its own,
+    /// then the list): its own, or a longer one a replica serving the list registered with
+    /// its views, so that no replica trims what another's clients may still ask for.
+    static func longestHistorySQL(_ dialect: SQLDialect) -> String {
+        let greatest = dialect == .sqlite ? "MAX" : "GREATEST"
+        return "\(greatest)(?, (SELECT COALESCE(MAX(history), 0) FROM \(histories) WHERE list = ?))"
     }
 
     /// The statement that logs a `reload` at `version` (a SQL term) for each key registered

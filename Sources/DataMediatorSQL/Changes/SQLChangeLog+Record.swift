@@ -31,6 +31,17 @@ struct ChangeLogEntry: Sendable {
         static func value(_ value: Int64) -> Term { Term(sql: "?", arguments: [.integer(value)]) }
     }
 
+    /// The SQL term of the version at or below which the list's log is forgotten after a
+    /// write at `version`: its `history` versions back, or more when a replica serving the
+    /// list with a longer history registered its views (``LoggedViews``): the log is shared.
+    func keepFrom(version: Term, _ dialect: SQLDialect) -> Term {
+        let longest = LoggedViews.longestHistorySQL(dialect)
+        return Term(
+            sql: "\(version.sql) - \(longest)",
+            arguments: version.arguments + [.integer(history), .string(list)]
+        )
+    }
+
     /// The statements that log this entry at `version`, forgetting what is at or below
     /// `keepFrom` (the floor of the list's history) once the floor rose to it, with
     /// `stampAfter` the table's stamp after the write (nil: unknown, no step is logged):
@@ -126,7 +137,7 @@ extension SQLChangeLog {
             for entry in entries {
                 let statements = entry.statements(
                     version: .value(version),
-                    keepFrom: .value(version - entry.history),
+                    keepFrom: entry.keepFrom(version: .value(version), .sqlite),
                     stampAfter: stamp.map(ChangeLogEntry.Term.value)
                 )
                 for write in statements.writes { try await session.execute(write.sql, write.arguments) }
@@ -141,9 +152,9 @@ extension SQLChangeLog {
         for (index, entry) in entries.enumerated() {
             let statements = entry.statements(
                 version: ChangeLogEntry.Term(sql: StoreVersion.bumpedVersion, arguments: []),
-                keepFrom: ChangeLogEntry.Term(
-                    sql: "\(StoreVersion.bumpedVersion) - ?",
-                    arguments: [.integer(entry.history)]
+                keepFrom: entry.keepFrom(
+                    version: ChangeLogEntry.Term(sql: StoreVersion.bumpedVersion, arguments: []),
+                    .postgres
                 ),
                 stampAfter: stampSQL == nil ? nil : ChangeLogEntry.Term(sql: StoreVersion.readAfterBump, arguments: [])
             )

@@ -56,8 +56,8 @@ public struct SQLChangeLog: ChangeLog {
     /// Registers the list's views (``LoggedViews/register(list:views:_:)``), so that the
     /// writes of replicas that serve the list otherwise log a `reload` for them.
     public func register() async throws {
-        try await transactions.write { [list, registeredKeys] session in
-            try await LoggedViews.register(list: list, views: registeredKeys, session)
+        try await transactions.write { [list, registeredKeys, history] session in
+            try await LoggedViews.register(list: list, views: registeredKeys, history: history, session)
         }
     }
 

@@ -133,6 +133,7 @@ public struct TableSchema: Sendable {
                     statements += LoggedViews.registerStatements(
                         list: list.name,
                         views: list.views.map { LoggedViews.registeredKey($0, columns: columns) },
+                        history: list.history,
                         dialect
                     )
                 }

@@ -177,6 +177,100 @@ import Testing
         }
     }
 
+    /// The sample list with `views` in place of its own, and `scope`.
+    static func definition(_ name: String = "notes", views: [View]? = nil, scope: ListScope? = nil) -> ListDefinition {
+        let old = WritableSubject.definition(name, title: name, scope: scope)
+        return ListDefinition(
+            name: old.name,
+            title: old.title,
+            idField: old.idField,
+            revisionField: old.revisionField,
+            views: views ?? old.views,
+            limits: old.limits,
+            isWritable: true,
+            rules: old.rules,
+            history: old.history,
+            scope: scope
+        )
+    }
+
+    @Test(
+        "a slice a parameter picks by another field, and a list of another name over the table, reload",
+        arguments: [WritableKind.sqlite, .postgres]
+    )
+    func slicesByAnotherFieldAndRenamedListsReload(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        let older = subject.adapter
+        var mix = WriteMix(seed: 34)
+        try await mix.create(10, through: older)
+        // `by_day`'s parameter `kind` over the field `title`: its slices are other items.
+        let moved = Self.definition(
+            views: older.definition.views.map { view in
+                guard view.name == "by_day" else { return view }
+                return View(
+                    name: "by_day",
+                    sort: view.sort,
+                    idField: "id",
+                    section: view.section,
+                    cellType: view.cellType,
+                    fields: view.fields,
+                    parameters: [ViewParameter(name: "kind", field: "title", type: .string, isRequired: false)]
+                )
+            }
+        )
+        let replica = try #require(try await subject.replica(moved))
+        defer { withExtendedLifetime(replica) {} }
+        var since = try await older.currentVersion()
+        // In the newer config's slice `kind=big` (its title is "big"), written by the older.
+        _ = try await older.create(
+            body: .object([
+                "id": .string("x-1"),
+                "data": .object([
+                    "title": .string("big"), "kind": .string("big"), "created": .string("2026-11-05T10:00:00Z"),
+                    "score": .integer(1),
+                ]),
+            ])
+        )
+        let big = SliceRequest(parameters: ["kind": ["big"]])
+        let sliced = try await replica.adapter.changes(view: "by_day", since: String(since), limit: nil, slice: big)
+        #expect(sliced.entries.map(\.operation) == [.reload], "the newer slice's feed")
+
+        // The same list under another name over the same table: each gets the other's
+        // writes as a reload.
+        let renamed = try #require(try await subject.replica(Self.definition("memos")))
+        defer { withExtendedLifetime(renamed) {} }
+        since = try await older.currentVersion()
+        try await mix.step(older)
+        #expect(try await Self.operations(renamed.adapter, "by_group", since: since) == [.reload], "memos")
+        since = try await older.currentVersion()
+        try await mix.step(renamed.adapter)
+        #expect(try await Self.operations(older, "by_group", since: since) == [.reload], "notes")
+    }
+
+    @Test(
+        "a scoped list whose scope is another field in another config reloads",
+        arguments: [WritableKind.sqlite, .postgres]
+    )
+    func aScopeOverAnotherFieldReloads(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind, scope: ListScope(field: "group", claim: "sub"))
+        let replica = try #require(
+            try await subject.replica(Self.definition(scope: ListScope(field: "kind", claim: "sub")))
+        )
+        defer { withExtendedLifetime(replica) {} }
+        let since = try await subject.adapter.currentVersion()
+        // Ana's item in both configs' slices of ana (group and kind both "ana").
+        _ = try await subject.adapter.create(
+            body: .object([
+                "id": .string("a-1"),
+                "data": .object(["title": .string("t"), "kind": .string("ana"), "score": .integer(1)]),
+            ]),
+            scope: WriteScope(field: "group", value: .string("ana"))
+        )
+        let ana = SliceRequest(claims: ["sub": .string("ana")])
+        let changes = try await replica.adapter.changes(view: "by_group", since: String(since), limit: nil, slice: ana)
+        #expect(changes.entries.map(\.operation) == [.reload])
+    }
+
     /// How many `reload`s the log holds for the newer config's `by_title`.
     static func reloadsOfByTitle(_ subject: WritableSubject) async throws -> Int {
         let sql = """

@@ -345,7 +345,8 @@ public final class PostgresStore: Sendable {
                         arrays: arrayForms.write,
                         domains: domains
                     ),
-                    idSequence: idSequence
+                    idSequence: idSequence,
+                    loggedKeys: schema.loggedKeys
                 )
                 let provider = PostgresDataProvider(store: self, reader: reader)
                 for view in list.views {

@@ -15,8 +15,9 @@ import Foundation
 /// version at which it was registered (``registeredAt(list:key:_:)``); before it, a feed
 /// answers a reload.
 public enum LoggedViews {
-    /// The table of registered views: per list and key, the store's version when it was
-    /// registered and when a replica serving it last said so (seconds since 1970).
+    /// The table of registered views: per list and key, the list's table, the store's
+    /// version when it was registered and when a replica serving it last said so (seconds
+    /// since 1970).
     public static let table = "data_mediator_logged_views"
 
     /// Per list, the `history`s that replicas serving it registered, each with when one
@@ -36,7 +37,10 @@ public enum LoggedViews {
         [
             ServiceTables.keyedTable(
                 table,
-                [("list", \.text), ("view", \.text), ("registered_at", \.integer), ("seen_at", \.integer)],
+                [
+                    ("list", \.text), ("view", \.text), ("source", \.text), ("registered_at", \.integer),
+                    ("seen_at", \.integer),
+                ],
                 key: ["list", "view"],
                 dialect
             ),
@@ -49,31 +53,17 @@ public enum LoggedViews {
         ]
     }
 
-    /// The key of `view`'s changes (a slice's own) in a list over `columns`: the view's
-    /// cursor binding (its name, slice and a digest of what places an item in it), then a
-    /// digest of the columns a logged item carries (in any order).
-    public static func key(_ view: View, columns: [String]) -> String {
-        view.cursorBinding + "." + Slice.digest(of: ["columns": .array(Set(columns).sorted().map(JSONValue.string))])
-    }
-
-    /// The key `view` is registered by, under which a writer that does not serve it logs
-    /// its `reload`s: ``key(_:columns:)`` of the whole view (without a slice's digest),
-    /// marked with a leading `*` so that no change of the whole view is read as a slice's.
-    public static func registeredKey(_ view: View, columns: [String]) -> String {
-        let key = key(view, columns: columns)
-        return "*" + view.name + key.drop { $0 != "@" }
-    }
-
     /// Registers `views` (their ``registeredKey(_:columns:)``s) for `list`, in a write that
-    /// holds the store's version lock (``registerStatements(list:views:history:_:)``).
+    /// holds the store's version lock (``registerStatements(list:table:views:history:_:)``).
     static func register(
         list: String,
+        table source: String,
         views keys: [String],
         history: Int,
         _ session: any SQLSession
     ) async throws {
         try await StoreVersion.lock(session)
-        for statement in registerStatements(list: list, views: keys, history: history, session.dialect) {
+        for statement in registerStatements(list: list, table: source, views: keys, history: history, session.dialect) {
             try await session.execute(statement.sql, statement.arguments)
         }
     }
@@ -86,6 +76,7 @@ public enum LoggedViews {
     /// for a ``lifetime``.
     static func registerStatements(
         list: String,
+        table source: String,
         views keys: [String],
         history: Int,
         _ dialect: SQLDialect
@@ -94,11 +85,11 @@ public enum LoggedViews {
         let register = Set(keys).sorted().map { key in
             (
                 """
-                INSERT INTO \(table) (list, view, registered_at, seen_at)
-                VALUES (?, ?, (\(StoreVersion.currentSQL(dialect))), ?)
-                ON CONFLICT (list, view) DO UPDATE SET seen_at = excluded.seen_at
+                INSERT INTO \(table) (list, view, source, registered_at, seen_at)
+                VALUES (?, ?, ?, (\(StoreVersion.currentSQL(dialect))), ?)
+                ON CONFLICT (list, view) DO UPDATE SET source = excluded.source, seen_at = excluded.seen_at
                 """,
-                [JSONValue.string(list), .string(key), .integer(now)]
+                [JSONValue.string(list), .string(key), .string(source), .integer(now)]
             )
         }
         let kept = (
@@ -123,16 +114,29 @@ public enum LoggedViews {
     }
 
     /// The statement that logs a `reload` at `version` (a SQL term) for each key registered
-    /// for a list but its writer's own `count` (arguments: the list, then the writer's
-    /// keys).
+    /// for a list over a table but its writer's own `count` (arguments: the list, the
+    /// table, then the writer's keys).
     static func reloadSQL(version: String, count: Int) -> String {
         let marks = Array(repeating: "?", count: max(1, count)).joined(separator: ", ")
-        return """
-            INSERT INTO \(ServiceTables.changes) (list, view, version, op, item_id)
-            SELECT list, view, \(version), '\(Change.Operation.reload.rawValue)', '' FROM \(table)
-            WHERE list = ? AND view NOT IN (\(marks))
-            ON CONFLICT (list, view, version) DO NOTHING
-            """
+        return insertReloads(version: version, where: "list = ? AND source = ? AND view NOT IN (\(marks))")
+    }
+
+    /// The statement that logs a `reload` at `version` (a SQL term) for each key registered
+    /// for the lists over a table that its writer does not serve, `count` of them
+    /// (arguments: the table, then the writer's lists over it): a list of another name in
+    /// another config (one renamed, say) gets every write to its table too.
+    static func otherListsReloadSQL(version: String, count: Int) -> String {
+        let marks = Array(repeating: "?", count: max(1, count)).joined(separator: ", ")
+        return insertReloads(version: version, where: "source = ? AND list NOT IN (\(marks))")
+    }
+
+    private static func insertReloads(version: String, where condition: String) -> String {
+        """
+        INSERT INTO \(ServiceTables.changes) (list, view, version, op, item_id)
+        SELECT list, view, \(version), '\(Change.Operation.reload.rawValue)', '' FROM \(table)
+        WHERE \(condition)
+        ON CONFLICT (list, view, version) DO NOTHING
+        """
     }
 
     /// The version at which `key` was registered for `list`, or nil when it is not (any

@@ -12,6 +12,8 @@ struct ChangeLogEntry: Sendable {
     }
 
     let list: String
+    /// The list's table.
+    let table: String
     /// How many versions the list's log keeps.
     let history: Int64
     let rows: [Row]
@@ -79,7 +81,8 @@ struct ChangeLogEntry: Sendable {
         writes.append(
             (
                 LoggedViews.reloadSQL(version: version.sql, count: ownKeys.count),
-                version.arguments + [.string(list)] + (ownKeys.isEmpty ? [.null] : ownKeys.map(JSONValue.string))
+                version.arguments + [.string(list), .string(table)]
+                    + (ownKeys.isEmpty ? [.null] : ownKeys.map(JSONValue.string))
             )
         )
         if let stampBefore, let stampAfter {
@@ -108,6 +111,22 @@ struct ChangeLogEntry: Sendable {
 }
 
 extension SQLChangeLog {
+    /// The statement that logs a `reload` at `version` for the registered views of lists
+    /// over `table` that the writer does not serve (``LoggedViews``); nil for a write that
+    /// logs no list.
+    static func otherLists(
+        _ entries: [ChangeLogEntry],
+        table: String,
+        version: ChangeLogEntry.Term
+    ) -> (sql: String, arguments: [JSONValue])? {
+        guard !entries.isEmpty else { return nil }
+        let lists = Set(entries.map(\.list)).sorted()
+        return (
+            LoggedViews.otherListsReloadSQL(version: version.sql, count: lists.count),
+            version.arguments + [.string(table)] + lists.map(JSONValue.string)
+        )
+    }
+
     /// Raises the store's version for a write to `table` (``StoreVersion``) and logs what
     /// the write did in each list's log (`entries`), forgetting what each list keeps no
     /// longer; answers the version and what `stampSQL` (the table's stamp, a `SELECT` of one
@@ -146,6 +165,9 @@ extension SQLChangeLog {
                 }
                 for trim in statements.trims { try await session.execute(trim.sql, trim.arguments) }
             }
+            if let others = otherLists(entries, table: table, version: .value(version)) {
+                try await session.execute(others.sql, others.arguments)
+            }
             return (version, stamp)
         }
         var parts: [(sql: String, arguments: [JSONValue])] = []
@@ -168,6 +190,13 @@ extension SQLChangeLog {
                     $0.element.arguments
                 )
             }
+        }
+        if let others = otherLists(
+            entries,
+            table: table,
+            version: ChangeLogEntry.Term(sql: StoreVersion.bumpedVersion, arguments: [])
+        ) {
+            parts.append(("other_lists AS (\(others.sql))", others.arguments))
         }
         if let stampBefore, stampSQL != nil {
             parts.append(

@@ -15,10 +15,10 @@ public struct SQLChangeLog: ChangeLog {
     private let layout: ItemLayout
     /// The declared type of each of the layout's fields (nil where none is declared).
     private let types: [FieldType?]
-    /// The columns a logged item carries, part of each view's key (``LoggedViews``).
-    private let columns: [String]
+    /// The keys of the views' changes in the log.
+    private let keys: LoggedViewKeys
     /// Per view name, what follows a binding in the key of its changes
-    /// (``LoggedViews/key(_:columns:)``).
+    /// (``LoggedViewKeys/key(_:)``).
     private let keySuffixes: [String: String]
     /// The keys the list's views are registered by: a write logs a `reload` for every
     /// other key registered for the list.
@@ -39,13 +39,13 @@ public struct SQLChangeLog: ChangeLog {
         self.history = list.history
         self.layout = ItemLayout(columns)
         self.types = columns.map { fieldTypes[$0] }
-        self.columns = columns
-        var suffixes: [String: String] = [:]
-        for view in list.views {
-            suffixes[view.name] = String(LoggedViews.key(view, columns: columns).dropFirst(view.binding.count))
-        }
-        self.keySuffixes = suffixes
-        self.registeredKeys = list.views.map { LoggedViews.registeredKey($0, columns: columns) }
+        let keys = LoggedViewKeys(list: list, table: table, columns: columns)
+        self.keys = keys
+        self.keySuffixes = Dictionary(
+            list.views.map { ($0.name, keys.suffix(of: $0)) },
+            uniquingKeysWith: { a, _ in a }
+        )
+        self.registeredKeys = list.views.map(keys.registeredKey)
     }
 
     /// The key of the changes of the view or slice `binding` names in the log.
@@ -56,8 +56,8 @@ public struct SQLChangeLog: ChangeLog {
     /// Registers the list's views (``LoggedViews/register(list:views:_:)``), so that the
     /// writes of replicas that serve the list otherwise log a `reload` for them.
     public func register() async throws {
-        try await transactions.write { [list, registeredKeys, history] session in
-            try await LoggedViews.register(list: list, views: registeredKeys, history: history, session)
+        try await transactions.write { [list, table, registeredKeys, history] session in
+            try await LoggedViews.register(list: list, table: table, views: registeredKeys, history: history, session)
         }
     }
 
@@ -92,6 +92,7 @@ public struct SQLChangeLog: ChangeLog {
         }
         return ChangeLogEntry(
             list: list,
+            table: table,
             history: Int64(history),
             rows: rows,
             stampBefore: stampBefore,
@@ -116,8 +117,8 @@ public struct SQLChangeLog: ChangeLog {
     /// was registered (its replicas' first start, or a change of its definition), the log
     /// may lack changes: a feed from there is one `reload`.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
-        let key = LoggedViews.key(view, columns: columns)
-        let registeredKey = LoggedViews.registeredKey(view, columns: columns)
+        let key = keys.key(view)
+        let registeredKey = keys.registeredKey(view)
         return try await transactions.read { [list, table, layout, types] session in
             let version = try await StoreVersion.current(session)
             let floors = try await session.rows(

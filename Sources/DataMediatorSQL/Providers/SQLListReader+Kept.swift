@@ -129,13 +129,11 @@ extension SQLListReader {
         let binding = kept.view.binding
         guard
             kept.stamp < stamp,
+            let keys = loggedKeys,
             let writes = try await StampSteps.writes(
                 list: listName,
                 binding: binding,
-                keys: [
-                    LoggedViews.key(kept.view, columns: columns),
-                    LoggedViews.registeredKey(kept.view, columns: columns),
-                ],
+                keys: [keys.key(kept.view), keys.registeredKey(kept.view)],
                 layout: layout,
                 types: columnTypes,
                 from: kept.stamp,

@@ -49,6 +49,8 @@ public struct SQLListReader: Sendable {
     public let idSequence: IDSequence?
     /// The keyset SQL of the store's dialect and the source's columns.
     public let keyset: KeysetSQL
+    /// The keys of the views' changes in the log, for a list over a table.
+    let loggedKeys: LoggedViewKeys?
     /// The tables whose writes change the list's items (its own table, and the tables a
     /// query reads as its config's `versions` names them).
     let versionTables: [String]
@@ -93,8 +95,10 @@ public struct SQLListReader: Sendable {
         windows: WindowQueries,
         writeCasts: [String: String] = [:],
         columnRules: [String: ColumnRule] = [:],
-        idSequence: IDSequence? = nil
+        idSequence: IDSequence? = nil,
+        loggedKeys: LoggedViewKeys? = nil
     ) {
+        self.loggedKeys = loggedKeys
         self.listName = listName
         self.idColumnHasIntegerAffinity = idColumnHasIntegerAffinity
         self.transactions = transactions

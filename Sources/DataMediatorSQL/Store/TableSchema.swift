@@ -22,6 +22,12 @@ public struct TableSchema: Sendable {
     /// Every column the list reads (``StoreSource/columns(of:)``).
     public var columns: [String] { StoreSource.columns(of: list) }
 
+    /// The keys of the views' changes in the log, for a list over a table.
+    public var loggedKeys: LoggedViewKeys? {
+        guard case .table(let table) = source.kind else { return nil }
+        return LoggedViewKeys(list: list, table: table, columns: columns)
+    }
+
     /// The statement that creates `table` from the list's declared fields: the id as
     /// primary key, the revision starting at 1, every other field of its declared type.
     public func createTable(_ table: String) -> String {
@@ -129,10 +135,11 @@ public struct TableSchema: Sendable {
                 // writer at a time holds the version); PostgreSQL's in a write of their own
                 // that takes the version lock (``SQLChangeLog/register()``), not held through
                 // the preparation's index builds.
-                if dialect == .sqlite {
+                if dialect == .sqlite, let keys = loggedKeys {
                     statements += LoggedViews.registerStatements(
                         list: list.name,
-                        views: list.views.map { LoggedViews.registeredKey($0, columns: columns) },
+                        table: table,
+                        views: list.views.map(keys.registeredKey),
                         history: list.history,
                         dialect
                     )

@@ -194,7 +194,8 @@ public final class SQLiteStore: Sendable {
                 fieldTypes: source.fieldTypes,
                 keyset: keyset,
                 versionTables: source.allVersionTables,
-                windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset)
+                windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
+                loggedKeys: schema.loggedKeys
             )
             return SQLiteDataProvider(reader: reader, pageReaders: pageReaders)
         } catch let error as StoreError {

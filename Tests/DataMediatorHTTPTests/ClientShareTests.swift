@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Synchronization
 import Testing
 
@@ -97,6 +98,42 @@ import Testing
             for task in waiting { #expect(try await task.value.status == .ok) }
             // Her share is back.
             #expect(try await client.execute(uri: "/lists/sample/sections", method: .get, headers: ana).status == .ok)
+        }
+    }
+
+    /// A connection answered `429` is read again only after a pause: a client that sends
+    /// again at once (not after its `Retry-After`) waits, so its refusals do not take the
+    /// cores from the other clients' requests; another connection is not held.
+    @Test func aConnectionAnswered429IsReadAgainAfterAPause() async throws {
+        let provider = GatedProvider()
+        var configuration = HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 1))
+        configuration.port = 0
+        let app = buildApplication(
+            registry: HTTPTestSupport.registry(provider: provider),
+            configuration: configuration,
+            logger: Logger(label: "client-share-tests")
+        )
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            // The client's whole share: a lookup held at the gate.
+            let held = Task { try await client.execute(uri: "/lists/sample/items/\(GatedProvider.held)", method: .get) }
+            while await provider.gate.arrived < 1 { try await Task.sleep(for: .milliseconds(5)) }
+            let flooder = try RawClient(port: port)
+            let sections = "GET /lists/sample/sections HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            // The pause starts when the first is answered, after it was sent: timed from the send.
+            let sent = ContinuousClock.now
+            flooder.send(sections)
+            #expect(await flooder.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 429") == true)
+            // Sent again at once: read half a second after the first's answer.
+            flooder.send(sections)
+            #expect(await flooder.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 429") == true)
+            #expect(ContinuousClock.now - sent >= .milliseconds(500), "answered \(ContinuousClock.now - sent) after")
+            // A page on another connection is not held by the flooder's pause.
+            let other = try RawClient(port: port)
+            other.send("GET /lists/sample/items HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(await other.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+            await provider.gate.open()
+            #expect(try await held.value.status == .ok)
         }
     }
 

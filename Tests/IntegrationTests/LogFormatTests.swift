@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorHTTP
 import Foundation
 import Logging
 import Testing
@@ -116,9 +117,14 @@ import Testing
         handler[metadataKey: "request_id"] = "r-7"
         // Hummingbird reads its id back from the logger; it must still be there.
         #expect(handler[metadataKey: LineLogHandler.frameworkRequestIDKey] == "hb-7")
-        let line = handler.line(for: event(["status": "200"]), milliseconds: 0)
+        let line = handler.line(
+            for: event(["status": .stringConvertible(LoggedNumber(200)), "code": "007"]),
+            milliseconds: 0
+        )
         let record = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-        #expect(record["request_id"] as? String == "r-7" && record["status"] as? String == "200")
+        // A number logged as one is a JSON number; text that looks like one stays text.
+        #expect(record["request_id"] as? String == "r-7" && record["status"] as? Int == 200)
+        #expect(record["code"] as? String == "007")
         #expect(record[LineLogHandler.frameworkRequestIDKey] == nil)
     }
 }

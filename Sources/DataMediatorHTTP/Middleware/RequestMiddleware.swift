@@ -97,9 +97,11 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
             metadata: [
                 "method": .string(request.method.rawValue),
                 "path": .string(request.uri.path),
-                "status": .string(String(status.code)),
-                "duration_ms": .string(
-                    Self.milliseconds(microseconds: (ContinuousClock.now - start).nanoseconds / 1000)
+                "status": .stringConvertible(LoggedNumber(status.code)),
+                "duration_ms": .stringConvertible(
+                    LoggedNumber(
+                        decimal: Self.milliseconds(microseconds: (ContinuousClock.now - start).nanoseconds / 1000)
+                    )
                 ),
             ]
         )

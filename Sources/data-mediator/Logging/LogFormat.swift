@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorHTTP
 import Logging
 
 /// How a log record is written on its line.
@@ -8,7 +9,8 @@ enum LogFormat: Sendable {
     case text
     /// One JSON object, for log collectors: `time` (ISO 8601, UTC, milliseconds), `level`,
     /// `logger`, `message`, then the metadata as members in key order (nested metadata as
-    /// objects and arrays).
+    /// objects and arrays; a ``DataMediatorHTTP/LoggedNumber`` as a number, every other
+    /// value as text).
     case json
 
     /// One record as a line (ending in a newline); `milliseconds` since 1970 is its time and
@@ -72,6 +74,8 @@ enum LogFormat: Sendable {
         switch value {
         case .string(let text):
             writer.write(text)
+        case .stringConvertible(let number as LoggedNumber):
+            writer.append(Array(number.description.utf8))
         case .stringConvertible(let convertible):
             writer.write(convertible.description)
         case .array(let values):

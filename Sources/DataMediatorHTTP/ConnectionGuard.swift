@@ -1,0 +1,364 @@
+import Foundation
+import HTTPTypes
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import Synchronization
+
+/// Closes a connection beyond the limit of its address; makes room for one beyond the
+/// limit in all by closing the connection that has waited longest for its next request, or
+/// else for the rest of a body (``ConnectionCount/waitingLongest(besides:)``), or closes it
+/// when every connection has a request in flight (a refusal is logged, one line each 10 s
+/// at most); closes one whose request head does not arrive in time (counted from when the
+/// connection opens and from each answer's end) or whose body does not (counted from its
+/// head), and one whose client closes its side during an event stream (it has gone; the
+/// stream ends and gives back its share); puts a ``RequestHeadCheck`` before the
+/// conversion to HTTP types; and answers a request the HTTP parser could not read with a
+/// problem (``Problem/init(unreadable:)``).
+///
+/// One timer per connection checks the time limit, re-armed when it fires, instead of one
+/// timer per request: a busy connection answers thousands of requests a second.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limits: ServerLimits
+    private let connections: ConnectionCount
+    private var counted = false
+    /// The remote address counted under the per-address cap, while it is.
+    private var countedAddress: String?
+    /// Requests read whose answer has not ended (more than one when pipelined).
+    private var inFlight = 0
+    /// When the request being read must have arrived: its head, then its body; nil once it
+    /// has, while it is answered.
+    private var requestDeadline: NIODeadline?
+    /// The answer to the connection's last request, once the parser (or ``RequestHeadCheck``)
+    /// could not read it.
+    private var unreadable: Problem?
+    /// The path of the request ``unreadable`` answers, when its head was read.
+    private var unreadableInstance: String?
+    private var check: Scheduled<Void>?
+    /// Whether an event stream is being answered, and whether the client closed its side.
+    private var streaming = false
+    private var inputClosed = false
+    /// Whether the body of the connection's one request is being read, and whether its
+    /// answer has begun.
+    private var receivingBody = false
+    private var answering = false
+    /// Whether the connection only waits, its answer written, for its client to close.
+    private var lingering = false
+
+    /// What tells a connection's guard that a newcomer takes its place.
+    struct Evicted {}
+
+    /// How long a connection's next request waits to be read after a `429`: a client that
+    /// sends again at once (not after its `Retry-After`) is answered at this pace at most,
+    /// and its `429`s do not take the cores from the other clients' requests.
+    static let pauseAfterRefusal: TimeAmount = .milliseconds(500)
+    /// Until when the connection's reads wait after a `429`, whether one is held, and what
+    /// came meanwhile (passed on when the pause ends).
+    private var pausedUntil: NIODeadline?
+    private var readHeld = false
+    private var heldParts: [NIOAny] = []
+
+    private let logger: Logger
+
+    init(limits: ServerLimits, connections: ConnectionCount, logger: Logger) {
+        self.limits = limits
+        self.connections = connections
+        self.logger = logger
+    }
+
+    private var headTimeout: TimeAmount {
+        .seconds(limits.requestHeadTimeout.components.seconds)
+    }
+
+    private var bodyTimeout: TimeAmount {
+        .seconds(limits.requestBodyTimeout.components.seconds)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
+            countedAddress = address
+            if !connections.open(from: address, cap: cap) {
+                tellRefused("\(cap) connections from one address, the most one address may open")
+                context.close(promise: nil)
+                return
+            }
+        }
+        let open = connections.value.add(1, ordering: .relaxed).newValue
+        counted = true
+        if open > limits.maximumConnections {
+            // Idle connections held open (by one client, say) must not keep the others out:
+            // the one that has waited longest for a request goes; its client opens another
+            // when it has one to send.
+            guard let idle = connections.waitingLongest(besides: ObjectIdentifier(self)) else {
+                tellRefused("\(limits.maximumConnections) connections, the most in all, each with a request in flight")
+                context.close(promise: nil)
+                return
+            }
+            // Its own guard closes it, answering first a request whose body it awaits.
+            idle.pipeline.fireUserInboundEventTriggered(Evicted())
+        }
+        // Hummingbird adds a server's own handlers after its conversion to HTTP types only;
+        // the Host check needs what is before it.
+        let pipeline = context.pipeline.syncOperations
+        if let conversion = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? pipeline.addHandler(RequestHeadCheck(), position: .before(conversion))
+        }
+        let deadline = NIODeadline.now() + headTimeout
+        requestDeadline = deadline
+        connections.wait(ObjectIdentifier(self), context.channel)
+        schedule(context, at: deadline)
+    }
+
+    /// Logs a refused connection, at most one line each 10 s with how many since.
+    private func tellRefused(_ why: String) {
+        guard let count = connections.refused() else { return }
+        logger.warning("connections refused", metadata: ["count": "\(count)", "why": "\(why)"])
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        check?.cancel()
+        check = nil
+        connections.stopWaiting(ObjectIdentifier(self))
+        if counted {
+            counted = false
+            connections.value.subtract(1, ordering: .relaxed)
+        }
+        if let address = countedAddress {
+            countedAddress = nil
+            connections.close(from: address)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // The rest of a body answered already is read and dropped (RFC 9112 9.6).
+        guard !lingering else { return }
+        if pausedUntil != nil {
+            heldParts.append(data)
+            return
+        }
+        switch unwrapInboundIn(data) {
+        case .head:
+            requestDeadline = .now() + bodyTimeout
+            inFlight += 1
+            receivingBody = inFlight == 1
+            // Until its body has come whole, a connection's one request has done nothing: it
+            // may give its place too (after the idle ones), or slow bodies keep all out.
+            if inFlight == 1 {
+                connections.wait(ObjectIdentifier(self), context.channel, receiving: true)
+            } else {
+                connections.stopWaiting(ObjectIdentifier(self))
+            }
+        case .end:
+            requestDeadline = nil
+            receivingBody = false
+            connections.stopWaiting(ObjectIdentifier(self))
+        case .body: break
+        }
+        context.fireChannelRead(data)
+    }
+
+    /// A client that closes its side during an event stream has gone (an event stream's
+    /// client sends nothing more by design): the connection is closed, so the stream ends
+    /// now and gives back its share, not at its next write (up to a heartbeat away).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let refusal = event as? RequestHeadCheck.Refusal {
+            unreadable = refusal.problem
+            unreadableInstance = refusal.instance
+            return
+        }
+        if event is Evicted {
+            endRequest(
+                context,
+                Problem(
+                    .tooManyConnections,
+                    detail: "The server holds as many connections as it keeps, and this request's body was the one "
+                        + "awaited longest: nothing was stored. Send it again, whole.",
+                    headers: [.retryAfter: "1"]
+                )
+            )
+            return
+        }
+        if case .inputClosed = event as? ChannelEvent {
+            inputClosed = true
+            if streaming || lingering { context.close(promise: nil) }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? HTTPParserError { unreadable = unreadable ?? Problem(unreadable: error) }
+        context.fireErrorCaught(error)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // The request was answered by the guard (``endRequest(_:_:)``): the framework's late
+        // answer to it goes nowhere.
+        if lingering {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        if case .head(let head) = unwrapOutboundIn(data) {
+            answering = true
+            if head.status == .tooManyRequests { pauseReads(context) }
+        }
+        switch (unwrapOutboundIn(data), unreadable) {
+        case (.end, _):
+            streaming = false
+            answering = false
+            requestDeadline = .now() + headTimeout
+            inFlight = max(inFlight - 1, 0)
+            if inFlight == 0 { connections.wait(ObjectIdentifier(self), context.channel) }
+        case (.head(let head), nil) where head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true:
+            // A client that closed its side before its stream began (right after its
+            // request) may still read: that stream runs until a write fails.
+            streaming = !inputClosed
+        case (.head(let head), let problem?) where head.status == .badRequest && head.headerFields[.contentType] == nil:
+            // Hummingbird answers a request it could not parse (after the ones before it)
+            // with an empty 400 and closes: the answer becomes a problem like every other.
+            // Answered as the routes' answers are (RequestMiddleware): an id, the date and
+            // server (RFC 9110 6.6.1, 10.2.4), and a line in the log.
+            writeHeadAndBody(context, problem, instance: unreadableInstance, promise: promise)
+            return
+        default:
+            break
+        }
+        context.write(data, promise: promise)
+    }
+
+    /// Writes the head and body of `problem`'s answer (the caller or the framework writes its
+    /// end) to a request at `instance`, with the connection to close after it; answered as
+    /// the routes' answers are (RequestMiddleware): an id, the date and server (RFC 9110
+    /// 6.6.1, 10.2.4), and a line in the log.
+    private func writeHeadAndBody(
+        _ context: ChannelHandlerContext,
+        _ problem: Problem,
+        instance: String?,
+        promise: EventLoopPromise<Void>?
+    ) {
+        let body = ByteBuffer(bytes: problem.body(instance: instance))
+        let id = RequestIDs.next()
+        var fields = problem.fields
+        fields[.contentLength] = String(body.readableBytes)
+        fields[.connection] = "close"
+        fields[.date] = HTTPDate.now()
+        fields[.server] = "data-mediator"
+        fields[HTTPField.Name.known("X-Request-ID")] = id
+        logger.info(
+            "request",
+            metadata: [
+                "path": .string(instance ?? "-"), "status": .stringConvertible(LoggedNumber(problem.status.code)),
+                "problem": .string(problem.slug), "request_id": .string(id),
+            ]
+        )
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: promise)
+    }
+
+    /// Ends the connection's request: when its body is being read and nothing of its answer
+    /// was written (its write has done nothing), answers it with `problem` and closes the
+    /// connection's output, then the connection once its client closes or a second later
+    /// (closed at once, the client's next bytes would reset the connection and could lose
+    /// the answer, RFC 9112 9.6); otherwise closes it. It stops counting against the limits
+    /// at once.
+    private func endRequest(_ context: ChannelHandlerContext, _ problem: Problem) {
+        connections.stopWaiting(ObjectIdentifier(self))
+        if counted {
+            counted = false
+            connections.value.subtract(1, ordering: .relaxed)
+        }
+        guard receivingBody, inFlight == 1, !answering, !lingering, context.channel.isActive else {
+            context.close(promise: nil)
+            return
+        }
+        lingering = true
+        requestDeadline = nil
+        check?.cancel()
+        writeHeadAndBody(context, problem, instance: nil, promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+        }
+        check = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) {
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Holds the connection's reads for ``pauseAfterRefusal``: what its client sends meanwhile
+    /// waits in the socket, or here when it was read already.
+    private func pauseReads(_ context: ChannelHandlerContext) {
+        let until = NIODeadline.now() + Self.pauseAfterRefusal
+        pausedUntil = until
+        context.eventLoop.assumeIsolated().scheduleTask(deadline: until) { [self] in
+            guard let paused = pausedUntil, paused <= .now() else { return }
+            pausedUntil = nil
+            let parts = heldParts
+            heldParts = []
+            for part in parts { channelRead(context: context, data: part) }
+            if !parts.isEmpty { context.fireChannelReadComplete() }
+            if readHeld {
+                readHeld = false
+                context.read()
+            }
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if pausedUntil != nil {
+            readHeld = true
+            return
+        }
+        context.read()
+    }
+
+    /// Checks at `time`: closes the connection when its head deadline has passed (answering
+    /// a body that did not come whole in time with a `408`), else checks again at the
+    /// deadline (or one timeout later while a request is answered).
+    private func schedule(_ context: ChannelHandlerContext, at time: NIODeadline) {
+        let channel = context.channel
+        check = context.eventLoop.assumeIsolated().scheduleTask(deadline: time) { [self] in
+            let now = NIODeadline.now()
+            guard let deadline = requestDeadline else {
+                schedule(context, at: now + headTimeout)
+                return
+            }
+            if deadline <= now {
+                guard receivingBody else {
+                    channel.close(promise: nil)
+                    return
+                }
+                endRequest(
+                    context,
+                    Problem(
+                        .requestTimeout,
+                        detail:
+                            "The request's body did not come whole within \(limits.requestBodyTimeout.components.seconds) "
+                            + "seconds of its head: nothing was stored. Send it again, whole."
+                    )
+                )
+            } else {
+                schedule(context, at: deadline)
+            }
+        }
+    }
+}
+
+/// The `Date` field's text (RFC 9110 5.6.7, IMF-fixdate) for answers written outside the
+/// framework, whose own formatter is internal to it.
+enum HTTPDate {
+    /// Now, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func now() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date())
+    }
+}

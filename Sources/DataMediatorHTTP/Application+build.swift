@@ -106,6 +106,7 @@ public func buildRouter(
     router.add(
         middleware: ClientShareMiddleware(
             shares: ClientShares(share: configuration.limits.requestsPerClient),
+            rates: configuration.limits.requestRatePerClient.map { ClientRates(perSecond: $0) },
             identity: identity
         )
     )

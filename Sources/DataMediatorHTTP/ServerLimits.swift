@@ -30,6 +30,9 @@ public struct ServerLimits: Sendable, Hashable {
     /// How many item lookups, section counts and change reads one client (one verified
     /// credential, or one address) may have in flight; one more answers `429`.
     public var requestsPerClient: Int
+    /// How many item lookups, section counts and change reads one client may send a second
+    /// (a second's worth at once); one more answers `429`. Nil: no such bound.
+    public var requestRatePerClient: Int?
 
     /// Creates limits: by default 1,024 connections (no cap per address), 60 s idle, 10 s for
     /// a request head and 30 s for its body, 16 KiB of headers and 8 costly requests in flight
@@ -41,8 +44,10 @@ public struct ServerLimits: Sendable, Hashable {
         requestHeadTimeout: Duration = .seconds(10),
         requestBodyTimeout: Duration = .seconds(30),
         maximumHeaderBytes: Int = 16 * 1024,
-        requestsPerClient: Int = 8
+        requestsPerClient: Int = 8,
+        requestRatePerClient: Int? = nil
     ) {
+        self.requestRatePerClient = requestRatePerClient.map { max(1, $0) }
         self.requestsPerClient = max(1, requestsPerClient)
         self.maximumConnections = max(1, maximumConnections)
         self.connectionsPerAddress = connectionsPerAddress.map { max(1, $0) }

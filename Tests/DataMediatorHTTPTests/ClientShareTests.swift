@@ -137,6 +137,50 @@ import Testing
         }
     }
 
+    /// A client's rate: a second's worth at once, then one more is refused until the bucket
+    /// fills again, saying when; another client has its own.
+    @Test func aClientsRateRefillsWithTime() {
+        let clock = Mutex(ContinuousClock.now)
+        let rates = ClientRates(perSecond: 4) { clock.withLock { $0 } }
+        for _ in 0..<4 { #expect(rates.take(for: "ana") == nil) }
+        #expect(rates.take(for: "ana") == 1, "a fifth in the same second")
+        #expect(rates.take(for: "bo") == nil)
+        clock.withLock { $0 += .milliseconds(250) }
+        #expect(rates.take(for: "ana") == nil, "a quarter second gives back one")
+        #expect(rates.take(for: "ana") == 1)
+        clock.withLock { $0 += .seconds(10) }
+        for _ in 0..<4 { #expect(rates.take(for: "ana") == nil) }
+        #expect(rates.take(for: "ana") != nil, "more than a second's worth after a quiet while")
+    }
+
+    /// Over its rate, a client's lookups, sections and changes are `429` (its pages are not
+    /// counted), with `Retry-After`; another client is served.
+    @Test func aClientOverItsRateIs429() async throws {
+        var configuration = HTTPServerConfiguration(limits: ServerLimits(requestRatePerClient: 3))
+        configuration.readTokens = ["ana", "bo"]
+        let router = buildRouter(registry: HTTPTestSupport.registry(), configuration: configuration)
+        let id = SampleList.items()[2]["id"].idString
+        try await Application(router: router).test(.router) { client in
+            let ana: HTTPFields = [.authorization: "Bearer ana"]
+            var statuses: [HTTPResponse.Status] = []
+            for uri in ["/lists/sample/items/\(id)", "/lists/sample/sections", "/lists/sample/changes?since=0"] {
+                statuses.append(try await client.execute(uri: uri, method: .get, headers: ana).status)
+            }
+            // The fourth within the second (three a second, none back yet unless a whole
+            // third of a second passed: then the fifth).
+            var refused = try await client.execute(uri: "/lists/sample/sections", method: .get, headers: ana)
+            if refused.status == .ok {
+                refused = try await client.execute(uri: "/lists/sample/sections", method: .get, headers: ana)
+            }
+            #expect(statuses == [.ok, .ok, .ok])
+            #expect(refused.status == .tooManyRequests && refused.headers[.retryAfter] == "1")
+            #expect((try HTTPTestSupport.json(refused)["detail"] as? String)?.contains("in the last second") == true)
+            #expect(try await client.execute(uri: "/lists/sample/items", method: .get, headers: ana).status == .ok)
+            let bo: HTTPFields = [.authorization: "Bearer bo"]
+            #expect(try await client.execute(uri: "/lists/sample/sections", method: .get, headers: bo).status == .ok)
+        }
+    }
+
     /// Tokens the server does not know (reads are open, so none is checked) do not make a
     /// client many: they count as their sender, whose share is used up.
     @Test func madeUpTokensDoNotMakeAClientMany() async throws {

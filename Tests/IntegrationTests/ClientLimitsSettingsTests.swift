@@ -3,7 +3,8 @@ import Testing
 
 @testable import data_mediator
 
-/// `DATA_MEDIATOR_CLIENT_STREAMS` and `DATA_MEDIATOR_CLIENT_REQUESTS`: each client's share.
+/// `DATA_MEDIATOR_CLIENT_STREAMS`, `DATA_MEDIATOR_CLIENT_REQUESTS` and
+/// `DATA_MEDIATOR_CLIENT_RATE`: each client's share and rate.
 @Suite struct ClientLimitsSettingsTests {
     @Test func theSharesDefaultBelowTheServersLimits() throws {
         let defaults = try ServeConfiguration.of([:])
@@ -12,6 +13,11 @@ import Testing
         // A small stream limit brings the default share below it.
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_MAX_STREAMS": "10"]).maximumStreamsPerClient == 9)
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_REQUESTS": "3"]).limits.requestsPerClient == 3)
+        // A rate of 100 a second by default; 0 is none.
+        #expect(defaults.limits.requestRatePerClient == 100)
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_RATE": "0"]).limits.requestRatePerClient == nil)
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_RATE": "7"]).limits.requestRatePerClient == 7)
+        #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_RATE": "-1"]) }
     }
 
     @Test func aStreamShareOfTheWholeLimitIsRefused() {

@@ -161,7 +161,7 @@ public struct ProblemType: Sendable, Hashable {
         "too-many-requests",
         .tooManyRequests,
         "Too many requests",
-        "This client (its token, or its address without one) has as many item lookups, section counts and change reads in flight as one client may. Retry after the `Retry-After` seconds; other clients are not held up."
+        "This client (its token, or its address without one) has as many item lookups, section counts and change reads in flight as one client may, or sent as many in the last second. Retry after the `Retry-After` seconds; other clients are not held up."
     )
     /// Anything unexpected.
     public static let internalError = ProblemType(

@@ -2,10 +2,13 @@ import HTTPTypes
 import Hummingbird
 
 /// Holds each client to its share of the routes that cost more than a page (an item's
-/// place, a view's sections, its changes): one more in flight answers `429`
-/// (`too-many-requests`) with `Retry-After`, and the others' requests go on.
+/// place, a view's sections, its changes): one more in flight, or one more in a second than
+/// its rate, answers `429` (`too-many-requests`) with `Retry-After`, and the others'
+/// requests go on.
 struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     let shares: ClientShares
+    /// Each client's rate of these requests; nil for none.
+    let rates: ClientRates?
     let identity: ClientIdentity
 
     func handle(
@@ -19,6 +22,14 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         }
         let client = await identity.client(of: request, context: context)
+        if let rates, let wait = rates.take(for: client) {
+            throw Problem(
+                .tooManyRequests,
+                detail: "This client sent \(rates.perSecond) lookups, section counts or change reads in the last "
+                    + "second, the most one client may; retry after the Retry-After seconds.",
+                headers: [.retryAfter: String(wait)]
+            )
+        }
         guard let hold = shares.take(for: client) else {
             throw Problem(
                 .tooManyRequests,

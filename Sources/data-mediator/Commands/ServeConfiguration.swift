@@ -28,7 +28,8 @@ struct ServeConfiguration: Sendable {
     /// Connection, timeout and size limits (`DATA_MEDIATOR_MAX_CONNECTIONS`,
     /// `DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS`, `DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS`,
     /// `DATA_MEDIATOR_MAX_HEADER_BYTES`), and each client's share of the costly routes
-    /// (`DATA_MEDIATOR_CLIENT_REQUESTS`).
+    /// (`DATA_MEDIATOR_CLIENT_REQUESTS`) and its rate of them (`DATA_MEDIATOR_CLIENT_RATE`,
+    /// default 100 a second; 0: none).
     let limits: ServerLimits
     /// Threads that read and write the HTTP and database connections (`DATA_MEDIATOR_EVENT_LOOP_THREADS`,
     /// default ``defaultEventLoopThreads``).
@@ -172,6 +173,7 @@ struct ServeConfiguration: Sendable {
             }
             return value
         }
+        let rate = try positive("DATA_MEDIATOR_CLIENT_RATE", 100, in: 0...1_000_000)
         self.limits = ServerLimits(
             maximumConnections: try positive("DATA_MEDIATOR_MAX_CONNECTIONS", 1024),
             connectionsPerAddress: try number("DATA_MEDIATOR_CLIENT_CONNECTIONS") == nil
@@ -180,7 +182,9 @@ struct ServeConfiguration: Sendable {
             requestHeadTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", 10, in: 1...3_600)),
             requestBodyTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS", 30, in: 1...3_600)),
             maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024, in: 1_024...1_048_576),
-            requestsPerClient: try positive("DATA_MEDIATOR_CLIENT_REQUESTS", 8)
+            requestsPerClient: try positive("DATA_MEDIATOR_CLIENT_REQUESTS", 8),
+            // 0: no bound on the rate.
+            requestRatePerClient: rate == 0 ? nil : rate
         )
         self.eventLoopThreads = try positive("DATA_MEDIATOR_EVENT_LOOP_THREADS", Self.defaultEventLoopThreads)
         guard self.eventLoopThreads <= 256 else {

@@ -24,6 +24,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var corsOrigins: [String]
     /// Connection, timeout and header-size limits.
     public var limits: ServerLimits
+    /// The clock of each client's rate (``ClientRates``): the tests' own, which does not move
+    /// while a loaded machine runs their requests slowly.
+    var rateClock: @Sendable () -> ContinuousClock.Instant = { .now }
     /// The store's version, for the `data_mediator_store_version` metric; nil leaves it out.
     public var storeVersion: (@Sendable () async throws -> Int64)?
     /// Verifies a request's `Authorization` header (a JWT) and answers its claims, for
@@ -106,7 +109,9 @@ public func buildRouter(
     router.add(
         middleware: ClientShareMiddleware(
             shares: ClientShares(share: configuration.limits.requestsPerClient),
-            rates: configuration.limits.requestRatePerClient.map { ClientRates(perSecond: $0) },
+            rates: configuration.limits.requestRatePerClient.map {
+                ClientRates(perSecond: $0, now: configuration.rateClock)
+            },
             identity: identity
         )
     )

@@ -33,6 +33,9 @@ public final class ServerProcess: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["DATA_MEDIATOR_CURSOR_SECRET"] = nil
         env["DATA_MEDIATOR_CONFIG"] = nil
+        // The tests' walks read every item's place as fast as the machine goes, past a
+        // client's default rate; a test of the rate gives its own.
+        env["DATA_MEDIATOR_CLIENT_RATE"] = "0"
         env.merge(environment) { $1 }
         // The server's log goes to a file beside its data, read back to learn its port.
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -30,17 +30,7 @@ import Testing
         views.append(
             View(name: "by_title", sort: [SortKey("title")], idField: "id", cellType: .fixed("row"), fields: ["title"])
         )
-        return ListDefinition(
-            name: old.name,
-            title: old.title,
-            idField: old.idField,
-            revisionField: old.revisionField,
-            views: views,
-            limits: old.limits,
-            isWritable: true,
-            rules: old.rules,
-            history: old.history
-        )
+        return Self.definition(views: views)
     }
 
     /// The operations of `view`'s changes since `since` through `adapter`.

@@ -15,9 +15,11 @@ import Synchronization
 /// at most); closes one whose request head does not arrive in time (counted from when the
 /// connection opens and from each answer's end) or whose body does not (counted from its
 /// head), and one whose client closes its side during an event stream (it has gone; the
-/// stream ends and gives back its share); puts a ``RequestHeadCheck`` before the
-/// conversion to HTTP types; and answers a request the HTTP parser could not read with a
-/// problem (``Problem/init(unreadable:)``).
+/// stream ends and gives back its share); answers a write whose body it cuts off (late, or
+/// its connection taken by a newcomer) before it closes; reads a connection answered `429`
+/// again only after a pause; puts a ``RequestHeadCheck`` before the conversion to HTTP
+/// types; and answers a request the HTTP parser could not read with a problem
+/// (``Problem/init(unreadable:)``).
 ///
 /// One timer per connection checks the time limit, re-armed when it fires, instead of one
 /// timer per request: a busy connection answers thousands of requests a second.

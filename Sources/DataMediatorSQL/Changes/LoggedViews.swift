@@ -5,20 +5,21 @@ import Foundation
 /// of one store may serve a list with other views (during a rolling change of the config),
 /// and a write logs its changes only in the views of the replica that makes it.
 ///
-/// So the change log keys a view's changes by its ``key(_:)``, which holds what places an
-/// item in it (its order, section rule, filter and the list's columns): a replica reads
-/// only changes placed by its own definition. Each replica registers its views' keys
-/// (``register(list:views:_:)``), and every write logs a `reload` for each registered key
-/// of its list that is not one of its own (``reloadSQL(version:count:)``): a feed of a
+/// So the change log keys a view's changes by what places an item in it and picks its
+/// slices (``LoggedViewKeys``): a replica reads only changes placed by its own definition.
+/// Each replica registers its views' keys
+/// (``register(list:table:views:history:_:)``), and every write logs a `reload` for each
+/// registered key of a list over its table that is not one of its own
+/// (``reloadSQL(version:count:)``, ``otherListsReloadSQL(version:count:)``): a feed of a
 /// view that the writer does not serve, or serves otherwise, answers a reload rather than
 /// nothing or places computed in another order. A view's changes are complete from the
-/// version at which it was registered (``registeredAt(list:key:_:)``); before it, a feed
-/// answers a reload.
+/// version at which it was registered (``registeredAtSQL``); before it, a feed answers a
+/// reload.
 public enum LoggedViews {
     /// The table of registered views: per list and key, the list's table, the store's
     /// version when it was registered and when a replica serving it last said so (seconds
     /// since 1970).
-    public static let table = "data_mediator_logged_views"
+    static let table = "data_mediator_logged_views"
 
     /// Per list, the `history`s that replicas serving it registered, each with when one
     /// last did: the log keeps the longest (``longestHistorySQL(_:)``).
@@ -53,7 +54,7 @@ public enum LoggedViews {
         ]
     }
 
-    /// Registers `views` (their ``registeredKey(_:columns:)``s) for `list`, in a write that
+    /// Registers `views` (their ``LoggedViewKeys/registeredKey(_:)``s) for `list`, in a write that
     /// holds the store's version lock (``registerStatements(list:table:views:history:_:)``).
     static func register(
         list: String,
@@ -139,13 +140,8 @@ public enum LoggedViews {
         """
     }
 
-    /// The version at which `key` was registered for `list`, or nil when it is not (any
-    /// more): its changes are complete after it.
-    static func registeredAt(list: String, key: String, _ session: any SQLSession) async throws -> Int64? {
-        let rows = try await session.rows(
-            "SELECT registered_at FROM \(table) WHERE list = ? AND view = ?",
-            [.string(list), .string(key)]
-        )
-        return rows.first?.first?.integerValue
-    }
+    /// The SQL term of the version at which a key was registered for a list (arguments:
+    /// the list, then the key), NULL when it is not (any more): its changes are complete
+    /// after it.
+    static let registeredAtSQL = "(SELECT registered_at FROM \(table) WHERE list = ? AND view = ?)"
 }

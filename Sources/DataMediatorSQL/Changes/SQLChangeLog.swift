@@ -53,7 +53,7 @@ public struct SQLChangeLog: ChangeLog {
         binding + (keySuffixes[String(binding.prefix { $0 != "#" })] ?? "")
     }
 
-    /// Registers the list's views (``LoggedViews/register(list:views:_:)``), so that the
+    /// Registers the list's views (``LoggedViews/register(list:table:views:history:_:)``), so that the
     /// writes of replicas that serve the list otherwise log a `reload` for them.
     public func register() async throws {
         try await transactions.write { [list, table, registeredKeys, history] session in
@@ -120,16 +120,18 @@ public struct SQLChangeLog: ChangeLog {
         let key = keys.key(view)
         let registeredKey = keys.registeredKey(view)
         return try await transactions.read { [list, table, layout, types] session in
-            let version = try await StoreVersion.current(session)
-            let floors = try await session.rows(
-                "SELECT floor FROM \(ServiceTables.history) WHERE list = ?",
-                [.string(list)]
+            // The version, the history's floor and the view's registration: one statement.
+            let head = try await session.rows(
+                "SELECT (\(StoreVersion.currentSQL(session.dialect))), "
+                    + "(SELECT floor FROM \(ServiceTables.history) WHERE list = ?), \(LoggedViews.registeredAtSQL)",
+                [.string(list), .string(list), .string(registeredKey)]
             )
-            var floor = version
-            if case .integer(let stored)? = floors.first?.first { floor = stored }
-            try DataMediatorError.checkHistory(since: since, floor: floor, version: version)
-            let registered =
-                try await LoggedViews.registeredAt(list: list, key: registeredKey, session) ?? version
+            guard let row = head.first, row.count == 3, case .integer(let version) = row[0] else {
+                throw DataMediatorError(.unavailable, "The store has no version row.")
+            }
+            try DataMediatorError.checkHistory(since: since, floor: row[1].integerValue ?? version, version: version)
+            // A key not (or no longer) registered: complete from nowhere, so from the version now.
+            let registered = row[2].integerValue ?? version
             if since < registered {
                 let reload = Change(operation: .reload, version: registered, id: "", item: nil, placement: nil)
                 return ChangeWindow(changes: limit > 0 ? [reload] : [], version: version)

@@ -148,7 +148,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         switch unwrapInboundIn(data) {
         case .head:
-            requestDeadline = .now() + bodyTimeout
+            let deadline = NIODeadline.now() + bodyTimeout
+            requestDeadline = deadline
+            // The check is armed for the head's deadline: a shorter body timeout is looked at
+            // in time only if it is armed again.
+            if bodyTimeout < headTimeout {
+                check?.cancel()
+                schedule(context, at: deadline)
+            }
             inFlight += 1
             receivingBody = inFlight == 1
             // Until its body has come whole, a connection's one request has done nothing: it

@@ -1,0 +1,206 @@
+import DataMediator
+import DataMediatorSQL
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The store's lists: each list's source checked and prepared, its provider and adapter.
+extension PostgresStore {
+    /// Checks a list's source against the database (creating a missing table and each
+    /// view's index) and returns its provider.
+    ///
+    /// - Throws: `StoreError` naming the missing table, column or the failing query.
+    public func provider(for list: ListDefinition, source: StoreSource) async throws -> PostgresDataProvider {
+        let schema = TableSchema(list: list, source: source, dialect: .postgres)
+        do {
+            return try await changeSchema { connection in
+                let session = PostgresSession(connection: connection, logger: self.logger)
+                var found: Set<String> = []
+                for table in source.versionTables
+                where try await Self.tableExists(table, connection, logger: self.logger) {
+                    found.insert(table)
+                }
+                try schema.checkVersionTables { found.contains($0) }
+                var notNull: Set<String> = []
+                var modifiers: [String: Int32] = [:]
+                var domains: [String: String] = [:]
+                var idSequence: IDSequence?
+                if case .table(let table) = source.kind {
+                    if try await !Self.tableExists(table, connection, logger: self.logger) {
+                        try await session.execute(schema.createTable(table), [])
+                    }
+                    if let revision = list.revisionField, let statement = schema.addRevisionColumn(to: table),
+                        try await !Self.columnTypes(of: SQL.quote(table), connection, logger: self.logger).keys
+                            .contains(revision)
+                    {
+                        try await session.execute(statement, [])
+                    }
+                    try await Self.checkUniqueID(list, table: table, connection, logger: self.logger)
+                    notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
+                    modifiers = try await Self.typeModifiers(of: table, connection, logger: self.logger)
+                    domains = try await Self.domains(of: table, modifiers: &modifiers, connection, logger: self.logger)
+                    idSequence = try await Self.idSequence(
+                        of: table,
+                        column: list.idField,
+                        connection,
+                        logger: self.logger
+                    )
+                }
+                let types: [String: PostgresDataType]
+                do {
+                    types = try await Self.columnTypes(of: schema.from, connection, logger: self.logger)
+                } catch {
+                    throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
+                }
+                try schema.checkColumns(types.keys.sorted())
+                if !source.isTable, types.values.contains(where: { [.timestamptz, .timestamp, .time].contains($0) }) {
+                    modifiers = try await Self.typeModifiers(ofQuery: schema.from, session, logger: self.logger)
+                }
+                let (enums, arrays) = try await Self.namedTypes(types, connection, logger: self.logger)
+                let unsupported = schema.columns.filter {
+                    PostgresColumnKind(types[$0] ?? .null) == nil && enums[$0] == nil && arrays[$0] == nil
+                }
+                if !unsupported.isEmpty {
+                    throw StoreError(
+                        list: list.name,
+                        "column \(unsupported.map { "'\($0)'" }.joined(separator: ", ")) has a type the service "
+                            + "cannot show; cast it to text, a number or a boolean in a query list"
+                    )
+                }
+                // A json or jsonb column holds JSON values, which a field of another type
+                // would show as they are (an object where a string is promised) and could
+                // not write (PostgreSQL casts no number or boolean to JSON): its field is json.
+                let jsonColumns = schema.columns.filter { column in
+                    guard let declared = source.fieldTypes[column], declared != .json else { return false }
+                    return [.json, .jsonb].contains(types[column] ?? .null)
+                }
+                if !jsonColumns.isEmpty {
+                    let named = jsonColumns.map { "'\($0)' (\(source.fieldTypes[$0]?.rawValue ?? ""))" }
+                    throw StoreError(
+                        list: list.name,
+                        "field \(named.joined(separator: ", ")) is declared another type than json but its "
+                            + "column holds JSON (json or jsonb): declare it json, or cast the column in a query list"
+                    )
+                }
+                // Views compare and order a uuid column as its text (``KeysetSQL/column(_:)``);
+                // a section of one would be a section per item, or of a few hex digits.
+                let uuidSections = list.views.compactMap(\.section?.field).filter { types[$0] == .uuid }
+                if let field = uuidSections.first {
+                    throw StoreError(
+                        list: list.name,
+                        "a view sections by column '\(field)', a uuid: section by another column, or "
+                            + "read it as text (CAST(column AS text)) in a query list"
+                    )
+                }
+                // Writes bind a json field as its JSON text, and a string as text, which
+                // PostgreSQL takes into a json, jsonb, uuid, time or enum column only through
+                // a cast (text that is not one is then a value the column cannot hold: 422).
+                var writeCasts: [String: String] = [:]
+                for (column, type) in types {
+                    switch type {
+                    case .json: writeCasts[column] = "json"
+                    case .jsonb: writeCasts[column] = "jsonb"
+                    case .uuid: writeCasts[column] = "uuid"
+                    // PostgreSQL casts a double to numeric with 15 significant digits; its
+                    // text is the shortest decimal that is the double, every digit kept.
+                    case .numeric: writeCasts[column] = Self.numericValue
+                    // A `timestamp` drops a zone its text gives: read as a timestamptz
+                    // first, the time is the instant's in UTC, the sessions' zone.
+                    case .timestamp: writeCasts[column] = "CAST(CAST(? AS timestamptz) AS timestamp)"
+                    default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
+                    }
+                }
+                let arrayForms = try Self.arrayForms(of: list, source: source, arrays: arrays)
+                writeCasts.merge(arrayForms.write) { _, array in array }
+                let keyset = KeysetSQL(
+                    dialect: .postgres,
+                    notNullColumns: notNull,
+                    textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text && $0.value != .uuid }.keys)
+                        .union(enums.keys),
+                    uuidColumns: Set(types.filter { $0.value == .uuid }.keys),
+                    textForms: try Self.textForms(
+                        of: list,
+                        source: source,
+                        types: types,
+                        modifiers: modifiers,
+                        enums: enums
+                    ).merging(arrayForms.read) { _, array in array },
+                    valueForms: types.filter { $0.value == .numeric }.mapValues { _ in Self.numericValue }
+                )
+                for statement in schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
+                    try await session.execute(statement.sql, statement.arguments)
+                }
+                let reader = SQLListReader(
+                    list: list.name,
+                    transactions: self.transactions,
+                    viewsAreIndexed: source.isTable,
+                    from: schema.from,
+                    columns: schema.columns,
+                    idField: list.idField,
+                    idIsInteger: PostgresColumnKind(types[list.idField] ?? .null) == .integer,
+                    idMaximum: Self.largestValue(of: types[list.idField]),
+                    fieldTypes: source.fieldTypes,
+                    keyset: keyset,
+                    versionTables: source.allVersionTables,
+                    windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
+                    writeCasts: writeCasts,
+                    columnRules: Self.columnRules(
+                        types: types,
+                        modifiers: modifiers,
+                        arrays: arrayForms.write,
+                        domains: domains
+                    ),
+                    idSequence: idSequence,
+                    loggedKeys: schema.loggedKeys
+                )
+                let provider = PostgresDataProvider(store: self, reader: reader)
+                for view in list.views {
+                    do {
+                        try await provider.check(view, session)
+                    } catch {
+                        throw StoreError(
+                            list: list.name,
+                            "view '\(view.name)' does not fit its columns' types: \(Self.describe(error))"
+                        )
+                    }
+                }
+                return provider
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(list: list.name, Self.describe(error))
+        }
+    }
+
+    /// The adapter of a list over this store: its provider, and for a writable list its
+    /// writer and change log.
+    ///
+    /// - Throws: `StoreError` as ``provider(for:source:)`` and
+    ///   ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:tableWriters:)`` do.
+    public func adapter(
+        for list: ListDefinition,
+        source: StoreSource,
+        signer: CursorSigner,
+        notifier: ChangeNotifier = ChangeNotifier()
+    ) async throws -> ListAdapter {
+        let provider = try await provider(for: list, source: source)
+        let adapter = try SQLListAssembly.adapter(
+            for: list,
+            source: source,
+            provider: provider,
+            tableWriters: tableWriters,
+            signer: signer,
+            notifier: notifier
+        )
+        // In a write of their own that takes the version lock (``DataMediatorSQL/LoggedViews``).
+        if let changeLog = adapter.changeLog as? SQLChangeLog {
+            do {
+                try await changeLog.register()
+            } catch {
+                throw StoreError(list: list.name, "its views could not be registered: \(Self.describe(error))")
+            }
+        }
+        return adapter
+    }
+}

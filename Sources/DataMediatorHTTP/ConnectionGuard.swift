@@ -39,6 +39,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// When the request being read must have arrived: its head, then its body; nil once it
     /// has, while it is answered.
     private var requestDeadline: NIODeadline?
+    /// When the armed check fires.
+    private var checkAt: NIODeadline?
     /// The answer to the connection's last request, once the parser (or ``RequestHeadCheck``)
     /// could not read it.
     private var unreadable: Problem?
@@ -48,15 +50,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether an event stream is being answered, and whether the client closed its side.
     private var streaming = false
     private var inputClosed = false
-    /// Whether the body of the connection's one request is being read, and whether its
-    /// answer has begun.
-    private var receivingBody = false
+    /// Whether the last request read has not come whole (its head read, not its end), what
+    /// its answer would name of it, and whether an answer has begun.
+    private var reading = false
+    private var readRequest = ReadRequest(path: nil, id: "-", method: "-")
     private var answering = false
+    /// Whether the request being read is late while answers to the requests before it are
+    /// still being written: it is answered `408` after them.
+    private var cutAfterAnswers = false
     /// Whether the connection only waits, its answer written, for its client to close.
     private var lingering = false
-
-    /// What tells a connection's guard that a newcomer takes its place.
-    struct Evicted {}
 
     /// How long a connection's next request waits to be read after a `429`: a client that
     /// sends again at once (not after its `Retry-After`) is answered at this pace at most,
@@ -113,10 +116,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if let conversion = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
             try? pipeline.addHandler(RequestHeadCheck(), position: .before(conversion))
         }
-        let deadline = NIODeadline.now() + headTimeout
-        requestDeadline = deadline
         connections.wait(ObjectIdentifier(self), context.channel)
-        schedule(context, at: deadline)
+        deadline(context, .now() + headTimeout)
     }
 
     /// Logs a refused connection, at most one line each 10 s with how many since.
@@ -147,17 +148,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch unwrapInboundIn(data) {
-        case .head:
-            let deadline = NIODeadline.now() + bodyTimeout
-            requestDeadline = deadline
-            // The check is armed for the head's deadline: a shorter body timeout is looked at
-            // in time only if it is armed again.
-            if bodyTimeout < headTimeout {
-                check?.cancel()
-                schedule(context, at: deadline)
-            }
+        case .head(let head):
+            let path = head.path?.prefix { $0 != "?" && $0 != "#" }
+            readRequest = ReadRequest(
+                path: path.map(String.init),
+                id: head.headerFields[RequestMiddleware<ClientContext>.field].flatMap(RequestIDs.accepted)
+                    ?? RequestIDs.next(),
+                method: head.method.rawValue
+            )
+            deadline(context, .now() + bodyTimeout)
             inFlight += 1
-            receivingBody = inFlight == 1
+            reading = true
             // Until its body has come whole, a connection's one request has done nothing: it
             // may give its place too (after the idle ones), or slow bodies keep all out.
             if inFlight == 1 {
@@ -167,7 +168,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case .end:
             requestDeadline = nil
-            receivingBody = false
+            reading = false
+            cutAfterAnswers = false
             connections.stopWaiting(ObjectIdentifier(self))
         case .body: break
         }
@@ -184,15 +186,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if event is Evicted {
-            endRequest(
-                context,
-                Problem(
-                    .tooManyConnections,
-                    detail: "The server holds as many connections as it keeps, and this request's body was the one "
-                        + "awaited longest: nothing was stored. Send it again, whole.",
-                    headers: [.retryAfter: "1"]
-                )
-            )
+            endRequest(context, .evicted)
             return
         }
         if case .inputClosed = event as? ChannelEvent {
@@ -222,9 +216,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case (.end, _):
             streaming = false
             answering = false
-            requestDeadline = .now() + headTimeout
             inFlight = max(inFlight - 1, 0)
-            if inFlight == 0 { connections.wait(ObjectIdentifier(self), context.channel) }
+            context.write(data, promise: promise)
+            answered(context)
+            return
         case (.head(let head), nil) where head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true:
             // A client that closed its side before its stream began (right after its
             // request) may still read: that stream runs until a write fails.
@@ -234,7 +229,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // with an empty 400 and closes: the answer becomes a problem like every other.
             // Answered as the routes' answers are (RequestMiddleware): an id, the date and
             // server (RFC 9110 6.6.1, 10.2.4), and a line in the log.
-            writeHeadAndBody(context, problem, instance: unreadableInstance, promise: promise)
+            let request = ReadRequest(path: unreadableInstance, id: RequestIDs.next(), method: "-")
+            writeHeadAndBody(context, problem, request: request, promise: promise)
             return
         default:
             break
@@ -242,33 +238,59 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    /// Writes the head and body of `problem`'s answer (the caller or the framework writes its
-    /// end) to a request at `instance`, with the connection to close after it; answered as
-    /// the routes' answers are (RequestMiddleware): an id, the date and server (RFC 9110
-    /// 6.6.1, 10.2.4), and a line in the log.
+    /// Writes the head and body of `problem`'s answer to `request` (the caller or the
+    /// framework writes its end), with the connection to close after it; answered as the
+    /// routes' answers are (RequestMiddleware): its id, the date and server (RFC 9110 6.6.1,
+    /// 10.2.4), and a line in the log.
     private func writeHeadAndBody(
         _ context: ChannelHandlerContext,
         _ problem: Problem,
-        instance: String?,
+        request: ReadRequest,
         promise: EventLoopPromise<Void>?
     ) {
-        let body = ByteBuffer(bytes: problem.body(instance: instance))
-        let id = RequestIDs.next()
+        let body = ByteBuffer(bytes: problem.body(instance: request.path))
         var fields = problem.fields
         fields[.contentLength] = String(body.readableBytes)
         fields[.connection] = "close"
         fields[.date] = HTTPDate.now()
         fields[.server] = "data-mediator"
-        fields[HTTPField.Name.known("X-Request-ID")] = id
+        fields[RequestMiddleware<ClientContext>.field] = request.id
         logger.info(
             "request",
             metadata: [
-                "path": .string(instance ?? "-"), "status": .stringConvertible(LoggedNumber(problem.status.code)),
-                "problem": .string(problem.slug), "request_id": .string(id),
+                "method": .string(request.method), "path": .string(request.path ?? "-"),
+                "status": .stringConvertible(LoggedNumber(problem.status.code)), "problem": .string(problem.slug),
+                "request_id": .string(request.id),
             ]
         )
         context.write(wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: promise)
+    }
+
+    /// After an answer's end: a pipelined request whose body is still being read keeps its
+    /// own deadline (and is answered `408` now when it is late), else the next head is
+    /// awaited from now, or nothing while the requests already read are answered.
+    private func answered(_ context: ChannelHandlerContext) {
+        guard reading else {
+            requestDeadline = inFlight == 0 ? .now() + headTimeout : nil
+            if inFlight == 0 { connections.wait(ObjectIdentifier(self), context.channel) }
+            return
+        }
+        guard inFlight == 1 else { return }
+        if cutAfterAnswers {
+            cutAfterAnswers = false
+            endRequest(context, .late(limits.requestBodyTimeout))
+        } else {
+            connections.wait(ObjectIdentifier(self), context.channel, receiving: true)
+        }
+    }
+
+    /// Sets when the request being read must have come, arming the check earlier if needed.
+    private func deadline(_ context: ChannelHandlerContext, _ time: NIODeadline) {
+        requestDeadline = time
+        if let armed = checkAt, armed <= time { return }
+        check?.cancel()
+        schedule(context, at: time)
     }
 
     /// Ends the connection's request: when its body is being read and nothing of its answer
@@ -283,14 +305,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             counted = false
             connections.value.subtract(1, ordering: .relaxed)
         }
-        guard receivingBody, inFlight == 1, !answering, !lingering, context.channel.isActive else {
+        guard reading, inFlight == 1, !answering, !lingering, context.channel.isActive else {
             context.close(promise: nil)
             return
         }
         lingering = true
         requestDeadline = nil
         check?.cancel()
-        writeHeadAndBody(context, problem, instance: nil, promise: nil)
+        writeHeadAndBody(context, problem, request: readRequest, promise: nil)
+        // The framework's reading of the body ends now, with an error it does not answer.
+        context.fireErrorCaught(RequestCut())
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             channel.close(mode: .output, promise: nil)
@@ -328,46 +352,34 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Checks at `time`: closes the connection when its head deadline has passed (answering
-    /// a body that did not come whole in time with a `408`), else checks again at the
-    /// deadline (or one timeout later while a request is answered).
+    /// a body that did not come whole in time with a `408`, after the answers before it),
+    /// else checks again at the deadline (or one timeout later while a request is answered).
     private func schedule(_ context: ChannelHandlerContext, at time: NIODeadline) {
         let channel = context.channel
+        checkAt = time
         check = context.eventLoop.assumeIsolated().scheduleTask(deadline: time) { [self] in
             let now = NIODeadline.now()
+            checkAt = nil
             guard let deadline = requestDeadline else {
                 schedule(context, at: now + headTimeout)
                 return
             }
-            if deadline <= now {
-                guard receivingBody else {
-                    channel.close(promise: nil)
-                    return
-                }
-                endRequest(
-                    context,
-                    Problem(
-                        .requestTimeout,
-                        detail:
-                            "The request's body did not come whole within \(limits.requestBodyTimeout.components.seconds) "
-                            + "seconds of its head: nothing was stored. Send it again, whole."
-                    )
-                )
-            } else {
+            guard deadline <= now else {
                 schedule(context, at: deadline)
+                return
             }
+            guard reading else {
+                channel.close(promise: nil)
+                return
+            }
+            if inFlight > 1 && !cutAfterAnswers {
+                // Answered after the answers before it, which get a head timeout to end.
+                cutAfterAnswers = true
+                requestDeadline = now + headTimeout
+                schedule(context, at: now + headTimeout)
+                return
+            }
+            endRequest(context, .late(limits.requestBodyTimeout))
         }
-    }
-}
-
-/// The `Date` field's text (RFC 9110 5.6.7, IMF-fixdate) for answers written outside the
-/// framework, whose own formatter is internal to it.
-enum HTTPDate {
-    /// Now, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func now() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: Date())
     }
 }

@@ -75,6 +75,48 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// A write pipelined after another request keeps its own body deadline (the first
+    /// answer's end does not turn it into the head timeout) and is answered `408` in its
+    /// turn, naming its path and the client's request id; the framework's late answer to
+    /// the cut request is neither logged nor counted.
+    @Test func aPipelinedBodyCutOffIsAnsweredInItsTurn() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: [
+                "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "3", "DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "30",
+                "DATA_MEDIATOR_WRITE_TOKENS": "t",
+            ]
+        )
+        defer { server.removeData() }
+        let slow = try RawClient(port: server.port)
+        slow.send(
+            "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                + "POST /lists/transactions/items?x=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                + "X-Request-ID: pipelined-write-7\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
+        let started = ContinuousClock.now
+        #expect(await slow.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true, "the first request unanswered")
+        // Its body deadline (3 s from its head), not the head timeout (30 s from the first answer).
+        let answer = await slow.readAnswer(within: 12) ?? ""
+        let waited = ContinuousClock.now - started
+        #expect(answer.hasPrefix("HTTP/1.1 408"), "the pipelined body's cut was not answered: \(answer)")
+        #expect(waited < .seconds(15), "cut at \(waited), not at its 3 s body timeout")
+        #expect(answer.contains("X-Request-ID: pipelined-write-7"), "\(answer)")
+        #expect(answer.contains(#""instance":"/lists/transactions/items""#), "\(answer)")
+        // The connection closes a second after the answer at most; the framework's own
+        // reading of the cut body ends then.
+        try await Task.sleep(for: .seconds(3))
+        let lines = server.log.split(separator: "\n").filter { $0.contains("pipelined-write-7") }
+        #expect(lines.count == 1 && lines.first?.contains(#""status":408"#) == true, "\(lines)")
+        let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"http_request_method="GET""#), "no metrics: \(metrics)")
+        #expect(
+            !metrics.contains(#"http_route="/lists/{list}/items",http_request_method="POST""#),
+            "the late answer was counted: \(metrics)"
+        )
+        #expect(await server.stop() == 0)
+    }
+
     /// A connection beyond the limit takes the place of the one that has waited longest
     /// for a request (idle connections held open must not keep others out); when every
     /// connection has a request in flight (event streams here), it is closed.

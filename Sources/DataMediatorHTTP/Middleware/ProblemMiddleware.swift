@@ -22,6 +22,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             throw problem
         } catch let error as DataMediatorError {
             throw error
+        } catch let cut as ConnectionGuard.RequestCut {
+            throw cut
         } catch let error as HTTPError {
             throw Self.problem(for: error, method: request.method, allow: { allow(request.uri.path) })
         } catch is CancellationError {

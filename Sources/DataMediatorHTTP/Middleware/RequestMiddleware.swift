@@ -43,6 +43,11 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
+        } catch let cut as ConnectionGuard.RequestCut {
+            // The guard answered this request itself (and logged it): the framework's answer
+            // goes nowhere and is not counted.
+            active.decrement()
+            throw cut
         } catch {
             // Every error thrown below answers problem+json (``ProblemMiddleware``); it is
             // answered here rather than by the router so that a HEAD request's error, like

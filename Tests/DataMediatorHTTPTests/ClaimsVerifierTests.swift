@@ -246,6 +246,12 @@ import Testing
             await expectRefusal(
                 try await verifier(publicKeys: true),
                 "Bearer " + forged,
+                "key of this server but says it is signed with HS256"
+            )
+            let unnamed = try await ClaimsTestKeys.hs256(["sub": .string("mallory")], secret: pem)
+            await expectRefusal(
+                try await verifier(publicKeys: true),
+                "Bearer " + unnamed,
                 "signature does not match any HS256 key"
             )
         }
@@ -288,6 +294,17 @@ import Testing
             let named = try await keys.es256(["sub": .string("ana")], key: key, kid: kid)
             #expect(try await verifier.claims(fromAuthorization: "Bearer " + named)["sub"] == .string("ana"), "\(kid)")
         }
+    }
+
+    @Test func anHS256TokenNamingAKeyOfTheKeySetIsRefused() async throws {
+        // The shared secret has no `kid`: a token naming a held ES256 key and signed with the
+        // secret names a key that cannot have signed it. A `kid` the server holds nowhere is
+        // the issuer's own name for its secret, and stays accepted.
+        let verifier = try await verifier(publicKeys: true)
+        let misnamed = try await ClaimsTestKeys.hs256(["sub": .string("ana")], kid: ClaimsTestKeys.ecKeyID)
+        await expectRefusal(verifier, "Bearer " + misnamed, "names an ES256 key of this server but says it is signed")
+        let named = try await ClaimsTestKeys.hs256(["sub": .string("ana")], kid: "hmac-2026")
+        #expect(try await verifier.claims(fromAuthorization: "Bearer " + named)["sub"] == .string("ana"))
     }
 
     @Test func anHS256TokenSignedWithAnotherSecretIsRefused() async throws {

@@ -90,6 +90,11 @@ import Testing
             }
             // Her pages are not counted, and Bo has his own share.
             #expect(try await client.execute(uri: "/lists/sample/items", method: .get, headers: ana).status == .ok)
+            // A stream that resumes is held to the streams' share, not to this one.
+            let resuming: HTTPFields = [.authorization: "Bearer ana", .init("Last-Event-ID")!: "0"]
+            #expect(
+                try await client.execute(uri: "/lists/sample/events", method: .head, headers: resuming).status == .ok
+            )
             let bo: HTTPFields = [.authorization: "Bearer bo"]
             #expect(
                 try await client.execute(uri: "/lists/sample/items/\(other)", method: .get, headers: bo).status == .ok
@@ -174,6 +179,16 @@ import Testing
             #expect(refused.status == .tooManyRequests && refused.headers[.retryAfter] == "1")
             #expect((try HTTPTestSupport.json(refused)["detail"] as? String)?.contains("in the last second") == true)
             #expect(try await client.execute(uri: "/lists/sample/items", method: .get, headers: ana).status == .ok)
+            // A stream that resumes replays changes as a change read does: its opening counts.
+            let resuming: [(String, HTTPFields)] = [
+                ("/lists/sample/events", [.authorization: "Bearer ana", .init("Last-Event-ID")!: "0"]),
+                ("/lists/sample/events?since=0", ana),
+            ]
+            for (uri, headers) in resuming {
+                #expect(try await client.execute(uri: uri, method: .head, headers: headers).status == .tooManyRequests)
+            }
+            let live: HTTPFields = [.authorization: "Bearer ana", .init("Last-Event-ID")!: " "]
+            #expect(try await client.execute(uri: "/lists/sample/events", method: .head, headers: live).status == .ok)
             let bo: HTTPFields = [.authorization: "Bearer bo"]
             #expect(try await client.execute(uri: "/lists/sample/sections", method: .get, headers: bo).status == .ok)
         }

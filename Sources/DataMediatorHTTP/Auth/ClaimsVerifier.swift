@@ -134,7 +134,9 @@ public struct ClaimsVerifier: Sendable {
         if let kid = header.kid, let other = keyIDsByAlgorithm.first(where: { $0.value.contains(kid) })?.key,
             other != algorithm
         {
-            throw Self.refusal("The token names an \(other) key of this server but says it is signed with \(algorithm).")
+            throw Self.refusal(
+                "The token names an \(other) key of this server but says it is signed with \(algorithm)."
+            )
         }
         if let kid = header.kid, let held = keyIDsByAlgorithm[algorithm], !held.contains(kid) {
             let plain =

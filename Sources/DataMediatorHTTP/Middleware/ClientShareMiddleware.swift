@@ -1,9 +1,10 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 
 /// Holds each client to its share of the routes that cost more than a page (an item's
 /// place, a view's sections, its changes): one more in flight, or one more in a second than
-/// its rate, answers `429` (`too-many-requests`) with `Retry-After`, and the others'
+/// its rate (where an event stream that resumes, replaying changes, counts too), answers `429` (`too-many-requests`) with `Retry-After`, and the others'
 /// requests go on.
 struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     let shares: ClientShares
@@ -18,18 +19,21 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws
         -> Response
     {
-        guard [.get, .head].contains(request.method), Self.isCounted(request.uri.path) else {
-            return try await next(request, context)
-        }
+        guard [.get, .head].contains(request.method) else { return try await next(request, context) }
+        let counted = Self.isCounted(request.uri.path)
+        // A stream that resumes replays the changes since its version first, as a change
+        // read does: its opening counts against the rate (its share is the streams' own).
+        guard counted || Self.isResuming(request) else { return try await next(request, context) }
         let client = await identity.client(of: request, context: context)
         if let rates, let wait = rates.take(for: client) {
             throw Problem(
                 .tooManyRequests,
-                detail: "This client sent \(rates.perSecond) lookups, section counts or change reads in the last "
-                    + "second, the most one client may; retry after the Retry-After seconds.",
+                detail: "This client sent \(rates.perSecond) lookups, section counts or change reads (or resumed "
+                    + "streams) in the last second, the most one client may; retry after the Retry-After seconds.",
                 headers: [.retryAfter: String(wait)]
             )
         }
+        guard counted else { return try await next(request, context) }
         guard let hold = shares.take(for: client) else {
             throw Problem(
                 .tooManyRequests,
@@ -41,6 +45,15 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         // The share is held until the answer is made (these answers are built whole).
         defer { withExtendedLifetime(hold) {} }
         return try await next(request, context)
+    }
+
+    /// Whether `request` opens `/lists/{list}/events` resuming after a version (a
+    /// `Last-Event-ID` that is not blank, or `since`).
+    static func isResuming(_ request: Request) -> Bool {
+        let parts = RouteSegments.of(request.uri.path)
+        guard parts.count == 3, parts[0] == "lists", parts[2] == "events" else { return false }
+        let lastEventID = request.headers[EventStream.lastEventID]?.trimmingCharacters(in: .whitespaces) ?? ""
+        return !lastEventID.isEmpty || request.uri.queryParameters["since"] != nil
     }
 
     /// Whether `path` is `/lists/{list}/items/{id}`, `/lists/{list}/sections` or

@@ -19,6 +19,8 @@ public struct ClaimsVerifier: Sendable {
     private let audience: String?
     private let leeway: TimeInterval
     private let requiresExpiration: Bool
+    /// The tokens verified so far, whose time window alone is checked again.
+    let verifiedTokens = VerifiedTokens()
 
     /// Prepares the keys of a configuration.
     ///
@@ -70,6 +72,11 @@ public struct ClaimsVerifier: Sendable {
     /// - Throws: an `unauthorized` (401) ``Problem``: without an `error` in its challenge when
     ///   no Bearer credentials were sent (RFC 6750), with `error="invalid_token"` otherwise.
     public func claims(fromAuthorization value: String?) async throws(Problem) -> [String: JSONValue] {
+        try await claims(fromAuthorization: value, at: Date())
+    }
+
+    /// ``claims(fromAuthorization:)`` at the time `now`.
+    func claims(fromAuthorization value: String?, at now: Date) async throws(Problem) -> [String: JSONValue] {
         guard let value else {
             throw Self.refusal(
                 "The request has no 'Authorization' header; send 'Authorization: Bearer <JWT>'.",
@@ -83,6 +90,10 @@ public struct ClaimsVerifier: Sendable {
             )
         }
         let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        if let verified = verifiedTokens.claims(of: token) {
+            try check(verified, at: now)
+            return verified.values
+        }
         let malformed = Self.refusal(
             "The bearer token is neither a configured write token nor a well-formed JWT "
                 + "(header.claims.signature, base64url)."
@@ -156,7 +167,8 @@ public struct ClaimsVerifier: Sendable {
         } catch {
             throw Self.refusal("The token's signature does not match any \(algorithm) key of this server.")
         }
-        try check(verified, at: Date())
+        try check(verified, at: now)
+        verifiedTokens.keep(verified, of: token)
         return verified.values
     }
 

@@ -2,7 +2,7 @@
 /// label, in byte order (not the enum's declared order, which the core cannot know; a view
 /// that wants that order sorts by a column that holds it).
 ///
-/// The text is one SQL function the store creates (``functions``), declared `IMMUTABLE`
+/// The text is one function the store creates (``functions``), declared `IMMUTABLE`
 /// so that a view's index can hold it: an enum's cast to text is only `STABLE`, since a
 /// label can be renamed (`ALTER TYPE ... RENAME VALUE`; reindex the list's table after
 /// one, or its views' indexes keep the old label's place).
@@ -15,15 +15,6 @@ public enum EnumText {
         "\(function)(\(SQL.quote(field)))"
     }
 
-    /// The statement that creates the function when missing (one for every enum type).
-    public static let functions = [
-        """
-        DO $do$ BEGIN
-        IF to_regprocedure('\(function)(anyenum)') IS NULL THEN
-        CREATE FUNCTION \(function)(anyenum) RETURNS text
-        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$ SELECT CAST($1 AS text) $fn$;
-        END IF;
-        END $do$
-        """
-    ]
+    /// The statement that makes the function (``TextFunction``), one for every enum type.
+    public static let functions = [TextFunction.statement(function, "anyenum", "CAST($1 AS text)")]
 }

@@ -7,7 +7,7 @@
 /// and before every year. A `time` of day is PostgreSQL's own text of it (`08:30:00`,
 /// `08:30:00.5`): nothing follows its fraction, so a shorter text is the smaller time.
 ///
-/// The text is one SQL function the store creates (``functions``), declared `IMMUTABLE`
+/// The text is one function the store creates (``functions``), declared `IMMUTABLE`
 /// so that a view's index can hold it: `to_char` is only `STABLE` (some patterns follow
 /// the session's locale; the ones used here do not, and the zone is fixed to UTC).
 public enum TimeText {
@@ -43,38 +43,28 @@ public enum TimeText {
         typeModifier < 0 ? 6 : min(Int(typeModifier), 6)
     }
 
-    /// The statements that create the functions when missing, one per kind (a function
-    /// another database user made is left alone, as the service's tables are).
+    /// The statements that make the functions (``TextFunction``), one per kind.
     public static let functions: [String] = {
         // `FF1`..`FF6` are the fractional digits, `SS` alone none.
         let patterns = (0...6).map { digits in
             "WHEN \(digits) THEN 'YYYY-MM-DD\"T\"HH24:MI:SS\(digits == 0 ? "" : ".FF\(digits)")"
         }
-        func time(_ type: String, zone: String, suffix: String) -> (signature: String, body: String) {
+        func time(_ type: String, zone: String, suffix: String) -> (signature: String, expression: String) {
             let value = zone.isEmpty ? "$1" : "$1 AT TIME ZONE '\(zone)'"
             let formats = patterns.map { $0 + suffix + "'" }.joined(separator: " ")
             return (
                 "\(type), integer",
-                "SELECT CASE WHEN isfinite($1) THEN to_char(\(value), CASE $2 \(formats) END) "
+                "CASE WHEN isfinite($1) THEN to_char(\(value), CASE $2 \(formats) END) "
                     + "WHEN $1 > 'epoch' THEN 'infinity' ELSE '-infinity' END"
             )
         }
         let date = (
             signature: "date",
-            body: "SELECT CASE WHEN isfinite($1) THEN to_char($1, 'YYYY-MM-DD') "
+            expression: "CASE WHEN isfinite($1) THEN to_char($1, 'YYYY-MM-DD') "
                 + "WHEN $1 > 'epoch' THEN 'infinity' ELSE '-infinity' END"
         )
         return [
             time("timestamptz", zone: "UTC", suffix: "\"Z\""), time("timestamp", zone: "", suffix: ""), date,
-        ].map { function in
-            """
-            DO $do$ BEGIN
-            IF to_regprocedure('\(Self.function)(\(function.signature))') IS NULL THEN
-            CREATE FUNCTION \(Self.function)(\(function.signature)) RETURNS text
-            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$ \(function.body) $fn$;
-            END IF;
-            END $do$
-            """
-        }
+        ].map { TextFunction.statement(Self.function, $0.signature, $0.expression) }
     }()
 }

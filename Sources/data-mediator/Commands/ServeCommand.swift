@@ -240,7 +240,14 @@ struct StreamCloser: Service {
     let logger: Logger
 
     func run() async throws {
-        try? await gracefulShutdown()
+        do {
+            try await gracefulShutdown()
+        } catch {
+            // Cancelled: the group ends because a service failed (the server could not
+            // listen, say), which says so itself; nothing was served to shut down.
+            notifier.finishAll()
+            return
+        }
         logger.info("shutting down: closing event streams", metadata: ["streams": "\(notifier.subscriberCount)"])
         notifier.finishAll()
     }

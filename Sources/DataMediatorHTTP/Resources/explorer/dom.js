@@ -161,11 +161,21 @@ export function el(tag, className, text) {
   return node;
 }
 
+/**
+ * A cell's data on one line, `key: value` pairs, each value isolated (<bdi>): one value's
+ * text direction (a right-to-left override in a name) must not reorder the others.
+ */
 function summary(data) {
-  if (data === null || typeof data !== 'object') return data === undefined ? '' : JSON.stringify(data);
-  return Object.entries(data)
-    .map(([key, value]) => key + ': ' + (typeof value === 'string' ? value : JSON.stringify(value)))
-    .join(' · ');
+  const line = el('span', 'summary');
+  if (data === null || typeof data !== 'object') {
+    line.append(el('bdi', null, data === undefined ? '' : JSON.stringify(data)));
+    return line;
+  }
+  Object.entries(data).forEach(([key, value], index) => {
+    if (index) line.append(' · ');
+    line.append(key + ': ', el('bdi', null, typeof value === 'string' ? value : JSON.stringify(value)));
+  });
+  return line;
 }
 
 export function rowFor(cell) {
@@ -186,8 +196,9 @@ export function fillRow(row, cell) {
     row.replaceChildren(type, el('span', 'summary', what));
     return;
   }
-  const id = el('span', 'id', cell.id);
-  const text = el('span', 'summary', summary(cell.data));
+  const id = el('bdi', 'id', cell.id);
+  id.title = cell.id;
+  const text = summary(cell.data);
   text.title = JSON.stringify(cell.data, null, 2);
   row.replaceChildren(type, id, text, el('span', 'rev', 'rev ' + cell.rev));
 }
@@ -235,6 +246,19 @@ export function findSection(id) {
 export function findRow(id) {
   for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
     if (row.dataset.id === id) return row;
+  }
+  return null;
+}
+
+/**
+ * The first row whose top is in sight (other than the row of `exceptID`), and how far
+ * below the screen's top it is; null when none is.
+ */
+export function rowInSight(exceptID) {
+  const top = screen.getBoundingClientRect().top;
+  for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
+    const offset = row.getBoundingClientRect().top - top;
+    if (offset >= 0 && row.dataset.id !== exceptID) return { row, offset };
   }
   return null;
 }

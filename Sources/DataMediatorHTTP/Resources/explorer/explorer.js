@@ -125,7 +125,11 @@ export async function openList(name, search, keep) {
   try {
     description = await getJSON(itemsURL(name), abort.signal);
   } catch (error) {
+    // Nothing of the list before is left in the controls (the token prompt reads them).
     screen.replaceChildren();
+    fillControls({ views: [] }, null, search.get('around') || '');
+    document.title = name + ' · data-mediator explorer';
+    $('title').textContent = name;
     failedToOpen(error);
     return;
   }
@@ -158,7 +162,7 @@ export async function openList(name, search, keep) {
   if (current.notice && state === current) showProblem(current.notice);
 }
 
-function fillControls(description, chosen) {
+function fillControls(description, chosen, around = state.around) {
   const select = $('view');
   select.replaceChildren();
   for (const view of description.views || []) {
@@ -173,14 +177,14 @@ function fillControls(description, chosen) {
     const label = el('label', 'field', parameter.name + (parameter.required ? ' *' : ''));
     const input = el('input');
     input.name = 'param:' + parameter.name;
-    input.value = state.params[parameter.name] || '';
+    input.value = (state && state.params[parameter.name]) || '';
     input.placeholder = parameter.type + ' (' + parameter.field + ')';
     input.required = parameter.required;
     input.inputMode = parameter.type === 'integer' || parameter.type === 'number' ? 'numeric' : 'text';
     label.append(' ', input);
     params.append(label);
   }
-  $('around').value = state.around;
+  $('around').value = around;
   $('token').value = token();
   $('token-field').hidden = !description.scope && !token() && $('token-field').hidden;
   if (description.scope) {
@@ -198,7 +202,8 @@ function submitControls(event) {
     return;
   }
   sessionStorage.setItem(tokenStore, typed);
-  if (!state) {
+  // A list that did not open (a 401 for want of this token) is opened as its address says.
+  if (!state || !state.description) {
     route();
     return;
   }
@@ -224,8 +229,14 @@ async function loadFirst(current, keep) {
     try {
       page = await getJSON(url(keep ? keep.id : current.around), current.abort.signal);
     } catch (error) {
-      // The row kept through a reload is gone: read from the top.
-      if (!keep || error.status !== 404) throw error;
+      // The row kept through a reload, or the item asked for, is not in the view (any
+      // more): read from the top, saying so for the item asked for.
+      if ((!keep && !current.around) || error.status !== 404 || error.kind !== 'unknown-item') throw error;
+      if (!keep) {
+        const detail = "The item '" + current.around + "' is not in this view; it is shown from the top.";
+        current.notice = { problem: { title: 'Unknown item', detail } };
+        current.around = '';
+      }
       keep = null;
       page = await getJSON(url(current.around), current.abort.signal);
     }
@@ -379,6 +390,12 @@ async function loadMore(current, direction) {
       // again is pointless; the reader starts again from the top.
       const search = new URLSearchParams(viewQuery());
       showProblem(error, { label: 'Reload from the top', run: () => openList(current.list, search) });
+      return;
+    }
+    if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) {
+      // Refused (a token that expired, a list gone): the same request gets the same answer.
+      // The reader gives a token (the prompt shows for a 401) or opens the list again.
+      showProblem(error, { label: 'Open again', run: route });
       return;
     }
     // Down, busy or failing: ask again later, twice as late each time in a row (up to

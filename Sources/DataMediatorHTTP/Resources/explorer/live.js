@@ -18,12 +18,20 @@ import {
   findSection,
   findRow,
   removeRow,
+  rowInSight,
+  el,
 } from '/explorer/dom.js';
 import { state, openList, viewQuery } from '/explorer/explorer.js';
 
 const liveBadge = $('live');
+const liveStatus = $('live-status');
 
+/**
+ * Shows the stream's state in the badge; a screen reader is told when the state changes
+ * (live, reconnecting, off), not at every change's new version.
+ */
 export function setLive(status, text, why) {
+  if (liveBadge.dataset.state !== status) liveStatus.textContent = text.replace(/ · v\d+$/, '');
   liveBadge.dataset.state = status;
   liveBadge.textContent = text;
   liveBadge.title = why || 'Live updates from /events';
@@ -75,7 +83,8 @@ export async function follow(current, version) {
           return;
         }
         if (!event.data) return;
-        applyChange(JSON.parse(event.data));
+        const change = JSON.parse(event.data);
+        keepingPlace(change.item ? change.item.id : change.id, () => applyChange(change));
         setLive('live', 'live · v' + lastEventID);
       });
     } catch (error) {
@@ -134,19 +143,21 @@ function reload(current) {
   setTimeout(() => {
     if (state !== current) return;
     const search = new URLSearchParams(viewQuery());
-    const top = screen.getBoundingClientRect().top;
-    let keep = null;
-    if (screen.scrollTop > 0) {
-      for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
-        const offset = row.getBoundingClientRect().top - top;
-        if (offset >= 0) {
-          keep = { id: row.dataset.id, offset };
-          break;
-        }
-      }
-    }
-    openList(current.list, search, keep || { id: '', offset: 0 });
+    const inSight = screen.scrollTop > 0 ? rowInSight() : null;
+    openList(current.list, search, inSight ? { id: inSight.row.dataset.id, offset: inSight.offset } : { id: '', offset: 0 });
   }, 300);
+}
+
+/**
+ * Runs `apply` (a change to the row of `id`) keeping the first other row in sight where it
+ * is on the screen: rows put or taken above it would move what the reader looks at. At the
+ * top, new rows above show instead.
+ */
+function keepingPlace(id, apply) {
+  const inSight = screen.scrollTop > 0 ? rowInSight(id) : null;
+  apply();
+  if (!inSight || !inSight.row.isConnected) return;
+  screen.scrollTop += inSight.row.getBoundingClientRect().top - screen.getBoundingClientRect().top - inSight.offset;
 }
 
 /** Applies one change of `/events` in place, by the cell's stable id (see ListReplica). */
@@ -178,6 +189,8 @@ function applyChange(change) {
   }
   const empty = screen.querySelector('.empty');
   if (empty && findRow(id)) empty.remove();
+  // The last item gone: the view is empty, as when it opened so.
+  if (!empty && !screen.querySelector('section')) screen.append(el('p', 'note empty', 'No items.'));
 }
 
 /** Puts a cell where a change places it, unless that lies outside the loaded pages. */

@@ -1,0 +1,160 @@
+"""What a reader of the explorer meets beyond the paging, checked by scripts/check-explorer:
+values written to mislead (a right-to-left override, an id of 900 characters), live changes
+above what the reader looks at, a token asked for on a deep link, an item that is not in
+the view, a view emptied live, and a next page the server refuses."""
+
+import time
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from explorer_browser import CheckFailed, api, problem_text, scroll_to_loading, trap, untrap, wait_for
+from explorer_edges import check_edges, rows, shown, transaction
+
+UNAUTHORIZED = {"type": "/problems/unauthorized", "title": "Unauthorized", "status": 401,
+                "detail": "Reads need a token."}
+
+# The first row whose top is in sight, and its offset below the screen's top.
+IN_SIGHT = """
+const screen = document.getElementById('screen');
+const top = screen.getBoundingClientRect().top;
+for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
+  const offset = row.getBoundingClientRect().top - top;
+  if (offset >= 0) return [row.dataset.id, offset];
+}
+return null;
+"""
+
+OFFSET_OF = """
+const screen = document.getElementById('screen');
+const row = Array.from(screen.querySelectorAll('section[data-kind="items"] .row')).find((r) => r.dataset.id === arguments[0]);
+return row ? row.getBoundingClientRect().top - screen.getBoundingClientRect().top : null;
+"""
+
+
+def row_with(driver, item):
+    found = [row for row in rows(driver) if row.get_attribute("data-id") == item]
+    return found[0] if found else None
+
+
+def isolated_values(driver, base, token, written):
+    """a right-to-left override in one value does not reorder the others"""
+    item = transaction(base, token, "\u202eRTL\u200b", 10 ** 9, "2020-01-03T00:00:00Z")
+    written.append(item)
+    driver.execute_script(f"location.hash = '#/lists/transactions?around={item}';")
+    row = wait_for(driver, "the written row", lambda d: row_with(d, item))
+    values = row.find_elements(By.CSS_SELECTOR, ".summary bdi")
+    texts = [value.get_attribute("textContent") for value in values]
+    if "1000000000" not in texts or "\u202eRTL\u200b" not in texts:
+        raise CheckFailed(f"each value is not isolated in its own <bdi>: {texts!r}")
+    if row.find_element(By.CSS_SELECTOR, ".id").tag_name != "bdi":
+        raise CheckFailed("the row's id is not isolated")
+
+
+def long_values_fit(driver, base, token, written):
+    """an id or section title of 900 characters does not widen the list"""
+    player = "w" * 900
+    written.append(transaction(base, token, player, 10 ** 9 + 1, "2020-01-03T00:00:00Z"))
+    for hash_, item in (("#/lists/highscore", player), (f"#/lists/transactions?view=by_player&around={written[-1]}",
+                                                         written[-1])):
+        driver.execute_script(f"location.hash = '{hash_}';")
+        wait_for(driver, f"the long row of {hash_}", lambda d: row_with(d, item))
+        wide = driver.execute_script("const s = document.getElementById('screen'); return s.scrollWidth - s.clientWidth;")
+        if wide > 1:
+            raise CheckFailed(f"{hash_}: the list is {wide} px wider than the screen")
+
+
+def live_changes_keep_place(driver, base, token, written):
+    """rows put and taken above the rows in sight do not move them"""
+    driver.execute_script("location.hash = '#/lists/transactions';")
+    wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+    driver.execute_script("document.getElementById('screen').scrollTop = 300;")
+    time.sleep(0.3)
+    seen, offset = driver.execute_script(IN_SIGHT)
+    above = [transaction(base, token, f"above-{n}", 1, "2099-01-01T00:00:0{n}Z") for n in range(3)]
+    written.extend(above)
+    wait_for(driver, "the new rows above", lambda d: all(row_with(d, item) for item in above))
+    moved = driver.execute_script(OFFSET_OF, seen)
+    if moved is None or abs(moved - offset) > 2:
+        raise CheckFailed(f"the row in sight moved from {offset} to {moved} px below the top as rows came above it")
+    status = driver.execute_script("const s = document.getElementById('live-status'); return s && s.textContent;")
+    if status != "live":
+        raise CheckFailed(f"the screen reader's status says {status!r} after the changes (not once: live)")
+    for item in above:
+        api(base, "DELETE", "/lists/transactions/items/" + item, token=token)
+    wait_for(driver, "the rows above gone", lambda d: not any(row_with(d, item) for item in above))
+    moved = driver.execute_script(OFFSET_OF, seen)
+    if moved is None or abs(moved - offset) > 2:
+        raise CheckFailed(f"the row in sight moved from {offset} to {moved} px below the top as rows above went")
+
+
+def token_on_a_deep_link(driver, base, token, written):
+    """a token given on a list that refused keeps the address and shows nothing stale"""
+    driver.execute_script("location.hash = '#/lists/transactions?view=game&game=7';")
+    wait_for(driver, "the game view's rows", lambda d: rows(d))
+    trap(driver, "/lists/highscore", "answer", 401, UNAUTHORIZED)
+    driver.execute_script("location.hash = '#/lists/highscore';")
+    wait_for(driver, "the token field", lambda d: "Unauthorized" in problem_text(d) and shown(d, "token-field"))
+    options = driver.execute_script("return document.getElementById('view').options.length;")
+    params = driver.execute_script("return document.getElementById('params').children.length;")
+    if options or params:
+        raise CheckFailed(f"the refused list shows the last list's controls ({options} views, {params} parameters)")
+    untrap(driver)
+    trap(driver, "/lists/transactions", "answer", 401, UNAUTHORIZED)
+    driver.execute_script("location.hash = '#/lists/transactions?view=feed';")
+    wait_for(driver, "the token field", lambda d: "Unauthorized" in problem_text(d))
+    untrap(driver)
+    field = driver.find_element(By.ID, "token")
+    field.clear()
+    field.send_keys("deep-link-token")
+    field.send_keys(Keys.ENTER)
+    wait_for(driver, "the list once a token is given", lambda d: rows(d))
+    at = driver.execute_script("return location.hash;")
+    crumb = driver.find_element(By.ID, "crumb").text
+    driver.execute_script("sessionStorage.clear();")
+    if at != "#/lists/transactions?view=feed" or "feed" not in crumb:
+        raise CheckFailed(f"after the token the address is {at!r} and the screen shows {crumb!r}")
+
+
+def unknown_item_shows_the_view(driver, base, token, written):
+    """a deep link to an item not in the view opens the view from the top, saying so"""
+    driver.execute_script("location.hash = '#/lists/transactions?around=no-such-item';")
+    wait_for(driver, "the view's rows", lambda d: rows(d))
+    wait_for(driver, "a notice naming the item", lambda d: "'no-such-item' is not in this view" in problem_text(d))
+
+
+def emptied_view_says_so(driver, base, token, written):
+    """a view whose last item goes live says it has none"""
+    driver.execute_script("location.hash = '#/lists/transactions?view=by_player&player=explorer-empty';")
+    wait_for(driver, "the empty view", lambda d: d.find_elements(By.CSS_SELECTOR, "#screen .empty"))
+    wait_for(driver, "the view live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+    item = transaction(base, token, "explorer-empty", 1, "2020-01-03T00:00:00Z")
+    written.append(item)
+    wait_for(driver, "the written row", lambda d: row_with(d, item))
+    api(base, "DELETE", "/lists/transactions/items/" + item, token=token)
+    wait_for(driver, "'No items.' again", lambda d: d.find_elements(By.CSS_SELECTOR, "#screen .empty")
+             and not rows(d))
+
+
+def refused_page_is_not_asked_again(driver, base, token, written):
+    """a next page refused with 401 is not asked for again and again"""
+    driver.execute_script("location.hash = '#/lists/transactions?view=feed';")
+    wait_for(driver, "the feed's rows", lambda d: rows(d))
+    trap(driver, "cursor=", "answer", 401, UNAUTHORIZED)
+    scroll_to_loading(driver)
+    wait_for(driver, "the refusal with a way on", lambda d: "Unauthorized" in problem_text(d)
+             and d.find_elements(By.CSS_SELECTOR, "#problem .retry"))
+    time.sleep(3)
+    calls = driver.execute_script("return window.checkCalls;")
+    untrap(driver)
+    if "Trying again" in problem_text(driver) or calls != 1:
+        raise CheckFailed(f"the refused page was asked for {calls} times in 3 s: {problem_text(driver)!r}")
+
+
+STEPS = [isolated_values, long_values_fit, live_changes_keep_place, token_on_a_deep_link,
+         unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again]
+
+
+def check_reader_edges(base, token):
+    check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
+                " the rows in sight, a token on a deep link, an unknown item, a view emptied live, a refused page")

@@ -8,7 +8,7 @@ import time
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from explorer_browser import CheckFailed, api, problem_text, scroll_to_loading, trap, untrap, wait_for
+from explorer_browser import CheckFailed, api, browser_errors, problem_text, scroll_to_loading, trap, untrap, wait_for
 from explorer_edges import check_edges, rows, shown, transaction
 
 UNAUTHORIZED = {"type": "/problems/unauthorized", "title": "Unauthorized", "status": 401,
@@ -151,10 +151,34 @@ def refused_page_is_not_asked_again(driver, base, token, written):
         raise CheckFailed(f"the refused page was asked for {calls} times in 3 s: {problem_text(driver)!r}")
 
 
+def answer_not_of_the_api(driver, base, token, written):
+    """a 200 that is not an answer of the API (a proxy's page) is shown as a problem"""
+    browser_errors(driver)
+    trap(driver, "/lists", "answer", 200, "<html>Sign in to the proxy</html>")
+    driver.execute_script("location.hash = '#/index-again';")
+    wait_for(driver, "the problem", lambda d: "Not an answer of the API (200)" in problem_text(d)
+             and "Sign in to the proxy" in problem_text(d))
+    untrap(driver)
+    errors = [error for error in browser_errors(driver) if "TypeError" in error or "Uncaught" in error]
+    if errors:
+        raise CheckFailed("the page failed with: " + "; ".join(errors))
+
+
+def stream_ended_says_why(driver, base, token, written):
+    """a stream the server ends says why in the badge's tooltip"""
+    trap(driver, "/events", "answer", 200, "")
+    driver.execute_script("location.hash = '#/lists/transactions?view=feed';")
+    wait_for(driver, "the badge saying why it reconnects", lambda d: "ended the stream" in (
+        d.find_element(By.ID, "live").get_attribute("title") or ""))
+    untrap(driver)
+
+
 STEPS = [isolated_values, long_values_fit, live_changes_keep_place, token_on_a_deep_link,
-         unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again]
+         unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again,
+         answer_not_of_the_api, stream_ended_says_why]
 
 
 def check_reader_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
-                " the rows in sight, a token on a deep link, an unknown item, a view emptied live, a refused page")
+                " the rows in sight, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
+                " not of the API and a stream the server ended")

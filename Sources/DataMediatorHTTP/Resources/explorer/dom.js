@@ -78,12 +78,18 @@ export async function getJSON(url, signal) {
   }
   const text = await response.text();
   let body = null;
+  let json = true;
   try {
     body = text ? JSON.parse(text) : null;
   } catch (_) {
+    json = false;
     body = { title: 'Not JSON', detail: text.slice(0, 200) };
   }
   if (!response.ok) throw new ProblemError(response.status, body, url, retryAfter(response));
+  // Not the JSON object every answer of the API is (a proxy's login page, say): a problem.
+  if (!json || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ProblemError(response.status, { title: 'Not an answer of the API', detail: text.slice(0, 200) }, url, 0);
+  }
   return body;
 }
 

@@ -87,6 +87,7 @@ export async function follow(current, version) {
         keepingPlace(change.item ? change.item.id : change.id, () => applyChange(change));
         setLive('live', 'live · v' + lastEventID);
       });
+      why = 'The server ended the stream (it may be restarting or shutting down).';
     } catch (error) {
       if (error.name === 'AbortError' || state !== current) return;
       why = why || 'The stream failed: ' + error.message;

@@ -10,11 +10,46 @@ import Testing
 /// one does: endless bodies and lines, an empty answer of another type, a stream that only
 /// sets its reconnection time and sends heartbeats.
 enum HostileServer {
+    /// How many times `/lists/spinning/changes` and a cursor page of `hollow` were asked.
+    static let changesAsked = Atomic(0)
+    static let hollowPages = Atomic(0)
+
+    /// An answer of JSON `text`.
+    static func json(_ text: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+
+    /// `hollow`'s page: one item first, one more on the first cursor page, then pages that
+    /// hold nothing and still say `next`.
+    static func hollowPage(_ request: Request) -> Response {
+        let item = #"{"id":"ID","type":"t","rev":"1","data":{}}"#
+        let section = #"{"id":"s","kind":"items","title":null,"continues":false,"items":[ITEMS]}"#
+        func page(_ items: [String]) -> Response {
+            let sections =
+                items.isEmpty ? "" : section.replacingOccurrences(of: "ITEMS", with: items.joined(separator: ","))
+            return json(#"{"list":"hollow","view":"v","version":"1","sections":[\#(sections)],"next":"c","prev":null}"#)
+        }
+        guard request.uri.queryParameters["cursor"] != nil else {
+            return page([item.replacingOccurrences(of: "ID", with: "a")])
+        }
+        let asked = hollowPages.add(1, ordering: .relaxed).newValue
+        return page(asked == 1 ? [item.replacingOccurrences(of: "ID", with: "b")] : [])
+    }
+
     /// Runs `body` with the base URL of a live server with those routes on a free port.
     static func run(_ body: @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
-        router.get("/lists/:list/items") { _, context -> Response in
+        router.get("/lists/spinning/changes") { _, _ -> Response in
+            changesAsked.add(1, ordering: .relaxed)
+            return json(#"{"version":"5","changes":[],"next":"1"}"#)
+        }
+        router.get("/lists/:list/items") { request, context -> Response in
             let list = context.parameters.get("list") ?? ""
+            if list == "hollow" { return hollowPage(request) }
             guard list == "huge" else {
                 let page = #"{"list":"\#(list)","view":"v","version":"1","sections":[],"next":null,"prev":null}"#
                 return Response(
@@ -117,6 +152,26 @@ enum HostileServer {
                 empty?.code == .transport && empty?.message.contains("not text/event-stream") == true,
                 "\(String(describing: empty))"
             )
+        }
+    }
+
+    /// A server that answers `next` without changes, or pages without items, for ever is
+    /// not asked for ever: the changes end in a reload after a few answers, and a reload
+    /// stops at a page that adds nothing.
+    @Test func answersThatSayNextForEverAreNotReadForEver() async throws {
+        try await HostileServer.run { base in
+            let spinning = ListSession(baseURL: base, configuration: ListSessionConfiguration(list: "spinning"))
+            try await spinning.loadFirstPage()
+            try await spinning.catchUp()
+            let asked = HostileServer.changesAsked.load(ordering: .relaxed)
+            #expect((1...12).contains(asked), "/changes asked \(asked) times")
+            #expect(await spinning.statistics.reloads == 1)
+            let hollow = ListSession(baseURL: base, configuration: ListSessionConfiguration(list: "hollow"))
+            try await hollow.loadFirstPage()
+            #expect(try await hollow.loadMore())
+            #expect(await hollow.snapshot.items.map(\.id) == ["a", "b"])
+            try await hollow.refresh()
+            #expect(HostileServer.hollowPages.load(ordering: .relaxed) == 2)
         }
     }
 

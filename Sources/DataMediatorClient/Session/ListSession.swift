@@ -36,6 +36,12 @@ public actor ListSession {
     /// the session holds all of ``version`` (a page or a `/changes` answer at it).
     var appliedAtVersion: Set<ListChange>?
     var started = false
+    /// How many items the reader has paged to: a reload reads as many again, also after a
+    /// reload that a write cut short (which holds fewer until the next one).
+    var wantedItems = 0
+    /// Where a page read `around` an item holds it, learnt from the last such page (the
+    /// server's page size when the configuration names none).
+    var aroundLead = 0
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -77,8 +83,10 @@ public actor ListSession {
         do {
             try await merge(("cursor", cursor), prepending: false)
         } catch let error as ListClientError where error.refusedCursor {
-            // The server no longer takes the cursor (its secret changed, say): start again.
+            // The server no longer takes the cursor (its secret changed, say): what was held
+            // is read again, then the page asked for, by the new cursors.
             try await reload()
+            if let fresh = loaded.next { try await merge(("cursor", fresh), prepending: false) }
         }
         return true
     }
@@ -94,6 +102,7 @@ public actor ListSession {
             try await merge(("cursor", cursor), prepending: true)
         } catch let error as ListClientError where error.refusedCursor {
             try await reload()
+            if let fresh = loaded.prev { try await merge(("cursor", fresh), prepending: true) }
         }
         return true
     }
@@ -133,22 +142,32 @@ public actor ListSession {
         updates.finish()
     }
 
-    /// Reloads what the session held: from the first page (or the page around the first
-    /// loaded item when the session was not at the start), then the pages after it while
+    /// Reloads what the session held: from the first page (or the page that starts at the
+    /// first loaded item when the session was not at the start), then the pages after it while
     /// they stay at the first one's version, until it holds `extent` items again (as many
-    /// as before, by default), so a list that can only say `reload` (a list over a query)
-    /// is not cut back to one page by every write.
+    /// as before, by default, or as the reader paged to when a write cut the last reload
+    /// short: ``wantedItems``), so a list that can only say `reload` (a list over a query)
+    /// is not cut back to one page by every write, nor by a burst of them.
     ///
     /// What the session holds changes only once every page is read: a reload that fails
     /// (or is cancelled) on a later page leaves the session as it was, at its version, so
     /// the changes it reads next apply to what they were written against.
     func reload(extent: Int? = nil) async throws {
         statistics.reloads += 1
-        let extent = extent ?? loaded.sections.reduce(0) { $0 + $1.items.count }
+        let extent = max(extent ?? loaded.itemCount, wantedItems)
         var start: PageBody?
-        if started, loaded.prev != nil, let first = loaded.sections.first?.items.first {
+        let held = loaded.sections.flatMap(\.items)
+        if started, loaded.prev != nil, !held.isEmpty {
+            // A page around an item holds items before it (`(limit - 1) / 2`): it is read
+            // around the held item that far below the first, so that it starts where the
+            // session did, not half a page higher (each reload of a scrolled list over a
+            // query would move it up, and lose as much at its bottom).
+            let lead = configuration.limit.map { max($0 - 1, 0) / 2 } ?? aroundLead
+            let anchor = held[min(lead, held.count - 1)].id
             do {
-                start = try await readPage([("around", first.id)])
+                let page = try await readPage([("around", anchor)])
+                aroundLead = page.dataSections.flatMap(\.items).firstIndex { $0.id == anchor } ?? aroundLead
+                start = page
             } catch let error as ListClientError where error.status == 404 {
                 // The item is gone: start from the top.
             }
@@ -158,12 +177,20 @@ public actor ListSession {
         var fresh = loaded
         fresh.replace(with: start)
         let at = start.version
-        while fresh.sections.reduce(0, { $0 + $1.items.count }) < extent, let cursor = fresh.next {
+        var cut = false
+        while fresh.itemCount < extent, let cursor = fresh.next {
             let page = try await readPage([("cursor", cursor)])
             // A write came between two pages: what is read is whole at `at`; stop there.
-            guard page.version == at else { break }
+            guard page.version == at else {
+                cut = true
+                break
+            }
+            let held = fresh.itemCount
             fresh.append(page)
+            // A page that adds nothing (a broken server's) would be read for ever.
+            guard fresh.itemCount > held else { break }
         }
+        wantedItems = cut ? extent : fresh.itemCount
         loaded = fresh
         version = at
         appliedAtVersion = nil
@@ -173,6 +200,7 @@ public actor ListSession {
 
     func replace(with page: PageBody) async throws {
         loaded.replace(with: page)
+        wantedItems = loaded.itemCount
         version = page.version
         appliedAtVersion = nil
         started = true
@@ -201,11 +229,11 @@ public actor ListSession {
         }
         if changes.contains(where: { $0.op == .reload }) {
             // What was held and the page just read, again at one version.
-            let held = loaded.sections.reduce(0) { $0 + $1.items.count }
-            return try await reload(extent: held + page.dataSections.reduce(0) { $0 + $1.items.count })
+            return try await reload(extent: loaded.itemCount + page.dataSections.reduce(0) { $0 + $1.items.count })
         }
         for change in changes where change.version <= page.version { applyOne(change) }
         if prepending { loaded.prepend(page) } else { loaded.append(page) }
+        wantedItems = max(wantedItems, loaded.itemCount)
         holdAll(page.version)
         for change in changes where change.version > page.version { applyOne(change) }
         holdAll(latest)

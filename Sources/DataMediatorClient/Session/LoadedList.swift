@@ -22,6 +22,9 @@ struct LoadedList: Sendable {
     private var bottomChanged = false
     private var topChanged = false
 
+    /// How many items are held.
+    var itemCount: Int { sections.reduce(0) { $0 + $1.items.count } }
+
     init(list: String) {
         self.list = list
     }

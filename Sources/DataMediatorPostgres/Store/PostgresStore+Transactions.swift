@@ -164,6 +164,12 @@ extension PostgresStore {
                 "The write met another transaction on the same rows and was ended (nothing is stored); retry."
             )
         }
+        if let error = error as? PSQLError, Self.isStalePlan(error) {
+            return DataMediatorError(
+                .unavailable,
+                "A column of the list's table changed type under a prepared read, which is prepared anew; retry."
+            )
+        }
         if state == "57014" || state == "55P03" {
             return DataMediatorError(
                 .unavailable,
@@ -185,6 +191,16 @@ extension PostgresStore {
         // lock_timeout: the transaction was rolled back, a retry may pass.
         let state = error.serverInfo?[.sqlState] ?? ""
         return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("57") || state == "55P03"
+            || isStalePlan(error)
+    }
+
+    /// Whether a prepared statement's rows changed type under it (another program altered a
+    /// column it reads, `ALTER TABLE ... TYPE`): PostgreSQL refuses the statement on every
+    /// connection that prepared it (0A000), so it is prepared anew under another name
+    /// (``PreparedStatements/forget(_:binding:)``) and this request is asked again.
+    static func isStalePlan(_ error: PSQLError) -> Bool {
+        error.serverInfo?[.sqlState] == "0A000"
+            && error.serverInfo?[.message]?.contains("cached plan must not change result type") == true
     }
 
     /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as

@@ -137,11 +137,8 @@ public struct ClaimsVerifier: Sendable {
         guard let keys = keysByAlgorithm[algorithm] else {
             throw Self.refusal(unacceptedAlgorithm: algorithm, accepted: algorithms)
         }
-        // A `kid` names the key that signed the token (RFC 7515 4.1.4): one this server does
-        // not hold (say a key taken out of the key set) is refused as such, rather than the
-        // token being tried against whichever key is first.
         // A `kid` of another algorithm's key (an HS256 token naming a key of the key set) names
-        // a key that cannot have signed it: refused too, not verified by the shared secret.
+        // a key that cannot have signed it: refused, not verified by the shared secret.
         if let kid = header.kid, let other = keyIDsByAlgorithm.first(where: { $0.value.contains(kid) })?.key,
             other != algorithm
         {
@@ -149,6 +146,9 @@ public struct ClaimsVerifier: Sendable {
                 "The token names an \(other) key of this server but says it is signed with \(algorithm)."
             )
         }
+        // A `kid` names the key that signed the token (RFC 7515 4.1.4): one this server does
+        // not hold (say a key taken out of the key set) is refused as such, rather than the
+        // token being tried against whichever key is first.
         if let kid = header.kid, let held = keyIDsByAlgorithm[algorithm], !held.contains(kid) {
             let plain =
                 kid.count <= 64 && kid.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }

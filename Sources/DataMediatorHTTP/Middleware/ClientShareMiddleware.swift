@@ -4,8 +4,8 @@ import Hummingbird
 
 /// Holds each client to its share of the routes that cost more than a page (an item's
 /// place, a view's sections, its changes): one more in flight, or one more in a second than
-/// its rate (where an event stream that resumes, replaying changes, counts too), answers `429` (`too-many-requests`) with `Retry-After`, and the others'
-/// requests go on.
+/// its rate (where an event stream that resumes, replaying changes, counts too), answers
+/// `429` (`too-many-requests`) with `Retry-After`, and the others' requests go on.
 struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     let shares: ClientShares
     /// Each client's rate of these requests; nil for none.

@@ -11,7 +11,9 @@ import Testing
 /// what the service keeps per stamp (sections, places) still follows it.
 @Suite struct PostgresImportStampTests {
     static func stamp(_ fixture: PostgresFixture) async throws -> Int64 {
-        let rows = try await fixture.store.primary.query("SELECT stamp FROM data_mediator_stamps WHERE source = 'docs'")
+        let rows = try await fixture.store.primary.query(
+            PostgresQuery(unsafeSQL: "SELECT (\(TableStamps.currentSQL(of: ["docs"])))::bigint")
+        )
         for try await stamp in rows.decode(Int64.self) { return stamp }
         return -1
     }

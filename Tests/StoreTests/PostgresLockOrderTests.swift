@@ -4,10 +4,11 @@ import DataMediatorTesting
 import PostgresNIO
 import Testing
 
-/// A write of the service takes its locks in the order another program's write does: the
-/// item's row, then the table's stamp row (which the table's trigger locks), so a program
-/// that holds a row and then updates it while the service waits for that row ends well,
-/// and so does the service's write after it.
+/// A write of the service waits for the item's row another program holds, and takes no
+/// lock that program's later write of the row needs (the table's stamp is counted in a
+/// row of each writer's own, ``TableStamps``), so a program that holds a row and then
+/// updates it while the service waits for that row ends well, and so does the service's
+/// write after it.
 @Suite struct PostgresLockOrderTests {
     @Test(arguments: ["patch", "replace", "delete"])
     func anotherProgramHoldingTheRowIsWaitedFor(write: String) async throws {

@@ -4,17 +4,14 @@ import DataMediator
 /// program's writes, an import, a `TRUNCATE`. Their change feeds learn of them as one
 /// `reload` at a version of their own.
 ///
-/// Per table, the service keeps the table's stamp (``TableStamps``) as far as it accounts
-/// for it: every write through the API moves it on, in the write's transaction, from the
-/// stamp the write found to the one it left, when nothing came between; and the versions
-/// at which changes it did not log were noticed (``versions``). A watcher (``check(_:)``)
-/// compares the two stamps; where they differ, it raises the store's version for the
-/// table (so query lists reload too), records that version and catches the stamp up, all
-/// under the store's version lock, so replicas that check at once notice each change once.
+/// Every change to a table is counted in its stamp's log, a row per writing transaction
+/// (``TableStamps``); a write through the API moves its own row into the table's counter
+/// as it commits, so the rows that stay are changes the service did not log. A watcher
+/// (``check(_:indexes:)``) looks for them; where there are some, it raises the store's
+/// version for the table (so query lists reload too), records that version and moves the
+/// rows into the counter, all under the store's version lock, so replicas that check at
+/// once notice each change once.
 public enum OutsideWrites {
-    /// Per table, the stamp the service accounts for.
-    public static let table = "data_mediator_outside_writes"
-
     /// Per table, the versions at which changes the service did not log were noticed: a
     /// feed answers a `reload` at the first one after `since`, so a later one does not hide
     /// it (the changes logged between them would name items the client never had).
@@ -22,55 +19,21 @@ public enum OutsideWrites {
 
     /// The statements that create the tables when missing.
     static func schema(_ dialect: SQLDialect) -> [String] {
-        let types = SQLTypes(dialect)
-        return [
-            """
-            CREATE TABLE IF NOT EXISTS \(table) (
-                source \(types.text) PRIMARY KEY NOT NULL,
-                stamp \(types.integer) NOT NULL DEFAULT 0
-            )
-            """,
+        [
             ServiceTables.keyedTable(
                 versions,
                 [("source", \.text), ("version", \.integer)],
                 key: ["source", "version"],
                 dialect
-            ),
+            )
         ]
     }
 
-    /// The statement that gives `source` its row when missing, accounting for its stamp as
-    /// it stands (run after its stamp row exists): what was written before the service
-    /// served the table is where its clients start.
-    static func prepareSQL(for source: String) -> String {
-        """
-        INSERT INTO \(table) (source, stamp)
-        SELECT source, stamp FROM \(ServiceTables.stamps) WHERE source = \(SQL.literal(source))
-        ON CONFLICT DO NOTHING
-        """
-    }
-
-    /// The statement by which a write through the API accounts for the one step its
-    /// statement made to its table's stamp, when the accounted stamp is the one the write
-    /// found and the stamp after the write (`after`, a SQL term) is one more (arguments: the
-    /// table, the stamp before, then those of `after`). When another change came between,
-    /// or came with the write (a trigger of the table that changed it again, a cascade to
-    /// its own rows), the stamp stays behind for the watcher: the lists reload.
-    static func accountSQL(after: String) -> String {
-        "UPDATE \(table) SET stamp = stamp + 1 WHERE source = ? AND stamp = ? AND \(after) = stamp + 1"
-    }
-
     /// Records a change of `source` the service did not log item by item at `version`, and
-    /// accounts for the table's stamp as it stands in the session's transaction (which holds
-    /// the store's version lock).
+    /// moves the changes its log holds into its counter, in the session's transaction
+    /// (which holds the store's version lock).
     static func record(_ source: String, at version: Int64, _ session: any SQLSession) async throws {
-        try await session.execute(
-            """
-            UPDATE \(table) SET stamp = (SELECT stamp FROM \(ServiceTables.stamps) WHERE source = \(table).source)
-            WHERE source = ?
-            """,
-            [.string(source)]
-        )
+        _ = try await TableStamps.fold(source, session)
         try await session.execute(
             "INSERT INTO \(versions) (source, version) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [.string(source), .integer(version)]
@@ -95,13 +58,9 @@ public enum OutsideWrites {
         )
     }
 
-    /// The statement that finds the tables whose stamp moved past what the service accounts
-    /// for.
-    private static let movedSQL = """
-        SELECT outside.source FROM \(table) AS outside
-        JOIN \(ServiceTables.stamps) AS stamps ON stamps.source = outside.source
-        WHERE stamps.stamp <> outside.stamp ORDER BY outside.source
-        """
+    /// The statement that finds the tables with changes in their stamp's log: changes no
+    /// write through the API moved into the counter as it committed.
+    private static let movedSQL = "SELECT DISTINCT source FROM \(ServiceTables.stampLog) ORDER BY source"
 
     /// The statement that finds the tables the service keeps a stamp for whose triggers are
     /// gone: a table another program replaced (dropped and made again, or renamed over it),
@@ -114,7 +73,7 @@ public enum OutsideWrites {
                 WHERE EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = stamps.source)
                 AND NOT EXISTS (
                     SELECT 1 FROM sqlite_master WHERE type = 'trigger'
-                    AND name = 'data_mediator_stamp_insert_' || stamps.source
+                    AND name = '\(TableStamps.sqliteTriggerPrefix)insert_' || stamps.source
                 ) ORDER BY stamps.source
                 """
         case .postgres:

@@ -130,8 +130,9 @@ extension SQLChangeLog {
     /// Raises the store's version for a write to `table` (``StoreVersion``) and logs what
     /// the write did in each list's log (`entries`), forgetting what each list keeps no
     /// longer; answers the version and what `stampSQL` (the table's stamp, a `SELECT` of one
-    /// value; nil: none) read after the raise. With `stampBefore` (the table's stamp the
-    /// write found), the write's step is accounted for (``OutsideWrites``).
+    /// value; nil: none) read after the raise. The write's own change to the table's stamp
+    /// moves into its counter (``TableStamps/foldOwn(_:_:)``), so the watch of other
+    /// programs' writes passes over it (``OutsideWrites``).
     ///
     /// On PostgreSQL all of it is one statement: the raise's, whose data-modifying `WITH`
     /// parts write the log at the version it produced (each statement is a round trip to
@@ -142,17 +143,11 @@ extension SQLChangeLog {
         _ entries: [ChangeLogEntry],
         bumping table: String,
         readingStamp stampSQL: String?,
-        stampBefore: Int64? = nil,
         _ session: any SQLSession
     ) async throws -> (version: Int64, stamp: Int64?) {
         guard session.dialect == .postgres else {
             let (version, stamp) = try await StoreVersion.bump(for: table, reading: stampSQL, session)
-            if let stampBefore, let stamp {
-                try await session.execute(
-                    OutsideWrites.accountSQL(after: "?"),
-                    [.string(table), .integer(stampBefore), .integer(stamp)]
-                )
-            }
+            try await TableStamps.foldOwn(table, session)
             for entry in entries {
                 let statements = entry.statements(
                     version: .value(version),
@@ -198,14 +193,7 @@ extension SQLChangeLog {
         ) {
             parts.append(("other_lists AS (\(others.sql))", others.arguments))
         }
-        if let stampBefore, stampSQL != nil {
-            parts.append(
-                (
-                    "accounted AS (\(OutsideWrites.accountSQL(after: StoreVersion.readAfterBump)))",
-                    [.string(table), .integer(stampBefore)]
-                )
-            )
-        }
+        parts += TableStamps.ownFoldParts(of: table)
         let statement = StoreVersion.postgresBump(for: table, reading: stampSQL, with: parts)
         let rows = try await session.rows(statement.sql, statement.arguments)
         guard let row = rows.first, case .integer(let version)? = row.first else {

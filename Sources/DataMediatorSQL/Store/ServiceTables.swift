@@ -21,6 +21,9 @@ public enum ServiceTables {
     /// Per source table, a counter that every change to the table raises, whoever makes it
     /// (``TableStamps``): what is computed from the table's rows is kept until it moves.
     public static let stamps = "data_mediator_stamps"
+    /// Per source table and writing transaction, the changes it made that are not in the
+    /// table's row of ``stamps`` yet (``TableStamps``).
+    public static let stampLog = "data_mediator_stamp_log"
     /// The PostgreSQL channel every write notifies (with its version) on commit.
     public static let channel = "data_mediator_changes"
 

@@ -49,13 +49,9 @@ public enum StoreVersion {
 
     /// ``lock(_:)``, then the rows `row` locks (a `SELECT ... FOR UPDATE` holding
     /// ``lockHeld`` in its condition, with the values of its placeholders; nil for none),
-    /// then the whole number `scalar` (a `SELECT` of one value, which may lock its row; nil
-    /// for none) reads: on PostgreSQL in the statement that takes the lock, one round trip
-    /// fewer for a write; on SQLite (one writer at a time) `scalar` in a statement of its own.
-    ///
-    /// A write locks its item's row before the table's stamp row, in the order another
-    /// program's write takes them (its row, then the stamp row through the table's trigger):
-    /// the other order deadlocked a write with a program holding the item's row.
+    /// then the whole number `scalar` (a `SELECT` of one value; nil for none) reads: on
+    /// PostgreSQL in the statement that takes the lock, one round trip fewer for a write;
+    /// on SQLite (one writer at a time) `scalar` in a statement of its own.
     public static func lock(
         _ session: any SQLSession,
         reading scalar: String?,

@@ -2,28 +2,46 @@ import DataMediator
 
 /// A counter per source table that every change to the table raises, in the changing
 /// transaction, whoever makes it: the service's writes, an import, or another program
-/// writing to the store. Triggers keep it (row triggers on SQLite, statement triggers on
-/// PostgreSQL that count a statement only when it changed rows), so what the service computes from a table's rows (section counts, the
-/// marks that place an item, a query list's result) is kept while the stamps of the tables
-/// it reads stay put, and computed again once after they move.
+/// writing to the store. Triggers count the changes (row triggers on SQLite, statement
+/// triggers on PostgreSQL that count a statement only when it changed rows), so what the
+/// service computes from a table's rows (section counts, the marks that place an item, a
+/// query list's result) is kept while the stamps of the tables it reads stay put, and
+/// computed again once after they move.
+///
+/// A table's stamp is its row of ``ServiceTables/stamps`` plus the changes its writers
+/// logged since (``ServiceTables/stampLog``): the triggers write one row per writing
+/// transaction and table there, its own, so other programs' writers of one table never
+/// wait for one another, nor for the service (a counter they all raised was one row that
+/// each writer held until it committed: writes of one table took turns, and two tables
+/// written in opposite orders deadlocked). The service moves the counts into the counter
+/// with the store's version lock held: a write through the API its own one step
+/// (``foldOwn(_:_:)``), the watch of other programs' writes the rest
+/// (``OutsideWrites``), which is how it tells them apart.
 ///
 /// The store's version does not serve here: rows other programs write do not raise it.
 public enum TableStamps {
-    /// The service's table and, on PostgreSQL, the function every table's trigger calls.
+    /// The service's tables and, on PostgreSQL, the function every table's trigger calls.
     static func schema(_ dialect: SQLDialect) -> [String] {
         let types = SQLTypes(dialect)
-        let table = """
+        let tables = [
+            """
             CREATE TABLE IF NOT EXISTS \(ServiceTables.stamps) (
                 source \(types.text) PRIMARY KEY NOT NULL,
                 stamp \(types.integer) NOT NULL DEFAULT 0
             )
-            """
+            """,
+            ServiceTables.keyedTable(
+                ServiceTables.stampLog,
+                [("source", \.text), ("writer", \.integer), ("statements", \.integer)],
+                key: ["source", "writer"],
+                dialect
+            ),
+        ]
         switch dialect {
         case .sqlite:
-            return [table]
+            return tables + accountedBefore(dialect)
         case .postgres:
-            return [
-                table,
+            return tables + [
                 """
                 CREATE OR REPLACE FUNCTION data_mediator_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
@@ -42,17 +60,52 @@ public enum TableStamps {
                             RETURN NULL;
                         END IF;
                     END IF;
-                    UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = TG_ARGV[0];
+                    \(countSQL(source: "TG_ARGV[0]", writer: "txid_current()"));
                     RETURN NULL;
                 END
                 $$
-                """,
-            ]
+                """
+            ] + accountedBefore(dialect)
         }
     }
 
+    /// The statement by which a trigger counts one change of `source` by `writer` (SQL
+    /// terms) in the log: a row of the writer's own, so no other writer waits for it.
+    private static func countSQL(source: String, writer: String) -> String {
+        let log = ServiceTables.stampLog
+        return """
+            INSERT INTO \(log) (source, writer, statements) VALUES (\(source), \(writer), 1)
+            ON CONFLICT (source, writer) DO UPDATE SET statements = \(log).statements + 1
+            """
+    }
+
+    /// The statements that carry a store made by an earlier release over: it kept, per
+    /// table, the stamp the service accounted for in `data_mediator_outside_writes`; a
+    /// table whose stamp had moved past it has changes the watch has not recorded yet,
+    /// logged here as one change of no writer (0, which no transaction is), and the
+    /// table goes (a new store makes it and drops it at once).
+    private static func accountedBefore(_ dialect: SQLDialect) -> [String] {
+        let types = SQLTypes(dialect)
+        let accounted = "data_mediator_outside_writes"
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS \(accounted) (
+                source \(types.text) PRIMARY KEY NOT NULL,
+                stamp \(types.integer) NOT NULL DEFAULT 0
+            )
+            """,
+            """
+            INSERT INTO \(ServiceTables.stampLog) (source, writer, statements)
+            SELECT stamps.source, 0, 1 FROM \(ServiceTables.stamps) AS stamps
+            JOIN \(accounted) AS accounted ON accounted.source = stamps.source AND accounted.stamp <> stamps.stamp
+            WHERE true ON CONFLICT DO NOTHING
+            """,
+            "DROP TABLE \(accounted)",
+        ]
+    }
+
     /// The PostgreSQL setting under which the triggers leave the stamps alone, for a
-    /// transaction that raises its table's stamp once itself (an import): one `UPDATE` of
+    /// transaction that raises its table's stamp once itself (an import): one update of
     /// one row per inserted record made each next one slower (PostgreSQL walks every
     /// version of a row that its own transaction wrote), 852 records/s at 10,000 and
     /// about 130/s at 200,000.
@@ -67,37 +120,111 @@ public enum TableStamps {
     }
 
     /// Raises `table`'s stamp once for a bulk write's changes (PostgreSQL; SQLite's
-    /// triggers raised it already).
+    /// triggers counted them already), in a transaction that holds the version lock.
     static func endBulk(of table: String, _ session: any SQLSession) async throws {
         guard session.dialect == .postgres else { return }
         try await session.execute(raiseSQL(of: table), [])
     }
 
-    /// The statement that raises `table`'s stamp by one, for changes no trigger counted.
+    /// The statement that raises `table`'s stamp by one, for changes no trigger counted,
+    /// in a transaction that holds the version lock (every writer of the counter does).
     static func raiseSQL(of table: String) -> String {
         "UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = \(SQL.literal(table))"
     }
 
-    /// The statements that give `table` its stamp row, its row of accounted changes
-    /// (``OutsideWrites``) and its triggers, when missing.
-    public static func prepareStatements(for table: String, _ dialect: SQLDialect) -> [String] {
-        let rows = [
-            "INSERT INTO \(ServiceTables.stamps) (source) VALUES (\(SQL.literal(table))) ON CONFLICT DO NOTHING",
-            OutsideWrites.prepareSQL(for: table),
+    /// Moves the changes of `source` logged by committed transactions into its counter (the
+    /// stamp stays what it was) and answers whether there were any; in a transaction that
+    /// holds the version lock. On PostgreSQL one statement, so the rows it deletes are the
+    /// ones it counts: a writer that commits meanwhile keeps its row for the next fold.
+    static func fold(_ source: String, _ session: any SQLSession) async throws -> Bool {
+        let log = ServiceTables.stampLog
+        switch session.dialect {
+        case .sqlite:
+            let moved = try await session.integer(
+                "SELECT COALESCE(SUM(statements), 0) FROM \(log) WHERE source = ?",
+                [.string(source)]
+            )
+            guard moved > 0 else { return false }
+            try await session.execute("DELETE FROM \(log) WHERE source = ?", [.string(source)])
+            try await session.execute(
+                "UPDATE \(ServiceTables.stamps) SET stamp = stamp + ? WHERE source = ?",
+                [.integer(moved), .string(source)]
+            )
+            return true
+        case .postgres:
+            let moved = try await session.integer(
+                """
+                WITH folded AS (DELETE FROM \(log) WHERE source = ? RETURNING statements),
+                raised AS (
+                    UPDATE \(ServiceTables.stamps) SET stamp = stamp + (SELECT SUM(statements) FROM folded)
+                    WHERE source = ? AND EXISTS (SELECT 1 FROM folded)
+                )
+                SELECT COALESCE(SUM(statements), 0) FROM folded
+                """,
+                [.string(source), .string(source)]
+            )
+            return moved > 0
+        }
+    }
+
+    /// Moves the one change a write through the API made to `table` into the counter, its
+    /// stamp read after the change (``currentSQL(of:)``): the write's row of the log, when
+    /// that row counts one statement. A write that changed the table more (a trigger of the
+    /// table that changed it again, a cascade to its own rows) leaves its row to the watch
+    /// (``OutsideWrites``), and the lists reload. SQLite's transaction has no number of its
+    /// own: its writes take the row of no writer (0), which holds only theirs, one writer at
+    /// a time being all SQLite has. PostgreSQL's fold is ``ownFoldParts(of:)``.
+    static func foldOwn(_ table: String, _ session: any SQLSession) async throws {
+        let own = try await session.rows(
+            "DELETE FROM \(ServiceTables.stampLog) WHERE source = ? AND writer = 0 AND statements = 1 RETURNING 1",
+            [.string(table)]
+        )
+        guard !own.isEmpty else { return }
+        try await session.execute(
+            "UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = ?",
+            [.string(table)]
+        )
+    }
+
+    /// ``foldOwn(_:_:)`` on PostgreSQL, as data-modifying `WITH` parts of the write's
+    /// statement that raises the store's version (one round trip fewer), with the values
+    /// of their placeholders: the parts see the stamp as it was before them, so a read of
+    /// the stamp in the same statement still counts the write's change.
+    static func ownFoldParts(of table: String) -> [(sql: String, arguments: [JSONValue])] {
+        [
+            (
+                "own_folded AS (DELETE FROM \(ServiceTables.stampLog) "
+                    + "WHERE source = ? AND writer = txid_current() AND statements = 1 RETURNING 1)",
+                [.string(table)]
+            ),
+            (
+                "own_raised AS (UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 "
+                    + "WHERE source = ? AND EXISTS (SELECT 1 FROM own_folded))",
+                [.string(table)]
+            ),
         ]
+    }
+
+    /// The statements that give `table` its stamp row and its triggers, when missing (on
+    /// SQLite, the triggers of an earlier release, which raised the counter, go).
+    public static func prepareStatements(for table: String, _ dialect: SQLDialect) -> [String] {
+        let row = "INSERT INTO \(ServiceTables.stamps) (source) VALUES (\(SQL.literal(table))) ON CONFLICT DO NOTHING"
         switch dialect {
         case .sqlite:
             // SQLite has row triggers only; each costs one update of a row in the page
             // cache. A DELETE without WHERE still fires them (it is not truncated then).
-            let triggers = ["INSERT", "UPDATE", "DELETE"].map { event in
-                """
-                CREATE TRIGGER IF NOT EXISTS \(SQL.quote("data_mediator_stamp_\(event.lowercased())_\(table)"))
-                AFTER \(event) ON \(SQL.quote(table)) BEGIN
-                    UPDATE \(ServiceTables.stamps) SET stamp = stamp + 1 WHERE source = \(SQL.literal(table));
-                END
-                """
+            let triggers = ["INSERT", "UPDATE", "DELETE"].flatMap { event in
+                [
+                    "DROP TRIGGER IF EXISTS \(SQL.quote("data_mediator_stamp_\(event.lowercased())_\(table)"))",
+                    """
+                    CREATE TRIGGER IF NOT EXISTS \(SQL.quote(sqliteTrigger(event, on: table)))
+                    AFTER \(event) ON \(SQL.quote(table)) BEGIN
+                        \(countSQL(source: SQL.literal(table), writer: "0"));
+                    END
+                    """,
+                ]
             }
-            return rows + triggers
+            return [row] + triggers
         case .postgres:
             // One trigger per event: a trigger with a transition table has one event. The
             // first one, `data_mediator_stamp`, took every event before, and is replaced.
@@ -109,7 +236,7 @@ public enum TableStamps {
             ]
             // `ENABLE ALWAYS`: they fire under `session_replication_role = replica` too, as
             // logical replication applies another database's writes to the table.
-            return rows
+            return [row]
                 + events.flatMap { name, event, referencing in
                     [
                         """
@@ -122,19 +249,23 @@ public enum TableStamps {
         }
     }
 
-    /// The statement that reads the stamp of `tables` together: their sum, which rises
-    /// whenever one of them changes (each only rises).
-    public static func currentSQL(of tables: [String]) -> String {
-        let names = tables.map(SQL.literal).joined(separator: ", ")
-        return "SELECT COALESCE(SUM(stamp), 0) FROM \(ServiceTables.stamps) WHERE source IN (\(names))"
+    /// The name of `table`'s SQLite trigger of `event` (`INSERT`, `UPDATE`, `DELETE`).
+    static func sqliteTrigger(_ event: String, on table: String) -> String {
+        "\(sqliteTriggerPrefix)\(event.lowercased())_\(table)"
     }
 
-    /// The statement that reads the stamp of one `table`. With `locking`, PostgreSQL locks
-    /// its row until the transaction ends, so no other writer of the table moves the stamp
-    /// between this read and the transaction's own change (a SQLite write transaction
-    /// holds the whole store already).
-    static func readSQL(of table: String, locking: Bool, _ dialect: SQLDialect) -> String {
-        let read = "SELECT stamp FROM \(ServiceTables.stamps) WHERE source = \(SQL.literal(table))"
-        return locking && dialect == .postgres ? read + " FOR UPDATE" : read
+    /// What the names of the SQLite triggers start with, before their event.
+    static let sqliteTriggerPrefix = "data_mediator_stamp_log_"
+
+    /// The statement that reads the stamp of `tables` together: the sum of their counters
+    /// and logged changes, which rises whenever one of them changes (each only rises; a
+    /// fold moves changes from the log to the counter in one transaction).
+    public static func currentSQL(of tables: [String]) -> String {
+        let names = tables.map(SQL.literal).joined(separator: ", ")
+        return """
+            SELECT COALESCE(SUM(stamp), 0) + (
+                SELECT COALESCE(SUM(statements), 0) FROM \(ServiceTables.stampLog) WHERE source IN (\(names))
+            ) FROM \(ServiceTables.stamps) WHERE source IN (\(names))
+            """
     }
 }

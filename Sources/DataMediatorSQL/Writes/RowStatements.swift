@@ -7,7 +7,7 @@ struct RowStatements: Sendable {
     let updateByID: String
     let deleteByID: String
     /// The lock of the row by id a write takes after the version lock
-    /// (``StoreVersion/lock(_:reading:thenLocking:)``), before the table's stamp row.
+    /// (``StoreVersion/lock(_:reading:thenLocking:)``), before it reads the table's stamp.
     let lockByID: String
     /// The inserts that write every writable field.
     let inserts: Inserts

@@ -37,8 +37,8 @@ extension SQLItemWriter {
     /// `changedMore` tells that the table's stamp moved by more than the write's one
     /// statement: a trigger of the table changed it again (an `AFTER` trigger that updates
     /// the row, a cascade to the table's own rows). What was logged is the write as its
-    /// statement answered it; the stamp is left unaccounted, so every list over the table
-    /// reloads (``OutsideWrites``), and no outline is carried over it.
+    /// statement answered it; its row of the stamp's log stays for the watch, so every list
+    /// over the table reloads (``OutsideWrites``), and no outline is carried over it.
     func record(
         key: JSONValue?,
         id: String?,
@@ -85,8 +85,7 @@ extension SQLItemWriter {
         let (version, stampAfter) = try await SQLChangeLog.record(
             entries,
             bumping: table,
-            readingStamp: TableStamps.readSQL(of: table, locking: false, session.dialect),
-            stampBefore: stampBefore,
+            readingStamp: TableStamps.currentSQL(of: [table]),
             session
         )
         guard let stampBefore, let stampAfter else { return (version, .none, false) }

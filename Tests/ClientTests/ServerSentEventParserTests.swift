@@ -18,6 +18,22 @@ import Testing
         #expect(parser.lastEventID == "7")
     }
 
+    /// A line, or an event's data with the line being read, may hold the bound and not a
+    /// byte more: past it nothing more is read (a stream of one endless line).
+    @Test func aLineOrAnEventOverTheBoundEndsTheStream() {
+        // "data: " is 6 bytes: a line of 16 is the bound.
+        var atBound = ServerSentEventParser(maximumEventBytes: 16)
+        #expect(atBound.feed(Array("data: 0123456789\n\n".utf8)).map(\.data) == ["0123456789"])
+        #expect(!atBound.overflowed)
+        var over = ServerSentEventParser(maximumEventBytes: 16)
+        #expect(over.feed(Array("data: 0123456789A\n\ndata: next\n\n".utf8)).isEmpty)
+        #expect(over.overflowed)
+        // The event's data so far counts: 5 bytes held, then a line of 12 passes 16.
+        var event = ServerSentEventParser(maximumEventBytes: 16)
+        #expect(event.feed(Array("data: 0123\ndata: 456789\n\n".utf8)).isEmpty)
+        #expect(event.overflowed)
+    }
+
     @Test func linesEndWithCRLFOrCROrLFEvenWhenAChunkEndsBetweenCRAndLF() {
         let stream = Array("id: 1\r\ndata: a\r\n\r\nid: 2\rdata: b\r\rid: 3\ndata: c\n\n".utf8)
         for split in 0...stream.count {

@@ -51,12 +51,15 @@ public struct ServerSentEventParser: Sendable {
             case 0x0A:
                 if let event = endLine() { events.append(event) }
             default:
-                line.append(byte)
-                if line.count + dataBytes > maximumEventBytes {
+                // Checked before the byte is kept: the line's buffer never grows past the
+                // bound (appending first doubled it, a 32 MiB bound held 96 MiB at once).
+                guard line.count + dataBytes < maximumEventBytes else {
                     overflowed = true
                     line = []
                     data = ""
+                    continue
                 }
+                line.append(byte)
             }
         }
         return events

@@ -1,9 +1,11 @@
 """What a reader of the explorer meets beyond the paging, checked by scripts/check-explorer:
 values written to mislead (a right-to-left override, an id of 900 characters), live changes
 above what the reader looks at, a token asked for on a deep link, an item that is not in
-the view, a view emptied live, and a next page the server refuses."""
+the view, a view emptied live, a next page the server refuses, and a page size or a page's
+cursor in the address."""
 
 import time
+import urllib.parse
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -181,12 +183,44 @@ def stream_ended_says_why(driver, base, token, written):
     untrap(driver)
 
 
+def page_size_and_cursor_links(driver, base, token, written):
+    """the page size in the address (and its control) holds for every page; a page's
+    cursor in the address opens that page, and one read backward goes on forward"""
+    def ids(page):
+        return [cell["id"] for section in page["sections"] if section["kind"] == "items" for cell in section["items"]]
+
+    def shown_ids(d):
+        return [row.get_attribute("data-id") for row in rows(d)]
+
+    _, first = api(base, "GET", "/lists/transactions/items?view=feed&limit=3")
+    _, second = api(base, "GET", "/lists/transactions/items?view=feed&limit=3&cursor=" + urllib.parse.quote(first["next"]))
+    driver.execute_script("performance.clearResourceTimings(); location.hash = '#/lists/transactions?view=feed&limit=3';")
+    # Three rows do not fill the screen: the loading row in sight asks for the pages after.
+    wait_for(driver, "two pages of 3", lambda d: shown_ids(d)[:6] == ids(first) + ids(second))
+    if driver.find_element(By.ID, "limit").get_attribute("value") != "3":
+        raise CheckFailed("the page size control does not show the address's 3")
+    asked = driver.execute_script("return performance.getEntriesByType('resource').map((e) => e.name)"
+                                  ".filter((n) => n.includes('/lists/transactions/items?'));")
+    if len(asked) < 2 or any("limit=3" not in url for url in asked):
+        raise CheckFailed(f"a page was read without the page size: {asked!r}")
+    link = "#/lists/transactions?view=feed&limit=3&cursor="
+    driver.execute_script("location.hash = arguments[0];", link + urllib.parse.quote(first["next"]))
+    wait_for(driver, "the linked page's rows first", lambda d: shown_ids(d)[:3] == ids(second))
+    # A page read backward ends with no loading row of its own; the pages after it follow.
+    driver.execute_script("location.hash = arguments[0];", link + urllib.parse.quote(second["prev"]))
+    wait_for(driver, "the page before, then the pages after it", lambda d: shown_ids(d)[:6] == ids(first) + ids(second))
+    # A page size over the list's maximum is the one the server used.
+    _, clamped = api(base, "GET", "/lists/transactions/items?view=feed&limit=100000")
+    driver.execute_script("location.hash = '#/lists/transactions?view=feed&limit=100000';")
+    wait_for(driver, "the clamped size in the control", lambda d: d.find_element(By.ID, "limit").get_attribute(
+        "value") == str(clamped["limit"]))
+
 STEPS = [isolated_values, long_values_fit, live_changes_keep_place, token_on_a_deep_link,
          unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again,
-         answer_not_of_the_api, stream_ended_says_why]
+         answer_not_of_the_api, stream_ended_says_why, page_size_and_cursor_links]
 
 
 def check_reader_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
                 " the rows in sight, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
-                " not of the API and a stream the server ended")
+                " not of the API, a stream the server ended and page sizes and cursors in the address")

@@ -107,6 +107,11 @@ export function viewQuery() {
   return Object.assign({ view: state.view }, state.params);
 }
 
+/** The view's query with the page size the reader chose: every page is read with it. */
+export function pageQuery(extra) {
+  return Object.assign(viewQuery(), state.limit ? { limit: state.limit } : {}, extra);
+}
+
 /**
  * Opens a view of a list. With `keep` (a live reload: {id, offset}), the controls are left
  * as the reader has them and the page is read around the row `id`, put back `offset`
@@ -128,7 +133,7 @@ export async function openList(name, search, keep) {
   } catch (error) {
     // Nothing of the list before is left in the controls (the token prompt reads them).
     screen.replaceChildren();
-    fillControls({ views: [] }, null, search.get('around') || '');
+    fillControls({ views: [] }, null, search.get('around') || '', search.get('limit') || '');
     document.title = name + ' · data-mediator explorer';
     $('title').textContent = name;
     failedToOpen(error);
@@ -145,6 +150,9 @@ export async function openList(name, search, keep) {
     if (search.get(parameter.name)) current.params[parameter.name] = search.get(parameter.name);
   }
   current.around = search.get('around') || '';
+  current.limit = search.get('limit') || '';
+  // A page's cursor in the address (a link to one page): the first page read is that one.
+  current.cursor = keep ? '' : search.get('cursor') || '';
   document.title = (description.title || name) + ' · data-mediator explorer';
   $('crumb').textContent = (description.title || name) + (current.view ? ' · ' + current.view : '');
   $('title').textContent = $('crumb').textContent;
@@ -163,7 +171,7 @@ export async function openList(name, search, keep) {
   if (current.notice && state === current) showProblem(current.notice);
 }
 
-function fillControls(description, chosen, around = state.around) {
+function fillControls(description, chosen, around = state.around, limit = state.limit) {
   const select = $('view');
   select.replaceChildren();
   for (const view of description.views || []) {
@@ -186,6 +194,7 @@ function fillControls(description, chosen, around = state.around) {
     params.append(label);
   }
   $('around').value = around;
+  $('limit').value = limit || '';
   $('token').value = token();
   $('token-field').hidden = !description.scope && !token() && $('token-field').hidden;
   if (description.scope) {
@@ -213,6 +222,7 @@ function submitControls(event) {
     if (input.value.trim()) params[input.name.slice('param:'.length)] = input.value.trim();
   }
   params.around = $('around').value.trim();
+  params.limit = $('limit').value.trim();
   const hash = '#/lists/' + encodeURIComponent(state.list) + query(params);
   if (location.hash === hash) route();
   else location.hash = hash;
@@ -220,11 +230,11 @@ function submitControls(event) {
 
 function viewChanged() {
   if (!state) return;
-  location.hash = '#/lists/' + encodeURIComponent(state.list) + query({ view: $('view').value });
+  location.hash = '#/lists/' + encodeURIComponent(state.list) + query({ view: $('view').value, limit: state.limit });
 }
 
 async function loadFirst(current, keep) {
-  const url = (around) => itemsURL(current.list) + '/items' + query(Object.assign(viewQuery(), { around }));
+  const url = (around) => itemsURL(current.list) + '/items' + query(pageQuery({ around, cursor: current.cursor }));
   let page;
   try {
     try {
@@ -252,6 +262,19 @@ async function loadFirst(current, keep) {
   current.observer = new IntersectionObserver(onLoadingRowSeen, { root: screen, rootMargin: '150px 0px' });
   current.version = page.version;
   addPage(page, 'forward');
+  // A page read backward (a `prev` in the address) ends with no loading row: its `next`
+  // leads to items a reader holds, and this one holds none of them yet.
+  if (page.next && !loadingSectionNamed('loading')) {
+    const bottom = loadingSection({ id: 'loading', type: 'loading', rev: '0', data: { next: page.next } });
+    screen.append(bottom);
+    current.observer.observe(bottom.querySelector('.row'));
+  }
+  // The page size used: a larger one than the list allows is clamped (API.md).
+  if (current.limit && String(page.limit) !== current.limit) {
+    current.limit = String(page.limit);
+    if (!keep) $('limit').value = current.limit;
+  }
+  if (!current.limit) $('limit').placeholder = 'default ' + page.limit;
   current.keep = keep && findRow(keep.id) ? { id: keep.id, offset: keep.offset, pages: 0 } : null;
   if (current.keep) {
     holdRow(current);
@@ -371,7 +394,7 @@ async function loadMore(current, direction) {
   screen.setAttribute('aria-busy', 'true');
   let wait = 0;
   try {
-    const page = await getJSON(itemsURL(current.list) + '/items' + query(Object.assign(viewQuery(), { cursor })), current.abort.signal);
+    const page = await getJSON(itemsURL(current.list) + '/items' + query(pageQuery({ cursor })), current.abort.signal);
     if (state !== current) return;
     clearProblem();
     if (current.notice) showProblem(current.notice);
@@ -391,7 +414,7 @@ async function loadMore(current, direction) {
     if (error.kind === 'bad-cursor' || error.kind === 'cursor-mismatch') {
       // The server will not take this cursor again (its secret changed, say): asking
       // again is pointless; the reader starts again from the top.
-      const search = new URLSearchParams(viewQuery());
+      const search = new URLSearchParams(pageQuery());
       showProblem(error, { label: 'Reload from the top', run: () => openList(current.list, search) });
       return;
     }

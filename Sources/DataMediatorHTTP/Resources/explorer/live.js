@@ -21,7 +21,7 @@ import {
   rowInSight,
   el,
 } from '/explorer/dom.js';
-import { state, openList, viewQuery } from '/explorer/explorer.js';
+import { state, openList, viewQuery, pageQuery } from '/explorer/explorer.js';
 
 const liveBadge = $('live');
 const liveStatus = $('live-status');
@@ -143,7 +143,7 @@ function reload(current) {
   current.reloading = true;
   setTimeout(() => {
     if (state !== current) return;
-    const search = new URLSearchParams(viewQuery());
+    const search = new URLSearchParams(pageQuery());
     const inSight = screen.scrollTop > 0 ? rowInSight() : null;
     openList(current.list, search, inSight ? { id: inSight.row.dataset.id, offset: inSight.offset } : { id: '', offset: 0 });
   }, 300);

@@ -62,4 +62,27 @@ import Testing
         #expect(try await Self.stamp(["notes", "tags"], transactions) == notesBefore + tagsBefore + 5)
         #expect(try await OutsideWrites.check(transactions).recorded.isEmpty)
     }
+
+    /// A program whose search path does not hold the service's tables writes a served
+    /// table (the triggers' function keeps its own search path: the write failed with
+    /// "relation does not exist"), and a table renamed away from the name it is served by
+    /// no longer counts as the served table.
+    @Test func anotherSearchPathAndATableRenamedAway() async throws {
+        let (subject, transactions, _) = try await OutsideWritesTests.subject(.postgres)
+        let other = try #require(try await subject.otherProgram())
+        let logger = Logger(label: "other-program")
+        try await other.store.primary.withConnection { connection in
+            try await connection.query("CREATE SCHEMA elsewhere", logger: logger)
+            try await connection.query("SET search_path = elsewhere", logger: logger)
+            try await connection.query(
+                "INSERT INTO public.notes (id, title, rev) VALUES ('s1', 'elsewhere', 1)",
+                logger: logger
+            )
+        }
+        #expect(try await OutsideWrites.check(transactions).recorded.map(\.table) == ["notes"])
+        try await subject.writeBehindTheServicesBack("ALTER TABLE notes RENAME TO notes_old")
+        let before = try await Self.stamp(["notes"], transactions)
+        try await subject.writeBehindTheServicesBack("INSERT INTO notes_old (id, title, rev) VALUES ('o1', 'old', 1)")
+        #expect(try await Self.stamp(["notes"], transactions) == before, "the old table's write is not the served one's")
+    }
 }

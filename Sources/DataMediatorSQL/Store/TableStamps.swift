@@ -21,6 +21,9 @@ import DataMediator
 /// The store's version does not serve here: rows other programs write do not raise it.
 public enum TableStamps {
     /// The service's tables and, on PostgreSQL, the function every table's trigger calls.
+    /// The function keeps the search path it was made with, where the service's tables
+    /// are: another program's session may have another one, and logical replication's
+    /// apply runs with none.
     static func schema(_ dialect: SQLDialect) -> [String] {
         let types = SQLTypes(dialect)
         let tables = [
@@ -43,9 +46,18 @@ public enum TableStamps {
         case .postgres:
             return tables + [
                 """
-                CREATE OR REPLACE FUNCTION data_mediator_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+                CREATE OR REPLACE FUNCTION data_mediator_stamp() RETURNS trigger LANGUAGE plpgsql
+                SET search_path FROM CURRENT AS $$
                 BEGIN
-                    IF current_setting('\(bulkSetting)', true) = 'on' THEN
+                    -- A table renamed away from the name it is served by keeps its
+                    -- triggers: its changes are not the served table's.
+                    IF TG_TABLE_NAME <> TG_ARGV[0] OR current_setting('\(bulkSetting)', true) = 'on' THEN
+                        RETURN NULL;
+                    END IF;
+                    -- Logical replication's apply fires row triggers only: one count per
+                    -- transaction is enough there (no write of the service runs so).
+                    IF TG_LEVEL = 'ROW' THEN
+                        \(countSQL(source: "TG_ARGV[0]", writer: "txid_current()", once: true));
                         RETURN NULL;
                     END IF;
                     -- A statement that changed no row changes nothing: the rows it changed
@@ -71,11 +83,12 @@ public enum TableStamps {
 
     /// The statement by which a trigger counts one change of `source` by `writer` (SQL
     /// terms) in the log: a row of the writer's own, so no other writer waits for it.
-    private static func countSQL(source: String, writer: String) -> String {
+    /// `once`: the writer's first change only (a row that is there stays as it is).
+    private static func countSQL(source: String, writer: String, once: Bool = false) -> String {
         let log = ServiceTables.stampLog
         return """
             INSERT INTO \(log) (source, writer, statements) VALUES (\(source), \(writer), 1)
-            ON CONFLICT (source, writer) DO UPDATE SET statements = \(log).statements + 1
+            ON CONFLICT (source, writer) DO \(once ? "NOTHING" : "UPDATE SET statements = \(log).statements + 1")
             """
     }
 
@@ -234,18 +247,26 @@ public enum TableStamps {
                 ("data_mediator_stamp_update", "UPDATE", "REFERENCING NEW TABLE AS data_mediator_new "),
                 ("data_mediator_stamp_delete", "DELETE", "REFERENCING OLD TABLE AS data_mediator_old "),
             ]
-            // `ENABLE ALWAYS`: they fire under `session_replication_role = replica` too, as
-            // logical replication applies another database's writes to the table.
-            return [row]
-                + events.flatMap { name, event, referencing in
-                    [
-                        """
-                        CREATE OR REPLACE TRIGGER \(name) AFTER \(event) ON \(SQL.quote(table))
-                        \(referencing)FOR EACH STATEMENT EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
-                        """,
-                        "ALTER TABLE \(SQL.quote(table)) ENABLE ALWAYS TRIGGER \(name)",
-                    ]
-                }
+            // Under `session_replication_role = replica` (logical replication's apply, which
+            // fires row triggers only, and a session that sets it) a row trigger counts the
+            // changes instead (`ENABLE REPLICA`: it fires then only); TRUNCATE's fires always.
+            let statementTriggers = events.flatMap { name, event, referencing in
+                [
+                    """
+                    CREATE OR REPLACE TRIGGER \(name) AFTER \(event) ON \(SQL.quote(table))
+                    \(referencing)FOR EACH STATEMENT EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
+                    """,
+                    "ALTER TABLE \(SQL.quote(table)) ENABLE \(event == "TRUNCATE" ? "ALWAYS " : "")TRIGGER \(name)",
+                ]
+            }
+            let replicaTrigger = [
+                """
+                CREATE OR REPLACE TRIGGER data_mediator_stamp_replica AFTER INSERT OR UPDATE OR DELETE
+                ON \(SQL.quote(table)) FOR EACH ROW EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
+                """,
+                "ALTER TABLE \(SQL.quote(table)) ENABLE REPLICA TRIGGER data_mediator_stamp_replica",
+            ]
+            return [row] + statementTriggers + replicaTrigger
         }
     }
 

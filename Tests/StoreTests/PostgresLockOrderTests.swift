@@ -2,6 +2,7 @@ import DataMediator
 import DataMediatorPostgres
 import DataMediatorTesting
 import PostgresNIO
+import Synchronization
 import Testing
 
 /// A write of the service waits for the item's row another program holds, and takes no
@@ -54,4 +55,66 @@ import Testing
         let title = try await rows.next().map { try $0.decode(String.self) }
         #expect(title == (write == "delete" ? nil : "service"), "the service's write came after the other's")
     }
+
+    /// While a write waits for a row another program holds, the store's other writes go on:
+    /// the write does not hold the store's version lock as it waits (it did, and one row
+    /// held for 10 s held every API write of the store as long).
+    @Test func aWriteWaitingForARowDoesNotHoldTheOthers() async throws {
+        let (subject, _, _) = try await OutsideWritesTests.subject(.postgres)
+        let other = try #require(try await subject.otherProgram())
+        let logger = Logger(label: "other-program")
+        let adapter = subject.adapter
+        let created = Flag()
+        try await other.store.primary.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("SELECT 1 FROM notes WHERE id = 'n1' FOR UPDATE", logger: logger)
+            let waiting = Task {
+                _ = try await adapter.patch(
+                    id: "n1",
+                    body: .object(["data": .object(["title": .string("late")])]),
+                    scope: nil
+                )
+            }
+            try await Self.waitUntilAWriteWaits(connection, logger: logger)
+            let another = Task {
+                _ = try await adapter.create(body: OutsideWritesTests.note("n2", "meanwhile"), scope: nil)
+                created.set()
+            }
+            // The other write is done while the row is still held.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !created.isSet, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(created.isSet, "another write went on while one waited for a row")
+            try await connection.query("COMMIT", logger: logger)
+            try await waiting.value
+            try await another.value
+        }
+        #expect(try await adapter.sectionInfo(view: "flat").total == 2)
+    }
+
+    /// Waits until a session other than `connection`'s waits for a lock.
+    static func waitUntilAWriteWaits(_ connection: PostgresConnection, logger: Logger) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let waiting = try await connection.query(
+                """
+                SELECT count(*)::int8 FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+                """,
+                logger: logger
+            )
+            var rows = waiting.makeAsyncIterator()
+            if try await rows.next()?.decode(Int64.self) ?? 0 > 0 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("no write waited for the row")
+    }
+}
+
+/// A flag one task sets and another reads.
+private final class Flag: Sendable {
+    private let state = Mutex(false)
+    var isSet: Bool { state.withLock { $0 } }
+    func set() { state.withLock { $0 = true } }
 }

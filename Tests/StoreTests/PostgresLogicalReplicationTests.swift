@@ -21,7 +21,9 @@ import Testing
         let slot = "dm_slot_\(suffix)"
         let subscription = "dm_sub_\(suffix)"
         try await publisher.store.primary.query("CREATE TABLE notes (id text PRIMARY KEY, title text, rev bigint)")
-        try await publisher.store.primary.query(PostgresQuery(unsafeSQL: "CREATE PUBLICATION notes_out FOR TABLE notes"))
+        try await publisher.store.primary.query(
+            PostgresQuery(unsafeSQL: "CREATE PUBLICATION notes_out FOR TABLE notes")
+        )
         try await publisher.store.primary.query(
             PostgresQuery(unsafeSQL: "SELECT 1 FROM pg_create_logical_replication_slot('\(slot)', 'pgoutput')")
         )

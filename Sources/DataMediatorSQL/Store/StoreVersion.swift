@@ -42,16 +42,18 @@ public enum StoreVersion {
         _ = try await lock(session, reading: nil)
     }
 
-    /// The SQL condition, true once the version lock is held, of a row lock that must
-    /// follow it (``lock(_:reading:thenLocking:)``): a `SELECT ... FOR UPDATE` naming it
-    /// runs only after the version's row is locked.
-    public static let lockHeld = "locked.version IS NOT NULL"
-
-    /// ``lock(_:)``, then the rows `row` locks (a `SELECT ... FOR UPDATE` holding
-    /// ``lockHeld`` in its condition, with the values of its placeholders; nil for none),
-    /// then the whole number `scalar` (a `SELECT` of one value; nil for none) reads: on
-    /// PostgreSQL in the statement that takes the lock, one round trip fewer for a write;
-    /// on SQLite (one writer at a time) `scalar` in a statement of its own.
+    /// The rows `row` locks (a `SELECT ... FOR UPDATE`, with the values of its placeholders;
+    /// nil for none), then ``lock(_:)``, then the whole number `scalar` (a `SELECT` of one
+    /// value; nil for none) reads: on PostgreSQL in the statement that takes the lock, one
+    /// round trip fewer for a write; on SQLite (one writer at a time) `scalar` in a
+    /// statement of its own.
+    ///
+    /// The row first: a write that waits for a row another program holds does not hold
+    /// the version lock meanwhile, which every other write of the store waits for (an
+    /// outside audit: one row held 10 s held API writes to every table on every replica).
+    /// Two writes of one row wait for it in turn, before either takes the version lock. A
+    /// write whose triggers or cascades reach a row another write holds while that one waits
+    /// for the version lock deadlock; PostgreSQL ends one of them, which answers `503`.
     public static func lock(
         _ session: any SQLSession,
         reading scalar: String?,
@@ -65,9 +67,13 @@ public enum StoreVersion {
             "set_config('\(name)', (extract(epoch FROM current_setting('\(name)')::interval) * \(lockWaitFactor * 1000))"
                 + "::bigint || 'ms', true)"
         }
-        // The row lock names the version's row, so it runs after it is locked; the scalar is
-        // read when the joined row is shown, after both.
-        let held = row.map { " LEFT JOIN LATERAL (\($0.sql)) AS row_locked ON true" } ?? ""
+        // The version's lock names the rows' count, so it runs after they are locked; the
+        // scalar is read when the joined row is shown, after both.
+        let locking =
+            row.map {
+                "(SELECT count(*) AS held FROM (\($0.sql)) AS row_rows) AS row_locked CROSS JOIN LATERAL "
+                    + "(SELECT version FROM \(ServiceTables.store) WHERE row_locked.held >= 0 FOR UPDATE) AS locked"
+            } ?? "(SELECT version FROM \(ServiceTables.store) FOR UPDATE) AS locked"
         let bounds = try await session.rows(
             "SELECT current_setting('statement_timeout'), current_setting('lock_timeout'), "
                 + "\(scaled("statement_timeout")), \(scaled("lock_timeout"))",
@@ -79,7 +85,7 @@ public enum StoreVersion {
         let locked = try await session.rows(
             """
             SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true)\(scalar.map { ", (\($0))" } ?? "")
-            FROM (SELECT version FROM \(ServiceTables.store) FOR UPDATE) AS locked\(held)
+            FROM \(locking)
             """,
             [bound[0], bound[1]] + (row?.arguments ?? [])
         )

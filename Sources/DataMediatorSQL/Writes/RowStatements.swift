@@ -6,8 +6,8 @@ struct RowStatements: Sendable {
     let selectByID: String
     let updateByID: String
     let deleteByID: String
-    /// The lock of the row by id a write takes after the version lock
-    /// (``StoreVersion/lock(_:reading:thenLocking:)``), before it reads the table's stamp.
+    /// The lock of the row by id a write takes before the version lock
+    /// (``StoreVersion/lock(_:reading:thenLocking:)``).
     let lockByID: String
     /// The inserts that write every writable field.
     let inserts: Inserts
@@ -72,7 +72,7 @@ struct RowStatements: Sendable {
         selectByID = "SELECT \(Self.selectList(read, forms)) FROM \(quoted)" + Self.byID(idField, casts)
         updateByID = Self.update(table, idField, revisionField, writing: fields, read, casts, forms)
         deleteByID = "DELETE FROM \(quoted)" + Self.byID(idField, casts) + " RETURNING 1"
-        lockByID = "SELECT 1 FROM \(quoted)" + Self.byID(idField, casts) + " AND \(StoreVersion.lockHeld) FOR UPDATE"
+        lockByID = "SELECT 1 FROM \(quoted)" + Self.byID(idField, casts) + " FOR UPDATE"
         inserts = Inserts(
             table: table,
             idField: idField,

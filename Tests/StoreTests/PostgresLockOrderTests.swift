@@ -1,9 +1,11 @@
-import DataMediator
 import DataMediatorPostgres
 import DataMediatorTesting
 import PostgresNIO
 import Synchronization
 import Testing
+
+@testable import DataMediator
+@testable import DataMediatorSQL
 
 /// A write of the service waits for the item's row another program holds, and takes no
 /// lock that program's later write of the row needs (the table's stamp is counted in a
@@ -91,6 +93,44 @@ import Testing
             try await another.value
         }
         #expect(try await adapter.sectionInfo(view: "flat").total == 2)
+    }
+
+    /// A write queued behind another reads the table's stamp as that one left it (a
+    /// statement reads in the snapshot it started with, before it waited for the version
+    /// lock): its step is logged for the other replicas' outlines, as when it did not wait.
+    @Test func aQueuedWriteReadsTheStampTheWriteBeforeLeft() async throws {
+        let (subject, transactions, _) = try await OutsideWritesTests.subject(.postgres)
+        let other = try #require(try await subject.otherProgram())
+        let logger = Logger(label: "other-replica")
+        let adapter = subject.adapter
+        try await other.store.primary.withConnection { connection in
+            // Another replica's write: it holds the version lock, and raises the counter.
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("SELECT version FROM data_mediator_store FOR UPDATE", logger: logger)
+            let queued = Task {
+                _ = try await adapter.patch(
+                    id: "n1",
+                    body: .object(["data": .object(["title": .string("queued")])]),
+                    scope: nil
+                )
+            }
+            try await Self.waitUntilAWriteWaits(connection, logger: logger)
+            try await connection.query(
+                "UPDATE data_mediator_stamps SET stamp = stamp + 1 WHERE source = 'notes'",
+                logger: logger
+            )
+            try await connection.query("COMMIT", logger: logger)
+            try await queued.value
+        }
+        let version = try await adapter.currentVersion()
+        let steps = try await transactions.read { session in
+            try await session.rows(
+                "SELECT stamp_before, stamp_after FROM data_mediator_stamp_steps WHERE version = ?",
+                [.integer(version)]
+            )
+        }
+        let step = try #require(steps.first, "the queued write's step is logged")
+        #expect(step[1].integerValue == step[0].integerValue.map { $0 + 1 })
     }
 
     /// Waits until a session other than `connection`'s waits for a lock.

@@ -278,6 +278,23 @@ public enum TableStamps {
     /// What the names of the SQLite triggers start with, before their event.
     static let sqliteTriggerPrefix = "data_mediator_stamp_log_"
 
+    /// The statement by which a write reads its table's stamp before it writes, with the
+    /// store's version lock held (``StoreVersion/lock(_:reading:thenLocking:)``). On
+    /// PostgreSQL it locks the table's counter, which only such writes change: a statement
+    /// reads in the snapshot it started with, before it waited for the version lock, but
+    /// a row it locks is read as the write before it left it (a write queued behind others
+    /// read their counter before they raised it, and every write after that one looked
+    /// changed by more than itself).
+    static func beforeWriteSQL(of table: String, _ dialect: SQLDialect) -> String {
+        let name = SQL.literal(table)
+        let read = """
+            SELECT stamp + (
+                SELECT COALESCE(SUM(statements), 0) FROM \(ServiceTables.stampLog) WHERE source = \(name)
+            ) FROM \(ServiceTables.stamps) WHERE source = \(name)
+            """
+        return dialect == .postgres ? read + " FOR UPDATE OF \(ServiceTables.stamps)" : read
+    }
+
     /// The statement that reads the stamp of `tables` together: the sum of their counters
     /// and logged changes, which rises whenever one of them changes (each only rises; a
     /// fold moves changes from the log to the counter in one transaction).

@@ -183,14 +183,13 @@ public struct SQLItemWriter: ItemWriter {
         }
     }
 
-    /// Takes the store's version lock (``StoreVersion/lock(_:reading:thenLocking:)``), then
-    /// the lock of the row with `key` (nil: none), and reads the table's stamp: the stamp
-    /// before the write, which the outlines carry from (no lock: only writes that hold the
-    /// version lock move its counter, and other programs' writes log rows of their own).
+    /// Takes the lock of the row with `key` (nil: none), then the store's version lock
+    /// (``StoreVersion/lock(_:reading:thenLocking:)``), and reads the table's stamp: the
+    /// stamp before the write, which the outlines carry from.
     private func lock(_ session: any SQLSession, row key: JSONValue? = nil) async throws -> Int64? {
         try await StoreVersion.lock(
             session,
-            reading: TableStamps.currentSQL(of: [table]),
+            reading: TableStamps.beforeWriteSQL(of: table, session.dialect),
             thenLocking: key.map { (statements.lockByID, [$0]) }
         )
     }

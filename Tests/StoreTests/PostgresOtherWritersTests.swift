@@ -88,4 +88,26 @@ import Testing
             "the old table's write is not the served one's"
         )
     }
+
+    /// A partitioned table's changes count in both roles: its statement triggers fire on the
+    /// table, its row trigger (logical replication's) on the partition a row lands in.
+    @Test func aPartitionedTablesChangesCount() async throws {
+        let (subject, transactions, _) = try await OutsideWritesTests.subject(.postgres)
+        let other = try #require(try await subject.otherProgram())
+        let logger = Logger(label: "other-program")
+        let client = other.store.primary
+        try await client.query("CREATE TABLE parted (id text, part int) PARTITION BY LIST (part)", logger: logger)
+        try await client.query("CREATE TABLE parted_1 PARTITION OF parted FOR VALUES IN (1)", logger: logger)
+        for statement in TableStamps.prepareStatements(for: "parted", .postgres) {
+            try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+        let before = try await Self.stamp(["parted"], transactions)
+        try await client.query("INSERT INTO parted VALUES ('a', 1)", logger: logger)
+        #expect(try await Self.stamp(["parted"], transactions) == before + 1)
+        try await client.withConnection { connection in
+            try await connection.query("SET session_replication_role = replica", logger: logger)
+            try await connection.query("INSERT INTO parted VALUES ('b', 1), ('c', 1)", logger: logger)
+        }
+        #expect(try await Self.stamp(["parted"], transactions) == before + 2, "once for the replicated transaction")
+    }
 }

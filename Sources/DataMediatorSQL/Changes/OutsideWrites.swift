@@ -33,7 +33,7 @@ public enum OutsideWrites {
     /// moves the changes its log holds into its counter, in the session's transaction
     /// (which holds the store's version lock).
     static func record(_ source: String, at version: Int64, _ session: any SQLSession) async throws {
-        _ = try await TableStamps.fold(source, session)
+        try await TableStamps.fold(source, session)
         try await session.execute(
             "INSERT INTO \(versions) (source, version) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [.string(source), .integer(version)]

@@ -49,15 +49,19 @@ public enum TableStamps {
                 CREATE OR REPLACE FUNCTION data_mediator_stamp() RETURNS trigger LANGUAGE plpgsql
                 SET search_path FROM CURRENT AS $$
                 BEGIN
-                    -- A table renamed away from the name it is served by keeps its
-                    -- triggers: its changes are not the served table's.
-                    IF TG_TABLE_NAME <> TG_ARGV[0] OR current_setting('\(bulkSetting)', true) = 'on' THEN
+                    IF current_setting('\(bulkSetting)', true) = 'on' THEN
                         RETURN NULL;
                     END IF;
                     -- Logical replication's apply fires row triggers only: one count per
-                    -- transaction is enough there (no write of the service runs so).
+                    -- transaction is enough there (no write of the service runs so). A
+                    -- partitioned table's row trigger fires on its partitions.
                     IF TG_LEVEL = 'ROW' THEN
                         \(countSQL(source: "TG_ARGV[0]", writer: "txid_current()", once: true));
+                        RETURN NULL;
+                    END IF;
+                    -- A table renamed away from the name it is served by keeps its
+                    -- triggers: its changes are not the served table's.
+                    IF TG_TABLE_NAME <> TG_ARGV[0] THEN
                         RETURN NULL;
                     END IF;
                     -- A statement that changed no row changes nothing: the rows it changed
@@ -146,10 +150,10 @@ public enum TableStamps {
     }
 
     /// Moves the changes of `source` logged by committed transactions into its counter (the
-    /// stamp stays what it was) and answers whether there were any; in a transaction that
-    /// holds the version lock. On PostgreSQL one statement, so the rows it deletes are the
-    /// ones it counts: a writer that commits meanwhile keeps its row for the next fold.
-    static func fold(_ source: String, _ session: any SQLSession) async throws -> Bool {
+    /// stamp stays what it was), in a transaction that holds the version lock. On
+    /// PostgreSQL one statement, so the rows it deletes are the ones it counts: a writer
+    /// that commits meanwhile keeps its row for the next fold (SQLite has one writer).
+    static func fold(_ source: String, _ session: any SQLSession) async throws {
         let log = ServiceTables.stampLog
         switch session.dialect {
         case .sqlite:
@@ -157,26 +161,21 @@ public enum TableStamps {
                 "SELECT COALESCE(SUM(statements), 0) FROM \(log) WHERE source = ?",
                 [.string(source)]
             )
-            guard moved > 0 else { return false }
+            guard moved > 0 else { return }
             try await session.execute("DELETE FROM \(log) WHERE source = ?", [.string(source)])
             try await session.execute(
                 "UPDATE \(ServiceTables.stamps) SET stamp = stamp + ? WHERE source = ?",
                 [.integer(moved), .string(source)]
             )
-            return true
         case .postgres:
-            let moved = try await session.integer(
+            try await session.execute(
                 """
-                WITH folded AS (DELETE FROM \(log) WHERE source = ? RETURNING statements),
-                raised AS (
-                    UPDATE \(ServiceTables.stamps) SET stamp = stamp + (SELECT SUM(statements) FROM folded)
-                    WHERE source = ? AND EXISTS (SELECT 1 FROM folded)
-                )
-                SELECT COALESCE(SUM(statements), 0) FROM folded
+                WITH folded AS (DELETE FROM \(log) WHERE source = ? RETURNING statements)
+                UPDATE \(ServiceTables.stamps) SET stamp = stamp + (SELECT SUM(statements) FROM folded)
+                WHERE source = ? AND EXISTS (SELECT 1 FROM folded)
                 """,
                 [.string(source), .string(source)]
             )
-            return moved > 0
         }
     }
 

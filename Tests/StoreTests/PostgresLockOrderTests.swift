@@ -64,20 +64,11 @@ import Testing
     @Test func aWriteWaitingForARowDoesNotHoldTheOthers() async throws {
         let (subject, _, _) = try await OutsideWritesTests.subject(.postgres)
         let other = try #require(try await subject.otherProgram())
-        let logger = Logger(label: "other-program")
         let adapter = subject.adapter
         let created = Flag()
-        try await other.store.primary.withConnection { connection in
-            try await connection.query("BEGIN", logger: logger)
-            try await connection.query("SELECT 1 FROM notes WHERE id = 'n1' FOR UPDATE", logger: logger)
-            let waiting = Task {
-                _ = try await adapter.patch(
-                    id: "n1",
-                    body: .object(["data": .object(["title": .string("late")])]),
-                    scope: nil
-                )
-            }
-            try await Self.waitUntilAWriteWaits(connection, logger: logger)
+        try await Self.patchWaiting(for: "SELECT 1 FROM notes WHERE id = 'n1' FOR UPDATE", other, adapter) {
+            connection,
+            logger in
             let another = Task {
                 _ = try await adapter.create(body: OutsideWritesTests.note("n2", "meanwhile"), scope: nil)
                 created.set()
@@ -89,7 +80,6 @@ import Testing
             }
             #expect(created.isSet, "another write went on while one waited for a row")
             try await connection.query("COMMIT", logger: logger)
-            try await waiting.value
             try await another.value
         }
         #expect(try await adapter.sectionInfo(view: "flat").total == 2)
@@ -101,26 +91,16 @@ import Testing
     @Test func aQueuedWriteReadsTheStampTheWriteBeforeLeft() async throws {
         let (subject, transactions, _) = try await OutsideWritesTests.subject(.postgres)
         let other = try #require(try await subject.otherProgram())
-        let logger = Logger(label: "other-replica")
         let adapter = subject.adapter
-        try await other.store.primary.withConnection { connection in
-            // Another replica's write: it holds the version lock, and raises the counter.
-            try await connection.query("BEGIN", logger: logger)
-            try await connection.query("SELECT version FROM data_mediator_store FOR UPDATE", logger: logger)
-            let queued = Task {
-                _ = try await adapter.patch(
-                    id: "n1",
-                    body: .object(["data": .object(["title": .string("queued")])]),
-                    scope: nil
-                )
-            }
-            try await Self.waitUntilAWriteWaits(connection, logger: logger)
+        // Another replica's write: it holds the version lock, and raises the counter.
+        try await Self.patchWaiting(for: "SELECT version FROM data_mediator_store FOR UPDATE", other, adapter) {
+            connection,
+            logger in
             try await connection.query(
                 "UPDATE data_mediator_stamps SET stamp = stamp + 1 WHERE source = 'notes'",
                 logger: logger
             )
             try await connection.query("COMMIT", logger: logger)
-            try await queued.value
         }
         let version = try await adapter.currentVersion()
         let steps = try await transactions.read { session in
@@ -131,6 +111,32 @@ import Testing
         }
         let step = try #require(steps.first, "the queued write's step is logged")
         #expect(step[1].integerValue == step[0].integerValue.map { $0 + 1 })
+    }
+
+    /// Runs `holding` (a lock another program takes) in a transaction of `other`'s, a patch
+    /// of `n1` through `adapter` that waits for it, then `body` (which ends the transaction),
+    /// and waits for the patch.
+    static func patchWaiting(
+        for holding: String,
+        _ other: PostgresFixture,
+        _ adapter: ListAdapter,
+        _ body: (PostgresConnection, Logger) async throws -> Void
+    ) async throws {
+        let logger = Logger(label: "other-program")
+        try await other.store.primary.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: holding), logger: logger)
+            let waiting = Task {
+                _ = try await adapter.patch(
+                    id: "n1",
+                    body: .object(["data": .object(["title": .string("waited")])]),
+                    scope: nil
+                )
+            }
+            try await waitUntilAWriteWaits(connection, logger: logger)
+            try await body(connection, logger)
+            try await waiting.value
+        }
     }
 
     /// Waits until a session other than `connection`'s waits for a lock.

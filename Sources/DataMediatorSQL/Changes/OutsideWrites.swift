@@ -62,27 +62,36 @@ public enum OutsideWrites {
     /// write through the API moved into the counter as it committed.
     private static let movedSQL = "SELECT DISTINCT source FROM \(ServiceTables.stampLog) ORDER BY source"
 
-    /// The statement that finds the tables the service keeps a stamp for whose triggers are
-    /// gone: a table another program replaced (dropped and made again, or renamed over it),
-    /// whose triggers went with the old one, so its changes no longer move its stamp.
+    /// The statement that finds the tables the service keeps a stamp for that lack one of
+    /// their triggers: a table another program replaced (dropped and made again, or renamed
+    /// over it: the triggers went with the old one, which SQLite keeps them on under its new
+    /// name), or whose trigger it dropped (or disabled, on PostgreSQL), so some of its
+    /// changes no longer move its stamp. SQLite's names are matched without case, as
+    /// SQLite matches them (a table made again as `ITEMS` is `items`).
     static func unwatchedSQL(_ dialect: SQLDialect) -> String {
         switch dialect {
         case .sqlite:
+            let names = ["insert", "update", "delete"].map {
+                "'\(TableStamps.sqliteTriggerPrefix)\($0)_' || stamps.source"
+            }
             return """
                 SELECT stamps.source FROM \(ServiceTables.stamps) AS stamps
-                WHERE EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = stamps.source)
-                AND NOT EXISTS (
-                    SELECT 1 FROM sqlite_master WHERE type = 'trigger'
-                    AND name = '\(TableStamps.sqliteTriggerPrefix)insert_' || stamps.source
-                ) ORDER BY stamps.source
+                WHERE EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = stamps.source COLLATE NOCASE)
+                AND (
+                    SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
+                    AND tbl_name = stamps.source COLLATE NOCASE
+                    AND name COLLATE NOCASE IN (\(names.joined(separator: ", ")))
+                ) < \(names.count) ORDER BY stamps.source
                 """
         case .postgres:
+            let names = TableStamps.postgresTriggers.map { "'\($0)'" }.joined(separator: ", ")
             return """
                 SELECT stamps.source FROM \(ServiceTables.stamps) AS stamps
                 JOIN pg_class AS c ON c.oid = to_regclass(quote_ident(stamps.source)) AND c.relkind IN ('r', 'p')
-                WHERE NOT EXISTS (
-                    SELECT 1 FROM pg_trigger AS t WHERE t.tgrelid = c.oid AND t.tgname = 'data_mediator_stamp_insert'
-                ) ORDER BY stamps.source
+                WHERE (
+                    SELECT count(*) FROM pg_trigger AS t
+                    WHERE t.tgrelid = c.oid AND t.tgname IN (\(names)) AND t.tgenabled <> 'D'
+                ) < \(TableStamps.postgresTriggers.count) ORDER BY stamps.source
                 """
         }
     }

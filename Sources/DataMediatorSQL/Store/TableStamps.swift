@@ -225,11 +225,14 @@ public enum TableStamps {
         case .sqlite:
             // SQLite has row triggers only; each costs one update of a row in the page
             // cache. A DELETE without WHERE still fires them (it is not truncated then).
+            // Made anew each time: a trigger of the name may be on another table (one renamed
+            // away from this name keeps it), and an earlier release's raised the counter.
             let triggers = ["INSERT", "UPDATE", "DELETE"].flatMap { event in
                 [
                     "DROP TRIGGER IF EXISTS \(SQL.quote("data_mediator_stamp_\(event.lowercased())_\(table)"))",
+                    "DROP TRIGGER IF EXISTS \(SQL.quote(sqliteTrigger(event, on: table)))",
                     """
-                    CREATE TRIGGER IF NOT EXISTS \(SQL.quote(sqliteTrigger(event, on: table)))
+                    CREATE TRIGGER \(SQL.quote(sqliteTrigger(event, on: table)))
                     AFTER \(event) ON \(SQL.quote(table)) BEGIN
                         \(countSQL(source: SQL.literal(table), writer: "0"));
                     END
@@ -240,12 +243,7 @@ public enum TableStamps {
         case .postgres:
             // One trigger per event: a trigger with a transition table has one event. The
             // first one, `data_mediator_stamp`, took every event before, and is replaced.
-            let events = [
-                ("data_mediator_stamp", "TRUNCATE", ""),
-                ("data_mediator_stamp_insert", "INSERT", "REFERENCING NEW TABLE AS data_mediator_new "),
-                ("data_mediator_stamp_update", "UPDATE", "REFERENCING NEW TABLE AS data_mediator_new "),
-                ("data_mediator_stamp_delete", "DELETE", "REFERENCING OLD TABLE AS data_mediator_old "),
-            ]
+            let events = postgresStatementTriggers
             // Under `session_replication_role = replica` (logical replication's apply, which
             // fires row triggers only, and a session that sets it) a row trigger counts the
             // changes instead (`ENABLE REPLICA`: it fires then only); TRUNCATE's fires always.
@@ -260,10 +258,10 @@ public enum TableStamps {
             }
             let replicaTrigger = [
                 """
-                CREATE OR REPLACE TRIGGER data_mediator_stamp_replica AFTER INSERT OR UPDATE OR DELETE
+                CREATE OR REPLACE TRIGGER \(postgresReplicaTrigger) AFTER INSERT OR UPDATE OR DELETE
                 ON \(SQL.quote(table)) FOR EACH ROW EXECUTE FUNCTION data_mediator_stamp(\(SQL.literal(table)))
                 """,
-                "ALTER TABLE \(SQL.quote(table)) ENABLE REPLICA TRIGGER data_mediator_stamp_replica",
+                "ALTER TABLE \(SQL.quote(table)) ENABLE REPLICA TRIGGER \(postgresReplicaTrigger)",
             ]
             return [row] + statementTriggers + replicaTrigger
         }
@@ -273,6 +271,20 @@ public enum TableStamps {
     static func sqliteTrigger(_ event: String, on table: String) -> String {
         "\(sqliteTriggerPrefix)\(event.lowercased())_\(table)"
     }
+
+    /// A table's PostgreSQL statement triggers: name, event and transition table.
+    private static let postgresStatementTriggers = [
+        ("data_mediator_stamp", "TRUNCATE", ""),
+        ("data_mediator_stamp_insert", "INSERT", "REFERENCING NEW TABLE AS data_mediator_new "),
+        ("data_mediator_stamp_update", "UPDATE", "REFERENCING NEW TABLE AS data_mediator_new "),
+        ("data_mediator_stamp_delete", "DELETE", "REFERENCING OLD TABLE AS data_mediator_old "),
+    ]
+
+    /// A table's PostgreSQL row trigger, which fires in logical replication only.
+    private static let postgresReplicaTrigger = "data_mediator_stamp_replica"
+
+    /// The names of a table's PostgreSQL triggers (each table has its own).
+    static let postgresTriggers = postgresStatementTriggers.map(\.0) + [postgresReplicaTrigger]
 
     /// What the names of the SQLite triggers start with, before their event.
     static let sqliteTriggerPrefix = "data_mediator_stamp_log_"

@@ -38,7 +38,8 @@ import Testing
         let (subject, transactions, _) = try await OutsideWritesTests.subject(kind)
         try await subject.writeBehindTheServicesBack(
             kind == .sqlite
-                ? "DROP TRIGGER data_mediator_stamp_log_delete_notes" : "DROP TRIGGER data_mediator_stamp_delete ON notes"
+                ? "DROP TRIGGER data_mediator_stamp_log_delete_notes"
+                : "DROP TRIGGER data_mediator_stamp_delete ON notes"
         )
         #expect(try await OutsideWrites.check(transactions).replaced == ["notes"])
         try await subject.writeBehindTheServicesBack("DELETE FROM notes WHERE id = 'n1'")

@@ -27,6 +27,10 @@ public final class SQLiteStore: Sendable {
     /// The last readiness look: when, and what it found.
     private let readiness = Mutex<(at: ContinuousClock.Instant, readable: Bool)?>(nil)
 
+    /// The size in bytes the write-ahead log is cut back to when it starts over
+    /// (`journal_size_limit`): eight times what it holds between two automatic checkpoints.
+    static let logSizeLimit = 32 << 20
+
     /// Opens (creating if needed) the store at `path`.
     ///
     /// - Throws: `StoreError` when the file cannot be opened as a SQLite database.
@@ -37,6 +41,13 @@ public final class SQLiteStore: Sendable {
         // GRDB's readers, off the calling thread: one per core is as many as can run at
         // once, and each more would hold a page cache of its own.
         configuration.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        // The write-ahead log grows while a reader (another program's long transaction)
+        // keeps the checkpoint from its start, by tens of kilobytes a write, and SQLite
+        // keeps the file at its largest until the store is closed; it is cut back to this
+        // once the log starts over.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
+        }
         // SQLite makes the file, not its folder, and says only "unable to open database file".
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isFolder: ObjCBool = false

@@ -51,8 +51,8 @@ public struct ServerSentEventParser: Sendable {
             case 0x0A:
                 if let event = endLine() { events.append(event) }
             default:
-                // Checked before the byte is kept: the line's buffer never grows past the
-                // bound (appending first doubled it, a 32 MiB bound held 96 MiB at once).
+                // Checked before the byte is kept, so the line's buffer never grows past the
+                // bound (an append past it would double the buffer first).
                 guard line.count + dataBytes < maximumEventBytes else {
                     overflowed = true
                     line = []

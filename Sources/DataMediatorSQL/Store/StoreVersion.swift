@@ -49,8 +49,8 @@ public enum StoreVersion {
     /// statement of its own.
     ///
     /// The row first: a write that waits for a row another program holds does not hold
-    /// the version lock meanwhile, which every other write of the store waits for (an
-    /// outside audit: one row held 10 s held API writes to every table on every replica).
+    /// the version lock meanwhile, which every other write of the store, on every table
+    /// and replica, waits for.
     /// Two writes of one row wait for it in turn, before either takes the version lock. A
     /// write whose triggers or cascades reach a row another write holds while that one waits
     /// for the version lock deadlock; PostgreSQL ends one of them, which answers `503`.

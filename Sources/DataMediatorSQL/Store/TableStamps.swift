@@ -11,9 +11,9 @@ import DataMediator
 /// A table's stamp is its row of ``ServiceTables/stamps`` plus the changes its writers
 /// logged since (``ServiceTables/stampLog``): the triggers write one row per writing
 /// transaction and table there, its own, so other programs' writers of one table never
-/// wait for one another, nor for the service (a counter they all raised was one row that
-/// each writer held until it committed: writes of one table took turns, and two tables
-/// written in opposite orders deadlocked). The service moves the counts into the counter
+/// wait for one another, nor for the service (a counter they all raised would be one row
+/// each writer holds until it commits: writes of one table would take turns, and two
+/// tables written in opposite orders could deadlock). The service moves the counts into the counter
 /// with the store's version lock held: a write through the API its own one step
 /// (``foldOwn(_:_:)``), the watch of other programs' writes the rest
 /// (``OutsideWrites``), which is how it tells them apart.
@@ -293,9 +293,9 @@ public enum TableStamps {
     /// store's version lock held (``StoreVersion/lock(_:reading:thenLocking:)``). On
     /// PostgreSQL it locks the table's counter, which only such writes change: a statement
     /// reads in the snapshot it started with, before it waited for the version lock, but
-    /// a row it locks is read as the write before it left it (a write queued behind others
-    /// read their counter before they raised it, and every write after that one looked
-    /// changed by more than itself).
+    /// a row it locks is read as the write before it left it (else a write queued behind
+    /// others would read the counter as it was before they raised it, and look changed by
+    /// more than its own step).
     static func beforeWriteSQL(of table: String, _ dialect: SQLDialect) -> String {
         let name = SQL.literal(table)
         let read = """

@@ -41,10 +41,10 @@ public final class SQLiteStore: Sendable {
         // GRDB's readers, off the calling thread: one per core is as many as can run at
         // once, and each more would hold a page cache of its own.
         configuration.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
-        // The write-ahead log grows while a reader (another program's long transaction)
-        // keeps the checkpoint from its start, by tens of kilobytes a write, and SQLite
-        // keeps the file at its largest until the store is closed; it is cut back to this
-        // once the log starts over.
+        // The write-ahead log grows with every write while a reader (another program's
+        // long transaction) keeps the checkpoint from its start, and SQLite keeps the file
+        // at its largest until the store is closed; it is cut back to this once the log
+        // starts over.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
         }

@@ -215,12 +215,47 @@ def page_size_and_cursor_links(driver, base, token, written):
     wait_for(driver, "the clamped size in the control", lambda d: d.find_element(By.ID, "limit").get_attribute(
         "value") == str(clamped["limit"]))
 
+def row_shows_all_its_data(driver, base, token, written):
+    """a row opens (its button, Enter, a tap) to show all its data, which follows live
+    changes, and closes again"""
+    reason = "a reason long enough to be cut in the row's one line " * 6
+    item = transaction(base, token, "explorer-details", 7, "2020-01-03T00:00:00Z")
+    written.append(item)
+    api(base, "PATCH", "/lists/transactions/items/" + item, token=token, body={"data": {"reason": reason}})
+    driver.execute_script(f"location.hash = '#/lists/transactions?around={item}';")
+    row = wait_for(driver, "the written row", lambda d: row_with(d, item))
+    toggle = row.find_element(By.CSS_SELECTOR, ".toggle")
+    if toggle.get_attribute("aria-expanded") != "false" or row.find_elements(By.CSS_SELECTOR, ".data"):
+        raise CheckFailed("the row is open before it is asked")
+    toggle.click()
+
+    def shown_data(d):
+        found = row_with(d, item)
+        terms = found.find_elements(By.CSS_SELECTOR, ".data dt") if found else []
+        values = found.find_elements(By.CSS_SELECTOR, ".data dd") if found else []
+        return {t.get_attribute("textContent"): v.get_attribute("textContent") for t, v in zip(terms, values)}
+
+    wait_for(driver, "the whole reason under the row", lambda d: shown_data(d).get("reason") == reason
+             and shown_data(d).get("points") == "7")
+    if row_with(driver, item).find_element(By.CSS_SELECTOR, ".toggle").get_attribute("aria-expanded") != "true":
+        raise CheckFailed("the open row's button does not say it is expanded")
+    # A live change to the open row shows there.
+    wait_for(driver, "the view live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+    api(base, "PATCH", "/lists/transactions/items/" + item, token=token, body={"data": {"points": 8}})
+    wait_for(driver, "the new points in the open row", lambda d: shown_data(d).get("points") == "8")
+    # The keyboard closes it from its button, which keeps the focus.
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    wait_for(driver, "the row closed", lambda d: not shown_data(d)
+             and row_with(d, item).find_element(By.CSS_SELECTOR, ".toggle").get_attribute("aria-expanded") == "false")
+
+
 STEPS = [isolated_values, long_values_fit, live_changes_keep_place, token_on_a_deep_link,
          unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again,
-         answer_not_of_the_api, stream_ended_says_why, page_size_and_cursor_links]
+         answer_not_of_the_api, stream_ended_says_why, page_size_and_cursor_links,
+         row_shows_all_its_data]
 
 
 def check_reader_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
                 " the rows in sight, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
-                " not of the API, a stream the server ended and page sizes and cursors in the address")
+                " not of the API, a stream the server ended, page sizes and cursors in the address and a row's whole data")

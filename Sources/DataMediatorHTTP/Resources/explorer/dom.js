@@ -206,7 +206,42 @@ export function fillRow(row, cell) {
   id.title = cell.id;
   const text = summary(cell.data);
   text.title = JSON.stringify(cell.data, null, 2);
-  row.replaceChildren(type, id, text, el('span', 'rev', 'rev ' + cell.rev));
+  // The row's whole data, shown under it while it is open (a tooltip shows on no phone
+  // and to no keyboard); a live change to an open row shows its new data.
+  const open = row.classList.contains('open');
+  const toggle = el('button', 'toggle', open ? '▾' : '▸');
+  toggle.type = 'button';
+  toggle.setAttribute('aria-expanded', String(open));
+  toggle.setAttribute('aria-label', 'All of ' + cell.id);
+  // The focus stays on the row's button as it is made anew.
+  const focused = document.activeElement && document.activeElement.classList.contains('toggle')
+    && row.contains(document.activeElement);
+  row.cell = cell;
+  row.replaceChildren(type, id, text, el('span', 'rev', 'rev ' + cell.rev), toggle);
+  if (open) row.append(details(cell.data));
+  if (focused) toggle.focus({ preventScroll: true });
+}
+
+/** Opens or closes a row's whole data. */
+export function toggleRow(row) {
+  if (!row.cell || row.classList.contains('synthetic')) return;
+  row.classList.toggle('open');
+  fillRow(row, row.cell);
+}
+
+/** Each field of `data` and its whole value, each isolated (<bdi>). */
+function details(data) {
+  const list = el('dl', 'data');
+  const entries = data !== null && typeof data === 'object' && !Array.isArray(data) ? Object.entries(data) : [['', data]];
+  for (const [key, value] of entries) {
+    const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+    const term = el('dt');
+    term.append(el('bdi', null, key));
+    const description = el('dd');
+    description.append(el('bdi', null, text === undefined ? '' : text));
+    list.append(term, description);
+  }
+  return list;
 }
 
 export function flash(row) {

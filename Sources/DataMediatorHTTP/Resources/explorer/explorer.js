@@ -28,6 +28,7 @@ import {
   findSection,
   findRow,
   removeRow,
+  toggleRow,
 } from '/explorer/dom.js';
 import { setLive, follow } from '/explorer/live.js';
 
@@ -467,6 +468,12 @@ function route() {
 }
 
 controls.addEventListener('submit', submitControls);
+// A row opens or closes by its button, or by a click on it that selected no text.
+screen.addEventListener('click', (event) => {
+  const row = event.target.closest('.row');
+  if (!row) return;
+  if (event.target.closest('.toggle') || !String(window.getSelection() || '')) toggleRow(row);
+});
 $('view').addEventListener('change', viewChanged);
 window.addEventListener('hashchange', route);
 route();

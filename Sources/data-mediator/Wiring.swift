@@ -58,6 +58,24 @@ struct Wiring: Sendable {
         signer = CursorSigner(secret: secret)
         switch configuration.store {
         case .sqlite(let path):
+            // A database URL the store would not use: the operator means PostgreSQL, and
+            // would be served from a local file without a word.
+            if let name = settings.databaseURL != nil
+                ? "DATA_MEDIATOR_DATABASE_URL" : settings.databaseReadURL != nil ? "DATA_MEDIATOR_DATABASE_READ_URL" : nil
+            {
+                throw ConfigFileErrors(errors: [
+                    ConfigFileError(
+                        file: configFile,
+                        line: 1,
+                        column: 1,
+                        message: isDemo
+                            ? "\(name) is set without DATA_MEDIATOR_DATABASE_URL; set both to serve the demo from "
+                                + "PostgreSQL, or neither"
+                            : "\(name) is set, but the store is SQLite ('\(path)'); give the config 'store: postgres', "
+                                + "or unset \(name)"
+                    )
+                ])
+            }
             if isDemo {
                 let start = ContinuousClock.now
                 if try DemoData.create(at: path, transactions: settings.demoTransactions) {

@@ -44,6 +44,22 @@ import Testing
         }
     }
 
+    /// A file saved as Latin-1: its bytes would be read as U+FFFD, and a table named so made
+    /// anew, empty, beside the one meant.
+    @Test func aFileThatIsNotUTF8IsRefusedAtItsLine() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("lists.yaml")
+        let text = Self.yaml.replacingOccurrences(of: "VALUE", with: "3").replacingOccurrences(
+            of: "table: tasks",
+            with: "table: t\u{E9}"
+        )
+        try Data(text.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }).write(to: file)
+        let error = #expect(throws: ConfigFileErrors.self) { _ = try ConfigFileLoader.load(path: file.path) }
+        #expect(error?.errors.first?.message.contains("not UTF-8") == true)
+        #expect(error?.errors.first?.line == 6)
+    }
+
     @Test(
         "a filter value that is not one value, or not of its field's type, is an error",
         arguments: [

@@ -21,6 +21,11 @@ import Testing
             ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db:99999/app"),
             ("DATA_MEDIATOR_DATABASE_URL", "mysql://u:secret@db/app"),
             ("DATA_MEDIATOR_DATABASE_READ_URL", "postgres:///app"),
+            // The store speaks no TLS: a URL that asks for it is not connected in the clear,
+            // and a parameter the store would ignore is not ignored silently.
+            ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db/app?sslmode=require"),
+            ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db/app?sslmode=verify-full"),
+            ("DATA_MEDIATOR_DATABASE_READ_URL", "postgres://u:secret@db/app?application_name=x"),
         ] {
             #expect {
                 try ServeConfiguration.of([name: value])
@@ -30,5 +35,7 @@ import Testing
         }
         let set = try? ServeConfiguration.of(["DATA_MEDIATOR_DATABASE_URL": "postgresql://u:p@db:6432/app"])
         #expect(set?.databaseURL == "postgresql://u:p@db:6432/app")
+        let plain = try? ServeConfiguration.of(["DATA_MEDIATOR_DATABASE_URL": "postgres://u:p@db/app?sslmode=disable"])
+        #expect(plain?.databaseURL == "postgres://u:p@db/app?sslmode=disable")
     }
 }

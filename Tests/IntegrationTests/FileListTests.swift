@@ -22,14 +22,14 @@ import Testing
         }
 
         /// The registry the service would serve: both steps of the wiring.
-        func wire() async throws -> ListRegistry {
+        func wire(environment: [String: String] = [:]) async throws -> ListRegistry {
             let settings = try ServeConfiguration(
                 config: url.appendingPathComponent("lists.yaml").path,
                 host: nil,
                 port: nil,
                 dataDir: url.path,
                 demoTransactions: nil,
-                environment: [:]
+                environment: environment
             )
             let logger = Logger(label: "test")
             return try await Wiring(
@@ -154,5 +154,20 @@ import Testing
         defer { unknown.remove() }
         let refused = await #expect(throws: ConfigFileErrors.self) { _ = try await unknown.wire() }
         #expect(refused?.description.contains("not a .json, .ndjson, .jsonl or .csv file") == true)
+    }
+
+    /// A database URL beside a SQLite store: the operator means PostgreSQL, and was served
+    /// from a local file without a word.
+    @Test func aDatabaseURLBesideASQLiteStoreIsRefused() async throws {
+        let folder = try Folder(files: ["lists.yaml": Self.config(file: "faq.ndjson"), "faq.ndjson": ""])
+        defer { folder.remove() }
+        for name in ["DATA_MEDIATOR_DATABASE_URL", "DATA_MEDIATOR_DATABASE_READ_URL"] {
+            let refused = await #expect(throws: ConfigFileErrors.self) {
+                _ = try await folder.wire(environment: [name: "postgres://u:secret@db/app"])
+            }
+            let said = refused?.description ?? ""
+            #expect(said.contains("\(name) is set, but the store is SQLite") && !said.contains("secret"), "\(said)")
+        }
+        _ = try await folder.wire()
     }
 }

@@ -10,7 +10,9 @@ extension PostgresStore {
     static let idleTimeout: Duration = .seconds(10)
 
     /// The client configuration of a connection URL; TLS is off (connect over a private
-    /// network or a local socket). Every session starts with `timeout` as its
+    /// network or a local socket), so a URL that asks for it (`sslmode=require`,
+    /// `verify-ca`, `verify-full`) is refused rather than connected in the clear, and so is
+    /// any other parameter, which would be ignored (``checkParameters(_:)``). Every session starts with `timeout` as its
     /// `statement_timeout` and `lock_timeout`, so the server itself ends a statement that
     /// runs or waits longer (which a client-side timer cannot: it can only stop waiting),
     /// and a transaction left idle for four times as long is ended by the server too.
@@ -30,6 +32,7 @@ extension PostgresStore {
                 "the database URL is not of the form postgres://user:password@host:port/database"
             )
         }
+        try checkParameters(parts.queryItems ?? [])
         let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
         var configuration = PostgresClient.Configuration(
             host: host,
@@ -59,5 +62,31 @@ extension PostgresStore {
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectionIdleTimeout = idleTimeout
         return configuration
+    }
+
+    /// The `sslmode` values that let a connection go without TLS, as libpq reads them.
+    static let plainSSLModes: Set<String> = ["disable", "allow", "prefer"]
+
+    /// Refuses a URL's parameters the store would not honour: `sslmode` other than
+    /// ``plainSSLModes`` (the store speaks no TLS), and every other parameter.
+    ///
+    /// - Throws: `StoreError` naming the parameter.
+    public static func checkParameters(_ items: [URLQueryItem]) throws {
+        for item in items {
+            guard item.name == "sslmode" else {
+                throw StoreError(
+                    list: nil,
+                    "the database URL's parameter '\(item.name)' is not one the store reads (only sslmode is); "
+                        + "remove it"
+                )
+            }
+            guard let mode = item.value, plainSSLModes.contains(mode) else {
+                throw StoreError(
+                    list: nil,
+                    "the database URL asks for sslmode=\(item.value ?? ""), but the store connects without TLS; "
+                        + "connect over a private network or a local tunnel with sslmode=disable, or leave sslmode out"
+                )
+            }
+        }
     }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import DataMediatorHTTP
+import DataMediatorPostgres
+import DataMediatorSQL
 import Foundation
 import Logging
 import NIOCore
@@ -81,6 +83,11 @@ struct ServeConfiguration: Sendable {
         }
         if let port = parts.port, !(1...65_535).contains(port) {
             throw ValidationError("\(name) names port \(port); a port is from 1 to 65535.")
+        }
+        do {
+            try PostgresStore.checkParameters(parts.queryItems ?? [])
+        } catch let error as StoreError {
+            throw ValidationError("\(name): \(error.message).")
         }
         return url
     }

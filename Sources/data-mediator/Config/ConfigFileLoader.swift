@@ -39,7 +39,20 @@ struct ConfigFileLoader {
         // A byte order mark (some editors write one) is not YAML's to read.
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         let text = data.starts(with: bom) ? data.dropFirst(bom.count) : data[...]
-        return try loader.parse(String(decoding: text, as: UTF8.self))
+        // Bytes that are not UTF-8 (a file saved as Latin-1) would be read as U+FFFD: a
+        // table named so would be made anew, empty, beside the one meant.
+        guard let decoded = String(validating: text, as: UTF8.self) else {
+            let line = UTF8Check.firstBadLine(path: path) ?? 0
+            throw ConfigFileErrors(errors: [
+                ConfigFileError(
+                    file: path,
+                    line: line,
+                    column: 0,
+                    message: "the file is not UTF-8 text; save it as UTF-8"
+                )
+            ])
+        }
+        return try loader.parse(decoded)
     }
 
     /// Checks YAML text and returns what it declares.

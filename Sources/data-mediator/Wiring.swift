@@ -61,7 +61,8 @@ struct Wiring: Sendable {
             // A database URL the store would not use: the operator means PostgreSQL, and
             // would be served from a local file without a word.
             if let name = settings.databaseURL != nil
-                ? "DATA_MEDIATOR_DATABASE_URL" : settings.databaseReadURL != nil ? "DATA_MEDIATOR_DATABASE_READ_URL" : nil
+                ? "DATA_MEDIATOR_DATABASE_URL"
+                : settings.databaseReadURL != nil ? "DATA_MEDIATOR_DATABASE_READ_URL" : nil
             {
                 throw ConfigFileErrors(errors: [
                     ConfigFileError(

@@ -42,7 +42,6 @@ struct Wiring: Sendable {
         eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger
     ) throws {
-        try DataFolder.make(settings.dataDir)
         demoTransactions = settings.demoTransactions
         if let path = settings.config {
             configuration = try ConfigFileLoader.load(path: path)
@@ -54,29 +53,19 @@ struct Wiring: Sendable {
             configFile = "(built-in demo)"
             isDemo = true
         }
+        // What the settings ask of the store is checked before anything is written: a
+        // refused config leaves no data folder and no cursor secret behind.
+        let target = try Self.target(
+            of: configuration.store,
+            settings: settings,
+            configFile: configFile,
+            isDemo: isDemo
+        )
+        try DataFolder.make(settings.dataDir)
         let secret = try CursorSecret.load(environment: environment, dataDir: settings.dataDir, logger: logger)
         signer = CursorSigner(secret: secret)
-        switch configuration.store {
+        switch target {
         case .sqlite(let path):
-            // A database URL the store would not use: the operator means PostgreSQL, and
-            // would be served from a local file without a word.
-            if let name = settings.databaseURL != nil
-                ? "DATA_MEDIATOR_DATABASE_URL"
-                : settings.databaseReadURL != nil ? "DATA_MEDIATOR_DATABASE_READ_URL" : nil
-            {
-                throw ConfigFileErrors(errors: [
-                    ConfigFileError(
-                        file: configFile,
-                        line: 1,
-                        column: 1,
-                        message: isDemo
-                            ? "\(name) is set without DATA_MEDIATOR_DATABASE_URL; set both to serve the demo from "
-                                + "PostgreSQL, or neither"
-                            : "\(name) is set, but the store is SQLite ('\(path)'); give the config 'store: postgres', "
-                                + "or unset \(name)"
-                    )
-                ])
-            }
             if isDemo {
                 let start = ContinuousClock.now
                 if try DemoData.create(at: path, transactions: settings.demoTransactions) {
@@ -91,18 +80,7 @@ struct Wiring: Sendable {
                 logger.info("serving the built-in demo", metadata: ["store": "\(path)"])
             }
             store = .sqlite(try SQLiteStore(path: path))
-        case .postgres:
-            guard let url = settings.databaseURL else {
-                throw ConfigFileErrors(errors: [
-                    ConfigFileError(
-                        file: configFile,
-                        line: 1,
-                        column: 1,
-                        message:
-                            "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL (postgres://user:password@host:port/database)"
-                    )
-                ])
-            }
+        case .postgres(let url):
             store = .postgres(
                 try PostgresStore(
                     url: url,
@@ -117,6 +95,48 @@ struct Wiring: Sendable {
                     logger: logger
                 )
             )
+        }
+    }
+
+    /// The store a config's `store` and the database settings name.
+    private enum Target {
+        case sqlite(String)
+        case postgres(url: String)
+    }
+
+    /// The store `store` names with the database URLs of `settings`, refusing a database
+    /// URL the store would not use (the operator means PostgreSQL, and would be served from
+    /// a local file without a word) and a PostgreSQL store without one.
+    private static func target(
+        of store: StoreLocation,
+        settings: ServeConfiguration,
+        configFile: String,
+        isDemo: Bool
+    ) throws(ConfigFileErrors) -> Target {
+        func refusal(_ message: String) -> ConfigFileErrors {
+            ConfigFileErrors(errors: [ConfigFileError(file: configFile, line: 1, column: 1, message: message)])
+        }
+        switch store {
+        case .sqlite(let path):
+            let unused =
+                settings.databaseURL != nil
+                ? "DATA_MEDIATOR_DATABASE_URL"
+                : settings.databaseReadURL != nil ? "DATA_MEDIATOR_DATABASE_READ_URL" : nil
+            guard let name = unused else { return .sqlite(path) }
+            throw refusal(
+                isDemo
+                    ? "\(name) is set without DATA_MEDIATOR_DATABASE_URL; set both to serve the demo from PostgreSQL, "
+                        + "or neither"
+                    : "\(name) is set, but the store is SQLite ('\(path)'); give the config 'store: postgres', "
+                        + "or unset \(name)"
+            )
+        case .postgres:
+            guard let url = settings.databaseURL else {
+                throw refusal(
+                    "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL (postgres://user:password@host:port/database)"
+                )
+            }
+            return .postgres(url: url)
         }
     }
 

@@ -170,4 +170,24 @@ import Testing
         }
         _ = try await folder.wire()
     }
+
+    /// A config `serve` refuses leaves no data folder, and no cursor secret in it, behind.
+    @Test(arguments: ["store: [sqlite\n", "store: postgres\nlists: {}\n"])
+    func aRefusedConfigLeavesNoDataFolder(config: String) async throws {
+        let folder = try Folder(files: ["lists.yaml": config])
+        defer { folder.remove() }
+        let data = folder.url.appendingPathComponent("data")
+        let settings = try ServeConfiguration(
+            config: folder.url.appendingPathComponent("lists.yaml").path,
+            host: nil,
+            port: nil,
+            dataDir: data.path,
+            demoTransactions: nil,
+            environment: [:]
+        )
+        #expect(throws: ConfigFileErrors.self) {
+            _ = try Wiring(settings: settings, environment: [:], logger: Logger(label: "test"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: data.path))
+    }
 }

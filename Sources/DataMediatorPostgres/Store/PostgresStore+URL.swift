@@ -12,10 +12,11 @@ extension PostgresStore {
     /// The client configuration of a connection URL; TLS is off (connect over a private
     /// network or a local socket), so a URL that asks for it (`sslmode=require`,
     /// `verify-ca`, `verify-full`) is refused rather than connected in the clear, and so is
-    /// any other parameter, which would be ignored (``checkParameters(_:)``). Every session starts with `timeout` as its
-    /// `statement_timeout` and `lock_timeout`, so the server itself ends a statement that
-    /// runs or waits longer (which a client-side timer cannot: it can only stop waiting),
-    /// and a transaction left idle for four times as long is ended by the server too.
+    /// any other parameter, which would be ignored (``checkParameters(_:)``). Every session
+    /// starts with `timeout` as its `statement_timeout` and `lock_timeout`, so the server
+    /// itself ends a statement that runs or waits longer (which a client-side timer cannot:
+    /// it can only stop waiting), and a transaction left idle for four times as long is
+    /// ended by the server too.
     /// Unless `keepConnectionsOpen` is false (for tests that run many stores against one
     /// server), the pool opens all its connections and keeps them open.
     static func configuration(

@@ -9,10 +9,8 @@ extension PostgresStore {
     /// (none is: the minimum is the maximum).
     static let idleTimeout: Duration = .seconds(10)
 
-    /// The client configuration of a connection URL; TLS is off (connect over a private
-    /// network or a local socket), so a URL that asks for it (`sslmode=require`,
-    /// `verify-ca`, `verify-full`) is refused rather than connected in the clear, and so is
-    /// any other parameter, which would be ignored (``checkParameters(_:)``). Every session
+    /// The client configuration of a connection URL, with TLS as its parameters ask
+    /// (``DatabaseTLS``: libpq's `sslmode`, `sslrootcert`, `sslcert` and `sslkey`). Every session
     /// starts with `timeout` as its `statement_timeout` and `lock_timeout`, so the server
     /// itself ends a statement that runs or waits longer (which a client-side timer cannot:
     /// it can only stop waiting), and a transaction left idle for four times as long is
@@ -33,7 +31,7 @@ extension PostgresStore {
                 "the database URL is not of the form postgres://user:password@host:port/database"
             )
         }
-        try checkParameters(parts.queryItems ?? [])
+        let tls = try DatabaseTLS(parts.queryItems ?? [])
         let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
         var configuration = PostgresClient.Configuration(
             host: host,
@@ -41,7 +39,7 @@ extension PostgresStore {
             username: parts.user ?? "postgres",
             password: parts.password,
             database: database.isEmpty ? nil : database,
-            tls: .disable
+            tls: tls.client
         )
         configuration.options.maximumConnections = maximumConnections
         let milliseconds = max(1, timeout.nanoseconds / 1_000_000)
@@ -65,29 +63,20 @@ extension PostgresStore {
         return configuration
     }
 
-    /// The `sslmode` values that let a connection go without TLS, as libpq reads them.
-    static let plainSSLModes: Set<String> = ["disable", "allow", "prefer"]
+    /// How the connections of a URL use TLS (``DatabaseTLS``).
+    ///
+    /// - Throws: `StoreError` when its parameters are not ones the store reads.
+    static func tls(ofURL url: String) throws -> DatabaseTLS {
+        try DatabaseTLS(URLComponents(string: url)?.queryItems ?? [])
+    }
 
-    /// Refuses a URL's parameters the store would not honour: `sslmode` other than
-    /// ``plainSSLModes`` (the store speaks no TLS), and every other parameter.
+    /// Refuses a URL's parameters the store would not honour or could not use: anything but
+    /// libpq's `sslmode`, `sslrootcert`, `sslcert` and `sslkey`, a mode libpq does not know, a
+    /// combination that checks less than it seems to, and a certificate or key file that cannot
+    /// be read (``DatabaseTLS``).
     ///
     /// - Throws: `StoreError` naming the parameter.
     public static func checkParameters(_ items: [URLQueryItem]) throws {
-        for item in items {
-            guard item.name == "sslmode" else {
-                throw StoreError(
-                    list: nil,
-                    "the database URL's parameter '\(item.name)' is not one the store reads (only sslmode is); "
-                        + "remove it"
-                )
-            }
-            guard let mode = item.value, plainSSLModes.contains(mode) else {
-                throw StoreError(
-                    list: nil,
-                    "the database URL asks for sslmode=\(item.value ?? ""), but the store connects without TLS; "
-                        + "connect over a private network or a local tunnel with sslmode=disable, or leave sslmode out"
-                )
-            }
-        }
+        _ = try DatabaseTLS(items)
     }
 }

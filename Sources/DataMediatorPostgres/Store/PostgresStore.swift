@@ -49,6 +49,8 @@ public final class PostgresStore: Sendable {
     let preparedStatements: PreparedStatements
     /// How the primary is reached, for saying why it cannot be (``connectionFailure()``).
     let primaryConfiguration: PostgresClient.Configuration
+    /// How connections to the primary use TLS, for the same.
+    let primaryTLS: DatabaseTLS
     /// How the read replica is reached, when reads go to one.
     let readerConfiguration: PostgresClient.Configuration?
     /// The name the refusal of a pool larger than the server allows gives the pool's size
@@ -99,6 +101,7 @@ public final class PostgresStore: Sendable {
             timeout: timeout,
             keepConnectionsOpen: keepConnectionsOpen
         )
+        primaryTLS = try Self.tls(ofURL: url)
         primary = PostgresClient(
             configuration: primaryConfiguration,
             eventLoopGroup: eventLoops,

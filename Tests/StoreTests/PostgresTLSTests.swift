@@ -1,0 +1,86 @@
+import DataMediatorPostgres
+import DataMediatorSQL
+import Foundation
+import PostgresNIO
+import Testing
+
+/// The store's connections use TLS as a libpq URL asks: when the server offers it by
+/// default, always with `require`, checking the server's certificate with `verify-ca` and
+/// its host name too with `verify-full`, and presenting a client certificate. The tests'
+/// server offers TLS with certificates of its own (scripts/test-postgres): its certificate
+/// is issued for `localhost` only.
+@Suite struct PostgresTLSTests {
+    /// A database of its own, its URL's host replaced by `host` and its query by
+    /// `parameters`, each path in which is under the folder of the server's certificates.
+    func url(host: String = "127.0.0.1", _ parameters: String) async throws -> String {
+        let fixture = try await PostgresFixture()
+        var folder = ""
+        let rows = try await fixture.store.primary.query("SHOW ssl_ca_file")
+        for try await file in rows.decode(String.self) { folder = (file as NSString).deletingLastPathComponent }
+        guard var parts = URLComponents(string: fixture.url) else { throw FixtureError("bad URL \(fixture.url)") }
+        parts.host = host
+        parts.percentEncodedQuery =
+            parameters.isEmpty ? nil : parameters.replacingOccurrences(of: "TLS/", with: folder + "/")
+        return try #require(parts.string)
+    }
+
+    /// Whether a session of a store over `url` is encrypted, and the client certificate the
+    /// server saw.
+    func session(_ url: String) async throws -> (encrypted: Bool, client: String?) {
+        let store = try PostgresStore(
+            url: url,
+            maximumConnections: 1,
+            timeout: .seconds(60),
+            keepConnectionsOpen: false,
+            logger: PostgresFixture.logger
+        )
+        return try await store.withClientsRunning {
+            try await store.prepare()
+            let rows = try await store.primary.query(
+                "SELECT ssl, client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+            )
+            for try await row in rows.decode((Bool, String?).self) { return row }
+            throw FixtureError("pg_stat_ssl has no row for the session")
+        }
+    }
+
+    /// Why a store over `url` cannot start.
+    func refusal(_ url: String) async throws -> String {
+        let store = try PostgresStore(
+            url: url,
+            maximumConnections: 1,
+            timeout: .seconds(3),
+            keepConnectionsOpen: false,
+            logger: PostgresFixture.logger
+        )
+        let error = await #expect(throws: StoreError.self) {
+            try await store.withClientsRunning { try await store.prepare() }
+        }
+        return error?.description ?? ""
+    }
+
+    @Test func aURLWithoutSSLModeUsesTLSWhenTheServerOffersIt() async throws {
+        #expect(try await session(url("")).encrypted)
+        #expect(try await session(url("sslmode=require")).encrypted)
+        #expect(try await !session(url("sslmode=disable")).encrypted)
+    }
+
+    @Test func verifyFullChecksTheAuthorityAndTheHostName() async throws {
+        #expect(try await session(url(host: "localhost", "sslmode=verify-full&sslrootcert=TLS/ca.crt")).encrypted)
+        // The certificate is not for 127.0.0.1: verify-ca passes it, verify-full does not.
+        #expect(try await session(url("sslmode=verify-ca&sslrootcert=TLS/ca.crt")).encrypted)
+        let wrongHost = try await refusal(url("sslmode=verify-full&sslrootcert=TLS/ca.crt"))
+        #expect(wrongHost.contains("not issued for this host name"), "\(wrongHost)")
+        // The system's authorities did not sign it.
+        let unknown = try await refusal(url(host: "localhost", "sslmode=verify-full"))
+        #expect(unknown.contains("does not check out against the authorities"), "\(unknown)")
+        // With a root certificate, require checks the authority, as libpq's does.
+        let otherRoot = try await refusal(url("sslmode=require&sslrootcert=TLS/client.crt"))
+        #expect(otherRoot.contains("does not check out against the authorities"), "\(otherRoot)")
+    }
+
+    @Test func aClientCertificateIsPresented() async throws {
+        let session = try await session(url("sslmode=require&sslcert=TLS/client.crt&sslkey=TLS/client.key"))
+        #expect(session.encrypted && session.client == "/CN=data-mediator-test-client", "\(session)")
+    }
+}

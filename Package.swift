@@ -116,7 +116,7 @@ let package = Package(
         ),
         .target(
             name: "DataMediatorTesting",
-            dependencies: ["DataMediator"],
+            dependencies: ["DataMediator", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -7,31 +8,6 @@ import Synchronization
 import Testing
 
 @testable import DataMediatorHTTP
-
-/// Log records kept in memory, to check what a request logged.
-final class CapturedLogs: Sendable {
-    let lines = Mutex<[(message: String, metadata: Logger.Metadata)]>([])
-
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(logs: self) }
-    }
-
-    struct Handler: LogHandler {
-        let logs: CapturedLogs
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            logs.lines.withLock { $0.append(("\(event.message)", merged)) }
-        }
-    }
-}
 
 @Suite struct RequestIDTests {
     static let field = HTTPField.Name("X-Request-ID") ?? .eTag

@@ -1,4 +1,6 @@
 import DataMediatorSQL
+import DataMediatorTesting
+import Foundation
 import PostgresNIO
 import Testing
 
@@ -58,5 +60,40 @@ import Testing
     @Test(arguments: ["mysql://u@h/db", "postgres:///db", "not a url"])
     func otherURLsAreRefused(url: String) {
         #expect(throws: StoreError.self) { try PostgresStore.configuration(url, maximumConnections: 1) }
+    }
+
+    /// While a store starts, the pool's raw line for each retry of a connection it cannot
+    /// open stays out of the log (the start's failure says why in one line); once started,
+    /// the pool's lines pass.
+    @Test func thePoolsLinesWaitForTheStoreToStart() async throws {
+        let fixture = try await PostgresFixture(connections: 1)
+        var missing = try #require(URLComponents(string: fixture.url))
+        missing.path = "/dm_no_such_database"
+        let starting = CapturedLogs()
+        let failing = try PostgresStore(
+            url: try #require(missing.string),
+            maximumConnections: 1,
+            timeout: .seconds(2),
+            keepConnectionsOpen: false,
+            logger: starting.logger
+        )
+        await #expect(throws: StoreError.self) { try await failing.withClientsRunning { try await failing.prepare() } }
+        #expect(!starting.records.contains { $0.message == "Connection creation failed" }, "\(starting.records)")
+        let started = CapturedLogs()
+        let store = try PostgresStore(
+            url: fixture.url,
+            maximumConnections: 1,
+            timeout: .seconds(60),
+            keepConnectionsOpen: false,
+            logger: started.logger
+        )
+        try await store.withClientsRunning {
+            try await store.prepare()
+            _ = try await store.version()
+        }
+        #expect(
+            started.records.contains { $0.message == "Connection closed" },
+            "\(Set(started.records.map(\.message)))"
+        )
     }
 }

@@ -51,6 +51,9 @@ public final class PostgresStore: Sendable {
     let primaryConfiguration: PostgresClient.Configuration
     /// How connections to the primary use TLS, for the same.
     let primaryTLS: DatabaseTLS
+    /// Whether ``prepare()`` has succeeded, which lets the pools' own lines below `warning`
+    /// into the log (``PoolLogHandler``).
+    let started = PoolLogHandler.Started()
     /// How the read replica is reached, when reads go to one.
     let readerConfiguration: PostgresClient.Configuration?
     /// The name the refusal of a pool larger than the server allows gives the pool's size
@@ -102,10 +105,11 @@ public final class PostgresStore: Sendable {
             keepConnectionsOpen: keepConnectionsOpen
         )
         primaryTLS = try Self.tls(ofURL: url)
+        let poolLogger = PoolLogHandler.logger(like: logger, started: started)
         primary = PostgresClient(
             configuration: primaryConfiguration,
             eventLoopGroup: eventLoops,
-            backgroundLogger: logger
+            backgroundLogger: poolLogger
         )
         if let readURL {
             let readerConfiguration = try Self.configuration(
@@ -118,7 +122,7 @@ public final class PostgresStore: Sendable {
             reader = PostgresClient(
                 configuration: readerConfiguration,
                 eventLoopGroup: eventLoops,
-                backgroundLogger: logger
+                backgroundLogger: poolLogger
             )
             clients = [primary, reader]
             primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections + heldConnections : 0)
@@ -183,6 +187,7 @@ public final class PostgresStore: Sendable {
             throw StoreError(list: nil, "cannot prepare the PostgreSQL store: \(Self.describe(error))")
         }
         if let limitProblem { throw StoreError(list: nil, limitProblem) }
+        started.set()
     }
 
     // MARK: - Versions

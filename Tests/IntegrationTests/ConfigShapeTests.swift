@@ -6,7 +6,8 @@ import Testing
 
 /// Keys that must be one non-empty value are refused, with their line, when they are a list,
 /// a mapping, empty or `~`: a scope dropped for a malformed one served the list to everyone.
-/// A list's table is never one of the service's own, nor a name its catalog reads fail on.
+/// A list's table is never one of the service's own (nor SQLite's in a SQLite store), nor a
+/// name its catalog reads fail on.
 @Suite struct ConfigShapeTests {
     /// The errors of a file with one list whose list-level keys are `keys` and whose view
     /// `all` has `view` besides its sort, as `line: message`.
@@ -53,12 +54,21 @@ import Testing
         #expect(messages.contains { $0.hasPrefix("11:") }, "\(view): \(messages)")
     }
 
-    @Test(arguments: ["data_mediator_versions", "Data_Mediator_Changes", "we\"ird"])
+    @Test(arguments: ["data_mediator_versions", "Data_Mediator_Changes", "we\"ird", "sqlite_master", "SQLite_Sequence"])
     func aTableOfTheServiceOrWithAQuoteIsRefused(table: String) {
         let messages = Self.errors(table: table.replacingOccurrences(of: "'", with: "''"))
         #expect(messages.contains { $0.hasPrefix("5:") && $0.contains(table) }, "\(table): \(messages)")
         let versions = Self.errors(keys: "versions: [tasks, \(table.contains("\"") ? "'\(table)'" : table)]")
         #expect(versions.contains { $0.contains(table) }, "versions \(table): \(versions)")
+    }
+
+    /// `sqlite_` names are SQLite's own; in a PostgreSQL store, a table may be named so.
+    @Test func aSQLiteNameIsATableOfYoursInPostgreSQL() throws {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let configuration = try loader.parse(
+            "store: postgres\nlists:\n  a:\n    table: sqlite_import\n    fields: {title: string}\n    views: {all: {sort: [title]}}\n"
+        )
+        #expect(configuration.lists.map(\.definition.name) == ["a"])
     }
 
     /// A json field's text would be compared with the claim (`"alice"` is not `alice`; 1,

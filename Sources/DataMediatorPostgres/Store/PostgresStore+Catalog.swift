@@ -5,16 +5,33 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    static func tableExists(
+    /// What the database holds under `table` as the store's search path finds it
+    /// (``TableSchema/Relation``): a view, a materialized view, a foreign table or a
+    /// sequence takes no triggers or indexes, and PostgreSQL's own catalog is not a list's.
+    static func relation(
         _ table: String,
         _ connection: PostgresConnection,
         logger: Logger
-    ) async throws
-        -> Bool
-    {
-        let rows = try await connection.query("SELECT to_regclass(\(SQL.quote(table))) IS NOT NULL", logger: logger)
-        for try await exists in rows.decode(Bool.self) { return exists }
-        return false
+    ) async throws -> TableSchema.Relation {
+        let rows = try await connection.query(
+            """
+            SELECT c.relkind::text, n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.oid = to_regclass(\(SQL.quote(table)))
+            """,
+            logger: logger
+        )
+        for try await (kind, schema) in rows.decode((String, String).self) {
+            if schema == "pg_catalog" || schema == "information_schema" || schema.hasPrefix("pg_toast") {
+                return .other("PostgreSQL's own catalog")
+            }
+            let kinds = [
+                "r": "table", "p": "table", "v": "a view", "m": "a materialized view", "f": "a foreign table",
+                "S": "a sequence", "i": "an index", "I": "an index", "c": "a composite type",
+            ]
+            let what = kinds[kind] ?? "a relation of kind '\(kind)'"
+            return what == "table" ? .table : .other(what)
+        }
+        return .missing
     }
 
     /// The columns of a table or subquery and their types, from a read of no rows.

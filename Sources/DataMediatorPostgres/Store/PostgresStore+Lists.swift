@@ -15,18 +15,19 @@ extension PostgresStore {
         do {
             return try await changeSchema { connection in
                 let session = PostgresSession(connection: connection, logger: self.logger)
-                var found: Set<String> = []
-                for table in source.versionTables
-                where try await Self.tableExists(table, connection, logger: self.logger) {
-                    found.insert(table)
+                var relations: [String: TableSchema.Relation] = [:]
+                var tables = source.versionTables
+                if case .table(let table) = source.kind { tables.append(table) }
+                for table in tables where relations[table] == nil {
+                    relations[table] = try await Self.relation(table, connection, logger: self.logger)
                 }
-                try schema.checkVersionTables { found.contains($0) }
+                try schema.checkTables { relations[$0] ?? .missing }
                 var notNull: Set<String> = []
                 var modifiers: [String: Int32] = [:]
                 var domains: [String: String] = [:]
                 var idSequence: IDSequence?
                 if case .table(let table) = source.kind {
-                    if try await !Self.tableExists(table, connection, logger: self.logger) {
+                    if relations[table] == .missing {
                         try await session.execute(schema.createTable(table), [])
                     }
                     if let revision = list.revisionField, let statement = schema.addRevisionColumn(to: table),

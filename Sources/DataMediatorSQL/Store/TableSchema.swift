@@ -74,16 +74,48 @@ public struct TableSchema: Sendable {
         }
     }
 
-    /// Checks that every table the list's `versions` names is a table of the store, before
-    /// anything is made for it (a trigger on a missing table fails with SQL nobody asked for).
+    /// What a store's catalog holds under a name a list reads as a table.
+    public enum Relation: Equatable, Sendable {
+        /// A table of the store's user.
+        case table
+        /// Nothing of the name.
+        case missing
+        /// Something else, said as the end of "'x' is ...": "a view", "SQLite's own table".
+        case other(String)
+    }
+
+    /// Checks that the list's table and every table its `versions` names is a table the
+    /// store may keep triggers and indexes on, before anything is made for it (a trigger on
+    /// a view or a missing table fails with SQL nobody asked for). The list's own table may
+    /// be missing: it is made from its fields.
     ///
-    /// - Parameter exists: whether the store has a table of that name.
-    /// - Throws: `StoreError` naming the missing tables.
-    public func checkVersionTables(_ exists: (String) throws -> Bool) throws {
-        // The list's own table is made from its fields when missing.
+    /// - Parameter relation: what the store holds under a name.
+    /// - Throws: `StoreError` naming the table and what it is.
+    public func checkTables(_ relation: (String) throws -> Relation) throws {
         var own: String?
-        if case .table(let table) = source.kind { own = table }
-        let missing = try source.versionTables.filter { try $0 != own && !exists($0) }
+        if case .table(let table) = source.kind {
+            own = table
+            if case .other(let what) = try relation(table) {
+                throw StoreError(
+                    list: list.name,
+                    "'\(table)' is \(what), not a table of yours: the service keeps triggers and indexes on a "
+                        + "list's table; serve it as 'query: SELECT * FROM \(table)' (read-only), or name another table"
+                )
+            }
+        }
+        var missing: [String] = []
+        for table in source.versionTables where table != own {
+            switch try relation(table) {
+            case .table: continue
+            case .missing: missing.append(table)
+            case .other(let what):
+                throw StoreError(
+                    list: list.name,
+                    "'versions' names '\(table)', which is \(what), not a table of yours; "
+                        + "name the tables whose writes change the list"
+                )
+            }
+        }
         guard missing.isEmpty else {
             throw StoreError(
                 list: list.name,

@@ -30,6 +30,26 @@ enum SQLiteCatalog {
         return collated
     }
 
+    /// What the store holds under `name` (``TableSchema/Relation``): names beginning
+    /// `sqlite_` are SQLite's own (it refuses to make one, and keeps its catalog so), and a
+    /// view, an index, a trigger or a virtual table takes no triggers or indexes.
+    static func relation(_ name: String, _ db: Database) throws -> TableSchema.Relation {
+        if name.lowercased().hasPrefix("sqlite_") {
+            return .other("one of SQLite's own tables (its names begin sqlite_)")
+        }
+        let row = try Row.fetchOne(
+            db,
+            sql: "SELECT type, sql FROM sqlite_master WHERE name = ? COLLATE NOCASE",
+            arguments: [name]
+        )
+        guard let row, let type: String = row["type"] else { return .missing }
+        let definition: String = row["sql"] ?? ""
+        if type == "table" {
+            return definition.uppercased().hasPrefix("CREATE VIRTUAL TABLE") ? .other("a virtual table") : .table
+        }
+        return .other(type == "index" ? "an index" : "a \(type)")
+    }
+
     /// Refuses a table named otherwise than the store spells it (`Todos` for `todos`): SQLite's
     /// names ignore case, but the service's counters and triggers go by the name as written,
     /// so a second spelling would get no triggers (theirs exist already) and its lists would

@@ -147,7 +147,7 @@ public final class SQLiteStore: Sendable {
                 var idIsIntegerColumn = false
                 var collated: Set<String> = []
                 try SQLiteCatalog.checkSpelling(of: source.allVersionTables, list, db)
-                try schema.checkVersionTables { try db.tableExists($0) }
+                try schema.checkTables { try SQLiteCatalog.relation($0, db) }
                 switch source.kind {
                 case .table(let table):
                     if try !db.tableExists(table) {

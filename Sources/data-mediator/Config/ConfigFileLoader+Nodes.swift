@@ -141,10 +141,14 @@ extension ConfigFileLoader {
 
     /// Why `table` cannot be a list's table, or nil: the service's own tables
     /// (`data_mediator_*`, its version counters and change log, which a list's writes would
-    /// overwrite) and names holding a double quote (GRDB's catalog reads fail on one).
-    static func tableNameProblem(_ table: String) -> String? {
+    /// overwrite), SQLite's own in a SQLite store (`sqlite_*`, which it keeps and refuses to
+    /// make) and names holding a double quote (GRDB's catalog reads fail on one).
+    func tableNameProblem(_ table: String) -> String? {
         if table.lowercased().hasPrefix("data_mediator_") {
             return "'\(table)' is one of the service's own tables (data_mediator_*); name a table of yours"
+        }
+        if storeIsSQLite, table.lowercased().hasPrefix("sqlite_") {
+            return "'\(table)' is one of SQLite's own tables (sqlite_*); name a table of yours"
         }
         if table.contains("\"") || table.unicodeScalars.contains(where: { $0.value < 0x20 }) {
             return "the table name '\(table)' holds a double quote or a control character; rename the table"

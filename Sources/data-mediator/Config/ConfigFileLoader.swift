@@ -16,6 +16,8 @@ struct ConfigFileLoader {
     let baseDirectory: String
 
     var errors: [ConfigFileError] = []
+    /// Whether the store is a SQLite file, whose own tables' names begin `sqlite_`.
+    var storeIsSQLite = false
 
     /// Creates a loader for `file`; relative paths in it are resolved against its folder.
     init(file: String, baseDirectory: String? = nil) {
@@ -73,6 +75,7 @@ struct ConfigFileLoader {
             throw ConfigFileErrors(errors: errors)
         }
         let store = parseStore(top["store"], parent: root)
+        if case .sqlite? = store { storeIsSQLite = true }
         var lists: [ListConfiguration] = []
         var composites: [CompositeConfiguration] = []
         var order: [String] = []
@@ -154,7 +157,7 @@ struct ConfigFileLoader {
         }
         let versions = list["versions"].flatMap { stringList($0, what: "'versions'") } ?? []
         for table in versions {
-            if let problem = Self.tableNameProblem(table) { fail(list["versions"], "list '\(name)': \(problem)") }
+            if let problem = tableNameProblem(table) { fail(list["versions"], "list '\(name)': \(problem)") }
         }
 
         var kind: StoreSource.Kind?
@@ -164,7 +167,7 @@ struct ConfigFileLoader {
             fail(sources[1], "list '\(name)' has more than one of 'table', 'query' and 'file'; keep one")
         } else if let table = list["table"] {
             kind = string(table, what: "'table'").map(StoreSource.Kind.table)
-            if case .table(let tableName)? = kind, let problem = Self.tableNameProblem(tableName) {
+            if case .table(let tableName)? = kind, let problem = tableNameProblem(tableName) {
                 fail(table, "list '\(name)': \(problem)")
             }
         } else if let query = list["query"] {

@@ -250,7 +250,7 @@ import Testing
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], filter: [{field: a, op: like, value: 1}]}\n",
                 8, "use one of 'eq'"
             ),
-            ("store:\n  sqlite: a\nlists: [\n", 4, "YAML syntax"),
+            ("store:\n  sqlite: a\nlists: [\n", 3, "YAML syntax"),
             (
                 "lists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n", 1,
                 "missing 'store'"

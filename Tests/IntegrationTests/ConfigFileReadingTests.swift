@@ -44,6 +44,40 @@ import Testing
         }
     }
 
+    /// A pipe (`--config <(envsubst < lists.yaml)`) is read; a device is read as far as the
+    /// bound (`/dev/null` is empty, `/dev/zero` endless), not called unreadable.
+    @Test func aPipeIsReadAndADeviceIsBounded() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pipe = folder.appendingPathComponent("lists.yaml").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let writer = Task.detached {
+            try Data(Self.yaml.replacingOccurrences(of: "VALUE", with: "3").utf8).write(to: URL(fileURLWithPath: pipe))
+        }
+        #expect(try ConfigFileLoader.load(path: pipe).lists.map(\.definition.name) == ["tasks"])
+        try await writer.value
+        for (path, says) in [("/dev/null", "the file is empty"), ("/dev/zero", "holds more than 32 MiB")] {
+            let error = #expect(throws: ConfigFileErrors.self) { _ = try ConfigFileLoader.load(path: path) }
+            #expect(error?.description.contains(says) == true, "\(error?.description ?? "")")
+        }
+    }
+
+    /// A YAML error is given at a line of the file: a control character where it is, an
+    /// unclosed quote at the end of the last line (not a line past the end).
+    @Test(arguments: [
+        ("a:\n  b: c\u{0}\n", 2, 7, "control characters are not allowed (U+0000)"),
+        ("a:\n  b: 'c\n", 2, 8, "unexpected end of stream"),
+    ])
+    func aYAMLErrorIsAtALineOfTheFile(yaml: String, line: Int, column: Int, says: String) {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let error = #expect(throws: ConfigFileErrors.self) { _ = try loader.parse(yaml) }
+        let first = error?.errors.first
+        #expect(
+            first?.line == line && first?.column == column && first?.message.contains(says) == true,
+            "\(error as Any)"
+        )
+    }
+
     /// A file saved as Latin-1: its bytes would be read as U+FFFD, and a table named so made
     /// anew, empty, beside the one meant.
     @Test func aFileThatIsNotUTF8IsRefusedAtItsLine() throws {

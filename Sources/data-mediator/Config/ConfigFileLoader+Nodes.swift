@@ -11,11 +11,21 @@ extension ConfigFileLoader {
     }
 
     func syntaxError(_ error: any Error) -> ConfigFileError {
-        if let yaml = error as? YamlError, case .parser(_, let problem, let mark, _) = yaml {
-            return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
+        if let yaml = error as? YamlError, case .parser(_, let problem, let mark, let text) = yaml {
+            return syntaxError(problem, line: mark.line, column: mark.column, in: text)
         }
-        if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, _) = yaml {
-            return ConfigFileError(file: file, line: mark.line, column: mark.column, message: "YAML syntax: \(problem)")
+        if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, let text) = yaml {
+            return syntaxError(problem, line: mark.line, column: mark.column, in: text)
+        }
+        if let yaml = error as? YamlError, case .reader(let problem, let offset?, let value, let text) = yaml {
+            // The reader gives a byte offset: the line is the newlines before it.
+            let before = text.utf8.prefix(offset)
+            let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+            let column = before.reversed().prefix { $0 != UInt8(ascii: "\n") }.count + 1
+            let hex = String(value, radix: 16, uppercase: true)
+            let character = value >= 0 ? " (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))" : ""
+            let quoted = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(line - 1).first ?? ""
+            return syntaxError("\(problem)\(character) in '\(quoted)'", line: line, column: column, in: text)
         }
         if let yaml = error as? YamlError, case .duplicatedKeysInMapping(let keys, let context) = yaml {
             return ConfigFileError(
@@ -27,6 +37,22 @@ extension ConfigFileLoader {
             )
         }
         return ConfigFileError(file: file, line: 0, column: 0, message: "not valid YAML: \(error)")
+    }
+
+    /// A syntax error at `line` and `column` of `text`; past its end (an unclosed quote or
+    /// bracket), at the end of its last line.
+    private func syntaxError(_ problem: String, line: Int, column: Int, in text: String) -> ConfigFileError {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let count = text.hasSuffix("\n") ? lines.count - 1 : lines.count
+        guard line > count, let last = lines.prefix(count).last else {
+            return ConfigFileError(file: file, line: line, column: column, message: "YAML syntax: \(problem)")
+        }
+        return ConfigFileError(
+            file: file,
+            line: count,
+            column: last.unicodeScalars.count + 1,
+            message: "YAML syntax: \(problem)"
+        )
     }
 
     mutating func require(_ node: Node?, in parent: Node?, key: String, fix: String) -> Node? {

@@ -25,17 +25,36 @@ struct ConfigFileLoader {
         self.baseDirectory = baseDirectory ?? URL(fileURLWithPath: file).deletingLastPathComponent().path
     }
 
-    /// Reads the file from disk and checks it.
+    /// The most bytes a config file may hold: far more than any real config, and a bound on
+    /// what a device or an endless pipe named by mistake (`/dev/zero`) makes the loader read.
+    static let maximumBytes = 32 << 20
+
+    /// Reads the file from disk (or a pipe: `--config <(envsubst < lists.yaml)`) and checks it.
     static func load(path: String) throws(ConfigFileErrors) -> MediatorConfiguration {
+        func refusal(_ message: String) -> ConfigFileErrors {
+            ConfigFileErrors(errors: [ConfigFileError(file: path, line: 0, column: 0, message: message)])
+        }
         var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        guard exists, !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
-            let message =
-                !exists
-                ? "the file does not exist; check the path"
-                : isDirectory.boolValue
-                    ? "is a folder; name the config file in it" : "cannot read the file; check its permissions"
-            throw ConfigFileErrors(errors: [ConfigFileError(file: path, line: 0, column: 0, message: message)])
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw refusal("the file does not exist; check the path")
+        }
+        guard !isDirectory.boolValue else { throw refusal("is a folder; name the config file in it") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw refusal("cannot read the file; check its permissions")
+        }
+        defer { try? handle.close() }
+        var data = Data()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+                data.append(chunk)
+                guard data.count <= maximumBytes else {
+                    throw refusal("the file holds more than \(maximumBytes >> 20) MiB; is it the config file?")
+                }
+            }
+        } catch let error as ConfigFileErrors {
+            throw error
+        } catch {
+            throw refusal("cannot read the file: \(error.localizedDescription)")
         }
         var loader = ConfigFileLoader(file: path)
         // A byte order mark (some editors write one) is not YAML's to read.
@@ -44,7 +63,7 @@ struct ConfigFileLoader {
         // Bytes that are not UTF-8 (a file saved as Latin-1) would be read as U+FFFD: a
         // table named so would be made anew, empty, beside the one meant.
         guard let decoded = String(validating: text, as: UTF8.self) else {
-            let line = UTF8Check.firstBadLine(path: path) ?? 0
+            let line = UTF8Check.firstBadLine(in: text) ?? 0
             throw ConfigFileErrors(errors: [
                 ConfigFileError(
                     file: path,

@@ -34,6 +34,13 @@ enum UTF8Check {
         }
     }
 
+    /// The line (from 1) of the first bytes of `bytes` that are not UTF-8, nil when they are
+    /// all UTF-8.
+    static func firstBadLine(in bytes: some Collection<UInt8>) -> Int? {
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        return lines.firstIndex { String(validating: $0, as: UTF8.self) == nil }.map { $0 + 1 }
+    }
+
     /// Where a multi-byte sequence begins among the last four bytes, if one does (its end
     /// may lie in the next chunk); nil when the bytes end between sequences.
     private static func unfinishedSequence(in bytes: [UInt8]) -> Int? {

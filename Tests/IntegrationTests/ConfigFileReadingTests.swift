@@ -54,7 +54,11 @@ import Testing
         let writer = Task.detached {
             try Data(Self.yaml.replacingOccurrences(of: "VALUE", with: "3").utf8).write(to: URL(fileURLWithPath: pipe))
         }
-        #expect(try ConfigFileLoader.load(path: pipe).lists.map(\.definition.name) == ["tasks"])
+        let piped = try ConfigFileLoader.load(path: pipe)
+        #expect(piped.lists.map(\.definition.name) == ["tasks"])
+        // Its relative paths are the working directory's, not the pipe's folder's.
+        let store = FileManager.default.currentDirectoryPath + "/data.sqlite"
+        #expect("\(piped.store)".contains(store), "\(piped.store)")
         try await writer.value
         for (path, says) in [("/dev/null", "the file is empty"), ("/dev/zero", "holds more than 32 MiB")] {
             let error = #expect(throws: ConfigFileErrors.self) { _ = try ConfigFileLoader.load(path: path) }

@@ -56,7 +56,14 @@ struct ConfigFileLoader {
         } catch {
             throw refusal("cannot read the file: \(error.localizedDescription)")
         }
-        var loader = ConfigFileLoader(file: path)
+        // A pipe's folder (/dev/fd, /proc/self/fd) holds none of the config's files: its
+        // relative paths are the working directory's.
+        let regular =
+            (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
+        var loader = ConfigFileLoader(
+            file: path,
+            baseDirectory: regular ? nil : FileManager.default.currentDirectoryPath
+        )
         // A byte order mark (some editors write one) is not YAML's to read.
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         let text = data.starts(with: bom) ? data.dropFirst(bom.count) : data[...]

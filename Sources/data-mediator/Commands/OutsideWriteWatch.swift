@@ -58,6 +58,8 @@ struct OutsideWriteWatch: Sendable {
                 }
                 lastVersion = look.version
             } catch {
+                // Stopped (a shutdown, or a start that failed after the watch began): no failure.
+                if Task.isCancelled { return }
                 Counter(label: "data_mediator_outside_write_look_errors").increment()
                 if !failing {
                     logger.warning(

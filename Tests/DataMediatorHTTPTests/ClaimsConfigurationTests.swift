@@ -30,9 +30,27 @@ extension ClaimsVerifierTests {
             ["DATA_MEDIATOR_JWT_SECRET": String(repeating: "x", count: 31)]
         )
         #expect(
-            (try? ClaimsConfiguration.load(from: ["DATA_MEDIATOR_JWT_SECRET": String(repeating: "x", count: 32)]))
+            (try? ClaimsConfiguration.load(from: ["DATA_MEDIATOR_JWT_SECRET": "0123456789abcdef" + "fedcba9876543210"]))
                 != nil
         )
+    }
+
+    /// A placeholder long enough (`xxxx...`, spaces) is no secret; an issuer or audience
+    /// with spaces around it matches no token's claim.
+    @Test func aPlaceholderSecretOrABlankIssuerIsAConfigurationError() {
+        for placeholder in [
+            String(repeating: "x", count: 40), String(repeating: " ", count: 40),
+            "abcabcabc" + String(repeating: "d", count: 30),
+        ] {
+            expectConfigurationError(.shortSecret, "a placeholder", ["DATA_MEDIATOR_JWT_SECRET": placeholder])
+        }
+        let secret = "0123456789abcdef" + "fedcba9876543210"
+        for (name, value) in [
+            ("DATA_MEDIATOR_JWT_ISSUER", " "), ("DATA_MEDIATOR_JWT_ISSUER", "https://id.example "),
+            ("DATA_MEDIATOR_JWT_AUDIENCE", "\tapp"),
+        ] {
+            expectConfigurationError(.badValue, "\(name) is", ["DATA_MEDIATOR_JWT_SECRET": secret, name: value])
+        }
     }
 
     @Test func withNeitherSecretNorKeySetThereIsNoConfiguration() throws {

@@ -8,7 +8,7 @@ import JWTKit
 /// collections that sign tokens with them.
 struct ClaimsTestKeys: Sendable {
     /// An HS256 secret long enough for the configuration to take.
-    static let secret = String(repeating: "s3cr3t-", count: 6)
+    static let secret = "claims-test-secret-0123456789-abcdefghij"
     /// The `kid` of the EC key in the JWKS file.
     static let ecKeyID = "ec-1"
     /// The `kid` of the RSA key in the JWKS file.

@@ -26,6 +26,18 @@ import Testing
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_HEARTBEAT_SECONDS": "15"]).heartbeatSeconds == 15)
     }
 
+    /// A bearer token short enough to be guessed is warned of at start (refusing it would
+    /// break set-ups that work), by its variable and never by its value.
+    @Test func aShortTokenIsWarnedOfByItsVariable() throws {
+        let warned = try ServeConfiguration.of([
+            "DATA_MEDIATOR_WRITE_TOKENS": "x, 0123456789abcdefghij",
+            "DATA_MEDIATOR_READ_TOKENS": "0123456789abcdefghij",
+        ]).warnings
+        #expect(warned.count == 1 && warned[0].hasPrefix("DATA_MEDIATOR_WRITE_TOKENS holds a token shorter than 16"))
+        #expect(!warned[0].contains("'x'"))
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_READ_TOKENS": "0123456789abcdef"]).warnings.isEmpty)
+    }
+
     @Test func valuesOutOfRangeAreRefusedByNameWithTheirRange() {
         for (name, value, says) in [
             ("DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS", "9300000000", "from 1 to 86400"),

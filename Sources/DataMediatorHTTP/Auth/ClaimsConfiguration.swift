@@ -11,6 +11,8 @@ public struct ClaimsConfiguration: Sendable {
     /// The fewest bytes an HS256 secret may have: as many as the SHA-256 output, below which
     /// the secret is easier to guess than the signature.
     public static let minimumSecretBytes = 32
+    /// The fewest different bytes a shared secret holds.
+    public static let minimumDistinctSecretBytes = 8
     /// The `exp`/`nbf` leeway when none is given: room for small clock differences between
     /// the token's issuer and this server.
     public static let defaultLeeway = Duration.seconds(5)
@@ -69,6 +71,25 @@ public struct ClaimsConfiguration: Sendable {
                 .shortSecret,
                 "DATA_MEDIATOR_JWT_SECRET must be at least \(Self.minimumSecretBytes) bytes long; "
                     + "it is \(secret.utf8.count). Use a random secret, e.g. `openssl rand -base64 48`."
+            )
+        }
+        // A secret long enough of few characters is a placeholder (`xxxx...`, spaces), not a
+        // random one: `openssl rand -hex 32` gives 16 different ones, base64 far more.
+        if let secret, Set(secret.utf8).count < Self.minimumDistinctSecretBytes {
+            throw ClaimsConfigurationError(
+                .shortSecret,
+                "DATA_MEDIATOR_JWT_SECRET holds only \(Set(secret.utf8).count) different characters, a placeholder "
+                    + "rather than a secret. Use a random secret, e.g. `openssl rand -base64 48`."
+            )
+        }
+        for (name, value) in [("DATA_MEDIATOR_JWT_ISSUER", issuer), ("DATA_MEDIATOR_JWT_AUDIENCE", audience)] {
+            guard let value, value.trimmingCharacters(in: .whitespacesAndNewlines) != value || value.isEmpty else {
+                continue
+            }
+            throw ClaimsConfigurationError(
+                .badValue,
+                "\(name) is '\(value)', with spaces around it (or nothing else), which no token's claim matches; "
+                    + "give it as the tokens have it"
             )
         }
         self.secret = secret

@@ -71,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"], format: settings.logFormat)
+        for warning in settings.warnings { logger.warning("\(warning)") }
         // The threads of the connections: the HTTP server's and the database's. They live
         // until the process ends: shut down after the services stop, a loop could still be
         // handed late work (a closing connection, a database timer's cancellation), which

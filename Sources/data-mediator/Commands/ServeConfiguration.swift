@@ -68,6 +68,20 @@ struct ServeConfiguration: Sendable {
     /// 0–86400, default 10); 0 reads it again on SIGHUP only.
     let keySetReloadSeconds: Int
 
+    /// The shortest bearer token that is not called guessable at start.
+    static let minimumTokenLength = 16
+
+    /// What works but is weak, for a warning at start: a bearer token short enough to be
+    /// guessed (refusing it would break set-ups that work; a warning names it).
+    var warnings: [String] {
+        [("DATA_MEDIATOR_WRITE_TOKENS", writeTokens), ("DATA_MEDIATOR_READ_TOKENS", readTokens)]
+            .filter { $0.1.contains { $0.count < Self.minimumTokenLength } }
+            .map {
+                "\($0.0) holds a token shorter than \(Self.minimumTokenLength) characters, which can be guessed; "
+                    + "use random ones, e.g. `openssl rand -base64 24`"
+            }
+    }
+
     /// The database URL in the variable `name`, or nil when it is unset or empty; checked
     /// here, so that a mistake names the variable (and never repeats its password):
     /// `postgres://` or `postgresql://`, a host, and a port from 1 to 65535 when one is given.

@@ -113,6 +113,27 @@ import Testing
         #expect(step[1].integerValue == step[0].integerValue.map { $0 + 1 })
     }
 
+    /// A write PostgreSQL ends to break a deadlock runs again rather than answering 503:
+    /// here the write holds its row and waits for the version lock, which another program
+    /// holds while it wants that row (a cascade of another write meets the same order).
+    @Test func aWriteEndedToBreakADeadlockRunsAgain() async throws {
+        let (subject, _, _) = try await OutsideWritesTests.subject(.postgres)
+        let other = try #require(try await subject.otherProgram())
+        try await Self.patchWaiting(for: "SELECT version FROM data_mediator_store FOR UPDATE", other, subject.adapter) {
+            connection,
+            logger in
+            // Waits for the row the patch holds; PostgreSQL ends the patch, which waited
+            // longer, after deadlock_timeout (1 s), and this update goes on.
+            try await connection.query("UPDATE notes SET title = 'outside' WHERE id = 'n1'", logger: logger)
+            try await connection.query("COMMIT", logger: logger)
+        }
+        let logger = Logger(label: "other-program")
+        var rows = try await other.store.primary.query("SELECT title FROM notes WHERE id = 'n1'", logger: logger)
+            .makeAsyncIterator()
+        let title = try await rows.next().map { try $0.decode(String.self) }
+        #expect(title == "waited", "the patch ran again after the other's update")
+    }
+
     /// Runs `holding` (a lock another program takes) in a transaction of `other`'s, a patch
     /// of `n1` through `adapter` that waits for it, then `body` (which ends the transaction),
     /// and waits for the patch.

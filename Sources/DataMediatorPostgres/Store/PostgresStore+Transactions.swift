@@ -39,7 +39,23 @@ extension PostgresStore {
             throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
         }
         defer { writeSlots.release() }
-        return try await transaction(on: primaryGate, "START TRANSACTION", writes: true, body)
+        // A write PostgreSQL ended to break a deadlock stored nothing, and the other
+        // transaction has gone on: it runs again (its statements are the database's work
+        // alone) before the client is told to retry.
+        var attempt = 1
+        while true {
+            do {
+                return try await transaction(on: primaryGate, "START TRANSACTION", writes: true, body)
+            } catch let ended as DeadlockEnded where attempt < Self.writeAttempts {
+                attempt += 1
+                logger.info(
+                    "a write that PostgreSQL ended to break a deadlock runs again",
+                    metadata: ["attempt": "\(attempt)", "error": "\(String(reflecting: ended.error))"]
+                )
+            } catch let ended as DeadlockEnded {
+                throw answer(to: ended.error, leased: true)
+            }
+        }
     }
 
     /// Runs `body` in a transaction (none when `start` is nil). A database that cannot be
@@ -108,6 +124,11 @@ extension PostgresStore {
             throw DataMediatorError(.unavailable, "The database connection closed; retry shortly.")
         } catch {
             if writes, let refusal = Self.refusedValue(error) { throw refusal }
+            if writes, !lease.committing.load(ordering: .relaxed),
+                (error as? PSQLError)?.serverInfo?[.sqlState] == "40P01"
+            {
+                throw DeadlockEnded(error: error)
+            }
             throw answer(to: error, leased: lease.taken.load(ordering: .relaxed))
         }
     }

@@ -187,6 +187,27 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// Only a list over a table takes an import: a query's is named as such, an unknown one
+    /// as unknown, each with the lists that do.
+    @Test func aListNotOverATableIsNamedWithTheOnesThatAre() async throws {
+        let target = try await Target.make("sqlite")
+        let folder = try Self.folder(["one.ndjson": "{\"id\": 1, \"title\": \"a\"}\n"], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lists.yaml")
+        try Data(
+            (Self.config(target) + "  counts:\n    query: SELECT 1 AS id\n    fields: {id: integer}\n"
+                + "    views: {all: {sort: [id]}}\n").utf8
+        ).write(to: config)
+        for (list, says) in [
+            ("counts", "list 'counts' is not over a table"), ("nope", "no list 'nope'"),
+        ] {
+            let (status, output) = try await DemoWalkTests.run([
+                "import", folder.appendingPathComponent("one.ndjson").path, "--list", list, "--config", config.path,
+            ])
+            #expect(status == 1 && output.contains(says) && output.contains("over a table are 'notes'"), "\(output)")
+        }
+    }
+
     @Test func aFileWithNothingToStoreIsRefusedAndMovesNothing() async throws {
         let target = try await Target.make("sqlite")
         let folder = try Self.folder(

@@ -13,10 +13,11 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Import a JSON array, NDJSON or CSV file into a list's table.",
         discussion: """
-            Each record must have the list's id and meet its fields and 'required'. Without
-            --skip-bad the first bad record stops the import and nothing of it is stored; with
-            it, bad records are reported (file:line: reason) and left out, and every --batch
-            records are committed. The list's change history restarts after the import.
+            Each record must have the list's id and meet its fields and 'required'. \
+            Without --skip-bad the first bad record stops the import and nothing of it is \
+            stored; with it, bad records are reported (file:line: reason) and left out, \
+            and every --batch records are committed. The list's change history restarts \
+            after the import.
             """
     )
 
@@ -60,10 +61,16 @@ struct ImportCommand: AsyncParsableCommand {
             printError(error.description)
             throw ExitCode.failure
         }
-        guard let target = configuration.lists.first(where: { $0.definition.name == list }), let source = target.source
-        else {
-            let names = configuration.lists.filter { $0.source != nil }.map { "'\($0.definition.name)'" }
-            printError("import: no list '\(list)' over a table; the lists are \(names.joined(separator: ", "))")
+        let tables = configuration.lists.filter {
+            if case .table? = $0.source?.kind { true } else { false }
+        }
+        guard let target = tables.first(where: { $0.definition.name == list }), let source = target.source else {
+            let names = tables.map { "'\($0.definition.name)'" }.joined(separator: ", ")
+            let what =
+                configuration.lists.contains { $0.definition.name == list }
+                ? "list '\(list)' is not over a table (a query's or a file's is read-only)"
+                : "no list '\(list)'"
+            printError("import: \(what); the lists over a table are \(names)")
             throw ExitCode.failure
         }
         let records: RecordStream

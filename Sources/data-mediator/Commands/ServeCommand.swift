@@ -88,7 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
                 verifier = try await ReloadingClaimsVerifier(claims)
             }
         } catch {
-            printError("data-mediator: \(error)")
+            printError("serve: \(error)")
             throw ExitCode.failure
         }
         do {
@@ -98,7 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
             printError(error.description)
             throw ExitCode.failure
         } catch {
-            printError("data-mediator: \(error)")
+            printError("serve: \(error)")
             throw ExitCode.failure
         }
         let metrics = PrometheusCollectorRegistry()

@@ -33,6 +33,12 @@ import Testing
             ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db/app?sslmode=require&sslrootcert=system"),
             ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db/app?sslcert=/etc/hostname"),
             ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db/app?sslmode=disable&sslcert=a&sslkey=b"),
+            // A '?' or '#' in the password, not percent-encoded, would make the rest of it a
+            // parameter or a dropped part: refused without repeating it.
+            ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db/app#?sslmode=verify-full"),
+            ("DATA_MEDIATOR_DATABASE_URL", "postgres://postgres:2024?secret@db:5432/app?sslmode=require"),
+            ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:2024#secret@db/app"),
+            ("DATA_MEDIATOR_DATABASE_URL", "postgres://u:secret@db/app?sslrootcert=/etc/ca%00.pem&sslmode=verify-ca"),
         ] {
             #expect {
                 try ServeConfiguration.of([name: value])
@@ -45,6 +51,11 @@ import Testing
         // libpq's modes (PostgresTLSTests connects with each).
         for mode in ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] {
             let url = "postgres://u:p@db/app?sslmode=\(mode)"
+            #expect(try ServeConfiguration.of(["DATA_MEDIATOR_DATABASE_URL": url]).databaseURL == url)
+        }
+        // A scheme in capitals, an IPv6 address and a trailing '&' are read as libpq reads them.
+        for url in ["POSTGRES://u:p@db/app", "postgres://u:p@[::1]:5433/app", "postgres://u:p@db/app?sslmode=require&"]
+        {
             #expect(try ServeConfiguration.of(["DATA_MEDIATOR_DATABASE_URL": url]).databaseURL == url)
         }
         let system = "postgres://u:p@db/app?sslrootcert=system"

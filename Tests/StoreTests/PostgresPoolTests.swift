@@ -19,6 +19,12 @@ import Testing
         #expect(configuration.options.maximumConnections == 7)
     }
 
+    /// An IPv6 address is the host without its brackets; a scheme in capitals is read.
+    @Test func anIPv6AddressIsTheHostWithoutItsBrackets() throws {
+        let configuration = try PostgresStore.configuration("POSTGRESQL://u@[::1]:5433/lists", maximumConnections: 1)
+        #expect(configuration.host == "::1" && configuration.port == 5433)
+    }
+
     /// Each connection above the pool's minimum handed back to it would arm an idle timer
     /// (and a keep-alive one when pinging) whose task and memory stay until it would fire:
     /// the pool keeps every connection open and pings none, so it arms no timer at all.

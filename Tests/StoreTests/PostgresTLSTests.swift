@@ -79,6 +79,40 @@ import Testing
         #expect(otherRoot.contains("does not check out against the authorities"), "\(otherRoot)")
     }
 
+    /// A key that is not the certificate's is refused when the store is made, naming both.
+    @Test func aKeyThatIsNotTheCertificatesIsRefusedAtOnce() async throws {
+        let url = try await url("sslmode=require&sslcert=TLS/client.crt&sslkey=TLS/ca.key")
+        let error = #expect(throws: StoreError.self) {
+            _ = try PostgresStore(url: url, maximumConnections: 1, logger: PostgresFixture.logger)
+        }
+        #expect(
+            error?.description.contains("sslkey is not the key of sslcert's certificate") == true,
+            "\(error as Any)"
+        )
+    }
+
+    /// A read replica that cannot be reached is named as such, with why.
+    @Test func aReadReplicaThatFailsItsCheckIsNamed() async throws {
+        let primary = try await url("sslmode=disable")
+        let reader = try await url("sslmode=verify-full&sslrootcert=TLS/ca.crt")
+        let store = try PostgresStore(
+            url: primary,
+            readURL: reader,
+            maximumConnections: 1,
+            timeout: .seconds(3),
+            keepConnectionsOpen: false,
+            logger: PostgresFixture.logger
+        )
+        let error = await #expect(throws: StoreError.self) {
+            try await store.withClientsRunning { try await store.prepare() }
+        }
+        let message = error?.description ?? ""
+        #expect(
+            message.contains("cannot connect to the read replica at") && message.contains("not issued for this host"),
+            "\(message)"
+        )
+    }
+
     @Test func aClientCertificateIsPresented() async throws {
         let session = try await session(url("sslmode=require&sslcert=TLS/client.crt&sslkey=TLS/client.key"))
         #expect(session.encrypted && session.client == "/CN=data-mediator-test-client", "\(session)")

@@ -39,7 +39,8 @@ struct DatabaseTLS: Sendable {
     /// - Throws: `StoreError` naming the parameter and what to do.
     init(_ items: [URLQueryItem]) throws {
         var values: [String: String] = [:]
-        for item in items {
+        // An empty part (a trailing `&`) is no parameter, as libpq reads it.
+        for item in items where !(item.name.isEmpty && (item.value ?? "").isEmpty) {
             guard Self.parameters.contains(item.name) else {
                 throw Self.refusal(
                     "the database URL's parameter '\(item.name)' is not one the store reads "
@@ -51,6 +52,9 @@ struct DatabaseTLS: Sendable {
             }
             guard let value = item.value, !value.isEmpty else {
                 throw Self.refusal("the database URL's parameter '\(item.name)' has no value")
+            }
+            guard !value.contains("\0") else {
+                throw Self.refusal("the database URL's parameter '\(item.name)' holds a NUL (%00)")
             }
             values[item.name] = value
         }
@@ -104,6 +108,16 @@ struct DatabaseTLS: Sendable {
             }
         default:
             throw Self.refusal("the database URL names one of sslcert and sslkey; a client certificate needs both")
+        }
+        // The key must be the certificate's, which only a context made of them tells.
+        do {
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw Self.refusal(
+                values["sslkey"] == nil
+                    ? "the database URL's TLS settings are not usable: \(error)"
+                    : "the database URL's sslkey is not the key of sslcert's certificate"
+            )
         }
         self.configuration = configuration
     }

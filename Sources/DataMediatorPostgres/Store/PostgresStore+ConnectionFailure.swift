@@ -7,20 +7,32 @@ import NIOSSL
 import PostgresNIO
 
 extension PostgresStore {
-    /// Why a connection to the primary cannot be opened now, as one line that names the
-    /// server and the database, or nil when one can.
+    /// Why a connection to the primary, or else to the read replica, cannot be opened now,
+    /// as one line that names the server and the database, or nil when both can.
     ///
     /// The pool does not pass on why it could not connect (it retries until a request
-    /// times out), so this opens one connection of its own, bounded by ``timeout``.
+    /// times out), so this opens one connection of its own to each, bounded by ``timeout``.
     func connectionFailure() async -> String? {
-        let client = primaryConfiguration
+        if let failure = await connectionFailure(primaryConfiguration, primaryTLS, "PostgreSQL") {
+            return failure
+        }
+        guard let readerConfiguration, let readerTLS else { return nil }
+        return await connectionFailure(readerConfiguration, readerTLS, "the read replica")
+    }
+
+    /// Why a connection to the server of `client`, called `role`, cannot be opened now.
+    private func connectionFailure(
+        _ client: PostgresClient.Configuration,
+        _ clientTLS: DatabaseTLS,
+        _ role: String
+    ) async -> String? {
         let host = client.host ?? "localhost"
         let port = client.port ?? 5432
         let target =
-            "PostgreSQL at \(host):\(port) (user '\(client.username)', database '\(client.database ?? client.username)')"
+            "\(role) at \(host):\(port) (user '\(client.username)', database '\(client.database ?? client.username)')"
         let tls: PostgresConnection.Configuration.TLS
         do {
-            tls = try primaryTLS.connection()
+            tls = try clientTLS.connection()
         } catch {
             return "cannot connect to \(target): the TLS settings are not usable: \(error)"
         }
@@ -61,11 +73,22 @@ extension PostgresStore {
                 + "connect by a name the certificate gives, or use sslmode=verify-ca"
         }
         if let failure = error.underlying as? NIOSSLError {
-            if "\(failure)".contains("CERTIFICATE_VERIFY_FAILED") {
+            // BoringSSL's reason, without the rest of its text (codes and a source path).
+            let text = "\(failure)"
+            let reason =
+                text.range(of: "OPENSSL_internal:").map { text[$0.upperBound...].prefix { $0 != " " } }.map(String.init)
+                ?? text
+            if reason == "CERTIFICATE_VERIFY_FAILED" {
                 return "the server's certificate does not check out against the authorities of sslrootcert "
                     + "(the system's when it is not given): signed by another, expired or not yet valid"
             }
-            return "the TLS handshake failed: \(failure)"
+            if reason.contains("ALERT") && (reason.contains("CERTIFICATE") || reason.contains("UNKNOWN_CA")) {
+                return "the server refused the client certificate (\(reason)); check sslcert and sslkey"
+            }
+            if reason == "WRONG_VERSION_NUMBER" {
+                return "the server does not answer in TLS (\(reason)); is it PostgreSQL?"
+            }
+            return "the TLS handshake failed (\(reason))"
         }
         guard var underlying = error.underlying else { return "\(error.code)" }
         if let failure = underlying as? NIOConnectionError {

@@ -23,14 +23,7 @@ extension PostgresStore {
         timeout: Duration = .seconds(5),
         keepConnectionsOpen: Bool = true
     ) throws -> PostgresClient.Configuration {
-        guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
-            let host = parts.host, !host.isEmpty
-        else {
-            throw StoreError(
-                list: nil,
-                "the database URL is not of the form postgres://user:password@host:port/database"
-            )
-        }
+        let (parts, host) = try checkedURL(url)
         let tls = try DatabaseTLS(parts.queryItems ?? [])
         let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
         var configuration = PostgresClient.Configuration(
@@ -61,6 +54,39 @@ extension PostgresStore {
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectionIdleTimeout = idleTimeout
         return configuration
+    }
+
+    /// The parts of a connection URL and its host (an IPv6 address without its brackets),
+    /// checked: `postgres://` or `postgresql://` (in any case), a host, a port from 1 to
+    /// 65535 when one is given, and no `#` part. A `?`, `#` or `@` in the password must be
+    /// percent-encoded, as in any URL: one that is not would make the rest of the password a
+    /// parameter or a fragment, so the refusal says so without repeating any of it.
+    ///
+    /// - Throws: `StoreError` saying what is wrong, never quoting the URL.
+    public static func checkedURL(_ url: String) throws -> (parts: URLComponents, host: String) {
+        let encoding = "a '?', '#', '/' or '@' in the password is written %3F, %23, %2F or %40"
+        if let start = url.firstIndex(where: { $0 == "?" || $0 == "#" }), url[start...].contains("@") {
+            throw StoreError(list: nil, "the database URL has a '?' or '#' before its '@': \(encoding)")
+        }
+        guard let parts = URLComponents(string: url),
+            ["postgres", "postgresql"].contains(parts.scheme?.lowercased() ?? ""),
+            let bracketed = parts.host, !bracketed.isEmpty
+        else {
+            throw StoreError(
+                list: nil,
+                "the database URL is not of the form postgres://user:password@host:port/database (\(encoding))"
+            )
+        }
+        guard parts.fragment == nil else {
+            throw StoreError(list: nil, "the database URL has a '#' part, which would be dropped: \(encoding)")
+        }
+        if let port = parts.port, !(1...65_535).contains(port) {
+            throw StoreError(list: nil, "the database URL names port \(port); a port is from 1 to 65535")
+        }
+        let host =
+            bracketed.hasPrefix("[") && bracketed.hasSuffix("]")
+            ? String(bracketed.dropFirst().dropLast()) : bracketed
+        return (parts, host)
     }
 
     /// How the connections of a URL use TLS (``DatabaseTLS``).

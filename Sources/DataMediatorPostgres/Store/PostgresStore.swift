@@ -51,6 +51,8 @@ public final class PostgresStore: Sendable {
     let primaryConfiguration: PostgresClient.Configuration
     /// How connections to the primary use TLS, for the same.
     let primaryTLS: DatabaseTLS
+    /// How connections to the read replica use TLS, when reads go to one.
+    let readerTLS: DatabaseTLS?
     /// Whether ``prepare()`` has succeeded, which lets the pools' own lines below `warning`
     /// into the log (``PoolLogHandler``).
     let started = PoolLogHandler.Started()
@@ -119,6 +121,7 @@ public final class PostgresStore: Sendable {
                 keepConnectionsOpen: keepConnectionsOpen
             )
             self.readerConfiguration = readerConfiguration
+            readerTLS = try Self.tls(ofURL: readURL)
             reader = PostgresClient(
                 configuration: readerConfiguration,
                 eventLoopGroup: eventLoops,
@@ -129,6 +132,7 @@ public final class PostgresStore: Sendable {
             readerGate = PoolGate(reader, connections: keepConnectionsOpen ? maximumConnections : 0)
         } else {
             readerConfiguration = nil
+            readerTLS = nil
             reader = primary
             clients = [primary]
             primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections + heldConnections : 0)

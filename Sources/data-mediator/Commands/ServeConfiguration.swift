@@ -83,22 +83,14 @@ struct ServeConfiguration: Sendable {
     }
 
     /// The database URL in the variable `name`, or nil when it is unset or empty; checked
-    /// here, so that a mistake names the variable (and never repeats its password):
-    /// `postgres://` or `postgresql://`, a host, and a port from 1 to 65535 when one is given.
+    /// here (``PostgresStore/checkedURL(_:)``, and its parameters), so that a mistake names
+    /// the variable (and never repeats its password).
     ///
     /// - Throws: a `ValidationError` naming `name`.
     static func databaseURL(_ name: String, in environment: [String: String]) throws -> String? {
         guard let url = environment[name], !url.isEmpty else { return nil }
-        guard let parts = URLComponents(string: url),
-            ["postgres", "postgresql"].contains(parts.scheme?.lowercased() ?? ""),
-            let host = parts.host, !host.isEmpty
-        else {
-            throw ValidationError("\(name) must be of the form postgres://user:password@host:port/database.")
-        }
-        if let port = parts.port, !(1...65_535).contains(port) {
-            throw ValidationError("\(name) names port \(port); a port is from 1 to 65535.")
-        }
         do {
+            let (parts, _) = try PostgresStore.checkedURL(url)
             try PostgresStore.checkParameters(parts.queryItems ?? [])
         } catch let error as StoreError {
             throw ValidationError("\(name): \(error.message).")

@@ -33,7 +33,7 @@ import Testing
             // Each body closes its own connection and then waits as a statement that is
             // never answered does.
             let calls: [@Sendable () async throws -> Void] = [
-                { _ = try await store.write { connection in try await Self.closeAndWait(connection) } },
+                { _ = try await store.write { connection, _ in try await Self.closeAndWait(connection) } },
                 { _ = try await store.read { connection in try await Self.closeAndWait(connection) } },
                 { _ = try await store.readStatement { connection in try await Self.closeAndWait(connection) } },
             ]

@@ -134,6 +134,50 @@ import Testing
         #expect(title == "waited", "the patch ran again after the other's update")
     }
 
+    /// A write that meets a row lock while it holds the version lock (here a row its
+    /// table's trigger updates, held by another program; a foreign key's row is met so
+    /// too) lets go of both and runs again: the store's other writes go on meanwhile (they
+    /// waited as long as the row was held), and it is stored once, when the row is free.
+    @Test func aWriteBlockedUnderTheVersionLockLetsTheOthersGoOn() async throws {
+        let (subject, _, _) = try await OutsideWritesTests.subject(.postgres)
+        let other = try #require(try await subject.otherProgram())
+        let adapter = subject.adapter
+        let client = other.store.primary
+        let logger = Logger(label: "other-program")
+        for statement in [
+            "CREATE TABLE tally (id int PRIMARY KEY, n int NOT NULL)", "INSERT INTO tally VALUES (1, 0)",
+            """
+            CREATE FUNCTION count_note() RETURNS trigger LANGUAGE plpgsql
+            AS $$ BEGIN UPDATE tally SET n = n + 1 WHERE id = 1; RETURN NEW; END $$
+            """,
+            "CREATE TRIGGER notes_tally AFTER UPDATE ON notes FOR EACH ROW EXECUTE FUNCTION count_note()",
+        ] {
+            try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+        let created = Flag()
+        try await Self.patchWaiting(for: "SELECT 1 FROM tally WHERE id = 1 FOR UPDATE", other, adapter) {
+            connection,
+            logger in
+            let another = Task {
+                _ = try await adapter.create(body: OutsideWritesTests.note("n2", "meanwhile"), scope: nil)
+                created.set()
+            }
+            let deadline = ContinuousClock.now + .seconds(3)
+            while !created.isSet, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(created.isSet, "another write went on while one met a held row under the version lock")
+            try await connection.query("COMMIT", logger: logger)
+            try await another.value
+        }
+        var rows = try await client.query(
+            "SELECT (SELECT title FROM notes WHERE id = 'n1'), (SELECT n FROM tally WHERE id = 1)",
+            logger: logger
+        ).makeAsyncIterator()
+        let stored = try await rows.next().map { try $0.decode((String, Int32).self) }
+        #expect(stored?.0 == "waited" && stored?.1 == 1, "stored once: \(String(describing: stored))")
+    }
+
     /// Runs `holding` (a lock another program takes) in a transaction of `other`'s, a patch
     /// of `n1` through `adapter` that waits for it, then `body` (which ends the transaction),
     /// and waits for the patch.

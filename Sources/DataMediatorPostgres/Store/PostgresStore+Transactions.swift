@@ -28,36 +28,6 @@ extension PostgresStore {
         try await boundedStatement(body)
     }
 
-    /// Runs `body` in a transaction on the primary, committed when it returns and rolled
-    /// back when it throws.
-    func write<Result: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
-    ) async throws -> Result {
-        // A write waits for its slot holding no connection, as long as it may wait for the
-        // version lock (the same queue); its time for a connection starts once it has one.
-        guard await writeSlots.acquire(within: timeout * StoreVersion.lockWaitFactor) else {
-            throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
-        }
-        defer { writeSlots.release() }
-        // A write PostgreSQL ended to break a deadlock stored nothing, and the other
-        // transaction has gone on: it runs again (its statements are the database's work
-        // alone) before the client is told to retry.
-        var attempt = 1
-        while true {
-            do {
-                return try await transaction(on: primaryGate, "START TRANSACTION", writes: true, body)
-            } catch let ended as DeadlockEnded where attempt < Self.writeAttempts {
-                attempt += 1
-                logger.info(
-                    "a write that PostgreSQL ended to break a deadlock runs again",
-                    metadata: ["attempt": "\(attempt)", "error": "\(String(reflecting: ended.error))"]
-                )
-            } catch let ended as DeadlockEnded {
-                throw answer(to: ended.error, leased: true)
-            }
-        }
-    }
-
     /// Runs `body` in a transaction (none when `start` is nil). A database that cannot be
     /// reached or went away, no connection within ``timeout``, a read not answered within
     /// it, or a statement the server stopped at its `statement_timeout` or `lock_timeout`
@@ -65,10 +35,11 @@ extension PostgresStore {
     /// has its connection is awaited until its commit answers, so it is never answered
     /// `unavailable` once it may have committed; a commit that is not confirmed throws
     /// `outcomeUnknown`.
-    private func transaction<Result: Sendable>(
+    func transaction<Result: Sendable>(
         on gate: PoolGate,
         _ start: PostgresQuery?,
         writes: Bool,
+        mark: VersionLockMark? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = logger
@@ -125,9 +96,9 @@ extension PostgresStore {
         } catch {
             if writes, let refusal = Self.refusedValue(error) { throw refusal }
             if writes, !lease.committing.load(ordering: .relaxed),
-                (error as? PSQLError)?.serverInfo?[.sqlState] == "40P01"
+                let ended = Self.endedWrite(error, versionLocked: mark?.isSet ?? false)
             {
-                throw DeadlockEnded(error: error)
+                throw ended
             }
             throw answer(to: error, leased: lease.taken.load(ordering: .relaxed))
         }
@@ -297,7 +268,7 @@ extension PostgresStore {
     func changeSchema<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await write { connection in
+        try await write { connection, _ in
             try await Self.liftStatementBounds(connection, logger: self.logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", logger: self.logger)
             return try await body(connection)
@@ -344,8 +315,10 @@ struct PostgresTransactions: SQLTransactions {
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        try await store.write { [logger = store.logger, statements = store.preparedStatements] connection in
-            try await body(PostgresSession(connection: connection, logger: logger, statements: statements))
+        try await store.write { [logger = store.logger, statements = store.preparedStatements] connection, mark in
+            try await body(
+                PostgresSession(connection: connection, logger: logger, statements: statements, versionLock: mark)
+            )
         }
     }
 
@@ -363,8 +336,14 @@ struct PostgresSession: SQLSession {
     /// Where the statements of reads and writes are prepared; none in schema changes and
     /// imports (whose statements run once, or change what a prepared plan was made for).
     var statements = PreparedStatements.none
+    /// Set once a write's transaction holds the version lock.
+    var versionLock: PostgresStore.VersionLockMark?
 
     var dialect: SQLDialect { .postgres }
+
+    func tookVersionLock() {
+        versionLock?.set()
+    }
 
     func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
         var answer: [[JSONValue]] = []

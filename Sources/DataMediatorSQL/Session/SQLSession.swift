@@ -25,6 +25,12 @@ public protocol SQLSession {
     /// Whether an error ends the transaction (PostgreSQL: every later statement fails until
     /// it rolls back, or back to a savepoint); SQLite's goes on.
     var errorsEndTheTransaction: Bool { get }
+
+    /// Told once the transaction holds the store's version lock (``StoreVersion/lock(_:)``):
+    /// from then on a lock wait of the transaction holds every other write of the store
+    /// (PostgreSQL's session bounds such waits short, and its store runs a write ended so
+    /// again, ``StoreVersion/underLockWait``); SQLite's single writer waits for no row.
+    func tookVersionLock()
 }
 
 extension SQLSession {
@@ -33,6 +39,9 @@ extension SQLSession {
 
     /// True: the safe assumption.
     public var errorsEndTheTransaction: Bool { true }
+
+    /// Nothing to note.
+    public func tookVersionLock() {}
 
     /// The first column of the statement's first row as a whole number (0 when there is
     /// no row or it is `NULL`): a count, a version.

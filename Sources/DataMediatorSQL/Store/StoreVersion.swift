@@ -25,6 +25,12 @@ public enum StoreVersion {
     /// version lock.
     public static let lockWaitFactor = 4
 
+    /// How long a PostgreSQL write that holds the version lock waits for a row lock (one its
+    /// foreign keys, triggers or cascades reach, held by another program or by another write
+    /// waiting for the version lock) before it ends, releasing the version lock, to run
+    /// again: the whole store's writes wait while it waits.
+    public static let underLockWait = "100ms"
+
     /// Waits until no other write of the store runs and keeps the others waiting until
     /// this transaction ends, so that it sees every earlier write and gets the next version
     /// (SQLite's single writer does this by itself).
@@ -33,7 +39,8 @@ public enum StoreVersion {
     /// `statement_timeout` and `lock_timeout` (none when they are lifted): a write waiting
     /// here is queued behind the writes before it, each holding the lock to its commit,
     /// not stuck; under a steady load the queue passed the plain bound a few times in ten
-    /// minutes (docs/reliability.md). The bounds are put back once the lock is held, by the
+    /// minutes (docs/reliability.md). The bounds are put back (the lock's at most
+    /// ``underLockWait``) once the lock is held, by the
     /// statement that takes it: its outer select runs only on the row its inner one locked
     /// (a subquery that locks rows is never merged into the query around it), and a
     /// statement keeps the `statement_timeout` it started with. Two round trips, where a
@@ -51,9 +58,12 @@ public enum StoreVersion {
     /// The row first: a write that waits for a row another program holds does not hold
     /// the version lock meanwhile, which every other write of the store, on every table
     /// and replica, waits for.
-    /// Two writes of one row wait for it in turn, before either takes the version lock. A
-    /// write whose triggers or cascades reach a row another write holds while that one waits
-    /// for the version lock deadlock; PostgreSQL ends one of them, which answers `503`.
+    /// Two writes of one row wait for it in turn, before either takes the version lock.
+    /// Once it holds the version lock, a write waits at most ``underLockWait`` for any other
+    /// row lock (its foreign keys', triggers', cascades'; none when the bounds are lifted):
+    /// the store runs it again (``SQLSession/tookVersionLock()``), rather than holding every
+    /// other write while another program holds the row, or deadlocking with a write that
+    /// holds the row and waits for the version lock.
     public static func lock(
         _ session: any SQLSession,
         reading scalar: String?,
@@ -84,14 +94,16 @@ public enum StoreVersion {
         }
         let locked = try await session.rows(
             """
-            SELECT set_config('statement_timeout', ?, true), set_config('lock_timeout', ?, true)\(scalar.map { ", (\($0))" } ?? "")
+            SELECT set_config('statement_timeout', ?, true),
+                set_config('lock_timeout', CASE WHEN ?::interval > ?::interval THEN ? ELSE ? END, true)\(scalar.map { ", (\($0))" } ?? "")
             FROM \(locking)
             """,
-            [bound[0], bound[1]] + (row?.arguments ?? [])
+            [bound[0], bound[1], .string(underLockWait), .string(underLockWait), bound[1]] + (row?.arguments ?? [])
         )
         guard let lockedRow = locked.first else {
             throw DataMediatorError(.unavailable, "The store has no version row.")
         }
+        session.tookVersionLock()
         guard scalar != nil else { return nil }
         return wholeNumber(lockedRow.count > 2 ? lockedRow[2] : .null)
     }

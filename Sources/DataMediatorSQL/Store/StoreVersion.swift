@@ -39,12 +39,12 @@ public enum StoreVersion {
     /// `statement_timeout` and `lock_timeout` (none when they are lifted): a write waiting
     /// here is queued behind the writes before it, each holding the lock to its commit,
     /// not stuck; under a steady load the queue passed the plain bound a few times in ten
-    /// minutes (docs/reliability.md). The bounds are put back (the lock's at most
-    /// ``underLockWait``) once the lock is held, by the
-    /// statement that takes it: its outer select runs only on the row its inner one locked
-    /// (a subquery that locks rows is never merged into the query around it), and a
-    /// statement keeps the `statement_timeout` it started with. Two round trips, where a
-    /// write holds about a dozen: each one waits its turn for a core when they are busy.
+    /// minutes (docs/reliability.md). The bounds are put back (the lock bound at most
+    /// ``underLockWait``) once the lock is held, by the statement that takes it: its outer
+    /// select runs only on the row its inner one locked (a subquery that locks rows is never
+    /// merged into the query around it), and a statement keeps the `statement_timeout` it
+    /// started with. Two round trips, where a write holds about a dozen: each one waits its
+    /// turn for a core when they are busy.
     public static func lock(_ session: any SQLSession) async throws {
         _ = try await lock(session, reading: nil)
     }
@@ -60,7 +60,8 @@ public enum StoreVersion {
     /// and replica, waits for.
     /// Two writes of one row wait for it in turn, before either takes the version lock.
     /// Once it holds the version lock, a write waits at most ``underLockWait`` for any other
-    /// row lock (its foreign keys', triggers', cascades'; none when the bounds are lifted):
+    /// row lock (its foreign keys', triggers', cascades'; unbounded when the bounds are
+    /// lifted, as for an import):
     /// the store runs it again (``SQLSession/tookVersionLock()``), rather than holding every
     /// other write while another program holds the row, or deadlocking with a write that
     /// holds the row and waits for the version lock.

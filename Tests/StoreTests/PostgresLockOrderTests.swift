@@ -178,6 +178,38 @@ import Testing
         #expect(stored?.0 == "waited" && stored?.1 == 1, "stored once: \(String(describing: stored))")
     }
 
+    /// A patch or a replace leaves the row's key alone: another transaction's foreign key
+    /// check of the row (`FOR KEY SHARE`, as an insert of a row that refers to it takes)
+    /// does not keep it waiting (nor would it keep that insert waiting).
+    @Test(arguments: ["patch", "replace"])
+    func aForeignKeyCheckOfTheRowDoesNotHoldAPatch(write: String) async throws {
+        let (subject, _, _) = try await OutsideWritesTests.subject(.postgres)
+        let other = try #require(try await subject.otherProgram())
+        let adapter = subject.adapter
+        let logger = Logger(label: "other-program")
+        let data: JSONValue = .object(["title": .string("service")])
+        let written = Flag()
+        try await other.store.primary.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("SELECT 1 FROM notes WHERE id = 'n1' FOR KEY SHARE", logger: logger)
+            let service = Task {
+                if write == "patch" {
+                    _ = try await adapter.patch(id: "n1", body: .object(["data": data]), scope: nil)
+                } else {
+                    _ = try await adapter.replace(id: "n1", body: .object(["data": data]), scope: nil)
+                }
+                written.set()
+            }
+            let deadline = ContinuousClock.now + .seconds(3)
+            while !written.isSet, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(written.isSet, "the \(write) went on while the row's key was shared")
+            try await connection.query("COMMIT", logger: logger)
+            try await service.value
+        }
+    }
+
     /// Runs `holding` (a lock another program takes) in a transaction of `other`'s, a patch
     /// of `n1` through `adapter` that waits for it, then `body` (which ends the transaction),
     /// and waits for the patch.

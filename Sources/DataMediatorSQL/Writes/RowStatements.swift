@@ -6,9 +6,14 @@ struct RowStatements: Sendable {
     let selectByID: String
     let updateByID: String
     let deleteByID: String
-    /// The lock of the row by id a write takes before the version lock
+    /// The lock of the row by id a delete takes before the version lock
     /// (``StoreVersion/lock(_:reading:thenLocking:)``).
     let lockByID: String
+    /// The lock of the row by id a patch or a replace takes before the version lock: one
+    /// that leaves its key alone (`FOR NO KEY UPDATE`, the lock their `UPDATE` takes), so
+    /// another transaction's foreign key check of the row (`FOR KEY SHARE`: an insert of a
+    /// row that refers to it) neither waits for the write nor keeps it waiting.
+    let lockByIDKeepingKey: String
     /// The inserts that write every writable field.
     let inserts: Inserts
 
@@ -73,6 +78,7 @@ struct RowStatements: Sendable {
         updateByID = Self.update(table, idField, revisionField, writing: fields, read, casts, forms)
         deleteByID = "DELETE FROM \(quoted)" + Self.byID(idField, casts) + " RETURNING 1"
         lockByID = "SELECT 1 FROM \(quoted)" + Self.byID(idField, casts) + " FOR UPDATE"
+        lockByIDKeepingKey = "SELECT 1 FROM \(quoted)" + Self.byID(idField, casts) + " FOR NO KEY UPDATE"
         inserts = Inserts(
             table: table,
             idField: idField,

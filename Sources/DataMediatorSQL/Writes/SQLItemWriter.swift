@@ -119,7 +119,7 @@ public struct SQLItemWriter: ItemWriter {
         let key = try storedID(id)
         try ColumnRule.check(values, rules: columnRules)
         return try await committed(writing: values) { session in
-            let stampBefore = try await lock(session, row: key)
+            let stampBefore = try await lock(session, row: key, keepingKey: true)
             let old = try await current(key, session)
             if let scope, let old, !scope.contains(old) { throw unknown(id) }
             try precondition?(old)
@@ -148,7 +148,7 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
         return try await committed(writing: patch.objectValue ?? [:]) { session in
-            let stampBefore = try await lock(session, row: key)
+            let stampBefore = try await lock(session, row: key, keepingKey: true)
             guard let old = try await current(key, session), scope?.contains(old) ?? true else {
                 throw unknown(id)
             }
@@ -183,14 +183,19 @@ public struct SQLItemWriter: ItemWriter {
         }
     }
 
-    /// Takes the lock of the row with `key` (nil: none), then the store's version lock
+    /// Takes the lock of the row with `key` (nil: none; one that leaves its key alone when
+    /// `keepingKey`, for a patch or a replace), then the store's version lock
     /// (``StoreVersion/lock(_:reading:thenLocking:)``), and reads the table's stamp: the
     /// stamp before the write, which the outlines carry from.
-    private func lock(_ session: any SQLSession, row key: JSONValue? = nil) async throws -> Int64? {
+    private func lock(
+        _ session: any SQLSession,
+        row key: JSONValue? = nil,
+        keepingKey: Bool = false
+    ) async throws -> Int64? {
         try await StoreVersion.lock(
             session,
             reading: TableStamps.beforeWriteSQL(of: table, session.dialect),
-            thenLocking: key.map { (statements.lockByID, [$0]) }
+            thenLocking: key.map { (keepingKey ? statements.lockByIDKeepingKey : statements.lockByID, [$0]) }
         )
     }
 

@@ -345,6 +345,10 @@ struct PostgresSession: SQLSession {
         versionLock?.set()
     }
 
+    var underLockWait: String {
+        versionLock?.underLockWait ?? StoreVersion.underLockWait
+    }
+
     func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
         var answer: [[JSONValue]] = []
         let rows = try await connection.rows(of: sql, binding: arguments, preparedIn: statements, logger: logger)

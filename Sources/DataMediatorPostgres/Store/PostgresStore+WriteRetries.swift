@@ -12,7 +12,8 @@ extension PostgresStore {
     /// database's work alone), so it runs again: one PostgreSQL ended to break a deadlock,
     /// up to ``writeAttempts`` runs; one that met a row lock while it held the version lock
     /// (and let go of both, so the store's other writes go on), after a pause, for as long
-    /// as ``timeout`` from its first run.
+    /// as ``timeout`` from its first run, each run after the first waiting
+    /// ``StoreVersion/underLockWaitAgain`` under the version lock.
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection, VersionLockMark) async throws -> Result
     ) async throws -> Result {
@@ -22,11 +23,14 @@ extension PostgresStore {
             throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
         }
         defer { writeSlots.release() }
-        let started = ContinuousClock.now
+        let deadline = ContinuousClock.now + timeout
         var deadlocks = 0
         var pause = Duration.milliseconds(5)
+        var blocked = false
         while true {
-            let mark = VersionLockMark()
+            let mark = VersionLockMark(
+                underLockWait: blocked ? StoreVersion.underLockWaitAgain : StoreVersion.underLockWait
+            )
             do {
                 return try await transaction(on: primaryGate, "START TRANSACTION", writes: true, mark: mark) {
                     connection in try await body(connection, mark)
@@ -41,7 +45,9 @@ extension PostgresStore {
                         metadata: ["attempt": "\(deadlocks + 1)", "error": "\(String(reflecting: ended.error))"]
                     )
                 case .blockedUnderVersionLock:
-                    guard ContinuousClock.now - started < timeout else {
+                    blocked = true
+                    // The next run must end by the deadline (its pause and its wait with it).
+                    guard ContinuousClock.now + pause * 1.5 + .milliseconds(100) < deadline else {
                         throw DataMediatorError(
                             .unavailable,
                             "The write waited for a row another transaction holds (one its foreign keys or triggers "
@@ -81,6 +87,14 @@ extension PostgresStore {
     /// (``PostgresSession/tookVersionLock()``).
     final class VersionLockMark: Sendable {
         private let held = Atomic(false)
+        /// How long the transaction waits for a row lock once it holds the version lock.
+        let underLockWait: String
+
+        /// A mark not set, for a transaction that waits `underLockWait` for a row lock
+        /// under the version lock.
+        init(underLockWait: String) {
+            self.underLockWait = underLockWait
+        }
 
         /// Notes that the transaction holds the version lock.
         func set() { held.store(true, ordering: .relaxed) }

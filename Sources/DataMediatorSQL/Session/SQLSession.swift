@@ -31,6 +31,11 @@ public protocol SQLSession {
     /// (PostgreSQL's session bounds such waits short, and its store runs a write ended so
     /// again, ``StoreVersion/underLockWait``); SQLite's single writer waits for no row.
     func tookVersionLock()
+
+    /// How long the transaction waits for a row lock once it holds the version lock
+    /// (``StoreVersion/underLockWait`` unless the store shortens it for a write that ran
+    /// into a held row before).
+    var underLockWait: String { get }
 }
 
 extension SQLSession {
@@ -42,6 +47,9 @@ extension SQLSession {
 
     /// Nothing to note.
     public func tookVersionLock() {}
+
+    /// ``StoreVersion/underLockWait``.
+    public var underLockWait: String { StoreVersion.underLockWait }
 
     /// The first column of the statement's first row as a whole number (0 when there is
     /// no row or it is `NULL`): a count, a version.

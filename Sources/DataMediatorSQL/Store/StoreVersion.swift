@@ -28,8 +28,13 @@ public enum StoreVersion {
     /// How long a PostgreSQL write that holds the version lock waits for a row lock (one its
     /// foreign keys, triggers or cascades reach, held by another program or by another write
     /// waiting for the version lock) before it ends, releasing the version lock, to run
-    /// again: the whole store's writes wait while it waits.
+    /// again: the whole store's writes wait while it waits. Long enough for another
+    /// program's short transaction to end.
     public static let underLockWait = "100ms"
+
+    /// ``underLockWait`` for a write that ran into a held row before: the row is likely
+    /// held still, so each run holds the store's other writes as little as it can.
+    public static let underLockWaitAgain = "10ms"
 
     /// Waits until no other write of the store runs and keeps the others waiting until
     /// this transaction ends, so that it sees every earlier write and gets the next version
@@ -99,7 +104,8 @@ public enum StoreVersion {
                 set_config('lock_timeout', CASE WHEN ?::interval > ?::interval THEN ? ELSE ? END, true)\(scalar.map { ", (\($0))" } ?? "")
             FROM \(locking)
             """,
-            [bound[0], bound[1], .string(underLockWait), .string(underLockWait), bound[1]] + (row?.arguments ?? [])
+            [bound[0], bound[1], .string(session.underLockWait), .string(session.underLockWait), bound[1]]
+                + (row?.arguments ?? [])
         )
         guard let lockedRow = locked.first else {
             throw DataMediatorError(.unavailable, "The store has no version row.")

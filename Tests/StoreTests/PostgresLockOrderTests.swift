@@ -65,22 +65,10 @@ import Testing
         let (subject, _, _) = try await OutsideWritesTests.subject(.postgres)
         let other = try #require(try await subject.otherProgram())
         let adapter = subject.adapter
-        let created = Flag()
         try await Self.patchWaiting(for: "SELECT 1 FROM notes WHERE id = 'n1' FOR UPDATE", other, adapter) {
             connection,
             logger in
-            let another = Task {
-                _ = try await adapter.create(body: OutsideWritesTests.note("n2", "meanwhile"), scope: nil)
-                created.set()
-            }
-            // The other write is done while the row is still held.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !created.isSet, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(created.isSet, "another write went on while one waited for a row")
-            try await connection.query("COMMIT", logger: logger)
-            try await another.value
+            try await Self.writeWhileHeld(adapter, within: .seconds(30), connection, logger)
         }
         #expect(try await adapter.sectionInfo(view: "flat").total == 2)
     }
@@ -154,21 +142,10 @@ import Testing
         ] {
             try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
-        let created = Flag()
         try await Self.patchWaiting(for: "SELECT 1 FROM tally WHERE id = 1 FOR UPDATE", other, adapter) {
             connection,
             logger in
-            let another = Task {
-                _ = try await adapter.create(body: OutsideWritesTests.note("n2", "meanwhile"), scope: nil)
-                created.set()
-            }
-            let deadline = ContinuousClock.now + .seconds(3)
-            while !created.isSet, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(created.isSet, "another write went on while one met a held row under the version lock")
-            try await connection.query("COMMIT", logger: logger)
-            try await another.value
+            try await Self.writeWhileHeld(adapter, within: .seconds(3), connection, logger)
         }
         var rows = try await client.query(
             "SELECT (SELECT title FROM notes WHERE id = 'n1'), (SELECT n FROM tally WHERE id = 1)",
@@ -188,26 +165,45 @@ import Testing
         let adapter = subject.adapter
         let logger = Logger(label: "other-program")
         let data: JSONValue = .object(["title": .string("service")])
-        let written = Flag()
         try await other.store.primary.withConnection { connection in
             try await connection.query("BEGIN", logger: logger)
             try await connection.query("SELECT 1 FROM notes WHERE id = 'n1' FOR KEY SHARE", logger: logger)
-            let service = Task {
+            try await Self.writeWhileHeld(adapter, within: .seconds(3), connection, logger) {
                 if write == "patch" {
                     _ = try await adapter.patch(id: "n1", body: .object(["data": data]), scope: nil)
                 } else {
                     _ = try await adapter.replace(id: "n1", body: .object(["data": data]), scope: nil)
                 }
-                written.set()
             }
-            let deadline = ContinuousClock.now + .seconds(3)
-            while !written.isSet, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(written.isSet, "the \(write) went on while the row's key was shared")
-            try await connection.query("COMMIT", logger: logger)
-            try await service.value
         }
+    }
+
+    /// Runs `write` while another program's transaction on `connection` holds a lock, and
+    /// expects it done `within` (it waits for none of it, or the store's other writes go on
+    /// while one waits), then ends that transaction. By default `write` creates `n2`.
+    static func writeWhileHeld(
+        _ adapter: ListAdapter,
+        within wait: Duration,
+        _ connection: PostgresConnection,
+        _ logger: Logger,
+        _ write: (@Sendable () async throws -> Void)? = nil
+    ) async throws {
+        let written = Flag()
+        let another = Task {
+            if let write {
+                try await write()
+            } else {
+                _ = try await adapter.create(body: OutsideWritesTests.note("n2", "meanwhile"), scope: nil)
+            }
+            written.set()
+        }
+        let deadline = ContinuousClock.now + wait
+        while !written.isSet, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(written.isSet, "the write went on while a lock was held")
+        try await connection.query("COMMIT", logger: logger)
+        try await another.value
     }
 
     /// Runs `holding` (a lock another program takes) in a transaction of `other`'s, a patch

@@ -44,10 +44,11 @@ import Testing
         }
     }
 
-    /// Why a store over `url` cannot start.
-    func refusal(_ url: String) async throws -> String {
+    /// Why a store over `url` (reading from `readURL`, when given) cannot start.
+    func refusal(_ url: String, readURL: String? = nil) async throws -> String {
         let store = try PostgresStore(
             url: url,
+            readURL: readURL,
             maximumConnections: 1,
             timeout: .seconds(3),
             keepConnectionsOpen: false,
@@ -93,20 +94,10 @@ import Testing
 
     /// A read replica that cannot be reached is named as such, with why.
     @Test func aReadReplicaThatFailsItsCheckIsNamed() async throws {
-        let primary = try await url("sslmode=disable")
-        let reader = try await url("sslmode=verify-full&sslrootcert=TLS/ca.crt")
-        let store = try PostgresStore(
-            url: primary,
-            readURL: reader,
-            maximumConnections: 1,
-            timeout: .seconds(3),
-            keepConnectionsOpen: false,
-            logger: PostgresFixture.logger
+        let message = try await refusal(
+            url("sslmode=disable"),
+            readURL: url("sslmode=verify-full&sslrootcert=TLS/ca.crt")
         )
-        let error = await #expect(throws: StoreError.self) {
-            try await store.withClientsRunning { try await store.prepare() }
-        }
-        let message = error?.description ?? ""
         #expect(
             message.contains("cannot connect to the read replica at") && message.contains("not issued for this host"),
             "\(message)"

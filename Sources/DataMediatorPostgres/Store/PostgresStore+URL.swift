@@ -16,15 +16,17 @@ extension PostgresStore {
     /// it can only stop waiting), and a transaction left idle for four times as long is
     /// ended by the server too.
     /// Unless `keepConnectionsOpen` is false (for tests that run many stores against one
-    /// server), the pool opens all its connections and keeps them open.
+    /// server), the pool opens all its connections and keeps them open. `tls` is the URL's,
+    /// when it was read already.
     static func configuration(
         _ url: String,
+        tls known: DatabaseTLS? = nil,
         maximumConnections: Int,
         timeout: Duration = .seconds(5),
         keepConnectionsOpen: Bool = true
     ) throws -> PostgresClient.Configuration {
         let (parts, host) = try checkedURL(url)
-        let tls = try DatabaseTLS(parts.queryItems ?? [])
+        let tls = try known ?? DatabaseTLS(parts.queryItems ?? [])
         let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : parts.path
         var configuration = PostgresClient.Configuration(
             host: host,

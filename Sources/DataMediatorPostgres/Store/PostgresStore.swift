@@ -100,13 +100,14 @@ public final class PostgresStore: Sendable {
         self.timeout = timeout
         self.eventLoops = eventLoops
         ports = Set(([url] + (readURL.map { [$0] } ?? [])).map { URLComponents(string: $0)?.port ?? 5432 })
+        primaryTLS = try Self.tls(ofURL: url)
         primaryConfiguration = try Self.configuration(
             url,
+            tls: primaryTLS,
             maximumConnections: maximumConnections + heldConnections,
             timeout: timeout,
             keepConnectionsOpen: keepConnectionsOpen
         )
-        primaryTLS = try Self.tls(ofURL: url)
         let poolLogger = PoolLogHandler.logger(like: logger, started: started)
         primary = PostgresClient(
             configuration: primaryConfiguration,
@@ -114,14 +115,16 @@ public final class PostgresStore: Sendable {
             backgroundLogger: poolLogger
         )
         if let readURL {
+            let readerTLS = try Self.tls(ofURL: readURL)
             let readerConfiguration = try Self.configuration(
                 readURL,
+                tls: readerTLS,
                 maximumConnections: maximumConnections,
                 timeout: timeout,
                 keepConnectionsOpen: keepConnectionsOpen
             )
             self.readerConfiguration = readerConfiguration
-            readerTLS = try Self.tls(ofURL: readURL)
+            self.readerTLS = readerTLS
             reader = PostgresClient(
                 configuration: readerConfiguration,
                 eventLoopGroup: eventLoops,

@@ -92,6 +92,26 @@ import Testing
         )
     }
 
+    /// A client key others may read is refused when the store is made, as libpq refuses it;
+    /// the same key kept private is taken.
+    @Test func aClientKeyOthersMayReadIsRefused() async throws {
+        let key = try #require(URLComponents(string: try await url("sslkey=TLS/client.key"))?.queryItems?.first?.value)
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("dm-key-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.copyItem(atPath: key, toPath: copy)
+        let folder = (key as NSString).deletingLastPathComponent
+        for (mode, refused) in [(0o644, true), (0o600, false)] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: copy)
+            let url = try await url("sslmode=require&sslcert=\(folder)/client.crt&sslkey=\(copy)")
+            do {
+                _ = try PostgresStore(url: url, maximumConnections: 1, logger: PostgresFixture.logger)
+                #expect(!refused, "a key of mode \(String(mode, radix: 8)) was taken")
+            } catch let error as StoreError {
+                #expect(refused && error.description.contains("may be read by others"), "\(error)")
+            }
+        }
+    }
+
     /// A read replica that cannot be reached is named as such, with why.
     @Test func aReadReplicaThatFailsItsCheckIsNamed() async throws {
         let message = try await refusal(

@@ -101,6 +101,7 @@ struct DatabaseTLS: Sendable {
                 throw Self.refusal("the database URL names a client certificate, but sslmode=disable uses no TLS")
             }
             configuration.certificateChain = try Self.certificates(certificate, "sslcert").map { .certificate($0) }
+            try Self.checkPrivate(key)
             do {
                 configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
             } catch {
@@ -149,6 +150,23 @@ struct DatabaseTLS: Sendable {
             throw refusal(unreadable(path, parameter, "a PEM file of certificates"))
         }
         return certificates
+    }
+
+    /// Refuses a key file others may read, as libpq does: owned by the service's user, no
+    /// access for group or others (0600); owned by root, at most read for the group (0640).
+    private static func checkPrivate(_ path: String) throws {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue,
+            let owner = (attributes[.ownerAccountID] as? NSNumber)?.intValue
+        else { return }
+        // libpq's rule: the service's own key, nothing for group or others; root's, at
+        // most read for the group; anyone else's, not checked.
+        let forbidden = owner == Int(geteuid()) ? 0o077 : owner == 0 ? 0o037 : 0
+        guard mode & forbidden != 0 else { return }
+        throw refusal(
+            "the database URL's sslkey '\(path)' may be read by others (mode \(String(mode & 0o777, radix: 8))); "
+                + "make it 0600 (0640 when root owns it), as libpq requires"
+        )
     }
 
     /// Why the file at `path` cannot be used as `what`.

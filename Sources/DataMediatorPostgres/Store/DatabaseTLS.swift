@@ -33,6 +33,9 @@ struct DatabaseTLS: Sendable {
     let use: Use
     /// The TLS settings of a connection that uses it.
     let configuration: TLSConfiguration
+    /// The context made of them (which checks that the key is the certificate's), for a
+    /// connection of its own (``connection()``); the pools make theirs.
+    private let context: NIOSSLContext
 
     /// Reads `items`, the query of a connection URL.
     ///
@@ -112,7 +115,7 @@ struct DatabaseTLS: Sendable {
         }
         // The key must be the certificate's, which only a context made of them tells.
         do {
-            _ = try NIOSSLContext(configuration: configuration)
+            context = try NIOSSLContext(configuration: configuration)
         } catch {
             throw Self.refusal(
                 values["sslkey"] == nil
@@ -133,13 +136,11 @@ struct DatabaseTLS: Sendable {
     }
 
     /// The setting of a single connection (a pool makes its context itself).
-    ///
-    /// - Throws: when the TLS settings cannot make a context.
-    func connection() throws -> PostgresConnection.Configuration.TLS {
+    func connection() -> PostgresConnection.Configuration.TLS {
         switch use {
         case .never: .disable
-        case .whenOffered: .prefer(try NIOSSLContext(configuration: configuration))
-        case .always: .require(try NIOSSLContext(configuration: configuration))
+        case .whenOffered: .prefer(context)
+        case .always: .require(context)
         }
     }
 

@@ -30,19 +30,13 @@ extension PostgresStore {
         let port = client.port ?? 5432
         let target =
             "\(role) at \(host):\(port) (user '\(client.username)', database '\(client.database ?? client.username)')"
-        let tls: PostgresConnection.Configuration.TLS
-        do {
-            tls = try clientTLS.connection()
-        } catch {
-            return "cannot connect to \(target): the TLS settings are not usable: \(error)"
-        }
         var configuration = PostgresConnection.Configuration(
             host: host,
             port: port,
             username: client.username,
             password: client.password,
             database: client.database,
-            tls: tls
+            tls: clientTLS.connection()
         )
         configuration.options.connectTimeout = .nanoseconds(max(1, timeout.nanoseconds))
         do {

@@ -65,7 +65,7 @@ extension PostgresStore {
     /// parameter or a fragment, so the refusal says so without repeating any of it.
     ///
     /// - Throws: `StoreError` saying what is wrong, never quoting the URL.
-    public static func checkedURL(_ url: String) throws -> (parts: URLComponents, host: String) {
+    static func checkedURL(_ url: String) throws -> (parts: URLComponents, host: String) {
         let encoding = "a '?', '#', '/' or '@' in the password is written %3F, %23, %2F or %40"
         if let start = url.firstIndex(where: { $0 == "?" || $0 == "#" }), url[start...].contains("@") {
             throw StoreError(list: nil, "the database URL has a '?' or '#' before its '@': \(encoding)")
@@ -95,16 +95,17 @@ extension PostgresStore {
     ///
     /// - Throws: `StoreError` when its parameters are not ones the store reads.
     static func tls(ofURL url: String) throws -> DatabaseTLS {
-        try DatabaseTLS(URLComponents(string: url)?.queryItems ?? [])
+        try DatabaseTLS(checkedURL(url).parts.queryItems ?? [])
     }
 
-    /// Refuses a URL's parameters the store would not honour or could not use: anything but
-    /// libpq's `sslmode`, `sslrootcert`, `sslcert` and `sslkey`, a mode libpq does not know, a
-    /// combination that checks less than it seems to, and a certificate or key file that cannot
-    /// be read (``DatabaseTLS``).
+    /// Refuses a connection URL the store would not read as its writer meant
+    /// (``checkedURL(_:)``), or whose parameters it would not honour or could not use:
+    /// anything but libpq's `sslmode`, `sslrootcert`, `sslcert` and `sslkey`, a mode libpq
+    /// does not know, a combination that checks less than it seems to, and a certificate or
+    /// key file that cannot be used (``DatabaseTLS``).
     ///
-    /// - Throws: `StoreError` naming the parameter.
-    public static func checkParameters(_ items: [URLQueryItem]) throws {
-        _ = try DatabaseTLS(items)
+    /// - Throws: `StoreError` saying what is wrong, never quoting the URL.
+    public static func checkURL(_ url: String) throws {
+        _ = try tls(ofURL: url)
     }
 }

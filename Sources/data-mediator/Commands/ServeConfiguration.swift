@@ -83,15 +83,14 @@ struct ServeConfiguration: Sendable {
     }
 
     /// The database URL in the variable `name`, or nil when it is unset or empty; checked
-    /// here (``PostgresStore/checkedURL(_:)``, and its parameters), so that a mistake names
+    /// here (``PostgresStore/checkURL(_:)``), so that a mistake names
     /// the variable (and never repeats its password).
     ///
     /// - Throws: a `ValidationError` naming `name`.
     static func databaseURL(_ name: String, in environment: [String: String]) throws -> String? {
         guard let url = environment[name], !url.isEmpty else { return nil }
         do {
-            let (parts, _) = try PostgresStore.checkedURL(url)
-            try PostgresStore.checkParameters(parts.queryItems ?? [])
+            try PostgresStore.checkURL(url)
         } catch let error as StoreError {
             throw ValidationError("\(name): \(error.message).")
         }

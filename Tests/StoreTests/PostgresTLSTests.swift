@@ -44,19 +44,23 @@ import Testing
         }
     }
 
-    /// Why a store over `url` (reading from `readURL`, when given) cannot start.
+    /// Why a store over `url` (reading from `readURL`, when given) cannot start: said at
+    /// once, not after the pool's retries for its timeout (a minute here), as a TLS failure
+    /// does not pass by retrying.
     func refusal(_ url: String, readURL: String? = nil) async throws -> String {
         let store = try PostgresStore(
             url: url,
             readURL: readURL,
             maximumConnections: 1,
-            timeout: .seconds(3),
+            timeout: .seconds(60),
             keepConnectionsOpen: false,
             logger: PostgresFixture.logger
         )
+        let started = ContinuousClock.now
         let error = await #expect(throws: StoreError.self) {
             try await store.withClientsRunning { try await store.prepare() }
         }
+        #expect(ContinuousClock.now - started < .seconds(30), "the refusal waited out the timeout")
         return error?.description ?? ""
     }
 
@@ -110,6 +114,19 @@ import Testing
                 #expect(refused && error.description.contains("may be read by others"), "\(error)")
             }
         }
+    }
+
+    /// A pipe as a certificate file is refused when the store is made: reading it would
+    /// wait for a writer.
+    @Test(.timeLimit(.minutes(1))) func aPipeAsACertificateFileIsRefused() async throws {
+        let pipe = FileManager.default.temporaryDirectory.appendingPathComponent("dm-pipe-\(UUID())").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: pipe) }
+        let url = try await url("sslmode=verify-ca&sslrootcert=\(pipe)")
+        let error = #expect(throws: StoreError.self) {
+            _ = try PostgresStore(url: url, maximumConnections: 1, logger: PostgresFixture.logger)
+        }
+        #expect(error?.description.contains("sslrootcert '\(pipe)' is not a file") == true, "\(error as Any)")
     }
 
     /// A read replica that cannot be reached is named as such, with why.

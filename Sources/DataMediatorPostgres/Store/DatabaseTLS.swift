@@ -104,6 +104,7 @@ struct DatabaseTLS: Sendable {
                 throw Self.refusal("the database URL names a client certificate, but sslmode=disable uses no TLS")
             }
             configuration.certificateChain = try Self.certificates(certificate, "sslcert").map { .certificate($0) }
+            try Self.checkRegular(key, "sslkey")
             try Self.checkPrivate(key)
             do {
                 configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
@@ -146,11 +147,21 @@ struct DatabaseTLS: Sendable {
 
     /// The certificates of the PEM file at `path`, named by `parameter`.
     private static func certificates(_ path: String, _ parameter: String) throws -> [NIOSSLCertificate] {
+        try checkRegular(path, parameter)
         let certificates = try? NIOSSLCertificate.fromPEMFile(path)
         guard let certificates, !certificates.isEmpty else {
             throw refusal(unreadable(path, parameter, "a PEM file of certificates"))
         }
         return certificates
+    }
+
+    /// Refuses a path that is not a file (after its links): a FIFO or a device would keep
+    /// the start waiting for its writer (psql waits too), a folder reads as no certificate.
+    private static func checkRegular(_ path: String, _ parameter: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }  // Said by the read that follows.
+        guard status.st_mode & S_IFMT != S_IFREG else { return }
+        throw refusal("the database URL's \(parameter) '\(path)' is not a file (a folder, a pipe or a device)")
     }
 
     /// Refuses a key file others may read, as libpq does: owned by the service's user, no

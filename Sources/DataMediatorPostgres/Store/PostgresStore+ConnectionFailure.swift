@@ -13,19 +13,36 @@ extension PostgresStore {
     /// The pool does not pass on why it could not connect (it retries until a request
     /// times out), so this opens one connection of its own to each, bounded by ``timeout``.
     func connectionFailure() async -> String? {
-        if let failure = await connectionFailure(primaryConfiguration, primaryTLS, "PostgreSQL") {
-            return failure
-        }
-        guard let readerConfiguration, let readerTLS else { return nil }
-        return await connectionFailure(readerConfiguration, readerTLS, "the read replica")
+        await connectionFailure(lastingOnly: false)
     }
 
-    /// Why a connection to the server of `client`, called `role`, cannot be opened now.
+    /// ``connectionFailure()`` when retrying cannot mend it: the server refused the user,
+    /// the password or the database, or TLS failed (a certificate that does not check
+    /// out, a server without TLS). The store's start asks this first, so such a failure is
+    /// said at once rather than after the pool has retried for ``timeout``; a server that
+    /// cannot be reached yet, or is starting up, is left to the pool's retries.
+    func lastingConnectionFailure() async -> String? {
+        await connectionFailure(lastingOnly: true)
+    }
+
+    private func connectionFailure(lastingOnly: Bool) async -> String? {
+        for (configuration, tls, role) in [(primaryConfiguration, primaryTLS, "PostgreSQL")]
+            + (readerConfiguration.flatMap { reader in readerTLS.map { [(reader, $0, "the read replica")] } } ?? [])
+        {
+            guard let failure = await connectionFailure(configuration, tls, role) else { continue }
+            if !lastingOnly || failure.lasting { return failure.reason }
+            return nil
+        }
+        return nil
+    }
+
+    /// Why a connection to the server of `client`, called `role`, cannot be opened now, and
+    /// whether retrying cannot mend it.
     private func connectionFailure(
         _ client: PostgresClient.Configuration,
         _ clientTLS: DatabaseTLS,
         _ role: String
-    ) async -> String? {
+    ) async -> (reason: String, lasting: Bool)? {
         let host = client.host ?? "localhost"
         let port = client.port ?? 5432
         let target =
@@ -49,8 +66,19 @@ extension PostgresStore {
             try? await connection.close()
             return nil
         } catch {
-            return "cannot connect to \(target): \(Self.connectionReason(error))"
+            return ("cannot connect to \(target): \(Self.connectionReason(error))", Self.isLasting(error))
         }
+    }
+
+    /// Whether a failed connection fails again however often it is retried: the server
+    /// refused the role, its password or the database (SQLSTATE class 28, 3D000), or TLS
+    /// failed. A server starting up, shutting down or full (57P03, 53300) may take the
+    /// next one, as may a socket that was refused or timed out.
+    static func isLasting(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("28") || state == "3D000" }
+        return error.code == .sslUnsupported || error.underlying is NIOSSLExtraError
+            || error.underlying is NIOSSLError
     }
 
     /// A failed connection's reason: the server's message (a wrong password, a missing

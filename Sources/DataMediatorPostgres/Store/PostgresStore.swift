@@ -168,6 +168,7 @@ public final class PostgresStore: Sendable {
     ///   pool opens.
     public func prepare() async throws {
         var limitProblem: String?
+        if let failure = await lastingConnectionFailure() { throw StoreError(list: nil, failure) }
         do {
             // A read URL on the primary's server: both pools count against its limits.
             let alongside = readerConfiguration.flatMap { Self.sameServer($0, primaryConfiguration) ? $0 : nil }

@@ -175,7 +175,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DataMediatorTests",
-            dependencies: ["DataMediator", "DataMediatorTesting"],
+            dependencies: ["DataMediator", "DataMediatorTesting", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

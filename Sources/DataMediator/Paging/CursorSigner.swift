@@ -18,14 +18,32 @@ public struct CursorSigner: Sendable {
     /// blocks are hashed once, not per token.
     private let keyed: HMAC<SHA256>
 
+    /// The HMAC that keys a slice's digest in a token (``sealed(_:)``), with a key of its own
+    /// drawn from the secret, so its codes are never a cursor's.
+    private let sliceKeyed: HMAC<SHA256>
+
     /// Creates a signer from a secret of at least 16 bytes.
     public init(secret: [UInt8]) {
-        keyed = HMAC<SHA256>(key: SymmetricKey(data: secret))
+        let key = SymmetricKey(data: secret)
+        keyed = HMAC<SHA256>(key: key)
+        let sliceKey = HMAC<SHA256>.authenticationCode(for: Array("data-mediator slice digest".utf8), using: key)
+        sliceKeyed = HMAC<SHA256>(key: SymmetricKey(data: sliceKey))
     }
 
     /// The signed token for a cursor.
     public func sign(_ cursor: Cursor) -> String {
-        let payload = CursorPayload.encode(cursor)
+        let sealedView = sealed(cursor.view)
+        let payload = CursorPayload.encode(
+            sealedView == cursor.view
+                ? cursor
+                : Cursor(
+                    list: cursor.list,
+                    view: sealedView,
+                    position: cursor.position,
+                    inclusive: cursor.inclusive,
+                    backward: cursor.backward
+                )
+        )
         let mac = code(for: payload)
         // One buffer for the whole token, turned into a String once.
         var token: [UInt8] = []
@@ -41,6 +59,23 @@ public struct CursorSigner: Sendable {
         var hmac = keyed
         hmac.update(data: payload)
         return hmac.finalize()
+    }
+
+    /// `binding` (a view's, `name#slice@shape`) with its slice's digest keyed by the secret.
+    ///
+    /// A slice's digest is a plain hash of its values, as the change log keys slices by it;
+    /// in a token, which a client may show to others (a shared link, a log), a scope's
+    /// value (a user's id) could be found from it by hashing likely ones. A token's payload
+    /// is signed, not hidden, so the token carries the keyed form, which only the holders
+    /// of the secret can compute.
+    private func sealed(_ binding: String) -> String {
+        guard let hash = binding.utf8.firstIndex(of: UInt8(ascii: "#")) else { return binding }
+        let start = binding.utf8.index(after: hash)
+        let end = binding.utf8[start...].firstIndex(of: UInt8(ascii: "@")) ?? binding.utf8.endIndex
+        var hmac = sliceKeyed
+        hmac.update(data: Array(binding.utf8[start..<end]))
+        let code = Array(hmac.finalize()).prefix(12)
+        return String(binding[..<start]) + Hex.string(Array(code)) + String(binding[end...])
     }
 
     /// The view's name in a cursor's binding (without its slice's and shape's digests).
@@ -72,8 +107,9 @@ public struct CursorSigner: Sendable {
             code(for: payload) == mac
         else { throw bad }
         guard let cursor = CursorPayload.decode(payload) else { throw bad }
-        guard cursor.list == list, cursor.view == view.cursorBinding else {
-            if cursor.list == list, Self.binding(cursor.view) == view.binding {
+        // Tokens of earlier releases carry the slice's digest as it is.
+        guard cursor.list == list, [sealed(view.cursorBinding), view.cursorBinding].contains(cursor.view) else {
+            if cursor.list == list, [sealed(view.binding), view.binding].contains(Self.binding(cursor.view)) {
                 throw DataMediatorError(
                     .cursorMismatch,
                     "The cursor was issued for an earlier definition of view '\(view.name)' (its order, sections "
@@ -88,6 +124,12 @@ public struct CursorSigner: Sendable {
             )
         }
         guard cursor.position.values.count == view.sort.count else { throw bad }
-        return cursor
+        return Cursor(
+            list: cursor.list,
+            view: view.cursorBinding,
+            position: cursor.position,
+            inclusive: cursor.inclusive,
+            backward: cursor.backward
+        )
     }
 }

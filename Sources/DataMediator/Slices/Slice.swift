@@ -4,7 +4,8 @@ import Crypto
 /// and change records to it.
 public enum Slice {
     /// A short digest of a slice's values (in field order), for bindings: equal values give
-    /// equal digests, and the values themselves (a user's id, say) do not show in a cursor.
+    /// equal digests. It is a plain hash, which likely values can be tried against, so a
+    /// cursor carries it keyed by the cursor secret (``CursorSigner``).
     public static func digest(of values: [String: JSONValue]) -> String {
         var writer = JSONWriter()
         writer.write(.object(values))

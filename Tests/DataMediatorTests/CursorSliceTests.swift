@@ -1,0 +1,62 @@
+import Crypto
+import DataMediatorTesting
+import Testing
+
+@testable import DataMediator
+
+/// A token tells nothing of its slice's values to someone without the secret: it carries
+/// the slice's digest keyed by the secret, where the plain digest (a hash of the values)
+/// would give a user's id away to anyone who tries likely ones.
+@Suite struct CursorSliceTests {
+    let signer = CursorSigner(secret: SampleList.secret)
+    let view = SampleList.views[0]
+
+    func cursor(in view: View) -> Cursor {
+        Cursor(
+            list: SampleList.name,
+            view: view.cursorBinding,
+            position: Position([.string("a"), .null, .string("x")]),
+            inclusive: false
+        )
+    }
+
+    /// The payload of `token`, as text.
+    func payload(of token: String) throws -> String {
+        let payload = try #require(Base64URL.decode(token.prefix { $0 != "." }))
+        return String(decoding: payload, as: UTF8.self)
+    }
+
+    @Test func aTokenCarriesItsSlicesDigestKeyed() throws {
+        let ana = view.sliced(["group": .string("ana")])
+        let token = signer.sign(cursor(in: ana))
+        let text = try payload(of: token)
+        #expect(text.contains(view.name + "#"), "\(text)")
+        #expect(!text.contains(Slice.digest(of: ["group": .string("ana")])), "\(text)")
+        // Another secret keys it otherwise.
+        let other = CursorSigner(secret: Array("another-secret-of-enough-length".utf8))
+        #expect(try payload(of: other.sign(cursor(in: ana))) != text)
+        // It is taken for its slice, as before, and refused for another.
+        let verified = try signer.verify(token, list: SampleList.name, view: ana)
+        #expect(verified == cursor(in: ana))
+        let bo = view.sliced(["group": .string("bo")])
+        let refused = #expect(throws: DataMediatorError.self) {
+            try signer.verify(token, list: SampleList.name, view: bo)
+        }
+        #expect(refused?.code == .cursorMismatch)
+        // A view without a slice is carried as it is.
+        #expect(try payload(of: signer.sign(cursor(in: view))).contains(view.cursorBinding))
+    }
+
+    /// A token of an earlier release, which carried the plain digest, is still taken.
+    @Test func anEarlierReleasesTokenIsTaken() throws {
+        let ana = view.sliced(["group": .string("ana")])
+        let payload = CursorPayload.encode(cursor(in: ana))
+        let mac = HMAC<SHA256>.authenticationCode(for: payload, using: SymmetricKey(data: SampleList.secret))
+        var token: [UInt8] = []
+        payload.withUnsafeBytes { Base64URL.append($0, to: &token) }
+        token.append(UInt8(ascii: "."))
+        mac.withUnsafeBytes { Base64URL.append($0, to: &token) }
+        let verified = try signer.verify(String(decoding: token, as: UTF8.self), list: SampleList.name, view: ana)
+        #expect(verified == cursor(in: ana))
+    }
+}

@@ -112,6 +112,7 @@ public func buildRouter(
             rates: configuration.limits.requestRatePerClient.map {
                 ClientRates(perSecond: $0, now: configuration.rateClock)
             },
+            writeLines: ClientLines(share: configuration.limits.writesPerClient),
             identity: identity
         )
     )

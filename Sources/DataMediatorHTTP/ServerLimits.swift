@@ -33,10 +33,14 @@ public struct ServerLimits: Sendable, Hashable {
     /// How many item lookups, section counts and change reads one client may send a second
     /// (a second's worth at once); one more answers `429`. Nil: no such bound.
     public var requestRatePerClient: Int?
+    /// How many writes of one client may be in flight at once; its others wait in its own
+    /// line (never refused), so another client's write waits behind this many of them at
+    /// most.
+    public var writesPerClient: Int
 
     /// Creates limits: by default 1,024 connections (no cap per address), 60 s idle, 10 s for
-    /// a request head and 30 s for its body, 16 KiB of headers and 8 costly requests in flight
-    /// per client.
+    /// a request head and 30 s for its body, 16 KiB of headers, 8 costly requests and 4 writes
+    /// in flight per client.
     public init(
         maximumConnections: Int = 1024,
         connectionsPerAddress: Int? = nil,
@@ -45,8 +49,10 @@ public struct ServerLimits: Sendable, Hashable {
         requestBodyTimeout: Duration = .seconds(30),
         maximumHeaderBytes: Int = 16 * 1024,
         requestsPerClient: Int = 8,
-        requestRatePerClient: Int? = nil
+        requestRatePerClient: Int? = nil,
+        writesPerClient: Int = 4
     ) {
+        self.writesPerClient = max(1, writesPerClient)
         self.requestRatePerClient = requestRatePerClient.map { max(1, $0) }
         self.requestsPerClient = max(1, requestsPerClient)
         self.maximumConnections = max(1, maximumConnections)

@@ -3,8 +3,8 @@ import Testing
 
 @testable import data_mediator
 
-/// `DATA_MEDIATOR_CLIENT_STREAMS`, `DATA_MEDIATOR_CLIENT_REQUESTS` and
-/// `DATA_MEDIATOR_CLIENT_RATE`: each client's share and rate.
+/// `DATA_MEDIATOR_CLIENT_STREAMS`, `DATA_MEDIATOR_CLIENT_REQUESTS`,
+/// `DATA_MEDIATOR_CLIENT_RATE` and `DATA_MEDIATOR_CLIENT_WRITES`: each client's shares and rate.
 @Suite struct ClientLimitsSettingsTests {
     @Test func theSharesDefaultBelowTheServersLimits() throws {
         let defaults = try ServeConfiguration.of([:])
@@ -18,6 +18,12 @@ import Testing
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_RATE": "0"]).limits.requestRatePerClient == nil)
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_RATE": "7"]).limits.requestRatePerClient == 7)
         #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_RATE": "-1"]) }
+        // Four writes in flight by default, the rest in the client's line.
+        #expect(defaults.limits.writesPerClient == 4)
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITES": "1"]).limits.writesPerClient == 1)
+        for refused in ["0", "1001", "x"] {
+            #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITES": refused]) }
+        }
     }
 
     @Test func aStreamShareOfTheWholeLimitIsRefused() {

@@ -5,11 +5,14 @@ import Hummingbird
 /// Holds each client to its share of the routes that cost more than a page (an item's
 /// place, a view's sections, its changes): one more in flight, or one more in a second than
 /// its rate (where an event stream that resumes, replaying changes, counts too), answers
-/// `429` (`too-many-requests`) with `Retry-After`, and the others' requests go on.
+/// `429` (`too-many-requests`) with `Retry-After`, and the others' requests go on. A
+/// client's writes past its share wait in its own line (``ClientLines``).
 struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     let shares: ClientShares
     /// Each client's rate of these requests; nil for none.
     let rates: ClientRates?
+    /// Each client's line of writes; nil for none.
+    var writeLines: ClientLines? = nil
     let identity: ClientIdentity
 
     func handle(
@@ -19,6 +22,12 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws
         -> Response
     {
+        if let writeLines, Self.isWrite(request) {
+            let turn = try await writeLines.enter(await identity.client(of: request, context: context))
+            // The turn is held until the answer is made (a write's answer is built whole).
+            defer { withExtendedLifetime(turn) {} }
+            return try await next(request, context)
+        }
         guard [.get, .head].contains(request.method) else { return try await next(request, context) }
         let counted = Self.isCounted(request.uri.path)
         // A stream that resumes replays the changes since its version first, as a change
@@ -54,6 +63,14 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         guard parts.count == 3, parts[0] == "lists", parts[2] == "events" else { return false }
         let lastEventID = request.headers[EventStream.lastEventID]?.trimmingCharacters(in: .whitespaces) ?? ""
         return !lastEventID.isEmpty || request.uri.queryParameters["since"] != nil
+    }
+
+    /// Whether `request` writes items: a `POST`, `PUT`, `PATCH` or `DELETE` of
+    /// `/lists/{list}/items` or `/lists/{list}/items/{id}`.
+    static func isWrite(_ request: Request) -> Bool {
+        guard [.post, .put, .patch, .delete].contains(request.method) else { return false }
+        let parts = RouteSegments.of(request.uri.path)
+        return (3...4).contains(parts.count) && parts[0] == "lists" && parts[2] == "items"
     }
 
     /// Whether `path` is `/lists/{list}/items/{id}`, `/lists/{list}/sections` or

@@ -31,7 +31,8 @@ struct ServeConfiguration: Sendable {
     /// `DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS`, `DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS`,
     /// `DATA_MEDIATOR_MAX_HEADER_BYTES`), and each client's share of the costly routes
     /// (`DATA_MEDIATOR_CLIENT_REQUESTS`) and its rate of them (`DATA_MEDIATOR_CLIENT_RATE`,
-    /// default 100 a second; 0: none).
+    /// default 100 a second; 0: none), and its writes in flight (`DATA_MEDIATOR_CLIENT_WRITES`,
+    /// default 4; the rest wait in its line).
     let limits: ServerLimits
     /// Threads that read and write the HTTP and database connections (`DATA_MEDIATOR_EVENT_LOOP_THREADS`,
     /// default ``defaultEventLoopThreads``).
@@ -196,7 +197,8 @@ struct ServeConfiguration: Sendable {
             maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024, in: 1_024...1_048_576),
             requestsPerClient: try positive("DATA_MEDIATOR_CLIENT_REQUESTS", 8),
             // 0: no bound on the rate.
-            requestRatePerClient: rate == 0 ? nil : rate
+            requestRatePerClient: rate == 0 ? nil : rate,
+            writesPerClient: try positive("DATA_MEDIATOR_CLIENT_WRITES", 4, in: 1...1_000)
         )
         self.eventLoopThreads = try positive("DATA_MEDIATOR_EVENT_LOOP_THREADS", Self.defaultEventLoopThreads)
         guard self.eventLoopThreads <= 256 else {

@@ -1,0 +1,93 @@
+import DataMediator
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import DataMediatorHTTP
+
+/// Each client's writes past its share wait in its own line, in order, never refused, so
+/// another client's write does not wait behind all of them.
+@Suite struct ClientLineTests {
+    /// Counts the writes in the route, by client, and holds them until opened.
+    actor Route {
+        private var inside: [String: Int] = [:]
+        private(set) var most: [String: Int] = [:]
+        private(set) var arrived: [String] = []
+        private var isOpen = false
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+
+        func write(by client: String) async {
+            arrived.append(client)
+            inside[client, default: 0] += 1
+            most[client] = max(most[client] ?? 0, inside[client] ?? 0)
+            if !isOpen { await withCheckedContinuation { waiters.append($0) } }
+            inside[client, default: 0] -= 1
+        }
+
+        func open() {
+            isOpen = true
+            for waiter in waiters { waiter.resume() }
+            waiters = []
+        }
+    }
+
+    @Test func aClientsWritesPastItsShareWaitAndAnothersGoOn() async throws {
+        let route = Route()
+        let router = Router()
+        router.add(
+            middleware: ClientShareMiddleware(
+                shares: ClientShares(share: 8),
+                rates: nil,
+                writeLines: ClientLines(share: 2),
+                identity: ClientIdentity(tokens: BearerAccess(tokens: ["ana", "bo"]), verify: nil)
+            )
+        )
+        router.post("/lists/:list/items") { request, _ -> HTTPResponse.Status in
+            await route.write(by: request.headers[.authorization] ?? "")
+            return .created
+        }
+        router.get("/lists/:list/items") { _, _ -> HTTPResponse.Status in .ok }
+        try await Application(router: router).test(.router) { client in
+            let ana: HTTPFields = [.authorization: "Bearer ana"]
+            let writes = (0..<6).map { _ in
+                Task { try await client.execute(uri: "/lists/l/items", method: .post, headers: ana) }
+            }
+            while await route.arrived.count < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            // Bo's write is in the route beside Ana's two, not behind her six.
+            let bo = Task {
+                try await client.execute(uri: "/lists/l/items", method: .post, headers: [.authorization: "Bearer bo"])
+            }
+            while await route.arrived.count < 3 { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(await route.arrived == ["Bearer ana", "Bearer ana", "Bearer bo"])
+            // Reads are not in the line.
+            #expect(try await client.execute(uri: "/lists/l/items", method: .get, headers: ana).status == .ok)
+            await route.open()
+            for write in writes { #expect(try await write.value.status == .created) }
+            #expect(try await bo.value.status == .created)
+            #expect(await route.most["Bearer ana"] == 2)
+            #expect(await route.arrived.count == 7)
+        }
+    }
+
+    /// A write that waited hands its turn on in the order they came; one whose client went
+    /// away leaves the line without a turn.
+    @Test func turnsPassInOrderAndACancelledWaiterLeaves() async throws {
+        let lines = ClientLines(share: 1)
+        var first: ClientLines.Hold? = try await lines.enter("ana")
+        let gone = Task { try await lines.enter("ana") }
+        while lines.state(of: "ana").waiting < 1 { try await Task.sleep(for: .milliseconds(2)) }
+        let next = Task { _ = try await lines.enter("ana") }
+        while lines.state(of: "ana").waiting < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        gone.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await gone.value }
+        #expect(lines.state(of: "ana") == (1, 1))
+        // Another client has its own line.
+        _ = try await lines.enter("bo")
+        withExtendedLifetime(first) {}
+        first = nil
+        try await next.value
+        #expect(lines.state(of: "ana") == (0, 0))
+    }
+}

@@ -182,3 +182,58 @@ extension EventReloadTests {
         if case .failure(let error) = ended { #expect(error is CancellationError, "the stream ended with \(error)") }
     }
 }
+
+/// A change log that answers, from before `outsideAt`, a `reload` at it (another program
+/// wrote the table then), as the SQL log does: none of the changes logged after it.
+final class OutsideReloadLog: ChangeLog {
+    let inner: any ChangeLog
+    let outsideAt: Int64
+
+    init(_ inner: any ChangeLog, outsideAt: Int64) {
+        self.inner = inner
+        self.outsideAt = outsideAt
+    }
+
+    func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        let window = try await inner.changes(of: view, since: since, limit: limit)
+        guard since < outsideAt else { return window }
+        let reload = Change(operation: .reload, version: outsideAt, id: "", item: nil, placement: nil)
+        return ChangeWindow(changes: [reload], version: window.version)
+    }
+}
+
+extension EventReloadTests {
+    /// A `reload` that ends the changes a stream read stands for every change up to the
+    /// version they were read at, which the stream never sends: its `id` is that version,
+    /// so a client that resumes with it is not sent again what its reloaded pages hold.
+    @Test func aReloadsIDIsTheVersionItStandsFor() async throws {
+        let fixture = try Fixture()
+        let notes = fixture.notes
+        let start = try await notes.currentVersion()
+        for title in ["a", "b", "c"] { try await fixture.write(title) }
+        let adapter = ListAdapter(
+            definition: notes.definition,
+            provider: notes.provider,
+            signer: CursorSigner(secret: SampleList.secret),
+            changeLog: OutsideReloadLog(try #require(notes.changeLog), outsideAt: start + 1),
+            notifier: notes.notifier
+        )
+        let recorder = RecordingWriter()
+        let stream = Task {
+            var writer = recorder
+            try await EventStream(
+                adapter: adapter,
+                view: try adapter.definition.view(named: nil),
+                start: start,
+                settings: EventConfiguration(heartbeat: .milliseconds(50))
+            ).run(into: &writer)
+        }
+        try await EventStreamTests.waitFor(recorder, events: 1)
+        try await fixture.write("d")
+        try await EventStreamTests.waitFor(recorder, events: 2)
+        stream.cancel()
+        _ = await stream.result
+        #expect(recorder.events.map(\.event) == ["reload", "insert"])
+        #expect(recorder.events.map(\.id) == ["\(start + 3)", "\(start + 4)"])
+    }
+}

@@ -84,8 +84,16 @@ struct EventStream: Sendable {
                     return
                 }
                 var buffer = ByteBuffer()
-                for entry in changes.entries {
-                    Self.append(entry, to: &buffer)
+                for (index, entry) in changes.entries.enumerated() {
+                    // A reload that ends the changes read stands for every change up to
+                    // the version they were read at (the feed sends none after it, and the
+                    // pages a client reloads are read later): its `id` says so, so a client
+                    // that resumes with it is not sent again what its pages hold.
+                    if entry.operation == .reload, changes.next == nil, index == changes.entries.count - 1 {
+                        Self.append(Self.reloadEntry(version: max(entry.version, changes.version)), to: &buffer)
+                    } else {
+                        Self.append(entry, to: &buffer)
+                    }
                 }
                 if buffer.readableBytes > 0 { try await writer.write(buffer) }
                 more = changes.next != nil
@@ -104,6 +112,11 @@ struct EventStream: Sendable {
         }
     }
 
+    /// A `reload` at `version`.
+    static func reloadEntry(version: Int64) -> ChangeSet.Entry {
+        ChangeSet.Entry(operation: .reload, version: version, id: "", cell: nil, placement: nil)
+    }
+
     /// One event: `id` (the version), `event` (the op), `data` (the change as JSON).
     static func append(_ entry: ChangeSet.Entry, to buffer: inout ByteBuffer) {
         buffer.writeString("id: \(entry.version)\nevent: \(entry.operation.rawValue)\ndata: ")
@@ -115,7 +128,7 @@ struct EventStream: Sendable {
     /// resume from the version it reloads at.
     static func reload(version: Int64) -> ByteBuffer {
         var buffer = ByteBuffer()
-        append(ChangeSet.Entry(operation: .reload, version: version, id: "", cell: nil, placement: nil), to: &buffer)
+        append(reloadEntry(version: version), to: &buffer)
         return buffer
     }
 }

@@ -22,6 +22,7 @@ import Testing
             let policy = try #require(response.headers[Self.contentSecurityPolicy])
             #expect(policy.contains("default-src 'self'"))
             #expect(!policy.contains("unsafe-inline"))
+            #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
             let html = String(buffer: response.body)
             #expect(html.contains("<script type=\"module\" src=\"/explorer/explorer.js\""))
             #expect(html.contains("/explorer/explorer.css"))

@@ -94,6 +94,28 @@ import Testing
         }
     }
 
+    /// An answer to a request with a token is the caller's: caches shared between users
+    /// must not keep it (a browser's own may, to revalidate); and no answer is sniffed.
+    @Test func anAnswerToARequestWithATokenIsPrivate() async throws {
+        try await HTTPTestSupport.withClient { client in
+            let token: HTTPFields = [.authorization: "Bearer reader"]
+            let page = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get, headers: token)
+            #expect(page.status == .ok && page.headers[.cacheControl] == "private, no-cache")
+            #expect(page.headers[.xContentTypeOptions] == "nosniff")
+            let tag = try #require(page.headers[.eTag])
+            let again = try await client.execute(
+                uri: "/lists/sample/items?limit=3",
+                method: .get,
+                headers: token + [.ifNoneMatch: tag]
+            )
+            #expect(again.status == .notModified && again.headers[.cacheControl] == "private, no-cache")
+            let problem = try await client.execute(uri: "/lists/none/items", method: .get, headers: token)
+            #expect(problem.headers[.cacheControl] == "no-store" && problem.headers[.xContentTypeOptions] == "nosniff")
+            let anyone = try await client.execute(uri: "/lists/sample/items", method: .get)
+            #expect(anyone.headers[.cacheControl] == "no-cache")
+        }
+    }
+
     @Test func aPageHasAStrongETagAnd304sWhenItMatches() async throws {
         try await HTTPTestSupport.withClient { client in
             let first = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get)

@@ -4,7 +4,8 @@ import Hummingbird
 import Logging
 import Metrics
 
-/// What every request gets, in one pass: an id, its metrics and one log line.
+/// What every request gets, in one pass: an id, its metrics, one log line and the headers
+/// every answer carries (``mark(_:for:)``).
 ///
 /// - The id is the client's `X-Request-ID` when it is a sensible one (``RequestIDs/accepted(_:)``),
 ///   else a new one (``RequestIDs/next()``). It is in every log line of the request
@@ -64,9 +65,11 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
             log(request, status: answer.status, since: start, context: context)
             response = try answer.response(from: request, context: context)
             response.headers[Self.field] = id
+            Self.mark(&response, for: request)
             return response
         }
         response.headers[Self.field] = id
+        Self.mark(&response, for: request)
         let handles = metrics.handles(
             route: context.endpointPath ?? "Unknown",
             method: request.method,
@@ -87,6 +90,18 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         log(request, status: response.status, since: start, context: context)
         return response
+    }
+
+    /// The headers every answer carries: `X-Content-Type-Options: nosniff` (a browser never
+    /// reads a JSON answer as anything else); and an answer that caches may keep
+    /// (`no-cache`) given to a request with `Authorization` is `private`: it holds what
+    /// the token was needed for, so no cache shared between users may keep it (RFC 9111
+    /// 5.2.2.7), as a browser's own may, to revalidate.
+    static func mark(_ response: inout Response, for request: Request) {
+        if response.headers[.xContentTypeOptions] == nil { response.headers[.xContentTypeOptions] = "nosniff" }
+        if request.headers[.authorization] != nil, response.headers[.cacheControl] == JSONResponse.cacheControl {
+            response.headers[.cacheControl] = "private, " + JSONResponse.cacheControl
+        }
     }
 
     /// Writes the request's line.

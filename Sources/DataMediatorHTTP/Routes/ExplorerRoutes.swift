@@ -66,6 +66,8 @@ struct ExplorerRoutes: Sendable {
                         .contentSecurityPolicy: Self.contentSecurityPolicy,
                         .vary: "Accept",
                         .xContentTypeOptions: "nosniff",
+                        // The page's address (the list and item open) goes to no other site.
+                        .referrerPolicy: "no-referrer",
                     ]
                 )
             }
@@ -168,4 +170,6 @@ extension HTTPField.Name {
     static let contentSecurityPolicy = known("Content-Security-Policy")
     /// `X-Content-Type-Options`.
     static let xContentTypeOptions = known("X-Content-Type-Options")
+    /// `Referrer-Policy`.
+    static let referrerPolicy = known("Referrer-Policy")
 }

@@ -249,13 +249,70 @@ def row_shows_all_its_data(driver, base, token, written):
              and row_with(d, item).find_element(By.CSS_SELECTOR, ".toggle").get_attribute("aria-expanded") == "false")
 
 
+def titles_as_they_are(driver, base, token, written):
+    """a section's header shows its title as the API gives it (not in capitals, which made
+    two sections whose titles differ in case look alike)"""
+    _, page = api(base, "GET", "/lists/transactions/items?view=by_player&limit=5")
+    title = next(section["title"] for section in page["sections"] if section["kind"] == "items")
+    driver.execute_script("location.hash = '#/lists/transactions?view=by_player&limit=5';")
+    wait_for(driver, "the rows by player", lambda d: rows(d))
+    header = driver.execute_script("return document.querySelector('#screen .section-header').innerText;")
+    if header != title:
+        raise CheckFailed(f"the first section's header reads {header!r}, its title is {title!r}")
+
+
+RECORD_FETCHES = """
+window.fetchModes = [];
+if (!window.recordedFetch) {
+  window.recordedFetch = window.fetch;
+  window.fetch = (url, init) => {
+    window.fetchModes.push([String(url), (init && init.cache) || 'default']);
+    return window.recordedFetch(url, init);
+  };
+}
+"""
+
+
+def refusals_of_the_address(driver, base, token, written):
+    """a cursor the server refuses, or a list it does not have, in the address offers a
+    way on rather than the same request again; two notices are said together; pages read
+    with a token are not written to the browser's disk cache"""
+    driver.execute_script("location.hash = '#/lists/transactions?view=feed&cursor=garbage';")
+    way_on = "#problem .retry"
+    wait_for(driver, "the refused cursor", lambda d: "(400)" in problem_text(d) and d.find_elements(By.CSS_SELECTOR, way_on))
+    button = driver.find_element(By.CSS_SELECTOR, way_on)
+    if button.text != "Open the list from its top":
+        raise CheckFailed(f"a refused cursor in the address offers {button.text!r}")
+    button.click()
+    wait_for(driver, "the list from its top", lambda d: rows(d) and d.execute_script("return location.hash;")
+             == "#/lists/transactions")
+    driver.execute_script("location.hash = '#/lists/no-such-list';")
+    wait_for(driver, "the unknown list", lambda d: "(404)" in problem_text(d) and d.find_elements(By.CSS_SELECTOR, way_on))
+    button = driver.find_element(By.CSS_SELECTOR, way_on)
+    if button.text != "Back to the lists":
+        raise CheckFailed(f"an unknown list offers {button.text!r}")
+    button.click()
+    wait_for(driver, "the lists", lambda d: d.execute_script("return location.hash;") == "#/")
+    driver.execute_script("location.hash = '#/lists/transactions?view=nope&around=no-such-item';")
+    wait_for(driver, "both notices", lambda d: "no view 'nope'" in problem_text(d)
+             and "'no-such-item' is not in this view" in problem_text(d))
+    driver.execute_script(RECORD_FETCHES + "sessionStorage.setItem('data-mediator-token', arguments[0]);"
+                          " location.hash = '#/lists/transactions?view=feed&with-token=1';", token)
+    wait_for(driver, "the feed read with a token", lambda d: rows(d))
+    modes = driver.execute_script("sessionStorage.removeItem('data-mediator-token'); return window.fetchModes;")
+    pages = [mode for url, mode in modes if "/lists/transactions/items" in url]
+    if not pages or any(mode != "no-store" for mode in pages):
+        raise CheckFailed(f"pages read with a token were fetched with cache modes {modes!r}")
+
+
 STEPS = [isolated_values, long_values_fit, live_changes_keep_place, token_on_a_deep_link,
          unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again,
          answer_not_of_the_api, stream_ended_says_why, page_size_and_cursor_links,
-         row_shows_all_its_data]
+         row_shows_all_its_data, titles_as_they_are, refusals_of_the_address]
 
 
 def check_reader_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
                 " the rows in sight, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
-                " not of the API, a stream the server ended, page sizes and cursors in the address and a row's whole data")
+                " not of the API, a stream the server ended, page sizes and cursors in the address, a row's whole data,"
+                " section titles as they are and the address's refusals")

@@ -71,7 +71,9 @@ export function retryAfter(response) {
 export async function getJSON(url, signal) {
   let response;
   try {
-    response = await fetch(url, { headers: headers(), signal });
+    // What a token was needed for is not written to the browser's disk cache.
+    const sent = headers();
+    response = await fetch(url, { headers: sent, signal, cache: sent.Authorization ? 'no-store' : 'default' });
   } catch (error) {
     if (error.name === 'AbortError') throw error;
     throw new UnreachableError(error.message);

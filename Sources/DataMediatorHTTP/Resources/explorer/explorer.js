@@ -82,13 +82,39 @@ async function showIndex() {
 function failedToOpen(error) {
   const at = location.hash;
   if (!error.unreachable) {
-    showProblem(error, { label: 'Try again', run: route });
+    showProblem(error, wayOn(error, at));
     return;
   }
   showProblem(error, { label: 'Try again', run: route }, 'Trying again every 5 s.');
   setTimeout(() => {
     if (location.hash === at && !$('problem').hidden) route();
   }, 5000);
+}
+
+/**
+ * What the reader can do about a refusal of what the address asks for: asking the same
+ * again helps only where the server may answer otherwise (a token, a busy server); a list
+ * or item that is not there, or a cursor or limit it refuses, is left for the list from its
+ * top, or the lists.
+ */
+function wayOn(error, at) {
+  const again = { label: 'Try again', run: route };
+  if (!error.status || error.status >= 500 || [401, 403, 408, 429].includes(error.status)) return again;
+  const list = at.split('?')[0];
+  if (error.status === 400 && at.includes('?') && list.startsWith('#/lists/')) {
+    return { label: 'Open the list from its top', run: () => { location.hash = list; } };
+  }
+  return { label: 'Back to the lists', run: () => { location.hash = '#/'; } };
+}
+
+/** Adds a notice to the list's, shown over its rows: several are said together. */
+function addNotice(current, title, detail) {
+  if (!current.notice) {
+    current.notice = { problem: { title, detail } };
+    return;
+  }
+  const problem = current.notice.problem;
+  current.notice = { problem: { title: problem.title + '; ' + title, detail: problem.detail + ' ' + detail } };
 }
 
 // ---- a list screen -----------------------------------------------------------------
@@ -166,7 +192,7 @@ export async function openList(name, search, keep) {
   }
   if (asked && chosen && asked !== chosen.name) {
     const detail = "This list has no view '" + asked + "'; it shows its view '" + chosen.name + "'.";
-    current.notice = { problem: { title: 'Unknown view', detail } };
+    addNotice(current, 'Unknown view', detail);
   }
   await loadFirst(current, keep);
   if (current.notice && state === current) showProblem(current.notice);
@@ -246,7 +272,7 @@ async function loadFirst(current, keep) {
       if ((!keep && !current.around) || error.status !== 404 || error.kind !== 'unknown-item') throw error;
       if (!keep) {
         const detail = "The item '" + current.around + "' is not in this view; it is shown from the top.";
-        current.notice = { problem: { title: 'Unknown item', detail } };
+        addNotice(current, 'Unknown item', detail);
         current.around = '';
       }
       keep = null;

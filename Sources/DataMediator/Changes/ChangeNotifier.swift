@@ -50,8 +50,14 @@ public final class ChangeNotifier: Sendable {
     public var generation: UInt64 { published.load(ordering: .acquiring) }
     private let published = Atomic<UInt64>(0)
 
-    /// Wakes every subscriber: something was written.
-    public func publish() {
+    /// The newest version a publisher named (``publish(version:)``), 0 before any.
+    public var latestVersion: Int64 { latest.load(ordering: .acquiring) }
+    private let latest = Atomic<Int64>(0)
+
+    /// Wakes every subscriber: something was written, at `version` when the publisher knows
+    /// it (a notification of the primary, which a read replica may not hold yet).
+    public func publish(version: Int64? = nil) {
+        if let version { latest.max(version, ordering: .acquiringAndReleasing) }
         published.add(1, ordering: .releasing)
         let all = subscribers.withLock { Array($0.values) }
         for continuation in all { continuation.yield(.changed) }

@@ -36,7 +36,22 @@ extension ListAdapter {
     /// What changed in `view` after version `since`: at most `limit` changes. A scoped
     /// list's changes are logged per caller's slice; its whole view (an operator's read)
     /// answers one `reload` when the list moved past `since`, as a list without a log does.
+    ///
+    /// A `since` newer than the reads (a read replica behind its primary, where a client's
+    /// version came from a write or another replica) is not a reset: the answer waits for
+    /// the reads to reach it (``DataProvider/catchUp(to:)``), and is `historyGone` only
+    /// when they do not in time, or `since` is newer than the source itself.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeSet {
+        do {
+            return try await changesRead(of: view, since: since, limit: limit)
+        } catch let error as DataMediatorError where error.code == .historyGone {
+            guard try await provider.catchUp(to: since) else { throw error }
+            return try await changesRead(of: view, since: since, limit: limit)
+        }
+    }
+
+    /// ``changes(of:since:limit:)``, read once.
+    private func changesRead(of view: View, since: Int64, limit: Int) async throws -> ChangeSet {
         let wholeOfScoped = definition.scope.map { view.slice[$0.field] == nil } ?? false
         guard let changeLog, !wholeOfScoped else {
             let version = try await currentVersion()
@@ -81,6 +96,12 @@ extension ListAdapter {
             entries: entries,
             next: window.changes.count > kept.count || window.isCut ? kept.last?.version : nil
         )
+    }
+
+    /// Waits until the list's reads reach `version`, one its source reached (a read
+    /// replica behind its primary): ``DataProvider/catchUp(to:)``.
+    public func catchUp(to version: Int64) async throws -> Bool {
+        try await provider.catchUp(to: version)
     }
 
     /// The list's version now, as a page would report it.

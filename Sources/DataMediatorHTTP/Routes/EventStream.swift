@@ -56,17 +56,21 @@ struct EventStream: Sendable {
         try await writer.write(
             ByteBuffer(string: "retry: 2000\n: \(adapter.definition.name) \(view.name) after \(start)\n\n")
         )
+        // Set when the reads caught up with a write they did not hold: the next read is the
+        // stream's own, as a read shared in this moment may predate the catching up.
+        var caughtUp = false
         while true {
             var more = true
             var read = true
             while more {
                 let changes: ChangeSet
                 do {
-                    changes = try await adapter.streamChanges(
-                        of: view,
-                        since: last,
-                        limit: live ? settings.buffer : Self.catchUpBatch
-                    )
+                    let limit = live ? settings.buffer : Self.catchUpBatch
+                    changes =
+                        caughtUp
+                        ? try await adapter.changes(of: view, since: last, limit: limit)
+                        : try await adapter.streamChanges(of: view, since: last, limit: limit)
+                    caughtUp = false
                 } catch let error as DataMediatorError where error.code == .historyGone {
                     let version = try await adapter.currentVersion()
                     try await writer.write(Self.reload(version: version))
@@ -100,6 +104,13 @@ struct EventStream: Sendable {
                 last = more ? (changes.entries.last?.version ?? changes.version) : max(last, changes.version)
             }
             if read { live = true }
+            // A write announced that the reads do not hold yet (a read replica behind its
+            // primary) is read once they do, not at the next write or heartbeat.
+            let announced = adapter.notifier.latestVersion
+            if read, last < announced, try await adapter.catchUp(to: announced) {
+                caughtUp = true
+                continue
+            }
             guard let next = await waiting.next() else {
                 // The notifier finished every stream: the service is shutting down.
                 try await writer.write(ByteBuffer(string: "event: shutdown\ndata: {}\n\n"))

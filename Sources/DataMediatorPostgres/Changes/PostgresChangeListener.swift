@@ -36,7 +36,10 @@ public struct PostgresChangeListener: Service {
                     try await store.primaryGate.withConnection { connection in
                         try await connection.listen(on: ServiceTables.channel) { notifications in
                             notifier.publish()
-                            for try await _ in notifications { notifier.publish() }
+                            // Each notification's payload is the version its write made.
+                            for try await notification in notifications {
+                                notifier.publish(version: Int64(notification.payload))
+                            }
                         }
                     }
                 } catch {

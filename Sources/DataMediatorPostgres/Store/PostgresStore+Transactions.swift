@@ -322,6 +322,10 @@ struct PostgresTransactions: SQLTransactions {
         }
     }
 
+    func catchUp(to version: Int64) async throws -> Bool {
+        try await store.catchUp(to: version)
+    }
+
     func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result {
         try await store.bulkWrite { connection in
             try await body(PostgresSession(connection: connection, logger: store.logger))

@@ -61,6 +61,9 @@ public final class PostgresStore: Sendable {
     /// The name the refusal of a pool larger than the server allows gives the pool's size
     /// setting (``connectionLimitProblem(_:_:)``).
     let poolSizeSetting: String
+    /// The read replica's version, read once for every caller that waits for it in the
+    /// same moment (``catchUp(to:)``).
+    let replayedVersion = SharedVersionRead(age: PostgresStore.catchUpPoll)
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).

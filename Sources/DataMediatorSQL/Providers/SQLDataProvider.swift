@@ -13,6 +13,11 @@ extension SQLDataProvider {
         try await reader.currentVersion()
     }
 
+    /// Waits until the store's reads reach `version` (``SQLTransactions/catchUp(to:)``).
+    public func catchUp(to version: Int64) async throws -> Bool {
+        try await reader.transactions.catchUp(to: version)
+    }
+
     /// The item with `id` in the view and its place: from a query list's kept result, or
     /// counted from the nearest mark of the view's kept outline.
     public func locate(id: String, in view: View) async throws -> Location? {

@@ -130,9 +130,17 @@ public protocol SQLTransactions: Sendable {
     func readStatements<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result
+
+    /// Waits until the reads reach the store's `version` (a read replica behind its
+    /// primary): true when they were behind it and caught up within the store's bound;
+    /// false when they were not behind, did not catch up, or the store never reached it.
+    func catchUp(to version: Int64) async throws -> Bool
 }
 
 extension SQLTransactions {
+    /// False: the reads see every write at once (one server, or one file).
+    public func catchUp(to version: Int64) async throws -> Bool { false }
+
     /// ``read(_:)``, for a store with no cheaper way.
     public func shortRead<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result

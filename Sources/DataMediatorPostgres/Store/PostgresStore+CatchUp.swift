@@ -1,0 +1,82 @@
+import DataMediator
+import DataMediatorSQL
+import PostgresNIO
+import Synchronization
+
+extension PostgresStore {
+    /// How often a wait for the read replica looks at its version.
+    static let catchUpPoll = Duration.milliseconds(20)
+
+    /// Waits until the read replica has replayed the store's `version`: true when it was
+    /// behind it and replayed it within ``timeout``; false at once without a read replica,
+    /// when the replica holds `version` already, or when the primary never reached it (a
+    /// version from another store, or a store reset), and false when the time runs out.
+    ///
+    /// A client's version may come from the primary (a write) or from another service
+    /// replica's reads, ahead of this replica's: its reads wait for it rather than answer
+    /// as if the store had gone back. Every waiter shares one read of the replica's version
+    /// per ``catchUpPoll``.
+    func catchUp(to version: Int64) async throws -> Bool {
+        guard readerConfiguration != nil else { return false }
+        var replayed = try await replicaVersion()
+        guard replayed < version else { return false }
+        guard version <= (try await primaryVersion()) else { return false }
+        let deadline = ContinuousClock.now + timeout
+        while replayed < version {
+            guard ContinuousClock.now + Self.catchUpPoll < deadline else { return false }
+            try await Task.sleep(for: Self.catchUpPoll)
+            replayed = try await replicaVersion()
+        }
+        return true
+    }
+
+    /// The read replica's version, as replayed now (shared by the callers of one moment).
+    private func replicaVersion() async throws -> Int64 {
+        try await replayedVersion.value {
+            try await self.readStatement { [logger = self.logger] connection in
+                try await Self.version(on: connection, logger: logger)
+            }
+        }
+    }
+
+    /// The primary's version now.
+    private func primaryVersion() async throws -> Int64 {
+        try await transaction(on: primaryGate, nil, writes: false) { [logger] connection in
+            try await Self.version(on: connection, logger: logger)
+        }
+    }
+
+    private static func version(on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: StoreVersion.currentSQL(.postgres)),
+            logger: logger
+        )
+        for try await version in rows.decode(Int64.self) { return version }
+        throw DataMediatorError(.unavailable, "The store has no version row.")
+    }
+}
+
+/// One read of a version shared by every caller that asks within `age` of its start: the
+/// streams and requests waiting for a read replica look at it once per moment, not once
+/// each.
+final class SharedVersionRead: Sendable {
+    private let current = Mutex<(task: Task<Int64, any Error>, began: ContinuousClock.Instant)?>(nil)
+    /// How long a read is shared.
+    let age: Duration
+
+    init(age: Duration) {
+        self.age = age
+    }
+
+    /// The version `read` answers: a read begun less than ``age`` ago, or a new one.
+    func value(_ read: @escaping @Sendable () async throws -> Int64) async throws -> Int64 {
+        let now = ContinuousClock.now
+        let task = current.withLock { current in
+            if let current, now - current.began < age { return current.task }
+            let task = Task { try await read() }
+            current = (task, now)
+            return task
+        }
+        return try await task.value
+    }
+}

@@ -1,0 +1,126 @@
+import DataMediatorSQL
+import Synchronization
+import Testing
+
+@testable import DataMediator
+@testable import DataMediatorHTTP
+
+/// Reads that lag the writes (a read replica behind its primary): a client's version newer
+/// than the reads is waited for, not answered as a reset, and a write the notifier
+/// announced reaches the streams once the reads hold it, not at the next heartbeat.
+@Suite struct ReplicaLagTests {
+    /// Whether the reads caught up, and until then the version they stand at.
+    final class Lag: Sendable {
+        let behind: Int64
+        let caughtUp = Atomic<Bool>(false)
+
+        init(behind: Int64) { self.behind = behind }
+    }
+
+    /// A provider whose reads catch up when asked to, within the versions its source reached.
+    final class LaggingProvider: DataProvider, SectionInfoProvider {
+        let inner: any DataProvider & SectionInfoProvider
+        let lag: Lag
+
+        init(_ inner: any DataProvider & SectionInfoProvider, lag: Lag) {
+            self.inner = inner
+            self.lag = lag
+        }
+
+        func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+            try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
+        }
+
+        func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
+            try await inner.window(of: view, before: start, inclusive: inclusive, limit: limit)
+        }
+
+        func locate(id: String, in view: View) async throws -> Location? { try await inner.locate(id: id, in: view) }
+
+        func currentVersion() async throws -> Int64 {
+            lag.caughtUp.load(ordering: .relaxed) ? try await inner.currentVersion() : lag.behind
+        }
+
+        func sectionCounts(of view: View) async throws -> SectionCounts { try await inner.sectionCounts(of: view) }
+
+        func catchUp(to version: Int64) async throws -> Bool {
+            guard !lag.caughtUp.load(ordering: .relaxed), version > lag.behind,
+                version <= (try await inner.currentVersion())
+            else { return false }
+            lag.caughtUp.store(true, ordering: .relaxed)
+            return true
+        }
+    }
+
+    /// A change log that answers as a replica at `lag.behind` does until the reads caught up.
+    final class LaggingLog: ChangeLog {
+        let inner: any ChangeLog
+        let lag: Lag
+
+        init(_ inner: any ChangeLog, lag: Lag) {
+            self.inner = inner
+            self.lag = lag
+        }
+
+        func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+            if lag.caughtUp.load(ordering: .relaxed) {
+                return try await inner.changes(of: view, since: since, limit: limit)
+            }
+            try DataMediatorError.checkHistory(since: since, floor: 0, version: lag.behind)
+            let window = try await inner.changes(of: view, since: since, limit: limit)
+            return ChangeWindow(changes: window.changes.filter { $0.version <= lag.behind }, version: lag.behind)
+        }
+    }
+
+    /// The fixture's `notes` read through reads that stand at `behind`.
+    func lagging(_ fixture: EventReloadTests.Fixture, behind: Int64) throws -> ListAdapter {
+        let notes = fixture.notes
+        let lag = Lag(behind: behind)
+        return ListAdapter(
+            definition: notes.definition,
+            provider: LaggingProvider(notes.provider, lag: lag),
+            signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
+            changeLog: LaggingLog(try #require(notes.changeLog), lag: lag),
+            notifier: notes.notifier
+        )
+    }
+
+    @Test func aVersionNewerThanTheReadsIsWaitedFor() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let start = try await fixture.notes.currentVersion()
+        for title in ["a", "b", "c"] { try await fixture.write(title) }
+        let view = try fixture.notes.definition.view(named: nil)
+        let adapter = try lagging(fixture, behind: start + 1)
+        // A client holds version start + 3 (from a write, or another replica's page).
+        let changes = try await adapter.changes(of: view, since: start + 3, limit: 10)
+        #expect(changes.version == start + 3 && changes.entries.isEmpty)
+        // A version the source never reached is still gone.
+        let beyond = try lagging(fixture, behind: start + 1)
+        await #expect(throws: DataMediatorError.self) {
+            _ = try await beyond.changes(of: view, since: start + 9, limit: 10)
+        }
+    }
+
+    @Test func aStreamReadsAnAnnouncedWriteOnceTheReadsHoldIt() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let start = try await fixture.notes.currentVersion()
+        let adapter = try lagging(fixture, behind: start)
+        let recorder = RecordingWriter()
+        let stream = Task {
+            var writer = recorder
+            try await EventStream(
+                adapter: adapter,
+                view: try adapter.definition.view(named: nil),
+                start: start,
+                settings: EventConfiguration(heartbeat: .milliseconds(50))
+            ).run(into: &writer)
+        }
+        try await fixture.write("a")
+        // The primary's notification names the write's version.
+        fixture.notes.notifier.publish(version: start + 1)
+        try await EventStreamTests.waitFor(recorder, events: 1)
+        stream.cancel()
+        _ = await stream.result
+        #expect(recorder.events.map(\.id) == ["\(start + 1)"])
+    }
+}

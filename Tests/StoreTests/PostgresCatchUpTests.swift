@@ -1,0 +1,45 @@
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorTesting
+import Foundation
+import PostgresNIO
+import Testing
+
+/// A store that reads from a read replica waits for the replica to replay a version the
+/// primary reached, rather than answering as if the store had gone back. The replica here
+/// is another database whose version row stands where a lagging replica's would.
+@Suite struct PostgresCatchUpTests {
+    @Test func aReadWaitsForTheReplicaToReplayAVersionThePrimaryReached() async throws {
+        let primaryURL = try await TestDatabase.create()
+        let replicaURL = try await TestDatabase.create()
+        let store = try PostgresStore(
+            url: primaryURL,
+            readURL: replicaURL,
+            maximumConnections: 2,
+            timeout: .seconds(10),
+            keepConnectionsOpen: false,
+            logger: PostgresFixture.logger
+        )
+        try await store.withClientsRunning {
+            try await store.prepare()
+            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 7")
+            // The replica has replayed up to version 5.
+            _ = try await store.reader.query("CREATE TABLE data_mediator_store (version bigint NOT NULL)")
+            _ = try await store.reader.query("INSERT INTO data_mediator_store VALUES (5)")
+            let transactions = store.transactions
+            #expect(try await transactions.catchUp(to: 5) == false, "the replica holds it")
+            let started = ContinuousClock.now
+            #expect(try await transactions.catchUp(to: 9) == false, "the primary never reached it")
+            #expect(ContinuousClock.now - started < .seconds(5), "a version past the primary's was waited for")
+            let waiting = Task { try await transactions.catchUp(to: 7) }
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await store.reader.query("UPDATE data_mediator_store SET version = 7")
+            #expect(try await waiting.value, "the replica replayed it")
+        }
+    }
+
+    @Test func aStoreWithoutAReplicaNeverWaits() async throws {
+        let fixture = try await PostgresFixture()
+        #expect(try await fixture.store.transactions.catchUp(to: 1_000) == false)
+    }
+}

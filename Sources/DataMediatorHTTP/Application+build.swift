@@ -32,6 +32,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Verifies a request's `Authorization` header (a JWT) and answers its claims, for
     /// scoped lists; nil when no key is configured (scoped lists then answer `401`).
     public var claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
+    /// How long a client's reads wait for its latest write when the store's reads may lag
+    /// its writes (a read replica); nil when they never do (``ReadYourWrites``).
+    public var readYourWrites: Duration?
 
     /// Creates a server configuration.
     public init(
@@ -45,8 +48,10 @@ public struct HTTPServerConfiguration: Sendable {
         corsOrigins: [String] = [],
         limits: ServerLimits = ServerLimits(),
         storeVersion: (@Sendable () async throws -> Int64)? = nil,
-        claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])? = nil
+        claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])? = nil,
+        readYourWrites: Duration? = nil
     ) {
+        self.readYourWrites = readYourWrites
         self.host = host
         self.port = port
         self.writeTokens = writeTokens
@@ -116,6 +121,15 @@ public func buildRouter(
             identity: identity
         )
     )
+    if let keep = configuration.readYourWrites {
+        router.add(
+            middleware: ReadYourWritesMiddleware(
+                writes: ReadYourWrites(keep: keep),
+                registry: registry,
+                identity: identity
+            )
+        )
+    }
     let scope = ScopeAccess(verify: configuration.claims, operators: BearerAccess(tokens: configuration.writeTokens))
     ListRoutes(registry: registry, scope: scope).register(on: router)
     ChangeRoutes(registry: registry, scope: scope, events: configuration.events, identity: identity).register(

@@ -1,4 +1,7 @@
 import DataMediatorSQL
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Synchronization
 import Testing
 
@@ -72,17 +75,46 @@ import Testing
         }
     }
 
-    /// The fixture's `notes` read through reads that stand at `behind`.
-    func lagging(_ fixture: EventReloadTests.Fixture, behind: Int64) throws -> ListAdapter {
+    /// The fixture's `notes` read through reads that stand at `behind` (`lag`'s, when given).
+    func lagging(_ fixture: EventReloadTests.Fixture, behind: Int64, lag: Lag? = nil) throws -> ListAdapter {
         let notes = fixture.notes
-        let lag = Lag(behind: behind)
+        let lag = lag ?? Lag(behind: behind)
         return ListAdapter(
             definition: notes.definition,
             provider: LaggingProvider(notes.provider, lag: lag),
             signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
+            writer: notes.writer,
             changeLog: LaggingLog(try #require(notes.changeLog), lag: lag),
             notifier: notes.notifier
         )
+    }
+
+    /// A client's read after its own write waits for the reads to hold the write; another
+    /// client's read does not wait for it.
+    @Test func aClientsReadWaitsForItsOwnWrite() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let lag = Lag(behind: try await fixture.notes.currentVersion())
+        let adapter = try lagging(fixture, behind: lag.behind, lag: lag)
+        var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
+        configuration.readYourWrites = .seconds(60)
+        let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)
+        try await Application(router: router).test(.router) { client in
+            let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
+            let bo: HTTPFields = [.authorization: "Bearer bo-writes"]
+            let written = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: ana,
+                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
+            )
+            #expect(written.status == .created)
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: bo).status == .ok)
+            let waitedForOthers = lag.caughtUp.load(ordering: .relaxed)
+            #expect(!waitedForOthers, "another client's read waited for the write")
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: ana).status == .ok)
+            let waitedForOwn = lag.caughtUp.load(ordering: .relaxed)
+            #expect(waitedForOwn, "the writer's read did not wait for its write")
+        }
     }
 
     @Test func aVersionNewerThanTheReadsIsWaitedFor() async throws {

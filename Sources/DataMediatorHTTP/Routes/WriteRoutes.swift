@@ -74,7 +74,8 @@ struct WriteRoutes: Sendable {
             let written = try await adapter.patch(id: id, body: body, scope: scope, condition: condition)
             return answer(written, adapter: adapter, request: request, status: .ok)
         default:
-            _ = try await adapter.delete(id: id, scope: scope, condition: condition)
+            let version = try await adapter.delete(id: id, scope: scope, condition: condition)
+            ReadYourWrites.written?.note(version)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
     }
@@ -234,6 +235,7 @@ struct WriteRoutes: Sendable {
         request: Request,
         status: HTTPResponse.Status
     ) -> Response {
+        ReadYourWrites.written?.note(written.version)
         let bytes = written.cell.json()
         // The item's entity tag, which a later write's `If-Match` may name.
         var headers: HTTPFields = [

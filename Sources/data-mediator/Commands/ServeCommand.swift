@@ -143,7 +143,9 @@ struct ServeCommand: AsyncParsableCommand {
                     corsOrigins: settings.corsOrigins,
                     limits: settings.limits,
                     storeVersion: wiring.storeVersion,
-                    claims: claims
+                    claims: claims,
+                    // A read replica lags the primary: a client's reads wait for its writes.
+                    readYourWrites: settings.databaseReadURL == nil ? nil : .seconds(60)
                 ),
                 readiness: wiring.readiness,
                 eventLoops: .shared(eventLoops),

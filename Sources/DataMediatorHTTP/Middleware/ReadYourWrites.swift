@@ -1,0 +1,106 @@
+import DataMediator
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// Each client's latest write on a store whose reads may lag its writes (a read replica
+/// behind its primary), so that the client's own reads wait for the replica to replay it:
+/// a client that wrote an item sees it in the pages, lookups and counts it reads next.
+///
+/// A write is kept until one of the client's reads has waited for it, for ``keep`` at most;
+/// a read that waits gives up at the store's database timeout and answers what the replica
+/// holds.
+final class ReadYourWrites: Sendable {
+    /// The version a write route made, noted for the middleware around it.
+    @TaskLocal static var written: WrittenVersion?
+
+    /// Where a write route notes the version its write made (``written``).
+    final class WrittenVersion: Sendable {
+        let version = Atomic<Int64>(0)
+
+        /// Notes the store's version after the write.
+        func note(_ version: Int64) { self.version.store(version, ordering: .relaxed) }
+    }
+
+    private let writes = Mutex<[String: (version: Int64, until: ContinuousClock.Instant)]>([:])
+    /// How long a client's write is waited for by its reads.
+    let keep: Duration
+    /// The most clients kept; past it, those whose time is up are forgotten first.
+    static let remembered = 4_096
+
+    init(keep: Duration) {
+        self.keep = keep
+    }
+
+    /// Notes `client`'s write at `version`.
+    func note(_ client: String, version: Int64) {
+        let now = ContinuousClock.now
+        writes.withLock { writes in
+            if writes.count >= Self.remembered {
+                writes = writes.filter { $0.value.until > now }
+                if writes.count >= Self.remembered, let oldest = writes.min(by: { $0.value.until < $1.value.until }) {
+                    writes[oldest.key] = nil
+                }
+            }
+            let kept = writes[client]?.version ?? 0
+            writes[client] = (max(kept, version), now + keep)
+        }
+    }
+
+    /// The version of `client`'s latest write still kept, nil for none.
+    func version(for client: String) -> Int64? {
+        let now = ContinuousClock.now
+        return writes.withLock { writes in
+            guard let write = writes[client] else { return nil }
+            guard write.until > now else {
+                writes[client] = nil
+                return nil
+            }
+            return write.version
+        }
+    }
+
+    /// Forgets `client`'s write at `version` once a read waited for it (the replica holds
+    /// it, or did not catch up in time): later reads do not look again. A newer write stays.
+    func forget(_ client: String, version: Int64) {
+        writes.withLock { writes in
+            if writes[client]?.version == version { writes[client] = nil }
+        }
+    }
+
+    /// Whether no write is kept (most reads look no further).
+    var isEmpty: Bool { writes.withLock { $0.isEmpty } }
+}
+
+/// Notes each client's writes, and holds its reads of a list until the list's reads hold
+/// its latest write (``ReadYourWrites``): only on a store whose reads may lag.
+struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
+    let writes: ReadYourWrites
+    let registry: ListRegistry
+    let identity: ClientIdentity
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if ClientShareMiddleware<Context>.isWrite(request) {
+            let written = ReadYourWrites.WrittenVersion()
+            let response = try await ReadYourWrites.$written.withValue(written) { try await next(request, context) }
+            let version = written.version.load(ordering: .relaxed)
+            if version > 0 { writes.note(await identity.client(of: request, context: context), version: version) }
+            return response
+        }
+        let parts = RouteSegments.of(request.uri.path)
+        guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists", !writes.isEmpty,
+            let adapter = try? registry.adapter(named: String(parts[1]))
+        else { return try await next(request, context) }
+        let client = await identity.client(of: request, context: context)
+        if let version = writes.version(for: client) {
+            // A replica that does not catch up in time leaves the read to answer what it holds.
+            _ = try? await adapter.catchUp(to: version)
+            writes.forget(client, version: version)
+        }
+        return try await next(request, context)
+    }
+}

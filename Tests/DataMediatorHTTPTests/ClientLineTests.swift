@@ -75,7 +75,7 @@ import Testing
     /// away leaves the line without a turn.
     @Test func turnsPassInOrderAndACancelledWaiterLeaves() async throws {
         let lines = ClientLines(share: 1)
-        var first: ClientLines.Hold? = try await lines.enter("ana")
+        var first: ClientShares.Hold? = try await lines.enter("ana")
         let gone = Task { try await lines.enter("ana") }
         while lines.state(of: "ana").waiting < 1 { try await Task.sleep(for: .milliseconds(2)) }
         let next = Task { _ = try await lines.enter("ana") }

@@ -158,16 +158,7 @@ extension EventReloadTests {
             notifier: notes.notifier
         )
         let start = try await notes.currentVersion()
-        let recorder = RecordingWriter()
-        let stream = Task {
-            var writer = recorder
-            try await EventStream(
-                adapter: adapter,
-                view: try adapter.definition.view(named: nil),
-                start: start,
-                settings: EventConfiguration(heartbeat: .milliseconds(50))
-            ).run(into: &writer)
-        }
+        let (recorder, stream) = try EventReloadTests.stream(of: adapter, from: start)
         for title in ["a", "b"] { try await fixture.write(title) }
         for _ in 0..<500 where recorder.text.withLock({ $0.components(separatedBy: ": heartbeat").count }) < 4 {
             try await Task.sleep(for: .milliseconds(10))
@@ -218,16 +209,7 @@ extension EventReloadTests {
             changeLog: OutsideReloadLog(try #require(notes.changeLog), outsideAt: start + 1),
             notifier: notes.notifier
         )
-        let recorder = RecordingWriter()
-        let stream = Task {
-            var writer = recorder
-            try await EventStream(
-                adapter: adapter,
-                view: try adapter.definition.view(named: nil),
-                start: start,
-                settings: EventConfiguration(heartbeat: .milliseconds(50))
-            ).run(into: &writer)
-        }
+        let (recorder, stream) = try EventReloadTests.stream(of: adapter, from: start)
         try await EventStreamTests.waitFor(recorder, events: 1)
         try await fixture.write("d")
         try await EventStreamTests.waitFor(recorder, events: 2)
@@ -235,5 +217,24 @@ extension EventReloadTests {
         _ = await stream.result
         #expect(recorder.events.map(\.event) == ["reload", "insert"])
         #expect(recorder.events.map(\.id) == ["\(start + 3)", "\(start + 4)"])
+    }
+}
+
+extension EventReloadTests {
+    /// A stream of `adapter`'s default view from `start`, with heartbeats every 50 ms,
+    /// recorded; cancel the task to end it.
+    static func stream(of adapter: ListAdapter, from start: Int64) throws -> (RecordingWriter, Task<Void, any Error>) {
+        let view = try adapter.definition.view(named: nil)
+        let recorder = RecordingWriter()
+        let stream = Task {
+            var writer = recorder
+            try await EventStream(
+                adapter: adapter,
+                view: view,
+                start: start,
+                settings: EventConfiguration(heartbeat: .milliseconds(50))
+            ).run(into: &writer)
+        }
+        return (recorder, stream)
     }
 }

@@ -137,16 +137,7 @@ import Testing
         let fixture = try EventReloadTests.Fixture()
         let start = try await fixture.notes.currentVersion()
         let adapter = try lagging(fixture, behind: start)
-        let recorder = RecordingWriter()
-        let stream = Task {
-            var writer = recorder
-            try await EventStream(
-                adapter: adapter,
-                view: try adapter.definition.view(named: nil),
-                start: start,
-                settings: EventConfiguration(heartbeat: .milliseconds(50))
-            ).run(into: &writer)
-        }
+        let (recorder, stream) = try EventReloadTests.stream(of: adapter, from: start)
         try await fixture.write("a")
         // The primary's notification names the write's version.
         fixture.notes.notifier.publish(version: start + 1)

@@ -32,7 +32,7 @@ final class ClientLines: Sendable {
     ///
     /// - Throws: `CancellationError` when the task is cancelled while it waits (its client
     ///   went away); it then holds no turn.
-    func enter(_ client: String) async throws -> Hold {
+    func enter(_ client: String) async throws -> ClientShares.Hold {
         let id = lines.withLock { lines in
             defer { lines.nextWaiter += 1 }
             return lines.nextWaiter
@@ -59,7 +59,7 @@ final class ClientLines: Sendable {
             }
             left?.resume(throwing: CancellationError())
         }
-        return Hold(lines: self, client: client)
+        return ClientShares.Hold { [self] in leave(client) }
     }
 
     /// How many of `client`'s writes are in flight, and how many wait.
@@ -68,7 +68,7 @@ final class ClientLines: Sendable {
     }
 
     /// Gives `client`'s turn to the next write in its line, else back.
-    fileprivate func leave(_ client: String) {
+    private func leave(_ client: String) {
         let next = lines.withLock { lines -> CheckedContinuation<Void, any Error>? in
             guard var line = lines.byClient[client] else { return nil }
             if line.waiting.isEmpty {
@@ -81,18 +81,5 @@ final class ClientLines: Sendable {
             return next
         }
         next?.resume()
-    }
-
-    /// One write's turn, passed on when the hold goes away.
-    final class Hold: Sendable {
-        private let lines: ClientLines
-        private let client: String
-
-        fileprivate init(lines: ClientLines, client: String) {
-            self.lines = lines
-            self.client = client
-        }
-
-        deinit { lines.leave(client) }
     }
 }

@@ -25,7 +25,7 @@ final class ClientShares: Sendable {
             held[client] = holding + 1
             return true
         }
-        return taken ? Hold(shares: self, client: client) : nil
+        return taken ? Hold { [self] in give(back: client) } : nil
     }
 
     /// What `client` holds now.
@@ -33,24 +33,23 @@ final class ClientShares: Sendable {
         held.withLock { $0[client, default: 0] }
     }
 
-    fileprivate func give(back client: String) {
+    private func give(back client: String) {
         held.withLock { held in
             let holding = held[client, default: 0] - 1
             held[client] = holding > 0 ? holding : nil
         }
     }
 
-    /// One taken share, given back when the hold goes away: a stream's body keeps it for
-    /// as long as it runs, and a body that never runs gives it back all the same.
+    /// One taken share (or turn, ``ClientLines``), given back when the hold goes away: a
+    /// stream's body keeps it for as long as it runs, and a body that never runs gives it
+    /// back all the same.
     final class Hold: Sendable {
-        private let shares: ClientShares
-        private let client: String
+        private let release: @Sendable () -> Void
 
-        fileprivate init(shares: ClientShares, client: String) {
-            self.shares = shares
-            self.client = client
+        init(release: @escaping @Sendable () -> Void) {
+            self.release = release
         }
 
-        deinit { shares.give(back: client) }
+        deinit { release() }
     }
 }

@@ -15,9 +15,14 @@ import Testing
     /// Whether the reads caught up, and until then the version they stand at.
     final class Lag: Sendable {
         let behind: Int64
+        /// Whether the reads never catch up (a replica paused longer than the wait).
+        let stuck: Bool
         let caughtUp = Atomic<Bool>(false)
 
-        init(behind: Int64) { self.behind = behind }
+        init(behind: Int64, stuck: Bool = false) {
+            self.behind = behind
+            self.stuck = stuck
+        }
     }
 
     /// A provider whose reads catch up when asked to, within the versions its source reached.
@@ -46,12 +51,13 @@ import Testing
 
         func sectionCounts(of view: View) async throws -> SectionCounts { try await inner.sectionCounts(of: view) }
 
-        func catchUp(to version: Int64) async throws -> Bool {
+        func catchUp(to version: Int64) async throws -> CatchUp {
             guard !lag.caughtUp.load(ordering: .relaxed), version > lag.behind,
                 version <= (try await inner.currentVersion())
-            else { return false }
+            else { return .notBehind }
+            if lag.stuck { return .stillBehind }
             lag.caughtUp.store(true, ordering: .relaxed)
-            return true
+            return .caughtUp
         }
     }
 
@@ -128,9 +134,16 @@ import Testing
         #expect(changes.version == start + 3 && changes.entries.isEmpty)
         // A version the source never reached is still gone.
         let beyond = try lagging(fixture, behind: start + 1)
-        await #expect(throws: DataMediatorError.self) {
+        let gone = await #expect(throws: DataMediatorError.self) {
             _ = try await beyond.changes(of: view, since: start + 9, limit: 10)
         }
+        #expect(gone?.code == .historyGone)
+        // Reads that do not catch up in time answer "retry", not "reload from the top".
+        let stuck = try lagging(fixture, behind: start + 1, lag: Lag(behind: start + 1, stuck: true))
+        let later = await #expect(throws: DataMediatorError.self) {
+            _ = try await stuck.changes(of: view, since: start + 3, limit: 10)
+        }
+        #expect(later?.code == .unavailable, "\(String(describing: later))")
     }
 
     @Test func aStreamReadsAnAnnouncedWriteOnceTheReadsHoldIt() async throws {

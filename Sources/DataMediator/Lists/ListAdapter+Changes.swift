@@ -39,14 +39,21 @@ extension ListAdapter {
     ///
     /// A `since` newer than the reads (a read replica behind its primary, where a client's
     /// version came from a write or another replica) is not a reset: the answer waits for
-    /// the reads to reach it (``DataProvider/catchUp(to:)``), and is `historyGone` only
-    /// when they do not in time, or `since` is newer than the source itself.
+    /// the reads to reach it (``DataProvider/catchUp(to:)``): `unavailable` when they do
+    /// not in time, and `historyGone` only when `since` is newer than the source itself.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeSet {
         do {
             return try await changesRead(of: view, since: since, limit: limit)
         } catch let error as DataMediatorError where error.code == .historyGone {
-            guard try await provider.catchUp(to: since) else { throw error }
-            return try await changesRead(of: view, since: since, limit: limit)
+            switch try await provider.catchUp(to: since) {
+            case .notBehind: throw error
+            case .caughtUp: return try await changesRead(of: view, since: since, limit: limit)
+            case .stillBehind:
+                throw DataMediatorError(
+                    .unavailable,
+                    "The store's read replica has not replayed version \(since) yet; retry shortly."
+                )
+            }
         }
     }
 
@@ -100,7 +107,7 @@ extension ListAdapter {
 
     /// Waits until the list's reads reach `version`, one its source reached (a read
     /// replica behind its primary): ``DataProvider/catchUp(to:)``.
-    public func catchUp(to version: Int64) async throws -> Bool {
+    public func catchUp(to version: Int64) async throws -> CatchUp {
         try await provider.catchUp(to: version)
     }
 

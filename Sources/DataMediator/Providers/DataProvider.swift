@@ -52,11 +52,9 @@ public protocol DataProvider: Sendable {
     /// The version of the provider's source now: what a window read now would carry.
     func currentVersion() async throws -> Int64
     /// Waits until the provider's reads reach `version`, one its source has reached (a read
-    /// replica that lags its primary): true when they were behind it and caught up within
-    /// the provider's bound, so a read now sees it; false when they were not behind, did
-    /// not catch up, or the source never reached `version`. A provider whose reads see
-    /// every write at once answers false (the default).
-    func catchUp(to version: Int64) async throws -> Bool
+    /// replica that lags its primary), and says how that went (``CatchUp``). A provider
+    /// whose reads see every write at once answers ``CatchUp/notBehind`` (the default).
+    func catchUp(to version: Int64) async throws -> CatchUp
 
     /// Compares two positions of `view`'s items in view order (negative when `lhs` comes
     /// first, zero for the same place): what says where a cursor's position stands among
@@ -108,8 +106,8 @@ public struct AnchoredWindow: Sendable, Hashable {
 }
 
 extension DataProvider {
-    /// False: the reads see every write at once.
-    public func catchUp(to version: Int64) async throws -> Bool { false }
+    /// ``CatchUp/notBehind``: the reads see every write at once.
+    public func catchUp(to version: Int64) async throws -> CatchUp { .notBehind }
 
     /// Positions compared by the view's sort keys.
     public func compare(_ lhs: Position, _ rhs: Position, in view: View) -> Int {

@@ -107,7 +107,7 @@ struct EventStream: Sendable {
             // A write announced that the reads do not hold yet (a read replica behind its
             // primary) is read once they do, not at the next write or heartbeat.
             let announced = adapter.notifier.latestVersion
-            if read, last < announced, try await adapter.catchUp(to: announced) {
+            if read, last < announced, try await adapter.catchUp(to: announced) == .caughtUp {
                 caughtUp = true
                 continue
             }

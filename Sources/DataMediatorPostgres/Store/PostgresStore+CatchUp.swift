@@ -7,27 +7,28 @@ extension PostgresStore {
     /// How often a wait for the read replica looks at its version.
     static let catchUpPoll = Duration.milliseconds(20)
 
-    /// Waits until the read replica has replayed the store's `version`: true when it was
-    /// behind it and replayed it within ``timeout``; false at once without a read replica,
-    /// when the replica holds `version` already, or when the primary never reached it (a
-    /// version from another store, or a store reset), and false when the time runs out.
+    /// Waits until the read replica has replayed the store's `version`: `caughtUp` when it
+    /// was behind it and replayed it within ``timeout``, `stillBehind` when the time ran
+    /// out; `notBehind` at once without a read replica, when the replica holds `version`
+    /// already, or when the primary never reached it (a version from another store, or a
+    /// store reset).
     ///
     /// A client's version may come from the primary (a write) or from another service
     /// replica's reads, ahead of this replica's: its reads wait for it rather than answer
     /// as if the store had gone back. Every waiter shares one read of the replica's version
     /// per ``catchUpPoll``.
-    func catchUp(to version: Int64) async throws -> Bool {
-        guard readerConfiguration != nil else { return false }
+    func catchUp(to version: Int64) async throws -> CatchUp {
+        guard readerConfiguration != nil else { return .notBehind }
         var replayed = try await replicaVersion()
-        guard replayed < version else { return false }
-        guard version <= (try await primaryVersion()) else { return false }
+        guard replayed < version else { return .notBehind }
+        guard version <= (try await primaryVersion()) else { return .notBehind }
         let deadline = ContinuousClock.now + timeout
         while replayed < version {
-            guard ContinuousClock.now + Self.catchUpPoll < deadline else { return false }
+            guard ContinuousClock.now + Self.catchUpPoll < deadline else { return .stillBehind }
             try await Task.sleep(for: Self.catchUpPoll)
             replayed = try await replicaVersion()
         }
-        return true
+        return .caughtUp
     }
 
     /// The read replica's version, as replayed now (shared by the callers of one moment).
@@ -63,6 +64,8 @@ final class SharedVersionRead: Sendable {
     private let current = Mutex<(task: Task<Int64, any Error>, began: ContinuousClock.Instant)?>(nil)
     /// How long a read is shared.
     let age: Duration
+    /// How many reads were begun (a test's way to know a wait has looked).
+    let begun = Atomic<Int>(0)
 
     init(age: Duration) {
         self.age = age
@@ -74,6 +77,7 @@ final class SharedVersionRead: Sendable {
         let task = current.withLock { current in
             if let current, now - current.began < age { return current.task }
             let task = Task { try await read() }
+            begun.add(1, ordering: .relaxed)
             current = (task, now)
             return task
         }

@@ -322,7 +322,7 @@ struct PostgresTransactions: SQLTransactions {
         }
     }
 
-    func catchUp(to version: Int64) async throws -> Bool {
+    func catchUp(to version: Int64) async throws -> CatchUp {
         try await store.catchUp(to: version)
     }
 

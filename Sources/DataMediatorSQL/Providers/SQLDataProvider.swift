@@ -14,7 +14,7 @@ extension SQLDataProvider {
     }
 
     /// Waits until the store's reads reach `version` (``SQLTransactions/catchUp(to:)``).
-    public func catchUp(to version: Int64) async throws -> Bool {
+    public func catchUp(to version: Int64) async throws -> CatchUp {
         try await reader.transactions.catchUp(to: version)
     }
 

@@ -132,14 +132,13 @@ public protocol SQLTransactions: Sendable {
     ) async throws -> Result
 
     /// Waits until the reads reach the store's `version` (a read replica behind its
-    /// primary): true when they were behind it and caught up within the store's bound;
-    /// false when they were not behind, did not catch up, or the store never reached it.
-    func catchUp(to version: Int64) async throws -> Bool
+    /// primary), and says how that went (``CatchUp``).
+    func catchUp(to version: Int64) async throws -> CatchUp
 }
 
 extension SQLTransactions {
-    /// False: the reads see every write at once (one server, or one file).
-    public func catchUp(to version: Int64) async throws -> Bool { false }
+    /// ``CatchUp/notBehind``: the reads see every write at once (one server, or one file).
+    public func catchUp(to version: Int64) async throws -> CatchUp { .notBehind }
 
     /// ``read(_:)``, for a store with no cheaper way.
     public func shortRead<Result: Sendable>(

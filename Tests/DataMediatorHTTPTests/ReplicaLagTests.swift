@@ -52,9 +52,8 @@ import Testing
         func sectionCounts(of view: View) async throws -> SectionCounts { try await inner.sectionCounts(of: view) }
 
         func catchUp(to version: Int64) async throws -> CatchUp {
-            guard !lag.caughtUp.load(ordering: .relaxed), version > lag.behind,
-                version <= (try await inner.currentVersion())
-            else { return .notBehind }
+            guard version <= (try await inner.currentVersion()) else { return .notBehind }
+            guard !lag.caughtUp.load(ordering: .relaxed), version > lag.behind else { return .caughtUp }
             if lag.stuck { return .stillBehind }
             lag.caughtUp.store(true, ordering: .relaxed)
             return .caughtUp

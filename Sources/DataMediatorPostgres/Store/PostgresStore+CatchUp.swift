@@ -8,10 +8,10 @@ extension PostgresStore {
     static let catchUpPoll = Duration.milliseconds(20)
 
     /// Waits until the read replica has replayed the store's `version`: `caughtUp` when it
-    /// was behind it and replayed it within ``timeout``, `stillBehind` when the time ran
-    /// out; `notBehind` at once without a read replica, when the replica holds `version`
-    /// already, or when the primary never reached it (a version from another store, or a
-    /// store reset).
+    /// holds it (already, or within ``timeout``; a read made before this look may have
+    /// missed it), `stillBehind` when the time ran out; `notBehind` at once without a read
+    /// replica, or when the primary never reached `version` (a version from another store,
+    /// or a store reset).
     ///
     /// A client's version may come from the primary (a write) or from another service
     /// replica's reads, ahead of this replica's: its reads wait for it rather than answer
@@ -20,7 +20,8 @@ extension PostgresStore {
     func catchUp(to version: Int64) async throws -> CatchUp {
         guard readerConfiguration != nil else { return .notBehind }
         var replayed = try await replicaVersion()
-        guard replayed < version else { return .notBehind }
+        // Replayed since the read that asked: that read missed it, the next will not.
+        guard replayed < version else { return .caughtUp }
         guard version <= (try await primaryVersion()) else { return .notBehind }
         let deadline = ContinuousClock.now + timeout
         while replayed < version {

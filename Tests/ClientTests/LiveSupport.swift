@@ -62,7 +62,6 @@ enum Live {
     ) async throws {
         var random = Random(seed: seed)
         var alive = ids
-        let headers = ["Content-Type": "application/json", "Authorization": "Bearer \(token)"]
         let formatter = ISO8601DateFormatter()
         func time() -> String {
             let span = days.upperBound.timeIntervalSince(days.lowerBound) + 86_400
@@ -75,39 +74,54 @@ enum Live {
         }
         for _ in 0..<count {
             let id = alive[random.below(alive.count)]
-            let answer: (status: Int, headers: [String: String], body: [UInt8])
+            let item = "/lists/transactions/items/\(id)"
             switch random.below(20) {
             case 0..<6:
-                answer = try await server.send("POST", "/lists/transactions/items", headers: headers, body: body())
-                if let item = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+                let answer = try await send("POST", "/lists/transactions/items", body(), on: server)
+                if let item = try JSONSerialization.jsonObject(with: Data(answer)) as? [String: Any],
                     let created = item["id"] as? String
                 {
                     alive.append(created)
                 }
-            case 6..<8:
-                answer = try await server.send("PUT", "/lists/transactions/items/\(id)", headers: headers, body: body())
-            case 8..<12:
-                let patch = #"{"data": {"points": \#(random.below(1000))}}"#
-                answer = try await server.send(
-                    "PATCH",
-                    "/lists/transactions/items/\(id)",
-                    headers: headers,
-                    body: patch
-                )
-            case 12..<17:
-                let patch = #"{"data": {"created_at": "\#(time())"}}"#
-                answer = try await server.send(
-                    "PATCH",
-                    "/lists/transactions/items/\(id)",
-                    headers: headers,
-                    body: patch
-                )
+            case 6..<8: _ = try await send("PUT", item, body(), on: server)
+            case 8..<12: _ = try await send("PATCH", item, #"{"data": {"points": \#(random.below(1000))}}"#, on: server)
+            case 12..<17: _ = try await send("PATCH", item, #"{"data": {"created_at": "\#(time())"}}"#, on: server)
             default:
-                answer = try await server.send("DELETE", "/lists/transactions/items/\(id)", headers: headers)
+                _ = try await send("DELETE", item, nil, on: server)
                 alive.removeAll { $0 == id }
             }
-            #expect((200..<300).contains(answer.status), "\(String(decoding: answer.body, as: UTF8.self))")
         }
+    }
+
+    /// Sends a write as a client following API.md does: a `503` (the store busy under the
+    /// suite's load, nothing stored) is sent again after its `Retry-After`, a `POST` with
+    /// one `Idempotency-Key` throughout; the answer's body. Any other failure is recorded
+    /// with the server's last warnings.
+    static func send(
+        _ method: String,
+        _ path: String,
+        _ body: String?,
+        on server: ServerProcess
+    ) async throws
+        -> [UInt8]
+    {
+        var headers = ["Content-Type": "application/json", "Authorization": "Bearer \(token)"]
+        if method == "POST" { headers["Idempotency-Key"] = UUID().uuidString }
+        for attempt in 1...5 {
+            let answer = try await server.send(method, path, headers: headers, body: body)
+            if answer.status == 503 && attempt < 5 {
+                let after = Double(answer.headers["retry-after"] ?? "") ?? 1
+                try await Task.sleep(for: .seconds(min(after, 1)))
+                continue
+            }
+            let warnings = server.log.split(separator: "\n").filter { $0.contains("warning") || $0.contains("error") }
+            #expect(
+                (200..<300).contains(answer.status),
+                "\(method) \(path): \(String(decoding: answer.body, as: UTF8.self)) \(warnings.suffix(5))"
+            )
+            return answer.body
+        }
+        return []
     }
 
     /// Makes `count` random writes to the transactions `session` holds, waits until the

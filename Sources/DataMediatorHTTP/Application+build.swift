@@ -35,6 +35,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long a client's reads wait for its latest write when the store's reads may lag
     /// its writes (a read replica); nil when they never do (``ReadYourWrites``).
     public var readYourWrites: Duration?
+    /// How far the store's read replica stands behind its primary, for the
+    /// `data_mediator_replica_lag_*` metrics and ``readyMaximumLag``; nil without a replica.
+    public var replicaLag: (@Sendable () async throws -> ReplicaLag?)?
+    /// The replica lag past which `GET /ready` answers `503`, so a load balancer sends
+    /// reads elsewhere; nil leaves the lag out of readiness.
+    public var readyMaximumLag: Duration?
 
     /// Creates a server configuration.
     public init(
@@ -49,9 +55,13 @@ public struct HTTPServerConfiguration: Sendable {
         limits: ServerLimits = ServerLimits(),
         storeVersion: (@Sendable () async throws -> Int64)? = nil,
         claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])? = nil,
-        readYourWrites: Duration? = nil
+        readYourWrites: Duration? = nil,
+        replicaLag: (@Sendable () async throws -> ReplicaLag?)? = nil,
+        readyMaximumLag: Duration? = nil
     ) {
         self.readYourWrites = readYourWrites
+        self.replicaLag = replicaLag
+        self.readyMaximumLag = readyMaximumLag
         self.host = host
         self.port = port
         self.writeTokens = writeTokens
@@ -88,8 +98,14 @@ public func buildRouter(
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: ServerOptionsMiddleware())
     router.add(middleware: UntaggedPreconditionMiddleware())
-    OperationRoutes(readiness: readiness, metrics: configuration.metrics, storeVersion: configuration.storeVersion)
-        .register(on: router)
+    OperationRoutes(
+        readiness: readiness,
+        metrics: configuration.metrics,
+        storeVersion: configuration.storeVersion,
+        replicaLag: configuration.replicaLag,
+        readyMaximumLag: configuration.readyMaximumLag
+    )
+    .register(on: router)
     ExplorerRoutes(
         registry: registry,
         readAccess: configuration.readTokens.isEmpty

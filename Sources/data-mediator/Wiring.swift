@@ -174,6 +174,13 @@ struct Wiring: Sendable {
         }
     }
 
+    /// How far the read replica stands behind the primary, for `GET /metrics` and
+    /// `GET /ready`; nil for a store without one.
+    var replicaLag: (@Sendable () async throws -> ReplicaLag?)? {
+        guard case .postgres(let store) = store else { return nil }
+        return { try await store.replicaLag() }
+    }
+
     /// The store's version, for `GET /metrics`.
     var storeVersion: @Sendable () async throws -> Int64 {
         switch store {

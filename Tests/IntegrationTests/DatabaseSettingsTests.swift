@@ -62,3 +62,28 @@ import Testing
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_DATABASE_URL": system]).databaseURL == system)
     }
 }
+
+/// `DATA_MEDIATOR_READY_MAX_LAG_SECONDS`: the read replica's lag past which `/ready` fails.
+@Suite struct ReadyLagSettingTests {
+    @Test func theLagBoundNeedsAReadReplicaAndAPositiveNumberOfSeconds() throws {
+        let replica = [
+            "DATA_MEDIATOR_DATABASE_URL": "postgres://u:p@db/app",
+            "DATA_MEDIATOR_DATABASE_READ_URL": "postgres://u:p@replica/app",
+        ]
+        #expect(
+            try ServeConfiguration.of(replica).readyMaximumLagSeconds == nil,
+            "not held against readiness by default"
+        )
+        let bounded = try ServeConfiguration.of(replica.merging(["DATA_MEDIATOR_READY_MAX_LAG_SECONDS": "30"]) { $1 })
+        #expect(bounded.readyMaximumLagSeconds == 30)
+        for value in ["0", "86401", "soon", "-1"] {
+            #expect {
+                try ServeConfiguration.of(replica.merging(["DATA_MEDIATOR_READY_MAX_LAG_SECONDS": value]) { $1 })
+            } throws: { "\($0)".contains("DATA_MEDIATOR_READY_MAX_LAG_SECONDS") }
+        }
+        // A bound with no replica to hold it against is said, not ignored.
+        #expect {
+            try ServeConfiguration.of(["DATA_MEDIATOR_READY_MAX_LAG_SECONDS": "30"])
+        } throws: { "\($0)".contains("DATA_MEDIATOR_DATABASE_READ_URL") }
+    }
+}

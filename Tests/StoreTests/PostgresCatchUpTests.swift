@@ -51,5 +51,61 @@ import Testing
     @Test func aStoreWithoutAReplicaNeverWaits() async throws {
         let fixture = try await PostgresFixture()
         #expect(try await fixture.store.transactions.catchUp(to: 1_000) == .notBehind)
+        #expect(try await fixture.store.replicaLag() == nil, "no replica, no lag")
+    }
+
+    /// The lag counts the versions the replica has not replayed, and the time since the
+    /// primary was first seen at the oldest of them.
+    @Test func theLagCountsVersionsAndTheTimeSinceThePrimaryWasSeenAtThem() async throws {
+        let primaryURL = try await TestDatabase.create()
+        let replicaURL = try await TestDatabase.create()
+        let store = try PostgresStore(
+            url: primaryURL,
+            readURL: replicaURL,
+            maximumConnections: 2,
+            timeout: .seconds(60),
+            keepConnectionsOpen: false,
+            logger: PostgresFixture.logger
+        )
+        try await store.withClientsRunning {
+            try await store.prepare()
+            _ = try await store.reader.query("CREATE TABLE data_mediator_store (version bigint NOT NULL)")
+            _ = try await store.reader.query("INSERT INTO data_mediator_store VALUES (5)")
+            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 5")
+            #expect(try await store.replicaLag() == ReplicaLag(versions: 0, seconds: 0))
+            // The primary's notification of version 6, then a look that finds it at 7.
+            store.primaryReached(6)
+            let seen = ContinuousClock.now
+            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 7")
+            try await Task.sleep(for: .milliseconds(300))
+            let lag = try #require(try await store.replicaLag())
+            #expect(lag.versions == 2)
+            #expect(lag.seconds >= 0.3, "timed from the notification of 6: \(lag)")
+            #expect(Duration.seconds(lag.seconds) <= ContinuousClock.now - seen + .milliseconds(50))
+            // The replica replays 6: the time runs from when 7 was first seen.
+            _ = try await store.reader.query("UPDATE data_mediator_store SET version = 6")
+            // A look shares the replica's version read by its callers for a moment.
+            try await Task.sleep(for: PostgresStore.catchUpPoll * 3)
+            let later = try #require(try await store.replicaLag())
+            #expect(later.versions == 1 && later.seconds < lag.seconds, "\(later) after \(lag)")
+            _ = try await store.reader.query("UPDATE data_mediator_store SET version = 7")
+            try await Task.sleep(for: PostgresStore.catchUpPoll * 3)
+            #expect(try await store.replicaLag() == ReplicaLag(versions: 0, seconds: 0))
+        }
+    }
+
+    /// A replica stuck for hours keeps a bounded list of sightings, and its oldest.
+    @Test func sightingsStayBoundedAndKeepTheOldest() {
+        let sightings = PrimarySightings()
+        let start = ContinuousClock.now
+        for version in Int64(1)...10_000 {
+            sightings.saw(version, at: start + .milliseconds(version))
+        }
+        sightings.saw(5, at: start + .seconds(100))
+        let lag = sightings.lag(replayed: 0, reached: 10_000, at: start + .seconds(20))
+        #expect(lag.versions == 10_000 && abs(lag.seconds - 19.999) < 1e-6, "timed from version 1: \(lag)")
+        #expect(sightings.count <= PrimarySightings.capacity)
+        let later = sightings.lag(replayed: 9_000, reached: 10_000, at: start + .seconds(20))
+        #expect(later.versions == 1_000 && later.seconds > 9.99 && later.seconds < 11, "\(later)")
     }
 }

@@ -38,7 +38,9 @@ public struct PostgresChangeListener: Service {
                             notifier.publish()
                             // Each notification's payload is the version its write made.
                             for try await notification in notifications {
-                                notifier.publish(version: Int64(notification.payload))
+                                let version = Int64(notification.payload)
+                                if let version { store.primaryReached(version) }
+                                notifier.publish(version: version)
                             }
                         }
                     }

@@ -33,7 +33,7 @@ extension PostgresStore {
     }
 
     /// The read replica's version, as replayed now (shared by the callers of one moment).
-    private func replicaVersion() async throws -> Int64 {
+    func replicaVersion() async throws -> Int64 {
         try await replayedVersion.value {
             try await self.readStatement { [logger = self.logger] connection in
                 try await Self.version(on: connection, logger: logger)
@@ -42,7 +42,7 @@ extension PostgresStore {
     }
 
     /// The primary's version now.
-    private func primaryVersion() async throws -> Int64 {
+    func primaryVersion() async throws -> Int64 {
         try await transaction(on: primaryGate, nil, writes: false) { [logger] connection in
             try await Self.version(on: connection, logger: logger)
         }

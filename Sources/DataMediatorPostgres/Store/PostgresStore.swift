@@ -64,6 +64,9 @@ public final class PostgresStore: Sendable {
     /// The read replica's version, read once for every caller that waits for it in the
     /// same moment (``catchUp(to:)``).
     let replayedVersion = SharedVersionRead(age: PostgresStore.catchUpPoll)
+    /// When the primary was first seen at the versions the read replica may not hold yet
+    /// (``replicaLag()``).
+    let primarySightings = PrimarySightings()
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).

@@ -145,7 +145,9 @@ struct ServeCommand: AsyncParsableCommand {
                     storeVersion: wiring.storeVersion,
                     claims: claims,
                     // A read replica lags the primary: a client's reads wait for its writes.
-                    readYourWrites: settings.databaseReadURL == nil ? nil : .seconds(60)
+                    readYourWrites: settings.databaseReadURL == nil ? nil : .seconds(60),
+                    replicaLag: settings.databaseReadURL == nil ? nil : wiring.replicaLag,
+                    readyMaximumLag: settings.readyMaximumLagSeconds.map { .seconds($0) }
                 ),
                 readiness: wiring.readiness,
                 eventLoops: .shared(eventLoops),

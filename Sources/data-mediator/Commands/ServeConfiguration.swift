@@ -59,6 +59,10 @@ struct ServeConfiguration: Sendable {
     /// Seconds a request waits for PostgreSQL before it is answered 503
     /// (`DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS`, 1–60, default 5).
     let databaseTimeoutSeconds: Int
+    /// Seconds the read replica may stand behind its primary before `GET /ready` answers
+    /// `503` (`DATA_MEDIATOR_READY_MAX_LAG_SECONDS`, 1–86400, with a read URL only); nil
+    /// leaves the lag out of readiness.
+    let readyMaximumLagSeconds: Int?
     /// Connections to each PostgreSQL server at most (`DATA_MEDIATOR_DATABASE_CONNECTIONS`,
     /// 1–1000, default 8).
     let databaseConnections: Int
@@ -215,6 +219,15 @@ struct ServeConfiguration: Sendable {
             )
         }
         self.maximumBodyBytes = try positive("DATA_MEDIATOR_MAX_BODY_BYTES", 1 << 20)
+        self.readyMaximumLagSeconds =
+            try number("DATA_MEDIATOR_READY_MAX_LAG_SECONDS") == nil
+            ? nil : try positive("DATA_MEDIATOR_READY_MAX_LAG_SECONDS", 0, in: 1...86_400)
+        if readyMaximumLagSeconds != nil, databaseReadURL == nil {
+            throw ValidationError(
+                "DATA_MEDIATOR_READY_MAX_LAG_SECONDS bounds a read replica's lag, and no "
+                    + "DATA_MEDIATOR_DATABASE_READ_URL is set: set both, or neither."
+            )
+        }
         self.keySetReloadSeconds = try positive("DATA_MEDIATOR_JWKS_RELOAD_SECONDS", 10, in: 0...86_400)
         self.outsideWritesSeconds = try positive("DATA_MEDIATOR_OUTSIDE_WRITES_SECONDS", 1, in: 0...3_600)
         self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10

@@ -1,0 +1,64 @@
+import DataMediator
+import DataMediatorSQL
+import Synchronization
+
+extension PostgresStore {
+    /// How far the read replica stands behind the primary now; nil without a read replica.
+    ///
+    /// The versions are the primary's version less the replica's. The time is measured from
+    /// when this process first saw the primary at a version the replica has not replayed
+    /// (at a look like this one, or at the primary's notification of a write), so it needs
+    /// no clock shared with the database servers and holds for any replica, streaming or
+    /// logical; it is at most the time between those sightings short.
+    public func replicaLag() async throws -> ReplicaLag? {
+        guard readerConfiguration != nil else { return nil }
+        // The replica first: a write committed between the two reads counts as lag, never
+        // as the replica being ahead.
+        let replayed = try await replicaVersion()
+        let reached = try await primaryVersion()
+        primarySightings.saw(reached)
+        return primarySightings.lag(replayed: replayed, reached: reached)
+    }
+
+    /// Notes that the primary reached `version` now (a write's notification says so).
+    public func primaryReached(_ version: Int64) {
+        guard readerConfiguration != nil else { return }
+        primarySightings.saw(version)
+    }
+}
+
+/// When this process first saw the primary at each version a read replica may not have
+/// replayed yet (``PostgresStore/replicaLag()``): a version is kept until the replica is
+/// seen holding it.
+final class PrimarySightings: Sendable {
+    private let sightings = Mutex<[(version: Int64, seen: ContinuousClock.Instant)]>([])
+    /// How many sightings are kept at most: past it every second one is let go, so a
+    /// replica stuck for hours costs a bounded list, and the oldest stays.
+    static let capacity = 1_024
+
+    /// Notes `version` seen on the primary now, if it is newer than every version seen.
+    func saw(_ version: Int64, at now: ContinuousClock.Instant = .now) {
+        sightings.withLock { sightings in
+            guard version > (sightings.last?.version ?? .min) else { return }
+            if sightings.count >= Self.capacity {
+                sightings = sightings.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element)
+            }
+            sightings.append((version, now))
+        }
+    }
+
+    /// How many sightings are kept.
+    var count: Int { sightings.withLock { $0.count } }
+
+    /// The lag of a replica that has replayed `replayed` while the primary stands at
+    /// `reached`; lets go of every sighting the replica holds.
+    func lag(replayed: Int64, reached: Int64, at now: ContinuousClock.Instant = .now) -> ReplicaLag {
+        sightings.withLock { sightings in
+            sightings.removeAll { $0.version <= replayed }
+            guard reached > replayed, let oldest = sightings.first else { return ReplicaLag(versions: 0, seconds: 0) }
+            let waited = now - oldest.seen
+            let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
+            return ReplicaLag(versions: reached - replayed, seconds: max(seconds, 0))
+        }
+    }
+}

@@ -145,6 +145,39 @@ import Testing
         #expect(later?.code == .unavailable, "\(String(describing: later))")
     }
 
+    /// A composite over a lagging list waits as the list does: its version is its
+    /// children's, so a version newer than their reads is theirs to catch up with.
+    @Test func aCompositeOverALaggingListWaitsAsItsChildDoes() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let start = try await fixture.notes.currentVersion()
+        for title in ["a", "b"] { try await fixture.write(title) }
+        let view = try fixture.notes.definition.view(named: nil)
+        func composite(over lag: Lag) throws -> ListAdapter {
+            ListAdapter.composite(
+                name: "home",
+                title: "Home",
+                children: [
+                    CompositeChild(name: "intro", content: .section(id: "intro", title: nil, cells: [])),
+                    CompositeChild(
+                        name: "notes",
+                        content: .list(try lagging(fixture, behind: lag.behind, lag: lag), view: view)
+                    ),
+                ],
+                signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32))
+            )
+        }
+        let home = try composite(over: Lag(behind: start))
+        let homeView = try home.definition.view(named: nil)
+        let changes = try await home.changes(of: homeView, since: start + 2, limit: 10)
+        #expect(changes.version == start + 2 && changes.entries.isEmpty, "\(changes)")
+        #expect(try await home.catchUp(to: start + 9) == .notBehind, "never reached")
+        let stuck = try composite(over: Lag(behind: start, stuck: true))
+        let later = await #expect(throws: DataMediatorError.self) {
+            _ = try await stuck.changes(of: homeView, since: start + 2, limit: 10)
+        }
+        #expect(later?.code == .unavailable, "\(String(describing: later))")
+    }
+
     @Test func aStreamReadsAnAnnouncedWriteOnceTheReadsHoldIt() async throws {
         let fixture = try EventReloadTests.Fixture()
         let start = try await fixture.notes.currentVersion()

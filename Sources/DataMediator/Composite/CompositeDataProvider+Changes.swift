@@ -1,5 +1,22 @@
 /// A composite's changes: its children's, merged and given the composite's ids.
 extension CompositeDataProvider {
+    /// Waits until every child whose items change has caught up with `version` (a child's
+    /// store's read replica behind its primary): `stillBehind` when one has not in time,
+    /// `caughtUp` when one had to be asked again, `notBehind` when none was behind. The
+    /// children of one store share its wait.
+    public func catchUp(to version: Int64) async throws -> CatchUp {
+        var outcome = CatchUp.notBehind
+        for child in children where child.changes {
+            guard case .list(let adapter, _) = child.content else { continue }
+            switch try await adapter.catchUp(to: version) {
+            case .stillBehind: return .stillBehind
+            case .caughtUp: outcome = .caughtUp
+            case .notBehind: break
+            }
+        }
+        return outcome
+    }
+
     /// The children's changes after `since`, merged in version order (children in the
     /// composite's order within one version) and given the composite's ids: an item of
     /// child `c` is `c/id` in section `c/section`; a child's first section comes after the

@@ -12,9 +12,9 @@ import Synchronization
 /// limit in all by closing the connection that has waited longest for its next request, or
 /// else for the rest of a body (``ConnectionCount/waitingLongest(besides:)``), or closes it
 /// when every connection has a request in flight (a refusal is logged, one line each 10 s
-/// at most); closes one whose request head does not arrive in time (counted from when the
-/// connection opens and from each answer's end) or whose body does not (counted from its
-/// head), and one whose client closes its side during an event stream (it has gone; the
+/// at most); closes one whose request head does not arrive in time (counted from its first
+/// byte, which a ``RequestStartWatch`` before the parser tells; before it, the idle limit
+/// holds) or whose body does not (counted from its head), and one whose client closes its side during an event stream (it has gone; the
 /// stream ends and gives back its share); answers a write whose body it cuts off (late, or
 /// its connection taken by a newcomer) before it closes; reads a connection answered `429`
 /// again only after a pause; puts a ``RequestHeadCheck`` before the conversion to HTTP
@@ -41,6 +41,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestDeadline: NIODeadline?
     /// When the armed check fires.
     private var checkAt: NIODeadline?
+    /// Tells when the next request's first byte comes.
+    private var startWatch: RequestStartWatch?
     /// The answer to the connection's last request, once the parser (or ``RequestHeadCheck``)
     /// could not read it.
     private var unreadable: Problem?
@@ -117,7 +119,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             try? pipeline.addHandler(RequestHeadCheck(), position: .before(conversion))
         }
         connections.wait(ObjectIdentifier(self), context.channel)
-        deadline(context, .now() + headTimeout)
+        let watch = RequestStartWatch { [weak self] in
+            guard let self else { return }
+            deadline(context, .now() + headTimeout)
+        }
+        startWatch = watch
+        try? pipeline.addHandler(watch, position: .first)
     }
 
     /// Logs a refused connection, at most one line each 10 s with how many since.
@@ -268,12 +275,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// After an answer's end: a pipelined request whose body is still being read keeps its
-    /// own deadline (and is answered `408` now when it is late), else the next head is
-    /// awaited from now, or nothing while the requests already read are answered.
+    /// own deadline (and is answered `408` now when it is late), else the next request's
+    /// first byte is awaited (under the idle limit), or nothing while the requests already
+    /// read are answered.
     private func answered(_ context: ChannelHandlerContext) {
         guard reading else {
-            requestDeadline = inFlight == 0 ? .now() + headTimeout : nil
-            if inFlight == 0 { connections.wait(ObjectIdentifier(self), context.channel) }
+            requestDeadline = nil
+            if inFlight == 0 {
+                startWatch?.waiting = true
+                connections.wait(ObjectIdentifier(self), context.channel)
+            }
             return
         }
         guard inFlight == 1 else { return }

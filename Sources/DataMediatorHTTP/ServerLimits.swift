@@ -16,11 +16,11 @@ public struct ServerLimits: Sendable, Hashable {
     /// is accepted. Nil: no such cap (clients behind one proxy or load balancer share its
     /// address, so a cap is for a server that clients reach directly).
     public var connectionsPerAddress: Int?
-    /// A connection that sends nothing for this long is closed.
+    /// A connection that sends nothing for this long is closed: before its first request,
+    /// or kept alive between requests.
     public var idleTimeout: Duration
-    /// A request's head (its line and headers) must arrive within this long of the
-    /// connection opening or of the previous answer ending; a client that sends it byte by
-    /// byte is cut off.
+    /// A request's head (its line and headers) must arrive whole within this long of its
+    /// first byte; a client that sends it byte by byte is cut off.
     public var requestHeadTimeout: Duration
     /// A request's body must arrive whole within this long of its head; a client that sends
     /// it a byte now and then (which the idle timeout never sees) is cut off.

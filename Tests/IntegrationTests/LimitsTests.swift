@@ -10,7 +10,9 @@ import Testing
         // test on two cores, and a pause of 1.6 s against a 4 s limit once overran it in CI.
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "10"],
-            environment: ["DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "8"]
+            environment: [
+                "DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "8", "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "14",
+            ]
         )
         defer { server.removeData() }
         let slow = try RawClient(port: server.port)
@@ -36,11 +38,25 @@ import Testing
             #expect(quick.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"))
             #expect(await quick.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
         }
-        // ...and cut off when its next request head does not come within it.
-        try await Task.sleep(for: .milliseconds(11000))
+        // The head's limit runs from its first byte: a connection that waits longer than it
+        // for its next request, within the idle limit, is served...
+        let silent = try RawClient(port: server.port)
+        try await Task.sleep(for: .milliseconds(10000))
+        #expect(quick.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+        #expect(
+            await quick.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 200") == true,
+            "a kept-alive connection idle past the head timeout, within the idle one, was not served"
+        )
+        // ...and closed when it sends nothing for the idle limit, as is one that never sent.
+        #expect(await silent.read(within: 1) == nil, "a silent connection was closed before the idle limit")
+        try await Task.sleep(for: .milliseconds(16000))
         #expect(
             await quick.read(within: 3) == "",
-            "an idle kept-alive connection was not closed after the head timeout"
+            "an idle kept-alive connection was not closed after the idle timeout"
+        )
+        #expect(
+            await silent.read(within: 1) == "",
+            "a connection that never sent was not closed after the idle timeout"
         )
         #expect(await server.stop() == 0)
     }

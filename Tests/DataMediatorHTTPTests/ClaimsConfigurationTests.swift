@@ -50,6 +50,8 @@ extension ClaimsVerifierTests {
             ("DATA_MEDIATOR_JWT_AUDIENCE", "\tapp"),
         ] {
             expectConfigurationError(.badValue, "\(name) is", ["DATA_MEDIATOR_JWT_SECRET": secret, name: value])
+            // With no key set yet, too: the value is wrong either way.
+            expectConfigurationError(.badValue, "\(name) is", [name: value])
         }
     }
 

@@ -82,16 +82,7 @@ public struct ClaimsConfiguration: Sendable {
                     + "rather than a secret. Use a random secret, e.g. `openssl rand -base64 48`."
             )
         }
-        for (name, value) in [("DATA_MEDIATOR_JWT_ISSUER", issuer), ("DATA_MEDIATOR_JWT_AUDIENCE", audience)] {
-            guard let value, value.trimmingCharacters(in: .whitespacesAndNewlines) != value || value.isEmpty else {
-                continue
-            }
-            throw ClaimsConfigurationError(
-                .badValue,
-                "\(name) is '\(value)', with spaces around it (or nothing else), which no token's claim matches; "
-                    + "give it as the tokens have it"
-            )
-        }
+        try Self.checkClaimValues(issuer: issuer, audience: audience)
         self.secret = secret
         self.keySetFile = keySetFile
         let keySetData = try keySetFile.map { path throws(ClaimsConfigurationError) in try Self.keySetData(at: path) }
@@ -130,6 +121,8 @@ public struct ClaimsConfiguration: Sendable {
                 "DATA_MEDIATOR_JWT_REQUIRE_EXP must be 'true' or 'false'; it is '\(other)'."
             )
         }
+        // Checked with no key too: a value no token's claim matches is wrong either way.
+        try checkClaimValues(issuer: text("DATA_MEDIATOR_JWT_ISSUER"), audience: text("DATA_MEDIATOR_JWT_AUDIENCE"))
         guard secret != nil || keySetFile != nil else { return nil }
         return try Self(
             secret: secret,
@@ -138,6 +131,21 @@ public struct ClaimsConfiguration: Sendable {
             audience: text("DATA_MEDIATOR_JWT_AUDIENCE"),
             requiresExpiration: requiresExpiration
         )
+    }
+
+    /// Refuses an issuer or audience with spaces around it, or of spaces only, which no
+    /// token's claim matches.
+    static func checkClaimValues(issuer: String?, audience: String?) throws(ClaimsConfigurationError) {
+        for (name, value) in [("DATA_MEDIATOR_JWT_ISSUER", issuer), ("DATA_MEDIATOR_JWT_AUDIENCE", audience)] {
+            guard let value, value.trimmingCharacters(in: .whitespacesAndNewlines) != value || value.isEmpty else {
+                continue
+            }
+            throw ClaimsConfigurationError(
+                .badValue,
+                "\(name) is '\(value)', with spaces around it (or nothing else), which no token's claim matches; "
+                    + "give it as the tokens have it"
+            )
+        }
     }
 
     /// This configuration with the public keys of `data`, the key set file's bytes as read

@@ -134,6 +134,9 @@ public func buildRouter(
                 ClientRates(perSecond: $0, now: configuration.rateClock)
             },
             writeLines: ClientLines(share: configuration.limits.writesPerClient),
+            writeRates: configuration.limits.writeRatePerClient.map {
+                ClientRates(perSecond: $0, now: configuration.rateClock)
+            },
             identity: identity
         )
     )

@@ -37,6 +37,10 @@ public struct ServerLimits: Sendable, Hashable {
     /// line (never refused), so another client's write waits behind this many of them at
     /// most.
     public var writesPerClient: Int
+    /// How many writes one client may send a second (a second's worth at once); one more
+    /// answers `429`, so one client's burst cannot move the store's versions, and with them
+    /// every caller's change feed, toward `410` at the store's pace. Nil: no such bound.
+    public var writeRatePerClient: Int?
 
     /// Creates limits: by default 1,024 connections (no cap per address), 60 s idle, 10 s for
     /// a request head and 30 s for its body, 16 KiB of headers, 8 costly requests and 4 writes
@@ -50,9 +54,11 @@ public struct ServerLimits: Sendable, Hashable {
         maximumHeaderBytes: Int = 16 * 1024,
         requestsPerClient: Int = 8,
         requestRatePerClient: Int? = nil,
-        writesPerClient: Int = 4
+        writesPerClient: Int = 4,
+        writeRatePerClient: Int? = nil
     ) {
         self.writesPerClient = max(1, writesPerClient)
+        self.writeRatePerClient = writeRatePerClient.map { max(1, $0) }
         self.requestRatePerClient = requestRatePerClient.map { max(1, $0) }
         self.requestsPerClient = max(1, requestsPerClient)
         self.maximumConnections = max(1, maximumConnections)

@@ -71,6 +71,44 @@ import Testing
         }
     }
 
+    /// Over its write rate, a client's write is `429` with `Retry-After` before it reaches
+    /// the route (nothing of it is done, and it does not queue); another client writes on.
+    @Test func aClientOverItsWriteRateIs429BeforeItsWriteIsDone() async throws {
+        let route = Route()
+        await route.open()
+        let start = ContinuousClock.now
+        let router = Router()
+        router.add(
+            middleware: ClientShareMiddleware(
+                shares: ClientShares(share: 8),
+                rates: nil,
+                writeLines: ClientLines(share: 2),
+                writeRates: ClientRates(perSecond: 2, now: { start }),
+                identity: ClientIdentity(tokens: BearerAccess(tokens: ["ana", "bo"]), verify: nil)
+            )
+        )
+        for (path, method) in [("/lists/:list/items", HTTPRequest.Method.post), ("/lists/:list/items/:id", .patch)] {
+            router.on(RouterPath(path), method: method) { request, _ -> HTTPResponse.Status in
+                await route.write(by: request.headers[.authorization] ?? "")
+                return .ok
+            }
+        }
+        router.get("/lists/:list/items") { _, _ -> HTTPResponse.Status in .ok }
+        try await Application(router: router).test(.router) { client in
+            let ana: HTTPFields = [.authorization: "Bearer ana"]
+            #expect(try await client.execute(uri: "/lists/l/items", method: .post, headers: ana).status == .ok)
+            #expect(try await client.execute(uri: "/lists/l/items/7", method: .patch, headers: ana).status == .ok)
+            // The third within the second (the clock stands still).
+            let refused = try await client.execute(uri: "/lists/l/items", method: .post, headers: ana)
+            #expect(refused.status == .tooManyRequests && refused.headers[.retryAfter] == "1")
+            #expect((try HTTPTestSupport.json(refused)["detail"] as? String)?.contains("2 writes") == true)
+            #expect(await route.arrived == ["Bearer ana", "Bearer ana"], "the refused write reached the route")
+            #expect(try await client.execute(uri: "/lists/l/items", method: .get, headers: ana).status == .ok)
+            let bo: HTTPFields = [.authorization: "Bearer bo"]
+            #expect(try await client.execute(uri: "/lists/l/items", method: .post, headers: bo).status == .ok)
+        }
+    }
+
     /// A write that waited hands its turn on in the order they came; one whose client went
     /// away leaves the line without a turn.
     @Test func turnsPassInOrderAndACancelledWaiterLeaves() async throws {

@@ -4,7 +4,8 @@ import Testing
 @testable import data_mediator
 
 /// `DATA_MEDIATOR_CLIENT_STREAMS`, `DATA_MEDIATOR_CLIENT_REQUESTS`,
-/// `DATA_MEDIATOR_CLIENT_RATE` and `DATA_MEDIATOR_CLIENT_WRITES`: each client's shares and rate.
+/// `DATA_MEDIATOR_CLIENT_RATE`, `DATA_MEDIATOR_CLIENT_WRITES` and
+/// `DATA_MEDIATOR_CLIENT_WRITE_RATE`: each client's shares and rates.
 @Suite struct ClientLimitsSettingsTests {
     @Test func theSharesDefaultBelowTheServersLimits() throws {
         let defaults = try ServeConfiguration.of([:])
@@ -23,6 +24,15 @@ import Testing
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITES": "1"]).limits.writesPerClient == 1)
         for refused in ["0", "1001", "x"] {
             #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITES": refused]) }
+        }
+        // No write rate by default; a number of writes a second when set.
+        #expect(defaults.limits.writeRatePerClient == nil)
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITE_RATE": "0"]).limits.writeRatePerClient == nil)
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITE_RATE": "20"]).limits.writeRatePerClient == 20)
+        for refused in ["-1", "x", "1000001"] {
+            #expect(throws: (any Error).self) {
+                try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITE_RATE": refused])
+            }
         }
     }
 

@@ -6,13 +6,16 @@ import Hummingbird
 /// place, a view's sections, its changes): one more in flight, or one more in a second than
 /// its rate (where an event stream that resumes, replaying changes, counts too), answers
 /// `429` (`too-many-requests`) with `Retry-After`, and the others' requests go on. A
-/// client's writes past its share wait in its own line (``ClientLines``).
+/// client's writes past its rate, when one is set, answer `429` too; past its share they
+/// wait in its own line (``ClientLines``).
 struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     let shares: ClientShares
     /// Each client's rate of these requests; nil for none.
     let rates: ClientRates?
     /// Each client's line of writes; nil for none.
     var writeLines: ClientLines? = nil
+    /// Each client's rate of writes; nil for none.
+    var writeRates: ClientRates? = nil
     let identity: ClientIdentity
 
     func handle(
@@ -22,8 +25,19 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws
         -> Response
     {
-        if let writeLines, Self.isWrite(request) {
-            let turn = try await writeLines.enter(await identity.client(of: request, context: context))
+        if writeLines != nil || writeRates != nil, Self.isWrite(request) {
+            let client = await identity.client(of: request, context: context)
+            // Refused before its line: a burst past the rate does not queue.
+            if let writeRates, let wait = writeRates.take(for: client) {
+                throw Problem(
+                    .tooManyRequests,
+                    detail: "This client sent \(writeRates.perSecond) writes in the last second, the most one client "
+                        + "may; nothing of this one is stored: send it again after the Retry-After seconds.",
+                    headers: [.retryAfter: String(wait)]
+                )
+            }
+            guard let writeLines else { return try await next(request, context) }
+            let turn = try await writeLines.enter(client)
             // The turn is held until the answer is made (a write's answer is built whole).
             defer { withExtendedLifetime(turn) {} }
             return try await next(request, context)
@@ -65,12 +79,13 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         return !lastEventID.isEmpty || request.uri.queryParameters["since"] != nil
     }
 
-    /// Whether `request` writes items: a `POST`, `PUT`, `PATCH` or `DELETE` of
-    /// `/lists/{list}/items` or `/lists/{list}/items/{id}`.
+    /// Whether `request` writes items: a `POST` of `/lists/{list}/items`, or a `PUT`,
+    /// `PATCH` or `DELETE` of `/lists/{list}/items/{id}` (the methods those routes do not
+    /// serve answer `405` at no cost).
     static func isWrite(_ request: Request) -> Bool {
-        guard [.post, .put, .patch, .delete].contains(request.method) else { return false }
         let parts = RouteSegments.of(request.uri.path)
-        return (3...4).contains(parts.count) && parts[0] == "lists" && parts[2] == "items"
+        guard (3...4).contains(parts.count), parts[0] == "lists", parts[2] == "items" else { return false }
+        return parts.count == 3 ? request.method == .post : [.put, .patch, .delete].contains(request.method)
     }
 
     /// Whether `path` is `/lists/{list}/items/{id}`, `/lists/{list}/sections` or

@@ -191,6 +191,7 @@ struct ServeConfiguration: Sendable {
             return value
         }
         let rate = try positive("DATA_MEDIATOR_CLIENT_RATE", 100, in: 0...1_000_000)
+        let writeRate = try positive("DATA_MEDIATOR_CLIENT_WRITE_RATE", 0, in: 0...1_000_000)
         self.limits = ServerLimits(
             maximumConnections: try positive("DATA_MEDIATOR_MAX_CONNECTIONS", 1024),
             connectionsPerAddress: try number("DATA_MEDIATOR_CLIENT_CONNECTIONS") == nil
@@ -202,7 +203,9 @@ struct ServeConfiguration: Sendable {
             requestsPerClient: try positive("DATA_MEDIATOR_CLIENT_REQUESTS", 8),
             // 0: no bound on the rate.
             requestRatePerClient: rate == 0 ? nil : rate,
-            writesPerClient: try positive("DATA_MEDIATOR_CLIENT_WRITES", 4, in: 1...1_000)
+            writesPerClient: try positive("DATA_MEDIATOR_CLIENT_WRITES", 4, in: 1...1_000),
+            // 0: no bound on the rate.
+            writeRatePerClient: writeRate == 0 ? nil : writeRate
         )
         self.eventLoopThreads = try positive("DATA_MEDIATOR_EVENT_LOOP_THREADS", Self.defaultEventLoopThreads)
         guard self.eventLoopThreads <= 256 else {

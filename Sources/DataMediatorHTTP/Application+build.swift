@@ -79,11 +79,12 @@ public struct HTTPServerConfiguration: Sendable {
 /// Builds the router: problem+json errors and request logs around every route, then the
 /// list and operation routes.
 ///
-/// - Parameter readiness: answers whether every source can be read, for `GET /ready`.
+/// - Parameter readiness: answers why a source cannot be read now (nil when every one
+///   can), for `GET /ready`.
 public func buildRouter(
     registry: ListRegistry,
     configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-    readiness: @escaping @Sendable () async -> Bool = { true }
+    readiness: @escaping @Sendable () async -> String? = { nil }
 ) -> Router<ClientContext> {
     let router = Router(context: ClientContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware applies only to routes added after it, and to the not-found answer.
@@ -172,7 +173,7 @@ public func buildRouter(
 public func buildApplication(
     registry: ListRegistry,
     configuration: HTTPServerConfiguration,
-    readiness: @escaping @Sendable () async -> Bool = { true },
+    readiness: @escaping @Sendable () async -> String? = { nil },
     eventLoops: EventLoopGroupProvider = .singleton,
     logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }

@@ -166,11 +166,12 @@ struct Wiring: Sendable {
         )
     }
 
-    /// Whether the store answers, for `GET /ready`.
-    var readiness: @Sendable () async -> Bool {
+    /// Why the store cannot be read now (nil when it can), for `GET /ready`.
+    var readiness: @Sendable () async -> String? {
         switch store {
-        case .sqlite(let store): return { await store.isReadable() }
-        case .postgres(let store): return { await store.isReadable() }
+        case .sqlite(let store):
+            return { await store.isReadable() ? nil : "The store's file cannot be read right now." }
+        case .postgres(let store): return { await store.readinessProblem() }
         }
     }
 

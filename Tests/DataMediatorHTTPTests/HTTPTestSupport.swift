@@ -27,7 +27,8 @@ enum HTTPTestSupport {
         ready: Bool = true,
         _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
-        let router = buildRouter(registry: registry(provider: provider), readiness: { ready })
+        let problem = ready ? nil : "The sample cannot be read."
+        let router = buildRouter(registry: registry(provider: provider), readiness: { problem })
         try await Application(router: router).test(.router) { client in try await test(client) }
     }
 

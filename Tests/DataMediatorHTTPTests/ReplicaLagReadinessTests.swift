@@ -41,13 +41,47 @@ import Testing
             #expect(behind.headers[.retryAfter] == "1")
             #expect(behind.headers[.contentType] == "application/problem+json")
             let detail = String(buffer: behind.body)
-            #expect(detail.contains("12 s (40 versions) behind") && detail.contains("5 s"), "\(detail)")
+            #expect(detail.contains("12.7 s (40 versions) behind") && detail.contains("5 s"), "\(detail)")
             // A lag that cannot be read is no readiness either.
             look.answer.withLock { $0 = .failure(DataMediatorError(.unavailable, "the replica is down")) }
             let unknown = try await client.execute(uri: "/ready", method: .get)
             #expect(unknown.status == .serviceUnavailable, "\(String(buffer: unknown.body))")
             look.answer.withLock { $0 = .success(ReplicaLag(versions: 0, seconds: 0)) }
             #expect(try await client.execute(uri: "/ready", method: .get).status == .ok)
+        }
+    }
+
+    /// A store that does not answer (a database or replica down, whose pool waits the
+    /// whole database timeout for a connection) is told within a health check's time, and
+    /// a metrics scrape is answered.
+    @Test func aStoreThatDoesNotAnswerIsNotReadyWithinTheBoundAndTheScrapeGoesOn() async throws {
+        let application = buildApplication(
+            registry: HTTPTestSupport.registry(provider: FailingProvider()),
+            configuration: HTTPServerConfiguration(
+                metrics: ErrorMetricsTests.registry,
+                storeVersion: {
+                    try await Task.sleep(for: .seconds(30))
+                    return 1
+                },
+                replicaLag: {
+                    try await Task.sleep(for: .seconds(30))
+                    return nil
+                },
+                readyMaximumLag: .seconds(5)
+            ),
+            readiness: {
+                try? await Task.sleep(for: .seconds(30))
+                return nil
+            },
+            logger: Logger(label: "ReplicaLagReadinessTests")
+        )
+        try await application.test(.router) { client in
+            let started = ContinuousClock.now
+            let ready = try await client.execute(uri: "/ready", method: .get)
+            #expect(ready.status == .serviceUnavailable)
+            #expect(String(buffer: ready.body).contains("did not answer within"), "\(String(buffer: ready.body))")
+            #expect(try await client.execute(uri: "/metrics", method: .get).status == .ok)
+            #expect(ContinuousClock.now - started < .seconds(15), "the looks waited for the store")
         }
     }
 

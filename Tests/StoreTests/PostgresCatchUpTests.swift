@@ -91,6 +91,25 @@ import Testing
             _ = try await store.reader.query("UPDATE data_mediator_store SET version = 7")
             try await Task.sleep(for: PostgresStore.catchUpPoll * 3)
             #expect(try await store.replicaLag() == ReplicaLag(versions: 0, seconds: 0))
+            #expect(await store.readinessProblem() == nil)
+            // The replica goes away: it stands where it was last seen, and its lag grows
+            // with the primary's writes and the time since; readiness names it.
+            let server = try #require(ProcessInfo.processInfo.environment["DATA_MEDIATOR_TEST_DATABASE_URL"])
+            let name = try #require(URLComponents(string: replicaURL)?.path.dropFirst())
+            let dropped = try await TestDatabase.run(
+                "/usr/bin/psql",
+                [server, "-qc", "DROP DATABASE \(name) WITH (FORCE)"]
+            )
+            try #require(dropped.status == 0, "\(dropped.output)")
+            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 8")
+            let away = ContinuousClock.now
+            store.primaryReached(8)
+            try await Task.sleep(for: .milliseconds(300))
+            let gone = try #require(try await store.replicaLag())
+            #expect(gone.versions == 1 && gone.seconds >= 0.3, "\(gone)")
+            #expect(ContinuousClock.now - away < .seconds(5), "the look waited for the lost replica")
+            let problem = await store.readinessProblem()
+            #expect(problem?.contains("read replica") == true, "\(String(describing: problem))")
         }
     }
 

@@ -5,7 +5,8 @@ import Prometheus
 
 /// Liveness, readiness, the served OpenAPI document and problem type documentation.
 struct OperationRoutes: Sendable {
-    let readiness: @Sendable () async -> Bool
+    /// Why the store cannot serve now; nil when it can.
+    let readiness: @Sendable () async -> String?
     let metrics: PrometheusCollectorRegistry?
     let storeVersion: (@Sendable () async throws -> Int64)?
     let replicaLag: (@Sendable () async throws -> ReplicaLag?)?
@@ -16,8 +17,16 @@ struct OperationRoutes: Sendable {
             Self.json(#"{"status":"ok"}"#)
         }
         router.get("/ready") { _, _ in
-            guard await readiness() else {
-                throw Problem(.notReady, detail: "A data source cannot be read right now.", headers: [.retryAfter: "1"])
+            let looked = try? await BoundedLook.run { await readiness() }
+            guard let problem = looked else {
+                throw Problem(
+                    .notReady,
+                    detail: "The store did not answer within \(BoundedLook.bound.components.seconds) s.",
+                    headers: [.retryAfter: "1"]
+                )
+            }
+            if let problem {
+                throw Problem(.notReady, detail: problem, headers: [.retryAfter: "1"])
             }
             if let readyMaximumLag, let replicaLag {
                 try await Self.holdLag(replicaLag, within: readyMaximumLag)
@@ -45,11 +54,12 @@ struct OperationRoutes: Sendable {
             let lagVersions = Gauge(label: "data_mediator_replica_lag_versions")
             let lagSeconds = Gauge(label: "data_mediator_replica_lag_seconds")
             router.get("/metrics") { _, _ in
-                if let storeVersion, let version = try? await storeVersion() {
-                    storeVersionGauge.record(version)
-                }
-                // A lag that cannot be read now leaves the last one shown.
-                if let replicaLag, let lag = try? await replicaLag() {
+                // Both looks at once, each bounded: what cannot be read in time keeps the
+                // value shown last, and the scrape is answered.
+                async let version = Self.bounded(storeVersion)
+                async let lag = Self.bounded(replicaLag)
+                if let version = await version { storeVersionGauge.record(version) }
+                if let lag = await lag, let lag {
                     lagVersions.record(lag.versions)
                     lagSeconds.record(lag.seconds)
                 }
@@ -66,15 +76,25 @@ struct OperationRoutes: Sendable {
         }
     }
 
+    /// What `look` answers within ``BoundedLook/bound``; nil when there is none, or it
+    /// failed or did not answer in time.
+    private static func bounded<Value: Sendable>(_ look: (@Sendable () async throws -> Value)?) async -> Value? {
+        guard let look, let answered = try? await BoundedLook.run(look) else { return nil }
+        return answered
+    }
+
     /// Throws `not-ready` when the read replica stands further behind its primary than
     /// `bound`, or its lag cannot be read.
     private static func holdLag(
-        _ replicaLag: @Sendable () async throws -> ReplicaLag?,
+        _ replicaLag: @escaping @Sendable () async throws -> ReplicaLag?,
         within bound: Duration
     ) async throws {
         let lag: ReplicaLag?
         do {
-            lag = try await replicaLag()
+            guard let looked = try await BoundedLook.run(replicaLag) else {
+                throw DataMediatorError(.unavailable, "The lag was not read in time.")
+            }
+            lag = looked
         } catch {
             throw Problem(
                 .notReady,
@@ -84,9 +104,10 @@ struct OperationRoutes: Sendable {
         }
         guard let lag, Duration.seconds(lag.seconds) > bound else { return }
         let versions = lag.versions == 1 ? "1 version" : "\(lag.versions) versions"
+        let seconds = (lag.seconds * 10).rounded(.down) / 10
         throw Problem(
             .notReady,
-            detail: "The read replica is \(Int(lag.seconds.rounded(.down))) s (\(versions)) behind its primary, "
+            detail: "The read replica is \(seconds) s (\(versions)) behind its primary, "
                 + "more than the \(bound.components.seconds) s readiness allows.",
             headers: [.retryAfter: "1"]
         )

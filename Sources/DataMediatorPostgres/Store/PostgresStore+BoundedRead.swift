@@ -13,7 +13,10 @@ extension PostgresStore {
     /// (``ConnectionWatch``). A page is the hot path:
     /// the task group that bounds the other calls costs two tasks a read, a tenth of a
     /// page's CPU (docs/performance.md).
+    ///
+    /// `limit` bounds it tighter than ``timeout`` (a look for `/ready` or `/metrics`).
     func boundedStatement<Result: Sendable>(
+        within limit: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let lease = ReadLease()
@@ -21,7 +24,8 @@ extension PostgresStore {
             lease.taken.store(true, ordering: .relaxed)
             return try await body(connection)
         }
-        let timer = eventLoops.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+        let bound = min(limit ?? timeout, timeout)
+        let timer = eventLoops.any().scheduleTask(in: .nanoseconds(bound.nanoseconds)) {
             lease.expired.store(true, ordering: .relaxed)
             work.cancel()
         }

@@ -48,7 +48,8 @@ extension PostgresStore {
         }
     }
 
-    private static func version(on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+    /// The store's version, read on `connection`.
+    static func version(on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
         let rows = try await connection.query(
             PostgresQuery(unsafeSQL: StoreVersion.currentSQL(.postgres)),
             logger: logger

@@ -10,11 +10,23 @@ extension PostgresStore {
     /// (at a look like this one, or at the primary's notification of a write), so it needs
     /// no clock shared with the database servers and holds for any replica, streaming or
     /// logical; it is at most the time between those sightings short.
+    ///
+    /// A replica that cannot be read within ``readinessBound`` (stopped, restarting, cut
+    /// off) counts as standing where it was last seen: its lag grows while it is away, as
+    /// an alert on it needs, rather than showing the last value read.
     public func replicaLag() async throws -> ReplicaLag? {
         guard readerConfiguration != nil else { return nil }
         // The replica first: a write committed between the two reads counts as lag, never
         // as the replica being ahead.
-        let replayed = try await replicaVersion()
+        let replayed: Int64
+        do {
+            replayed = try await boundedStatement(within: Self.readinessBound) { [logger] connection in
+                try await Self.version(on: connection, logger: logger)
+            }
+        } catch {
+            guard let last = primarySightings.lastReplayed else { throw error }
+            replayed = last
+        }
         let reached = try await primaryVersion()
         primarySightings.saw(reached)
         return primarySightings.lag(replayed: replayed, reached: reached)
@@ -32,6 +44,8 @@ extension PostgresStore {
 /// seen holding it.
 final class PrimarySightings: Sendable {
     private let sightings = Mutex<[(version: Int64, seen: ContinuousClock.Instant)]>([])
+    /// The version the replica was last seen holding.
+    private let replayed = Mutex<Int64?>(nil)
     /// How many sightings are kept at most: past it every second one is let go, so a
     /// replica stuck for hours costs a bounded list, and the oldest stays.
     static let capacity = 1_024
@@ -47,13 +61,17 @@ final class PrimarySightings: Sendable {
         }
     }
 
+    /// The version the replica was last seen holding; nil before the first look.
+    var lastReplayed: Int64? { replayed.withLock { $0 } }
+
     /// How many sightings are kept.
     var count: Int { sightings.withLock { $0.count } }
 
     /// The lag of a replica that has replayed `replayed` while the primary stands at
     /// `reached`; lets go of every sighting the replica holds.
     func lag(replayed: Int64, reached: Int64, at now: ContinuousClock.Instant = .now) -> ReplicaLag {
-        sightings.withLock { sightings in
+        self.replayed.withLock { $0 = max($0 ?? replayed, replayed) }
+        return sightings.withLock { sightings in
             sightings.removeAll { $0.version <= replayed }
             guard reached > replayed, let oldest = sightings.first else { return ReplicaLag(versions: 0, seconds: 0) }
             let waited = now - oldest.seen

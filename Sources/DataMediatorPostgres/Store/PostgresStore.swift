@@ -211,13 +211,38 @@ public final class PostgresStore: Sendable {
         try await transactions.read { session in try await StoreVersion.current(session) }
     }
 
-    /// Whether the store answers a query now, for readiness checks.
-    public func isReadable() async -> Bool {
+    /// Why the store cannot be read now, for readiness checks; nil when a read transaction
+    /// (as pages read) answers within ``readinessBound``. Reads go to the read replica when
+    /// there is one, so that is the one looked at and named.
+    public func readinessProblem() async -> String? {
+        let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
         do {
-            _ = try await version()
-            return true
+            let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    _ = try await self.version()
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: Self.readinessBound)
+                    return false
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? false
+            }
+            return answered ? nil : "\(what) did not answer within \(Self.readinessBound.components.seconds) s."
         } catch {
-            return false
+            return "\(what) cannot be read right now: \(Self.shortReason(error))"
         }
+    }
+
+    /// How long a readiness or lag look waits for the database: a health check gives up
+    /// after a few seconds, and a pool that cannot connect waits ``timeout`` for a lease.
+    static let readinessBound = Duration.seconds(2)
+
+    /// The part of `error` a readiness answer may show: what happened, not the server's
+    /// message (it may name hosts or roles).
+    static func shortReason(_ error: any Error) -> String {
+        if let error = error as? DataMediatorError { return error.message }
+        return "its connection failed or did not answer."
     }
 }

@@ -1,3 +1,4 @@
+import DataMediator
 import NIOCore
 import Synchronization
 
@@ -12,20 +13,14 @@ final class ConnectionCount: Sendable {
     /// wait: the ones a connection beyond the limit may take the place of.
     private let waiting = Mutex<[ObjectIdentifier: (channel: any Channel, since: NIODeadline, receiving: Bool)]>([:])
 
-    /// Connections refused since the last log line that told of them, and when that was.
-    private let refusals = Mutex<(count: Int, told: NIODeadline?)>((0, nil))
+    /// Connections refused since the last log line that told of them.
+    private let refusals = LogThrottle()
 
     /// Counts a connection refused at a limit; answers how many to tell of now (this one and
     /// those since the last line), or nil within 10 s of that line: a flood of refused
     /// connections makes one line each 10 s, not one each.
     func refused() -> Int? {
-        refusals.withLock { refusals in
-            refusals.count += 1
-            let now = NIODeadline.now()
-            if let told = refusals.told, now - told < .seconds(10) { return nil }
-            defer { refusals = (0, now) }
-            return refusals.count
-        }
+        refusals.count()
     }
 
     /// Counts one more connection from `address`; whether it is within `cap`.

@@ -43,7 +43,7 @@ extension PostgresStore {
             if !taken, lease.expired.load(ordering: .relaxed) {
                 throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
             }
-            throw answer(to: error, leased: taken)
+            throw answer(to: error, leased: taken, on: readerGate)
         }
     }
 }

@@ -100,7 +100,7 @@ extension PostgresStore {
             {
                 throw ended
             }
-            throw answer(to: error, leased: lease.taken.load(ordering: .relaxed))
+            throw answer(to: error, leased: lease.taken.load(ordering: .relaxed), on: gate)
         }
     }
 
@@ -141,10 +141,21 @@ extension PostgresStore {
     /// What a call answers that failed with `error`, `leased` telling whether it had its
     /// connection: `unavailable` when the database cannot be used now (or the pool failed
     /// before a lease: it could not connect, or it shut down), the error itself otherwise.
-    func answer(to error: any Error, leased: Bool) -> any Error {
+    ///
+    /// `gate` names the server in the log (the primary, or the read replica); while a server
+    /// stays unavailable, one line each 10 s tells how many calls failed since.
+    func answer(to error: any Error, leased: Bool, on gate: PoolGate? = nil) -> any Error {
         if error is DataMediatorError { return error }
         guard Self.isUnavailable(error) || !leased else { return error }
-        logger.warning("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
+        let replica = readerConfiguration != nil && gate === readerGate
+        if let count = (replica ? replicaFailures : primaryFailures).count() {
+            logger.warning(
+                replica ? "the read replica is unavailable" : "the database is unavailable",
+                metadata: ["error": "\(String(reflecting: error))", "failed_calls": "\(count)"]
+            )
+        } else {
+            logger.debug("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
+        }
         // 57014 and 55P03: a statement or a lock wait (for the store's version lock, held by
         // an import, say) ran past the timeout; the database itself was reached.
         let state = (error as? PSQLError)?.serverInfo?[.sqlState]

@@ -67,6 +67,10 @@ public final class PostgresStore: Sendable {
     /// When the primary was first seen at the versions the read replica may not hold yet
     /// (``replicaLag()``).
     let primarySightings = PrimarySightings()
+    /// The calls that found the primary, or the read replica, unavailable since the last
+    /// log line that told of them.
+    let primaryFailures = LogThrottle()
+    let replicaFailures = LogThrottle()
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).

@@ -64,7 +64,7 @@ struct OutsideWriteWatch: Sendable {
                 if !failing {
                     logger.warning(
                         "could not look for other programs' writes; trying again",
-                        metadata: ["error": "\(String(describing: error))"]
+                        metadata: ["error": "\(String(reflecting: error))"]
                     )
                 }
                 failing = true

@@ -32,22 +32,34 @@ import Testing
         }
     }
 
-    @Test func aClientsWritesPastItsShareWaitAndAnothersGoOn() async throws {
-        let route = Route()
+    /// A router of Ana's and Bo's writes (a `POST` of items, a `PATCH` of one) into `route`,
+    /// two of a client's in flight at once, and reads of items; at most `writeRate` writes a
+    /// second per client, when given, by a clock that stands still.
+    func router(into route: Route, writeRate: Int? = nil) -> Router<BasicRequestContext> {
+        let start = ContinuousClock.now
         let router = Router()
         router.add(
             middleware: ClientShareMiddleware(
                 shares: ClientShares(share: 8),
                 rates: nil,
                 writeLines: ClientLines(share: 2),
+                writeRates: writeRate.map { ClientRates(perSecond: $0, now: { start }) },
                 identity: ClientIdentity(tokens: BearerAccess(tokens: ["ana", "bo"]), verify: nil)
             )
         )
-        router.post("/lists/:list/items") { request, _ -> HTTPResponse.Status in
-            await route.write(by: request.headers[.authorization] ?? "")
-            return .created
+        for (path, method) in [("/lists/:list/items", HTTPRequest.Method.post), ("/lists/:list/items/:id", .patch)] {
+            router.on(RouterPath(path), method: method) { request, _ -> HTTPResponse.Status in
+                await route.write(by: request.headers[.authorization] ?? "")
+                return .created
+            }
         }
         router.get("/lists/:list/items") { _, _ -> HTTPResponse.Status in .ok }
+        return router
+    }
+
+    @Test func aClientsWritesPastItsShareWaitAndAnothersGoOn() async throws {
+        let route = Route()
+        let router = router(into: route)
         try await Application(router: router).test(.router) { client in
             let ana: HTTPFields = [.authorization: "Bearer ana"]
             let writes = (0..<6).map { _ in
@@ -76,28 +88,11 @@ import Testing
     @Test func aClientOverItsWriteRateIs429BeforeItsWriteIsDone() async throws {
         let route = Route()
         await route.open()
-        let start = ContinuousClock.now
-        let router = Router()
-        router.add(
-            middleware: ClientShareMiddleware(
-                shares: ClientShares(share: 8),
-                rates: nil,
-                writeLines: ClientLines(share: 2),
-                writeRates: ClientRates(perSecond: 2, now: { start }),
-                identity: ClientIdentity(tokens: BearerAccess(tokens: ["ana", "bo"]), verify: nil)
-            )
-        )
-        for (path, method) in [("/lists/:list/items", HTTPRequest.Method.post), ("/lists/:list/items/:id", .patch)] {
-            router.on(RouterPath(path), method: method) { request, _ -> HTTPResponse.Status in
-                await route.write(by: request.headers[.authorization] ?? "")
-                return .ok
-            }
-        }
-        router.get("/lists/:list/items") { _, _ -> HTTPResponse.Status in .ok }
+        let router = router(into: route, writeRate: 2)
         try await Application(router: router).test(.router) { client in
             let ana: HTTPFields = [.authorization: "Bearer ana"]
-            #expect(try await client.execute(uri: "/lists/l/items", method: .post, headers: ana).status == .ok)
-            #expect(try await client.execute(uri: "/lists/l/items/7", method: .patch, headers: ana).status == .ok)
+            #expect(try await client.execute(uri: "/lists/l/items", method: .post, headers: ana).status == .created)
+            #expect(try await client.execute(uri: "/lists/l/items/7", method: .patch, headers: ana).status == .created)
             // The third within the second (the clock stands still).
             let refused = try await client.execute(uri: "/lists/l/items", method: .post, headers: ana)
             #expect(refused.status == .tooManyRequests && refused.headers[.retryAfter] == "1")
@@ -105,7 +100,7 @@ import Testing
             #expect(await route.arrived == ["Bearer ana", "Bearer ana"], "the refused write reached the route")
             #expect(try await client.execute(uri: "/lists/l/items", method: .get, headers: ana).status == .ok)
             let bo: HTTPFields = [.authorization: "Bearer bo"]
-            #expect(try await client.execute(uri: "/lists/l/items", method: .post, headers: bo).status == .ok)
+            #expect(try await client.execute(uri: "/lists/l/items", method: .post, headers: bo).status == .created)
         }
     }
 

@@ -12,7 +12,12 @@ import Testing
 /// primary reached, rather than answering as if the store had gone back. The replica here
 /// is another database whose version row stands where a lagging replica's would.
 @Suite struct PostgresCatchUpTests {
-    @Test func aReadWaitsForTheReplicaToReplayAVersionThePrimaryReached() async throws {
+    /// Runs `body` with a store whose read replica (another database, named by the URL
+    /// given) has replayed up to version 5, the primary at `primary`.
+    func withLaggingStore(
+        primary: Int64,
+        _ body: @escaping @Sendable (PostgresStore, String) async throws -> Void
+    ) async throws {
         let primaryURL = try await TestDatabase.create()
         let replicaURL = try await TestDatabase.create()
         let store = try PostgresStore(
@@ -25,10 +30,15 @@ import Testing
         )
         try await store.withClientsRunning {
             try await store.prepare()
-            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 7")
-            // The replica has replayed up to version 5.
+            _ = try await store.primary.query("UPDATE data_mediator_store SET version = \(primary)")
             _ = try await store.reader.query("CREATE TABLE data_mediator_store (version bigint NOT NULL)")
             _ = try await store.reader.query("INSERT INTO data_mediator_store VALUES (5)")
+            try await body(store, replicaURL)
+        }
+    }
+
+    @Test func aReadWaitsForTheReplicaToReplayAVersionThePrimaryReached() async throws {
+        try await withLaggingStore(primary: 7) { store, _ in
             let transactions = store.transactions
             // A version the replica holds is there to read (a read just before may have missed it).
             #expect(try await transactions.catchUp(to: 5) == .caughtUp, "the replica holds it")
@@ -57,21 +67,7 @@ import Testing
     /// The lag counts the versions the replica has not replayed, and the time since the
     /// primary was first seen at the oldest of them.
     @Test func theLagCountsVersionsAndTheTimeSinceThePrimaryWasSeenAtThem() async throws {
-        let primaryURL = try await TestDatabase.create()
-        let replicaURL = try await TestDatabase.create()
-        let store = try PostgresStore(
-            url: primaryURL,
-            readURL: replicaURL,
-            maximumConnections: 2,
-            timeout: .seconds(60),
-            keepConnectionsOpen: false,
-            logger: PostgresFixture.logger
-        )
-        try await store.withClientsRunning {
-            try await store.prepare()
-            _ = try await store.reader.query("CREATE TABLE data_mediator_store (version bigint NOT NULL)")
-            _ = try await store.reader.query("INSERT INTO data_mediator_store VALUES (5)")
-            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 5")
+        try await withLaggingStore(primary: 5) { store, replicaURL in
             #expect(try await store.replicaLag() == ReplicaLag(versions: 0, seconds: 0))
             // The primary's notification of version 6, then a look that finds it at 7.
             store.primaryReached(6)

@@ -1,10 +1,10 @@
-import DataMediatorPostgres
 import DataMediatorTesting
 import PostgresNIO
 import Synchronization
 import Testing
 
 @testable import DataMediator
+@testable import DataMediatorPostgres
 @testable import DataMediatorSQL
 
 /// A write of the service waits for the item's row another program holds, and takes no
@@ -153,6 +153,42 @@ import Testing
         ).makeAsyncIterator()
         let stored = try await rows.next().map { try $0.decode((String, Int32).self) }
         #expect(stored?.0 == "waited" && stored?.1 == 1, "stored once: \(String(describing: stored))")
+    }
+
+    /// Two writes whose triggers cross (each item's update updates the other's row) run once
+    /// each: a write's first run takes the version lock before its row, so the write queued
+    /// behind it holds no row its trigger needs (with the row first, the queued write held
+    /// it, and the lock holder met it, held the store 100 ms and ran again).
+    @Test func writesWhoseTriggersCrossRunOnceEach() async throws {
+        let (subject, _, _) = try await OutsideWritesTests.subject(.postgres)
+        let store = try #require(subject.postgresStore)
+        let adapter = subject.adapter
+        _ = try await adapter.create(body: OutsideWritesTests.note("n2", "second"), scope: nil)
+        for statement in [
+            """
+            CREATE FUNCTION touch_partner() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+                IF pg_trigger_depth() = 1 THEN
+                    UPDATE notes SET rev = rev WHERE id = CASE NEW.id WHEN 'n1' THEN 'n2' ELSE 'n1' END;
+                END IF;
+                RETURN NULL;
+            END $$
+            """,
+            "CREATE TRIGGER notes_partner AFTER UPDATE ON notes FOR EACH ROW EXECUTE FUNCTION touch_partner()",
+        ] {
+            try await store.primary.query(PostgresQuery(unsafeSQL: statement), logger: Logger(label: "other-program"))
+        }
+        for round in 0..<20 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for id in ["n1", "n2"] {
+                    group.addTask {
+                        let body: JSONValue = .object(["data": .object(["title": .string("\(id) \(round)")])])
+                        _ = try await adapter.patch(id: id, body: body, scope: nil)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        #expect(store.blockedRuns.load(ordering: .relaxed) == 0, "runs that met the other's row and ran again")
     }
 
     /// A patch or a replace leaves the row's key alone: another transaction's foreign key

@@ -364,6 +364,10 @@ struct PostgresSession: SQLSession {
         versionLock?.underLockWait ?? StoreVersion.underLockWait
     }
 
+    var rowLockFirst: Bool {
+        versionLock?.rowFirst ?? true
+    }
+
     func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
         var answer: [[JSONValue]] = []
         let rows = try await connection.rows(of: sql, binding: arguments, preparedIn: statements, logger: logger)

@@ -28,8 +28,12 @@ extension PostgresStore {
         var pause = Duration.milliseconds(5)
         var blocked = false
         while true {
+            // The first run takes the version lock before its row: queued writes hold no row
+            // then, so crossing triggers of two writes do not end each other. A run after one
+            // that met a held row waits for its row first, holding nothing of the store's.
             let mark = VersionLockMark(
-                underLockWait: blocked ? StoreVersion.underLockWaitAgain : StoreVersion.underLockWait
+                underLockWait: blocked ? StoreVersion.underLockWaitAgain : StoreVersion.underLockWait,
+                rowFirst: blocked
             )
             do {
                 return try await transaction(on: primaryGate, "START TRANSACTION", writes: true, mark: mark) {
@@ -46,6 +50,7 @@ extension PostgresStore {
                     )
                 case .blockedUnderVersionLock:
                     blocked = true
+                    blockedRuns.add(1, ordering: .relaxed)
                     // The next run must end by the deadline (its pause and its wait with it).
                     guard ContinuousClock.now + pause * 1.5 + .milliseconds(100) < deadline else {
                         throw DataMediatorError(
@@ -89,11 +94,15 @@ extension PostgresStore {
         private let held = Atomic(false)
         /// How long the transaction waits for a row lock once it holds the version lock.
         let underLockWait: String
+        /// Whether the write locks its item's row before the version lock
+        /// (``SQLSession/rowLockFirst``).
+        let rowFirst: Bool
 
         /// A mark not set, for a transaction that waits `underLockWait` for a row lock
-        /// under the version lock.
-        init(underLockWait: String) {
+        /// under the version lock and takes its row's lock first when `rowFirst`.
+        init(underLockWait: String, rowFirst: Bool = true) {
             self.underLockWait = underLockWait
+            self.rowFirst = rowFirst
         }
 
         /// Notes that the transaction holds the version lock.

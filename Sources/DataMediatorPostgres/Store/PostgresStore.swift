@@ -3,6 +3,7 @@ import DataMediatorSQL
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The scale-out store: lists over tables and read-only queries of one PostgreSQL
 /// database, shared by every replica of the service.
@@ -71,6 +72,9 @@ public final class PostgresStore: Sendable {
     /// log line that told of them.
     let primaryFailures = LogThrottle()
     let replicaFailures = LogThrottle()
+    /// How many write runs met a held row under the version lock and ran again (a test's
+    /// way to see the lock order at work, ``write(_:)``).
+    let blockedRuns = Atomic<Int>(0)
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).

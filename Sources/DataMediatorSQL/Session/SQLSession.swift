@@ -36,6 +36,12 @@ public protocol SQLSession {
     /// (``StoreVersion/underLockWait`` unless the store shortens it for a write that ran
     /// into a held row before).
     var underLockWait: String { get }
+
+    /// Whether a write takes its item's row lock before the version lock (waiting for a row
+    /// another program holds without holding the store's other writes), or after it, as a
+    /// write's first run does: no queued write of the store then holds a row its triggers,
+    /// foreign keys or cascades need (``StoreVersion/lock(_:reading:thenLocking:)``).
+    var rowLockFirst: Bool { get }
 }
 
 extension SQLSession {
@@ -50,6 +56,9 @@ extension SQLSession {
 
     /// ``StoreVersion/underLockWait``.
     public var underLockWait: String { StoreVersion.underLockWait }
+
+    /// True: the row first (SQLite's single writer takes no row lock at all).
+    public var rowLockFirst: Bool { true }
 
     /// The first column of the statement's first row as a whole number (0 when there is
     /// no row or it is `NULL`): a count, a version.

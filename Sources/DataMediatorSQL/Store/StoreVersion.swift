@@ -60,10 +60,11 @@ public enum StoreVersion {
     /// round trip fewer for a write; on SQLite (one writer at a time) `scalar` in a
     /// statement of its own.
     ///
-    /// The row first: a write that waits for a row another program holds does not hold
-    /// the version lock meanwhile, which every other write of the store, on every table
-    /// and replica, waits for.
-    /// Two writes of one row wait for it in turn, before either takes the version lock.
+    /// The row first (a write's run after one that met a held row,
+    /// ``SQLSession/rowLockFirst``): a write that waits for a row another program holds does
+    /// not hold the version lock meanwhile, which every other write of the store, on every
+    /// table and replica, waits for. A first run takes the version lock first and its row as
+    /// it reads it, so no queued write holds a row the lock holder's triggers need.
     /// Once it holds the version lock, a write waits at most ``underLockWait`` for any other
     /// row lock (its foreign keys', triggers', cascades'; unbounded when the bounds are
     /// lifted, as for an import):

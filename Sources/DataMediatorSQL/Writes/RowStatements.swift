@@ -14,6 +14,10 @@ struct RowStatements: Sendable {
     /// another transaction's foreign key check of the row (`FOR KEY SHARE`: an insert of a
     /// row that refers to it) neither waits for the write nor keeps it waiting.
     let lockByIDKeepingKey: String
+    /// ``selectByID`` that locks the row as ``lockByID`` and ``lockByIDKeepingKey`` do
+    /// (PostgreSQL only): a write's read of its row once it holds the version lock.
+    let selectByIDLocking: String
+    let selectByIDLockingKeepingKey: String
     /// The inserts that write every writable field.
     let inserts: Inserts
 
@@ -79,6 +83,8 @@ struct RowStatements: Sendable {
         deleteByID = "DELETE FROM \(quoted)" + Self.byID(idField, casts) + " RETURNING 1"
         lockByID = "SELECT 1 FROM \(quoted)" + Self.byID(idField, casts) + " FOR UPDATE"
         lockByIDKeepingKey = "SELECT 1 FROM \(quoted)" + Self.byID(idField, casts) + " FOR NO KEY UPDATE"
+        selectByIDLocking = selectByID + " FOR UPDATE"
+        selectByIDLockingKeepingKey = selectByID + " FOR NO KEY UPDATE"
         inserts = Inserts(
             table: table,
             idField: idField,

@@ -119,8 +119,7 @@ public struct SQLItemWriter: ItemWriter {
         let key = try storedID(id)
         try ColumnRule.check(values, rules: columnRules)
         return try await committed(writing: values) { session in
-            let stampBefore = try await lock(session, row: key, keepingKey: true)
-            let old = try await current(key, session)
+            let (stampBefore, old) = try await lockAndRead(key, keepingKey: true, session)
             if let scope, let old, !scope.contains(old) { throw unknown(id) }
             try precondition?(old)
             guard let old else {
@@ -148,8 +147,8 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws -> WriteResult {
         let key = try storedID(id, missing: true)
         return try await committed(writing: patch.objectValue ?? [:]) { session in
-            let stampBefore = try await lock(session, row: key, keepingKey: true)
-            guard let old = try await current(key, session), scope?.contains(old) ?? true else {
+            let (stampBefore, current) = try await lockAndRead(key, keepingKey: true, session)
+            guard let old = current, scope?.contains(old) ?? true else {
                 throw unknown(id)
             }
             try precondition?(old)
@@ -172,8 +171,8 @@ public struct SQLItemWriter: ItemWriter {
     public func delete(id: String, scope: WriteScope?, precondition: WritePrecondition?) async throws -> Int64 {
         let key = try storedID(id, missing: true)
         return try await committed { session in
-            let stampBefore = try await lock(session, row: key)
-            guard let old = try await current(key, session), scope?.contains(old) ?? true else { throw unknown(id) }
+            let (stampBefore, current) = try await lockAndRead(key, session)
+            guard let old = current, scope?.contains(old) ?? true else { throw unknown(id) }
             try precondition?(old)
             let recorded = try await record(key: key, id: id, old: old, stampBefore: stampBefore, session) {
                 if try await session.rows(statements.deleteByID, [key]).isEmpty { throw Self.kept }
@@ -197,6 +196,25 @@ public struct SQLItemWriter: ItemWriter {
             reading: TableStamps.beforeWriteSQL(of: table, session.dialect),
             thenLocking: key.map { (keepingKey ? statements.lockByIDKeepingKey : statements.lockByID, [$0]) }
         )
+    }
+
+    /// Takes the row's lock and the version lock in the order the session says
+    /// (``SQLSession/rowLockFirst``), reads the table's stamp (``lock(_:row:keepingKey:)``)
+    /// and the row as it stands under both; nil for no row.
+    private func lockAndRead(
+        _ key: JSONValue,
+        keepingKey: Bool = false,
+        _ session: any SQLSession
+    ) async throws -> (stampBefore: Int64?, old: Item?) {
+        guard session.dialect == .postgres, !session.rowLockFirst else {
+            let stampBefore = try await lock(session, row: key, keepingKey: keepingKey)
+            return (stampBefore, try await current(key, session))
+        }
+        // The version lock first, then the row's lock as it is read: one statement each, as
+        // in the other order.
+        let stampBefore = try await lock(session)
+        let locking = keepingKey ? statements.selectByIDLockingKeepingKey : statements.selectByIDLocking
+        return (stampBefore, try await session.items(locking, [key], layout: layout, types: columnTypes).first)
     }
 
     /// Runs `write` in one transaction and, once it committed, carries the outlines of the

@@ -11,7 +11,7 @@ import Testing
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "10"],
             environment: [
-                "DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "8", "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "14",
+                "DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS": "8", "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "24",
             ]
         )
         defer { server.removeData() }
@@ -49,7 +49,7 @@ import Testing
         )
         // ...and closed when it sends nothing for the idle limit, as is one that never sent.
         #expect(await silent.read(within: 1) == nil, "a silent connection was closed before the idle limit")
-        try await Task.sleep(for: .milliseconds(16000))
+        try await Task.sleep(for: .milliseconds(26000))
         #expect(
             await quick.read(within: 3) == "",
             "an idle kept-alive connection was not closed after the idle timeout"

@@ -98,12 +98,10 @@ import Testing
             )
             try #require(dropped.status == 0, "\(dropped.output)")
             _ = try await store.primary.query("UPDATE data_mediator_store SET version = 8")
-            let away = ContinuousClock.now
             store.primaryReached(8)
             try await Task.sleep(for: .milliseconds(300))
             let gone = try #require(try await store.replicaLag())
             #expect(gone.versions == 1 && gone.seconds >= 0.3, "\(gone)")
-            #expect(ContinuousClock.now - away < .seconds(5), "the look waited for the lost replica")
             let problem = await store.readinessProblem()
             #expect(problem?.contains("read replica") == true, "\(String(describing: problem))")
         }

@@ -54,8 +54,7 @@ public struct ClaimsVerifier: Sendable {
         issuer = configuration.issuer
         audience = configuration.audience
         requiresExpiration = configuration.requiresExpiration
-        let parts = configuration.leeway.components
-        leeway = TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+        leeway = configuration.leeway.inSeconds
     }
 
     /// The algorithms whose tokens are accepted, sorted.

@@ -1,3 +1,4 @@
+import DataMediator
 import Synchronization
 
 /// How fast each client may send a kind of request: a bucket per client (one verified
@@ -34,7 +35,7 @@ final class ClientRates: Sendable {
         return buckets.withLock { buckets in
             var bucket = buckets[client] ?? Bucket(tokens: rate, at: now)
             let elapsed = bucket.at.duration(to: now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             bucket.tokens = min(rate, bucket.tokens + max(0, seconds) * rate)
             bucket.at = now
             guard bucket.tokens >= 1 else {

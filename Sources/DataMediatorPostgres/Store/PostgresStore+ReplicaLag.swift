@@ -74,9 +74,7 @@ final class PrimarySightings: Sendable {
         return sightings.withLock { sightings in
             sightings.removeAll { $0.version <= replayed }
             guard reached > replayed, let oldest = sightings.first else { return ReplicaLag(versions: 0, seconds: 0) }
-            let waited = now - oldest.seen
-            let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
-            return ReplicaLag(versions: reached - replayed, seconds: max(seconds, 0))
+            return ReplicaLag(versions: reached - replayed, seconds: max((now - oldest.seen).inSeconds, 0))
         }
     }
 }

@@ -162,8 +162,7 @@ final class ImportProgress {
     }
 
     var elapsed: Double {
-        let duration = ContinuousClock.now - start
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        (ContinuousClock.now - start).inSeconds
     }
 
     func report(rows: Int, bytes: Int) {

@@ -36,11 +36,17 @@ import Testing
         }
 
         func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-            try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
+            lagged(try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit))
         }
 
         func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-            try await inner.window(of: view, before: start, inclusive: inclusive, limit: limit)
+            lagged(try await inner.window(of: view, before: start, inclusive: inclusive, limit: limit))
+        }
+
+        /// `window` as read at the reads' version (its items are the source's: only the
+        /// version tells the reads apart here).
+        func lagged(_ window: Window) -> Window {
+            lag.caughtUp.load(ordering: .relaxed) ? window : Window(items: window.items, version: lag.behind)
         }
 
         func locate(id: String, in view: View) async throws -> Location? { try await inner.locate(id: id, in: view) }
@@ -176,6 +182,66 @@ import Testing
             _ = try await stuck.changes(of: homeView, since: start + 2, limit: 10)
         }
         #expect(later?.code == .unavailable, "\(String(describing: later))")
+    }
+
+    /// A walk that moves to reads lagging more than the last page's (another service
+    /// replica, on another database replica) waits for them to reach the version its cursor
+    /// was read at, forward and backward: its pages never go back in time.
+    @Test func aPageFromACursorIsNeverOlderThanTheCursorsPage() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let start = try await fixture.notes.currentVersion()
+        for title in ["a", "b", "c", "d"] { try await fixture.write(title) }
+        let current = start + 4
+        let caughtUp = Lag(behind: current)
+        caughtUp.caughtUp.store(true, ordering: .relaxed)
+        let first = try await lagging(fixture, behind: current, lag: caughtUp).page(view: nil, limit: "1", cursor: nil)
+        #expect(first.version == current)
+        let next = try #require(first.next)
+        let second = try await lagging(fixture, behind: current, lag: caughtUp).page(
+            view: nil,
+            limit: "1",
+            cursor: next
+        )
+        let prev = try #require(second.prev)
+        for cursor in [next, prev] {
+            let lag = Lag(behind: start + 1)
+            let page = try await lagging(fixture, behind: lag.behind, lag: lag).page(
+                view: nil,
+                limit: "1",
+                cursor: cursor
+            )
+            #expect(page.version == current, "a page older than its cursor's: \(page.version)")
+            let asked = lag.caughtUp.load(ordering: .relaxed)
+            #expect(asked, "the reads were not asked to catch up")
+            // Reads that do not reach it in time answer "retry", not a page from before.
+            let stuck = try lagging(fixture, behind: start + 1, lag: Lag(behind: start + 1, stuck: true))
+            let later = await #expect(throws: DataMediatorError.self) {
+                _ = try await stuck.page(view: nil, limit: "1", cursor: cursor)
+            }
+            #expect(later?.code == .unavailable, "\(String(describing: later))")
+        }
+        // Reads already at the cursor's version, a cursor of an earlier release (no version)
+        // and one from a version the source never reached (a store reset) are read at once.
+        let view = try fixture.notes.definition.view(named: nil)
+        let signer = CursorSigner(secret: [UInt8](repeating: 7, count: 32))
+        let position = try signer.verify(next, list: "notes", view: view).position
+        for version in [Int64?.none, current + 9] {
+            let lag = Lag(behind: start + 1)
+            let token = signer.sign(
+                Cursor(list: "notes", view: view.cursorBinding, position: position, inclusive: false, version: version)
+            )
+            let page = try await lagging(fixture, behind: lag.behind, lag: lag).page(
+                view: nil,
+                limit: "1",
+                cursor: token
+            )
+            let asked = lag.caughtUp.load(ordering: .relaxed)
+            #expect(page.version == start + 1 && !asked, "\(String(describing: version))")
+        }
+        let level = Lag(behind: current)
+        _ = try await lagging(fixture, behind: current, lag: level).page(view: nil, limit: "1", cursor: next)
+        let asked = level.caughtUp.load(ordering: .relaxed)
+        #expect(!asked, "reads at the cursor's version were asked to catch up")
     }
 
     @Test func aStreamReadsAnAnnouncedWriteOnceTheReadsHoldIt() async throws {

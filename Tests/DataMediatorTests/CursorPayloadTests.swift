@@ -13,14 +13,17 @@ import Testing
         ]
         for inclusive in [false, true] {
             for backward in [false, true] {
-                let cursor = Cursor(
-                    list: "l",
-                    view: "v",
-                    position: Position(values),
-                    inclusive: inclusive,
-                    backward: backward
-                )
-                #expect(CursorPayload.decode(CursorPayload.encode(cursor)) == cursor)
+                for version in [nil, 0, 1_532, Int64.max] {
+                    let cursor = Cursor(
+                        list: "l",
+                        view: "v",
+                        position: Position(values),
+                        inclusive: inclusive,
+                        backward: backward,
+                        version: version
+                    )
+                    #expect(CursorPayload.decode(CursorPayload.encode(cursor)) == cursor)
+                }
             }
         }
     }
@@ -50,10 +53,19 @@ import Testing
         continuing[1] |= 2
         continuing.insert(contentsOf: [3] + Array("day".utf8), at: 6)
         #expect(CursorPayload.decode(continuing) == cursor)
-        // Bits no format had are refused.
+        // Bits no format had are refused, and so is a version bit with no version after the
+        // position, or one past the largest version.
         var unknown = CursorPayload.encode(cursor)
-        unknown[1] |= 16
+        unknown[1] |= 32
         #expect(CursorPayload.decode(unknown) == nil)
+        var noVersion = CursorPayload.encode(cursor)
+        noVersion[1] |= 16
+        #expect(CursorPayload.decode(noVersion) == nil)
+        #expect(CursorPayload.decode(noVersion + [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]) == nil)
+        #expect(
+            CursorPayload.decode(noVersion + [0x05])
+                == Cursor(list: "l", view: "v", position: Position([.integer(5)]), inclusive: true, version: 5)
+        )
     }
 
     @Test func truncatedExtendedOrRandomBytesDecodeToNothing() {

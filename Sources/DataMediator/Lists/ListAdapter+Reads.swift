@@ -14,8 +14,9 @@ extension ListAdapter {
     /// - Throws: `unknownView`, `badParameter`, `unauthorized`, `badLimit`, `badCursor` or `cursorMismatch` as
     ///   ``ListDefinition/view(named:)``, ``PageLimits/resolve(_:)`` and
     ///   ``CursorSigner/verify(_:list:view:)`` describe; `badParameter` for `around` with
-    ///   `cursor`; `unknownItem` for an `around` id not in the view; and whatever the
-    ///   provider throws.
+    ///   `cursor`; `unknownItem` for an `around` id not in the view; `unavailable` for a
+    ///   cursor whose page was read at a version the reads do not reach within the
+    ///   provider's bound (``DataProvider/catchUp(to:)``); and whatever the provider throws.
     public func page(
         view name: String?,
         limit rawLimit: String?,
@@ -40,8 +41,26 @@ extension ListAdapter {
         }
         guard let token else { return try await page(of: view, limit: limit, from: nil) }
         let cursor = try signer.verify(token, list: definition.name, view: view)
-        if cursor.backward { return try await page(of: view, limit: limit, before: cursor) }
-        return try await page(of: view, limit: limit, from: cursor)
+        let read = { [self] in
+            cursor.backward
+                ? try await self.page(of: view, limit: limit, before: cursor)
+                : try await self.page(of: view, limit: limit, from: cursor)
+        }
+        let found = try await read()
+        // A page older than the one its cursor came from (read through a replica that lags
+        // more than the last one's) waits for the reads to reach it, as `changes` since a
+        // version does: a walk never goes back to items its client already followed past.
+        guard let version = cursor.version, found.version < version else { return found }
+        switch try await provider.catchUp(to: version) {
+        case .notBehind: return found
+        case .caughtUp: return try await read()
+        case .stillBehind:
+            throw DataMediatorError(
+                .unavailable,
+                "The store's read replica has not replayed version \(version), which the cursor's page was read "
+                    + "at, yet; retry shortly."
+            )
+        }
     }
 
     /// The page that starts the view (no cursor) or that a forward cursor leads to: from a
@@ -236,7 +255,8 @@ extension ListAdapter {
             list: definition.name,
             view: view.cursorBinding,
             position: view.position(of: location.item),
-            inclusive: true
+            inclusive: true,
+            version: location.version
         )
         return ItemLocation(
             list: definition.name,

@@ -19,6 +19,11 @@ public struct Cursor: Sendable, Hashable {
     /// Whether the page holds the items before the position (a page's `prev`) rather than
     /// the items after it.
     public let backward: Bool
+    /// The version of the page the cursor came from, nil for none (a cursor of an earlier
+    /// release, or one that stands for no page, as a composite's `more` cell's): a page read
+    /// from it is never older, so a walk that moves between replicas whose reads lag
+    /// differently does not go back in time (``ListAdapter/page(view:limit:cursor:around:slice:)``).
+    public let version: Int64?
 
     /// Creates a cursor.
     public init(
@@ -26,12 +31,26 @@ public struct Cursor: Sendable, Hashable {
         view: String,
         position: Position,
         inclusive: Bool,
-        backward: Bool = false
+        backward: Bool = false,
+        version: Int64? = nil
     ) {
         self.list = list
         self.view = view
         self.position = position
         self.inclusive = inclusive
         self.backward = backward
+        self.version = version
+    }
+
+    /// The same cursor bound to `view` (a binding in another form).
+    func bound(to view: String) -> Cursor {
+        Cursor(
+            list: list,
+            view: view,
+            position: position,
+            inclusive: inclusive,
+            backward: backward,
+            version: version
+        )
     }
 }

@@ -1,9 +1,10 @@
 /// The bytes a cursor token signs: a compact binary form of a ``Cursor``.
 ///
-/// Layout: a format byte (1); a flags byte (bit 0 inclusive, bit 2 backward); the list
-/// and the view, each as a length-prefixed UTF-8 string; the number of position values and
-/// each value as a kind byte and its data. Lengths are LEB128 varints; integers are zigzag
-/// varints; reals their IEEE 754 bits.
+/// Layout: a format byte (1); a flags byte (bit 0 inclusive, bit 2 backward, bit 4 a
+/// version follows); the list and the view, each as a length-prefixed UTF-8 string; the
+/// number of position values and each value as a kind byte and its data; the version of
+/// the page the cursor came from, when bit 4 says so. Lengths and the version are LEB128
+/// varints; integers are zigzag varints; reals their IEEE 754 bits.
 ///
 /// Cursors issued before pages read their surroundings live also held the section the
 /// page continued (bit 1, a string after the view) and whether it started the view (bit
@@ -26,7 +27,7 @@ enum CursorPayload {
     static func encode(_ cursor: Cursor) -> [UInt8] {
         var bytes: [UInt8] = [
             format,
-            (cursor.inclusive ? 1 : 0) | (cursor.backward ? 4 : 0),
+            (cursor.inclusive ? 1 : 0) | (cursor.backward ? 4 : 0) | (cursor.version != nil ? 16 : 0),
         ]
         bytes.reserveCapacity(64)
         appendString(cursor.list, to: &bytes)
@@ -52,13 +53,14 @@ enum CursorPayload {
                 appendString(writer.string, to: &bytes)
             }
         }
+        if let version = cursor.version { appendVarint(UInt64(bitPattern: version), to: &bytes) }
         return bytes
     }
 
     /// The cursor a payload holds, or nil when the bytes are not a payload of this format.
     static func decode(_ bytes: [UInt8]) -> Cursor? {
         var reader = Reader(bytes: bytes)
-        guard reader.byte() == format, let flags = reader.byte(), flags & ~15 == 0,
+        guard reader.byte() == format, let flags = reader.byte(), flags & ~31 == 0,
             let list = reader.string(), let view = reader.string()
         else { return nil }
         // An earlier cursor's continued section (bit 1) is read past.
@@ -85,13 +87,19 @@ enum CursorPayload {
                 values.append(value)
             }
         }
+        var version: Int64?
+        if flags & 16 != 0 {
+            guard let raw = reader.varint(), raw <= UInt64(Int64.max) else { return nil }
+            version = Int64(raw)
+        }
         guard reader.isAtEnd else { return nil }
         return Cursor(
             list: list,
             view: view,
             position: Position(values),
             inclusive: flags & 1 != 0,
-            backward: flags & 4 != 0
+            backward: flags & 4 != 0,
+            version: version
         )
     }
 

@@ -34,15 +34,7 @@ public struct CursorSigner: Sendable {
     public func sign(_ cursor: Cursor) -> String {
         let sealedView = sealed(cursor.view)
         let payload = CursorPayload.encode(
-            sealedView == cursor.view
-                ? cursor
-                : Cursor(
-                    list: cursor.list,
-                    view: sealedView,
-                    position: cursor.position,
-                    inclusive: cursor.inclusive,
-                    backward: cursor.backward
-                )
+            sealedView == cursor.view ? cursor : cursor.bound(to: sealedView)
         )
         let mac = code(for: payload)
         // One buffer for the whole token, turned into a String once.
@@ -124,12 +116,6 @@ public struct CursorSigner: Sendable {
             )
         }
         guard cursor.position.values.count == view.sort.count else { throw bad }
-        return Cursor(
-            list: cursor.list,
-            view: view.cursorBinding,
-            position: cursor.position,
-            inclusive: cursor.inclusive,
-            backward: cursor.backward
-        )
+        return cursor.bound(to: view.cursorBinding)
     }
 }

@@ -77,7 +77,8 @@ public struct Mediator: Sendable {
                 view: view.cursorBinding,
                 position: position,
                 inclusive: shown.isEmpty && anchor?.includesItem == true,
-                backward: true
+                backward: true,
+                version: version
             )
             let token = signer.sign(cursor)
             prev = token
@@ -107,7 +108,8 @@ public struct Mediator: Sendable {
                 list: list,
                 view: view.cursorBinding,
                 position: position,
-                inclusive: shown.isEmpty && anchor?.includesItem == true
+                inclusive: shown.isEmpty && anchor?.includesItem == true,
+                version: version
             )
             let token = signer.sign(cursor)
             next = token

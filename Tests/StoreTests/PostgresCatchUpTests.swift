@@ -107,6 +107,18 @@ import Testing
         }
     }
 
+    /// A wait's look at the replica counts as a sighting of it: a replica that went away
+    /// after it stands where that look saw it, not where an earlier scrape did.
+    @Test func aWaitsLookAtTheReplicaIsWhereItWasLastSeen() async throws {
+        try await withLaggingStore(primary: 7) { store, _ in
+            #expect(store.primarySightings.lastReplayed == nil)
+            _ = try await store.replicaVersion()
+            #expect(store.primarySightings.lastReplayed == 5)
+            store.primarySightings.replicaHolds(4)
+            #expect(store.primarySightings.lastReplayed == 5, "an older look does not move it back")
+        }
+    }
+
     /// A replica stuck for hours keeps a bounded list of sightings, and its oldest.
     @Test func sightingsStayBoundedAndKeepTheOldest() {
         let sightings = PrimarySightings()

@@ -35,9 +35,11 @@ extension PostgresStore {
     /// The read replica's version, as replayed now (shared by the callers of one moment).
     func replicaVersion() async throws -> Int64 {
         try await replayedVersion.value {
-            try await self.readStatement { [logger = self.logger] connection in
+            let version = try await self.readStatement { [logger = self.logger] connection in
                 try await Self.version(on: connection, logger: logger)
             }
+            self.primarySightings.replicaHolds(version)
+            return version
         }
     }
 

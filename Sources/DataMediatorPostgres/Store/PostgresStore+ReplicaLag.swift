@@ -64,6 +64,12 @@ final class PrimarySightings: Sendable {
     /// The version the replica was last seen holding; nil before the first look.
     var lastReplayed: Int64? { replayed.withLock { $0 } }
 
+    /// Notes the replica seen holding `version` by a look of another caller (a wait for it
+    /// to replay a client's version), so a replica that goes away after one stands there.
+    func replicaHolds(_ version: Int64) {
+        replayed.withLock { $0 = max($0 ?? version, version) }
+    }
+
     /// How many sightings are kept.
     var count: Int { sightings.withLock { $0.count } }
 

@@ -70,11 +70,34 @@ final class PoolGate: Sendable {
 
     /// The client whose pool this guards.
     let client: PostgresClient
+    /// Which server the pool reaches: "database" (the only one), "primary" or "read replica".
+    let database: String
+    /// The pool's failed connection attempts, which its log counts.
+    let attempts: PoolLogHandler.ConnectAttempts
+    private let logger: Logger
     private let state: Mutex<Admission>
 
-    init(_ client: PostgresClient, connections: Int) {
+    init(
+        _ client: PostgresClient,
+        connections: Int,
+        database: String = "database",
+        attempts: PoolLogHandler.ConnectAttempts = .init(),
+        logger: Logger = Logger(label: "data-mediator")
+    ) {
         self.client = client
+        self.database = database
+        self.attempts = attempts
+        self.logger = logger
         self.state = Mutex(Admission(connections: connections))
+    }
+
+    /// "The database", "The database's primary" or "The database's read replica", as an
+    /// answer names it.
+    var named: String { database == "database" ? "The database" : "The database's \(database)" }
+
+    /// "The connection to the database" (or to its primary, or its read replica).
+    var connectionNamed: String {
+        "The connection to the database" + (database == "database" ? "" : "'s \(database)")
     }
 
     /// Whether the gate lets one request wait at a time.
@@ -88,7 +111,7 @@ final class PoolGate: Sendable {
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         guard state.withLock({ $0.admit() }) else {
-            throw DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
+            throw DataMediatorError(.unavailable, "\(named) cannot be reached right now; retry shortly.")
         }
         let leased = Atomic<Bool>(false)
         do {
@@ -109,6 +132,15 @@ final class PoolGate: Sendable {
     private func leased(_ connection: PostgresConnection) {
         let key = ObjectIdentifier(connection)
         guard state.withLock({ $0.leased(key) }) else { return }
+        // A connection not seen before: the first after the server came back, if attempts
+        // failed meanwhile (the pool logs those, once each 10 s).
+        let failed = attempts.connected()
+        if failed > 0 {
+            logger.notice(
+                "connected to the \(database) again",
+                metadata: ["database": "\(database)", "failed_attempts": "\(failed)"]
+            )
+        }
         connection.closeFuture.whenComplete { [self] _ in
             state.withLock { $0.closed(key) }
         }

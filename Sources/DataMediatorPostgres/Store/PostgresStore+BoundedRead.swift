@@ -37,11 +37,13 @@ extension PostgresStore {
                 work.cancel()
             }
         } catch is ConnectionWatch.Closed {
-            throw DataMediatorError(.unavailable, "The database connection closed; retry shortly.")
+            throw DataMediatorError(.unavailable, "\(readerGate.connectionNamed) closed; retry shortly.")
         } catch {
             let taken = lease.taken.load(ordering: .relaxed)
             if !taken, lease.expired.load(ordering: .relaxed) {
-                throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
+                // Logged as any call the server failed (the pool's last connection error with it).
+                _ = answer(to: error, leased: false, on: readerGate)
+                throw DataMediatorError(.unavailable, "\(readerGate.named) did not answer in time; retry shortly.")
             }
             throw answer(to: error, leased: taken, on: readerGate)
         }

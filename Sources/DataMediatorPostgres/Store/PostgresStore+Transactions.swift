@@ -87,12 +87,12 @@ extension PostgresStore {
                     // statements are bounded by the server, and its commit must be known.
                     guard writes, lease.taken.load(ordering: .relaxed) else { break }
                 }
-                throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
+                throw DataMediatorError(.unavailable, "\(gate.named) did not answer in time; retry shortly.")
             }
         } catch is ConnectionWatch.Closed {
             // The connection closed under the transaction and PostgresNIO never answered.
             if writes, lease.committing.load(ordering: .relaxed) { throw Self.commitNotConfirmed(logger: logger) }
-            throw DataMediatorError(.unavailable, "The database connection closed; retry shortly.")
+            throw DataMediatorError(.unavailable, "\(gate.connectionNamed) closed; retry shortly.")
         } catch {
             if writes, let refusal = Self.refusedValue(error) { throw refusal }
             if writes, !lease.committing.load(ordering: .relaxed),
@@ -136,74 +136,6 @@ extension PostgresStore {
         }
         let message = error.serverInfo?[.message] ?? "out of range"
         return ConstraintRefusal.value("A value does not fit its column in the store: \(message).", field: column)
-    }
-
-    /// What a call answers that failed with `error`, `leased` telling whether it had its
-    /// connection: `unavailable` when the database cannot be used now (or the pool failed
-    /// before a lease: it could not connect, or it shut down), the error itself otherwise.
-    ///
-    /// `gate` names the server in the log (the primary, or the read replica); while a server
-    /// stays unavailable, one line each 10 s tells how many calls failed since.
-    func answer(to error: any Error, leased: Bool, on gate: PoolGate? = nil) -> any Error {
-        if error is DataMediatorError { return error }
-        guard Self.isUnavailable(error) || !leased else { return error }
-        let replica = readerConfiguration != nil && gate === readerGate
-        if let count = (replica ? replicaFailures : primaryFailures).count() {
-            logger.warning(
-                replica ? "the read replica is unavailable" : "the database is unavailable",
-                metadata: ["error": "\(String(reflecting: error))", "failed_calls": "\(count)"]
-            )
-        } else {
-            logger.debug("the database is unavailable", metadata: ["error": "\(String(reflecting: error))"])
-        }
-        // 57014 and 55P03: a statement or a lock wait (for the store's version lock, held by
-        // an import, say) ran past the timeout; the database itself was reached.
-        let state = (error as? PSQLError)?.serverInfo?[.sqlState]
-        // Class 40: PostgreSQL ended the transaction to end a deadlock (40P01), with another
-        // program's transaction that held a row the write needed and wanted a lock it held.
-        if state?.hasPrefix("40") == true {
-            return DataMediatorError(
-                .unavailable,
-                "The write met another transaction on the same rows and was ended (nothing is stored); retry."
-            )
-        }
-        if let error = error as? PSQLError, Self.isStalePlan(error) {
-            return DataMediatorError(
-                .unavailable,
-                "A column of the list's table changed type under a prepared read, which is prepared anew; retry."
-            )
-        }
-        if state == "57014" || state == "55P03" {
-            return DataMediatorError(
-                .unavailable,
-                "The store is busy (another writer, such as an import, holds it); retry shortly."
-            )
-        }
-        return DataMediatorError(.unavailable, "The database cannot be reached right now; retry shortly.")
-    }
-
-    /// Whether an error means the database cannot be used now (rather than a statement
-    /// being wrong): a connection that failed or closed, a server shutting down or
-    /// starting, a pool that shut down.
-    static func isUnavailable(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError else { return false }
-        guard error.code == .server else { return true }
-        // SQLSTATE classes 08 (connection exception), 40 (transaction rollback: a deadlock,
-        // a serialization failure) and 57 (operator intervention, which holds 57014, a
-        // statement stopped at its statement_timeout), and 55P03, a lock not granted within
-        // lock_timeout: the transaction was rolled back, a retry may pass.
-        let state = error.serverInfo?[.sqlState] ?? ""
-        return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("57") || state == "55P03"
-            || isStalePlan(error)
-    }
-
-    /// Whether a prepared statement's rows changed type under it (another program altered a
-    /// column it reads, `ALTER TABLE ... TYPE`): PostgreSQL refuses the statement on every
-    /// connection that prepared it (0A000), so it is prepared anew under another name
-    /// (``PreparedStatements/forget(_:binding:)``) and this request is asked again.
-    static func isStalePlan(_ error: PSQLError) -> Bool {
-        error.serverInfo?[.sqlState] == "0A000"
-            && error.serverInfo?[.message]?.contains("cached plan must not change result type") == true
     }
 
     /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as

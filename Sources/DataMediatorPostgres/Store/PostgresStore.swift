@@ -122,11 +122,25 @@ public final class PostgresStore: Sendable {
             timeout: timeout,
             keepConnectionsOpen: keepConnectionsOpen
         )
-        let poolLogger = PoolLogHandler.logger(like: logger, started: started)
+        let primaryAttempts = PoolLogHandler.ConnectAttempts()
+        let primaryName = readURL == nil ? "database" : "primary"
         primary = PostgresClient(
             configuration: primaryConfiguration,
             eventLoopGroup: eventLoops,
-            backgroundLogger: poolLogger
+            backgroundLogger: PoolLogHandler.logger(
+                like: logger,
+                started: started,
+                database: primaryName,
+                attempts: primaryAttempts
+            )
+        )
+        let primaryConnections = keepConnectionsOpen ? maximumConnections + heldConnections : 0
+        primaryGate = PoolGate(
+            primary,
+            connections: primaryConnections,
+            database: primaryName,
+            attempts: primaryAttempts,
+            logger: logger
         )
         if let readURL {
             let readerTLS = try Self.tls(ofURL: readURL)
@@ -139,20 +153,30 @@ public final class PostgresStore: Sendable {
             )
             self.readerConfiguration = readerConfiguration
             self.readerTLS = readerTLS
+            let readerAttempts = PoolLogHandler.ConnectAttempts()
             reader = PostgresClient(
                 configuration: readerConfiguration,
                 eventLoopGroup: eventLoops,
-                backgroundLogger: poolLogger
+                backgroundLogger: PoolLogHandler.logger(
+                    like: logger,
+                    started: started,
+                    database: "read replica",
+                    attempts: readerAttempts
+                )
             )
             clients = [primary, reader]
-            primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections + heldConnections : 0)
-            readerGate = PoolGate(reader, connections: keepConnectionsOpen ? maximumConnections : 0)
+            readerGate = PoolGate(
+                reader,
+                connections: keepConnectionsOpen ? maximumConnections : 0,
+                database: "read replica",
+                attempts: readerAttempts,
+                logger: logger
+            )
         } else {
             readerConfiguration = nil
             readerTLS = nil
             reader = primary
             clients = [primary]
-            primaryGate = PoolGate(primary, connections: keepConnectionsOpen ? maximumConnections + heldConnections : 0)
             readerGate = primaryGate
         }
     }

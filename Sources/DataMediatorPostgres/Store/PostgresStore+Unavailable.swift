@@ -1,0 +1,86 @@
+import DataMediator
+import Logging
+import PostgresNIO
+
+/// What a call that failed answers: `unavailable`, saying which server and why, while the
+/// database or its read replica cannot be used now.
+extension PostgresStore {
+    /// What a call answers that failed with `error`, `leased` telling whether it had its
+    /// connection: `unavailable` when the database cannot be used now (or the pool failed
+    /// before a lease: it could not connect, or it shut down), the error itself otherwise.
+    ///
+    /// `gate` names the server in the log (the primary, or the read replica); while a server
+    /// stays unavailable, one line each 10 s tells how many calls failed since.
+    func answer(to error: any Error, leased: Bool, on gate: PoolGate? = nil) -> any Error {
+        if error is DataMediatorError { return error }
+        guard Self.isUnavailable(error) || !leased else { return error }
+        let gate = gate ?? primaryGate
+        let replica = readerConfiguration != nil && gate === readerGate
+        var metadata: Logger.Metadata = ["database": "\(gate.database)", "error": "\(String(reflecting: error))"]
+        // A call that got no connection failed for what the pool's attempts met (a refused
+        // connection, say), which its own error (a request the pool cancelled) does not say.
+        if !leased, let connecting = gate.attempts.lastError { metadata["last_connect_error"] = "\(connecting)" }
+        if let count = (replica ? replicaFailures : primaryFailures).count() {
+            metadata["failed_calls"] = "\(count)"
+            logger.warning("the \(gate.database) is unavailable", metadata: metadata)
+        } else {
+            logger.debug("the \(gate.database) is unavailable", metadata: metadata)
+        }
+        // 57014 and 55P03: a statement or a lock wait (for the store's version lock, held by
+        // an import, say) ran past the timeout; the database itself was reached.
+        let state = (error as? PSQLError)?.serverInfo?[.sqlState]
+        // Class 40: PostgreSQL ended the transaction to end a deadlock (40P01), with another
+        // program's transaction that held a row the write needed and wanted a lock it held.
+        if state?.hasPrefix("40") == true {
+            // On a read replica: a read its replay of the primary's changes cancelled (a
+            // conflict with recovery, 40001).
+            if replica {
+                return DataMediatorError(
+                    .unavailable,
+                    "The database's read replica ended the read to replay its primary's changes; retry."
+                )
+            }
+            return DataMediatorError(
+                .unavailable,
+                "The write met another transaction on the same rows and was ended (nothing is stored); retry."
+            )
+        }
+        if let error = error as? PSQLError, Self.isStalePlan(error) {
+            return DataMediatorError(
+                .unavailable,
+                "A column of the list's table changed type under a prepared read, which is prepared anew; retry."
+            )
+        }
+        if state == "57014" || state == "55P03" {
+            return DataMediatorError(
+                .unavailable,
+                "The store is busy (another writer, such as an import, holds it); retry shortly."
+            )
+        }
+        return DataMediatorError(.unavailable, "\(gate.named) cannot be reached right now; retry shortly.")
+    }
+
+    /// Whether an error means the database cannot be used now (rather than a statement
+    /// being wrong): a connection that failed or closed, a server shutting down or
+    /// starting, a pool that shut down.
+    static func isUnavailable(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        guard error.code == .server else { return true }
+        // SQLSTATE classes 08 (connection exception), 40 (transaction rollback: a deadlock,
+        // a serialization failure) and 57 (operator intervention, which holds 57014, a
+        // statement stopped at its statement_timeout), and 55P03, a lock not granted within
+        // lock_timeout: the transaction was rolled back, a retry may pass.
+        let state = error.serverInfo?[.sqlState] ?? ""
+        return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("57") || state == "55P03"
+            || isStalePlan(error)
+    }
+
+    /// Whether a prepared statement's rows changed type under it (another program altered a
+    /// column it reads, `ALTER TABLE ... TYPE`): PostgreSQL refuses the statement on every
+    /// connection that prepared it (0A000), so it is prepared anew under another name
+    /// (``PreparedStatements/forget(_:binding:)``) and this request is asked again.
+    static func isStalePlan(_ error: PSQLError) -> Bool {
+        error.serverInfo?[.sqlState] == "0A000"
+            && error.serverInfo?[.message]?.contains("cached plan must not change result type") == true
+    }
+}

@@ -41,8 +41,7 @@ extension PostgresStore {
         } catch {
             let taken = lease.taken.load(ordering: .relaxed)
             if !taken, lease.expired.load(ordering: .relaxed) {
-                // Logged as any call the server failed (the pool's last connection error with it).
-                _ = answer(to: error, leased: false, on: readerGate)
+                logUnavailable(error, leased: false, on: readerGate)
                 throw DataMediatorError(.unavailable, "\(readerGate.named) did not answer in time; retry shortly.")
             }
             throw answer(to: error, leased: taken, on: readerGate)

@@ -5,16 +5,10 @@ import PostgresNIO
 /// What a call that failed answers: `unavailable`, saying which server and why, while the
 /// database or its read replica cannot be used now.
 extension PostgresStore {
-    /// What a call answers that failed with `error`, `leased` telling whether it had its
-    /// connection: `unavailable` when the database cannot be used now (or the pool failed
-    /// before a lease: it could not connect, or it shut down), the error itself otherwise.
-    ///
-    /// `gate` names the server in the log (the primary, or the read replica); while a server
-    /// stays unavailable, one line each 10 s tells how many calls failed since.
-    func answer(to error: any Error, leased: Bool, on gate: PoolGate? = nil) -> any Error {
-        if error is DataMediatorError { return error }
-        guard Self.isUnavailable(error) || !leased else { return error }
-        let gate = gate ?? primaryGate
+    /// Logs a call that failed with `error` because the server behind `gate` cannot be used
+    /// now: a warning once each 10 s per server, with how many calls failed since, the
+    /// lines between at `debug`.
+    func logUnavailable(_ error: any Error, leased: Bool, on gate: PoolGate) {
         let replica = readerConfiguration != nil && gate === readerGate
         var metadata: Logger.Metadata = ["database": "\(gate.database)", "error": "\(String(reflecting: error))"]
         // A call that got no connection failed for what the pool's attempts met (a refused
@@ -26,6 +20,20 @@ extension PostgresStore {
         } else {
             logger.debug("the \(gate.database) is unavailable", metadata: metadata)
         }
+    }
+
+    /// What a call answers that failed with `error`, `leased` telling whether it had its
+    /// connection: `unavailable` when the database cannot be used now (or the pool failed
+    /// before a lease: it could not connect, or it shut down), the error itself otherwise.
+    ///
+    /// `gate` names the server in the log (the primary, or the read replica); while a server
+    /// stays unavailable, one line each 10 s tells how many calls failed since.
+    func answer(to error: any Error, leased: Bool, on gate: PoolGate? = nil) -> any Error {
+        if error is DataMediatorError { return error }
+        guard Self.isUnavailable(error) || !leased else { return error }
+        let gate = gate ?? primaryGate
+        let replica = readerConfiguration != nil && gate === readerGate
+        logUnavailable(error, leased: leased, on: gate)
         // 57014 and 55P03: a statement or a lock wait (for the store's version lock, held by
         // an import, say) ran past the timeout; the database itself was reached.
         let state = (error as? PSQLError)?.serverInfo?[.sqlState]

@@ -10,7 +10,20 @@ import Testing
     @Test func theSharesDefaultBelowTheServersLimits() throws {
         let defaults = try ServeConfiguration.of([:])
         #expect(defaults.maximumStreamsPerClient == 32 && defaults.maximumStreams == 256)
-        #expect(defaults.limits.requestsPerClient == 8)
+        // As many costly requests in flight as the cores, at least two; on PostgreSQL at
+        // most half the pool.
+        #expect(
+            defaults.limits.requestsPerClient == ServeConfiguration.defaultRequestsPerClient(databaseConnections: nil)
+        )
+        #expect(ServeConfiguration.defaultRequestsPerClient(databaseConnections: nil, cores: 1) == 2)
+        #expect(ServeConfiguration.defaultRequestsPerClient(databaseConnections: nil, cores: 16) == 16)
+        #expect(ServeConfiguration.defaultRequestsPerClient(databaseConnections: 8, cores: 16) == 4)
+        #expect(ServeConfiguration.defaultRequestsPerClient(databaseConnections: 8, cores: 2) == 2)
+        #expect(ServeConfiguration.defaultRequestsPerClient(databaseConnections: 1, cores: 2) == 1)
+        let postgres = try ServeConfiguration.of([
+            "DATA_MEDIATOR_DATABASE_URL": "postgres://u@localhost/d", "DATA_MEDIATOR_DATABASE_CONNECTIONS": "2",
+        ])
+        #expect(postgres.limits.requestsPerClient == 1)
         // A small stream limit brings the default share below it.
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_MAX_STREAMS": "10"]).maximumStreamsPerClient == 9)
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_REQUESTS": "3"]).limits.requestsPerClient == 3)

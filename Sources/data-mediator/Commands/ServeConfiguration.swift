@@ -200,7 +200,10 @@ struct ServeConfiguration: Sendable {
             requestHeadTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_HEAD_TIMEOUT_SECONDS", 10, in: 1...3_600)),
             requestBodyTimeout: .seconds(try positive("DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS", 30, in: 1...3_600)),
             maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024, in: 1_024...1_048_576),
-            requestsPerClient: try positive("DATA_MEDIATOR_CLIENT_REQUESTS", 8),
+            requestsPerClient: try positive(
+                "DATA_MEDIATOR_CLIENT_REQUESTS",
+                Self.defaultRequestsPerClient(databaseConnections: databaseURL == nil ? nil : databaseConnections)
+            ),
             // 0: no bound on the rate.
             requestRatePerClient: rate == 0 ? nil : rate,
             writesPerClient: try positive("DATA_MEDIATOR_CLIENT_WRITES", 4, in: 1...1_000),
@@ -265,6 +268,18 @@ struct ServeConfiguration: Sendable {
     /// take turns on the cores.
     static var defaultEventLoopThreads: Int {
         max(1, System.coreCount / 2)
+    }
+
+    /// The costly requests one client may have in flight when `DATA_MEDIATOR_CLIENT_REQUESTS`
+    /// is not set: as many as the cores (as NIO counts them), at least two, so that one
+    /// client's lookups, section counts and change reads cannot keep every core busy many
+    /// times over while another client's page waits its turn behind them; and on
+    /// PostgreSQL at most half the pool (`databaseConnections`), so that they cannot hold
+    /// every connection either.
+    static func defaultRequestsPerClient(databaseConnections: Int?, cores: Int = System.coreCount) -> Int {
+        let share = max(2, cores)
+        guard let databaseConnections else { return share }
+        return max(1, min(share, databaseConnections / 2))
     }
 
     /// A configured CORS origin as a browser sends it in `Origin`: `*`, or scheme://host[:port]

@@ -55,7 +55,12 @@ import Testing
 
     /// Whether `lhs` comes strictly before `rhs` in the described order: sort fields from
     /// `data`, the last key (the id) from the item's id, numerically when both are integers.
-    static func precedes(_ lhs: Cell, _ rhs: Cell, sort: [(field: String, descending: Bool)]) -> Bool {
+    /// (Each cell's data is parsed once by the caller: a cell keeps its data as JSON text.)
+    static func precedes(
+        _ lhs: (id: String, data: [String: JSONValue]),
+        _ rhs: (id: String, data: [String: JSONValue]),
+        sort: [(field: String, descending: Bool)]
+    ) -> Bool {
         for (index, key) in sort.enumerated() {
             let (left, right): (JSONValue, JSONValue)
             if index == sort.count - 1 {
@@ -65,7 +70,7 @@ import Testing
                     (left, right) = (.string(lhs.id), .string(rhs.id))
                 }
             } else {
-                (left, right) = (lhs.data.objectValue?[key.field] ?? .null, rhs.data.objectValue?[key.field] ?? .null)
+                (left, right) = (lhs.data[key.field] ?? .null, rhs.data[key.field] ?? .null)
             }
             let order = JSONValue.compare(left, right)
             if order != 0 { return key.descending ? order > 0 : order < 0 }
@@ -103,9 +108,8 @@ import Testing
             } while cursor != nil
             let label = "\(view.list)/\(view.name)"
             // A composite has no sort of its own (CompositeTests check its order).
-            let outOfOrder =
-                view.sort.isEmpty
-                ? nil : zip(check.items, check.items.dropFirst()).first { !Self.precedes($0, $1, sort: view.sort) }
+            let keyed = view.sort.isEmpty ? [] : check.items.map { (id: $0.id, data: $0.data.objectValue ?? [:]) }
+            let outOfOrder = zip(keyed, keyed.dropFirst()).first { !Self.precedes($0, $1, sort: view.sort) }
             #expect(outOfOrder == nil, "\(label): \(outOfOrder.map { "\($0.0.id) before \($0.1.id)" } ?? "")")
 
             let sections = try await server.json("/lists/\(view.list)/sections?view=\(view.name)\(view.parameters)")

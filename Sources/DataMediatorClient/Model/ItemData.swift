@@ -20,21 +20,28 @@ public enum ItemData: Sendable, Hashable, Codable {
     case object([String: ItemData])
 
     /// Decodes any JSON value.
+    ///
+    /// Each kind is tried in turn and each miss throws (an error built with its coding
+    /// path): strings, whole numbers and objects, what most of an item's data is, come first
+    /// so that most values cost no miss; a whole number before a double, so it stays whole.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode([String: ItemData].self) {
+            self = .object(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
         } else if let value = try? container.decode([ItemData].self) {
             self = .array(value)
         } else {
+            // A value that is none of them (an object too deep, say): the object's error.
             self = .object(try container.decode([String: ItemData].self))
         }
     }

@@ -4,18 +4,70 @@
 /// providers are checked against: it orders, filters and sections exactly as they must.
 public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
     /// One view's items, in order, with what locating and counting need.
-    private struct Ordering: Sendable {
+    struct Ordering: Sendable, Equatable {
+        /// An item's section: its id and the key its count is listed under.
+        struct Place: Sendable, Hashable {
+            let id: String
+            let key: JSONValue
+        }
+
         var items: [Item] = []
         var positions: [Position] = []
+        var places: [Place] = []
         var indexByID: [String: Int] = [:]
         var sectionIndex: [Int] = []
         var itemIndex: [Int] = []
         var counts: [SectionCounts.Entry] = []
+
+        /// Works out the ids' indexes and the sections' counts again from the items, their
+        /// places and their order.
+        mutating func derive(idField: String) {
+            indexByID = Dictionary(minimumCapacity: items.count)
+            sectionIndex = []
+            itemIndex = []
+            counts = []
+            sectionIndex.reserveCapacity(items.count)
+            itemIndex.reserveCapacity(items.count)
+            for index in items.indices {
+                indexByID[items[index][idField].idString] = index
+                let place = places[index]
+                if index > 0, place.id == places[index - 1].id, let last = counts.indices.last {
+                    counts[last] = SectionCounts.Entry(key: counts[last].key, count: counts[last].count + 1)
+                    itemIndex.append(itemIndex[index - 1] + 1)
+                } else {
+                    counts.append(SectionCounts.Entry(key: place.key, count: 1))
+                    itemIndex.append(0)
+                }
+                sectionIndex.append(counts.count - 1)
+            }
+        }
+
+        /// Puts `item` at its place in `view`'s order, found by binary search.
+        mutating func insert(_ item: Item, in view: View) {
+            let position = view.position(of: item)
+            var low = 0
+            var high = positions.count
+            while low < high {
+                let middle = (low + high) / 2
+                if view.compare(positions[middle], position) < 0 { low = middle + 1 } else { high = middle }
+            }
+            items.insert(item, at: low)
+            positions.insert(position, at: low)
+            places.insert(ArrayDataProvider.place(of: item, in: view), at: low)
+        }
+
+        /// Takes the item at `index` out.
+        mutating func remove(at index: Int) {
+            items.remove(at: index)
+            positions.remove(at: index)
+            places.remove(at: index)
+        }
     }
 
     private let idField: String
     private let version: Int64
-    private let orderings: [String: Ordering]
+    /// Each view's and slice's order, keyed by its binding.
+    let orderings: [String: Ordering]
 
     /// Creates a provider over `items` for `views`; `idField` names each item's unique id,
     /// `scopeField` the field of the list's scope, if it has one.
@@ -54,30 +106,61 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         self.orderings = [view.binding: Self.order(unique, in: view, idField: idField)]
     }
 
+    private init(idField: String, version: Int64, orderings: [String: Ordering]) {
+        self.idField = idField
+        self.version = version
+        self.orderings = orderings
+    }
+
     private static func order(_ items: [Item], in view: View, idField: String) -> Ordering {
         let sorted = items.map { (view.position(of: $0), $0) }.sorted { view.compare($0.0, $1.0) < 0 }
         var ordering = Ordering()
         ordering.items = sorted.map(\.1)
         ordering.positions = sorted.map(\.0)
-        var currentID: String?
-        for (index, item) in ordering.items.enumerated() {
-            ordering.indexByID[item[idField].idString] = index
-            let key = view.section.map { $0.key(for: item[$0.field]) } ?? .null
-            let sectionID = view.section(of: item).id
-            if index > 0, sectionID == currentID, let last = ordering.counts.indices.last {
-                ordering.counts[last] = SectionCounts.Entry(
-                    key: ordering.counts[last].key,
-                    count: ordering.counts[last].count + 1
-                )
-                ordering.itemIndex.append(ordering.itemIndex[index - 1] + 1)
-            } else {
-                ordering.counts.append(SectionCounts.Entry(key: key, count: 1))
-                ordering.itemIndex.append(0)
-            }
-            ordering.sectionIndex.append(ordering.counts.count - 1)
-            currentID = sectionID
-        }
+        ordering.places = ordering.items.map { place(of: $0, in: view) }
+        ordering.derive(idField: idField)
         return ordering
+    }
+
+    /// `item`'s section in `view`.
+    static func place(of item: Item, in view: View) -> Ordering.Place {
+        Ordering.Place(id: view.section(of: item).id, key: view.section.map { $0.key(for: item[$0.field]) } ?? .null)
+    }
+
+    /// This provider at `version` with the item `id`, which was `old` (nil: new), now
+    /// `item` (nil: taken out), made with the `views` and `scopeField` it was made with.
+    ///
+    /// Each order the item leaves or joins changes by a binary search and a pass over its
+    /// items, not a sort: a list held in memory (``InMemoryDataProvider``) pays that on
+    /// every write.
+    public func replacing(
+        _ old: Item?,
+        with item: Item?,
+        id: String,
+        views: [View],
+        scopeField: String? = nil,
+        version: Int64
+    ) -> ArrayDataProvider {
+        func slices(of item: Item?, in view: View) -> [View] {
+            guard let item, view.includes(item) else { return [] }
+            return Slice.slices(of: item, in: view, scope: scopeField.map { (field: $0, value: item[$0]) })
+        }
+        var orderings = orderings
+        var changed: Set<String> = []
+        for view in views {
+            for slice in slices(of: old, in: view) {
+                guard let index = orderings[slice.binding]?.indexByID[id] else { continue }
+                orderings[slice.binding]?.remove(at: index)
+                changed.insert(slice.binding)
+            }
+            for slice in slices(of: item, in: view) {
+                // The removal above left the ids' indexes stale; insert reads only positions.
+                if let item { orderings[slice.binding, default: Ordering()].insert(item, in: slice) }
+                changed.insert(slice.binding)
+            }
+        }
+        for binding in changed { orderings[binding]?.derive(idField: idField) }
+        return ArrayDataProvider(idField: idField, version: version, orderings: orderings)
     }
 
     private func ordering(of view: View) -> Ordering {

@@ -262,9 +262,10 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         }
         state.items[id] = item
         state.version += 1
-        state.snapshot = ArrayDataProvider(
-            items: Array(state.items.values),
-            idField: definition.idField,
+        state.snapshot = state.snapshot.replacing(
+            old,
+            with: item,
+            id: id,
             views: definition.views,
             scopeField: definition.scope?.field,
             version: state.version

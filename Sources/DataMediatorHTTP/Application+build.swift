@@ -35,6 +35,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long a client's reads wait for its latest write when the store's reads may lag
     /// its writes (a read replica); nil when they never do (``ReadYourWrites``).
     public var readYourWrites: Duration?
+    /// The notifier that hears of the writes made through every replica of the service
+    /// (PostgreSQL's notifications name the client each was made for), so that with
+    /// ``readYourWrites`` a client's reads here wait for its writes made through another
+    /// replica too; nil: for the writes made through this one only.
+    public var writeNotifier: ChangeNotifier?
     /// How far the store's read replica stands behind its primary, for the
     /// `data_mediator_replica_lag_*` metrics and ``readyMaximumLag``; nil without a replica.
     public var replicaLag: (@Sendable () async throws -> ReplicaLag?)?
@@ -56,10 +61,12 @@ public struct HTTPServerConfiguration: Sendable {
         storeVersion: (@Sendable () async throws -> Int64)? = nil,
         claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])? = nil,
         readYourWrites: Duration? = nil,
+        writeNotifier: ChangeNotifier? = nil,
         replicaLag: (@Sendable () async throws -> ReplicaLag?)? = nil,
         readyMaximumLag: Duration? = nil
     ) {
         self.readYourWrites = readYourWrites
+        self.writeNotifier = writeNotifier
         self.replicaLag = replicaLag
         self.readyMaximumLag = readyMaximumLag
         self.host = host
@@ -142,9 +149,11 @@ public func buildRouter(
         )
     )
     if let keep = configuration.readYourWrites {
+        let writes = ReadYourWrites(keep: keep)
+        if let notifier = configuration.writeNotifier { writes.observe(notifier) }
         router.add(
             middleware: ReadYourWritesMiddleware(
-                writes: ReadYourWrites(keep: keep),
+                writes: writes,
                 registry: registry,
                 identity: identity
             )

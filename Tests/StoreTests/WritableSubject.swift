@@ -35,6 +35,8 @@ final class WritableSubject: Sendable {
     var tableIndexes: TableIndexes? { sqlite?.indexes ?? postgres?.store.indexes }
     /// The PostgreSQL store, when the subject is one.
     var postgresStore: PostgresStore? { postgres?.store }
+    /// The PostgreSQL fixture, when the subject is one (for other replicas over its database).
+    var postgresFixture: PostgresFixture? { postgres }
 
     /// The names of the indexes the service made on `table` (`dm_...`), in order.
     func serviceIndexes(on table: String) async throws -> [String] {

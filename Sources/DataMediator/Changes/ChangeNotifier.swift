@@ -55,12 +55,25 @@ public final class ChangeNotifier: Sendable {
     private let latest = Atomic<Int64>(0)
 
     /// Wakes every subscriber: something was written, at `version` when the publisher knows
-    /// it (a notification of the primary, which a read replica may not hold yet).
-    public func publish(version: Int64? = nil) {
+    /// it (a notification of the primary, which a read replica may not hold yet), for the
+    /// client `writer` tags when the notification names one (``WriteOrigin``).
+    public func publish(version: Int64? = nil, writer: String? = nil) {
         if let version { latest.max(version, ordering: .acquiringAndReleasing) }
+        if let version, let writer {
+            for observer in writerObservers.withLock({ $0 }) { observer(writer, version) }
+        }
         published.add(1, ordering: .releasing)
         let all = subscribers.withLock { Array($0.values) }
         for continuation in all { continuation.yield(.changed) }
+    }
+
+    private let writerObservers = Mutex<[@Sendable (_ writer: String, _ version: Int64) -> Void]>([])
+
+    /// Calls `observer` with the client's tag and the version of each write published with
+    /// its writer (``publish(version:writer:)``): writes made through any replica of the
+    /// service, so that this one can hold the client's next reads until they hold the write.
+    public func observeWriters(_ observer: @escaping @Sendable (_ writer: String, _ version: Int64) -> Void) {
+        writerObservers.withLock { $0.append(observer) }
     }
 
     /// Ends every subscriber's stream, now and from now on: the service is shutting down.

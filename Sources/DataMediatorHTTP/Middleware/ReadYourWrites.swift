@@ -1,3 +1,4 @@
+import Crypto
 import DataMediator
 import HTTPTypes
 import Hummingbird
@@ -7,6 +8,9 @@ import Synchronization
 /// behind its primary), so that the client's own reads wait for the replica to replay it:
 /// a client that wrote an item sees it in the pages, lookups and counts it reads next.
 ///
+/// Clients are kept by their tag (``tag(of:)``), the digest a write carries to every
+/// replica of the service with its notification (``WriteOrigin``): a write made through
+/// another replica is kept here too when its notification arrives (``observe(_:)``).
 /// A write is kept until one of the client's reads has waited for it, for ``keep`` at most;
 /// a read that waits gives up at the store's database timeout and answers what the replica
 /// holds.
@@ -32,7 +36,19 @@ final class ReadYourWrites: Sendable {
         self.keep = keep
     }
 
-    /// Notes `client`'s write at `version`.
+    /// The tag `client` is kept by and its writes carry: a digest (12 bytes of SHA-256, in
+    /// hex), so no credential leaves the service.
+    static func tag(of client: String) -> String {
+        Hex.string(Array(SHA256.hash(data: Array(client.utf8)).prefix(12)))
+    }
+
+    /// Keeps the writes `notifier` hears of through every replica of the service, by the
+    /// tag of the client each was made for.
+    func observe(_ notifier: ChangeNotifier) {
+        notifier.observeWriters { [weak self] client, version in self?.note(client, version: version) }
+    }
+
+    /// Notes the write at `version` of the client tagged `client`.
     func note(_ client: String, version: Int64) {
         let now = ContinuousClock.now
         writes.withLock { writes in
@@ -86,16 +102,19 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         if ClientShareMiddleware<Context>.isWrite(request) {
             let written = ReadYourWrites.WrittenVersion()
-            let response = try await ReadYourWrites.$written.withValue(written) { try await next(request, context) }
+            let client = ReadYourWrites.tag(of: await identity.client(of: request, context: context))
+            let response = try await ReadYourWrites.$written.withValue(written) {
+                try await WriteOrigin.$client.withValue(client) { try await next(request, context) }
+            }
             let version = written.version.load(ordering: .relaxed)
-            if version > 0 { writes.note(await identity.client(of: request, context: context), version: version) }
+            if version > 0 { writes.note(client, version: version) }
             return response
         }
         let parts = RouteSegments.of(request.uri.path)
         guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists", !writes.isEmpty,
             let adapter = try? registry.adapter(named: String(parts[1]))
         else { return try await next(request, context) }
-        let client = await identity.client(of: request, context: context)
+        let client = ReadYourWrites.tag(of: await identity.client(of: request, context: context))
         if let version = writes.version(for: client) {
             // A replica that does not catch up in time leaves the read to answer what it holds.
             _ = try? await adapter.catchUp(to: version)

@@ -36,11 +36,10 @@ public struct PostgresChangeListener: Service {
                     try await store.primaryGate.withConnection { connection in
                         try await connection.listen(on: ServiceTables.channel) { notifications in
                             notifier.publish()
-                            // Each notification's payload is the version its write made.
                             for try await notification in notifications {
-                                let version = Int64(notification.payload)
+                                let (version, writer) = Self.parse(notification.payload)
                                 if let version { store.primaryReached(version) }
-                                notifier.publish(version: version)
+                                notifier.publish(version: version, writer: writer)
                             }
                         }
                     }
@@ -54,5 +53,16 @@ public struct PostgresChangeListener: Service {
                 try? await Task.sleep(for: retryDelay)
             }
         }
+    }
+
+    /// A notification's payload: the version its write made, then, after a space, the tag
+    /// of the client it was made for when there is one (``WriteOrigin``). A payload of
+    /// another shape names no version (its streams still wake); a tag of another shape,
+    /// no client.
+    static func parse(_ payload: String) -> (version: Int64?, writer: String?) {
+        let parts = payload.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = parts.first, let version = Int64(first), version > 0 else { return (nil, nil) }
+        guard parts.count == 2 else { return (version, nil) }
+        return (version, WriteOrigin.isTag(parts[1]) ? String(parts[1]) : nil)
     }
 }

@@ -183,7 +183,8 @@ public enum StoreVersion {
 
     /// PostgreSQL's raise of the version for a write to `table` as one statement (each is a
     /// round trip): the raise, the table's mark, `scalar`'s read after it (nil: none), the
-    /// notification on commit, and `parts` (data-modifying `WITH` parts, which run whether
+    /// notification on commit (the version, and the tag of the client the write is made for
+    /// when there is one: ``WriteOrigin``), and `parts` (data-modifying `WITH` parts, which run whether
     /// or not the query reads them; they may use ``bumpedVersion`` and ``readAfterBump``),
     /// with the values of its placeholders. It answers the version, then what `scalar` read.
     static func postgresBump(
@@ -202,9 +203,10 @@ public enum StoreVersion {
             WITH \(with.joined(separator: ",\n"))
             SELECT bumped.version\(scalar == nil ? "" : ", read_after.value")
             FROM bumped\(scalar == nil ? "" : " CROSS JOIN read_after")
-            CROSS JOIN LATERAL (SELECT pg_notify(?, bumped.version::text)) AS notified
+            CROSS JOIN LATERAL (SELECT pg_notify(?, bumped.version::text || ?)) AS notified
             """
-        return (sql, [.string(table)] + parts.flatMap(\.arguments) + [.string(ServiceTables.channel)])
+        let writer = WriteOrigin.client.map { WriteOrigin.isTag($0[...]) ? " " + $0 : "" } ?? ""
+        return (sql, [.string(table)] + parts.flatMap(\.arguments) + [.string(ServiceTables.channel), .string(writer)])
     }
 
     /// The store's version at the last write through the API to one of `tables` (0 when

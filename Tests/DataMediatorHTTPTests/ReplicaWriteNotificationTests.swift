@@ -1,0 +1,126 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+@testable import DataMediator
+@testable import DataMediatorHTTP
+
+/// A client's read through one replica of the service waits for the client's own write
+/// made through another: the write runs for the client's tag (``WriteOrigin``), which its
+/// notification carries to every replica (PostgreSQL's do), and each replica keeps it.
+@Suite struct ReplicaWriteNotificationTests {
+    /// Announces each write it makes, with the tag of the client it was made for, as a
+    /// PostgreSQL write's notification on commit does.
+    struct AnnouncingWriter: ItemWriter {
+        let inner: any ItemWriter
+        let notifications: ChangeNotifier
+
+        func announced(_ version: Int64) -> Int64 {
+            notifications.publish(version: version, writer: WriteOrigin.client)
+            return version
+        }
+
+        func insert(
+            id: String?,
+            fields: [String: JSONValue],
+            idempotency: IdempotencyKey?,
+            precondition: VersionPrecondition?
+        ) async throws -> WriteResult {
+            let result = try await inner.insert(
+                id: id,
+                fields: fields,
+                idempotency: idempotency,
+                precondition: precondition
+            )
+            _ = announced(result.version)
+            return result
+        }
+
+        func replace(
+            id: String,
+            fields: [String: JSONValue],
+            scope: WriteScope?,
+            precondition: WritePrecondition?
+        ) async throws -> WriteResult {
+            let result = try await inner.replace(id: id, fields: fields, scope: scope, precondition: precondition)
+            _ = announced(result.version)
+            return result
+        }
+
+        func patch(
+            id: String,
+            with patch: JSONValue,
+            scope: WriteScope?,
+            precondition: WritePrecondition?,
+            check: @escaping @Sendable ([String: JSONValue]) throws -> Void
+        ) async throws -> WriteResult {
+            let result = try await inner.patch(
+                id: id,
+                with: patch,
+                scope: scope,
+                precondition: precondition,
+                check: check
+            )
+            _ = announced(result.version)
+            return result
+        }
+
+        func delete(id: String, scope: WriteScope?, precondition: WritePrecondition?) async throws -> Int64 {
+            announced(try await inner.delete(id: id, scope: scope, precondition: precondition))
+        }
+    }
+
+    @Test func aClientsReadWaitsForItsWriteThroughAnotherReplica() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let lag = ReplicaLagTests.Lag(behind: try await fixture.notes.currentVersion())
+        // The database's notifications, which every replica of the service hears.
+        let notifications = ChangeNotifier()
+        let notes = fixture.notes
+        let writing = ListAdapter(
+            definition: notes.definition,
+            provider: notes.provider,
+            signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
+            writer: AnnouncingWriter(inner: try #require(notes.writer), notifications: notifications),
+            changeLog: notes.changeLog,
+            notifier: notes.notifier
+        )
+        var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
+        configuration.readYourWrites = .seconds(60)
+        configuration.writeNotifier = notifications
+        let replicaA = buildRouter(registry: ListRegistry([writing]), configuration: configuration)
+        let lagging = try ReplicaLagTests().lagging(fixture, behind: lag.behind, lag: lag)
+        let replicaB = buildRouter(registry: ListRegistry([lagging]), configuration: configuration)
+        let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
+        let bo: HTTPFields = [.authorization: "Bearer bo-writes"]
+        try await Application(router: replicaA).test(.router) { a in
+            let written = try await a.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: ana,
+                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
+            )
+            #expect(written.status == .created)
+        }
+        try await Application(router: replicaB).test(.router) { b in
+            let others = try await b.execute(uri: "/lists/notes/items", method: .get, headers: bo)
+            #expect(others.status == .ok)
+            let waitedForOthers = lag.caughtUp.load(ordering: .relaxed)
+            #expect(!waitedForOthers, "another client's read waited for the write")
+            #expect(try await b.execute(uri: "/lists/notes/items", method: .get, headers: ana).status == .ok)
+            let waitedForOwn = lag.caughtUp.load(ordering: .relaxed)
+            #expect(waitedForOwn, "the writer's read through another replica did not wait for its write")
+        }
+    }
+
+    /// The tag a write carries is a digest of its client, never the credential itself, and
+    /// the same on every replica.
+    @Test func aClientsTagIsADigestOfIt() {
+        let tag = ReadYourWrites.tag(of: "token:ana-writes")
+        #expect(WriteOrigin.isTag(tag[...]))
+        #expect(!tag.contains("ana"))
+        #expect(tag == ReadYourWrites.tag(of: "token:ana-writes"))
+        #expect(tag != ReadYourWrites.tag(of: "token:bo-writes"))
+    }
+}

@@ -145,7 +145,8 @@ public func buildRouter(
             writeRates: configuration.limits.writeRatePerClient.map {
                 ClientRates(perSecond: $0, now: configuration.rateClock)
             },
-            identity: identity
+            identity: identity,
+            composites: Set(registry.adapters.filter { $0.definition.composition != nil }.map(\.definition.name))
         )
     )
     if let keep = configuration.readYourWrites {

@@ -60,7 +60,15 @@ import Testing
         let provider = GatedProvider()
         var configuration = HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2))
         configuration.readTokens = ["ana", "bo"]
-        let router = buildRouter(registry: HTTPTestSupport.registry(provider: provider), configuration: configuration)
+        let sample = try HTTPTestSupport.registry(provider: provider).adapter(named: "sample")
+        // A composite over the list: its pages read its child's, and count.
+        let home = ListAdapter.composite(
+            name: "home",
+            title: "Home",
+            children: [CompositeChild(name: "sample", content: .list(sample, view: try sample.definition.view(named: nil)))],
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let router = buildRouter(registry: ListRegistry([sample, home]), configuration: configuration)
         let other = SampleList.items()[2]["id"].idString
         try await Application(router: router).test(.router) { client in
             let ana: HTTPFields = [.authorization: "Bearer ana"]
@@ -81,7 +89,8 @@ import Testing
             for uri in [
                 "/lists/sample/items/\(other)", "/lists/sample/sections", "/lists/sample/changes?since=0",
                 "/lists/sample/sections/", "/lists/sample//sections", "//lists/sample/sections",
-                "/lists/sample//items/\(other)", "/lists/sample/changes/?since=0",
+                "/lists/sample//items/\(other)", "/lists/sample/changes/?since=0", "/lists/home/items",
+                "/lists/h%6Fme/items/", "/lists/home/items?limit=1",
             ] {
                 let refused = try await client.execute(uri: uri, method: .get, headers: anaAgain)
                 #expect(refused.status == .tooManyRequests, "\(uri)")
@@ -99,6 +108,7 @@ import Testing
             #expect(
                 try await client.execute(uri: "/lists/sample/items/\(other)", method: .get, headers: bo).status == .ok
             )
+            #expect(try await client.execute(uri: "/lists/home/items", method: .get, headers: bo).status == .ok)
             await provider.gate.open()
             for task in waiting { #expect(try await task.value.status == .ok) }
             // Her share is back.
@@ -224,7 +234,7 @@ import Testing
         }
     }
 
-    @Test func theCountedRoutesAreLookupsSectionsAndChanges() {
+    @Test func theCountedRoutesAreLookupsSectionsChangesAndCompositePages() {
         // Spelled as the router reads them too: empty segments and a trailing slash pass.
         for path in [
             "/lists/a/items/1", "/lists/a/items/x/y", "/lists/a/sections", "/lists/a/changes",
@@ -238,6 +248,13 @@ import Testing
             "/lists/a/sections/x",
         ] {
             #expect(!ClientShareMiddleware<BasicRequestContext>.isCounted(path), "\(path)")
+        }
+        // A composite's pages, its name spelt as the router reads it.
+        for path in ["/lists/home/items", "/lists/h%6Fme/items", "/lists/home//items/", "/lists/home/items/1"] {
+            #expect(ClientShareMiddleware<BasicRequestContext>.isCounted(path, composites: ["home"]), "\(path)")
+        }
+        for path in ["/lists/a/items", "/lists/homes/items", "/lists/home", "/lists/home/events", "/lists/h%zz/items"] {
+            #expect(!ClientShareMiddleware<BasicRequestContext>.isCounted(path, composites: ["home"]), "\(path)")
         }
     }
 

@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Holds each client to its share of the routes that cost more than a page (an item's
-/// place, a view's sections, its changes): one more in flight, or one more in a second than
+/// place, a view's sections, its changes, a composite's pages, which read each child they
+/// reach): one more in flight, or one more in a second than
 /// its rate (where an event stream that resumes, replaying changes, counts too), answers
 /// `429` (`too-many-requests`) with `Retry-After`, and the others' requests go on. A
 /// client's writes past its rate, when one is set, answer `429` too; past its share they
@@ -17,6 +18,8 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Each client's rate of writes; nil for none.
     var writeRates: ClientRates? = nil
     let identity: ClientIdentity
+    /// The names of the composite lists, whose pages count too.
+    var composites: Set<String> = []
 
     func handle(
         _ request: Request,
@@ -43,7 +46,7 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         }
         guard [.get, .head].contains(request.method) else { return try await next(request, context) }
-        let counted = Self.isCounted(request.uri.path)
+        let counted = Self.isCounted(request.uri.path, composites: composites)
         // A stream that resumes replays the changes since its version first, as a change
         // read does: its opening counts against the rate (its share is the streams' own).
         guard counted || Self.isResuming(request) else { return try await next(request, context) }
@@ -51,8 +54,9 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         if let rates, let wait = rates.take(for: client) {
             throw Problem(
                 .tooManyRequests,
-                detail: "This client sent \(rates.perSecond) lookups, section counts or change reads (or resumed "
-                    + "streams) in the last second, the most one client may; retry after the Retry-After seconds.",
+                detail: "This client sent \(rates.perSecond) lookups, section counts, change reads or composite "
+                    + "pages (or resumed streams) in the last second, the most one client may; retry after the "
+                    + "Retry-After seconds.",
                 headers: [.retryAfter: String(wait)]
             )
         }
@@ -60,8 +64,8 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let hold = shares.take(for: client) else {
             throw Problem(
                 .tooManyRequests,
-                detail: "This client has \(shares.share) lookups, section counts or change reads in flight, "
-                    + "the most one client may; retry after the ones in flight have answered.",
+                detail: "This client has \(shares.share) lookups, section counts, change reads or composite pages in "
+                    + "flight, the most one client may; retry after the ones in flight have answered.",
                 headers: [.retryAfter: "1"]
             )
         }
@@ -88,13 +92,16 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         return parts.count == 3 ? request.method == .post : [.put, .patch, .delete].contains(request.method)
     }
 
-    /// Whether `path` is `/lists/{list}/items/{id}`, `/lists/{list}/sections` or
-    /// `/lists/{list}/changes`.
-    static func isCounted(_ path: String) -> Bool {
+    /// Whether `path` is `/lists/{list}/items/{id}`, `/lists/{list}/sections`,
+    /// `/lists/{list}/changes`, or `/lists/{list}/items` of a list named in `composites`
+    /// (its name percent-decoded, as the router reads it).
+    static func isCounted(_ path: String, composites: Set<String> = []) -> Bool {
         let parts = RouteSegments.of(path)
         guard parts.count >= 3, parts[0] == "lists" else { return false }
         switch parts[2] {
-        case "items": return parts.count >= 4
+        case "items":
+            guard parts.count < 4 else { return true }
+            return !composites.isEmpty && composites.contains(String(parts[1]).removingPercentEncoding ?? "")
         case "sections", "changes": return parts.count == 3
         default: return false
         }

@@ -65,7 +65,9 @@ import Testing
         let home = ListAdapter.composite(
             name: "home",
             title: "Home",
-            children: [CompositeChild(name: "sample", content: .list(sample, view: try sample.definition.view(named: nil)))],
+            children: [
+                CompositeChild(name: "sample", content: .list(sample, view: try sample.definition.view(named: nil)))
+            ],
             signer: CursorSigner(secret: SampleList.secret)
         )
         let router = buildRouter(registry: ListRegistry([sample, home]), configuration: configuration)
@@ -90,7 +92,7 @@ import Testing
                 "/lists/sample/items/\(other)", "/lists/sample/sections", "/lists/sample/changes?since=0",
                 "/lists/sample/sections/", "/lists/sample//sections", "//lists/sample/sections",
                 "/lists/sample//items/\(other)", "/lists/sample/changes/?since=0", "/lists/home/items",
-                "/lists/h%6Fme/items/", "/lists/home/items?limit=1",
+                "/lists/home/items/", "/lists/home/items?limit=1",
             ] {
                 let refused = try await client.execute(uri: uri, method: .get, headers: anaAgain)
                 #expect(refused.status == .tooManyRequests, "\(uri)")
@@ -249,11 +251,11 @@ import Testing
         ] {
             #expect(!ClientShareMiddleware<BasicRequestContext>.isCounted(path), "\(path)")
         }
-        // A composite's pages, its name spelt as the router reads it.
-        for path in ["/lists/home/items", "/lists/h%6Fme/items", "/lists/home//items/", "/lists/home/items/1"] {
+        // A composite's pages, spelt as the router reads them.
+        for path in ["/lists/home/items", "/lists/home//items/", "//lists/home/items", "/lists/home/items/1"] {
             #expect(ClientShareMiddleware<BasicRequestContext>.isCounted(path, composites: ["home"]), "\(path)")
         }
-        for path in ["/lists/a/items", "/lists/homes/items", "/lists/home", "/lists/home/events", "/lists/h%zz/items"] {
+        for path in ["/lists/a/items", "/lists/homes/items", "/lists/home", "/lists/home/events"] {
             #expect(!ClientShareMiddleware<BasicRequestContext>.isCounted(path, composites: ["home"]), "\(path)")
         }
     }

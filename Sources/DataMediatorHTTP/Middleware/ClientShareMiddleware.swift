@@ -94,14 +94,14 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// Whether `path` is `/lists/{list}/items/{id}`, `/lists/{list}/sections`,
     /// `/lists/{list}/changes`, or `/lists/{list}/items` of a list named in `composites`
-    /// (its name percent-decoded, as the router reads it).
+    /// (its name as sent: the router does not decode a list's name either).
     static func isCounted(_ path: String, composites: Set<String> = []) -> Bool {
         let parts = RouteSegments.of(path)
         guard parts.count >= 3, parts[0] == "lists" else { return false }
         switch parts[2] {
         case "items":
             guard parts.count < 4 else { return true }
-            return !composites.isEmpty && composites.contains(String(parts[1]).removingPercentEncoding ?? "")
+            return !composites.isEmpty && composites.contains(String(parts[1]))
         case "sections", "changes": return parts.count == 3
         default: return false
         }

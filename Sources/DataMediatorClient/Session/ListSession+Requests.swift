@@ -36,6 +36,22 @@ extension ListSession {
         return page
     }
 
+    /// Reads a page as ``readPage(_:)`` does, and reads it again while it is older than
+    /// `floor`, up to 5 times after pauses of 50 ms doubling (1.5 s in all): behind a load
+    /// balancer, a service replica reading a database replica that lags may answer older
+    /// than what the session read before (the page's `version` says so). Answers the last
+    /// page read, older or not.
+    func readPage(_ extra: [(String, String)], notOlderThan floor: Int64) async throws -> PageBody {
+        var page = try await readPage(extra)
+        var pause = Duration.milliseconds(50)
+        for _ in 0..<5 where page.version < floor {
+            try await Task.sleep(for: pause)
+            pause *= 2
+            page = try await readPage(extra)
+        }
+        return page
+    }
+
     /// Reads every change since `since`, following `next`; returns them and the version
     /// the last answer was current at. More changes than the session holds items (and
     /// over 1,000: one answer's worth) are not read on: a single `reload` at the version

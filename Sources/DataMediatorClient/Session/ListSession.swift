@@ -165,14 +165,16 @@ public actor ListSession {
             let lead = configuration.limit.map { max($0 - 1, 0) / 2 } ?? aroundLead
             let anchor = held[min(lead, held.count - 1)].id
             do {
-                let page = try await readPage([("around", anchor)])
+                let page = try await readPage([("around", anchor)], notOlderThan: version)
                 aroundLead = page.dataSections.flatMap(\.items).firstIndex { $0.id == anchor } ?? aroundLead
                 start = page
             } catch let error as ListClientError where error.status == 404 {
                 // The item is gone: start from the top.
             }
         }
-        if start == nil { start = try await readPage([]) }
+        // Read again a while when older than what is held (a replica behind the one read
+        // before), then taken as it is: a refresh does not fail on a replica's lag.
+        if start == nil { start = try await readPage([], notOlderThan: started ? version : 0) }
         guard let start else { return }
         var fresh = loaded
         fresh.replace(with: start)
@@ -210,11 +212,9 @@ public actor ListSession {
     /// Reads a page at `cursor` and merges it at its version with the changes since the
     /// session's version: those up to the page's version first, the rest after it.
     private func merge(_ cursor: (String, String), prepending: Bool) async throws {
-        var page = try await readPage([cursor])
-        // A page older than what is held (events ran ahead) is read again.
-        for _ in 0..<5 where page.version < version {
-            page = try await readPage([cursor])
-        }
+        // A page older than what is held (events ran ahead, or a replica behind the one
+        // read before) is read again a while.
+        let page = try await readPage([cursor], notOlderThan: version)
         guard page.version >= version else {
             throw ListClientError(.badAnswer, message: "page version \(page.version) is older than \(version)")
         }

@@ -1,0 +1,72 @@
+import DataMediatorClient
+import DataMediatorTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// A transport that keeps the first answer of a first page it passes on and, once armed,
+/// answers the next first pages with it: a service replica on a database replica that
+/// has not replayed what the session read since.
+final class LaggingFirstPageTransport: StreamsPassThrough {
+    let inner: URLSessionTransport
+    let kept = Mutex<TransportAnswer?>(nil)
+    /// How many first pages to answer with the kept one.
+    let armed = Mutex(0)
+    /// How many were.
+    let served = Mutex(0)
+
+    init(_ inner: URLSessionTransport) { self.inner = inner }
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        let isFirstPage = path.hasSuffix("/items") && !query.contains { ["cursor", "around"].contains($0.0) }
+        if isFirstPage, let old = kept.withLock({ $0 }) {
+            let stale = armed.withLock { armed in
+                defer { armed = max(armed - 1, 0) }
+                return armed > 0
+            }
+            if stale {
+                served.withLock { $0 += 1 }
+                return old
+            }
+        }
+        let answer = try await inner.get(path: path, query: query, headers: headers)
+        if isFirstPage { kept.withLock { $0 = $0 ?? answer } }
+        return answer
+    }
+}
+
+/// A session behind a load balancer whose replicas lag differently: a refresh that a
+/// replica answers older than what the session holds is read again a while, not taken
+/// back in time at once.
+@Suite struct LaggingReplicaSessionTests {
+    static let headers = ["Authorization": "Bearer \(Live.token)"]
+
+    @Test func aRefreshOlderThanWhatIsHeldIsReadAgain() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let transport = LaggingFirstPageTransport(URLSessionTransport(baseURL: try #require(URL(string: server.base))))
+        let session = ListSession(configuration: Live.configuration(limit: 10), transport: transport)
+        try await session.loadFirstPage()
+        let gone = try #require(await session.snapshot.items.first).id
+        let deleted = try await server.send("DELETE", "/lists/transactions/items/\(gone)", headers: Self.headers)
+        #expect(deleted.status == 204)
+        try await session.catchUp()
+        let now = try await Live.version(of: server)
+        #expect(await session.snapshot.version == now)
+
+        // Two answers of the replica that lags, then the replica that holds the delete.
+        transport.armed.withLock { $0 = 2 }
+        try await session.refresh()
+        #expect(transport.served.withLock { $0 } == 2, "the older pages were read")
+        let held = await session.snapshot
+        #expect(held.version == now, "the session went back to \(held.version)")
+        #expect(!held.items.contains { $0.id == gone })
+
+        // A replica that stays behind is asked a bounded number of times.
+        transport.served.withLock { $0 = 0 }
+        transport.armed.withLock { $0 = 100 }
+        try await session.refresh()
+        #expect(transport.served.withLock { $0 } == 6)
+        #expect(await server.stop() == 0)
+    }
+}

@@ -114,6 +114,27 @@ import Testing
         }
     }
 
+    /// Every replica's writes are noted on each, so the memory is bounded: past its size
+    /// the writes whose time runs out first go, a client already kept takes no room, and
+    /// the newest stay.
+    @Test func theWritesKeptAreBounded() {
+        let writes = ReadYourWrites(keep: .seconds(60))
+        func tag(_ index: Int) -> String { ReadYourWrites.tag(of: "client \(index)") }
+        let full = ReadYourWrites.remembered
+        for index in 0..<full { writes.note(tag(index), version: Int64(index + 1)) }
+        #expect(writes.count == full)
+        // A kept client's newer write takes no room and keeps its newest version.
+        writes.note(tag(5), version: 9_000)
+        writes.note(tag(5), version: 8_000)
+        #expect(writes.count == full, "a kept client's write made room")
+        #expect(writes.version(for: tag(5)) == 9_000)
+        for index in full..<(full + 1_000) { writes.note(tag(index), version: Int64(index + 1)) }
+        #expect(writes.count <= full)
+        #expect(writes.count > full / 2)
+        #expect(writes.version(for: tag(0)) == nil, "the oldest went")
+        #expect(writes.version(for: tag(full + 999)) == Int64(full + 1_000), "the newest stayed")
+    }
+
     /// The tag a write carries is a digest of its client, never the credential itself, and
     /// the same on every replica.
     @Test func aClientsTagIsADigestOfIt() {

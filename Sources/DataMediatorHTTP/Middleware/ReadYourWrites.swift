@@ -29,7 +29,8 @@ final class ReadYourWrites: Sendable {
     private let writes = Mutex<[String: (version: Int64, until: ContinuousClock.Instant)]>([:])
     /// How long a client's write is waited for by its reads.
     let keep: Duration
-    /// The most clients kept; past it, those whose time is up are forgotten first.
+    /// The most clients kept; past it, those whose time is up are forgotten first, then the
+    /// quarter whose time runs out first.
     static let remembered = 4_096
 
     init(keep: Duration) {
@@ -52,10 +53,13 @@ final class ReadYourWrites: Sendable {
     func note(_ client: String, version: Int64) {
         let now = ContinuousClock.now
         writes.withLock { writes in
-            if writes.count >= Self.remembered {
+            if writes[client] == nil, writes.count >= Self.remembered {
                 writes = writes.filter { $0.value.until > now }
-                if writes.count >= Self.remembered, let oldest = writes.min(by: { $0.value.until < $1.value.until }) {
-                    writes[oldest.key] = nil
+                if writes.count >= Self.remembered {
+                    // The quarter whose time runs out first goes, so that a full memory (every
+                    // replica's writes are noted here) is pruned once in many notes, not at each.
+                    let cut = writes.values.map(\.until).sorted()[Self.remembered / 4]
+                    writes = writes.filter { $0.value.until > cut }
                 }
             }
             let kept = writes[client]?.version ?? 0
@@ -83,6 +87,9 @@ final class ReadYourWrites: Sendable {
             if writes[client]?.version == version { writes[client] = nil }
         }
     }
+
+    /// How many clients' writes are kept.
+    var count: Int { writes.withLock { $0.count } }
 
     /// Whether no write is kept (most reads look no further).
     var isEmpty: Bool { writes.withLock { $0.isEmpty } }

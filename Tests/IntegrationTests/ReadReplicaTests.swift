@@ -1,0 +1,73 @@
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// Two replicas of the service on a PostgreSQL primary and a real streaming standby that
+/// applies each commit 2 s after the primary (`scripts/test-postgres standby`), as a
+/// deployment with a read replica meets them behind a load balancer: a client reads its
+/// own write at once through either replica.
+@Suite struct ReadReplicaTests {
+    /// How long the standby holds back each commit.
+    static let delay = 2_000
+
+    /// Runs `body` with the URLs of a new primary and its lagging standby, stopping both.
+    func withLaggingStandby(_ body: (_ primary: String, _ standby: String) async throws -> Void) async throws {
+        let script = ReplicaTests.root.appendingPathComponent("scripts/test-postgres").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("dm-standby-\(UUID().uuidString)")
+        let (primaryDirectory, standbyDirectory) = (base.path + "-primary", base.path + "-standby")
+        func stop() async {
+            for directory in [standbyDirectory, primaryDirectory] {
+                _ = try? await TestDatabase.run(script, ["stop", directory])
+            }
+        }
+        do {
+            let primary = try await TestDatabase.run(script, ["start", primaryDirectory])
+            try #require(primary.status == 0, "\(primary.output)")
+            let standby = try await TestDatabase.run(
+                script,
+                ["standby", standbyDirectory, primaryDirectory, "\(Self.delay)"]
+            )
+            try #require(standby.status == 0, "\(standby.output)")
+            try await body(
+                primary.output.trimmingCharacters(in: .whitespacesAndNewlines),
+                standby.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            )
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test(.timeLimit(.minutes(5))) func aClientReadsItsOwnWriteThroughEitherReplica() async throws {
+        try await withLaggingStandby { primary, standby in
+            var environment = ReplicaTests.environment(primary)
+            environment["DATA_MEDIATOR_DATABASE_READ_URL"] = standby
+            // Long enough for the standby's delay on a loaded machine.
+            environment["DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS"] = "20"
+            let a = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
+            let b = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
+            defer {
+                a.removeData()
+                b.removeData()
+            }
+            // The standby holds the demo once it has applied its tables' commits.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await b.get("/lists/transactions/items?limit=1").status != 200 {
+                try #require(ContinuousClock.now < deadline, "the standby never held the demo")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let reader = ["Authorization": "Bearer t"]
+            for (writer, other) in [(a, a), (a, b), (b, a)] {
+                let id = try await ReplicaTests.create(
+                    on: writer,
+                    ReplicaTests.transaction("ana", points: 1, at: "2026-11-20T10:00:00Z")
+                )
+                let read = try await other.get("/lists/transactions/items/\(id)", headers: reader)
+                #expect(read.status == 200, "written through \(writer.base), read through \(other.base)")
+            }
+            #expect(await a.stop() == 0)
+            #expect(await b.stop() == 0)
+        }
+    }
+}

@@ -112,6 +112,45 @@ import Testing
         #expect(walk.items.map(\.id).sorted() == ["n0", "n1", "n2", "n3", "n4", "n5"])
     }
 
+    /// A statement the server refused to prepare (its table not there yet, as on a read
+    /// replica that has not replayed it) runs again once the table is there, on the same
+    /// connection: PostgresNIO keeps the refusal for its name, so it rests unnamed a while,
+    /// then is prepared under a new name.
+    @Test func aStatementRefusedForAMissingTableRunsOnceTheTableIsThere() async throws {
+        let fixture = try await PostgresFixture(connections: 1)
+        let statements = PreparedStatements(enabled: true)
+        let sql = "SELECT x FROM arrives_later WHERE x > ?"
+        let bound: [JSONValue] = [.integer(0)]
+        let first = try #require(statements.statement(of: sql, binding: bound)).name
+        let logger = PostgresFixture.logger
+        func count(_ connection: PostgresConnection) async throws -> Int {
+            var rows = 0
+            for try await _ in try await connection.rows(of: sql, binding: bound, preparedIn: statements, logger: logger) {
+                rows += 1
+            }
+            return rows
+        }
+        try await fixture.store.primary.withConnection { connection in
+            await #expect(throws: PSQLError.self) { _ = try await count(connection) }
+            _ = try await connection.query("CREATE TABLE arrives_later (x int8)", logger: logger)
+            _ = try await connection.query("INSERT INTO arrives_later VALUES (1), (2)", logger: logger)
+            // At once: unnamed while it rests.
+            #expect(statements.statement(of: sql, binding: bound) == nil)
+            #expect(try await count(connection) == 2)
+            // After the rest: prepared under another name, on the connection that was refused.
+            try await Task.sleep(for: .milliseconds(1_100))
+            let second = try #require(statements.statement(of: sql, binding: bound)).name
+            #expect(second != first)
+            #expect(try await count(connection) == 2)
+            #expect(try await count(connection) == 2)
+        }
+        // A refusal right after a rest doubles the next rest.
+        statements.refused(sql, binding: bound)
+        statements.refused(sql, binding: bound)
+        try await Task.sleep(for: .milliseconds(1_100))
+        #expect(statements.statement(of: sql, binding: bound) == nil, "rests 2 s after a second refusal in a row")
+    }
+
     @Test func aStatementBindingOtherTypesIsAnotherStatement() {
         let statements = PreparedStatements(enabled: true, limit: 3)
         let sql = "SELECT * FROM t WHERE k > ? LIMIT ?"

@@ -83,6 +83,14 @@ extension PostgresStore {
             || isStalePlan(error)
     }
 
+    /// Whether the server refused a statement for what its SQL names (SQLSTATE class 42: a
+    /// table, column or function that is not there, a type that does not match, a right
+    /// not granted), which may pass once the database changes.
+    static func isRefusedStatement(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, error.code == .server else { return false }
+        return error.serverInfo?[.sqlState]?.hasPrefix("42") == true
+    }
+
     /// Whether a prepared statement's rows changed type under it (another program altered a
     /// column it reads, `ALTER TABLE ... TYPE`): PostgreSQL refuses the statement on every
     /// connection that prepared it (0A000), so it is prepared anew under another name

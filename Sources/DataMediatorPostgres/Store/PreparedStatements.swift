@@ -46,6 +46,9 @@ final class PreparedStatements: Sendable {
     private struct Names {
         var byKey: [Key: Statement] = [:]
         var next = 1
+        /// Statements the server refused to prepare, run unnamed until `until`; `pause` is
+        /// the rest that led there (``refused(_:binding:)``).
+        var resting: [Key: (until: ContinuousClock.Instant, pause: Duration)] = [:]
     }
 
     private let names = Mutex(Names())
@@ -71,6 +74,7 @@ final class PreparedStatements: Sendable {
         let text = SQL.numbered(sql)
         return names.withLock { names in
             if let known = names.byKey[key] { return known }
+            if let rest = names.resting[key], ContinuousClock.now < rest.until { return nil }
             guard names.byKey.count < limit else { return nil }
             let statement = Statement(name: "dm_statement_\(names.next)", text: text)
             names.next += 1
@@ -85,6 +89,30 @@ final class PreparedStatements: Sendable {
     func forget(_ sql: String, binding values: [JSONValue]) {
         let key = Key(sql, values)
         names.withLock { names in _ = names.byKey.removeValue(forKey: key) }
+    }
+
+    /// The longest a refused statement runs unnamed before it is prepared again.
+    static let longestRest = Duration.seconds(60)
+
+    /// Forgets the name of `sql` binding `values`, which the server refused to prepare
+    /// (a table or column not there yet: a read replica that has not replayed it, a table
+    /// being made again). PostgresNIO keeps a refusal for its name on each connection that
+    /// met it and answers it from then on, however the database changes: the statement
+    /// runs unnamed for a rest (1 s, doubled at each refusal soon after the last, up to
+    /// ``longestRest``), then is prepared under a new name. The rest bounds the refusals
+    /// each connection keeps while the cause lasts.
+    func refused(_ sql: String, binding values: [JSONValue]) {
+        let key = Key(sql, values)
+        let now = ContinuousClock.now
+        names.withLock { names in
+            names.byKey[key] = nil
+            var pause = Duration.seconds(1)
+            if let last = names.resting[key], now < last.until + last.pause * 2 {
+                pause = min(last.pause * 2, Self.longestRest)
+            }
+            if names.resting.count >= limit { names.resting = names.resting.filter { now < $0.value.until } }
+            names.resting[key] = (now + pause, pause)
+        }
     }
 }
 
@@ -135,7 +163,11 @@ extension PostgresConnection {
                 try await execute(NamedStatement(bindings: bindings), logger: logger)
             }
         } catch {
-            if PostgresStore.isUnavailable(error) { statements.forget(sql, binding: values) }
+            if PostgresStore.isUnavailable(error) {
+                statements.forget(sql, binding: values)
+            } else if PostgresStore.isRefusedStatement(error) {
+                statements.refused(sql, binding: values)
+            }
             throw error
         }
     }

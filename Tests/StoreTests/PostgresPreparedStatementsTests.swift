@@ -125,9 +125,8 @@ import Testing
         let logger = PostgresFixture.logger
         func count(_ connection: PostgresConnection) async throws -> Int {
             var rows = 0
-            for try await _ in try await connection.rows(of: sql, binding: bound, preparedIn: statements, logger: logger) {
-                rows += 1
-            }
+            let read = try await connection.rows(of: sql, binding: bound, preparedIn: statements, logger: logger)
+            for try await _ in read { rows += 1 }
             return rows
         }
         try await fixture.store.primary.withConnection { connection in

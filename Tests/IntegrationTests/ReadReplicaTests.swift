@@ -51,11 +51,20 @@ import Testing
                 a.removeData()
                 b.removeData()
             }
-            // The standby holds the demo once it has applied its tables' commits.
+            // The standby holds the demo once it has applied its tables' commits; until then
+            // a read is 503 with Retry-After (the tables not replayed yet), and then 200 at
+            // once (not for as long as each connection kept its refusal to prepare).
             let deadline = ContinuousClock.now + .seconds(60)
-            while try await b.get("/lists/transactions/items?limit=1").status != 200 {
+            while true {
+                let read = try await b.get("/lists/transactions/items?limit=1")
+                if read.status == 200 { break }
+                #expect(read.status == 503, "\(String(decoding: read.body, as: UTF8.self))")
+                #expect(read.headers["retry-after"] != nil)
                 try #require(ContinuousClock.now < deadline, "the standby never held the demo")
                 try await Task.sleep(for: .milliseconds(100))
+            }
+            for _ in 0..<20 {
+                #expect(try await b.get("/lists/transactions/items?limit=1").status == 200, "every connection reads it")
             }
             let reader = ["Authorization": "Bearer t"]
             for (writer, other) in [(a, a), (a, b), (b, a)] {

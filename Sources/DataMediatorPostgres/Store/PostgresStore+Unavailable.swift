@@ -24,15 +24,25 @@ extension PostgresStore {
 
     /// What a call answers that failed with `error`, `leased` telling whether it had its
     /// connection: `unavailable` when the database cannot be used now (or the pool failed
-    /// before a lease: it could not connect, or it shut down), the error itself otherwise.
+    /// before a lease: it could not connect, or it shut down, or the read replica lacks a
+    /// table or column it has not replayed yet), the error itself otherwise.
     ///
     /// `gate` names the server in the log (the primary, or the read replica); while a server
     /// stays unavailable, one line each 10 s tells how many calls failed since.
     func answer(to error: any Error, leased: Bool, on gate: PoolGate? = nil) -> any Error {
         if error is DataMediatorError { return error }
-        guard Self.isUnavailable(error) || !leased else { return error }
         let gate = gate ?? primaryGate
         let replica = readerConfiguration != nil && gate === readerGate
+        // A read replica without a table or column the list reads has not replayed it yet
+        // (a service started with the primary's tables new, say).
+        if replica, Self.isRefusedStatement(error) {
+            logUnavailable(error, leased: leased, on: gate)
+            return DataMediatorError(
+                .unavailable,
+                "The database's read replica does not hold a table or column the list reads yet; retry shortly."
+            )
+        }
+        guard Self.isUnavailable(error) || !leased else { return error }
         logUnavailable(error, leased: leased, on: gate)
         // 57014 and 55P03: a statement or a lock wait (for the store's version lock, held by
         // an import, say) ran past the timeout; the database itself was reached.

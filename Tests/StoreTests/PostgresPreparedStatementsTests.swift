@@ -3,6 +3,7 @@ import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import DataMediatorPostgres
@@ -118,7 +119,10 @@ import Testing
     /// then is prepared under a new name.
     @Test func aStatementRefusedForAMissingTableRunsOnceTheTableIsThere() async throws {
         let fixture = try await PostgresFixture(connections: 1)
-        let statements = PreparedStatements(enabled: true)
+        // The rests' clock, moved by hand.
+        let clock = Mutex(ContinuousClock.now)
+        let statements = PreparedStatements(enabled: true, now: { clock.withLock { $0 } })
+        func wait(_ duration: Duration) { clock.withLock { $0 += duration } }
         let sql = "SELECT x FROM arrives_later WHERE x > ?"
         let bound: [JSONValue] = [.integer(0)]
         let first = try #require(statements.statement(of: sql, binding: bound)).name
@@ -133,21 +137,28 @@ import Testing
             await #expect(throws: PSQLError.self) { _ = try await count(connection) }
             _ = try await connection.query("CREATE TABLE arrives_later (x int8)", logger: logger)
             _ = try await connection.query("INSERT INTO arrives_later VALUES (1), (2)", logger: logger)
-            // At once: unnamed while it rests.
+            // While it rests: unnamed, and read.
             #expect(statements.statement(of: sql, binding: bound) == nil)
             #expect(try await count(connection) == 2)
             // After the rest: prepared under another name, on the connection that was refused.
-            try await Task.sleep(for: .milliseconds(1_100))
+            wait(.milliseconds(1_100))
             let second = try #require(statements.statement(of: sql, binding: bound)).name
             #expect(second != first)
             #expect(try await count(connection) == 2)
             #expect(try await count(connection) == 2)
         }
-        // A refusal right after a rest doubles the next rest.
+        // Refusals in a row double the rest: 2 s, then 4 s.
         statements.refused(sql, binding: bound)
         statements.refused(sql, binding: bound)
-        try await Task.sleep(for: .milliseconds(1_100))
-        #expect(statements.statement(of: sql, binding: bound) == nil, "rests 2 s after a second refusal in a row")
+        wait(.seconds(3))
+        #expect(statements.statement(of: sql, binding: bound) == nil, "rests 4 s after a third refusal in a row")
+        wait(.milliseconds(1_100))
+        #expect(statements.statement(of: sql, binding: bound) != nil)
+        // A refusal long after the last rest rests 1 s again.
+        wait(.seconds(60))
+        statements.refused(sql, binding: bound)
+        wait(.milliseconds(1_100))
+        #expect(statements.statement(of: sql, binding: bound) != nil)
     }
 
     @Test func aStatementBindingOtherTypesIsAnotherStatement() {

@@ -61,9 +61,14 @@ final class PreparedStatements: Sendable {
     /// No statement prepared: every one runs unnamed.
     static let none = PreparedStatements(enabled: false)
 
-    init(enabled: Bool, limit: Int = 512) {
+    /// The clock of the rests (``refused(_:binding:)``): the tests' own, which does not
+    /// move while a loaded machine runs them slowly.
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(enabled: Bool, limit: Int = 512, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.enabled = enabled
         self.limit = limit
+        self.now = now
     }
 
     /// The statement `sql` binding `values` is prepared as, or nil when it runs unnamed.
@@ -74,7 +79,7 @@ final class PreparedStatements: Sendable {
         let text = SQL.numbered(sql)
         return names.withLock { names in
             if let known = names.byKey[key] { return known }
-            if let rest = names.resting[key], ContinuousClock.now < rest.until { return nil }
+            if let rest = names.resting[key], now() < rest.until { return nil }
             guard names.byKey.count < limit else { return nil }
             let statement = Statement(name: "dm_statement_\(names.next)", text: text)
             names.next += 1
@@ -103,7 +108,7 @@ final class PreparedStatements: Sendable {
     /// each connection keeps while the cause lasts.
     func refused(_ sql: String, binding values: [JSONValue]) {
         let key = Key(sql, values)
-        let now = ContinuousClock.now
+        let now = now()
         names.withLock { names in
             names.byKey[key] = nil
             var pause = Duration.seconds(1)

@@ -184,9 +184,10 @@ public enum StoreVersion {
     /// PostgreSQL's raise of the version for a write to `table` as one statement (each is a
     /// round trip): the raise, the table's mark, `scalar`'s read after it (nil: none), the
     /// notification on commit (the version, and the tag of the client the write is made for
-    /// when there is one: ``WriteOrigin``), and `parts` (data-modifying `WITH` parts, which run whether
-    /// or not the query reads them; they may use ``bumpedVersion`` and ``readAfterBump``),
-    /// with the values of its placeholders. It answers the version, then what `scalar` read.
+    /// when there is one: ``WriteOrigin``), and `parts` (data-modifying `WITH` parts, which
+    /// run whether or not the query reads them; they may use ``bumpedVersion`` and
+    /// ``readAfterBump``), with the values of its placeholders. It answers the version, then
+    /// what `scalar` read.
     static func postgresBump(
         for table: String,
         reading scalar: String?,

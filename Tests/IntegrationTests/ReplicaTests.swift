@@ -34,15 +34,29 @@ import Testing
     static func create(on server: ServerProcess, _ body: String, key: String? = nil) async throws -> String {
         var headers = json
         headers["Idempotency-Key"] = key ?? UUID().uuidString
-        var answer = try await server.send("POST", "/lists/transactions/items", headers: headers, body: body)
-        for _ in 0..<4 where answer.status == 503 {
-            try await Task.sleep(for: .seconds(Double(answer.headers["retry-after"] ?? "") ?? 1))
-            answer = try await server.send("POST", "/lists/transactions/items", headers: headers, body: body)
-        }
+        let answer = try await request(on: server, "POST", "/lists/transactions/items", headers: headers, body: body)
         let warnings = server.log.split(separator: "\n").filter { $0.contains("warning") || $0.contains("error") }
         #expect(answer.status == 201, "\(String(decoding: answer.body, as: UTF8.self)) \(warnings.suffix(5))")
         let item = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
         return try #require(item["id"] as? String)
+    }
+
+    /// Sends a request to `server`; a `503` (the store busy under the whole suite's load:
+    /// nothing was read or stored) is sent again after its `Retry-After`, as API.md's
+    /// clients do.
+    static func request(
+        on server: ServerProcess,
+        _ method: String,
+        _ path: String,
+        headers: [String: String] = json,
+        body: String? = nil
+    ) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+        var answer = try await server.send(method, path, headers: headers, body: body)
+        for _ in 0..<4 where answer.status == 503 {
+            try await Task.sleep(for: .seconds(Double(answer.headers["retry-after"] ?? "") ?? 1))
+            answer = try await server.send(method, path, headers: headers, body: body)
+        }
+        return answer
     }
 
     /// Every page of a view, read from `server`.
@@ -51,7 +65,7 @@ import Testing
         var cursor: String?
         repeat {
             let query = "view=\(view)&limit=50" + (cursor.map { "&cursor=\($0)" } ?? "")
-            let answer = try await server.get("/lists/transactions/items?\(query)")
+            let answer = try await request(on: server, "GET", "/lists/transactions/items?\(query)")
             try #require(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
             let page = try Page.decode(answer.body)
             check.add(page)
@@ -93,7 +107,7 @@ import Testing
             let reader = replicas[turn % 2]
             let writer = replicas[(turn + 1) % 2]
             let query = "limit=7" + (cursor.map { "&cursor=\($0)" } ?? "")
-            let answer = try await reader.get("/lists/transactions/items?\(query)")
+            let answer = try await Self.request(on: reader, "GET", "/lists/transactions/items?\(query)")
             try #require(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
             let page = try Page.decode(answer.body)
             walk.add(page)
@@ -105,21 +119,17 @@ import Testing
                 )
             case 1:
                 let id = walk.items.last?.id ?? "1"
-                let patched = try await writer.send(
+                let patched = try await Self.request(
+                    on: writer,
                     "PATCH",
                     "/lists/transactions/items/\(id)",
-                    headers: Self.json,
                     body: #"{"data": {"points": 99}}"#
                 )
                 #expect(patched.status == 200)
             default:
                 if let victim = victims.popLast(), !walk.items.contains(where: { $0.id == victim }) {
-                    let answer = try await writer.send(
-                        "DELETE",
-                        "/lists/transactions/items/\(victim)",
-                        headers: Self.json
-                    )
-                    #expect(answer.status == 204)
+                    let answer = try await Self.request(on: writer, "DELETE", "/lists/transactions/items/\(victim)")
+                    #expect(answer.status == 204, "\(String(decoding: answer.body, as: UTF8.self))")
                     deleted.insert(victim)
                 }
             }

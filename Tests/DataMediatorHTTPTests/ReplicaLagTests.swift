@@ -15,13 +15,13 @@ import Testing
     /// Whether the reads caught up, and until then the version they stand at.
     final class Lag: Sendable {
         let behind: Int64
-        /// Whether the reads never catch up (a replica paused longer than the wait).
-        let stuck: Bool
+        /// Whether the reads do not catch up (a replica paused longer than the wait).
+        let stuck: Atomic<Bool>
         let caughtUp = Atomic<Bool>(false)
 
         init(behind: Int64, stuck: Bool = false) {
             self.behind = behind
-            self.stuck = stuck
+            self.stuck = Atomic(stuck)
         }
     }
 
@@ -60,7 +60,7 @@ import Testing
         func catchUp(to version: Int64) async throws -> CatchUp {
             guard version <= (try await inner.currentVersion()) else { return .notBehind }
             guard !lag.caughtUp.load(ordering: .relaxed), version > lag.behind else { return .caughtUp }
-            if lag.stuck { return .stillBehind }
+            if lag.stuck.load(ordering: .relaxed) { return .stillBehind }
             lag.caughtUp.store(true, ordering: .relaxed)
             return .caughtUp
         }
@@ -187,6 +187,41 @@ import Testing
     /// A walk that moves to reads lagging more than the last page's (another service
     /// replica, on another database replica) waits for them to reach the version its cursor
     /// was read at, forward and backward: its pages never go back in time.
+    /// A replica still behind a client's write when the wait's time is up answers that
+    /// client `503` with `Retry-After`, not a list without its write, and keeps the write
+    /// for the retry; once the replica holds it, the retry reads it.
+    @Test func aClientsReadOfAReplicaStuckBehindItsWriteIsRetry() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let lag = Lag(behind: try await fixture.notes.currentVersion(), stuck: true)
+        let adapter = try lagging(fixture, behind: lag.behind, lag: lag)
+        var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
+        configuration.readYourWrites = .seconds(60)
+        let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)
+        try await Application(router: router).test(.router) { client in
+            let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
+            let written = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: ana,
+                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
+            )
+            #expect(written.status == .created)
+            for path in ["/lists/notes/items", "/lists/notes/sections"] {
+                let refused = try await client.execute(uri: path, method: .get, headers: ana)
+                #expect(refused.status == .serviceUnavailable, "\(path)")
+                #expect(refused.headers[.retryAfter] == "1", "\(path)")
+                #expect(refused.headers[.contentType] == "application/problem+json", "\(path)")
+                #expect(String(buffer: refused.body).contains("not replayed your latest write"), "\(path)")
+            }
+            let bo: HTTPFields = [.authorization: "Bearer bo-writes"]
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: bo).status == .ok)
+            lag.stuck.store(false, ordering: .relaxed)
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: ana).status == .ok)
+            let caughtUp = lag.caughtUp.load(ordering: .relaxed)
+            #expect(caughtUp, "the retry did not wait for the write")
+        }
+    }
+
     @Test func aPageFromACursorIsNeverOlderThanTheCursorsPage() async throws {
         let fixture = try EventReloadTests.Fixture()
         let start = try await fixture.notes.currentVersion()

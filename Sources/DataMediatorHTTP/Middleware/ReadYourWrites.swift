@@ -11,9 +11,10 @@ import Synchronization
 /// Clients are kept by their tag (``tag(of:)``), the digest a write carries to every
 /// replica of the service with its notification (``WriteOrigin``): a write made through
 /// another replica is kept here too when its notification arrives (``observe(_:)``).
-/// A write is kept until one of the client's reads has waited for it, for ``keep`` at most;
-/// a read that waits gives up at the store's database timeout and answers what the replica
-/// holds.
+/// A write is kept until one of the client's reads has found it replayed, for ``keep`` at
+/// most; a read that waits gives up at the store's database timeout and answers `503`
+/// (`Retry-After`) while the write is kept, rather than a list without the client's own
+/// write as if it were current.
 final class ReadYourWrites: Sendable {
     /// The version a write route made, noted for the middleware around it.
     @TaskLocal static var written: WrittenVersion?
@@ -123,8 +124,17 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         else { return try await next(request, context) }
         let client = ReadYourWrites.tag(of: await identity.client(of: request, context: context))
         if let version = writes.version(for: client) {
-            // A replica that does not catch up in time leaves the read to answer what it holds.
-            _ = try? await adapter.catchUp(to: version)
+            // A replica still behind the write when the wait's time is up answers "retry"
+            // rather than a list without the client's write, and keeps the write for the
+            // retry to wait for. One whose version cannot be looked at (the primary
+            // unreachable) is read as it is: the replica still serves reads then.
+            if case .stillBehind = try? await adapter.catchUp(to: version) {
+                throw DataMediatorError(
+                    .unavailable,
+                    "This server's read replica has not replayed your latest write (version \(version)) yet; "
+                        + "retry shortly."
+                )
+            }
             writes.forget(client, version: version)
         }
         return try await next(request, context)

@@ -38,7 +38,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// The notifier that hears of the writes made through every replica of the service
     /// (PostgreSQL's notifications name the client each was made for), so that with
     /// ``readYourWrites`` a client's reads here wait for its writes made through another
-    /// replica too; nil: for the writes made through this one only.
+    /// replica too; nil: for the writes made through this one only. Given without
+    /// ``readYourWrites``, this replica's writes still name their client, for the others.
     public var writeNotifier: ChangeNotifier?
     /// How far the store's read replica stands behind its primary, for the
     /// `data_mediator_replica_lag_*` metrics and ``readyMaximumLag``; nil without a replica.
@@ -159,6 +160,8 @@ public func buildRouter(
                 identity: identity
             )
         )
+    } else if configuration.writeNotifier != nil {
+        router.add(middleware: WriteOriginMiddleware(identity: identity))
     }
     let scope = ScopeAccess(verify: configuration.claims, operators: BearerAccess(tokens: configuration.writeTokens))
     ListRoutes(registry: registry, scope: scope).register(on: router)

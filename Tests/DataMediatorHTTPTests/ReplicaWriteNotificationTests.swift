@@ -72,7 +72,10 @@ import Testing
         }
     }
 
-    @Test func aClientsReadWaitsForItsWriteThroughAnotherReplica() async throws {
+    /// Also when the replica written through keeps no writes itself (it has no read
+    /// replica): its writes name their client all the same.
+    @Test(arguments: [true, false])
+    func aClientsReadWaitsForItsWriteThroughAnotherReplica(writerKeepsWrites: Bool) async throws {
         let fixture = try EventReloadTests.Fixture()
         let lag = ReplicaLagTests.Lag(behind: try await fixture.notes.currentVersion())
         // The database's notifications, which every replica of the service hears.
@@ -89,7 +92,9 @@ import Testing
         var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
         configuration.readYourWrites = .seconds(60)
         configuration.writeNotifier = notifications
-        let replicaA = buildRouter(registry: ListRegistry([writing]), configuration: configuration)
+        var writerConfiguration = configuration
+        if !writerKeepsWrites { writerConfiguration.readYourWrites = nil }
+        let replicaA = buildRouter(registry: ListRegistry([writing]), configuration: writerConfiguration)
         let lagging = try ReplicaLagTests().lagging(fixture, behind: lag.behind, lag: lag)
         let replicaB = buildRouter(registry: ListRegistry([lagging]), configuration: configuration)
         let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]

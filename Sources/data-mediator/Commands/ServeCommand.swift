@@ -146,8 +146,9 @@ struct ServeCommand: AsyncParsableCommand {
                     claims: claims,
                     // A read replica lags the primary: a client's reads wait for its writes.
                     readYourWrites: settings.databaseReadURL == nil ? nil : .seconds(60),
-                    // Writes through other replicas of the service too, by their notifications.
-                    writeNotifier: wiring.notifier,
+                    // Writes through other replicas of the service too, by their notifications
+                    // (PostgreSQL's, which name each write's client).
+                    writeNotifier: settings.databaseURL == nil ? nil : wiring.notifier,
                     replicaLag: settings.databaseReadURL == nil ? nil : wiring.replicaLag,
                     readyMaximumLag: settings.readyMaximumLagSeconds.map { .seconds($0) }
                 ),

@@ -41,6 +41,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// replica too; nil: for the writes made through this one only. Given without
     /// ``readYourWrites``, this replica's writes still name their client, for the others.
     public var writeNotifier: ChangeNotifier?
+    /// How long a write's answer waits for ``writeNotifier`` to hear the write (so that every
+    /// replica has heard it when the client reads next); a test's to lengthen.
+    var writeNotificationWait = Duration.milliseconds(100)
     /// How far the store's read replica stands behind its primary, for the
     /// `data_mediator_replica_lag_*` metrics and ``readyMaximumLag``; nil without a replica.
     public var replicaLag: (@Sendable () async throws -> ReplicaLag?)?
@@ -150,18 +153,20 @@ public func buildRouter(
             composites: Set(registry.adapters.filter { $0.definition.composition != nil }.map(\.definition.name))
         )
     )
-    if let keep = configuration.readYourWrites {
-        let writes = ReadYourWrites(keep: keep)
-        if let notifier = configuration.writeNotifier { writes.observe(notifier) }
+    let writes = configuration.readYourWrites.map { ReadYourWrites(keep: $0) }
+    if let writes, let notifier = configuration.writeNotifier { writes.observe(notifier) }
+    if writes != nil || configuration.writeNotifier != nil {
         router.add(
-            middleware: ReadYourWritesMiddleware(
+            middleware: WriteOriginMiddleware(
+                identity: identity,
                 writes: writes,
-                registry: registry,
-                identity: identity
+                notifier: configuration.writeNotifier,
+                notificationWait: configuration.writeNotificationWait
             )
         )
-    } else if configuration.writeNotifier != nil {
-        router.add(middleware: WriteOriginMiddleware(identity: identity))
+    }
+    if let writes {
+        router.add(middleware: ReadYourWritesMiddleware(writes: writes, registry: registry, identity: identity))
     }
     let scope = ScopeAccess(verify: configuration.claims, operators: BearerAccess(tokens: configuration.writeTokens))
     ListRoutes(registry: registry, scope: scope).register(on: router)

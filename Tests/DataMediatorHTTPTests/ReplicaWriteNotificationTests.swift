@@ -16,9 +16,15 @@ import Testing
     struct AnnouncingWriter: ItemWriter {
         let inner: any ItemWriter
         let notifications: ChangeNotifier
+        /// Whether the notification is published with the write; when not, the test
+        /// publishes it later (a notification that comes late), from ``written``.
+        var announces = true
+        /// The version of the latest write.
+        let written = ReadYourWrites.WrittenVersion()
 
         func announced(_ version: Int64) -> Int64 {
-            notifications.publish(version: version, writer: WriteOrigin.client)
+            written.note(version)
+            if announces { notifications.publish(version: version, writer: WriteOrigin.client) }
             return version
         }
 
@@ -116,6 +122,70 @@ import Testing
             #expect(try await b.execute(uri: "/lists/notes/items", method: .get, headers: ana).status == .ok)
             let waitedForOwn = lag.caughtUp.load(ordering: .relaxed)
             #expect(waitedForOwn, "the writer's read through another replica did not wait for its write")
+        }
+    }
+
+    /// Whether a request running in another task was answered.
+    final class Answered: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    /// A write is answered once this replica has heard its notification (every replica
+    /// hears it at the same moment), so the client's next read through another replica
+    /// finds it noted there; a notification that never comes holds the answer only for the
+    /// bound.
+    @Test func aWriteIsAnsweredOnceItsNotificationIsHeard() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let notifications = ChangeNotifier()
+        let notes = fixture.notes
+        let writer = AnnouncingWriter(
+            inner: try #require(notes.writer),
+            notifications: notifications,
+            announces: false
+        )
+        let writing = ListAdapter(
+            definition: notes.definition,
+            provider: notes.provider,
+            signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
+            writer: writer,
+            changeLog: notes.changeLog,
+            notifier: notes.notifier
+        )
+        var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes"])
+        configuration.writeNotifier = notifications
+        configuration.writeNotificationWait = .seconds(60)
+        let router = buildRouter(registry: ListRegistry([writing]), configuration: configuration)
+        let answered = Answered()
+        try await Application(router: router).test(.live) { client in
+            let write = Task {
+                let response = try await client.execute(
+                    uri: "/lists/notes/items",
+                    method: .post,
+                    headers: [.authorization: "Bearer ana-writes", .contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
+                )
+                answered.value.store(true, ordering: .releasing)
+                return response.status
+            }
+            while writer.written.version.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            // Committed; its notification has not come, so its answer waits.
+            try await Task.sleep(for: .milliseconds(100))
+            let early = answered.value.load(ordering: .acquiring)
+            #expect(!early, "the write was answered before its notification was heard")
+            notifications.publish(version: writer.written.version.load(ordering: .relaxed), writer: "ab")
+            #expect(try await write.value == .created)
+        }
+        // A notification that never comes holds a write's answer for the bound only.
+        configuration.writeNotificationWait = .milliseconds(50)
+        let bounded = buildRouter(registry: ListRegistry([writing]), configuration: configuration)
+        try await Application(router: bounded).test(.router) { client in
+            let response = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: [.authorization: "Bearer ana-writes", .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"data": {"title": "unheard"}}"#)
+            )
+            #expect(response.status == .created)
         }
     }
 

@@ -80,25 +80,33 @@ import Testing
 
             // A replica that waits less than the standby lags: a client's read of its own
             // write is 503 with Retry-After, not an answer without it, until the standby has
-            // replayed the write.
+            // replayed the write; also for a write through a replica that reads the primary.
             environment["DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS"] = "1"
             let c = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
-            defer { c.removeData() }
-            let id = try await ReplicaTests.create(
-                on: c,
-                ReplicaTests.transaction("bo", points: 2, at: "2026-11-20T11:00:00Z")
-            )
-            var read = try await c.get("/lists/transactions/items/\(id)", headers: reader)
-            #expect(read.status == 503, "\(String(decoding: read.body, as: UTF8.self))")
-            #expect(read.headers["content-type"] == "application/problem+json")
-            let replayedBy = ContinuousClock.now + .seconds(30)
-            while read.status == 503, ContinuousClock.now < replayedBy {
-                let wait = try #require(Double(read.headers["retry-after"] ?? ""), "a 503 without Retry-After")
-                try await Task.sleep(for: .seconds(wait))
-                read = try await c.get("/lists/transactions/items/\(id)", headers: reader)
+            environment["DATA_MEDIATOR_DATABASE_READ_URL"] = nil
+            let d = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
+            defer {
+                c.removeData()
+                d.removeData()
             }
-            #expect(read.status == 200, "\(String(decoding: read.body, as: UTF8.self))")
+            for writer in [c, d] {
+                let id = try await ReplicaTests.create(
+                    on: writer,
+                    ReplicaTests.transaction("bo", points: 2, at: "2026-11-20T11:00:00Z")
+                )
+                var read = try await c.get("/lists/transactions/items/\(id)", headers: reader)
+                #expect(read.status == 503, "through \(writer.base): \(String(decoding: read.body, as: UTF8.self))")
+                #expect(read.headers["content-type"] == "application/problem+json")
+                let replayedBy = ContinuousClock.now + .seconds(30)
+                while read.status == 503, ContinuousClock.now < replayedBy {
+                    let wait = try #require(Double(read.headers["retry-after"] ?? ""), "a 503 without Retry-After")
+                    try await Task.sleep(for: .seconds(wait))
+                    read = try await c.get("/lists/transactions/items/\(id)", headers: reader)
+                }
+                #expect(read.status == 200, "through \(writer.base): \(String(decoding: read.body, as: UTF8.self))")
+            }
             #expect(await c.stop() == 0)
+            #expect(await d.stop() == 0)
         }
     }
 }

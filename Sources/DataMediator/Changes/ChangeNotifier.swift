@@ -58,7 +58,15 @@ public final class ChangeNotifier: Sendable {
     /// it (a notification of the primary, which a read replica may not hold yet), for the
     /// client `writer` tags when the notification names one (``WriteOrigin``).
     public func publish(version: Int64? = nil, writer: String? = nil) {
-        if let version { latest.max(version, ordering: .acquiringAndReleasing) }
+        if let version {
+            latest.max(version, ordering: .acquiringAndReleasing)
+            let heard = waiters.withLock { waiters in
+                let heard = waiters.filter { $0.value.version <= version }
+                for id in heard.keys { waiters[id] = nil }
+                return heard.values.map(\.continuation)
+            }
+            for continuation in heard { continuation.resume() }
+        }
         if let version, let writer {
             for observer in writerObservers.withLock({ $0 }) { observer(writer, version) }
         }
@@ -68,6 +76,32 @@ public final class ChangeNotifier: Sendable {
     }
 
     private let writerObservers = Mutex<[@Sendable (_ writer: String, _ version: Int64) -> Void]>([])
+    private let waiters = Mutex<[Int: (version: Int64, continuation: CheckedContinuation<Void, Never>)]>([:])
+
+    /// Waits until a publisher has named `version` or a later one (``latestVersion``), for
+    /// `bound` at most; answers whether it has. A replica of the service awaits its own
+    /// write's notification so that, when it answers the write, the other replicas (which
+    /// hear the same notification at the same moment) have heard it too.
+    public func heard(_ version: Int64, within bound: Duration) async -> Bool {
+        guard latestVersion < version else { return true }
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        await withCheckedContinuation { continuation in
+            let waits = waiters.withLock { waiters in
+                // Published between the look above and here: nothing would wake it.
+                guard latestVersion < version else { return false }
+                waiters[id] = (version, continuation)
+                return true
+            }
+            guard waits else { return continuation.resume() }
+            // The bound's end wakes it unless a publisher did first (the timer runs to the
+            // bound either way).
+            Task {
+                try? await Task.sleep(for: bound)
+                self.waiters.withLock { $0.removeValue(forKey: id) }?.continuation.resume()
+            }
+        }
+        return latestVersion >= version
+    }
 
     /// Calls `observer` with the client's tag and the version of each write published with
     /// its writer (``publish(version:writer:)``): writes made through any replica of the

@@ -96,8 +96,9 @@ final class ReadYourWrites: Sendable {
     var isEmpty: Bool { writes.withLock { $0.isEmpty } }
 }
 
-/// Notes each client's writes, and holds its reads of a list until the list's reads hold
-/// its latest write (``ReadYourWrites``): only on a store whose reads may lag.
+/// Holds each client's reads of a list until the list's reads hold its latest write
+/// (``ReadYourWrites``, noted by ``WriteOriginMiddleware``): only on a store whose reads
+/// may lag.
 struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let writes: ReadYourWrites
     let registry: ListRegistry
@@ -108,16 +109,6 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if ClientShareMiddleware<Context>.isWrite(request) {
-            let written = ReadYourWrites.WrittenVersion()
-            let client = ReadYourWrites.tag(of: await identity.client(of: request, context: context))
-            let response = try await ReadYourWrites.$written.withValue(written) {
-                try await WriteOrigin.$client.withValue(client) { try await next(request, context) }
-            }
-            let version = written.version.load(ordering: .relaxed)
-            if version > 0 { writes.note(client, version: version) }
-            return response
-        }
         let parts = RouteSegments.of(request.uri.path)
         guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists", !writes.isEmpty,
             let adapter = try? registry.adapter(named: String(parts[1]))

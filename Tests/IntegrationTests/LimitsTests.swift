@@ -107,7 +107,7 @@ import Testing
         let slow = try RawClient(port: server.port)
         slow.send(
             "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
-                + "POST /lists/transactions/items?x=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                + "POST /lists/transactions/items?_x=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
                 + "X-Request-ID: pipelined-write-7\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
         )
         let started = ContinuousClock.now

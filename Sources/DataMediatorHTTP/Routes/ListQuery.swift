@@ -54,8 +54,8 @@ struct ListQuery {
     }
 
     /// Refuses any query parameter of a list route that takes none (`/lists`,
-    /// `/lists/{list}`), as the routes with parameters refuse the ones they do not take;
-    /// names that begin with `_` are ignored (cache busters).
+    /// `/lists/{list}`, the writes), as the routes with parameters refuse the ones they do
+    /// not take; names that begin with `_` are ignored (cache busters).
     ///
     /// - Throws: `unknown-parameter` naming the first; `bad-request` for a query that is not
     ///   valid percent-encoded UTF-8.

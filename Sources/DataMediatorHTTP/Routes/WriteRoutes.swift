@@ -110,6 +110,9 @@ struct WriteRoutes: Sendable {
             )
         }
         let scope = try await writeScope(adapter, request)
+        // A write takes no query parameter (API.md, scoped lists' rule 2): one a client
+        // meant to narrow the write (`?game=8`) would otherwise be ignored as it writes.
+        try ListQuery.refuseAny(request)
         guard readsBody else { return (adapter, .null, scope) }
         guard let type = request.headers[.contentType], Self.isJSON(type) else {
             throw Problem(

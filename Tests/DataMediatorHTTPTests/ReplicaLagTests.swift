@@ -103,29 +103,43 @@ import Testing
     /// A client's read after its own write waits for the reads to hold the write; another
     /// client's read does not wait for it.
     @Test func aClientsReadWaitsForItsOwnWrite() async throws {
+        let lag = try await afterAnasWrite(stuck: false) { client, lag async throws in
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.bo).status == .ok)
+            let waitedForOthers = lag.caughtUp.load(ordering: .relaxed)
+            #expect(!waitedForOthers, "another client's read waited for the write")
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.ana).status == .ok)
+        }
+        let waitedForOwn = lag.caughtUp.load(ordering: .relaxed)
+        #expect(waitedForOwn, "the writer's read did not wait for its write")
+    }
+
+    static let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
+    static let bo: HTTPFields = [.authorization: "Bearer bo-writes"]
+
+    /// Runs `body` on a router that keeps writes, over the fixture's `notes` read through a
+    /// new lag at its version (`stuck`: never catching up until told), once ana's write
+    /// there was answered `201`; answers the lag.
+    func afterAnasWrite(
+        stuck: Bool,
+        _ body: @escaping @Sendable (any TestClientProtocol, Lag) async throws -> Void
+    ) async throws -> Lag {
         let fixture = try EventReloadTests.Fixture()
-        let lag = Lag(behind: try await fixture.notes.currentVersion())
+        let lag = Lag(behind: try await fixture.notes.currentVersion(), stuck: stuck)
         let adapter = try lagging(fixture, behind: lag.behind, lag: lag)
         var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
         configuration.readYourWrites = .seconds(60)
         let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)
         try await Application(router: router).test(.router) { client in
-            let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
-            let bo: HTTPFields = [.authorization: "Bearer bo-writes"]
             let written = try await client.execute(
                 uri: "/lists/notes/items",
                 method: .post,
-                headers: ana,
+                headers: Self.ana,
                 body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
             )
             #expect(written.status == .created)
-            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: bo).status == .ok)
-            let waitedForOthers = lag.caughtUp.load(ordering: .relaxed)
-            #expect(!waitedForOthers, "another client's read waited for the write")
-            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: ana).status == .ok)
-            let waitedForOwn = lag.caughtUp.load(ordering: .relaxed)
-            #expect(waitedForOwn, "the writer's read did not wait for its write")
+            try await body(client, lag)
         }
+        return lag
     }
 
     @Test func aVersionNewerThanTheReadsIsWaitedFor() async throws {
@@ -191,35 +205,20 @@ import Testing
     /// client `503` with `Retry-After`, not a list without its write, and keeps the write
     /// for the retry; once the replica holds it, the retry reads it.
     @Test func aClientsReadOfAReplicaStuckBehindItsWriteIsRetry() async throws {
-        let fixture = try EventReloadTests.Fixture()
-        let lag = Lag(behind: try await fixture.notes.currentVersion(), stuck: true)
-        let adapter = try lagging(fixture, behind: lag.behind, lag: lag)
-        var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
-        configuration.readYourWrites = .seconds(60)
-        let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)
-        try await Application(router: router).test(.router) { client in
-            let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
-            let written = try await client.execute(
-                uri: "/lists/notes/items",
-                method: .post,
-                headers: ana,
-                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
-            )
-            #expect(written.status == .created)
+        let lag = try await afterAnasWrite(stuck: true) { client, lag in
             for path in ["/lists/notes/items", "/lists/notes/sections"] {
-                let refused = try await client.execute(uri: path, method: .get, headers: ana)
+                let refused = try await client.execute(uri: path, method: .get, headers: Self.ana)
                 #expect(refused.status == .serviceUnavailable, "\(path)")
                 #expect(refused.headers[.retryAfter] == "1", "\(path)")
                 #expect(refused.headers[.contentType] == "application/problem+json", "\(path)")
                 #expect(String(buffer: refused.body).contains("not replayed your latest write"), "\(path)")
             }
-            let bo: HTTPFields = [.authorization: "Bearer bo-writes"]
-            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: bo).status == .ok)
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.bo).status == .ok)
             lag.stuck.store(false, ordering: .relaxed)
-            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: ana).status == .ok)
-            let caughtUp = lag.caughtUp.load(ordering: .relaxed)
-            #expect(caughtUp, "the retry did not wait for the write")
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.ana).status == .ok)
         }
+        let caughtUp = lag.caughtUp.load(ordering: .relaxed)
+        #expect(caughtUp, "the retry did not wait for the write")
     }
 
     @Test func aPageFromACursorIsNeverOlderThanTheCursorsPage() async throws {

@@ -58,4 +58,32 @@ import Testing
             #expect(try ScopedListTests.ids(try await get("/lists/mine/items", bo)) == ["b1"])
         }
     }
+
+    /// A caller's JWT that verifies does not write to a list without a scope (API.md rule 6):
+    /// `401` saying so, not that the token is not valid (a client would get another in
+    /// vain); nothing is stored. A token that does not verify is still "not valid".
+    @Test func aJWTWritesNoListWithoutAScopeAndSaysWhy() async throws {
+        let fixture = try ScopedListTests.Fixture()
+        try await fixture.run { client in
+            let ana = try await ScopedListTests.headers("ana")
+            let body = ByteBuffer(string: #"{"id": "n1", "data": {"title": "n1"}}"#)
+            let refused = try await client.execute(uri: "/lists/notes/items", method: .post, headers: ana, body: body)
+            try ProblemTests.expectProblem(refused, status: 401, type: "unauthorized")
+            let detail = try HTTPTestSupport.json(refused)["detail"] as? String ?? ""
+            #expect(detail.contains("writes only to a list with a scope"), "\(detail)")
+            #expect(refused.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+            var forged = ana
+            forged[.authorization] = (ana[.authorization] ?? "") + "x"
+            let notValid = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: forged,
+                body: body
+            )
+            #expect(try HTTPTestSupport.json(notValid)["detail"] as? String == "The bearer token is not valid.")
+            let operatorToken: HTTPFields = [.authorization: "Bearer \(ScopedListTests.writeToken)"]
+            let page = try await client.execute(uri: "/lists/notes/items", method: .get, headers: operatorToken)
+            #expect(try ScopedListTests.ids(page) == [], "a refused write stored an item")
+        }
+    }
 }

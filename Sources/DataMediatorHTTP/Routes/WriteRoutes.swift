@@ -225,6 +225,18 @@ struct WriteRoutes: Sendable {
     private func writeScope(_ adapter: ListAdapter, _ request: Request) async throws -> WriteScope? {
         let definition = adapter.definition
         guard let listScope = definition.scope, !access.accepts(request) else {
+            // A caller's JWT that verifies is a valid token that does not write here: say
+            // so, rather than call it not valid (a client would get a new one in vain).
+            if access.isEnabled, !access.accepts(request), let verify = scope.verify,
+                (try? await verify(request.headers[.authorization])) != nil
+            {
+                throw Problem(
+                    .unauthorized,
+                    detail: "A JWT writes only to a list with a scope, and '\(definition.name)' has none: "
+                        + "its writes need one of the server's write tokens.",
+                    headers: [.wwwAuthenticate: #"Bearer realm="data-mediator", error="invalid_token""#]
+                )
+            }
             try access.authorize(request)
             return nil
         }

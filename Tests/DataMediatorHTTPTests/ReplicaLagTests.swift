@@ -17,6 +17,8 @@ import Testing
         let behind: Int64
         /// Whether the reads do not catch up (a replica paused longer than the wait).
         let stuck: Atomic<Bool>
+        /// How many looks at the reads' version fail from now (a replica's connection ended).
+        let failing = Atomic<Int>(0)
         let caughtUp = Atomic<Bool>(false)
 
         init(behind: Int64, stuck: Bool = false) {
@@ -58,6 +60,10 @@ import Testing
         func sectionCounts(of view: View) async throws -> SectionCounts { try await inner.sectionCounts(of: view) }
 
         func catchUp(to version: Int64) async throws -> CatchUp {
+            if lag.failing.load(ordering: .relaxed) > 0 {
+                lag.failing.subtract(1, ordering: .relaxed)
+                throw DataMediatorError(.unavailable, "The read replica's connection closed; retry shortly.")
+            }
             guard version <= (try await inner.currentVersion()) else { return .notBehind }
             guard !lag.caughtUp.load(ordering: .relaxed), version > lag.behind else { return .caughtUp }
             if lag.stuck.load(ordering: .relaxed) { return .stillBehind }
@@ -215,6 +221,22 @@ import Testing
             }
             #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.bo).status == .ok)
             lag.stuck.store(false, ordering: .relaxed)
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.ana).status == .ok)
+        }
+        let caughtUp = lag.caughtUp.load(ordering: .relaxed)
+        #expect(caughtUp, "the retry did not wait for the write")
+    }
+
+    /// A look at the reads' version that fails (a replica's connection ended) cannot say
+    /// the reads hold the client's write: `503`, the write kept, and the retry waits for it.
+    @Test func aClientsReadWhoseWaitFailedIsRetry() async throws {
+        let lag = try await afterAnasWrite(stuck: false) { client, lag async throws in
+            lag.failing.store(1, ordering: .relaxed)
+            let refused = try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.ana)
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers[.retryAfter] == "1")
+            let waitedYet = lag.caughtUp.load(ordering: .relaxed)
+            #expect(!waitedYet, "the read was served without its wait")
             #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.ana).status == .ok)
         }
         let caughtUp = lag.caughtUp.load(ordering: .relaxed)

@@ -117,9 +117,9 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         if let version = writes.version(for: client) {
             // A replica still behind the write when the wait's time is up answers "retry"
             // rather than a list without the client's write, and keeps the write for the
-            // retry to wait for. One whose version cannot be looked at (the primary
-            // unreachable) is read as it is: the replica still serves reads then.
-            if case .stillBehind = try? await adapter.catchUp(to: version) {
+            // retry to wait for; so does a look that failed (a replica's connection ended,
+            // the primary unreachable): it cannot say the replica holds the write.
+            if case .stillBehind = try await adapter.catchUp(to: version) {
                 throw DataMediatorError(
                     .unavailable,
                     "This server's read replica has not replayed your latest write (version \(version)) yet; "

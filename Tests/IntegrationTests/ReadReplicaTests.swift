@@ -10,8 +10,11 @@ import Testing
     /// How long the standby holds back each commit.
     static let delay = 2_000
 
-    /// Runs `body` with the URLs of a new primary and its lagging standby, stopping both.
-    func withLaggingStandby(_ body: (_ primary: String, _ standby: String) async throws -> Void) async throws {
+    /// Runs `body` with the URLs of a new primary and its lagging standby (and the
+    /// standby's directory, for `scripts/test-postgres pause`), stopping both.
+    func withLaggingStandby(
+        _ body: (_ primary: String, _ standby: String, _ standbyDirectory: String) async throws -> Void
+    ) async throws {
         let script = ReplicaTests.root.appendingPathComponent("scripts/test-postgres").path
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("dm-standby-\(UUID().uuidString)")
         let (primaryDirectory, standbyDirectory) = (base.path + "-primary", base.path + "-standby")
@@ -30,7 +33,8 @@ import Testing
             try #require(standby.status == 0, "\(standby.output)")
             try await body(
                 primary.output.trimmingCharacters(in: .whitespacesAndNewlines),
-                standby.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                standby.output.trimmingCharacters(in: .whitespacesAndNewlines),
+                standbyDirectory
             )
         } catch {
             await stop()
@@ -40,7 +44,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5))) func aClientReadsItsOwnWriteThroughEitherReplica() async throws {
-        try await withLaggingStandby { primary, standby in
+        try await withLaggingStandby { primary, standby, _ in
             var environment = ReplicaTests.environment(primary)
             environment["DATA_MEDIATOR_DATABASE_READ_URL"] = standby
             // Long enough for the standby's delay on a loaded machine.

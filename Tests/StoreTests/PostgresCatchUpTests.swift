@@ -119,6 +119,24 @@ import Testing
         }
     }
 
+    /// Not ready until the replica holds the version the primary stood at when readiness
+    /// was first looked at: writes from before then were never heard, so reads could not
+    /// wait for them. The primary's later versions are not waited for (that is the lag's
+    /// bound), and once the replica held it, it is not looked at again.
+    @Test func readinessWaitsForThePrimarysVersionAtTheFirstLook() async throws {
+        try await withLaggingStore(primary: 7) { store, _ in
+            let behind = await store.readinessProblem()
+            #expect(behind?.contains("(version 7 at WAL position") == true, "\(String(describing: behind))")
+            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 9")
+            _ = try await store.reader.query("UPDATE data_mediator_store SET version = 6")
+            #expect(await store.readinessProblem()?.contains("version 7 at") == true)
+            _ = try await store.reader.query("UPDATE data_mediator_store SET version = 7")
+            #expect(await store.readinessProblem() == nil, "the primary's later writes are the lag's")
+            _ = try await store.reader.query("UPDATE data_mediator_store SET version = 6")
+            #expect(await store.readinessProblem() == nil, "held once, not looked at again")
+        }
+    }
+
     /// A replica stuck for hours keeps a bounded list of sightings, and its oldest.
     @Test func sightingsStayBoundedAndKeepTheOldest() {
         let sightings = PrimarySightings()

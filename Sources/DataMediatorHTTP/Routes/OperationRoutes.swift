@@ -50,18 +50,17 @@ struct OperationRoutes: Sendable {
         }
         var paths = ["/health", "/ready", "/openapi.yaml", "/problems/:slug"]
         if let metrics {
-            let storeVersionGauge = Gauge(label: "data_mediator_store_version")
-            let lagVersions = Gauge(label: "data_mediator_replica_lag_versions")
-            let lagSeconds = Gauge(label: "data_mediator_replica_lag_seconds")
             router.get("/metrics") { _, _ in
                 // Both looks at once, each bounded: what cannot be read in time keeps the
-                // value shown last, and the scrape is answered.
+                // value shown last, and the scrape is answered. A gauge is made at its first
+                // value (the registry gives the same one after), so one never read is left
+                // out rather than shown as 0.
                 async let version = Self.bounded(storeVersion)
                 async let lag = Self.bounded(replicaLag)
-                if let version = await version { storeVersionGauge.record(version) }
+                if let version = await version { Gauge(label: "data_mediator_store_version").record(version) }
                 if let lag = await lag, let lag {
-                    lagVersions.record(lag.versions)
-                    lagSeconds.record(lag.seconds)
+                    Gauge(label: "data_mediator_replica_lag_versions").record(lag.versions)
+                    Gauge(label: "data_mediator_replica_lag_seconds").record(lag.seconds)
                 }
                 return Response(
                     status: .ok,

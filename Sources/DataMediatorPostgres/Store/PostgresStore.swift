@@ -68,6 +68,9 @@ public final class PostgresStore: Sendable {
     /// When the primary was first seen at the versions the read replica may not hold yet
     /// (``replicaLag()``).
     let primarySightings = PrimarySightings()
+    /// The primary's version at the first readiness look, which the read replica must
+    /// hold before the service is ready (``readinessProblem()``).
+    let startVersion = StartVersion()
     /// The calls that found the primary, or the read replica, unavailable since the last
     /// log line that told of them.
     let primaryFailures = LogThrottle()
@@ -241,40 +244,5 @@ public final class PostgresStore: Sendable {
     /// The store's version, which every write raises by one.
     public func version() async throws -> Int64 {
         try await transactions.read { session in try await StoreVersion.current(session) }
-    }
-
-    /// Why the store cannot be read now, for readiness checks; nil when a read transaction
-    /// (as pages read) answers within ``readinessBound``. Reads go to the read replica when
-    /// there is one, so that is the one looked at and named.
-    public func readinessProblem() async -> String? {
-        let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
-        do {
-            let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    _ = try await self.version()
-                    return true
-                }
-                group.addTask {
-                    try await Task.sleep(for: Self.readinessBound)
-                    return false
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? false
-            }
-            return answered ? nil : "\(what) did not answer within \(Self.readinessBound.components.seconds) s."
-        } catch {
-            return "\(what) cannot be read right now: \(Self.shortReason(error))"
-        }
-    }
-
-    /// How long a readiness or lag look waits for the database: a health check gives up
-    /// after a few seconds, and a pool that cannot connect waits ``timeout`` for a lease.
-    static let readinessBound = Duration.seconds(2)
-
-    /// The part of `error` a readiness answer may show: what happened, not the server's
-    /// message (it may name hosts or roles).
-    static func shortReason(_ error: any Error) -> String {
-        if let error = error as? DataMediatorError { return error.message }
-        return "its connection failed or did not answer."
     }
 }

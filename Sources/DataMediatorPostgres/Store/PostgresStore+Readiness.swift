@@ -1,0 +1,150 @@
+import DataMediator
+import DataMediatorSQL
+import PostgresNIO
+import Synchronization
+
+extension PostgresStore {
+    /// Why the store cannot be read now, for readiness checks; nil when a read transaction
+    /// (as pages read) answers within ``readinessBound``. Reads go to the read replica when
+    /// there is one, so that is the one looked at and named.
+    ///
+    /// With a read replica, the service is not ready either until the replica holds what
+    /// the primary held when readiness was first looked at: its store version and, for a
+    /// streaming standby, its WAL position (so the lists' tables and columns too). A
+    /// client's write made before this process listened for notifications is not known to
+    /// it, so its reads could not wait for that write; a load balancer sends it none until
+    /// the replica holds every such write. (The change listener starts listening with the
+    /// store's clients, while the lists are prepared and before the server listens: the
+    /// first look comes after it.)
+    public func readinessProblem() async -> String? {
+        let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
+        let bound = "\(Self.readinessBound.components.seconds) s"
+        guard readerConfiguration != nil, !startVersion.isReplayed else {
+            do {
+                let answered = try await Self.bounded { try await self.version() }
+                return answered == nil ? "\(what) did not answer within \(bound)." : nil
+            } catch {
+                return "\(what) cannot be read right now: \(Self.shortReason(error))"
+            }
+        }
+        let start: StartVersion.Standing
+        if let known = startVersion.standing {
+            start = known
+        } else {
+            do {
+                guard let read = try await Self.bounded({ try await self.primaryStanding() }) else {
+                    return
+                        "The primary did not answer within \(bound), and the read replica's readiness needs its version."
+                }
+                start = startVersion.note(read)
+            } catch {
+                return "The primary cannot be read right now, and the read replica's readiness needs its version: "
+                    + Self.shortReason(error)
+            }
+        }
+        let replica: (version: Int64, holdsPosition: Bool)
+        do {
+            guard let read = try await Self.bounded({ try await self.replicaStanding(against: start.position) }) else {
+                return "\(what) did not answer within \(bound)."
+            }
+            replica = read
+        } catch {
+            return "\(what) cannot be read right now: \(Self.shortReason(error))"
+        }
+        guard replica.version >= start.version, replica.holdsPosition else {
+            return "\(what) has not yet replayed what its primary held when this service started (version "
+                + "\(start.version) at WAL position \(start.position); it holds version \(replica.version)): "
+                + "a client's earlier write would be missing from its reads."
+        }
+        startVersion.replayed()
+        return nil
+    }
+
+    /// The primary's store version and WAL position now.
+    private func primaryStanding() async throws -> StartVersion.Standing {
+        try await transaction(on: primaryGate, nil, writes: false) { [logger] connection in
+            let query: PostgresQuery =
+                "SELECT version, pg_current_wal_lsn()::text FROM \(unescaped: ServiceTables.store)"
+            for try await (version, position) in try await connection.query(query, logger: logger)
+                .decode((Int64, String).self)
+            {
+                return StartVersion.Standing(version: version, position: position)
+            }
+            throw DataMediatorError(.unavailable, "The store has no version row.")
+        }
+    }
+
+    /// The read replica's store version, and whether it has replayed the primary's WAL up
+    /// to `position` (always, for a replica that is no standby: a logical one).
+    private func replicaStanding(against position: String) async throws -> (version: Int64, holdsPosition: Bool) {
+        try await boundedStatement(within: Self.readinessBound) { [logger] connection in
+            let query: PostgresQuery = """
+                SELECT version, COALESCE(pg_last_wal_replay_lsn() >= \(position)::pg_lsn, true)
+                FROM \(unescaped: ServiceTables.store)
+                """
+            for try await row in try await connection.query(query, logger: logger).decode((Int64, Bool).self) {
+                return (row.0, row.1)
+            }
+            throw DataMediatorError(.unavailable, "The store has no version row.")
+        }
+    }
+
+    /// What `look` answers within ``readinessBound``; nil when it did not answer in time.
+    private static func bounded<Value: Sendable>(
+        _ look: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value? {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await look() }
+            group.addTask {
+                try await Task.sleep(for: Self.readinessBound)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
+    /// How long a readiness or lag look waits for the database: a health check gives up
+    /// after a few seconds, and a pool that cannot connect waits ``timeout`` for a lease.
+    static let readinessBound = Duration.seconds(2)
+
+    /// The part of `error` a readiness answer may show: what happened, not the server's
+    /// message (it may name hosts or roles).
+    static func shortReason(_ error: any Error) -> String {
+        if let error = error as? DataMediatorError { return error.message }
+        return "its connection failed or did not answer."
+    }
+}
+
+/// What the primary held at a store's first readiness look, and whether its read replica
+/// has been seen holding it (``PostgresStore/readinessProblem()``).
+final class StartVersion: Sendable {
+    /// The primary's store version and WAL position (`pg_current_wal_lsn()`, as text).
+    struct Standing: Sendable {
+        let version: Int64
+        let position: String
+    }
+
+    private let state = Mutex<(standing: Standing?, replayed: Bool)>((nil, false))
+
+    /// What was noted; nil before the first look read it.
+    var standing: Standing? { state.withLock { $0.standing } }
+
+    /// Whether the read replica was seen holding it: it is not looked at again.
+    var isReplayed: Bool { state.withLock { $0.replayed } }
+
+    /// Notes `standing` unless one was noted already (two first looks at once); returns
+    /// the one noted.
+    func note(_ standing: Standing) -> Standing {
+        state.withLock { state in
+            if let known = state.standing { return known }
+            state.standing = standing
+            return standing
+        }
+    }
+
+    /// Notes that the read replica holds it.
+    func replayed() {
+        state.withLock { $0.replayed = true }
+    }
+}

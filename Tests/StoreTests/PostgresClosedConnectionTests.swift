@@ -49,6 +49,26 @@ import Testing
         }
     }
 
+    /// A read whose connection fails at its `COMMIT` (a standby ends it in a recovery
+    /// conflict) stored nothing: `unavailable`, to be read again, never a write's
+    /// `outcomeUnknown` (which a probe saw a `GET` answered).
+    @Test func aReadWhoseCommitFailsIsUnavailable() async throws {
+        try await PostgresBoundsTests.withFiveSecondStore { store, _ in
+            for _ in 0..<5 {
+                let error = await #expect(throws: DataMediatorError.self) {
+                    try await store.read { connection in
+                        let rows = try await connection.query("SELECT pg_backend_pid()", logger: PostgresFixture.logger)
+                        var pid: Int32 = 0
+                        for try await value in rows.decode(Int32.self) { pid = value }
+                        _ = try await store.primary.query("SELECT pg_terminate_backend(\(pid))")
+                        return 1
+                    }
+                }
+                #expect(error?.code == .unavailable, "\(String(describing: error))")
+            }
+        }
+    }
+
     /// Closes `connection`, then waits as PostgresNIO does for the answer to a statement
     /// written after the close: forever, deaf to cancellation (its `EventLoopFuture.get()`
     /// is). The task is abandoned.

@@ -58,6 +58,7 @@ extension PostgresStore {
                             body,
                             on: connection,
                             startingWith: start,
+                            writes: writes,
                             logger: logger,
                             lease: lease
                         )
@@ -150,6 +151,7 @@ extension PostgresStore {
                 },
                 on: connection,
                 startingWith: "START TRANSACTION",
+                writes: true,
                 logger: logger
             )
         }
@@ -165,11 +167,14 @@ extension PostgresStore {
     }
 
     /// Runs `body` in a transaction begun with `start` on `connection`: committed when it
-    /// returns, rolled back when it throws.
+    /// returns, rolled back when it throws. A commit not confirmed is `outcomeUnknown` for
+    /// a transaction that `writes`; a read's is the connection's failure (nothing was
+    /// stored either way: a standby that ends a read in a recovery conflict is one).
     private nonisolated(nonsending) static func run<Result: Sendable>(
         _ body: (PostgresConnection) async throws -> Result,
         on connection: PostgresConnection,
         startingWith start: PostgresQuery,
+        writes: Bool,
         logger: Logger,
         lease: Lease? = nil
     ) async throws -> Result {
@@ -188,6 +193,7 @@ extension PostgresStore {
             // The server answered: the transaction did not commit.
             throw error
         } catch {
+            guard writes else { throw error }
             // No answer to the commit (the connection failed on the way): it may have
             // committed or not.
             logger.error("a commit was not confirmed", metadata: ["error": "\(String(reflecting: error))"])

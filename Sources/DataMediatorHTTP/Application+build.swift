@@ -41,6 +41,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// replica too; nil: for the writes made through this one only. Given without
     /// ``readYourWrites``, this replica's writes still name their client, for the others.
     public var writeNotifier: ChangeNotifier?
+    /// The primary's version now, where the reads lag (a read replica): with
+    /// ``writeNotifier``, each read first waits until this replica has heard the
+    /// notifications of the writes up to it, as one answered through another replica just
+    /// before the read came may not have been heard yet.
+    public var primaryVersion: (@Sendable () async throws -> Int64)?
     /// How long a write's answer waits for ``writeNotifier`` to hear the write (so that every
     /// replica has heard it when the client reads next); a test's to lengthen.
     var writeNotificationWait = Duration.milliseconds(100)
@@ -66,11 +71,13 @@ public struct HTTPServerConfiguration: Sendable {
         claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])? = nil,
         readYourWrites: Duration? = nil,
         writeNotifier: ChangeNotifier? = nil,
+        primaryVersion: (@Sendable () async throws -> Int64)? = nil,
         replicaLag: (@Sendable () async throws -> ReplicaLag?)? = nil,
         readyMaximumLag: Duration? = nil
     ) {
         self.readYourWrites = readYourWrites
         self.writeNotifier = writeNotifier
+        self.primaryVersion = primaryVersion
         self.replicaLag = replicaLag
         self.readyMaximumLag = readyMaximumLag
         self.host = host
@@ -166,7 +173,16 @@ public func buildRouter(
         )
     }
     if let writes {
-        router.add(middleware: ReadYourWritesMiddleware(writes: writes, registry: registry, identity: identity))
+        router.add(
+            middleware: ReadYourWritesMiddleware(
+                writes: writes,
+                registry: registry,
+                identity: identity,
+                primaryVersion: configuration.primaryVersion.map { FreshVersionRead($0) },
+                notifier: configuration.writeNotifier,
+                notificationWait: configuration.writeNotificationWait
+            )
+        )
     }
     let scope = ScopeAccess(verify: configuration.claims, operators: BearerAccess(tokens: configuration.writeTokens))
     ListRoutes(registry: registry, scope: scope).register(on: router)

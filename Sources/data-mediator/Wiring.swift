@@ -182,6 +182,13 @@ struct Wiring: Sendable {
         return { try await store.replicaLag() }
     }
 
+    /// The primary's version now, for a store that reads from a read replica; nil for
+    /// one that does not.
+    var primaryVersion: (@Sendable () async throws -> Int64)? {
+        guard case .postgres(let store) = store else { return nil }
+        return { try await store.primaryVersion() }
+    }
+
     /// The store's version, for `GET /metrics`.
     var storeVersion: @Sendable () async throws -> Int64 {
         switch store {

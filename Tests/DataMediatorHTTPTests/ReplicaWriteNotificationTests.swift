@@ -21,9 +21,12 @@ import Testing
         var announces = true
         /// The version of the latest write.
         let written = ReadYourWrites.WrittenVersion()
+        /// The tag of the client the latest write was made for.
+        let writer = LatestWriter()
 
         func announced(_ version: Int64) -> Int64 {
             written.note(version)
+            writer.tag.withLock { $0 = WriteOrigin.client }
             if announces { notifications.publish(version: version, writer: WriteOrigin.client) }
             return version
         }
@@ -123,6 +126,11 @@ import Testing
             let waitedForOwn = lag.caughtUp.load(ordering: .relaxed)
             #expect(waitedForOwn, "the writer's read through another replica did not wait for its write")
         }
+    }
+
+    /// The tag of the client a write was made for.
+    final class LatestWriter: Sendable {
+        let tag = Mutex<String?>(nil)
     }
 
     /// Whether a request running in another task was answered.

@@ -99,10 +99,24 @@ final class ReadYourWrites: Sendable {
 /// Holds each client's reads of a list until the list's reads hold its latest write
 /// (``ReadYourWrites``, noted by ``WriteOriginMiddleware``): only on a store whose reads
 /// may lag.
+///
+/// A write through another replica of the service is known here by its notification,
+/// which may reach this replica after the write was answered and the client's next read
+/// arrived; so each read first looks at the primary's version (one look shared by the
+/// reads of a moment, ``FreshVersionRead``) and waits until this replica has heard the
+/// notifications up to it, for ``notificationWait`` at most.
 struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let writes: ReadYourWrites
     let registry: ListRegistry
     let identity: ClientIdentity
+    /// The primary's version, read after each read arrived; nil when not known (a test's
+    /// store, or a service without other replicas' notifications).
+    let primaryVersion: FreshVersionRead?
+    /// The notifications of every replica's writes.
+    let notifier: ChangeNotifier?
+    /// How long a read waits to hear the notifications up to the primary's version: a
+    /// primary or listener that does not answer in time leaves the read to what is known.
+    let notificationWait: Duration
 
     func handle(
         _ request: Request,
@@ -110,9 +124,15 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let parts = RouteSegments.of(request.uri.path)
-        guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists", !writes.isEmpty,
+        guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists",
             let adapter = try? registry.adapter(named: String(parts[1]))
         else { return try await next(request, context) }
+        if let primaryVersion, let notifier, let version = await primaryVersion.value(within: notificationWait),
+            notifier.latestVersion < version
+        {
+            _ = await notifier.heard(version, within: notificationWait)
+        }
+        guard !writes.isEmpty else { return try await next(request, context) }
         let client = ReadYourWrites.tag(of: await identity.client(of: request, context: context))
         if let version = writes.version(for: client) {
             // A replica still behind the write when the wait's time is up answers "retry"

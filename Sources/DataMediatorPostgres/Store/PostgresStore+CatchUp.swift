@@ -43,8 +43,8 @@ extension PostgresStore {
         }
     }
 
-    /// The primary's version now.
-    func primaryVersion() async throws -> Int64 {
+    /// The primary's version now (the store's, without a read replica).
+    public func primaryVersion() async throws -> Int64 {
         try await transaction(on: primaryGate, nil, writes: false) { [logger] connection in
             try await Self.version(on: connection, logger: logger)
         }

@@ -149,6 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
                     // Writes through other replicas of the service too, by their notifications
                     // (PostgreSQL's, which name each write's client).
                     writeNotifier: settings.databaseURL == nil ? nil : wiring.notifier,
+                    primaryVersion: settings.databaseReadURL == nil ? nil : wiring.primaryVersion,
                     replicaLag: settings.databaseReadURL == nil ? nil : wiring.replicaLag,
                     readyMaximumLag: settings.readyMaximumLagSeconds.map { .seconds($0) }
                 ),

@@ -1,0 +1,73 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+@testable import DataMediator
+@testable import DataMediatorHTTP
+
+/// A write through one replica of the service is answered once that replica heard its
+/// notification; another replica may hear it later, after the client's next read came
+/// to it. That read first waits until its replica has heard the notifications up to the
+/// primary's version, so it still waits for the client's write (a probe of four
+/// processes under load saw such reads answered without the write, one in twenty).
+@Suite struct ReplicaLateNotificationTests {
+    @Test func aReadWaitsToHearTheWritesAnsweredBeforeItCame() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let lag = ReplicaLagTests.Lag(behind: try await fixture.notes.currentVersion())
+        let notifications = ChangeNotifier()
+        let notes = fixture.notes
+        let writer = ReplicaWriteNotificationTests.AnnouncingWriter(
+            inner: try #require(notes.writer),
+            notifications: ChangeNotifier(),
+            announces: false
+        )
+        let writing = ListAdapter(
+            definition: notes.definition,
+            provider: notes.provider,
+            signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
+            writer: writer,
+            changeLog: notes.changeLog,
+            notifier: notes.notifier
+        )
+        var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes"])
+        configuration.readYourWrites = .seconds(60)
+        configuration.writeNotifier = notifications
+        // The writing replica heard it (its own notifier, not waited for here).
+        var writerConfiguration = configuration
+        writerConfiguration.writeNotifier = nil
+        configuration.primaryVersion = { writer.written.version.load(ordering: .relaxed) }
+        configuration.writeNotificationWait = .seconds(60)
+        let replicaA = buildRouter(registry: ListRegistry([writing]), configuration: writerConfiguration)
+        let lagging = try ReplicaLagTests().lagging(fixture, behind: lag.behind, lag: lag)
+        let replicaB = buildRouter(registry: ListRegistry([lagging]), configuration: configuration)
+        let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
+        try await Application(router: replicaA).test(.router) { a in
+            let written = try await a.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: ana,
+                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
+            )
+            #expect(written.status == .created)
+        }
+        let answered = ReplicaWriteNotificationTests.Answered()
+        try await Application(router: replicaB).test(.live) { b in
+            let read = Task {
+                let response = try await b.execute(uri: "/lists/notes/items", method: .get, headers: ana)
+                answered.value.store(true, ordering: .releasing)
+                return response.status
+            }
+            // Replica B has not heard the write: its read waits.
+            try await Task.sleep(for: .milliseconds(200))
+            let early = answered.value.load(ordering: .acquiring)
+            #expect(!early, "the read was answered before its replica heard the write answered before it")
+            let tag = try #require(writer.writer.tag.withLock { $0 })
+            notifications.publish(version: writer.written.version.load(ordering: .relaxed), writer: tag)
+            #expect(try await read.value == .ok)
+            let waitedForOwn = lag.caughtUp.load(ordering: .relaxed)
+            #expect(waitedForOwn, "the read did not wait for the client's write once heard")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Synchronization
+import Testing
+
+@testable import DataMediatorHTTP
+
+/// The primary's version as a replica's reads look at it: each caller gets a read begun
+/// after it asked, callers of one moment share a read, and a primary that does not answer
+/// holds them for the bound only.
+@Suite struct FreshVersionReadTests {
+    /// A primary whose version rises with each write, and whose reads wait until let go.
+    final class Primary: Sendable {
+        let version = Atomic<Int64>(1)
+        let reads = Atomic<Int>(0)
+        let held = Atomic<Bool>(true)
+
+        func read() async throws -> Int64 {
+            let seen = version.load(ordering: .acquiring)
+            reads.add(1, ordering: .relaxed)
+            while held.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+            return seen
+        }
+    }
+
+    @Test func callersGetAReadBegunAfterThemAndShareIt() async throws {
+        let primary = Primary()
+        let fresh = FreshVersionRead { try await primary.read() }
+        let first = Task { await fresh.value(within: .seconds(60)) }
+        while primary.reads.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // A write answered while the first read runs: the callers after it must see it.
+        primary.version.store(2, ordering: .releasing)
+        let later = (0..<10).map { _ in Task { await fresh.value(within: .seconds(60)) } }
+        try await Task.sleep(for: .milliseconds(100))
+        primary.held.store(false, ordering: .releasing)
+        #expect(await first.value == 1)
+        for caller in later { #expect(await caller.value == 2, "a read begun before the caller asked") }
+        #expect(primary.reads.load(ordering: .relaxed) == 2, "the later callers share one read")
+    }
+
+    @Test func aPrimaryThatDoesNotAnswerHoldsForTheBoundAndOneThatFailsIsNotAskedAtOnce() async throws {
+        let primary = Primary()
+        let fresh = FreshVersionRead { try await primary.read() }
+        #expect(await fresh.value(within: .milliseconds(50)) == nil)
+        primary.held.store(false, ordering: .releasing)
+        #expect(await fresh.value(within: .seconds(60)) == 1)
+
+        let reads = Atomic<Int>(0)
+        let failing = FreshVersionRead {
+            reads.add(1, ordering: .relaxed)
+            throw CancellationError()
+        }
+        #expect(await failing.value(within: .seconds(60)) == nil)
+        #expect(await failing.value(within: .seconds(60)) == nil)
+        #expect(reads.load(ordering: .relaxed) == 1, "asked again within a second of its failure")
+    }
+}

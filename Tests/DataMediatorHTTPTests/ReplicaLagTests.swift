@@ -124,9 +124,11 @@ import Testing
 
     /// Runs `body` on a router that keeps writes, over the fixture's `notes` read through a
     /// new lag at its version (`stuck`: never catching up until told), once ana's write
-    /// there was answered `201`; answers the lag.
+    /// there was answered `201`; answers the lag. With `notifier`, the router hears every
+    /// replica's writes from it.
     func afterAnasWrite(
         stuck: Bool,
+        notifier: ChangeNotifier? = nil,
         _ body: @escaping @Sendable (any TestClientProtocol, Lag) async throws -> Void
     ) async throws -> Lag {
         let fixture = try EventReloadTests.Fixture()
@@ -134,6 +136,8 @@ import Testing
         let adapter = try lagging(fixture, behind: lag.behind, lag: lag)
         var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
         configuration.readYourWrites = .seconds(60)
+        configuration.writeNotifier = notifier
+        configuration.writeNotificationWait = .milliseconds(1)
         let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)
         try await Application(router: router).test(.router) { client in
             let written = try await client.execute(

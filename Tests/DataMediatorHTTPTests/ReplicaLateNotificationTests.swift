@@ -70,4 +70,24 @@ import Testing
             #expect(waitedForOwn, "the read did not wait for the client's write once heard")
         }
     }
+
+    /// The writes a replica did not hear (made before its listener began to listen: at
+    /// start, or after its connection was lost) may be any client's: every client's reads
+    /// wait for the read replica to hold them, and say so when it does not in time.
+    @Test func writesNotHeardHoldEveryClientsReads() async throws {
+        let notifications = ChangeNotifier()
+        let lag = try await ReplicaLagTests().afterAnasWrite(stuck: true, notifier: notifications) { client, lag in
+            notifications.publish(version: lag.behind + 1, writer: WriteOrigin.everyone)
+            let bo = ReplicaLagTests.bo
+            let refused = try await client.execute(uri: "/lists/notes/items", method: .get, headers: bo)
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers[.retryAfter] == "1")
+            let detail = String(buffer: refused.body)
+            #expect(detail.contains("the writes made before this server listened for them"), "\(detail)")
+            lag.stuck.store(false, ordering: .relaxed)
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: bo).status == .ok)
+        }
+        let caughtUp = lag.caughtUp.load(ordering: .relaxed)
+        #expect(caughtUp, "another client's read did not wait for the writes not heard")
+    }
 }

@@ -137,6 +137,22 @@ import Testing
         }
     }
 
+    /// A listener that begins to listen on a store with a read replica publishes the
+    /// primary's version for every client (``WriteOrigin/everyone``): the writes up to it
+    /// were not heard, and reads that wait to hear the primary's version find it heard.
+    @Test func aListenerPublishesThePrimarysVersionForEveryoneWhenItBeginsToListen() async throws {
+        try await withLaggingStore(primary: 7) { store, _ in
+            let notifier = ChangeNotifier()
+            let heard = PostgresWriterNotificationTests.Heard(notifier)
+            let listener = PostgresChangeListener(store: store, notifier: notifier, logger: PostgresFixture.logger)
+            let listening = Task { try await listener.run() }
+            defer { listening.cancel() }
+            try await PostgresWriterNotificationTests.waitFor(7, on: notifier)
+            #expect(heard.all.map(\.writer) == [WriteOrigin.everyone])
+            #expect(heard.all.map(\.version) == [7])
+        }
+    }
+
     /// A replica stuck for hours keeps a bounded list of sightings, and its oldest.
     @Test func sightingsStayBoundedAndKeepTheOldest() {
         let sightings = PrimarySightings()

@@ -9,6 +9,12 @@ public enum WriteOrigin {
     /// made by the service itself, or a store whose reads never lag).
     @TaskLocal public static var client: String?
 
+    /// What a replica of the service publishes as the writer of the primary's version
+    /// when it begins to listen for notifications (at start, and after a lost connection):
+    /// the writes up to it may be any client's, unheard, so every client's reads wait for
+    /// its read replica to hold it. No notification can carry it (it is no tag).
+    public static let everyone = "*"
+
     /// The longest tag carried.
     public static let maximumLength = 64
 

@@ -134,19 +134,28 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard !writes.isEmpty else { return try await next(request, context) }
         let client = ReadYourWrites.tag(of: await identity.client(of: request, context: context))
-        if let version = writes.version(for: client) {
+        // The client's latest write, and the writes this replica did not hear (made before
+        // it listened), which may be anyone's.
+        let own = writes.version(for: client)
+        let unheard = writes.version(for: WriteOrigin.everyone)
+        let version = max(own ?? 0, unheard ?? 0)
+        if version > 0 {
             // A replica still behind the write when the wait's time is up answers "retry"
             // rather than a list without the client's write, and keeps the write for the
             // retry to wait for; so does a look that failed (a replica's connection ended,
             // the primary unreachable): it cannot say the replica holds the write.
             if case .stillBehind = try await adapter.catchUp(to: version) {
+                let what =
+                    version == own
+                    ? "your latest write (version \(version))"
+                    : "the writes made before this server listened for them (version \(version))"
                 throw DataMediatorError(
                     .unavailable,
-                    "This server's read replica has not replayed your latest write (version \(version)) yet; "
-                        + "retry shortly."
+                    "This server's read replica has not replayed \(what) yet; retry shortly."
                 )
             }
-            writes.forget(client, version: version)
+            if let own { writes.forget(client, version: own) }
+            if let unheard { writes.forget(WriteOrigin.everyone, version: unheard) }
         }
         return try await next(request, context)
     }

@@ -35,7 +35,7 @@ public struct PostgresChangeListener: Service {
                 do {
                     try await store.primaryGate.withConnection { connection in
                         try await connection.listen(on: ServiceTables.channel) { notifications in
-                            notifier.publish()
+                            await heardFrom()
                             for try await notification in notifications {
                                 let (version, writer) = Self.parse(notification.payload)
                                 if let version { store.primaryReached(version) }
@@ -53,6 +53,19 @@ public struct PostgresChangeListener: Service {
                 try? await Task.sleep(for: retryDelay)
             }
         }
+    }
+
+    /// Publishes that the listener begins to listen, so streams catch up on what was
+    /// written while it was not. With a read replica, the primary's version now, written
+    /// by ``WriteOrigin/everyone``: the writes up to it were not heard here, so every
+    /// client's reads wait for the replica to hold them, and reads that wait to hear the
+    /// primary's version find it heard.
+    private func heardFrom() async {
+        guard store.readerConfiguration != nil, let version = try? await store.primaryVersion() else {
+            return notifier.publish()
+        }
+        store.primaryReached(version)
+        notifier.publish(version: version, writer: WriteOrigin.everyone)
     }
 
     /// A notification's payload: the version its write made, then, after a space, the tag

@@ -23,14 +23,7 @@ import Testing
             notifications: ChangeNotifier(),
             announces: false
         )
-        let writing = ListAdapter(
-            definition: notes.definition,
-            provider: notes.provider,
-            signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
-            writer: writer,
-            changeLog: notes.changeLog,
-            notifier: notes.notifier
-        )
+        let writing = ReplicaWriteNotificationTests.writing(notes, through: writer)
         var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes"])
         configuration.readYourWrites = .seconds(60)
         configuration.writeNotifier = notifications

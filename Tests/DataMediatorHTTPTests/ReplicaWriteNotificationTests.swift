@@ -81,6 +81,18 @@ import Testing
         }
     }
 
+    /// `notes` written through `writer`, read as `notes` reads.
+    static func writing(_ notes: ListAdapter, through writer: any ItemWriter) -> ListAdapter {
+        ListAdapter(
+            definition: notes.definition,
+            provider: notes.provider,
+            signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
+            writer: writer,
+            changeLog: notes.changeLog,
+            notifier: notes.notifier
+        )
+    }
+
     /// Also when the replica written through keeps no writes itself (it has no read
     /// replica): its writes name their client all the same.
     @Test(arguments: [true, false])
@@ -90,13 +102,9 @@ import Testing
         // The database's notifications, which every replica of the service hears.
         let notifications = ChangeNotifier()
         let notes = fixture.notes
-        let writing = ListAdapter(
-            definition: notes.definition,
-            provider: notes.provider,
-            signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
-            writer: AnnouncingWriter(inner: try #require(notes.writer), notifications: notifications),
-            changeLog: notes.changeLog,
-            notifier: notes.notifier
+        let writing = Self.writing(
+            notes,
+            through: AnnouncingWriter(inner: try #require(notes.writer), notifications: notifications)
         )
         var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
         configuration.readYourWrites = .seconds(60)
@@ -151,14 +159,7 @@ import Testing
             notifications: notifications,
             announces: false
         )
-        let writing = ListAdapter(
-            definition: notes.definition,
-            provider: notes.provider,
-            signer: CursorSigner(secret: [UInt8](repeating: 7, count: 32)),
-            writer: writer,
-            changeLog: notes.changeLog,
-            notifier: notes.notifier
-        )
+        let writing = Self.writing(notes, through: writer)
         var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes"])
         configuration.writeNotifier = notifications
         configuration.writeNotificationWait = .seconds(60)

@@ -9,9 +9,7 @@ import Testing
 extension ReadReplicaTests {
     @Test(.timeLimit(.minutes(5))) func aServiceReplicaStartedAfterAWriteIsReadyOnceItsStandbyHoldsIt() async throws {
         try await withLaggingStandby { primary, standby, standbyDirectory in
-            var environment = ReplicaTests.environment(primary)
-            environment["DATA_MEDIATOR_DATABASE_READ_URL"] = standby
-            environment["DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS"] = "20"
+            var environment = Self.environment(primary, readingFrom: standby)
             let a = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
             defer { a.removeData() }
             try await Self.waitUntilReady(a)

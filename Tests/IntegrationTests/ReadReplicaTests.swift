@@ -43,12 +43,18 @@ import Testing
         await stop()
     }
 
+    /// A service replica's environment on `primary`, reading from `standby`, that waits
+    /// long enough for the standby's delay on a loaded machine.
+    static func environment(_ primary: String, readingFrom standby: String) -> [String: String] {
+        var environment = ReplicaTests.environment(primary)
+        environment["DATA_MEDIATOR_DATABASE_READ_URL"] = standby
+        environment["DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS"] = "20"
+        return environment
+    }
+
     @Test(.timeLimit(.minutes(5))) func aClientReadsItsOwnWriteThroughEitherReplica() async throws {
         try await withLaggingStandby { primary, standby, _ in
-            var environment = ReplicaTests.environment(primary)
-            environment["DATA_MEDIATOR_DATABASE_READ_URL"] = standby
-            // Long enough for the standby's delay on a loaded machine.
-            environment["DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS"] = "20"
+            var environment = Self.environment(primary, readingFrom: standby)
             let a = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
             let b = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
             defer {

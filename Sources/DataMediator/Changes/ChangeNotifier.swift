@@ -58,6 +58,11 @@ public final class ChangeNotifier: Sendable {
     /// it (a notification of the primary, which a read replica may not hold yet), for the
     /// client `writer` tags when the notification names one (``WriteOrigin``).
     public func publish(version: Int64? = nil, writer: String? = nil) {
+        // The writer's write is noted before the version counts as heard: a read that finds
+        // it heard (``heard(_:within:)``) finds the write noted too.
+        if let version, let writer {
+            for observer in writerObservers.withLock({ $0 }) { observer(writer, version) }
+        }
         if let version {
             latest.max(version, ordering: .acquiringAndReleasing)
             let heard = waiters.withLock { waiters in
@@ -66,9 +71,6 @@ public final class ChangeNotifier: Sendable {
                 return heard.values.map(\.continuation)
             }
             for continuation in heard { continuation.resume() }
-        }
-        if let version, let writer {
-            for observer in writerObservers.withLock({ $0 }) { observer(writer, version) }
         }
         published.add(1, ordering: .releasing)
         let all = subscribers.withLock { Array($0.values) }

@@ -11,19 +11,14 @@ final class FreshVersionRead: Sendable {
         (nil, nil)
     )
     private let numbers = Atomic<Int>(0)
-    /// When a read last failed: for ``quiet`` after it, callers are answered nil at once
-    /// (a primary that cannot be reached does not hold every read for its timeout).
-    private let failed = Mutex<ContinuousClock.Instant?>(nil)
-    static let quiet = Duration.seconds(1)
 
     init(_ read: @escaping @Sendable () async throws -> Int64) {
         self.read = read
     }
 
-    /// A version read after this call began, within `bound`; nil when the read failed,
-    /// took longer, or failed less than ``quiet`` ago.
+    /// A version read after this call began, within `bound`; nil when the read failed or
+    /// took longer (a primary that cannot be reached holds each caller for `bound` at most).
     func value(within bound: Duration) async -> Int64? {
-        if let last = failed.withLock({ $0 }), ContinuousClock.now - last < Self.quiet { return nil }
         let task = state.withLock { state -> Task<Int64, any Error> in
             if let queued = state.queued { return queued.1 }
             let number = numbers.add(1, ordering: .relaxed).newValue
@@ -76,11 +71,6 @@ final class FreshVersionRead: Sendable {
                 if state.running?.0 == number { state.running = nil }
             }
         }
-        do {
-            return try await read()
-        } catch {
-            failed.withLock { $0 = .now }
-            throw error
-        }
+        return try await read()
     }
 }

@@ -49,6 +49,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long a write's answer waits for ``writeNotifier`` to hear the write (so that every
     /// replica has heard it when the client reads next); a test's to lengthen.
     var writeNotificationWait = Duration.milliseconds(100)
+    /// How long a read waits to hear the notifications up to the primary's version (with
+    /// ``primaryVersion``) before it answers `503`; a test's to change.
+    var readNotificationWait = Duration.seconds(1)
     /// How far the store's read replica stands behind its primary, for the
     /// `data_mediator_replica_lag_*` metrics and ``readyMaximumLag``; nil without a replica.
     public var replicaLag: (@Sendable () async throws -> ReplicaLag?)?
@@ -168,7 +171,7 @@ public func buildRouter(
                 identity: identity,
                 writes: writes,
                 notifier: configuration.writeNotifier,
-                notificationWait: configuration.writeNotificationWait
+                notificationWait: configuration.readNotificationWait
             )
         )
     }
@@ -180,7 +183,7 @@ public func buildRouter(
                 identity: identity,
                 primaryVersion: configuration.primaryVersion.map { FreshVersionRead($0) },
                 notifier: configuration.writeNotifier,
-                notificationWait: configuration.writeNotificationWait
+                notificationWait: configuration.readNotificationWait
             )
         )
     }

@@ -31,7 +31,7 @@ import Testing
         var writerConfiguration = configuration
         writerConfiguration.writeNotifier = nil
         configuration.primaryVersion = { writer.written.version.load(ordering: .relaxed) }
-        configuration.writeNotificationWait = .seconds(60)
+        configuration.readNotificationWait = .seconds(60)
         let replicaA = buildRouter(registry: ListRegistry([writing]), configuration: writerConfiguration)
         let lagging = try ReplicaLagTests().lagging(fixture, behind: lag.behind, lag: lag)
         let replicaB = buildRouter(registry: ListRegistry([lagging]), configuration: configuration)
@@ -61,6 +61,23 @@ import Testing
             #expect(try await read.value == .ok)
             let waitedForOwn = lag.caughtUp.load(ordering: .relaxed)
             #expect(waitedForOwn, "the read did not wait for the client's write once heard")
+        }
+        // A replica that does not hear them in time cannot tell whose writes it missed:
+        // every client's read is 503, with Retry-After, not an answer without them.
+        _ = try await ReplicaWriteNotificationTests.writing(notes, through: writer).create(
+            body: .object(["data": .object(["title": .string("unheard")])]),
+            scope: nil
+        )
+        configuration.readNotificationWait = .milliseconds(50)
+        let deaf = buildRouter(registry: ListRegistry([lagging]), configuration: configuration)
+        try await Application(router: deaf).test(.router) { b in
+            let refused = try await b.execute(uri: "/lists/notes/items", method: .get, headers: ReplicaLagTests.bo)
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers[.retryAfter] == "1")
+            #expect(
+                String(buffer: refused.body).contains("not yet heard of every write"),
+                "\(String(buffer: refused.body))"
+            )
         }
     }
 

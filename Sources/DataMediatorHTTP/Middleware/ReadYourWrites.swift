@@ -104,7 +104,9 @@ final class ReadYourWrites: Sendable {
 /// which may reach this replica after the write was answered and the client's next read
 /// arrived; so each read first looks at the primary's version (one look shared by the
 /// reads of a moment, ``FreshVersionRead``) and waits until this replica has heard the
-/// notifications up to it, for ``notificationWait`` at most.
+/// notifications up to it: for ``notificationWait`` at most, then `503` (this replica
+/// cannot tell whose writes it has not heard). A primary that does not answer in that time
+/// leaves the read to what is known, so a read replica serves through a primary's outage.
 struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let writes: ReadYourWrites
     let registry: ListRegistry
@@ -114,8 +116,8 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let primaryVersion: FreshVersionRead?
     /// The notifications of every replica's writes.
     let notifier: ChangeNotifier?
-    /// How long a read waits to hear the notifications up to the primary's version: a
-    /// primary or listener that does not answer in time leaves the read to what is known.
+    /// How long a read waits for the primary's version, and then to hear the notifications
+    /// up to it.
     let notificationWait: Duration
 
     func handle(
@@ -128,9 +130,13 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
             let adapter = try? registry.adapter(named: String(parts[1]))
         else { return try await next(request, context) }
         if let primaryVersion, let notifier, let version = await primaryVersion.value(within: notificationWait),
-            notifier.latestVersion < version
+            notifier.latestVersion < version, await !notifier.heard(version, within: notificationWait)
         {
-            _ = await notifier.heard(version, within: notificationWait)
+            throw DataMediatorError(
+                .unavailable,
+                "This server has not yet heard of every write made before your read (version \(version)); "
+                    + "retry shortly."
+            )
         }
         guard !writes.isEmpty else { return try await next(request, context) }
         let client = ReadYourWrites.tag(of: await identity.client(of: request, context: context))

@@ -87,6 +87,7 @@ public final class ChangeNotifier: Sendable {
     public func heard(_ version: Int64, within bound: Duration) async -> Bool {
         guard latestVersion < version else { return true }
         let id = nextID.add(1, ordering: .relaxed).newValue
+        let timer = Timer()
         await withCheckedContinuation { continuation in
             let waits = waiters.withLock { waiters in
                 // Published between the look above and here: nothing would wake it.
@@ -95,14 +96,21 @@ public final class ChangeNotifier: Sendable {
                 return true
             }
             guard waits else { return continuation.resume() }
-            // The bound's end wakes it unless a publisher did first (the timer runs to the
-            // bound either way).
-            Task {
-                try? await Task.sleep(for: bound)
-                self.waiters.withLock { $0.removeValue(forKey: id) }?.continuation.resume()
+            // The bound's end wakes it unless a publisher did first; then the timer ends.
+            timer.task.withLock {
+                $0 = Task {
+                    try? await Task.sleep(for: bound)
+                    self.waiters.withLock { $0.removeValue(forKey: id) }?.continuation.resume()
+                }
             }
         }
+        timer.task.withLock { $0 }?.cancel()
         return latestVersion >= version
+    }
+
+    /// The timer of one ``heard(_:within:)``, ended when a publisher woke it first.
+    private final class Timer: Sendable {
+        let task = Mutex<Task<Void, Never>?>(nil)
     }
 
     /// Calls `observer` with the client's tag and the version of each write published with

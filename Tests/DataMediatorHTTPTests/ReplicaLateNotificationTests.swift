@@ -35,16 +35,8 @@ import Testing
         let replicaA = buildRouter(registry: ListRegistry([writing]), configuration: writerConfiguration)
         let lagging = try ReplicaLagTests().lagging(fixture, behind: lag.behind, lag: lag)
         let replicaB = buildRouter(registry: ListRegistry([lagging]), configuration: configuration)
-        let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
-        try await Application(router: replicaA).test(.router) { a in
-            let written = try await a.execute(
-                uri: "/lists/notes/items",
-                method: .post,
-                headers: ana,
-                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
-            )
-            #expect(written.status == .created)
-        }
+        let ana = ReplicaLagTests.ana
+        try await ReplicaWriteNotificationTests.anaWrites(through: replicaA)
         let answered = ReplicaWriteNotificationTests.Answered()
         try await Application(router: replicaB).test(.live) { b in
             let read = Task {

@@ -93,6 +93,19 @@ import Testing
         )
     }
 
+    /// Ana's write of a note through `router`, answered `201`.
+    static func anaWrites(through router: Router<ClientContext>) async throws {
+        try await Application(router: router).test(.router) { a in
+            let written = try await a.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: ReplicaLagTests.ana,
+                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
+            )
+            #expect(written.status == .created)
+        }
+    }
+
     /// Also when the replica written through keeps no writes itself (it has no read
     /// replica): its writes name their client all the same.
     @Test(arguments: [true, false])
@@ -114,17 +127,9 @@ import Testing
         let replicaA = buildRouter(registry: ListRegistry([writing]), configuration: writerConfiguration)
         let lagging = try ReplicaLagTests().lagging(fixture, behind: lag.behind, lag: lag)
         let replicaB = buildRouter(registry: ListRegistry([lagging]), configuration: configuration)
-        let ana: HTTPFields = [.authorization: "Bearer ana-writes", .contentType: "application/json"]
-        let bo: HTTPFields = [.authorization: "Bearer bo-writes"]
-        try await Application(router: replicaA).test(.router) { a in
-            let written = try await a.execute(
-                uri: "/lists/notes/items",
-                method: .post,
-                headers: ana,
-                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
-            )
-            #expect(written.status == .created)
-        }
+        let ana = ReplicaLagTests.ana
+        let bo = ReplicaLagTests.bo
+        try await Self.anaWrites(through: replicaA)
         try await Application(router: replicaB).test(.router) { b in
             let others = try await b.execute(uri: "/lists/notes/items", method: .get, headers: bo)
             #expect(others.status == .ok)

@@ -69,6 +69,33 @@ import Testing
         }
     }
 
+    /// A connection left inside an aborted transaction (a rollback a standby's cancel
+    /// landed on) answers every statement "current transaction is aborted": the first call
+    /// that meets it is `unavailable` and closes it, and the pool serves on with others,
+    /// rather than every later call on it failing (a probe saw reads answered 500 so).
+    @Test func aConnectionLeftInAnAbortedTransactionIsClosedWhenMet() async throws {
+        let fixture = try await PostgresFixture()
+        let store = try PostgresStore(url: fixture.url, maximumConnections: 1, logger: PostgresFixture.logger)
+        try await store.withClientsRunning {
+            _ = try? await store.readStatement { connection in
+                try await connection.query("START TRANSACTION", logger: PostgresFixture.logger)
+                try await connection.query("SELECT 1 / 0", logger: PostgresFixture.logger)
+                return 0
+            }
+            let met = await #expect(throws: DataMediatorError.self) {
+                try await store.readStatement { connection in
+                    try await connection.query("SELECT 1", logger: PostgresFixture.logger)
+                    return 1
+                }
+            }
+            #expect(met?.code == .unavailable, "\(String(describing: met))")
+            for _ in 0..<3 {
+                let one = try await store.transactions.read { session in try await session.integer("SELECT 1", []) }
+                #expect(one == 1)
+            }
+        }
+    }
+
     /// Closes `connection`, then waits as PostgresNIO does for the answer to a statement
     /// written after the close: forever, deaf to cancellation (its `EventLoopFuture.get()`
     /// is). The task is abandoned.

@@ -22,7 +22,14 @@ extension PostgresStore {
         let lease = ReadLease()
         let (wait, work) = connectionWatch.lease(from: readerGate) { connection in
             lease.taken.store(true, ordering: .relaxed)
-            return try await body(connection)
+            do {
+                return try await body(connection)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "25P02" {
+                // A connection left inside an aborted transaction answers every statement
+                // so: it is closed, and the pool opens another.
+                try? await connection.close()
+                throw error
+            }
         }
         let bound = min(limit ?? timeout, timeout)
         let timer = eventLoops.any().scheduleTask(in: .nanoseconds(bound.nanoseconds)) {

@@ -178,12 +178,12 @@ extension PostgresStore {
         logger: Logger,
         lease: Lease? = nil
     ) async throws -> Result {
-        try await connection.query(start, logger: logger)
         let result: Result
         do {
+            try await connection.query(start, logger: logger)
             result = try await body(connection)
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            await abandon(connection, logger: logger)
             throw error
         }
         do {
@@ -191,6 +191,7 @@ extension PostgresStore {
             try await connection.query("COMMIT", logger: logger)
         } catch let error as PSQLError where error.code == .server {
             // The server answered: the transaction did not commit.
+            await abandon(connection, logger: logger)
             throw error
         } catch {
             guard writes else { throw error }
@@ -200,6 +201,19 @@ extension PostgresStore {
             throw commitNotConfirmed(logger: logger)
         }
         return result
+    }
+
+    /// Rolls back the transaction on `connection`, or closes the connection when the
+    /// rollback fails, so that it never goes back to the pool inside a transaction: a
+    /// standby's cancel for a recovery conflict can land on the `ROLLBACK` itself, and the
+    /// next call on that connection met "current transaction is aborted" (a probe saw
+    /// reads answered 500 so).
+    private nonisolated(nonsending) static func abandon(_ connection: PostgresConnection, logger: Logger) async {
+        do {
+            try await connection.query("ROLLBACK", logger: logger)
+        } catch {
+            try? await connection.close()
+        }
     }
 
     /// The answer to a write whose commit was sent and not confirmed: it may or may not

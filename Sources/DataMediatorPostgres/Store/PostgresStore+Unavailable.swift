@@ -87,10 +87,11 @@ extension PostgresStore {
         // SQLSTATE classes 08 (connection exception), 40 (transaction rollback: a deadlock,
         // a serialization failure) and 57 (operator intervention, which holds 57014, a
         // statement stopped at its statement_timeout), and 55P03, a lock not granted within
-        // lock_timeout: the transaction was rolled back, a retry may pass.
+        // lock_timeout: the transaction was rolled back, a retry may pass; and 25P02, a
+        // connection left inside an aborted transaction, which is closed when met.
         let state = error.serverInfo?[.sqlState] ?? ""
         return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("57") || state == "55P03"
-            || isStalePlan(error)
+            || state == "25P02" || isStalePlan(error)
     }
 
     /// Whether the server refused a statement for what its SQL names (SQLSTATE class 42: a

@@ -19,16 +19,21 @@ extension ReadReplicaTests {
                 on: a,
                 ReplicaTests.transaction("cy", points: 3, at: "2026-11-20T12:00:00Z")
             )
-            let e = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: environment)
+            var waitsLittle = environment
+            waitsLittle["DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS"] = "1"
+            let e = try await ServerProcess(arguments: ["--demo-transactions", "20"], environment: waitsLittle)
             defer { e.removeData() }
             let notReady = try await e.get("/ready")
             let detail = String(decoding: notReady.body, as: UTF8.self)
             #expect(notReady.status == 503, "\(detail)")
             #expect(notReady.headers["retry-after"] == "1")
             #expect(detail.contains("not yet replayed what its primary held when this service started"), "\(detail)")
-            // What the load balancer is kept from: E cannot know the write is missing.
+            // A client that reaches it all the same: E cannot know whose writes it missed, so
+            // every client's read waits for the standby to hold them, then answers 503.
             let missing = try await e.get("/lists/transactions/items/\(id)")
-            #expect(missing.status == 404, "\(missing.status) \(String(decoding: missing.body, as: UTF8.self))")
+            let missed = String(decoding: missing.body, as: UTF8.self)
+            #expect(missing.status == 503, "\(missed)")
+            #expect(missed.contains("the writes made before this server listened for them"), "\(missed)")
 
             try await Self.psql(standby, "SELECT pg_wal_replay_resume()")
             try await Self.waitUntilReady(e)

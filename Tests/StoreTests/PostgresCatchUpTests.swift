@@ -150,6 +150,9 @@ import Testing
             try await PostgresWriterNotificationTests.waitFor(7, on: notifier)
             #expect(heard.all.map(\.writer) == [WriteOrigin.everyone])
             #expect(heard.all.map(\.version) == [7])
+            // The server's memory of writes is built after the listener began: it hears it too.
+            let late = PostgresWriterNotificationTests.Heard(notifier)
+            #expect(late.all.map(\.writer) == [WriteOrigin.everyone] && late.all.map(\.version) == [7])
         }
     }
 

@@ -61,6 +61,7 @@ public final class ChangeNotifier: Sendable {
         // The writer's write is noted before the version counts as heard: a read that finds
         // it heard (``heard(_:within:)``) finds the write noted too.
         if let version, let writer {
+            if writer == WriteOrigin.everyone { everyone.max(version, ordering: .acquiringAndReleasing) }
             for observer in writerObservers.withLock({ $0 }) { observer(writer, version) }
         }
         if let version {
@@ -116,9 +117,18 @@ public final class ChangeNotifier: Sendable {
     /// Calls `observer` with the client's tag and the version of each write published with
     /// its writer (``publish(version:writer:)``): writes made through any replica of the
     /// service, so that this one can hold the client's next reads until they hold the write.
+    ///
+    /// An observer that comes after a listener began to listen (the server is built after
+    /// the store's listener starts) hears the latest version published for
+    /// ``WriteOrigin/everyone`` at once.
     public func observeWriters(_ observer: @escaping @Sendable (_ writer: String, _ version: Int64) -> Void) {
         writerObservers.withLock { $0.append(observer) }
+        let unheard = everyone.load(ordering: .acquiring)
+        if unheard > 0 { observer(WriteOrigin.everyone, unheard) }
     }
+
+    /// The latest version published for ``WriteOrigin/everyone``; 0 for none.
+    private let everyone = Atomic<Int64>(0)
 
     /// Ends every subscriber's stream, now and from now on: the service is shutting down.
     public func finishAll() {

@@ -182,8 +182,8 @@ struct Wiring: Sendable {
         return { try await store.replicaLag() }
     }
 
-    /// The primary's version now, for a store that reads from a read replica; nil for
-    /// one that does not.
+    /// The primary's version now (the store's, without a read replica), for the reads of
+    /// a store with one; nil for SQLite.
     var primaryVersion: (@Sendable () async throws -> Int64)? {
         guard case .postgres(let store) = store else { return nil }
         return { try await store.primaryVersion() }

@@ -140,16 +140,21 @@ import Testing
         configuration.writeNotificationWait = .milliseconds(1)
         let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)
         try await Application(router: router).test(.router) { client in
-            let written = try await client.execute(
-                uri: "/lists/notes/items",
-                method: .post,
-                headers: Self.ana,
-                body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
-            )
-            #expect(written.status == .created)
+            try await Self.anaWrites(with: client)
             try await body(client, lag)
         }
         return lag
+    }
+
+    /// Ana's write of a note through `client`, answered `201`.
+    static func anaWrites(with client: any TestClientProtocol) async throws {
+        let written = try await client.execute(
+            uri: "/lists/notes/items",
+            method: .post,
+            headers: ana,
+            body: ByteBuffer(string: #"{"data": {"title": "mine"}}"#)
+        )
+        #expect(written.status == .created)
     }
 
     @Test func aVersionNewerThanTheReadsIsWaitedFor() async throws {

@@ -44,10 +44,8 @@ extension PostgresStore {
         }
         let replica: (version: Int64, holdsPosition: Bool)
         do {
-            guard let read = try await Self.bounded({ try await self.replicaStanding(against: start.position) }) else {
-                return "\(what) did not answer within \(bound)."
-            }
-            replica = read
+            // Bounded by ``readinessBound`` itself (its statement's own bound).
+            replica = try await replicaStanding(against: start.position)
         } catch {
             return "\(what) cannot be read right now: \(Self.shortReason(error))"
         }

@@ -70,6 +70,10 @@ import Testing
                 String(buffer: refused.body).contains("not yet heard of every write"),
                 "\(String(buffer: refused.body))"
             )
+            // A read without credentials cannot be a writer's: it has no write of its own
+            // to wait for, so it does not look at the primary and is answered.
+            let anonymous = try await b.execute(uri: "/lists/notes/items", method: .get)
+            #expect(anonymous.status == .ok, "\(String(buffer: anonymous.body))")
         }
     }
 

@@ -102,11 +102,13 @@ final class ReadYourWrites: Sendable {
 ///
 /// A write through another replica of the service is known here by its notification,
 /// which may reach this replica after the write was answered and the client's next read
-/// arrived; so each read first looks at the primary's version (one look shared by the
-/// reads of a moment, ``FreshVersionRead``) and waits until this replica has heard the
-/// notifications up to it: for ``notificationWait`` at most, then `503` (this replica
-/// cannot tell whose writes it has not heard). A primary that does not answer in that time
-/// leaves the read to what is known, so a read replica serves through a primary's outage.
+/// arrived; so each read with credentials (a client that may have written) first looks at
+/// the primary's version (one look shared by the reads of a moment, ``FreshVersionRead``)
+/// and waits until this replica has heard the notifications up to it: for
+/// ``notificationWait`` at most, then `503` (this replica cannot tell whose writes it has
+/// not heard). A primary that does not answer in that time leaves the read to what is
+/// known, so a read replica serves through a primary's outage. A read without credentials
+/// has no write of its own and skips the look.
 struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let writes: ReadYourWrites
     let registry: ListRegistry
@@ -129,7 +131,10 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists",
             let adapter = try? registry.adapter(named: String(parts[1]))
         else { return try await next(request, context) }
-        if let primaryVersion, let notifier, let version = await primaryVersion.value(within: notificationWait),
+        // A read without credentials cannot be a writer's (every write carries a token or a
+        // JWT, and is kept by it): it has no write of its own to look for.
+        if request.headers[.authorization] != nil, let primaryVersion, let notifier,
+            let version = await primaryVersion.value(within: notificationWait),
             notifier.latestVersion < version, await !notifier.heard(version, within: notificationWait)
         {
             throw DataMediatorError(

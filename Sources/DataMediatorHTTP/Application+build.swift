@@ -181,7 +181,9 @@ public func buildRouter(
                 writes: writes,
                 registry: registry,
                 identity: identity,
-                primaryVersion: configuration.primaryVersion.map { FreshVersionRead($0) },
+                primaryVersion: configuration.primaryVersion.map {
+                    FreshVersionRead(within: configuration.readNotificationWait, $0)
+                },
                 notifier: configuration.writeNotifier,
                 notificationWait: configuration.readNotificationWait
             )

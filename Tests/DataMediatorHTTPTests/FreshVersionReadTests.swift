@@ -23,12 +23,12 @@ import Testing
 
     @Test func callersGetAReadBegunAfterThemAndShareIt() async throws {
         let primary = Primary()
-        let fresh = FreshVersionRead { try await primary.read() }
-        let first = Task { await fresh.value(within: .seconds(60)) }
+        let fresh = FreshVersionRead(within: .seconds(60)) { try await primary.read() }
+        let first = Task { await fresh.value() }
         while primary.reads.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(5)) }
         // A write answered while the first read runs: the callers after it must see it.
         primary.version.store(2, ordering: .releasing)
-        let later = (0..<10).map { _ in Task { await fresh.value(within: .seconds(60)) } }
+        let later = (0..<10).map { _ in Task { await fresh.value() } }
         try await Task.sleep(for: .milliseconds(100))
         primary.held.store(false, ordering: .releasing)
         #expect(await first.value == 1)
@@ -38,18 +38,23 @@ import Testing
 
     @Test func aPrimaryThatDoesNotAnswerHoldsForTheBoundAndOneThatFailsIsAskedAgain() async throws {
         let primary = Primary()
-        let fresh = FreshVersionRead { try await primary.read() }
-        #expect(await fresh.value(within: .milliseconds(50)) == nil)
+        let fresh = FreshVersionRead(within: .milliseconds(500)) { try await primary.read() }
+        let start = ContinuousClock.now
+        #expect(await fresh.value() == nil)
+        #expect(ContinuousClock.now - start >= .milliseconds(500), "answered before the read or its bound")
+        // Callers that came while the held read ran share the next read, bound as well.
+        let waiting = (0..<3).map { _ in Task { await fresh.value() } }
+        for caller in waiting { #expect(await caller.value == nil) }
         primary.held.store(false, ordering: .releasing)
-        #expect(await fresh.value(within: .seconds(60)) == 1)
+        #expect(await fresh.value() == 1)
 
         let reads = Atomic<Int>(0)
-        let failing = FreshVersionRead {
+        let failing = FreshVersionRead(within: .seconds(60)) {
             reads.add(1, ordering: .relaxed)
             throw CancellationError()
         }
-        #expect(await failing.value(within: .seconds(60)) == nil)
-        #expect(await failing.value(within: .seconds(60)) == nil)
+        #expect(await failing.value() == nil)
+        #expect(await failing.value() == nil)
         #expect(reads.load(ordering: .relaxed) == 2, "a failed read answered a later caller")
     }
 }

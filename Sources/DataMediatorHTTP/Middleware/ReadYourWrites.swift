@@ -134,7 +134,7 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         // A read without credentials cannot be a writer's (every write carries a token or a
         // JWT, and is kept by it): it has no write of its own to look for.
         if request.headers[.authorization] != nil, let primaryVersion, let notifier,
-            let version = await primaryVersion.value(within: notificationWait),
+            let version = await primaryVersion.value(),
             notifier.latestVersion < version, await !notifier.heard(version, within: notificationWait)
         {
             throw DataMediatorError(

@@ -43,6 +43,25 @@ import Testing
         #expect(Self.admit(2, &gate) == [true, true])
     }
 
+    /// Traffic below the pool's size goes on after a connection closed: a request that
+    /// finds an idle connection among the open ones never waits in the pool (a probe saw
+    /// two reads at once refused for minutes, since such traffic leases few connections).
+    @Test func whileGuardedRequestsThatFindAnIdleConnectionGoIn() {
+        var gate = PoolGate.Admission(connections: 3)
+        #expect(Self.admit(3, &gate) == [true, true, true])
+        for connection in [Self.first, Self.second, Self.third] { _ = gate.leased(connection) }
+        for _ in 0..<3 { gate.released() }
+        gate.closed(Self.first)
+        #expect(gate.guarding)
+        // Two open connections idle: two requests find one each, one more waits; no other.
+        #expect(Self.admit(4, &gate) == [true, true, true, false])
+        _ = gate.leased(Self.second)
+        _ = gate.leased(Self.third)
+        #expect(Self.admit(1, &gate) == [false], "both held and one waiting: another would wait too")
+        gate.released()
+        #expect(Self.admit(2, &gate) == [true, false], "one connection idle: one more goes in")
+    }
+
     @Test func aFailureOfThePoolGuardsItAndARequestGivenUpDoesNot() {
         var gate = PoolGate.Admission(connections: 2)
         #expect(Self.admit(2, &gate) == [true, true])

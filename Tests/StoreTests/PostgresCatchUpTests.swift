@@ -58,6 +58,27 @@ import Testing
         }
     }
 
+    /// A version this process saw the primary reach (a write's notification) is waited for
+    /// without asking the primary, so a client's write is read back through a replica while
+    /// the primary does not answer (a probe saw such reads wait out its whole outage).
+    @Test func aVersionSeenOnThePrimaryIsWaitedForWithoutAskingIt() async throws {
+        // The primary's row stands at 7: asked, it would say 9 was never reached.
+        try await withLaggingStore(primary: 7) { store, _ in
+            store.primaryReached(9)
+            let looked = store.replayedVersion.begun.load(ordering: .relaxed)
+            let waiting = Task { try await store.transactions.catchUp(to: 9) }
+            while store.replayedVersion.begun.load(ordering: .relaxed) < looked + 2 {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            _ = try await store.reader.query("UPDATE data_mediator_store SET version = 9")
+            let outcome = try await waiting.value
+            #expect(outcome == .caughtUp, "a version the primary was seen at: \(outcome)")
+            // A look at the primary that finds it lower (a store made anew) is believed.
+            #expect(try await store.primaryVersion() == 7)
+            #expect(try await store.transactions.catchUp(to: 11) == .notBehind)
+        }
+    }
+
     @Test func aStoreWithoutAReplicaNeverWaits() async throws {
         let fixture = try await PostgresFixture()
         #expect(try await fixture.store.transactions.catchUp(to: 1_000) == .notBehind)

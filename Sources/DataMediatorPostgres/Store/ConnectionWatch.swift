@@ -74,6 +74,13 @@ final class ConnectionWatch: Sendable {
             once.resume(with: result)
         }
 
+        /// Ends the wait without the work's result (`CancellationError`): a read whose time
+        /// ran out on a server that does not answer (stopped, or cut off without the
+        /// connection closing) is not waited for; its work ends when the server answers.
+        func abandon() {
+            once.resume(with: .failure(CancellationError()))
+        }
+
         /// The work's result, or ``Closed``.
         var value: Value {
             get async throws {

@@ -16,7 +16,8 @@ import Synchronization
 /// connections open arms a timer on each release (docs/performance.md), so the store
 /// keeps the minimum and guards the pool instead: from the moment a connection it leased
 /// closes (or the pool fails a request) until it has leased as many open connections as
-/// the pool holds, it lets one request wait in the pool at a time and answers the others
+/// the pool holds, it lets in the requests that find an idle connection among those it
+/// knows open, and one request more to wait in the pool, and answers the others
 /// `unavailable` at once. The pool opens at least one connection all that time, so one
 /// waiting request never makes it open another on demand.
 final class PoolGate: Sendable {
@@ -27,6 +28,8 @@ final class PoolGate: Sendable {
         let connections: Int
         /// Requests let into the pool that have no connection yet.
         private(set) var waiting = 0
+        /// Requests that hold a connection.
+        private(set) var holding = 0
         /// Whether the pool may hold fewer connections than its minimum: a leased
         /// connection closed, or the pool failed a request, and not every connection has
         /// been leased since.
@@ -38,9 +41,12 @@ final class PoolGate: Sendable {
             self.connections = connections
         }
 
-        /// Lets a request into the pool (false: answer it `unavailable`).
+        /// Lets a request into the pool (false: answer it `unavailable`). While guarding,
+        /// requests that find an idle connection among the open ones leased before never
+        /// wait in the pool, so traffic below the pool's size goes on after a connection
+        /// closed; past them one request may wait at a time.
         mutating func admit() -> Bool {
-            guard !guarding || waiting == 0 else { return false }
+            guard !guarding || waiting == 0 || holding + waiting <= open.count else { return false }
             waiting += 1
             return true
         }
@@ -48,9 +54,15 @@ final class PoolGate: Sendable {
         /// An admitted request got `connection`; answers whether it is one not seen before.
         mutating func leased(_ connection: ObjectIdentifier) -> Bool {
             waiting -= 1
+            holding += 1
             let first = open.insert(connection).inserted
             if open.count >= connections { guarding = false }
             return first
+        }
+
+        /// A request gave back the connection it leased.
+        mutating func released() {
+            holding -= 1
         }
 
         /// An admitted request ended without a connection: `failed` when the pool failed
@@ -118,6 +130,7 @@ final class PoolGate: Sendable {
             return try await client.withConnection { connection in
                 leased.store(true, ordering: .relaxed)
                 self.leased(connection)
+                defer { state.withLock { $0.released() } }
                 return try await body(connection)
             }
         } catch {

@@ -22,7 +22,12 @@ extension PostgresStore {
         var replayed = try await replicaVersion()
         // Replayed since the read that asked: that read missed it, the next will not.
         guard replayed < version else { return .caughtUp }
-        guard version <= (try await primaryVersion()) else { return .notBehind }
+        // A version this process saw the primary reach (most often the client's write,
+        // heard from its notification) needs no look at the primary: the wait goes on
+        // while the primary does not answer, and ends once the replica holds it.
+        if !primarySightings.reached(version) {
+            guard version <= (try await primaryVersion()) else { return .notBehind }
+        }
         let deadline = ContinuousClock.now + timeout
         while replayed < version {
             guard ContinuousClock.now + Self.catchUpPoll < deadline else { return .stillBehind }
@@ -45,9 +50,11 @@ extension PostgresStore {
 
     /// The primary's version now (the store's, without a read replica).
     public func primaryVersion() async throws -> Int64 {
-        try await transaction(on: primaryGate, nil, writes: false) { [logger] connection in
+        let version = try await transaction(on: primaryGate, nil, writes: false) { [logger] connection in
             try await Self.version(on: connection, logger: logger)
         }
+        primarySightings.primaryStands(at: version)
+        return version
     }
 
     /// The store's version, read on `connection`.

@@ -46,12 +46,15 @@ final class PrimarySightings: Sendable {
     private let sightings = Mutex<[(version: Int64, seen: ContinuousClock.Instant)]>([])
     /// The version the replica was last seen holding.
     private let replayed = Mutex<Int64?>(nil)
+    /// The newest version the primary was seen at, or the replica seen holding.
+    private let newest = Atomic<Int64>(.min)
     /// How many sightings are kept at most: past it every second one is let go, so a
     /// replica stuck for hours costs a bounded list, and the oldest stays.
     static let capacity = 1_024
 
     /// Notes `version` seen on the primary now, if it is newer than every version seen.
     func saw(_ version: Int64, at now: ContinuousClock.Instant = .now) {
+        newest.max(version, ordering: .relaxed)
         sightings.withLock { sightings in
             guard version > (sightings.last?.version ?? .min) else { return }
             if sightings.count >= Self.capacity {
@@ -61,12 +64,23 @@ final class PrimarySightings: Sendable {
         }
     }
 
+    /// Whether the primary was seen at `version` or past it (a look, a write's
+    /// notification): a version it surely reached, without asking it.
+    func reached(_ version: Int64) -> Bool { newest.load(ordering: .relaxed) >= version }
+
+    /// Notes the primary's version as a look at it read it: a store made anew stands
+    /// below what was seen before, and its old versions are not taken as reached.
+    func primaryStands(at version: Int64) {
+        newest.store(version, ordering: .relaxed)
+    }
+
     /// The version the replica was last seen holding; nil before the first look.
     var lastReplayed: Int64? { replayed.withLock { $0 } }
 
     /// Notes the replica seen holding `version` by a look of another caller (a wait for it
     /// to replay a client's version), so a replica that goes away after one stands there.
     func replicaHolds(_ version: Int64) {
+        newest.max(version, ordering: .relaxed)
         replayed.withLock { $0 = max($0 ?? version, version) }
     }
 

@@ -67,6 +67,8 @@ extension PostgresStore {
                         try await wait.value
                     } onCancel: {
                         work.cancel()
+                        // A read is not waited for past its time (a write's commit must be known).
+                        if !writes { wait.abandon() }
                     }
                 }
                 group.addTask { [timeout, eventLoops] in

@@ -1,0 +1,59 @@
+import DataMediator
+import DataMediatorSQL
+import DataMediatorTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@testable import DataMediatorPostgres
+
+/// A server that stops answering without closing its connections (a stopped process, a
+/// network cut off without a reset) holds a read for the store's timeout, not for as long
+/// as it stays silent: a probe saw a read through a replica wait out a whole primary
+/// outage, 30 s, and then answer "did not answer in time".
+@Suite struct PostgresStalledServerTests {
+    @Test(.timeLimit(.minutes(2))) func aReadOnAServerThatStopsAnsweringEndsAtTheTimeout() async throws {
+        let fixture = try await PostgresFixture()
+        let store = try PostgresStore(
+            url: fixture.url,
+            maximumConnections: 2,
+            timeout: .seconds(2),
+            logger: PostgresFixture.logger
+        )
+        try await store.withClientsRunning {
+            // Two reads at once lease both connections: their server processes.
+            async let one = store.transactions.read { session in
+                try await session.integer("SELECT pg_backend_pid() FROM pg_sleep(0.3)")
+            }
+            async let two = store.transactions.read { session in
+                try await session.integer("SELECT pg_backend_pid() FROM pg_sleep(0.3)")
+            }
+            let processes = Set([try await one, try await two].map { pid_t($0) })
+            try #require(processes.count == 2)
+            for process in processes { try #require(kill(process, SIGSTOP) == 0, "cannot stop \(process)") }
+            // Whatever happens, the server answers again after 30 s.
+            let resume = Task {
+                try? await Task.sleep(for: .seconds(30))
+                for process in processes { kill(process, SIGCONT) }
+            }
+            defer { resume.cancel() }
+            let started = ContinuousClock.now
+            var failure: (any Error)?
+            do {
+                _ = try await store.transactions.read { try await $0.integer("SELECT 1") }
+            } catch {
+                failure = error
+            }
+            let waited = ContinuousClock.now - started
+            for process in processes { kill(process, SIGCONT) }
+            let error = try #require(failure as? DataMediatorError, "\(String(describing: failure))")
+            #expect(error.code == .unavailable, "\(error)")
+            // The timeout is 2 s; the server stayed silent until the read ended.
+            #expect(waited < .seconds(20), "the read waited \(waited) for a server that did not answer")
+            #expect(try await store.transactions.read { try await $0.integer("SELECT 1") } == 1)
+        }
+    }
+}

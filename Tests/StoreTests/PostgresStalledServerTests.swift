@@ -4,11 +4,11 @@ import DataMediatorTesting
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 @testable import DataMediatorPostgres
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A server that stops answering without closing its connections (a stopped process, a
 /// network cut off without a reset) holds a read for the store's timeout, not for as long

@@ -66,8 +66,14 @@ import Testing
         try await withLaggingStore(primary: 7) { store, _ in
             store.primaryReached(9)
             let looked = store.replayedVersion.begun.load(ordering: .relaxed)
-            let waiting = Task { try await store.transactions.catchUp(to: 9) }
-            while store.replayedVersion.begun.load(ordering: .relaxed) < looked + 2 {
+            let ended = Atomic<Bool>(false)
+            let waiting = Task {
+                defer { ended.store(true, ordering: .releasing) }
+                return try await store.transactions.catchUp(to: 9)
+            }
+            while store.replayedVersion.begun.load(ordering: .relaxed) < looked + 2,
+                !ended.load(ordering: .acquiring)
+            {
                 try await Task.sleep(for: .milliseconds(5))
             }
             _ = try await store.reader.query("UPDATE data_mediator_store SET version = 9")

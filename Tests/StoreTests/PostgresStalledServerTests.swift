@@ -15,45 +15,66 @@ import Glibc
 /// as it stays silent: a probe saw a read through a replica wait out a whole primary
 /// outage, 30 s, and then answer "did not answer in time".
 @Suite struct PostgresStalledServerTests {
+    /// Runs `body` with the URL of a PostgreSQL server of its own (`scripts/test-postgres`),
+    /// stopped after: stopping its processes must not hold the other tests' server (a
+    /// database made or dropped waits for every server process).
+    func withOwnServer(_ body: (String) async throws -> Void) async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let script = root.appendingPathComponent("scripts/test-postgres").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-stalled-\(UUID().uuidString)")
+        let started = try await TestDatabase.run(script, ["start", directory.path])
+        try #require(started.status == 0, "\(started.output)")
+        do {
+            let url = started.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            try await body(url + "?sslmode=disable")
+        } catch {
+            _ = try? await TestDatabase.run(script, ["stop", directory.path])
+            throw error
+        }
+        _ = try? await TestDatabase.run(script, ["stop", directory.path])
+    }
+
     @Test(.timeLimit(.minutes(2))) func aReadOnAServerThatStopsAnsweringEndsAtTheTimeout() async throws {
-        let fixture = try await PostgresFixture()
-        let store = try PostgresStore(
-            url: fixture.url,
-            maximumConnections: 2,
-            timeout: .seconds(2),
-            logger: PostgresFixture.logger
-        )
-        try await store.withClientsRunning {
-            // Two reads at once lease both connections: their server processes.
-            async let one = store.transactions.read { session in
-                try await session.integer("SELECT pg_backend_pid() FROM pg_sleep(0.3)")
-            }
-            async let two = store.transactions.read { session in
-                try await session.integer("SELECT pg_backend_pid() FROM pg_sleep(0.3)")
-            }
-            let processes = Set([try await one, try await two].map { pid_t($0) })
-            try #require(processes.count == 2)
-            for process in processes { try #require(kill(process, SIGSTOP) == 0, "cannot stop \(process)") }
-            // Whatever happens, the server answers again after 30 s.
-            let resume = Task {
-                try? await Task.sleep(for: .seconds(30))
+        try await withOwnServer { url in
+            let store = try PostgresStore(
+                url: url,
+                maximumConnections: 2,
+                timeout: .seconds(2),
+                logger: PostgresFixture.logger
+            )
+            try await store.withClientsRunning {
+                // Two reads at once lease both connections: their server processes.
+                async let one = store.transactions.read { session in
+                    try await session.integer("SELECT pg_backend_pid() FROM pg_sleep(0.3)")
+                }
+                async let two = store.transactions.read { session in
+                    try await session.integer("SELECT pg_backend_pid() FROM pg_sleep(0.3)")
+                }
+                let processes = Set([try await one, try await two].map { pid_t($0) })
+                try #require(processes.count == 2)
+                for process in processes { try #require(kill(process, SIGSTOP) == 0, "cannot stop \(process)") }
+                // Whatever happens, the server answers again after 30 s.
+                let resume = Task {
+                    try? await Task.sleep(for: .seconds(30))
+                    for process in processes { kill(process, SIGCONT) }
+                }
+                defer { resume.cancel() }
+                let started = ContinuousClock.now
+                var failure: (any Error)?
+                do {
+                    _ = try await store.transactions.read { try await $0.integer("SELECT 1") }
+                } catch {
+                    failure = error
+                }
+                let waited = ContinuousClock.now - started
                 for process in processes { kill(process, SIGCONT) }
+                let error = try #require(failure as? DataMediatorError, "\(String(describing: failure))")
+                #expect(error.code == .unavailable, "\(error)")
+                // The timeout is 2 s; the server stayed silent until the read ended.
+                #expect(waited < .seconds(20), "the read waited \(waited) for a server that did not answer")
+                #expect(try await store.transactions.read { try await $0.integer("SELECT 1") } == 1)
             }
-            defer { resume.cancel() }
-            let started = ContinuousClock.now
-            var failure: (any Error)?
-            do {
-                _ = try await store.transactions.read { try await $0.integer("SELECT 1") }
-            } catch {
-                failure = error
-            }
-            let waited = ContinuousClock.now - started
-            for process in processes { kill(process, SIGCONT) }
-            let error = try #require(failure as? DataMediatorError, "\(String(describing: failure))")
-            #expect(error.code == .unavailable, "\(error)")
-            // The timeout is 2 s; the server stayed silent until the read ended.
-            #expect(waited < .seconds(20), "the read waited \(waited) for a server that did not answer")
-            #expect(try await store.transactions.read { try await $0.integer("SELECT 1") } == 1)
         }
     }
 }

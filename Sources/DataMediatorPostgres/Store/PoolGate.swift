@@ -117,8 +117,8 @@ final class PoolGate: Sendable {
 
     /// Runs `body` on a connection leased from the pool.
     ///
-    /// - Throws: `unavailable` at once while the pool is guarded and another request waits
-    ///   for a connection; what the pool or `body` throws otherwise.
+    /// - Throws: `unavailable` at once while the pool is guarded and the request would
+    ///   wait for a connection behind another; what the pool or `body` throws otherwise.
     func withConnection<Result: Sendable>(
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
@@ -126,11 +126,13 @@ final class PoolGate: Sendable {
             throw DataMediatorError(.unavailable, "\(named) cannot be reached right now; retry shortly.")
         }
         let leased = Atomic<Bool>(false)
+        // Counted free once the pool has it back (after its `withConnection`), never before:
+        // a request let in for an idle connection must find one.
+        defer { if leased.load(ordering: .relaxed) { state.withLock { $0.released() } } }
         do {
             return try await client.withConnection { connection in
                 leased.store(true, ordering: .relaxed)
                 self.leased(connection)
-                defer { state.withLock { $0.released() } }
                 return try await body(connection)
             }
         } catch {

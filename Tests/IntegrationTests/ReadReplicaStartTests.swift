@@ -51,17 +51,14 @@ extension ReadReplicaTests {
                 f.removeData()
                 g.removeData()
             }
-            let script = ReplicaTests.root.appendingPathComponent("scripts/test-postgres").path
-            let paused = try await TestDatabase.run(script, ["pause", standbyDirectory])
-            try #require(paused.status == 0, "\(paused.output)")
+            try #require(try await OwnPostgres.control("pause", standbyDirectory) == 0)
             let unread = try await Self.metrics(of: f)
             #expect(!unread.contains("data_mediator_store_version"), "\(unread)")
             #expect(!unread.contains("data_mediator_replica_lag"), "\(unread)")
             let primaryOnly = try await Self.metrics(of: g)
             #expect(primaryOnly.contains("\ndata_mediator_store_version "), "\(primaryOnly)")
             #expect(!primaryOnly.contains("data_mediator_replica_lag"), "\(primaryOnly)")
-            let resumed = try await TestDatabase.run(script, ["resume", standbyDirectory])
-            try #require(resumed.status == 0, "\(resumed.output)")
+            try #require(try await OwnPostgres.control("resume", standbyDirectory) == 0)
             try await Self.waitUntilReady(f)
             // Scraped as a scraper does, again after a while: a connection the outage closed
             // may fail one look.

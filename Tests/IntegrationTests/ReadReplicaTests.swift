@@ -15,32 +15,7 @@ import Testing
     func withLaggingStandby(
         _ body: (_ primary: String, _ standby: String, _ standbyDirectory: String) async throws -> Void
     ) async throws {
-        let script = ReplicaTests.root.appendingPathComponent("scripts/test-postgres").path
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("dm-standby-\(UUID().uuidString)")
-        let (primaryDirectory, standbyDirectory) = (base.path + "-primary", base.path + "-standby")
-        func stop() async {
-            for directory in [standbyDirectory, primaryDirectory] {
-                _ = try? await TestDatabase.run(script, ["stop", directory])
-            }
-        }
-        do {
-            let primary = try await TestDatabase.run(script, ["start", primaryDirectory])
-            try #require(primary.status == 0, "\(primary.output)")
-            let standby = try await TestDatabase.run(
-                script,
-                ["standby", standbyDirectory, primaryDirectory, "\(Self.delay)"]
-            )
-            try #require(standby.status == 0, "\(standby.output)")
-            try await body(
-                primary.output.trimmingCharacters(in: .whitespacesAndNewlines),
-                standby.output.trimmingCharacters(in: .whitespacesAndNewlines),
-                standbyDirectory
-            )
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await OwnPostgres.withStandby(delay: Self.delay, body)
     }
 
     /// A service replica's environment on `primary`, reading from `standby`, that waits

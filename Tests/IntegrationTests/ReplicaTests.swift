@@ -211,20 +211,12 @@ import Testing
 
     @Test func aDatabaseOutageAnswers503AndTheServiceRecoversWithEveryAcknowledgedWrite() async throws {
         // A server of its own, since this test stops it.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-pg-\(UUID().uuidString)")
-        let script = Self.root.appendingPathComponent("scripts/test-postgres").path
-        let started = try await TestDatabase.run(script, ["start", directory.path])
-        try #require(started.status == 0)
-        do {
-            try await outage(url: started.output.trimmingCharacters(in: .whitespacesAndNewlines)) { command in
-                let status = try await TestDatabase.run(script, [command, directory.path]).status
+        try await OwnPostgres.withServer { url, directory in
+            try await outage(url: url) { command in
+                let status = try await OwnPostgres.control(command, directory)
                 #expect(status == 0, "scripts/test-postgres \(command)")
             }
-        } catch {
-            _ = try? await TestDatabase.run(script, ["stop", directory.path])
-            throw error
         }
-        _ = try await TestDatabase.run(script, ["stop", directory.path])
     }
 
     /// The change listener holds a connection of its own, over the setting: a pool of one

@@ -15,30 +15,11 @@ import Glibc
 /// as it stays silent: a probe saw a read through a replica wait out a whole primary
 /// outage, 30 s, and then answer "did not answer in time".
 @Suite struct PostgresStalledServerTests {
-    /// Runs `body` with the URL of a PostgreSQL server of its own (`scripts/test-postgres`),
-    /// stopped after: stopping its processes must not hold the other tests' server (a
-    /// database made or dropped waits for every server process).
-    func withOwnServer(_ body: (String) async throws -> Void) async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/test-postgres").path
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-stalled-\(UUID().uuidString)")
-        let started = try await TestDatabase.run(script, ["start", directory.path])
-        try #require(started.status == 0, "\(started.output)")
-        do {
-            let url = started.output.trimmingCharacters(in: .whitespacesAndNewlines)
-            try await body(url + "?sslmode=disable")
-        } catch {
-            _ = try? await TestDatabase.run(script, ["stop", directory.path])
-            throw error
-        }
-        _ = try? await TestDatabase.run(script, ["stop", directory.path])
-    }
-
     @Test(.timeLimit(.minutes(4))) func aReadOnAServerThatStopsAnsweringEndsAtTheTimeout() async throws {
-        try await withOwnServer { url in
+        // A server of its own: its stopped processes must not hold the other tests'.
+        try await OwnPostgres.withServer { url, _ in
             let store = try PostgresStore(
-                url: url,
+                url: url + "?sslmode=disable",
                 maximumConnections: 2,
                 timeout: .seconds(10),
                 logger: PostgresFixture.logger

@@ -16,6 +16,13 @@ struct ClientIdentity: Sendable {
     /// Verifies a JWT (the `Authorization` field); nil when no key is configured.
     let verify: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
 
+    /// Whether the sender of `request` may have written: every write carries a write token
+    /// or a JWT (``BearerAccess/authorize(_:)``, the scope's claims), so a request without
+    /// credentials is not a writer's, and has no write of its own to wait for.
+    static func mayHaveWritten(_ request: Request) -> Bool {
+        request.headers[.authorization] != nil
+    }
+
     /// The client of `request`.
     func client(of request: Request, context: some RequestContext) async -> String {
         if request.headers[.authorization] != nil {

@@ -131,9 +131,7 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists",
             let adapter = try? registry.adapter(named: String(parts[1]))
         else { return try await next(request, context) }
-        // A read without credentials cannot be a writer's (every write carries a token or a
-        // JWT, and is kept by it): it has no write of its own to look for.
-        if request.headers[.authorization] != nil, let primaryVersion, let notifier,
+        if ClientIdentity.mayHaveWritten(request), let primaryVersion, let notifier,
             let version = await primaryVersion.value(),
             notifier.latestVersion < version, await !notifier.heard(version, within: notificationWait)
         {

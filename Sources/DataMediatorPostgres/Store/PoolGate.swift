@@ -123,7 +123,10 @@ final class PoolGate: Sendable {
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         guard state.withLock({ $0.admit() }) else {
-            throw DataMediatorError(.unavailable, "\(named) cannot be reached right now; retry shortly.")
+            throw DataMediatorError(
+                .unavailable,
+                "\(named) is being reconnected after a connection closed or failed; retry shortly."
+            )
         }
         let leased = Atomic<Bool>(false)
         // Counted free once the pool has it back (after its `withConnection`), never before:

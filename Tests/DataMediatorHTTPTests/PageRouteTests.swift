@@ -101,6 +101,7 @@ import Testing
             let token: HTTPFields = [.authorization: "Bearer reader"]
             let page = try await client.execute(uri: "/lists/sample/items?limit=3", method: .get, headers: token)
             #expect(page.status == .ok && page.headers[.cacheControl] == "private, no-cache")
+            #expect(page.headers[values: .vary].contains("Authorization"))
             #expect(page.headers[.xContentTypeOptions] == "nosniff")
             let tag = try #require(page.headers[.eTag])
             let again = try await client.execute(
@@ -109,10 +110,32 @@ import Testing
                 headers: token + [.ifNoneMatch: tag]
             )
             #expect(again.status == .notModified && again.headers[.cacheControl] == "private, no-cache")
+            #expect(again.headers[values: .vary].contains("Authorization"))
             let problem = try await client.execute(uri: "/lists/none/items", method: .get, headers: token)
             #expect(problem.headers[.cacheControl] == "no-store" && problem.headers[.xContentTypeOptions] == "nosniff")
             let anyone = try await client.execute(uri: "/lists/sample/items", method: .get)
             #expect(anyone.headers[.cacheControl] == "no-cache")
+            #expect(!anyone.headers[values: .vary].contains("Authorization"))
+        }
+    }
+
+    /// Two `Authorization` fields are one request with two credentials: `400` saying so,
+    /// not a `401` for a token that would be read as both joined.
+    @Test func twoAuthorizationHeadersAreABadRequest() async throws {
+        try await HTTPTestSupport.withClient { client in
+            var twice = HTTPFields()
+            twice.append(HTTPField(name: .authorization, value: "Bearer reader"))
+            twice.append(HTTPField(name: .authorization, value: "Bearer reader"))
+            let doubled = try await client.execute(uri: "/lists/sample/items", method: .get, headers: twice)
+            #expect(doubled.status == .badRequest)
+            #expect(doubled.headers[.contentType] == "application/problem+json")
+            #expect(String(buffer: doubled.body).contains("more than one 'Authorization'"))
+            let once = try await client.execute(
+                uri: "/lists/sample/items",
+                method: .get,
+                headers: [.authorization: "Bearer reader"]
+            )
+            #expect(once.status == .ok)
         }
     }
 

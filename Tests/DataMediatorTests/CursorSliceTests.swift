@@ -43,6 +43,14 @@ import Testing
             try signer.verify(token, list: SampleList.name, view: bo)
         }
         #expect(refused?.code == .cursorMismatch)
+        // Another slice of the view, or the whole view (an operator's token), is named as
+        // such, not as the same list and view.
+        for other in [bo, view] {
+            let refused = #expect(throws: DataMediatorError.self) {
+                try signer.verify(token, list: SampleList.name, view: other)
+            }
+            #expect(refused?.message.contains("another slice of list") == true, "\(String(describing: refused))")
+        }
         // A view without a slice is carried as it is.
         #expect(try payload(of: signer.sign(cursor(in: view))).contains(view.cursorBinding))
     }

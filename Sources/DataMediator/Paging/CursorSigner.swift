@@ -108,6 +108,13 @@ public struct CursorSigner: Sendable {
                         + "or filter have changed since): omit 'cursor' to start again."
                 )
             }
+            if cursor.list == list, Self.viewName(cursor.view) == view.name {
+                throw DataMediatorError(
+                    .cursorMismatch,
+                    "The cursor belongs to another slice of list '\(list)', view '\(view.name)' (other "
+                        + "parameters, or another caller's token): omit 'cursor' to start again."
+                )
+            }
             let slice = view.slice.isEmpty ? "" : " (or to another slice of it)"
             throw DataMediatorError(
                 .cursorMismatch,

@@ -43,6 +43,14 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         active.increment()
         var response: Response
         do {
+            // RFC 9110 11.6.2: `Authorization` is one credential; two fields would be read
+            // joined ("Bearer a, Bearer b") and refused as a token that is not valid.
+            if request.headers[.authorization] != nil, request.headers[fields: .authorization].count > 1 {
+                throw Problem(
+                    .badRequest,
+                    detail: "The request has more than one 'Authorization' header; send one credential."
+                )
+            }
             response = try await next(request, context)
         } catch let cut as ConnectionGuard.RequestCut {
             // The guard answered this request itself (and logged it): the framework's answer
@@ -96,11 +104,15 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
     /// reads a JSON answer as anything else); and an answer that caches may keep
     /// (`no-cache`) given to a request with `Authorization` is `private`: it holds what
     /// the token was needed for, so no cache shared between users may keep it (RFC 9111
-    /// 5.2.2.7), as a browser's own may, to revalidate.
+    /// 5.2.2.7), as a browser's own may, to revalidate; and it says `Vary: Authorization`,
+    /// since another token may select another answer (a scoped list's slice: RFC 9110
+    /// 12.5.5), so that a browser that keeps one user's answer never offers it for
+    /// another's request.
     static func mark(_ response: inout Response, for request: Request) {
         if response.headers[.xContentTypeOptions] == nil { response.headers[.xContentTypeOptions] = "nosniff" }
         if request.headers[.authorization] != nil, response.headers[.cacheControl] == JSONResponse.cacheControl {
             response.headers[.cacheControl] = "private, " + JSONResponse.cacheControl
+            response.headers.append(HTTPField(name: .vary, value: "Authorization"))
         }
     }
 

@@ -235,6 +235,10 @@ import Testing
             )
             #expect(noClaim.status == .unauthorized)
             #expect((try HTTPTestSupport.json(noClaim)["detail"] as? String)?.contains("'sub'") == true)
+            // The challenge says why too (RFC 6750 3), as every other refusal of a token does.
+            let challenge = noClaim.headers[.wwwAuthenticate] ?? ""
+            #expect(challenge.contains(#"error="invalid_token", error_description=""#), "\(challenge)")
+            #expect(challenge.contains("'sub'"), "\(challenge)")
             // An empty claim names no one, and a claim that is not of the scope field's type
             // (text here; RFC 7519's `sub` is text) is not matched to an empty slice: both are
             // refused, for reads and writes alike.

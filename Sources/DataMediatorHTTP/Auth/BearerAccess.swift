@@ -57,16 +57,16 @@ public struct BearerAccess: Sendable {
                 detail: "\(action) are not enabled on this server: it has no token for them configured."
             )
         }
-        let challenge: HTTPFields = [.wwwAuthenticate: #"Bearer realm="data-mediator""#]
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
-            throw Problem(.unauthorized, detail: "\(action) need 'Authorization: Bearer <token>'.", headers: challenge)
-        }
-        guard accepts(request) else {
             throw Problem(
                 .unauthorized,
-                detail: "The bearer token is not valid.",
-                headers: [.wwwAuthenticate: #"Bearer realm="data-mediator", error="invalid_token""#]
+                detail: "\(action) need 'Authorization: Bearer <token>'.",
+                headers: BearerChallenge.credentialsMissing
             )
+        }
+        guard accepts(request) else {
+            let detail = "The bearer token is not valid."
+            throw Problem(.unauthorized, detail: detail, headers: BearerChallenge.invalidToken(detail))
         }
     }
 }

@@ -281,19 +281,11 @@ public struct ClaimsVerifier: Sendable {
     /// A 401 with a `WWW-Authenticate: Bearer` challenge that carries `detail` as its
     /// `error_description` when the credentials were a token that is not valid.
     private static func refusal(_ detail: String, invalidToken: Bool = true) -> Problem {
-        var challenge = #"Bearer realm="data-mediator""#
-        if invalidToken {
-            // RFC 6750 allows only printable ASCII without '"' and '\' in error_description.
-            let description = String(
-                String.UnicodeScalarView(
-                    detail.unicodeScalars.map { scalar in
-                        (0x20...0x7E).contains(scalar.value) && scalar != "\"" && scalar != "\\" ? scalar : " "
-                    }
-                )
-            )
-            challenge += #", error="invalid_token", error_description="\#(description)""#
-        }
-        return Problem(.unauthorized, detail: detail, headers: [.wwwAuthenticate: challenge])
+        Problem(
+            .unauthorized,
+            detail: detail,
+            headers: invalidToken ? BearerChallenge.invalidToken(detail) : BearerChallenge.credentialsMissing
+        )
     }
 }
 

@@ -31,7 +31,7 @@ struct ScopeAccess: Sendable {
                 .unauthorized,
                 detail: "List '\(adapter.definition.name)' is scoped to each caller, and this server has no key "
                     + "to verify tokens with (DATA_MEDIATOR_JWT_SECRET or DATA_MEDIATOR_JWKS_FILE).",
-                headers: [.wwwAuthenticate: #"Bearer realm="data-mediator""#]
+                headers: BearerChallenge.credentialsMissing
             )
         }
         return try await verify(request.headers[.authorization])

@@ -48,7 +48,7 @@ public struct Problem: HTTPResponseError, Sendable {
         case .readOnly: headers = [.allow: MethodNotAllowed.allow]
         case .unavailable: headers = [.retryAfter: "1"]
         // RFC 6750: a request with a token that does not do answers `invalid_token`.
-        case .unauthorized: headers = [.wwwAuthenticate: #"Bearer realm="data-mediator", error="invalid_token""#]
+        case .unauthorized: headers = BearerChallenge.invalidToken(error.message)
         default: headers = [:]
         }
         self.init(

@@ -230,12 +230,10 @@ struct WriteRoutes: Sendable {
             if access.isEnabled, !access.accepts(request), let verify = scope.verify,
                 (try? await verify(request.headers[.authorization])) != nil
             {
-                throw Problem(
-                    .unauthorized,
-                    detail: "A JWT writes only to a list with a scope, and '\(definition.name)' has none: "
-                        + "its writes need one of the server's write tokens.",
-                    headers: [.wwwAuthenticate: #"Bearer realm="data-mediator", error="invalid_token""#]
-                )
+                let detail =
+                    "A JWT writes only to a list with a scope, and '\(definition.name)' has none: "
+                    + "its writes need one of the server's write tokens."
+                throw Problem(.unauthorized, detail: detail, headers: BearerChallenge.invalidToken(detail))
             }
             try access.authorize(request)
             return nil

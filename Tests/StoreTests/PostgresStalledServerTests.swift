@@ -2,6 +2,7 @@ import DataMediator
 import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
+import PostgresNIO
 import Testing
 
 @testable import DataMediatorPostgres
@@ -41,22 +42,39 @@ import Glibc
                     for process in processes { kill(process, SIGCONT) }
                 }
                 defer { resume.cancel() }
-                let started = ContinuousClock.now
-                var failure: (any Error)?
-                do {
+                // A read in a transaction and a single bounded statement (a page's read), at once:
+                // each leases one of the stopped processes' connections.
+                async let inTransaction = Self.failure {
                     _ = try await store.transactions.read { try await $0.integer("SELECT 1") }
-                } catch {
-                    failure = error
                 }
-                let waited = ContinuousClock.now - started
+                async let statement = Self.failure {
+                    _ = try await store.readStatement { connection in
+                        try await connection.query("SELECT 1", logger: PostgresFixture.logger).collect().count
+                    }
+                }
+                let failures = [await inTransaction, await statement]
                 for process in processes { kill(process, SIGCONT) }
-                let error = try #require(failure as? DataMediatorError, "\(String(describing: failure))")
-                #expect(error.code == .unavailable, "\(error)")
-                // The timeout is 10 s (a loaded machine needs it for the reads above); the server
-                // stayed silent until the read ended, or for 90 s.
-                #expect(waited < .seconds(60), "the read waited \(waited) for a server that did not answer")
+                for (failure, waited) in failures {
+                    let error = try #require(failure as? DataMediatorError, "\(String(describing: failure))")
+                    #expect(error.code == .unavailable, "\(error)")
+                    #expect(error.message.contains("did not answer in time"), "\(error)")
+                    // The timeout is 10 s (a loaded machine needs it for the reads above); the
+                    // server stayed silent until the read ended, or for 90 s.
+                    #expect(waited < .seconds(60), "the read waited \(waited) for a server that did not answer")
+                }
                 #expect(try await store.transactions.read { try await $0.integer("SELECT 1") } == 1)
             }
+        }
+    }
+
+    /// What `body` threw, and how long it took.
+    static func failure(_ body: () async throws -> Void) async -> (error: (any Error)?, waited: Duration) {
+        let started = ContinuousClock.now
+        do {
+            try await body()
+            return (nil, ContinuousClock.now - started)
+        } catch {
+            return (error, ContinuousClock.now - started)
         }
     }
 }

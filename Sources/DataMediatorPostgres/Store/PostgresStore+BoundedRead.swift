@@ -8,9 +8,11 @@ extension PostgresStore {
     ///
     /// The work runs in its own task so that the timer can stop its wait for a connection:
     /// the pool gives up a lease request whose task is cancelled, and the read throws
-    /// `unavailable`. A statement in flight is bounded by the server (every session's
-    /// `statement_timeout` is ``timeout``), as in every other call, and by its connection
-    /// (``ConnectionWatch``). A page is the hot path:
+    /// `unavailable`. A statement in flight is not waited for past the bound either: a
+    /// server that stops answering without closing the connection (a stopped process, a
+    /// network cut off silently) enforces no `statement_timeout`, so the wait is abandoned
+    /// (the work gives its connection back when the server answers), and a connection that
+    /// closes ends it at once (``ConnectionWatch``). A page is the hot path:
     /// the task group that bounds the other calls costs two tasks a read, a tenth of a
     /// page's CPU (docs/performance.md).
     ///
@@ -35,6 +37,8 @@ extension PostgresStore {
         let timer = eventLoops.any().scheduleTask(in: .nanoseconds(bound.nanoseconds)) {
             lease.expired.store(true, ordering: .relaxed)
             work.cancel()
+            // A read: nothing to wait for once its time is up, whatever the server does.
+            wait.abandon()
         }
         defer { timer.cancel() }
         do {
@@ -47,8 +51,9 @@ extension PostgresStore {
             throw DataMediatorError(.unavailable, "\(readerGate.connectionNamed) closed; retry shortly.")
         } catch {
             let taken = lease.taken.load(ordering: .relaxed)
-            if !taken, lease.expired.load(ordering: .relaxed) {
-                logUnavailable(error, leased: false, on: readerGate)
+            // The time ran out: waiting for a connection, or for a server that did not answer.
+            if lease.expired.load(ordering: .relaxed), !taken || error is CancellationError {
+                logUnavailable(error, leased: taken, on: readerGate)
                 throw DataMediatorError(.unavailable, "\(readerGate.named) did not answer in time; retry shortly.")
             }
             throw answer(to: error, leased: taken, on: readerGate)

@@ -72,7 +72,18 @@ extension PostgresStore {
         if state == "57014" || state == "55P03" {
             return DataMediatorError(
                 .unavailable,
-                "The store is busy (another writer, such as an import, holds it); retry shortly."
+                "\(gate.named) did not finish the statement in time (busy, say another writer such as an import "
+                    + "holds the store, or it was slow to answer); retry shortly."
+            )
+        }
+        // 25P03 (and PostgreSQL 17's 25P04): the server ended a session left inside its
+        // transaction past the bound (4 timeouts), as after the server itself stood still;
+        // the transaction was rolled back.
+        if state == "25P03" || state == "25P04" {
+            return DataMediatorError(
+                .unavailable,
+                "\(gate.named) ended the transaction, which waited past its bound (nothing of it is stored); "
+                    + "retry shortly."
             )
         }
         return DataMediatorError(.unavailable, "\(gate.named) cannot be reached right now; retry shortly.")
@@ -87,11 +98,12 @@ extension PostgresStore {
         // SQLSTATE classes 08 (connection exception), 40 (transaction rollback: a deadlock,
         // a serialization failure) and 57 (operator intervention, which holds 57014, a
         // statement stopped at its statement_timeout), and 55P03, a lock not granted within
-        // lock_timeout: the transaction was rolled back, a retry may pass; and 25P02, a
-        // connection left inside an aborted transaction, which is closed when met.
+        // lock_timeout: the transaction was rolled back, a retry may pass; 25P02, a
+        // connection left inside an aborted transaction, which is closed when met; and
+        // 25P03 and 25P04, a session the server ended for a transaction past its bounds.
         let state = error.serverInfo?[.sqlState] ?? ""
         return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("57") || state == "55P03"
-            || state == "25P02" || isStalePlan(error)
+            || state == "25P02" || state == "25P03" || state == "25P04" || isStalePlan(error)
     }
 
     /// Whether the server refused a statement for what its SQL names (SQLSTATE class 42: a

@@ -19,11 +19,12 @@ import Glibc
     @Test(.timeLimit(.minutes(4))) func aReadOnAServerThatStopsAnsweringEndsAtTheTimeout() async throws {
         // A server of its own: its stopped processes must not hold the other tests'.
         try await OwnPostgres.withServer { url, _ in
+            let logs = CapturedLogs()
             let store = try PostgresStore(
                 url: url + "?sslmode=disable",
                 maximumConnections: 2,
                 timeout: .seconds(10),
-                logger: PostgresFixture.logger
+                logger: logs.logger
             )
             try await store.withClientsRunning {
                 // Two reads at once lease both connections: their server processes.
@@ -62,6 +63,10 @@ import Glibc
                     // server stayed silent until the read ended, or for 90 s.
                     #expect(waited < .seconds(60), "the read waited \(waited) for a server that did not answer")
                 }
+                // The log says why (the service ended the calls; that says nothing of the server).
+                let said = logs.records.filter { $0.message == "the database is unavailable" }
+                    .compactMap { $0.metadata["error"].map { "\($0)" } }
+                #expect(said.contains { $0.contains("the server did not answer within") }, "\(said)")
                 #expect(try await store.transactions.read { try await $0.integer("SELECT 1") } == 1)
             }
         }

@@ -53,7 +53,7 @@ extension PostgresStore {
             let taken = lease.taken.load(ordering: .relaxed)
             // The time ran out: waiting for a connection, or for a server that did not answer.
             if lease.expired.load(ordering: .relaxed), !taken || error is CancellationError {
-                logUnavailable(error, leased: taken, on: readerGate)
+                logUnavailable(taken ? NoAnswer(bound: bound, leased: true) : error, leased: taken, on: readerGate)
                 throw DataMediatorError(.unavailable, "\(readerGate.named) did not answer in time; retry shortly.")
             }
             throw answer(to: error, leased: taken, on: readerGate)

@@ -90,6 +90,8 @@ extension PostgresStore {
                     // statements are bounded by the server, and its commit must be known.
                     guard writes, lease.taken.load(ordering: .relaxed) else { break }
                 }
+                let leased = lease.taken.load(ordering: .relaxed)
+                self.logUnavailable(NoAnswer(bound: timeout, leased: leased), leased: leased, on: gate)
                 throw DataMediatorError(.unavailable, "\(gate.named) did not answer in time; retry shortly.")
             }
         } catch is ConnectionWatch.Closed {

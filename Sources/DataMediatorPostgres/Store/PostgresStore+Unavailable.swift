@@ -5,6 +5,20 @@ import PostgresNIO
 /// What a call that failed answers: `unavailable`, saying which server and why, while the
 /// database or its read replica cannot be used now.
 extension PostgresStore {
+    /// Why a call whose time ran out failed, for its log line: the call itself was ended
+    /// by the service (a cancellation), which says nothing of the server.
+    struct NoAnswer: Error, CustomStringConvertible {
+        /// The call's bound.
+        let bound: Duration
+        /// Whether it had its connection (else it waited for one).
+        let leased: Bool
+
+        var description: String {
+            leased
+                ? "the server did not answer within \(bound)" : "no connection to the server came within \(bound)"
+        }
+    }
+
     /// Logs a call that failed with `error` because the server behind `gate` cannot be used
     /// now: a warning once each 10 s per server, with how many calls failed since, the
     /// lines between at `debug`.

@@ -20,7 +20,7 @@ extension PostgresStore {
         // A write waits for its slot holding no connection, as long as it may wait for the
         // version lock (the same queue); its time for a connection starts once it has one.
         guard await writeSlots.acquire(within: timeout * StoreVersion.lockWaitFactor) else {
-            throw DataMediatorError(.unavailable, "The database did not answer in time; retry shortly.")
+            throw DataMediatorError(.unavailable, "\(primaryGate.named) did not answer in time; retry shortly.")
         }
         defer { writeSlots.release() }
         let deadline = ContinuousClock.now + timeout

@@ -238,3 +238,73 @@ extension EventReloadTests {
         return (recorder, stream)
     }
 }
+
+/// A change log whose every read fails, after `delay` (a store that answers `unavailable`
+/// at its timeout).
+final class SlowOutageLog: ChangeLog {
+    let delay: Duration
+
+    init(delay: Duration) { self.delay = delay }
+
+    func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        try await Task.sleep(for: delay)
+        throw DataMediatorError(.unavailable, "The database did not answer in time.")
+    }
+}
+
+/// A body writer that keeps when each write came.
+final class TimedWriter: ResponseBodyWriter, Sendable {
+    let times = Mutex<[ContinuousClock.Instant]>([])
+
+    func write(_ buffer: ByteBuffer) async throws {
+        try Task.checkCancellation()
+        times.withLock { $0.append(.now) }
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
+extension EventReloadTests {
+    /// A stream whose reads fail slowly, one after each write's signal, still sends a
+    /// heartbeat within its interval: the ticks queued behind those signals were held back
+    /// or dropped (a probe saw 22 s of silence on a stream of 15 s heartbeats).
+    @Test func aStreamWhoseReadsFailSlowlyKeepsItsHeartbeats() async throws {
+        let fixture = try Fixture()
+        let notes = fixture.notes
+        let adapter = ListAdapter(
+            definition: notes.definition,
+            provider: notes.provider,
+            signer: CursorSigner(secret: SampleList.secret),
+            changeLog: SlowOutageLog(delay: .milliseconds(200)),
+            notifier: notes.notifier
+        )
+        var version = try await notes.currentVersion()
+        let view = try adapter.definition.view(named: nil)
+        let writer = TimedWriter()
+        let stream = Task { [version] in
+            var body = writer
+            try await EventStream(
+                adapter: adapter,
+                view: view,
+                start: version,
+                settings: EventConfiguration(heartbeat: .milliseconds(500))
+            ).run(into: &body)
+        }
+        // A write's signal every 50 ms for 3 s.
+        let began = ContinuousClock.now
+        while ContinuousClock.now - began < .seconds(3) {
+            version += 1
+            notes.notifier.publish(version: version)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let ended = ContinuousClock.now
+        stream.cancel()
+        _ = await stream.result
+        let times = writer.times.withLock { $0 }.filter { $0 <= ended }
+        let gaps = zip(times.dropFirst() + [ended], times).map { $0 - $1 }
+        // Half the interval, plus a read: 450 ms; three times the interval allows for a
+        // loaded machine.
+        #expect(times.count >= 3, "\(times.count) writes")
+        #expect(gaps.allSatisfy { $0 < .milliseconds(1500) }, "\(gaps)")
+    }
+}

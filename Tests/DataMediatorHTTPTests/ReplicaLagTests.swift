@@ -322,4 +322,24 @@ import Testing
         _ = await stream.result
         #expect(recorder.events.map(\.id) == ["\(start + 1)"])
     }
+
+    /// A look at the reads that fails (a read replica that does not answer) leaves the
+    /// stream open: it looks again at its next signal and sends the write once the reads
+    /// hold it (a probe's streams were cut 5 s into a standby's stop).
+    @Test func aStreamOutlastsLooksAtTheReadsThatFail() async throws {
+        let fixture = try EventReloadTests.Fixture()
+        let start = try await fixture.notes.currentVersion()
+        let lag = Lag(behind: start)
+        lag.failing.store(3, ordering: .relaxed)
+        let adapter = try lagging(fixture, behind: start, lag: lag)
+        let (recorder, stream) = try EventReloadTests.stream(of: adapter, from: start)
+        try await fixture.write("a")
+        fixture.notes.notifier.publish(version: start + 1)
+        try await EventStreamTests.waitFor(recorder, events: 1)
+        stream.cancel()
+        let ended = await stream.result
+        #expect(lag.failing.load(ordering: .relaxed) == 0, "the looks did not fail")
+        #expect(recorder.events.map(\.id) == ["\(start + 1)"])
+        if case .failure(let error) = ended { #expect(error is CancellationError, "the stream ended with \(error)") }
+    }
 }

@@ -32,6 +32,10 @@ struct EventStream: Sendable {
     /// `event: reload`), or the service shuts down (`event: shutdown`; the client
     /// reconnects with `Last-Event-ID` and misses nothing). While the store cannot be read
     /// (`unavailable`) it stays open, sending heartbeats, and catches up when it can.
+    ///
+    /// A heartbeat goes out at the ticks, and also before a read when half the interval
+    /// passed with nothing sent: reads that fail at the store's timeout, one after each
+    /// write's signal, would otherwise hold back the ticks queued behind those signals.
     func run(into writer: inout some ResponseBodyWriter) async throws {
         // The notifier's signals, and nil once the client's connection closed: a stream
         // that only waits would otherwise learn it at its next write (a heartbeat away).
@@ -56,6 +60,7 @@ struct EventStream: Sendable {
         try await writer.write(
             ByteBuffer(string: "retry: 2000\n: \(adapter.definition.name) \(view.name) after \(start)\n\n")
         )
+        var sent = ContinuousClock.now
         // Set when the reads caught up with a write they did not hold: the next read is the
         // stream's own, as a read shared in this moment may predate the catching up.
         var caughtUp = false
@@ -63,6 +68,7 @@ struct EventStream: Sendable {
             var more = true
             var read = true
             while more {
+                try await keepAlive(&writer, sent: &sent)
                 let changes: ChangeSet
                 do {
                     let limit = live ? settings.buffer : Self.catchUpBatch
@@ -99,7 +105,10 @@ struct EventStream: Sendable {
                         Self.append(entry, to: &buffer)
                     }
                 }
-                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                if buffer.readableBytes > 0 {
+                    try await writer.write(buffer)
+                    sent = .now
+                }
                 more = changes.next != nil
                 last = more ? (changes.entries.last?.version ?? changes.version) : max(last, changes.version)
             }
@@ -107,7 +116,7 @@ struct EventStream: Sendable {
             // A write announced that the reads do not hold yet (a read replica behind its
             // primary) is read once they do, not at the next write or heartbeat.
             let announced = adapter.notifier.latestVersion
-            if read, last < announced, try await adapter.catchUp(to: announced) == .caughtUp {
+            if read, last < announced, try await readsCaughtUp(to: announced, writer: &writer, sent: &sent) {
                 caughtUp = true
                 continue
             }
@@ -118,8 +127,35 @@ struct EventStream: Sendable {
             }
             guard let signal = next else { return }
             if signal == .tick {
-                try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                try await writer.write(Self.heartbeat)
+                sent = .now
             }
+        }
+    }
+
+    /// The comment that keeps a quiet stream's connection open.
+    static var heartbeat: ByteBuffer { ByteBuffer(string: ": heartbeat\n\n") }
+
+    /// Sends a heartbeat when half the interval passed since anything was `sent`.
+    private func keepAlive(_ writer: inout some ResponseBodyWriter, sent: inout ContinuousClock.Instant) async throws {
+        guard ContinuousClock.now - sent >= settings.heartbeat / 2 else { return }
+        try await writer.write(Self.heartbeat)
+        sent = .now
+    }
+
+    /// Whether the reads caught up with `version`, announced by a write; false while they
+    /// cannot be asked (a read replica that does not answer): the stream stays open and
+    /// asks again at the next signal.
+    private func readsCaughtUp(
+        to version: Int64,
+        writer: inout some ResponseBodyWriter,
+        sent: inout ContinuousClock.Instant
+    ) async throws -> Bool {
+        try await keepAlive(&writer, sent: &sent)
+        do {
+            return try await adapter.catchUp(to: version) == .caughtUp
+        } catch let error as DataMediatorError where error.code == .unavailable {
+            return false
         }
     }
 

@@ -224,18 +224,28 @@ extension EventReloadTests {
     /// A stream of `adapter`'s default view from `start`, with heartbeats every 50 ms,
     /// recorded; cancel the task to end it.
     static func stream(of adapter: ListAdapter, from start: Int64) throws -> (RecordingWriter, Task<Void, any Error>) {
-        let view = try adapter.definition.view(named: nil)
         let recorder = RecordingWriter()
-        let stream = Task {
-            var writer = recorder
+        return (recorder, try stream(of: adapter, from: start, into: recorder))
+    }
+
+    /// A stream of `adapter`'s default view from `start` into `writer`, with heartbeats
+    /// every `heartbeat`.
+    static func stream(
+        of adapter: ListAdapter,
+        from start: Int64,
+        into writer: some ResponseBodyWriter & Sendable,
+        heartbeat: Duration = .milliseconds(50)
+    ) throws -> Task<Void, any Error> {
+        let view = try adapter.definition.view(named: nil)
+        return Task {
+            var body = writer
             try await EventStream(
                 adapter: adapter,
                 view: view,
                 start: start,
-                settings: EventConfiguration(heartbeat: .milliseconds(50))
-            ).run(into: &writer)
+                settings: EventConfiguration(heartbeat: heartbeat)
+            ).run(into: &body)
         }
-        return (recorder, stream)
     }
 }
 
@@ -279,17 +289,8 @@ extension EventReloadTests {
             notifier: notes.notifier
         )
         var version = try await notes.currentVersion()
-        let view = try adapter.definition.view(named: nil)
         let writer = TimedWriter()
-        let stream = Task { [version] in
-            var body = writer
-            try await EventStream(
-                adapter: adapter,
-                view: view,
-                start: version,
-                settings: EventConfiguration(heartbeat: .milliseconds(500))
-            ).run(into: &body)
-        }
+        let stream = try Self.stream(of: adapter, from: version, into: writer, heartbeat: .milliseconds(500))
         // A write's signal every 50 ms for 3 s.
         let began = ContinuousClock.now
         while ContinuousClock.now - began < .seconds(3) {

@@ -253,11 +253,14 @@ extension EventReloadTests {
 /// at its timeout).
 final class SlowOutageLog: ChangeLog {
     let delay: Duration
+    /// The reads that failed so far.
+    let reads = Atomic<Int>(0)
 
     init(delay: Duration) { self.delay = delay }
 
     func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
         try await Task.sleep(for: delay)
+        reads.add(1, ordering: .relaxed)
         throw DataMediatorError(.unavailable, "The database did not answer in time.")
     }
 }
@@ -281,29 +284,35 @@ extension EventReloadTests {
     @Test func aStreamWhoseReadsFailSlowlyKeepsItsHeartbeats() async throws {
         let fixture = try Fixture()
         let notes = fixture.notes
+        // Each read fails after half the heartbeat's interval, or later on a loaded machine.
+        let log = SlowOutageLog(delay: .milliseconds(200))
         let adapter = ListAdapter(
             definition: notes.definition,
             provider: notes.provider,
             signer: CursorSigner(secret: SampleList.secret),
-            changeLog: SlowOutageLog(delay: .milliseconds(200)),
+            changeLog: log,
             notifier: notes.notifier
         )
         var version = try await notes.currentVersion()
         let writer = TimedWriter()
-        let stream = try Self.stream(of: adapter, from: version, into: writer, heartbeat: .milliseconds(500))
-        // A write's signal every 20 ms until the stream sent three heartbeats after its
-        // preamble. Not timed: a machine loaded by the whole suite starved the stream's
-        // task for seconds (a rehearsal), and the ticks alone, queued behind the signals,
-        // never come (without the heartbeat before a read: 1 write in 3 s, the preamble).
+        let stream = try Self.stream(of: adapter, from: version, into: writer, heartbeat: .milliseconds(400))
+        // A write's signal every 20 ms until six reads failed. Counted, not timed: each read
+        // after the first starts half an interval or more after anything was sent, so a
+        // heartbeat goes before it, however slowly a loaded machine runs the stream; the
+        // ticks alone, queued behind the signals, almost never come (without the heartbeat
+        // before a read: 3 heartbeats in 78 s, some 390 reads).
         let deadline = ContinuousClock.now + .seconds(120)
-        while writer.times.withLock({ $0.count }) < 4, ContinuousClock.now < deadline {
+        while log.reads.load(ordering: .relaxed) < 6, ContinuousClock.now < deadline {
             version += 1
             notes.notifier.publish(version: version)
             try await Task.sleep(for: .milliseconds(20))
         }
         stream.cancel()
         _ = await stream.result
-        let times = writer.times.withLock { $0 }
-        #expect(times.count >= 4, "\(times.count) writes")
+        let reads = log.reads.load(ordering: .relaxed)
+        // The writes but the preamble.
+        let heartbeats = writer.times.withLock { $0.count } - 1
+        #expect(reads >= 6)
+        #expect(heartbeats >= reads / 2, "\(heartbeats) heartbeats for \(reads) failed reads")
     }
 }

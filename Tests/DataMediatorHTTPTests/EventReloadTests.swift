@@ -71,6 +71,17 @@ import Testing
             )
         }
 
+        /// `notes` with its changes read from `log` instead (a store that cannot be read).
+        func notes(readingChangesFrom log: any ChangeLog) -> ListAdapter {
+            ListAdapter(
+                definition: notes.definition,
+                provider: notes.provider,
+                signer: CursorSigner(secret: SampleList.secret),
+                changeLog: log,
+                notifier: notes.notifier
+            )
+        }
+
         func write(_ title: String) async throws {
             _ = try await notes.create(body: .object(["data": .object(["title": .string(title)])]))
         }
@@ -150,13 +161,7 @@ extension EventReloadTests {
         let fixture = try Fixture()
         let notes = fixture.notes
         let log = OutageLog(try #require(notes.changeLog))
-        let adapter = ListAdapter(
-            definition: notes.definition,
-            provider: notes.provider,
-            signer: CursorSigner(secret: SampleList.secret),
-            changeLog: log,
-            notifier: notes.notifier
-        )
+        let adapter = fixture.notes(readingChangesFrom: log)
         let start = try await notes.currentVersion()
         let (recorder, stream) = try EventReloadTests.stream(of: adapter, from: start)
         for title in ["a", "b"] { try await fixture.write(title) }
@@ -286,13 +291,7 @@ extension EventReloadTests {
         let notes = fixture.notes
         // Each read fails after half the heartbeat's interval, or later on a loaded machine.
         let log = SlowOutageLog(delay: .milliseconds(200))
-        let adapter = ListAdapter(
-            definition: notes.definition,
-            provider: notes.provider,
-            signer: CursorSigner(secret: SampleList.secret),
-            changeLog: log,
-            notifier: notes.notifier
-        )
+        let adapter = fixture.notes(readingChangesFrom: log)
         var version = try await notes.currentVersion()
         let writer = TimedWriter()
         let stream = try Self.stream(of: adapter, from: version, into: writer, heartbeat: .milliseconds(400))

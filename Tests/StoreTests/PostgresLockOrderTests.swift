@@ -288,7 +288,7 @@ import Testing
 }
 
 /// A flag one task sets and another reads.
-private final class Flag: Sendable {
+final class Flag: Sendable {
     private let state = Mutex(false)
     var isSet: Bool { state.withLock { $0 } }
     func set() { state.withLock { $0 = true } }

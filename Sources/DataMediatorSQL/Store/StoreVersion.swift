@@ -36,6 +36,14 @@ public enum StoreVersion {
     /// held still, so each run holds the store's other writes as little as it can.
     public static let underLockWaitAgain = "10ms"
 
+    /// The name of the setting in which ``lock(_:reading:thenLocking:)`` keeps the
+    /// session's own lock bound, for the raise to put back (``postgresBump(for:reading:with:)``):
+    /// a commit that notifies waits for PostgreSQL's notification queue lock, which every
+    /// notifying commit of the server takes in turn (every database's, held until the
+    /// commit is flushed), and a wait bounded by ``underLockWait`` there ended writes with
+    /// 55P03 at their `COMMIT` when the server was busy.
+    static let commitLockBound = "data_mediator.lock_timeout"
+
     /// Waits until no other write of the store runs and keeps the others waiting until
     /// this transaction ends, so that it sees every earlier write and gets the next version
     /// (SQLite's single writer does this by itself).
@@ -70,7 +78,8 @@ public enum StoreVersion {
     /// lifted, as for an import):
     /// the store runs it again (``SQLSession/tookVersionLock()``), rather than holding every
     /// other write while another program holds the row, or deadlocking with a write that
-    /// holds the row and waits for the version lock.
+    /// holds the row and waits for the version lock. The raise puts the session's own lock
+    /// bound back for the commit (``commitLockBound``).
     public static func lock(
         _ session: any SQLSession,
         reading scalar: String?,
@@ -102,10 +111,11 @@ public enum StoreVersion {
         let locked = try await session.rows(
             """
             SELECT set_config('statement_timeout', ?, true),
-                set_config('lock_timeout', CASE WHEN ?::interval > ?::interval THEN ? ELSE ? END, true)\(scalar.map { ", (\($0))" } ?? "")
+                set_config('lock_timeout', CASE WHEN ?::interval > ?::interval THEN ? ELSE ? END, true),
+                set_config('\(commitLockBound)', ?, true)\(scalar.map { ", (\($0))" } ?? "")
             FROM \(locking)
             """,
-            [bound[0], bound[1], .string(session.underLockWait), .string(session.underLockWait), bound[1]]
+            [bound[0], bound[1], .string(session.underLockWait), .string(session.underLockWait), bound[1], bound[1]]
                 + (row?.arguments ?? [])
         )
         guard let lockedRow = locked.first else {
@@ -113,7 +123,7 @@ public enum StoreVersion {
         }
         session.tookVersionLock()
         guard scalar != nil else { return nil }
-        return wholeNumber(lockedRow.count > 2 ? lockedRow[2] : .null)
+        return wholeNumber(lockedRow.count > 3 ? lockedRow[3] : .null)
     }
 
     /// A value read by a scalar as ``SQLSession/integer(_:_:)`` reads one: NULL is 0.
@@ -184,7 +194,8 @@ public enum StoreVersion {
     /// PostgreSQL's raise of the version for a write to `table` as one statement (each is a
     /// round trip): the raise, the table's mark, `scalar`'s read after it (nil: none), the
     /// notification on commit (the version, and the tag of the client the write is made for
-    /// when there is one: ``WriteOrigin``), and `parts` (data-modifying `WITH` parts, which
+    /// when there is one: ``WriteOrigin``) with the session's own lock bound back for the
+    /// commit (``commitLockBound``), and `parts` (data-modifying `WITH` parts, which
     /// run whether or not the query reads them; they may use ``bumpedVersion`` and
     /// ``readAfterBump``), with the values of its placeholders. It answers the version, then
     /// what `scalar` read.
@@ -205,6 +216,7 @@ public enum StoreVersion {
             SELECT bumped.version\(scalar == nil ? "" : ", read_after.value")
             FROM bumped\(scalar == nil ? "" : " CROSS JOIN read_after")
             CROSS JOIN LATERAL (SELECT pg_notify(?, bumped.version::text || ?)) AS notified
+            CROSS JOIN LATERAL (SELECT set_config('lock_timeout', COALESCE(NULLIF(current_setting('\(commitLockBound)', true), ''), current_setting('lock_timeout')), true)) AS commit_bound
             """
         let writer = WriteOrigin.client.map { WriteOrigin.isTag($0[...]) ? " " + $0 : "" } ?? ""
         return (sql, [.string(table)] + parts.flatMap(\.arguments) + [.string(ServiceTables.channel), .string(writer)])

@@ -31,7 +31,8 @@ struct EventStream: Sendable {
     /// ``EventConfiguration/buffer`` events behind, or its history is gone (both end with
     /// `event: reload`), or the service shuts down (`event: shutdown`; the client
     /// reconnects with `Last-Event-ID` and misses nothing). While the store cannot be read
-    /// (`unavailable`) it stays open, sending heartbeats, and catches up when it can.
+    /// (`unavailable`: its changes, its version for a `reload`, whether a read replica
+    /// caught up) it stays open, sending heartbeats, and catches up when it can.
     ///
     /// A heartbeat goes out at the ticks, and also before a read when half the interval
     /// passed with nothing sent: reads that fail at the store's timeout, one after each
@@ -78,7 +79,12 @@ struct EventStream: Sendable {
                         : try await adapter.streamChanges(of: view, since: last, limit: limit)
                     caughtUp = false
                 } catch let error as DataMediatorError where error.code == .historyGone {
-                    let version = try await adapter.currentVersion()
+                    // The reload's version, once the store can say it (the stream waits as
+                    // for a read that failed until then).
+                    guard let version = try await Self.unlessUnavailable({ try await adapter.currentVersion() }) else {
+                        read = false
+                        break
+                    }
                     try await writer.write(Self.reload(version: version))
                     return
                 } catch let error as DataMediatorError where error.code == .unavailable {
@@ -116,9 +122,12 @@ struct EventStream: Sendable {
             // A write announced that the reads do not hold yet (a read replica behind its
             // primary) is read once they do, not at the next write or heartbeat.
             let announced = adapter.notifier.latestVersion
-            if read, last < announced, try await readsCaughtUp(to: announced, writer: &writer, sent: &sent) {
-                caughtUp = true
-                continue
+            if read, last < announced {
+                try await keepAlive(&writer, sent: &sent)
+                if try await Self.unlessUnavailable({ try await adapter.catchUp(to: announced) }) == .caughtUp {
+                    caughtUp = true
+                    continue
+                }
             }
             guard let next = await waiting.next() else {
                 // The notifier finished every stream: the service is shutting down.
@@ -143,19 +152,16 @@ struct EventStream: Sendable {
         sent = .now
     }
 
-    /// Whether the reads caught up with `version`, announced by a write; false while they
-    /// cannot be asked (a read replica that does not answer): the stream stays open and
-    /// asks again at the next signal.
-    private func readsCaughtUp(
-        to version: Int64,
-        writer: inout some ResponseBodyWriter,
-        sent: inout ContinuousClock.Instant
-    ) async throws -> Bool {
-        try await keepAlive(&writer, sent: &sent)
+    /// What `read` answers, or nil while the store cannot be read (`unavailable`: a read
+    /// replica that does not answer, a database outage): the stream stays open and asks
+    /// again at the next signal.
+    private static func unlessUnavailable<Value: Sendable>(
+        _ read: () async throws -> Value
+    ) async throws -> Value? {
         do {
-            return try await adapter.catchUp(to: version) == .caughtUp
+            return try await read()
         } catch let error as DataMediatorError where error.code == .unavailable {
-            return false
+            return nil
         }
     }
 

@@ -1,3 +1,4 @@
+import DataMediator
 import DataMediatorTesting
 import Foundation
 import Testing
@@ -27,6 +28,88 @@ import Testing
         return environment
     }
 
+    /// Waits until `server`, reading the standby, serves the demo. The standby holds it
+    /// once it has applied its tables' commits; until then a read is 503 with Retry-After
+    /// (the tables not replayed yet), and then 200 at once (not for as long as each
+    /// connection kept its refusal to prepare).
+    static func waitUntilTheStandbyHoldsTheDemo(_ server: ServerProcess) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            let read = try await server.get("/lists/transactions/items?limit=1")
+            if read.status == 200 { return }
+            #expect(read.status == 503, "\(String(decoding: read.body, as: UTF8.self))")
+            #expect(read.headers["retry-after"] != nil)
+            try #require(ContinuousClock.now < deadline, "the standby never held the demo")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// A walk that reads its pages by turns through a replica on the primary and one on
+    /// the lagging standby, each page followed by a write through the other, never goes
+    /// back in time (a page from a cursor waits for the standby to reach the cursor's
+    /// version), and a stream on the standby's replica sends every write of both, in order,
+    /// each once the standby holds it.
+    @Test(.timeLimit(.minutes(5))) func aWalkAcrossBothReplicasAndAStreamOnTheStandbyMissNothing() async throws {
+        try await withLaggingStandby { primary, standby, _ in
+            var onPrimary = ReplicaTests.environment(primary)
+            onPrimary["DATA_MEDIATOR_DATABASE_TIMEOUT_SECONDS"] = "20"
+            let a = try await ServerProcess(arguments: ["--demo-transactions", "40"], environment: onPrimary)
+            let b = try await ServerProcess(
+                arguments: ["--demo-transactions", "40"],
+                environment: Self.environment(primary, readingFrom: standby)
+            )
+            defer {
+                a.removeData()
+                b.removeData()
+            }
+            try await Self.waitUntilTheStandbyHoldsTheDemo(b)
+            let start = try #require(try await a.json("/lists/transactions/items?limit=1")["version"] as? String)
+            let stream = try EventCapture(b.base, "/lists/transactions/events", since: start)
+            defer { stream.stop() }
+            var walk = WalkCheck()
+            var cursor: String?
+            repeat {
+                let (reader, writer) = walk.pageCount % 2 == 0 ? (a, b) : (b, a)
+                // No credentials: only the cursor's version keeps the standby's pages in step.
+                let query = "limit=7" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let answer = try await ReplicaTests.request(
+                    on: reader,
+                    "GET",
+                    "/lists/transactions/items?\(query)",
+                    headers: [:]
+                )
+                try #require(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+                let page = try Page.decode(answer.body)
+                walk.add(page)
+                cursor = page.next
+                if walk.pageCount % 2 == 0, let id = walk.items.last?.id {
+                    let patched = try await ReplicaTests.request(
+                        on: writer,
+                        "PATCH",
+                        "/lists/transactions/items/\(id)",
+                        body: #"{"data": {"points": 77}}"#
+                    )
+                    #expect(patched.status == 200)
+                } else {
+                    _ = try await ReplicaTests.create(
+                        on: writer,
+                        ReplicaTests.transaction("ana", points: walk.pageCount, at: "2030-01-01T00:00:00Z")
+                    )
+                }
+            } while cursor != nil
+            #expect(walk.violations == [])
+            #expect(walk.items.count == 40, "the inserts came before the walk's position")
+            let end = try #require(
+                Int64(try await a.json("/lists/transactions/items?limit=1")["version"] as? String ?? "")
+            )
+            let since = try #require(Int64(start))
+            #expect(end - since >= 6)
+            #expect(try await stream.ids(until: end, timeout: .seconds(60)) == Array((since + 1)...end))
+            #expect(await a.stop() == 0)
+            #expect(await b.stop() == 0)
+        }
+    }
+
     @Test(.timeLimit(.minutes(5))) func aClientReadsItsOwnWriteThroughEitherReplica() async throws {
         try await withLaggingStandby { primary, standby, _ in
             var environment = Self.environment(primary, readingFrom: standby)
@@ -36,18 +119,7 @@ import Testing
                 a.removeData()
                 b.removeData()
             }
-            // The standby holds the demo once it has applied its tables' commits; until then
-            // a read is 503 with Retry-After (the tables not replayed yet), and then 200 at
-            // once (not for as long as each connection kept its refusal to prepare).
-            let deadline = ContinuousClock.now + .seconds(60)
-            while true {
-                let read = try await b.get("/lists/transactions/items?limit=1")
-                if read.status == 200 { break }
-                #expect(read.status == 503, "\(String(decoding: read.body, as: UTF8.self))")
-                #expect(read.headers["retry-after"] != nil)
-                try #require(ContinuousClock.now < deadline, "the standby never held the demo")
-                try await Task.sleep(for: .milliseconds(100))
-            }
+            try await Self.waitUntilTheStandbyHoldsTheDemo(b)
             for _ in 0..<20 {
                 #expect(try await b.get("/lists/transactions/items?limit=1").status == 200, "every connection reads it")
             }

@@ -67,6 +67,7 @@ import Testing
             let stream = try EventCapture(b.base, "/lists/transactions/events", since: start)
             defer { stream.stop() }
             var walk = WalkCheck()
+            var versions: [Int64] = []
             var cursor: String?
             repeat {
                 let (reader, writer) = walk.pageCount % 2 == 0 ? (a, b) : (b, a)
@@ -81,6 +82,7 @@ import Testing
                 try #require(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
                 let page = try Page.decode(answer.body)
                 walk.add(page)
+                versions.append(page.version)
                 cursor = page.next
                 if walk.pageCount % 2 == 0, let id = walk.items.last?.id {
                     let patched = try await ReplicaTests.request(
@@ -98,6 +100,7 @@ import Testing
                 }
             } while cursor != nil
             #expect(walk.violations == [])
+            #expect(versions == versions.sorted(), "the pages' versions: \(versions)")
             #expect(walk.items.count == 40, "the inserts came before the walk's position")
             let end = try #require(
                 Int64(try await a.json("/lists/transactions/items?limit=1")["version"] as? String ?? "")

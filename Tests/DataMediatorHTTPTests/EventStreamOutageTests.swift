@@ -7,7 +7,7 @@ import Testing
 
 /// A provider that answers as `inner` does, but cannot say its version (`unavailable`,
 /// as in a database outage) the first `failures` times it is asked.
-final class VersionOutageProvider: DataProvider, SectionInfoProvider {
+final class VersionOutageProvider: ForwardingProvider {
     let inner: any DataProvider & SectionInfoProvider
     /// The times it was asked its version and could not say.
     let failed = Atomic<Int>(0)
@@ -24,36 +24,6 @@ final class VersionOutageProvider: DataProvider, SectionInfoProvider {
         }
         return try await inner.currentVersion()
     }
-
-    func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-        try await inner.window(of: view, from: start, inclusive: inclusive, limit: limit)
-    }
-
-    func window(of view: View, before start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
-        try await inner.window(of: view, before: start, inclusive: inclusive, limit: limit)
-    }
-
-    func window(
-        of view: View,
-        at start: Position,
-        inclusive: Bool,
-        before: Int,
-        from: Int
-    ) async throws -> AnchoredWindow {
-        try await inner.window(of: view, at: start, inclusive: inclusive, before: before, from: from)
-    }
-
-    func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
-        try await inner.window(of: view, around: id, before: before, from: from)
-    }
-
-    func locate(id: String, in view: View) async throws -> Location? { try await inner.locate(id: id, in: view) }
-
-    func catchUp(to version: Int64) async throws -> CatchUp { try await inner.catchUp(to: version) }
-
-    func compare(_ lhs: Position, _ rhs: Position, in view: View) -> Int { inner.compare(lhs, rhs, in: view) }
-
-    func sectionCounts(of view: View) async throws -> SectionCounts { try await inner.sectionCounts(of: view) }
 }
 
 extension EventReloadTests {

@@ -85,13 +85,7 @@ import Testing
                 versions.append(page.version)
                 cursor = page.next
                 if walk.pageCount % 2 == 0, let id = walk.items.last?.id {
-                    let patched = try await ReplicaTests.request(
-                        on: writer,
-                        "PATCH",
-                        "/lists/transactions/items/\(id)",
-                        body: #"{"data": {"points": 77}}"#
-                    )
-                    #expect(patched.status == 200)
+                    try await ReplicaTests.setPoints(of: id, to: 77, on: writer)
                 } else {
                     _ = try await ReplicaTests.create(
                         on: writer,

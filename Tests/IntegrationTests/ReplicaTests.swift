@@ -41,6 +41,17 @@ import Testing
         return try #require(item["id"] as? String)
     }
 
+    /// Sets the points of the transaction `id` through `server`, expecting `200`.
+    static func setPoints(of id: String, to points: Int, on server: ServerProcess) async throws {
+        let patched = try await request(
+            on: server,
+            "PATCH",
+            "/lists/transactions/items/\(id)",
+            body: #"{"data": {"points": \#(points)}}"#
+        )
+        #expect(patched.status == 200, "\(String(decoding: patched.body, as: UTF8.self))")
+    }
+
     /// Sends a request to `server`; a `503` (the store busy under the whole suite's load:
     /// nothing was read or stored) is sent again after its `Retry-After`, as API.md's
     /// clients do.
@@ -118,14 +129,7 @@ import Testing
                     try await Self.create(on: writer, Self.transaction("ana", points: turn, at: "2030-01-01T00:00:00Z"))
                 )
             case 1:
-                let id = walk.items.last?.id ?? "1"
-                let patched = try await Self.request(
-                    on: writer,
-                    "PATCH",
-                    "/lists/transactions/items/\(id)",
-                    body: #"{"data": {"points": 99}}"#
-                )
-                #expect(patched.status == 200)
+                try await Self.setPoints(of: walk.items.last?.id ?? "1", to: 99, on: writer)
             default:
                 if let victim = victims.popLast(), !walk.items.contains(where: { $0.id == victim }) {
                     let answer = try await Self.request(on: writer, "DELETE", "/lists/transactions/items/\(victim)")

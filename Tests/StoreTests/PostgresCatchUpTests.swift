@@ -58,6 +58,42 @@ import Testing
         }
     }
 
+    /// A request that spent the store's timeout before (waiting for the replica to hold a
+    /// client's write, say) has no time left for its reads: its wait for the replica and
+    /// its reads end at once, `stillBehind` and `unavailable`, rather than each taking a
+    /// whole timeout more (a probe's read on a replica that stopped took 6.5 s of a 5 s
+    /// timeout). A replica's version read for others too is bounded by the store's timeout.
+    @Test func aRequestThatSpentTheTimeoutHasNoTimeLeftForItsReads() async throws {
+        try await withLaggingStore(primary: 7) { store, _ in
+            let transactions = store.transactions
+            // The store's timeout is 60 s.
+            let spent: ContinuousClock.Instant = .now - .seconds(61)
+            try await ReadTime.$began.withValue(spent) { () async throws -> Void in
+                let started = ContinuousClock.now
+                #expect(try await transactions.catchUp(to: 7) == .stillBehind)
+                #expect(ContinuousClock.now - started < .seconds(30), "the wait took the store's whole timeout")
+                for read in [
+                    { _ = try await transactions.read { try await $0.integer("SELECT 1") } },
+                    { _ = try await store.readStatement { try await Self.one($0) } },
+                ] as [@Sendable () async throws -> Void] {
+                    let error = await #expect(throws: DataMediatorError.self) { try await read() }
+                    #expect(error?.code == .unavailable && error?.message.contains("did not answer in time") == true)
+                }
+            }
+            // With its time left, a request reads.
+            try await ReadTime.$began.withValue(.now) { () async throws -> Void in
+                #expect(try await transactions.read { try await $0.integer("SELECT 1") } == 1)
+                #expect(try await store.readStatement { try await Self.one($0) } == 1)
+            }
+        }
+    }
+
+    /// `SELECT 1` on `connection`.
+    static func one(_ connection: PostgresConnection) async throws -> Int {
+        var rows = try await connection.query("SELECT 1", logger: PostgresFixture.logger).makeAsyncIterator()
+        return try await rows.next()?.decode(Int.self) ?? 0
+    }
+
     /// A version this process saw the primary reach (a write's notification) is waited for
     /// without asking the primary, so a client's write is read back through a replica while
     /// the primary does not answer (a probe saw such reads wait out its whole outage).

@@ -108,7 +108,8 @@ final class ReadYourWrites: Sendable {
 /// ``notificationWait`` at most, then `503` (this replica cannot tell whose writes it has
 /// not heard). A primary that does not answer in that time leaves the read to what is
 /// known, so a read replica serves through a primary's outage. A read without credentials
-/// has no write of its own and skips the look.
+/// has no write of its own and skips the look. The waits and the reads after them share
+/// the store's timeout (``DataMediator/ReadTime``), so a read request ends within one.
 struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
     let writes: ReadYourWrites
     let registry: ListRegistry
@@ -131,6 +132,24 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists",
             let adapter = try? registry.adapter(named: String(parts[1]))
         else { return try await next(request, context) }
+        // The waits below and the reads after them share the store's timeout; a stream's
+        // reads, made long after, each have their own.
+        guard parts[2] == "events" else {
+            return try await ReadTime.$began.withValue(.now) {
+                try await waitForWrites(request, context: context, adapter: adapter, next: next)
+            }
+        }
+        return try await waitForWrites(request, context: context, adapter: adapter, next: next)
+    }
+
+    /// Waits until this server's reads hold the writes the request's client made (and the
+    /// writes it did not hear), then answers the request.
+    private func waitForWrites(
+        _ request: Request,
+        context: Context,
+        adapter: ListAdapter,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         if ClientIdentity.mayHaveWritten(request), let primaryVersion, let notifier,
             let version = await primaryVersion.value(),
             notifier.latestVersion < version, await !notifier.heard(version, within: notificationWait)

@@ -16,11 +16,14 @@ extension PostgresStore {
     /// the task group that bounds the other calls costs two tasks a read, a tenth of a
     /// page's CPU (docs/performance.md).
     ///
-    /// `limit` bounds it tighter than ``timeout`` (a look for `/ready` or `/metrics`).
+    /// `limit` bounds it tighter than ``timeout`` (a look for `/ready` or `/metrics`), and
+    /// so does what is left of the request's time (``ReadTime``).
     func boundedStatement<Result: Sendable>(
         within limit: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        let bound = min(limit ?? timeout, ReadTime.left(of: timeout))
+        guard bound > .zero else { throw spentRequestTime(on: readerGate) }
         let lease = ReadLease()
         let (wait, work) = connectionWatch.lease(from: readerGate) { connection in
             lease.taken.store(true, ordering: .relaxed)
@@ -33,7 +36,6 @@ extension PostgresStore {
                 throw error
             }
         }
-        let bound = min(limit ?? timeout, timeout)
         let timer = eventLoops.any().scheduleTask(in: .nanoseconds(bound.nanoseconds)) {
             lease.expired.store(true, ordering: .relaxed)
             work.cancel()

@@ -8,8 +8,9 @@ extension PostgresStore {
     static let catchUpPoll = Duration.milliseconds(20)
 
     /// Waits until the read replica has replayed the store's `version`: `caughtUp` when it
-    /// holds it (already, or within ``timeout``; a read made before this look may have
-    /// missed it), `stillBehind` when the time ran out; `notBehind` at once without a read
+    /// holds it (already, or within ``timeout``, or what is left of the request's
+    /// (``ReadTime``); a read made before this look may have missed it), `stillBehind` when
+    /// the time ran out; `notBehind` at once without a read
     /// replica, or when the primary never reached `version` (a version from another store,
     /// or a store reset).
     ///
@@ -22,13 +23,16 @@ extension PostgresStore {
         var replayed = try await replicaVersion()
         // Replayed since the read that asked: that read missed it, the next will not.
         guard replayed < version else { return .caughtUp }
+        // The request's time is spent (``ReadTime``): not asked of the primary either.
+        let left = ReadTime.left(of: timeout)
+        guard left > .zero else { return .stillBehind }
         // A version this process saw the primary reach (most often the client's write,
         // heard from its notification) needs no look at the primary: the wait goes on
         // while the primary does not answer, and ends once the replica holds it.
         if !primarySightings.reached(version) {
             guard version <= (try await primaryVersion()) else { return .notBehind }
         }
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + left
         while replayed < version {
             guard ContinuousClock.now + Self.catchUpPoll < deadline else { return .stillBehind }
             try await Task.sleep(for: Self.catchUpPoll)
@@ -87,7 +91,9 @@ final class SharedVersionRead: Sendable {
         let now = ContinuousClock.now
         let task = current.withLock { current in
             if let current, now - current.began < age { return current.task }
-            let task = Task { try await read() }
+            // The read is every caller's: bounded by the store's timeout, not by what is
+            // left of the request that began it (``ReadTime``).
+            let task = Task { try await ReadTime.$began.withValue(nil) { try await read() } }
             begun.add(1, ordering: .relaxed)
             current = (task, now)
             return task

@@ -43,6 +43,9 @@ extension PostgresStore {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = logger
+        // A read has what is left of its request's time (``ReadTime``); a write, its own.
+        let bound = writes ? timeout : ReadTime.left(of: timeout)
+        guard bound > .zero else { throw spentRequestTime(on: gate) }
         let lease = Lease()
         let watch = connectionWatch
         do {
@@ -71,11 +74,11 @@ extension PostgresStore {
                         if !writes { wait.abandon() }
                     }
                 }
-                group.addTask { [timeout, eventLoops] in
+                group.addTask { [eventLoops] in
                     // A timer on an event loop rather than `Task.sleep`: cancelled, it is
                     // gone at once, where a cancelled sleep holds its memory until it
                     // would have ended (a timeout's worth of requests).
-                    let timer = eventLoops.any().scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {}
+                    let timer = eventLoops.any().scheduleTask(in: .nanoseconds(bound.nanoseconds)) {}
                     try await withTaskCancellationHandler {
                         try await timer.futureResult.get()
                     } onCancel: {
@@ -91,7 +94,7 @@ extension PostgresStore {
                     guard writes, lease.taken.load(ordering: .relaxed) else { break }
                 }
                 let leased = lease.taken.load(ordering: .relaxed)
-                self.logUnavailable(NoAnswer(bound: timeout, leased: leased), leased: leased, on: gate)
+                self.logUnavailable(NoAnswer(bound: bound, leased: leased), leased: leased, on: gate)
                 throw DataMediatorError(.unavailable, "\(gate.named) did not answer in time; retry shortly.")
             }
         } catch is ConnectionWatch.Closed {

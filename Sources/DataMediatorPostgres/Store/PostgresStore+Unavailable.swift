@@ -19,6 +19,13 @@ extension PostgresStore {
         }
     }
 
+    /// What a read answers that has no time left: its request spent the store's timeout
+    /// before it (waiting for a read replica to catch up, say; ``ReadTime``). Not logged:
+    /// the waits that spent it say why.
+    func spentRequestTime(on gate: PoolGate) -> DataMediatorError {
+        DataMediatorError(.unavailable, "\(gate.named) did not answer in time; retry shortly.")
+    }
+
     /// Logs a call that failed with `error` because the server behind `gate` cannot be used
     /// now: a warning once each 10 s per server, with how many calls failed since, the
     /// lines between at `debug`.

@@ -132,14 +132,11 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
         guard [.get, .head].contains(request.method), parts.count >= 3, parts[0] == "lists",
             let adapter = try? registry.adapter(named: String(parts[1]))
         else { return try await next(request, context) }
-        // The waits below and the reads after them share the store's timeout; a stream's
-        // reads, made long after, each have their own.
-        guard parts[2] == "events" else {
-            return try await ReadTime.$began.withValue(.now) {
-                try await waitForWrites(request, context: context, adapter: adapter, next: next)
-            }
+        // The waits below and the reads after them share the store's timeout. A stream's
+        // reads, made as its body is written after this returns, each have their own.
+        return try await ReadTime.$began.withValue(.now) {
+            try await waitForWrites(request, context: context, adapter: adapter, next: next)
         }
-        return try await waitForWrites(request, context: context, adapter: adapter, next: next)
     }
 
     /// Waits until this server's reads hold the writes the request's client made (and the

@@ -1,5 +1,6 @@
 import DataMediator
 import DataMediatorSQL
+import DataMediatorTesting
 import Foundation
 import PostgresNIO
 import Testing
@@ -88,7 +89,8 @@ import Testing
     /// Against a real server: connections ended by the server guard the store's pool, and
     /// the store serves again and stops guarding once it leased as many as the pool keeps.
     @Test func aStoreWhoseConnectionsTheServerEndsIsGuardedUntilItHasThemAllAgain() async throws {
-        try await PostgresBoundsTests.withFiveSecondStore { store, checker in
+        let logs = CapturedLogs()
+        try await PostgresBoundsTests.withFiveSecondStore(logger: logs.logger) { store, checker in
             let gate = store.readerGate
             // Two reads at once lease both of the pool's connections.
             async let one = store.transactions.read { session in
@@ -112,6 +114,9 @@ import Testing
             let deadline = ContinuousClock.now + .seconds(5)
             while !gate.isGuarding, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(gate.isGuarding)
+            // Logged once, saying why.
+            let guarded = logs.records.filter { $0.message.hasPrefix("the database's pool is guarded") }
+            #expect(guarded.count == 1 && guarded.first?.metadata["why"] != nil, "\(guarded)")
 
             // Reads one after another lease the pool's new connections, and it is whole again.
             var served = 0

@@ -13,13 +13,16 @@ import Testing
     /// A store over the fixture's database whose timeout is five seconds (short enough to
     /// wait out, long enough for a loaded machine to lease a connection within it), with its
     /// clients running while `body` runs; the fixture's own store (60 s) checks the results.
-    static func withFiveSecondStore(_ body: (PostgresStore, PostgresStore) async throws -> Void) async throws {
+    static func withFiveSecondStore(
+        logger: Logger = PostgresFixture.logger,
+        _ body: (PostgresStore, PostgresStore) async throws -> Void
+    ) async throws {
         let fixture = try await PostgresFixture()
         let store = try PostgresStore(
             url: fixture.url,
             maximumConnections: 2,
             timeout: .seconds(5),
-            logger: PostgresFixture.logger
+            logger: logger
         )
         try await store.withClientsRunning { try await body(store, fixture.store) }
     }

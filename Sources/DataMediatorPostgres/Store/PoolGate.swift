@@ -67,16 +67,26 @@ final class PoolGate: Sendable {
 
         /// An admitted request ended without a connection: `failed` when the pool failed
         /// it (a request given up, its time run out or its client gone, says nothing of
-        /// the database).
-        mutating func gaveUp(failed: Bool) {
+        /// the database). Answers whether the gate began guarding.
+        @discardableResult
+        mutating func gaveUp(failed: Bool) -> Bool {
             waiting -= 1
-            if failed, connections > 0 { guarding = true }
+            return failed && startGuarding()
         }
 
-        /// A leased connection closed.
-        mutating func closed(_ connection: ObjectIdentifier) {
+        /// A leased connection closed. Answers whether the gate began guarding.
+        @discardableResult
+        mutating func closed(_ connection: ObjectIdentifier) -> Bool {
             open.remove(connection)
-            if connections > 0 { guarding = true }
+            return startGuarding()
+        }
+
+        /// Guards the pool (one that opens connections on demand needs none); answers
+        /// whether it was not guarded before.
+        private mutating func startGuarding() -> Bool {
+            guard connections > 0, !guarding else { return false }
+            guarding = true
+            return true
         }
     }
 
@@ -141,7 +151,7 @@ final class PoolGate: Sendable {
         } catch {
             if !leased.load(ordering: .relaxed) {
                 let failed = !(error is CancellationError) && !Task.isCancelled
-                state.withLock { $0.gaveUp(failed: failed) }
+                if state.withLock({ $0.gaveUp(failed: failed) }) { noteGuarding(why: String(reflecting: error)) }
             }
             throw error
         }
@@ -159,8 +169,22 @@ final class PoolGate: Sendable {
                 metadata: ["database": "\(database)", "failed_attempts": "\(failed)"]
             )
         }
-        connection.closeFuture.whenComplete { [self] _ in
-            state.withLock { $0.closed(key) }
+        connection.closeFuture.whenComplete { [self] closed in
+            guard state.withLock({ $0.closed(key) }) else { return }
+            if case .failure(let error) = closed {
+                noteGuarding(why: "a connection it leased closed: \(String(reflecting: error))")
+            } else {
+                noteGuarding(why: "a connection it leased closed")
+            }
         }
+    }
+
+    /// Logs that the gate began guarding the pool, and why (a request the pool failed, or
+    /// a connection that closed): the requests it turns away meanwhile answer `503`.
+    private func noteGuarding(why: String) {
+        logger.notice(
+            "the \(database)'s pool is guarded until it has its connections again",
+            metadata: ["database": "\(database)", "why": "\(why)"]
+        )
     }
 }

@@ -180,9 +180,10 @@ final class PoolGate: Sendable {
     }
 
     /// Logs that the gate began guarding the pool, and why (a request the pool failed, or
-    /// a connection that closed): the requests it turns away meanwhile answer `503`.
+    /// a connection that closed): the requests it turns away meanwhile answer `503`. At
+    /// `debug`: a service that stops closes its connections too, and guards then.
     private func noteGuarding(why: String) {
-        logger.notice(
+        logger.debug(
             "the \(database)'s pool is guarded until it has its connections again",
             metadata: ["database": "\(database)", "why": "\(why)"]
         )

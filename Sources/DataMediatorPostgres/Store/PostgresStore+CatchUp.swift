@@ -10,9 +10,8 @@ extension PostgresStore {
     /// Waits until the read replica has replayed the store's `version`: `caughtUp` when it
     /// holds it (already, or within ``timeout``, or what is left of the request's
     /// (``ReadTime``); a read made before this look may have missed it), `stillBehind` when
-    /// the time ran out; `notBehind` at once without a read
-    /// replica, or when the primary never reached `version` (a version from another store,
-    /// or a store reset).
+    /// the time ran out; `notBehind` at once without a read replica, or when the primary
+    /// never reached `version` (a version from another store, or a store reset).
     ///
     /// A client's version may come from the primary (a write) or from another service
     /// replica's reads, ahead of this replica's: its reads wait for it rather than answer

@@ -25,9 +25,12 @@ import Testing
         ("/lists/sample/items?cursor=", 400, "bad-cursor"),
         ("/lists/sample/items?cursor=garbage", 400, "bad-cursor"),
         ("/lists/sample/items?cursor=eyJsIjoic2FtcGxlIn0.AAAA", 400, "bad-cursor"),
-        ("/lists/sample/items?limit=1&limit=2", 400, "bad-request"),
+        // A repeated parameter is refused as a bad value of that parameter is.
+        ("/lists/sample/items?limit=1&limit=2", 400, "bad-limit"),
         ("/lists/sample/items?view=flat&view=flat", 400, "bad-request"),
-        ("/lists/sample/items?cursor=a&x=1&cursor=b&cursor=c", 400, "bad-request"),
+        ("/lists/sample/items?cursor=a&x=1&cursor=b&cursor=c", 400, "bad-cursor"),
+        ("/lists/sample/items?around=item-01&around=item-02", 400, "bad-parameter"),
+        ("/lists/sample/changes?since=0&limit=5&limit=5", 400, "bad-limit"),
         ("/lists/sample/sections?view=flat&view=by_day", 400, "bad-request"),
         ("/lists/sample/changes?since=1&since=2", 400, "bad-request"),
         // Names and values are percent-decoded, and an invalid escape or UTF-8 is refused

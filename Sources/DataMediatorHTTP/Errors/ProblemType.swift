@@ -46,14 +46,14 @@ public struct ProblemType: Sendable, Hashable {
         "bad-limit",
         .badRequest,
         "Bad limit",
-        "'limit' must be a whole number of at least 1; numbers above the list's maximum are clamped to it."
+        "'limit' must be a whole number of at least 1, given once; numbers above the list's maximum are clamped to it."
     )
     /// A bad cursor.
     public static let badCursor = ProblemType(
         "bad-cursor",
         .badRequest,
         "Bad cursor",
-        "The cursor is empty, malformed, changed, truncated or forged. Pass a page's 'next' unchanged, or omit 'cursor' to reload from the start."
+        "The cursor is empty, malformed, changed, truncated, forged or given twice. Pass a page's 'next' unchanged, or omit 'cursor' to reload from the start."
     )
     /// A cursor of another list or view.
     public static let cursorMismatch = ProblemType(
@@ -70,13 +70,13 @@ public struct ProblemType: Sendable, Hashable {
         "A parameter of the request is not acceptable; 'detail' says which."
     )
     /// A view's parameter that is missing, given twice, or not of its field's type; or
-    /// `around` empty or given with `cursor`.
+    /// `around` empty, given twice or given with `cursor`.
     public static let badParameter = ProblemType(
         "bad-parameter",
         .badRequest,
         "Bad parameter",
-        "A parameter of the view is missing, given twice, or not of its field's type, or 'around' is empty or "
-            + "given with 'cursor'; 'detail' names it."
+        "A parameter of the view is missing, given twice, or not of its field's type, or 'around' is empty, "
+            + "given twice or given with 'cursor'; 'detail' names it."
     )
     /// A query parameter the route and the view do not take.
     public static let unknownParameter = ProblemType(

@@ -17,13 +17,25 @@ struct ListQuery {
     /// The query parameters a route may take.
     enum Name: String {
         case view, limit, cursor, around, since
+
+        /// The error a value of this parameter that cannot be used answers with, a
+        /// repeated one too: a client that tells bad limits or cursors apart by `type`
+        /// sees `limit=1&limit=2` as a bad limit.
+        var refusal: DataMediatorError.Code {
+            switch self {
+            case .limit: .badLimit
+            case .cursor: .badCursor
+            case .around: .badParameter
+            case .view, .since: .badRequest
+            }
+        }
     }
 
     /// Reads the `allowed` query parameters in one pass over the query (as ``QueryString``
     /// reads it: `+` is a space), and keeps the others for the view's parameters.
     ///
-    /// - Throws: `bad-request` when an allowed parameter is given more than once, or a
-    ///   name or value is not valid percent-encoded UTF-8.
+    /// - Throws: the parameter's ``Name/refusal`` when an allowed parameter is given more
+    ///   than once; `bad-request` when a name or value is not valid percent-encoded UTF-8.
     init(_ request: Request, allowed: [Name]) throws {
         var given: [(name: Name, value: String)] = []
         var others: [String: [String]] = [:]
@@ -40,7 +52,7 @@ struct ListQuery {
             let count = given.count { $0.name == name }
             if count > 1 {
                 throw DataMediatorError(
-                    .badRequest,
+                    name.refusal,
                     "'\(name.rawValue)' is given \(count) times; give it at most once."
                 )
             }

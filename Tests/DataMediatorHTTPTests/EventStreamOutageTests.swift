@@ -1,4 +1,5 @@
 import DataMediatorTesting
+import Logging
 import Synchronization
 import Testing
 
@@ -50,5 +51,46 @@ extension EventReloadTests {
         #expect(recorder.events.map(\.event) == ["reload"])
         #expect(recorder.events.map(\.id) == ["\(start + 6)"])
         if case .failure(let error) = ended { Issue.record("the stream ended with \(error)") }
+    }
+}
+
+/// A change log whose reads fail with a fault of the store's, not an outage.
+final class FaultyLog: ChangeLog {
+    struct Fault: Error {}
+    /// The reads that failed so far.
+    let reads = Atomic<Int>(0)
+
+    func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        reads.add(1, ordering: .relaxed)
+        throw Fault()
+    }
+}
+
+extension EventReloadTests {
+    /// A stream whose read fails for another reason than an outage ends as a whole
+    /// response (the client reconnects with `Last-Event-ID`), and says why at `error`: the
+    /// fault was thrown on, which cut the connection and was logged by no one.
+    @Test func aStreamWhoseReadFailsEndsAndLogsWhy() async throws {
+        let fixture = try Fixture()
+        let log = FaultyLog()
+        let adapter = fixture.notes(readingChangesFrom: log)
+        let logs = CapturedLogs()
+        let recorder = RecordingWriter()
+        let start = try await fixture.notes.currentVersion()
+        let stream = EventStream(
+            adapter: adapter,
+            view: try adapter.definition.view(named: nil),
+            start: start,
+            settings: EventConfiguration(heartbeat: .milliseconds(50)),
+            logger: logs.logger
+        )
+        var body = recorder
+        try await stream.run(into: &body)
+        #expect(log.reads.load(ordering: .relaxed) == 1)
+        #expect(recorder.events.isEmpty)
+        let errors = logs.records.filter { $0.level == .error }
+        #expect(errors.map(\.message) == ["event stream ended: a read failed"])
+        #expect(errors.first?.metadata["list"] == "notes")
+        #expect(errors.first?.metadata["error"].map { "\($0)".contains("Fault") } == true)
     }
 }

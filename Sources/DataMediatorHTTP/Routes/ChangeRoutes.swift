@@ -104,7 +104,8 @@ struct ChangeRoutes: Sendable {
                 start: start,
                 settings: events,
                 closed: (context as? any ConnectionRequestContext)?.connectionClosed,
-                ends: Self.expiry(of: caller.claims)
+                ends: Self.expiry(of: caller.claims),
+                logger: context.logger
             )
             let (open, hold) = try await takeShares(request, context)
             return Response(

@@ -1,6 +1,7 @@
 import DataMediator
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
 /// One client's live stream of a view's changes (Server-Sent Events).
@@ -26,6 +27,9 @@ struct EventStream: Sendable {
     /// stream never carries a slice past the token that opened it (the client reconnects
     /// with a fresh one).
     var ends: ContinuousClock.Instant? = nil
+    /// Where a read that failed for another reason than an outage is logged (the stream
+    /// ends then, and nothing else would say why).
+    var logger = Logger(label: "data-mediator")
 
     /// Sends events until the client goes away, the stream falls more than
     /// ``EventConfiguration/buffer`` events behind, or its history is gone (both end with
@@ -37,7 +41,33 @@ struct EventStream: Sendable {
     /// A heartbeat goes out at the ticks, and also before a read when half the interval
     /// passed with nothing sent: reads that fail at the store's timeout, one after each
     /// write's signal, would otherwise hold back the ticks queued behind those signals.
+    ///
+    /// A read that fails for another reason (a fault, not an outage) ends the stream as a
+    /// whole response, and is logged at `error` as a request's fault is: the client
+    /// reconnects after `retry` with `Last-Event-ID` and misses nothing. Thrown on, it cut
+    /// the connection, and only the framework's `trace` said why.
     func run(into writer: inout some ResponseBodyWriter) async throws {
+        do {
+            try await send(into: &writer)
+        } catch let failure as ReadFailure {
+            logger.error(
+                "event stream ended: a read failed",
+                metadata: [
+                    "list": "\(adapter.definition.name)", "view": "\(view.name)",
+                    "error": "\(String(reflecting: failure.error))",
+                ]
+            )
+        }
+    }
+
+    /// A read of the stream's that failed for another reason than the store being
+    /// unavailable (or the stream being cancelled): the stream ends.
+    struct ReadFailure: Error {
+        let error: any Error
+    }
+
+    /// What ``run(into:)`` does, a read's fault thrown as ``ReadFailure``.
+    private func send(into writer: inout some ResponseBodyWriter) async throws {
         // The notifier's signals, and nil once the client's connection closed: a stream
         // that only waits would otherwise learn it at its next write (a heartbeat away).
         let signals = adapter.notifier.subscribe(tick: settings.heartbeat)
@@ -93,6 +123,8 @@ struct EventStream: Sendable {
                     // where it was at the next write's signal or heartbeat.
                     read = false
                     break
+                } catch {
+                    throw Self.failure(error)
                 }
                 if live, changes.next != nil {
                     // More is waiting than the stream may hold: it is too slow to follow.
@@ -155,6 +187,8 @@ struct EventStream: Sendable {
     /// What `read` answers, or nil while the store cannot be read (`unavailable`: a read
     /// replica that does not answer, a database outage): the stream stays open and asks
     /// again at the next signal.
+    ///
+    /// - Throws: what `read` throws otherwise, as ``failure(_:)`` makes it.
     private static func unlessUnavailable<Value: Sendable>(
         _ read: () async throws -> Value
     ) async throws -> Value? {
@@ -162,7 +196,15 @@ struct EventStream: Sendable {
             return try await read()
         } catch let error as DataMediatorError where error.code == .unavailable {
             return nil
+        } catch {
+            throw failure(error)
         }
+    }
+
+    /// A read's `error` as the stream throws it on: cancellation as it is (the client
+    /// went away, or the service stops), anything else a ``ReadFailure``.
+    private static func failure(_ error: any Error) -> any Error {
+        error is CancellationError || Task.isCancelled ? error : ReadFailure(error: error)
     }
 
     /// A `reload` at `version`.

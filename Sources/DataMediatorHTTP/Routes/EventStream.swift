@@ -44,8 +44,8 @@ struct EventStream: Sendable {
     ///
     /// A read that fails for another reason (a fault, not an outage) ends the stream as a
     /// whole response, and is logged at `error` as a request's fault is: the client
-    /// reconnects after `retry` with `Last-Event-ID` and misses nothing. Thrown on, it cut
-    /// the connection, and only the framework's `trace` said why.
+    /// reconnects after `retry` with `Last-Event-ID` and misses nothing. (Thrown on, the
+    /// error would cut the connection, which the framework logs only at `trace`.)
     func run(into writer: inout some ResponseBodyWriter) async throws {
         do {
             try await send(into: &writer)

@@ -121,6 +121,11 @@ import Testing
                 #expect(refused.headers[.contentType] == "application/problem+json")
                 #expect(try Self.json(refused)["type"] as? String == "/problems/\(type)")
             }
+            // Its answer does not quote the 64-bit number it stands for as the one sent.
+            let huge = try Self.json(
+                try await client.execute(uri: "/lists/notes/changes?since=99999999999999999999", method: .get)
+            )
+            #expect((huge["detail"] as? String)?.hasPrefix("The version asked for is newer than") == true, "\(huge)")
             // A read-only list in memory never changes: nothing since 0, and nothing newer exists.
             let still = try Self.json(try await client.execute(uri: "/lists/sample/changes?since=0", method: .get))
             #expect((still["changes"] as? [Any])?.isEmpty == true)

@@ -84,9 +84,12 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
     /// `historyGone` for changes asked since `since` when the source is at `version`.
     public static func historyGone(since: Int64, version: Int64) -> DataMediatorError {
         if since > version {
+            // `Int64.max` stands for any number past it (``ListAdapter/version(_:name:)``),
+            // which the answer does not quote as if the client had sent it.
+            let asked = since == .max ? "The version asked for" : "Version \(since)"
             return DataMediatorError(
                 .historyGone,
-                "Version \(since) is newer than the list's version \(version) (the store was reset?); reload from the first page."
+                "\(asked) is newer than the list's version \(version) (the store was reset?); reload from the first page."
             )
         }
         return DataMediatorError(

@@ -31,4 +31,28 @@ import Testing
             #expect(reader.anchored(rows.filter { $0["id"].idString != id }, id: id, in: view, version: 7) == nil)
         }
     }
+
+    /// Two ids that Swift's `String ==` takes for one (the same text composed and
+    /// decomposed: U+00E9 against `e` + U+0301) are two items to the store: the window is
+    /// anchored on the one asked for (a probe's `around` page was centred on the other).
+    @Test func canonicallyEquivalentIdsAreTwoItems() throws {
+        let fixture = try SQLiteFixture()
+        let reader = try fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source).reader
+        let view = try #require(SampleList.views.first)
+        let (composed, decomposed) = ("\u{E9}q", "e\u{301}q")
+        try #require(composed == decomposed, "what the store must not rely on")
+        var first = try #require(SampleList.items().first)
+        var second = first
+        first["id"] = .string(composed)
+        second["id"] = .string(decomposed)
+        let rows = SampleList.expectedOrder([first, second], view: view)
+        for id in [composed, decomposed] {
+            for order in [rows, rows.reversed()] {
+                let window = try #require(reader.anchored(order, id: id, in: view, version: 1))
+                #expect(window.from.first.map { Array($0["id"].idString.utf8) } == Array(id.utf8), "\(order)")
+            }
+            let found = try #require(rows.first { reader.isItem($0, id: id) })
+            #expect(Array(found["id"].idString.utf8) == Array(id.utf8))
+        }
+    }
 }

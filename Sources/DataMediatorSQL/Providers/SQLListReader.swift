@@ -281,9 +281,11 @@ public struct SQLListReader: Sendable {
     }
 
     /// Whether a row that ``itemQuery(id:in:)`` read is the item with `id` (an integer id
-    /// column may hold either spelling of a number).
+    /// column may hold either spelling of a number). Compared byte for byte, as the stores
+    /// compare ids: Swift's `==` takes canonically equivalent text for one (`é` as U+00E9
+    /// and as `e` + U+0301), two items to the store.
     public func isItem(_ item: Item, id: String) -> Bool {
-        item[idField].idString == id
+        item[idField].idString.utf8.elementsEqual(id.utf8)
     }
 
     /// The place of `item` (an item of the view) from counts of the rows before it.

@@ -14,7 +14,7 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         var items: [Item] = []
         var positions: [Position] = []
         var places: [Place] = []
-        var indexByID: [String: Int] = [:]
+        var indexByID: [ExactText: Int] = [:]
         var sectionIndex: [Int] = []
         var itemIndex: [Int] = []
         var counts: [SectionCounts.Entry] = []
@@ -29,7 +29,7 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
             sectionIndex.reserveCapacity(items.count)
             itemIndex.reserveCapacity(items.count)
             for index in items.indices {
-                indexByID[items[index][idField].idString] = index
+                indexByID[ExactText(items[index][idField].idString)] = index
                 let place = places[index]
                 if index > 0, place.id == places[index - 1].id, let last = counts.indices.last {
                     counts[last] = SectionCounts.Entry(key: counts[last].key, count: counts[last].count + 1)
@@ -78,8 +78,8 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
     public init(items: [Item], idField: String, views: [View], scopeField: String? = nil, version: Int64 = 0) {
         self.idField = idField
         self.version = version
-        var seen = Set<String>()
-        let unique = items.filter { seen.insert($0[idField].idString).inserted }
+        var seen = Set<ExactText>()
+        let unique = items.filter { seen.insert(ExactText($0[idField].idString)).inserted }
         var slices: [String: (view: View, items: [Item])] = [:]
         for view in views {
             if scopeField == nil, !view.parameters.contains(where: \.isRequired) {
@@ -101,8 +101,8 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
     public init(items: [Item], idField: String, only view: View, version: Int64 = 0) {
         self.idField = idField
         self.version = version
-        var seen = Set<String>()
-        let unique = items.filter { view.includes($0) && seen.insert($0[idField].idString).inserted }
+        var seen = Set<ExactText>()
+        let unique = items.filter { view.includes($0) && seen.insert(ExactText($0[idField].idString)).inserted }
         self.orderings = [view.binding: Self.order(unique, in: view, idField: idField)]
     }
 
@@ -149,7 +149,7 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
         var changed: Set<String> = []
         for view in views {
             for slice in slices(of: old, in: view) {
-                guard let index = orderings[slice.binding]?.indexByID[id] else { continue }
+                guard let index = orderings[slice.binding]?.indexByID[ExactText(id)] else { continue }
                 orderings[slice.binding]?.remove(at: index)
                 changed.insert(slice.binding)
             }
@@ -212,7 +212,7 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
     /// The item with `id` and its place in the view.
     public func locate(id: String, in view: View) async throws -> Location? {
         let ordering = ordering(of: view)
-        guard let index = ordering.indexByID[id] else { return nil }
+        guard let index = ordering.indexByID[ExactText(id)] else { return nil }
         return Location(
             item: ordering.items[index],
             position: index,

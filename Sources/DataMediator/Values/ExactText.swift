@@ -1,0 +1,23 @@
+/// Text compared and hashed byte for byte (its UTF-8), as the stores compare ids: Swift's
+/// `String` takes canonically equivalent text for one (`é` as U+00E9 and as `e` followed
+/// by U+0301), which a store keeps as two ids of two items.
+public struct ExactText: Hashable, Sendable {
+    /// The text.
+    public let text: String
+
+    /// Wraps `text`.
+    public init(_ text: String) {
+        self.text = text
+    }
+
+    /// Whether both are the same bytes.
+    public static func == (lhs: ExactText, rhs: ExactText) -> Bool {
+        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+    }
+
+    /// Hashes the bytes.
+    public func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -1,0 +1,40 @@
+import DataMediator
+import DataMediatorTesting
+import Testing
+
+/// Ids are compared byte for byte, as the stores compare them: text Swift's `String ==`
+/// takes for one (`é` as U+00E9 and as `e` + U+0301) is two items. A list over a query
+/// (kept in an ``ArrayDataProvider``) dropped the second as a repeat, and found either
+/// one for both ids.
+@Suite struct ExactIDTests {
+    static let ids = ("\u{E9}q", "e\u{301}q")
+
+    @Test func canonicallyEquivalentIdsAreTwoItemsOfAKeptList() async throws {
+        let (composed, decomposed) = Self.ids
+        try #require(composed == decomposed, "what a provider must not rely on")
+        var items = SampleList.items()
+        var first = try #require(items.first)
+        var second = first
+        first["id"] = .string(composed)
+        second["id"] = .string(decomposed)
+        items += [first, second]
+        let provider = ArrayDataProvider(items: items, idField: "id", views: SampleList.views)
+        let adapter = ListAdapter(
+            definition: SampleList.definition,
+            provider: provider,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let view = try SampleList.definition.view(named: "flat")
+        let counts = try await provider.sectionCounts(of: view)
+        #expect(counts.entries.map(\.count).reduce(0, +) == items.count, "both kept")
+        for id in [composed, decomposed] {
+            let location = try #require(try await provider.locate(id: id, in: view))
+            #expect(Array(location.item["id"].idString.utf8) == Array(id.utf8))
+            let page = try await adapter.page(view: "flat", limit: "3", cursor: nil, around: id)
+            let shown = page.items.map { Array($0.id.utf8) }
+            #expect(shown.count == 3)
+            // At (limit - 1) / 2, or nearer the top when fewer items precede it.
+            #expect(shown.firstIndex(of: Array(id.utf8)) == min(1, location.position))
+        }
+    }
+}

@@ -281,11 +281,9 @@ public struct SQLListReader: Sendable {
     }
 
     /// Whether a row that ``itemQuery(id:in:)`` read is the item with `id` (an integer id
-    /// column may hold either spelling of a number). Compared byte for byte, as the stores
-    /// compare ids: Swift's `==` takes canonically equivalent text for one (`é` as U+00E9
-    /// and as `e` + U+0301), two items to the store.
+    /// column may hold either spelling of a number), its id the same bytes (``ExactText``).
     public func isItem(_ item: Item, id: String) -> Bool {
-        item[idField].idString.utf8.elementsEqual(id.utf8)
+        ExactText(item[idField].idString) == ExactText(id)
     }
 
     /// The place of `item` (an item of the view) from counts of the rows before it.

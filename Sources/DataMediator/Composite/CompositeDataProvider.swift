@@ -109,7 +109,7 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
         case .list(let adapter, let view):
             return try await adapter.entry(id: id, in: view)
         case .section(let sectionID, let title, let cells):
-            guard let index = cells.firstIndex(where: { $0.id == id }) else { return nil }
+            guard let index = cells.firstIndex(where: { ExactText($0.id) == ExactText(id) }) else { return nil }
             let entry = ListEntry(
                 cell: cells[index],
                 sectionID: sectionID,

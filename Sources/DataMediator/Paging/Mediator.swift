@@ -84,12 +84,13 @@ public struct Mediator: Sendable {
             prev = token
             if before == .more { sections.append(Self.loadingSection(Self.loadingBeforeID, key: "prev", token)) }
         }
-        // Each run of equal section ids becomes a section; its cells are copied once.
+        // Each run of equal section ids (the same bytes, ``ExactText``) becomes a section;
+        // its cells are copied once.
         var start = 0
         while start < shown.count {
             let id = sectionIDs[start]
             var end = start + 1
-            while end < shown.count, sectionIDs[end] == id { end += 1 }
+            while end < shown.count, ExactText(sectionIDs[end]) == ExactText(id) { end += 1 }
             sections.append(
                 PageSection(
                     id: id,

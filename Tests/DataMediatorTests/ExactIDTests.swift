@@ -37,4 +37,24 @@ import Testing
             #expect(shown.firstIndex(of: Array(id.utf8)) == min(1, location.position))
         }
     }
+
+    /// Section ids too: two groups whose names differ only in how `é` is spelled are two
+    /// sections of a page, as the store's counts have them (a run of "equal" ids was one).
+    @Test func canonicallyEquivalentSectionIdsAreTwoSections() async throws {
+        let (composed, decomposed) = Self.ids
+        let items = SampleList.items(count: 6).enumerated().map { index, item in
+            var item = item
+            item["group"] = .string(index % 2 == 0 ? composed : decomposed)
+            return item
+        }
+        let adapter = ListAdapter(
+            definition: SampleList.definition,
+            provider: ArrayDataProvider(items: items, idField: "id", views: SampleList.views),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let page = try await adapter.page(view: "by_group", limit: "10", cursor: nil)
+        let sections = page.sections.map { Array($0.id.utf8) }
+        #expect(Set(sections) == [Array(composed.utf8), Array(decomposed.utf8)])
+        #expect(sections.count == 2)
+    }
 }

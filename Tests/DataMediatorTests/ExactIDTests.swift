@@ -39,7 +39,7 @@ import Testing
     }
 
     /// Section ids too: two groups whose names differ only in how `é` is spelled are two
-    /// sections of a page, as the store's counts have them (a run of "equal" ids was one).
+    /// sections of a page and of the counts, as the stores have them (a run of "equal" ids was one).
     @Test func canonicallyEquivalentSectionIdsAreTwoSections() async throws {
         let (composed, decomposed) = Self.ids
         let items = SampleList.items(count: 6).enumerated().map { index, item in
@@ -47,11 +47,15 @@ import Testing
             item["group"] = .string(index % 2 == 0 ? composed : decomposed)
             return item
         }
+        let provider = ArrayDataProvider(items: items, idField: "id", views: SampleList.views)
         let adapter = ListAdapter(
             definition: SampleList.definition,
-            provider: ArrayDataProvider(items: items, idField: "id", views: SampleList.views),
+            provider: provider,
             signer: CursorSigner(secret: SampleList.secret)
         )
+        // The counts (`/sections`) agree with the pages.
+        let counts = try await provider.sectionCounts(of: try SampleList.definition.view(named: "by_group"))
+        #expect(counts.entries.map(\.count) == [3, 3])
         let page = try await adapter.page(view: "by_group", limit: "10", cursor: nil)
         let sections = page.sections.map { Array($0.id.utf8) }
         #expect(Set(sections) == [Array(composed.utf8), Array(decomposed.utf8)])

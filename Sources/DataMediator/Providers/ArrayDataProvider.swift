@@ -31,7 +31,7 @@ public struct ArrayDataProvider: DataProvider, SectionInfoProvider {
             for index in items.indices {
                 indexByID[ExactText(items[index][idField].idString)] = index
                 let place = places[index]
-                if index > 0, place.id == places[index - 1].id, let last = counts.indices.last {
+                if index > 0, ExactText(place.id) == ExactText(places[index - 1].id), let last = counts.indices.last {
                     counts[last] = SectionCounts.Entry(key: counts[last].key, count: counts[last].count + 1)
                     itemIndex.append(itemIndex[index - 1] + 1)
                 } else {

@@ -61,4 +61,41 @@ import Testing
         #expect(Set(sections) == [Array(composed.utf8), Array(decomposed.utf8)])
         #expect(sections.count == 2)
     }
+
+    /// A composite's ids are its child's name, `/` and the child's id, taken apart by bytes:
+    /// a child id that starts with a combining mark makes `/` and the mark one character,
+    /// so a composite id that named it was not found (by characters it did not start with
+    /// `name/`), and the child's id lost its mark.
+    @Test func aChildIdThatStartsWithACombiningMarkIsFound() async throws {
+        let signer = CursorSigner(secret: SampleList.secret)
+        let items = SampleList.items(count: 3).enumerated().map { index, item in
+            var item = item
+            item["id"] = .string(["\u{301}x", "x", "\u{301}"][index])
+            return item
+        }
+        let child = ListAdapter(
+            definition: SampleList.definition,
+            provider: ArrayDataProvider(items: items, idField: "id", views: SampleList.views),
+            signer: signer
+        )
+        let screen = ListAdapter.composite(
+            name: "screen",
+            title: "Screen",
+            children: [
+                CompositeChild(name: "all", content: .list(child, view: try SampleList.definition.view(named: "flat")))
+            ],
+            signer: signer
+        )
+        let walk = try await SampleList.walk(screen, view: nil, limit: 2)
+        #expect(walk.violations == [])
+        #expect(walk.items.count == 3)
+        for (position, cell) in walk.items.enumerated() {
+            let location = try await screen.locate(id: cell.id, view: nil)
+            #expect(location.position == position && location.item.id.utf8.elementsEqual(cell.id.utf8), "\(cell.id)")
+        }
+        let error = await #expect(throws: DataMediatorError.self) {
+            _ = try await screen.locate(id: "all\u{301}/x", view: nil)
+        }
+        #expect(error?.code == .unknownItem)
+    }
 }

@@ -17,7 +17,7 @@ public struct Placement: Sendable, Hashable {
 
     /// Whether two placements put the item at the same place (same section, same item before it).
     public func isSamePlace(as other: Placement) -> Bool {
-        section == other.section && after == other.after
+        section.isExactly(other.section) && (after.map { $0.isExactly(other.after) } ?? (other.after == nil))
     }
 
     /// The placement of `item` in `view`, found from the items before it.
@@ -43,7 +43,7 @@ public struct Placement: Sendable, Hashable {
             return Placement(section: section, sectionAfter: nil, after: nil)
         }
         let previousSection = view.sectionID(of: previous)
-        if previousSection != section {
+        if !previousSection.isExactly(section) {
             return Placement(section: section, sectionAfter: previousSection, after: nil)
         }
         let after = previous[idField].idString
@@ -54,7 +54,7 @@ public struct Placement: Sendable, Hashable {
             let last = try beforeSection(rule.key(for: item[rule.field]))
             let lastSection = last.map { view.sectionID(of: $0) }
             // A store whose order disagrees with the section keys falls back to the scan.
-            if lastSection != section {
+            if lastSection?.isExactly(section) != true {
                 return Placement(section: section, sectionAfter: lastSection, after: after)
             }
         }
@@ -77,7 +77,7 @@ public struct Placement: Sendable, Hashable {
         var batch = 64
         while true {
             let items = try before(view.position(of: last), batch)
-            if let other = items.lazy.map({ view.sectionID(of: $0) }).first(where: { $0 != section }) {
+            if let other = items.lazy.map({ view.sectionID(of: $0) }).first(where: { !$0.isExactly(section) }) {
                 return other
             }
             guard items.count == batch, let tail = items.last else { return nil }

@@ -95,11 +95,11 @@ extension CompositeDataProvider {
         for change in changes.reversed() {
             switch change.operation {
             case .insert:
-                stretch.removeAll { $0.id == change.id }
+                stretch.removeAll { $0.id.isExactly(change.id) }
             case .delete, .move, .update:
                 // An update may change sort values that keep the item's place (a `move`
                 // is a change of neighbours): its old row says where it stood.
-                stretch.removeAll { $0.id == change.id }
+                stretch.removeAll { $0.id.isExactly(change.id) }
                 if let old = change.old { place(tracked(old), in: &stretch) }
             case .reload:
                 break
@@ -109,7 +109,7 @@ extension CompositeDataProvider {
         var translated: [Change] = []
         for change in changes {
             let before = Array(stretch.prefix(cap + 1))
-            stretch.removeAll { $0.id == change.id }
+            stretch.removeAll { $0.id.isExactly(change.id) }
             if change.operation != .delete, let item = change.item { place(tracked(item), in: &stretch) }
             let after = Array(stretch.prefix(cap + 1))
             translated += difference(from: before, to: after, by: change, child: index, cap: cap, leading: leading)
@@ -132,26 +132,26 @@ extension CompositeDataProvider {
         let prefix = child.name + "/"
         let shownBefore = before.prefix(cap)
         let shownAfter = Array(after.prefix(cap))
-        let idsBefore = Set(shownBefore.map(\.id))
-        let idsAfter = Set(shownAfter.map(\.id))
+        let idsBefore = Set(shownBefore.map { ExactText($0.id) })
+        let idsAfter = Set(shownAfter.map { ExactText($0.id) })
         var changes: [Change] = []
         func make(_ operation: Change.Operation, _ item: Item?, id: String, _ placement: Placement?) -> Change {
             Change(operation: operation, version: change.version, id: id, item: item, placement: placement)
         }
-        for gone in shownBefore where !idsAfter.contains(gone.id) {
+        for gone in shownBefore where !idsAfter.contains(ExactText(gone.id)) {
             changes.append(make(.delete, nil, id: prefix + gone.id, nil))
         }
         for (place, shown) in shownAfter.enumerated() {
-            let entered = !idsBefore.contains(shown.id)
-            let moved = shown.id == change.id && change.operation == .move && !entered
+            let entered = !idsBefore.contains(ExactText(shown.id))
+            let moved = shown.id.isExactly(change.id) && change.operation == .move && !entered
             guard entered || moved else {
-                if shown.id == change.id, change.operation == .update {
+                if shown.id.isExactly(change.id), change.operation == .update {
                     changes.append(make(.update, composed(shown, child: index), id: prefix + shown.id, nil))
                 }
                 continue
             }
             let sectionStart =
-                shownAfter[..<place].lastIndex { $0.entry.sectionID != shown.entry.sectionID }
+                shownAfter[..<place].lastIndex { !$0.entry.sectionID.isExactly(shown.entry.sectionID) }
                 .map { $0 + 1 } ?? 0
             let placement = Placement(
                 section: prefix + shown.entry.sectionID,

@@ -133,15 +133,15 @@ extension CompositeDataProvider {
     /// into the named section, and that section holds more items now than were brought
     /// in since (so it held some then); otherwise the answer is a `reload`.
     func placesMovedSince(_ ordered: [(change: Change, child: Int)]) async throws -> Bool {
-        var counts: [String: Int] = [:]
+        var counts: [ExactText: Int] = [:]
         for (index, entry) in ordered.enumerated() where entry.child > 0 {
             guard let placement = entry.change.placement else { continue }
             let child = entry.child
             // The child whose section it names (none: no earlier child shows one now).
             var named = 0
             if let after = placement.sectionAfter {
-                if after.hasPrefix(children[child].name + "/") { continue }
-                named = children[..<child].lastIndex { after.hasPrefix($0.name + "/") } ?? 0
+                if after.afterExactPrefix(children[child].name + "/") != nil { continue }
+                named = children[..<child].lastIndex { after.afterExactPrefix($0.name + "/") != nil } ?? 0
             }
             var broughtIn = 0
             for later in ordered[(index + 1)...]
@@ -150,7 +150,8 @@ extension CompositeDataProvider {
                 case .update:
                     continue
                 case .insert, .move:
-                    guard let section = later.change.placement?.section, section == placement.sectionAfter else {
+                    guard let section = later.change.placement?.section, section.isExactly(placement.sectionAfter)
+                    else {
                         return true
                     }
                     broughtIn += 1
@@ -159,11 +160,11 @@ extension CompositeDataProvider {
                 }
             }
             guard broughtIn > 0, let after = placement.sectionAfter else { continue }
-            if counts[after] == nil {
+            if counts[ExactText(after)] == nil {
                 let shown = try await shownSections(of: children[named]).sections
-                counts[after] = shown.first { $0.id == after }?.count ?? 0
+                counts[ExactText(after)] = shown.first { $0.id.isExactly(after) }?.count ?? 0
             }
-            if counts[after] ?? 0 <= broughtIn { return true }
+            if counts[ExactText(after)] ?? 0 <= broughtIn { return true }
         }
         return false
     }

@@ -59,13 +59,15 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
     /// everything the composite shows: looked up in the child the id names alone, then
     /// placed after the children before it (counted only when the item is found).
     public func locate(id: String, in view: View) async throws -> Location? {
-        guard let index = children.firstIndex(where: { id == $0.moreID || id.hasPrefix($0.name + "/") }) else {
-            return nil
-        }
+        guard
+            let index = children.firstIndex(where: {
+                id.isExactly($0.moreID) || id.afterExactPrefix($0.name + "/") != nil
+            })
+        else { return nil }
         let child = children[index]
         let inner: (item: Item, position: Int, sectionIndex: Int, itemIndex: Int)
         var known = [Int64?](repeating: nil, count: children.count)
-        if id == child.moreID {
+        if id.isExactly(child.moreID) {
             let shown = try await shownSections(of: child)
             known[index] = shown.version
             guard shown.hasMore, case .list(let adapter, let childView) = child.content, let cap = child.cap,
@@ -77,7 +79,8 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             else { return nil }
             inner = (more, cap, shown.sections.count - 1, 0)
         } else {
-            guard let (entry, location) = try await entry(of: child, id: String(id.dropFirst(child.name.count + 1))),
+            guard let childID = id.afterExactPrefix(child.name + "/"),
+                let (entry, location) = try await entry(of: child, id: childID),
                 location.position < child.cap ?? Int.max
             else { return nil }
             if case .list = child.content { known[index] = location.version }

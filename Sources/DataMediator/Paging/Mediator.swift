@@ -97,7 +97,7 @@ public struct Mediator: Sendable {
                     kind: .items,
                     // A title is formed once per section, from its first item.
                     title: view.section(of: shown[start]).title,
-                    continues: start == 0 && id == continuing,
+                    continues: start == 0 && id.isExactly(continuing),
                     items: Array(cells[start..<end])
                 )
             )

@@ -209,7 +209,7 @@ public struct SectionCounts: Sendable, Hashable {
     public init(merging entries: [Entry], by rule: SectionRule, version: Int64) {
         var merged: [Entry] = []
         for entry in entries {
-            if let last = merged.last, rule.id(for: last.key) == rule.id(for: entry.key) {
+            if let last = merged.last, rule.id(for: last.key).isExactly(rule.id(for: entry.key)) {
                 merged[merged.count - 1] = Entry(key: last.key, count: last.count + entry.count, title: last.title)
             } else {
                 merged.append(entry)

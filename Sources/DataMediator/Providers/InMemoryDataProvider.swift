@@ -23,12 +23,12 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     }
 
     private struct State: Sendable {
-        var items: [String: Item]
+        var items: [ExactText: Item]
         var snapshot: ArrayDataProvider
         var version: Int64
         var floor: Int64
         var log: [LoggedWrite] = []
-        var keys: [String: Remembered] = [:]
+        var keys: [ExactText: Remembered] = [:]
     }
 
     private let definition: ListDefinition
@@ -53,9 +53,9 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         for column in columns where !names.contains(column) { names.append(column) }
         let layout = ItemLayout(names)
         self.layout = layout
-        var byID: [String: Item] = [:]
-        for item in items where byID[item[definition.idField].idString] == nil {
-            byID[item[definition.idField].idString] = Item(
+        var byID: [ExactText: Item] = [:]
+        for item in items where byID[ExactText(item[definition.idField].idString)] == nil {
+            byID[ExactText(item[definition.idField].idString)] = Item(
                 layout: layout,
                 values: names.map { $0 == definition.revisionField && item[$0] == .null ? .integer(1) : item[$0] }
             )
@@ -158,7 +158,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             if let idempotency {
                 let oldest = ContinuousClock.now - IdempotencyKey.retention
                 state.keys = state.keys.filter { $0.value.at >= oldest }
-                if let earlier = state.keys[idempotency.storedKey] {
+                if let earlier = state.keys[ExactText(idempotency.storedKey)] {
                     guard earlier.fingerprint == idempotency.fingerprint else {
                         throw DataMediatorError(
                             .idempotencyKeyReused,
@@ -171,12 +171,12 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             }
             try precondition?(state.version)
             let id = id ?? Hex.randomID()
-            if state.items[id] != nil {
+            if state.items[ExactText(id)] != nil {
                 throw DataMediatorError(.conflict, "An item with id '\(id)' exists; PUT replaces it.")
             }
             let result = try write(id: id, fields: fields, revision: 1, in: &state)
             if let idempotency {
-                state.keys[idempotency.storedKey] = Remembered(
+                state.keys[ExactText(idempotency.storedKey)] = Remembered(
                     fingerprint: idempotency.fingerprint,
                     result: result,
                     at: .now
@@ -194,9 +194,9 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         precondition: WritePrecondition?
     ) async throws -> WriteResult {
         try state.withLock { state in
-            if let scope, let old = state.items[id], !scope.contains(old) { throw unknown(id) }
-            try precondition?(state.items[id])
-            let revision = state.items[id].map { Self.revision(of: $0, field: revisionField) + 1 } ?? 1
+            if let scope, let old = state.items[ExactText(id)], !scope.contains(old) { throw unknown(id) }
+            try precondition?(state.items[ExactText(id)])
+            let revision = state.items[ExactText(id)].map { Self.revision(of: $0, field: revisionField) + 1 } ?? 1
             return try write(id: id, fields: fields, revision: revision, in: &state)
         }
     }
@@ -210,7 +210,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         check: @escaping @Sendable ([String: JSONValue]) throws -> Void
     ) async throws -> WriteResult {
         try state.withLock { state in
-            guard let old = state.items[id], scope?.contains(old) ?? true else { throw unknown(id) }
+            guard let old = state.items[ExactText(id)], scope?.contains(old) ?? true else { throw unknown(id) }
             try precondition?(old)
             var stored = old.fields
             stored[definition.idField] = nil
@@ -229,7 +229,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
     /// Deletes the item with `id`.
     public func delete(id: String, scope: WriteScope?, precondition: WritePrecondition?) async throws -> Int64 {
         try state.withLock { state in
-            guard let old = state.items[id], scope?.contains(old) ?? true else { throw unknown(id) }
+            guard let old = state.items[ExactText(id)], scope?.contains(old) ?? true else { throw unknown(id) }
             try precondition?(old)
             return try commit(id: id, item: nil, in: &state)
         }
@@ -249,18 +249,18 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             return fields[name] ?? .null
         }
         let item = Item(layout: layout, values: values)
-        let created = state.items[id] == nil
+        let created = state.items[ExactText(id)] == nil
         let version = try commit(id: id, item: item, in: &state)
         return WriteResult(item: item, version: version, created: created)
     }
 
     /// Stores (or with nil removes) one item: the next snapshot, the version, the log.
     private func commit(id: String, item: Item?, in state: inout State) throws -> Int64 {
-        let old = state.items[id]
+        let old = state.items[ExactText(id)]
         let before = try recorder.placements(of: old, withSectionAfter: false) { [snapshot = state.snapshot] in
             snapshot.items(before: $1, in: $0, limit: $2)
         }
-        state.items[id] = item
+        state.items[ExactText(id)] = item
         state.version += 1
         state.snapshot = state.snapshot.replacing(
             old,

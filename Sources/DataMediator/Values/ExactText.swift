@@ -21,3 +21,19 @@ public struct ExactText: Hashable, Sendable {
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
+
+extension String {
+    /// Whether this is `other`'s text byte for byte (see ``ExactText``); never `nil`'s.
+    package func isExactly(_ other: String?) -> Bool {
+        guard let other else { return false }
+        return utf8.elementsEqual(other.utf8)
+    }
+
+    /// What follows `prefix` when this starts with its bytes, else nil: `hasPrefix` and
+    /// `dropFirst` go by characters, which take a combining mark after the prefix into its
+    /// last character (and canonically equivalent text for the prefix).
+    package func afterExactPrefix(_ prefix: String) -> String? {
+        guard utf8.starts(with: prefix.utf8) else { return nil }
+        return String(decoding: utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+    }
+}

@@ -90,7 +90,7 @@ public struct BothWaysCheck {
         var index = start
         for (number, page) in pages.enumerated() {
             for (place, section) in page.sections.filter({ $0.kind == .items }).enumerated() {
-                let carriesOn = place == 0 && index > 0 && sectionOf[index - 1].id == section.id
+                let carriesOn = place == 0 && index > 0 && sectionOf[index - 1].id.isExactly(section.id)
                 if section.continues != carriesOn {
                     violations.append(
                         "page \(number + 1) of \(pages.count): section \(section.id) has continues "
@@ -98,7 +98,7 @@ public struct BothWaysCheck {
                     )
                 }
                 for item in section.items {
-                    if sectionOf[index].id != section.id || sectionOf[index].title != section.title {
+                    if !sectionOf[index].id.isExactly(section.id) || sectionOf[index].title != section.title {
                         violations.append(
                             "item \(item.id) is in section \(section.id), the walk shows it in \(sectionOf[index].id)"
                         )
@@ -111,8 +111,8 @@ public struct BothWaysCheck {
 
     private mutating func checkEdges(_ page: Page, label: String, backward: Bool, anchored: Bool) {
         let loading = page.sections.enumerated().filter { $0.element.kind == .loading }
-        let before = loading.filter { $0.element.id == Mediator.loadingBeforeID }
-        let after = loading.filter { $0.element.id == Mediator.loadingID }
+        let before = loading.filter { $0.element.id.isExactly(Mediator.loadingBeforeID) }
+        let after = loading.filter { $0.element.id.isExactly(Mediator.loadingID) }
         if loading.count != before.count + after.count || before.count > 1 || after.count > 1 {
             violations.append("\(label): loading sections \(loading.map(\.element.id))")
         }
@@ -176,7 +176,7 @@ extension BothWaysCheck {
     ) async throws -> BothWaysCheck {
         var check = BothWaysCheck()
         let first = try await read(nil, id)
-        check.start(first, around: id, precedingCount: forward.items.firstIndex { $0.id == id } ?? 0)
+        check.start(first, around: id, precedingCount: forward.items.firstIndex { $0.id.isExactly(id) } ?? 0)
         var prev = first.prev
         var count = 0
         while let cursor = prev, count < pages {

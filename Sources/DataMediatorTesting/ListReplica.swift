@@ -56,11 +56,11 @@ public struct ListReplica: Sendable {
         for cell in items.flatMap(\.items) { remove(id: cell.id) }
         // Sections put after the page's first one (by changes that could not tell) lie past
         // the boundary: their items come on this page or later ones.
-        if let first = items.first, let index = sections.firstIndex(where: { $0.id == first.id }) {
+        if let first = items.first, let index = sections.firstIndex(where: { $0.id.isExactly(first.id) }) {
             sections.removeSubrange((index + 1)...)
         }
         for section in items {
-            if let last = sections.indices.last, sections[last].id == section.id {
+            if let last = sections.indices.last, sections[last].id.isExactly(section.id) {
                 sections[last].cells += section.items
             } else {
                 sections.append(Section(id: section.id, cells: section.items))
@@ -73,7 +73,7 @@ public struct ListReplica: Sendable {
     /// Applies one change.
     public mutating func apply(_ change: ChangeSet.Entry) {
         let id = change.cell?.id ?? change.id
-        if let boundary, id == boundary, change.operation != .update { boundaryChanged = true }
+        if id.isExactly(boundary), change.operation != .update { boundaryChanged = true }
         switch change.operation {
         case .reload:
             sections = []
@@ -98,12 +98,12 @@ public struct ListReplica: Sendable {
     /// Puts a cell where a change places it, unless that is past the boundary.
     private mutating func place(_ cell: Cell, at placement: Placement) {
         let walking = boundary != nil
-        if let index = sections.firstIndex(where: { $0.id == placement.section }) {
+        if let index = sections.firstIndex(where: { $0.id.isExactly(placement.section) }) {
             guard let after = placement.after else {
                 sections[index].cells.insert(cell, at: 0)
                 return
             }
-            guard let row = sections[index].cells.firstIndex(where: { $0.id == after }) else {
+            guard let row = sections[index].cells.firstIndex(where: { $0.id.isExactly(after) }) else {
                 // The neighbour lies past the boundary (or, with the whole view held, is unknown).
                 if !walking { unknownNeighbours += 1 }
                 return
@@ -115,7 +115,7 @@ public struct ListReplica: Sendable {
         }
         var index = 0
         if let previous = placement.sectionAfter {
-            guard let found = sections.firstIndex(where: { $0.id == previous }) else {
+            guard let found = sections.firstIndex(where: { $0.id.isExactly(previous) }) else {
                 if !walking { unknownNeighbours += 1 }
                 return
             }
@@ -127,7 +127,7 @@ public struct ListReplica: Sendable {
 
     private mutating func replace(_ cell: Cell) {
         for index in sections.indices {
-            if let row = sections[index].cells.firstIndex(where: { $0.id == cell.id }) {
+            if let row = sections[index].cells.firstIndex(where: { $0.id.isExactly(cell.id) }) {
                 sections[index].cells[row] = cell
             }
         }
@@ -135,7 +135,7 @@ public struct ListReplica: Sendable {
 
     private mutating func remove(id: String) {
         for index in sections.indices.reversed() {
-            sections[index].cells.removeAll { $0.id == id }
+            sections[index].cells.removeAll { $0.id.isExactly(id) }
             if sections[index].cells.isEmpty { sections.remove(at: index) }
         }
     }

@@ -34,9 +34,9 @@ public struct WalkCheck {
         pageCount += 1
         let label = "page \(pageCount)"
         if finished { violations.append("\(label): comes after a page with no next") }
-        var keys = Set<String>()
+        var keys = Set<[UInt8]>()
         for (index, section) in page.sections.enumerated() {
-            if !keys.insert("\(section.kind.rawValue)/\(section.id)").inserted {
+            if !keys.insert(Array("\(section.kind.rawValue)/\(section.id)".utf8)).inserted {
                 violations.append("\(label): kind+id \(section.kind.rawValue)/\(section.id) repeats")
             }
             if section.kind == .loading {
@@ -112,8 +112,8 @@ public struct WalkCheck {
     /// Checks that the walk served exactly `ids`, in this order.
     public mutating func expectOrder(_ ids: [String]) {
         let served = items.map(\.id)
-        if served != ids {
-            let firstDifference = zip(served, ids).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        if served.count != ids.count || zip(served, ids).contains(where: { !Self.same($0, $1) }) {
+            let firstDifference = zip(served, ids).enumerated().first { !Self.same($0.element.0, $0.element.1) }?.offset
             violations.append(
                 "served \(served.count) items, expected \(ids.count); first difference at \(firstDifference.map(String.init) ?? "the end")"
             )

@@ -7,39 +7,41 @@ extension BatchUpdate {
     /// item in both moves. So the batch has as few moves as the order allows.
     public init(from old: ListSnapshot, to new: ListSnapshot) {
         self.init()
-        let oldSections = Dictionary(old.sections.enumerated().map { ($1.id, $0) }) { first, _ in first }
+        let oldSections = Dictionary(old.sections.enumerated().map { (ExactID($1.id), $0) }) { first, _ in first }
         // Sections: those in both with the same title, in the longest run that keeps their order.
         let commonSections = new.sections.compactMap { section -> Int? in
-            guard let index = oldSections[section.id], old.sections[index].title == section.title else { return nil }
+            guard let index = oldSections[ExactID(section.id)], old.sections[index].title == section.title else {
+                return nil
+            }
             return index
         }
-        let keptSections = Set(Self.longestIncreasingRun(commonSections).map { old.sections[$0].id })
-        for (index, section) in old.sections.enumerated() where !keptSections.contains(section.id) {
+        let keptSections = Set(Self.longestIncreasingRun(commonSections).map { ExactID(old.sections[$0].id) })
+        for (index, section) in old.sections.enumerated() where !keptSections.contains(ExactID(section.id)) {
             deletedSections.append(index)
             deletedSectionIDs.append(section.id)
         }
-        for (index, section) in new.sections.enumerated() where !keptSections.contains(section.id) {
+        for (index, section) in new.sections.enumerated() where !keptSections.contains(ExactID(section.id)) {
             insertedSections.append(index)
             insertedSectionIDs.append(section.id)
         }
 
         // Items: those in both that stay in the same kept section and in the longest run in order.
-        var oldOrder: [String: Int] = [:]
-        for (offset, item) in old.items.enumerated() { oldOrder[item.id] = offset }
+        var oldOrder: [ExactID: Int] = [:]
+        for (offset, item) in old.items.enumerated() { oldOrder[ExactID(item.id)] = offset }
         var candidates: [Int] = []
-        for section in new.sections where keptSections.contains(section.id) {
+        for section in new.sections where keptSections.contains(ExactID(section.id)) {
             for item in section.items {
-                guard let before = old.path(of: item.id), old.sections[before.section].id == section.id,
-                    let offset = oldOrder[item.id]
+                guard let before = old.path(of: item.id), old.sections[before.section].id.isExactly(section.id),
+                    let offset = oldOrder[ExactID(item.id)]
                 else { continue }
                 candidates.append(offset)
             }
         }
         let oldItems = old.items
-        let staying = Set(Self.longestIncreasingRun(candidates).map { oldItems[$0].id })
+        let staying = Set(Self.longestIncreasingRun(candidates).map { ExactID(oldItems[$0].id) })
 
         for (sectionIndex, section) in new.sections.enumerated() {
-            let sectionKept = keptSections.contains(section.id)
+            let sectionKept = keptSections.contains(ExactID(section.id))
             for (itemIndex, item) in section.items.enumerated() {
                 let after = ItemPath(section: sectionIndex, item: itemIndex)
                 guard let before = old.path(of: item.id), let previous = old.item(at: before) else {
@@ -49,12 +51,12 @@ extension BatchUpdate {
                 }
                 let changed = previous != item
                 if changed { updatedItemIDs.append(item.id) }
-                if staying.contains(item.id) {
+                if staying.contains(ExactID(item.id)) {
                     if changed { reloadedItems.append(before) }
                     continue
                 }
                 movedItemIDs.append(item.id)
-                let cameFromKept = keptSections.contains(old.sections[before.section].id)
+                let cameFromKept = keptSections.contains(ExactID(old.sections[before.section].id))
                 switch (cameFromKept, sectionKept) {
                 case (true, true): movedItems.append(ItemMove(id: item.id, from: before, to: after))
                 case (true, false): deletedItems.append(before)
@@ -66,7 +68,7 @@ extension BatchUpdate {
         for (sectionIndex, section) in old.sections.enumerated() {
             for (itemIndex, item) in section.items.enumerated() where new.path(of: item.id) == nil {
                 deletedItemIDs.append(item.id)
-                if keptSections.contains(section.id) {
+                if keptSections.contains(ExactID(section.id)) {
                     deletedItems.append(ItemPath(section: sectionIndex, item: itemIndex))
                 }
             }

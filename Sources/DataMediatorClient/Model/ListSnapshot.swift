@@ -18,7 +18,7 @@ public struct ListSnapshot: Sendable, Hashable {
     public let nextCursor: String?
     /// The cursor of the items before the first loaded one; nil when the start is loaded.
     public let previousCursor: String?
-    private let paths: [String: ItemPath]
+    private let paths: [ExactID: ItemPath]
 
     /// Creates a snapshot; items must be unique by id.
     public init(
@@ -35,10 +35,10 @@ public struct ListSnapshot: Sendable, Hashable {
         self.sections = sections
         self.nextCursor = nextCursor
         self.previousCursor = previousCursor
-        var paths: [String: ItemPath] = [:]
+        var paths: [ExactID: ItemPath] = [:]
         for (section, content) in sections.enumerated() {
             for (item, value) in content.items.enumerated() {
-                paths[value.id] = ItemPath(section: section, item: item)
+                paths[ExactID(value.id)] = ItemPath(section: section, item: item)
             }
         }
         self.paths = paths
@@ -60,12 +60,12 @@ public struct ListSnapshot: Sendable, Hashable {
 
     /// The loaded item with that id, if any.
     public func item(id: String) -> ListItem? {
-        guard let path = paths[id] else { return nil }
+        guard let path = paths[ExactID(id)] else { return nil }
         return sections[path.section].items[path.item]
     }
 
     /// Where the loaded item with that id is, if loaded.
-    public func path(of id: String) -> ItemPath? { paths[id] }
+    public func path(of id: String) -> ItemPath? { paths[ExactID(id)] }
 
     /// The item at a path; nil when the path is outside the snapshot.
     public func item(at path: ItemPath) -> ListItem? {

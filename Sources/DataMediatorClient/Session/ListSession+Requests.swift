@@ -22,13 +22,13 @@ extension ListSession {
         let page = try Self.decode(PageBody.self, answer, what: "page")
         // Every item appears once in a page (rule 1), and every section id once: held by
         // id, a repeat would make a snapshot whose counts and paths disagree.
-        var items = Set<String>()
-        var sections = Set<String>()
+        var items = Set<ExactID>()
+        var sections = Set<ExactID>()
         for section in page.dataSections {
-            guard sections.insert(section.id).inserted else {
+            guard sections.insert(ExactID(section.id)).inserted else {
                 throw ListClientError(.badAnswer, message: "page: section '\(section.id)' comes twice")
             }
-            for item in section.items where !items.insert(item.id).inserted {
+            for item in section.items where !items.insert(ExactID(item.id)).inserted {
                 throw ListClientError(.badAnswer, message: "page: item '\(item.id)' comes twice")
             }
         }
@@ -96,9 +96,9 @@ extension ListSession {
     /// server does not answer (busy: `429`; gone) leaves the title unknown until the next
     /// publish: the changes are applied all the same.
     func resolveTitles() async throws {
-        var missing = loaded.untitled.filter { id in loaded.sections.contains { $0.id == id } }
+        var missing = loaded.untitled.filter { id in loaded.sections.contains { $0.id.isExactly(id.text) } }
         for id in missing {
-            guard let item = loaded.sections.first(where: { $0.id == id })?.items.first else { continue }
+            guard let item = loaded.sections.first(where: { $0.id.isExactly(id.text) })?.items.first else { continue }
             guard
                 let answer = try? await transport.get(
                     path: configuration.path("/items/\(URLSessionTransport.encodeSegment(item.id))"),
@@ -107,9 +107,9 @@ extension ListSession {
                 ),
                 answer.status == 200,
                 let located = try? JSONDecoder().decode(LocatedItem.self, from: Data(answer.body)),
-                located.section.id == id
+                located.section.id.isExactly(id.text)
             else { continue }
-            loaded.setTitle(located.section.title, of: id)
+            loaded.setTitle(located.section.title, of: id.text)
             missing.remove(id)
         }
         guard !missing.isEmpty else { return }
@@ -121,7 +121,7 @@ extension ListSession {
             ),
             let infos = try? Self.decode(SectionList.self, answer, what: "sections")
         else { return }
-        for info in infos.sections where missing.contains(info.id) { loaded.setTitle(info.title, of: info.id) }
+        for info in infos.sections where missing.contains(ExactID(info.id)) { loaded.setTitle(info.title, of: info.id) }
     }
 
     private func countPage() {

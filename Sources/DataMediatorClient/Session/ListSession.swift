@@ -166,7 +166,7 @@ public actor ListSession {
             let anchor = held[min(lead, held.count - 1)].id
             do {
                 let page = try await readPage([("around", anchor)], notOlderThan: version)
-                aroundLead = page.dataSections.flatMap(\.items).firstIndex { $0.id == anchor } ?? aroundLead
+                aroundLead = page.dataSections.flatMap(\.items).firstIndex { $0.id.isExactly(anchor) } ?? aroundLead
                 start = page
             } catch let error as ListClientError where error.status == 404 {
                 // The item is gone: start from the top.

@@ -16,7 +16,7 @@ struct LoadedList: Sendable {
     var list: String
     var view = ""
     /// Sections a change created: their titles are unknown until a page (or a lookup) shows them.
-    private(set) var untitled: Set<String> = []
+    private(set) var untitled: Set<ExactID> = []
     private var bottom: String?
     private var top: String?
     private var bottomChanged = false
@@ -50,7 +50,7 @@ struct LoadedList: Sendable {
         for item in incoming.flatMap(\.items) { remove(id: item.id) }
         // Sections put after the page's first one (by changes that could not tell) lie past
         // the boundary: their items come on this page or later ones.
-        if let first = incoming.first, let index = sections.firstIndex(where: { $0.id == first.id }) {
+        if let first = incoming.first, let index = sections.firstIndex(where: { $0.id.isExactly(first.id) }) {
             sections.removeSubrange((index + 1)...)
         }
         for section in incoming { join(section) }
@@ -64,15 +64,15 @@ struct LoadedList: Sendable {
     mutating func prepend(_ page: PageBody) {
         let incoming = page.dataSections
         for item in incoming.flatMap(\.items) { remove(id: item.id) }
-        if let last = incoming.last, let index = sections.firstIndex(where: { $0.id == last.id }) {
+        if let last = incoming.last, let index = sections.firstIndex(where: { $0.id.isExactly(last.id) }) {
             sections.removeSubrange(..<index)
         }
         for section in incoming.reversed() {
-            if let first = sections.first, first.id == section.id {
+            if let first = sections.first, first.id.isExactly(section.id) {
                 sections[0].items.insert(contentsOf: section.items, at: 0)
                 adoptTitle(of: section, at: 0)
             } else {
-                untitled.remove(section.id)
+                untitled.remove(ExactID(section.id))
                 sections.insert(section, at: 0)
             }
         }
@@ -85,8 +85,8 @@ struct LoadedList: Sendable {
     mutating func apply(_ change: ListChange) {
         let id = change.itemID
         if change.op != .update {
-            if id == bottom { bottomChanged = true }
-            if id == top { topChanged = true }
+            if id.isExactly(bottom) { bottomChanged = true }
+            if id.isExactly(top) { topChanged = true }
         }
         switch change.op {
         case .reload:
@@ -103,11 +103,11 @@ struct LoadedList: Sendable {
     }
 
     private mutating func join(_ section: ListSection) {
-        if let last = sections.indices.last, sections[last].id == section.id {
+        if let last = sections.indices.last, sections[last].id.isExactly(section.id) {
             sections[last].items += section.items
             adoptTitle(of: section, at: last)
         } else {
-            untitled.remove(section.id)
+            untitled.remove(ExactID(section.id))
             sections.append(section)
         }
     }
@@ -116,7 +116,7 @@ struct LoadedList: Sendable {
     private mutating func place(_ item: ListItem, in sectionID: String, sectionAfter: String?, after: String?) {
         let openBelow = next != nil && !bottomChanged
         let openAbove = prev != nil && !topChanged
-        if let index = sections.firstIndex(where: { $0.id == sectionID }) {
+        if let index = sections.firstIndex(where: { $0.id.isExactly(sectionID) }) {
             guard let after else {
                 // The head of the first held section lies before the first held item.
                 if index == 0, openAbove { return }
@@ -124,7 +124,7 @@ struct LoadedList: Sendable {
                 return
             }
             // A neighbour not held lies outside the boundaries.
-            guard let row = sections[index].items.firstIndex(where: { $0.id == after }) else { return }
+            guard let row = sections[index].items.firstIndex(where: { $0.id.isExactly(after) }) else { return }
             let isLastHeld = index == sections.count - 1 && row == sections[index].items.count - 1
             if isLastHeld, openBelow { return }
             sections[index].items.insert(item, at: row + 1)
@@ -132,7 +132,7 @@ struct LoadedList: Sendable {
         }
         var index = 0
         if let sectionAfter {
-            guard let found = sections.firstIndex(where: { $0.id == sectionAfter }) else { return }
+            guard let found = sections.firstIndex(where: { $0.id.isExactly(sectionAfter) }) else { return }
             if found == sections.count - 1, openBelow { return }
             index = found + 1
         } else if openAbove {
@@ -140,23 +140,24 @@ struct LoadedList: Sendable {
         }
         // The title is unknown until a page shows the section; changes do not carry it.
         sections.insert(ListSection(id: sectionID, title: nil, items: [item]), at: index)
-        untitled.insert(sectionID)
+        untitled.insert(ExactID(sectionID))
     }
 
     /// Sets the title of a section a change created, once known.
     mutating func setTitle(_ title: String?, of sectionID: String) {
-        guard untitled.remove(sectionID) != nil, let index = sections.firstIndex(where: { $0.id == sectionID })
+        guard untitled.remove(ExactID(sectionID)) != nil,
+            let index = sections.firstIndex(where: { $0.id.isExactly(sectionID) })
         else { return }
         sections[index].title = title
     }
 
     private mutating func adoptTitle(of section: ListSection, at index: Int) {
-        if untitled.remove(section.id) != nil { sections[index].title = section.title }
+        if untitled.remove(ExactID(section.id)) != nil { sections[index].title = section.title }
     }
 
     private mutating func replace(_ item: ListItem) {
         for index in sections.indices {
-            if let row = sections[index].items.firstIndex(where: { $0.id == item.id }) {
+            if let row = sections[index].items.firstIndex(where: { $0.id.isExactly(item.id) }) {
                 sections[index].items[row] = item
             }
         }
@@ -164,8 +165,8 @@ struct LoadedList: Sendable {
 
     private mutating func remove(id: String) {
         for index in sections.indices.reversed() {
-            sections[index].items.removeAll { $0.id == id }
-            if sections[index].items.isEmpty { untitled.remove(sections.remove(at: index).id) }
+            sections[index].items.removeAll { $0.id.isExactly(id) }
+            if sections[index].items.isEmpty { untitled.remove(ExactID(sections.remove(at: index).id)) }
         }
     }
 }

@@ -66,12 +66,13 @@ import Testing
         let subject = try await WritableSubject(kind)
         defer { withExtendedLifetime(subject) {} }
         let adapter = subject.adapter
-        func put(_ id: String, group: String, score: Int64) async throws {
+        @discardableResult
+        func put(_ id: String, group: String, score: Int64) async throws -> WrittenItem {
             let data: JSONValue = .object([
                 "group": .string(group), "score": .integer(score), "title": .string("t " + id),
                 "created": .string("2026-11-01T10:00:00Z"), "kind": .string("big"),
             ])
-            _ = try await adapter.replace(id: id, body: .object(["data": data]))
+            return try await adapter.replace(id: id, body: .object(["data": data]))
         }
         try await put("a", group: Self.decomposed, score: 2)
         try await put(Self.decomposed + "q", group: Self.decomposed, score: 1)
@@ -79,7 +80,8 @@ import Testing
         let since = try await adapter.currentVersion()
         // The first item of a section "é" follows the last of "e" + U+0301 in byte order:
         // its change names that section as the one before, not the item as its neighbour.
-        try await put(Self.composed + "q", group: Self.composed, score: 1)
+        let created = try await put(Self.composed + "q", group: Self.composed, score: 1)
+        #expect(created.created && created.cell.rev == "1", "a new item, not the other spelling's")
         try await put("b", group: Self.composed, score: 0)
         try await put(Self.composed + "q", group: Self.composed, score: 3)
         try await put("b", group: Self.composed, score: 5)

@@ -9,6 +9,12 @@ import Testing
 /// Values a PostgreSQL column or index cannot hold are the item's refusal (`422`), with
 /// nothing stored, not a server error.
 @Suite struct PostgresWriteRefusalTests {
+    /// Whether each field problem says its reason rather than the whole detail again (a
+    /// refusal's field detail was "the store refuses it: " and the detail).
+    static func saysItOnce(_ error: DataMediatorError) -> Bool {
+        error.fieldProblems.allSatisfy { !$0.detail.contains(error.message) }
+    }
+
     static let fields: [String: FieldType] = ["id": .string, "a": .string, "b": .string, "small": .integer]
 
     static func definition(fields: [String: FieldType] = fields) -> ListDefinition {
@@ -59,6 +65,8 @@ import Testing
             // when one value is out of its column's range (checked before the statement:
             // PostgreSQL's "smallint out of range" names none).
             #expect(error?.fieldProblems.isEmpty == false, "\(String(describing: error))")
+            // The field's detail gives the reason once, not the whole message again.
+            #expect(error.map(Self.saysItOnce) == true, "\(String(describing: error))")
             if id == "x1" || id == "x2" {
                 #expect(error?.fieldProblems.map(\.field) == ["small"], "\(String(describing: error))")
             }
@@ -194,6 +202,7 @@ extension PostgresWriteRefusalTests {
             #expect(error?.code == .invalidItem, "\(String(describing: error))")
             #expect(error?.fieldProblems.map(\.field) == [field], "\(data): \(String(describing: error))")
             #expect(error?.message.contains(says) == true, "\(data): \(String(describing: error?.message))")
+            #expect(error.map(Self.saysItOnce) == true, "\(String(describing: error))")
         }
         #expect(try await adapter.currentVersion() == start)
     }

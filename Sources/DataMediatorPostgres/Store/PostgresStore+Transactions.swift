@@ -136,14 +136,13 @@ extension PostgresStore {
                 ? ConstraintRefusal.unique(message) : ConstraintRefusal.other(message, field: column)
         }
         if state == "54000" {
-            return ConstraintRefusal.value(
-                "The item's values are too long together for an index of the store (PostgreSQL keeps at most "
-                    + "about 2,700 bytes in one entry): shorten the text of the fields its views sort or filter by.",
+            return ConstraintRefusal.tooLongForAnIndex(
+                limit: "PostgreSQL keeps at most about 2,700 bytes in one entry",
                 field: column
             )
         }
         let message = error.serverInfo?[.message] ?? "out of range"
-        return ConstraintRefusal.value("A value does not fit its column in the store: \(message).", field: column)
+        return ConstraintRefusal.value(message, field: column)
     }
 
     /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as

@@ -20,13 +20,33 @@ public enum ConstraintRefusal {
     /// Another constraint of the table, named by `detail`, refuses the item; `field` is the
     /// column it names, when the database tells it.
     public static func other(_ detail: String, field: String?) -> DataMediatorError {
-        refusal("A constraint of the table refuses the item (\(detail)).", field: field)
+        refusal(
+            "A constraint of the table refuses the item (\(detail)).",
+            field: field,
+            saying: "a constraint of the table refuses it (\(detail))"
+        )
     }
 
-    /// The table cannot hold a value of the item (`detail` says why: out of its column's
-    /// range, too long for it or for an index); `field` as in ``other(_:field:)``.
+    /// The table cannot hold a value of the item: `detail` is the database's reason (out
+    /// of its column's range, too long for it, not of its type); `field` as in
+    /// ``other(_:field:)``.
     public static func value(_ detail: String, field: String?) -> DataMediatorError {
-        refusal(detail, field: field)
+        refusal(
+            "A value does not fit its column in the store: \(detail).",
+            field: field,
+            saying: "does not fit its column in the store: \(detail)"
+        )
+    }
+
+    /// The item's values are too long together for one entry of an index of the store
+    /// (`limit` says how long an entry may be); `field` as in ``other(_:field:)``.
+    public static func tooLongForAnIndex(limit: String, field: String?) -> DataMediatorError {
+        refusal(
+            "The item's values are too long together for an index of the store (\(limit)): shorten the text "
+                + "of the fields its views sort or filter by.",
+            field: field,
+            saying: "too long, with the item's other values its views sort or filter by, for an index of the store"
+        )
     }
 
     /// `error` with its field named, when it is a refusal that names only `data` and its
@@ -49,7 +69,11 @@ public enum ConstraintRefusal {
         }
         guard let field = field(quotedIn: refusal.message, among: values) ?? (domains.count == 1 ? domains[0] : nil)
         else { return error }
-        return Self.refusal(refusal.message, field: field)
+        return DataMediatorError(
+            .invalidItem,
+            refusal.message,
+            fieldProblems: refusal.fieldProblems.map { FieldProblem(field: field, detail: $0.detail) }
+        )
     }
 
     /// The one field of `values` whose value (a string, a number, a boolean, or one of an
@@ -66,11 +90,9 @@ public enum ConstraintRefusal {
         return fields.count == 1 ? fields[0] : nil
     }
 
-    private static func refusal(_ message: String, field: String?) -> DataMediatorError {
-        DataMediatorError(
-            .invalidItem,
-            message,
-            fieldProblems: [FieldProblem(field: field ?? "data", detail: "the store refuses it: \(message)")]
-        )
+    /// A 422 whose detail is `message` and whose one field problem names `field` (`data`
+    /// when unknown) with `detail`: the reason once, said of the field.
+    private static func refusal(_ message: String, field: String?, saying detail: String) -> DataMediatorError {
+        DataMediatorError(.invalidItem, message, fieldProblems: [FieldProblem(field: field ?? "data", detail: detail)])
     }
 }

@@ -101,6 +101,24 @@ import Testing
         }
     }
 
+    /// A slice holds one value per field: a parameter on the scope field was ignored (the
+    /// token's value won: `?owner=bo` answered ana's own items as bo's slice), and a second
+    /// parameter on one field replaced the first's value.
+    @Test func aParameterOnTheScopeFieldOrTwoOnOneFieldAreRefused() {
+        let scoped = Self.errors(keys: "scope: {field: owner, claim: sub}", view: "params: {who: owner}")
+        #expect(
+            scoped.count == 1 && scoped.first?.hasPrefix("7: ") == true
+                && scoped.first?.contains("parameter 'who' on 'owner', the field the caller's token sets") == true,
+            "\(scoped)"
+        )
+        let twice = Self.errors(view: "params: {a: title, b: {field: title}}")
+        #expect(
+            twice.count == 1 && twice.first?.contains("parameters 'a' and 'b' both filter on 'title'") == true,
+            "\(twice)"
+        )
+        #expect(Self.errors(view: "params: {owner: owner, who: title}") == [], "a parameter on owner without a scope")
+    }
+
     @Test func theRightShapesStillLoad() {
         #expect(Self.errors(keys: "scope: {field: owner, claim: sub}", view: "params: {who: {field: title}}") == [])
         #expect(Self.errors(view: "cell: task") == [])

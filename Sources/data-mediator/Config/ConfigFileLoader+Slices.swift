@@ -24,6 +24,7 @@ extension ConfigFileLoader {
             )
         }
         var parameters: [ViewParameter] = []
+        var fields: [String: String] = [:]
         for (name, nameNode, spec) in entries {
             if !Self.isValidName(name) || name.hasPrefix("_") || Self.routeParameters.contains(name) {
                 fail(
@@ -64,9 +65,35 @@ extension ConfigFileLoader {
                 )
                 continue
             }
+            // A slice holds one value per field: a second parameter on it would replace the
+            // first's value, not narrow the slice further.
+            if let other = fields[field] {
+                fail(
+                    spec,
+                    "\(context): parameters '\(other)' and '\(name)' both filter on '\(field)'; keep one parameter per field"
+                )
+                continue
+            }
+            fields[field] = name
             parameters.append(ViewParameter(name: name, field: field, type: type, isRequired: required))
         }
         return parameters
+    }
+
+    /// Refuses a view parameter on the list's scope field: the caller's token sets that
+    /// field, so a parameter on it could only replace the token's value (another caller's
+    /// slice) or be ignored; neither is a narrower slice.
+    mutating func checkParameters(of views: [View], against scope: ListScope, list: String, at node: Node?) {
+        for view in views {
+            for parameter in view.parameters where parameter.field == scope.field {
+                fail(
+                    node,
+                    "list '\(list)': view '\(view.name)' has parameter '\(parameter.name)' on '\(scope.field)', the "
+                        + "field the caller's token sets (claim '\(scope.claim)'); remove the parameter (an operator "
+                        + "reads one caller's items through a list without a scope over the same table)"
+                )
+            }
+        }
     }
 
     /// A list's `scope:` (`{field: player, claim: sub}`): the field every read and write of

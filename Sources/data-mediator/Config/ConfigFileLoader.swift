@@ -302,6 +302,7 @@ struct ConfigFileLoader {
                 fieldTypes: fieldTypes
             )
         }
+        if let scope { checkParameters(of: views, against: scope, list: name, at: list["scope"]) }
         guard errors.count == errorCount, kind != nil || file != nil, let limits else { return nil }
         let definition = ListDefinition(
             name: name,

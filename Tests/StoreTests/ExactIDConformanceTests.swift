@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import Testing
 
@@ -77,6 +78,8 @@ import Testing
         try await put("a", group: Self.decomposed, score: 2)
         try await put(Self.decomposed + "q", group: Self.decomposed, score: 1)
         var replica = try await ChangeReplayTests.replica(of: adapter, view: "by_group", limit: 10)
+        // Counts read now are kept and carried over the writes (a store's outline).
+        _ = try await adapter.sectionInfo(view: "by_group")
         let since = try await adapter.currentVersion()
         // The first item of a section "é" follows the last of "e" + U+0301 in byte order:
         // its change names that section as the one before, not the item as its neighbour.
@@ -91,6 +94,17 @@ import Testing
         #expect(Self.bytes(replica.outline) == Self.bytes(fresh.outline))
         #expect(replica.unknownNeighbours == 0)
         #expect(fresh.sections.map(\.cells.count) == [2, 2])
+        // The counts carried over the writes, and the places they give, are the walk's.
+        var walk = try await SampleList.walk(adapter, view: "by_group", limit: 3)
+        walk.expectSections(try await adapter.sectionInfo(view: "by_group").sections)
+        #expect(walk.violations == [])
+        for (position, cell) in walk.items.enumerated() {
+            let location = try await adapter.locate(id: cell.id, view: "by_group")
+            #expect(
+                [location.position, location.sectionIndex, location.itemIndex] == [position, position / 2, position % 2],
+                "\(cell.id)"
+            )
+        }
 
         for (id, title) in [(Self.composed + "q", "t \u{E9}q"), (Self.decomposed + "q", "t e\u{301}q")] {
             let location = try await adapter.locate(id: id, view: "by_group")
@@ -103,5 +117,32 @@ import Testing
         #expect(
             Self.bytes(left).sorted { $0.lexicographicallyPrecedes($1) } == Self.bytes(["a", "b", Self.composed + "q"])
         )
+    }
+
+    /// An import told a new id from an existing one of the other spelling by the ids the
+    /// statement stored: taken for one, the existing record passed as stored and the new
+    /// one was reported as existing.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func anImportTellsAnExistingIdFromANewOneOfTheOtherForm(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        defer { withExtendedLifetime(subject) {} }
+        let data: JSONValue = .object(["title": .string("first"), "score": .integer(1), "group": .string("g")])
+        _ = try await subject.adapter.create(body: .object(["id": .string(Self.composed + "q"), "data": data]))
+        func record(_ line: Int, _ id: String) -> ImportRecord {
+            ImportRecord(
+                line: line,
+                fields: ["id": .string(id), "title": .string("t"), "score": .integer(2), "group": .string("g")]
+            )
+        }
+        let summary = try await subject.importer().run(
+            [record(1, Self.composed + "q"), record(2, Self.decomposed + "q")],
+            skipBad: true,
+            batch: 10
+        )
+        #expect(summary.imported == 1, "\(summary.rejections)")
+        #expect(summary.rejections.map(\.line) == [1], "\(summary.rejections)")
+        #expect(summary.rejections.first?.reason.contains("exists already") == true, "\(summary.rejections)")
+        let stored = try await subject.adapter.locate(id: Self.decomposed + "q", view: "flat")
+        #expect(stored.item.data.objectValue?["title"] == .string("t"))
     }
 }

@@ -142,11 +142,11 @@ public struct SQLImporter: Sendable {
         }
         // An id stored once per time it came back; a record whose id did not (it exists,
         // or an earlier record of the statement has it) was left out.
-        var stored: [String: Int] = [:]
-        for row in returned { stored[row.first?.idString ?? "", default: 0] += 1 }
+        var stored: [ExactText: Int] = [:]
+        for row in returned { stored[ExactText(row.first?.idString ?? ""), default: 0] += 1 }
         var rejections: [ImportRejection?] = []
         for row in rows {
-            let id = row.values.first?.idString ?? ""
+            let id = ExactText(row.values.first?.idString ?? "")
             if let times = stored[id], times > 0 {
                 stored[id] = times - 1
                 rejections.append(nil)

@@ -30,7 +30,7 @@ extension ViewOutline {
         var index = sectionIndex
         var marks = self.marks
         if let old {
-            guard let section = index[view.sectionID(of: old)] else { return nil }
+            guard let section = index[ExactText(view.sectionID(of: old))] else { return nil }
             let entry = entries[section]
             if entry.count > 1 {
                 entries[section] = SectionCounts.Entry(key: entry.key, count: entry.count - 1, title: entry.title)
@@ -42,14 +42,14 @@ extension ViewOutline {
         }
         if let new {
             let id = view.sectionID(of: new)
-            if let section = index[id] {
+            if let section = index[ExactText(id)] {
                 let entry = entries[section]
                 entries[section] = SectionCounts.Entry(key: entry.key, count: entry.count + 1, title: entry.title)
             } else {
                 guard let placement = write.placements[view.binding] else { return nil }
                 var at = 0
                 if let before = placement.sectionAfter {
-                    guard let previous = index[before] else { return nil }
+                    guard let previous = index[ExactText(before)] else { return nil }
                     at = previous + 1
                 }
                 let key = view.section.map { $0.key(for: new[$0.field]) } ?? .null
@@ -80,9 +80,9 @@ extension ViewOutline {
     }
 
     /// The index of each section by its id.
-    private static func index(of entries: [SectionCounts.Entry], in view: View) -> [String: Int] {
-        var index: [String: Int] = [:]
-        for (place, entry) in entries.enumerated() { index[id(of: entry, in: view)] = place }
+    private static func index(of entries: [SectionCounts.Entry], in view: View) -> [ExactText: Int] {
+        var index: [ExactText: Int] = [:]
+        for (place, entry) in entries.enumerated() { index[ExactText(id(of: entry, in: view))] = place }
         return index
     }
 }

@@ -30,20 +30,20 @@ struct ViewOutline: Sendable {
     let view: View
     /// The sections and their counts.
     let counts: SectionCounts
-    /// The index of each section by its id.
-    let sectionIndex: [String: Int]
+    /// The index of each section by its id (byte for byte, as the store tells keys apart).
+    let sectionIndex: [ExactText: Int]
     /// The index of the first item of each section, in section order.
     let sectionStart: [Int]
     /// Every ``spacing``-th item, from the first, in view order (further apart after writes).
     let marks: [Mark]
 
     init(stamp: Int64, counts: SectionCounts, view: View, marks: [Mark]) {
-        var index: [String: Int] = [:]
-        for (place, entry) in counts.entries.enumerated() { index[Self.id(of: entry, in: view)] = place }
+        var index: [ExactText: Int] = [:]
+        for (place, entry) in counts.entries.enumerated() { index[ExactText(Self.id(of: entry, in: view))] = place }
         self.init(stamp: stamp, counts: counts, view: view, marks: marks, sectionIndex: index)
     }
 
-    init(stamp: Int64, counts: SectionCounts, view: View, marks: [Mark], sectionIndex: [String: Int]) {
+    init(stamp: Int64, counts: SectionCounts, view: View, marks: [Mark], sectionIndex: [ExactText: Int]) {
         self.stamp = stamp
         self.view = view
         self.counts = counts
@@ -66,7 +66,7 @@ struct ViewOutline: Sendable {
 
     /// The index of the section with `id` and the index of its first item.
     func section(_ id: String) -> (index: Int, start: Int)? {
-        sectionIndex[id].map { ($0, sectionStart[$0]) }
+        sectionIndex[ExactText(id)].map { ($0, sectionStart[$0]) }
     }
 
     /// The number of items in the view.

@@ -116,10 +116,10 @@ extension ConfigFileLoader {
             key: "items",
             fix: "give the section's items: [{id: a, type: banner, data: {...}}], or 'list:' for a list"
         ), let items = sequence(itemsNode, what: "'items'") {
-            var ids = Set<String>()
+            var ids = Set<ExactText>()
             for itemNode in items {
                 guard let cell = parseStaticItem(itemNode, child: name) else { continue }
-                if !ids.insert(cell.id).inserted {
+                if !ids.insert(ExactText(cell.id)).inserted {
                     fail(itemNode, "child '\(name)' has two items with id '\(cell.id)'")
                 }
                 cells.append(cell)

@@ -44,7 +44,7 @@ enum ItemFile {
         } catch {
             throw ItemFileError(path: path, line: nil, "cannot be read: \(error)")
         }
-        var ids = Set<String>()
+        var ids = Set<ExactText>()
         var items: [Item] = []
         for record in records {
             if let problem = record.problem { throw ItemFileError(path: path, line: record.line, problem) }
@@ -60,7 +60,7 @@ enum ItemFile {
                     "'\(idField)' must be a non-empty string or a whole number"
                 )
             }
-            guard ids.insert(id.idString).inserted else {
+            guard ids.insert(ExactText(id.idString)).inserted else {
                 throw ItemFileError(path: path, line: record.line, "id '\(id.idString)' appears twice")
             }
             do {

@@ -125,7 +125,9 @@ public struct WalkCheck {
         let walked = sections.map { SectionInfo.Section(id: $0.id, title: $0.title, count: $0.count) }
         let same =
             walked.count == expected.count
-            && zip(walked, expected).allSatisfy { Self.same($0.id, $1.id) && $0.title == $1.title && $0.count == $1.count }
+            && zip(walked, expected).allSatisfy {
+                Self.same($0.id, $1.id) && $0.title == $1.title && $0.count == $1.count
+            }
         if !same {
             violations.append(
                 "walked sections \(walked.prefix(5))... differ from section info \(expected.prefix(5))..."

@@ -8,7 +8,8 @@ import Testing
 /// them apart: "é" as U+00E9 and as "e" + U+0301 are two ids, not one given twice.
 @Suite struct ExactIDFileTests {
     @Test func aFileListHoldsIdsThatDifferOnlyInTheirUnicodeForm() async throws {
-        let items = #"[{"id": "\u00e9q", "question": "a?", "rank": 1}, {"id": "e\u0301q", "question": "b?", "rank": 2}]"#
+        let items =
+            #"[{"id": "\u00e9q", "question": "a?", "rank": 1}, {"id": "e\u0301q", "question": "b?", "rank": 2}]"#
         let folder = try FileListTests.Folder(files: [
             "lists.yaml": FileListTests.config(file: "faq.json"), "faq.json": items,
         ])

@@ -101,7 +101,9 @@ import Testing
         for (position, cell) in walk.items.enumerated() {
             let location = try await adapter.locate(id: cell.id, view: "by_group")
             #expect(
-                [location.position, location.sectionIndex, location.itemIndex] == [position, position / 2, position % 2],
+                [location.position, location.sectionIndex, location.itemIndex] == [
+                    position, position / 2, position % 2,
+                ],
                 "\(cell.id)"
             )
         }

@@ -51,6 +51,22 @@ import Testing
                 try ProblemTests.expectProblem(refused, status: 412, type: "precondition-failed")
             }
             #expect(try await fixture.state() == (before, version))
+            // A weak tag is told apart: reading again would not help.
+            let weak = try await Self.write(
+                client,
+                .patch,
+                "n1",
+                #"{"data": {"title": "no"}}"#,
+                [.ifMatch: "W/" + next]
+            )
+            let said = try HTTPTestSupport.json(weak)["detail"] as? String
+            #expect(said?.contains("never matches If-Match") == true, "\(String(describing: said))")
+            let page = try await client.execute(
+                uri: "/lists/notes/items/n1",
+                method: .get,
+                headers: [.ifMatch: "W/" + placed]
+            )
+            #expect((try HTTPTestSupport.json(page)["detail"] as? String)?.contains("never matches") == true)
             // The current tag in a list, `*` on an item, and a create where none is, hold.
             let listed = try await Self.write(
                 client,
@@ -85,6 +101,8 @@ import Testing
             for extra: HTTPFields in [[.ifMatch: "\"stale\""], [.ifNoneMatch: "*"], [.ifNoneMatch: current]] {
                 try ProblemTests.expectProblem(try await post(extra), status: 412, type: "precondition-failed")
             }
+            let weak = try await post([.ifMatch: "W/" + current])
+            #expect((try HTTPTestSupport.json(weak)["detail"] as? String)?.contains("never matches") == true)
             #expect(try await fixture.state().count == 0)
             #expect(try await post([.ifMatch: current]).status == .created)
             // The list changed: the same tag no longer holds; `*` does.

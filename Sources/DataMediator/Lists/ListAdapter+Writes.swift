@@ -83,7 +83,9 @@ extension ListAdapter {
             guard let shown else {
                 throw DataMediatorError(
                     .preconditionFailed,
-                    "If-Match: the list's first page is no longer the one of that ETag (it is \(tag) now)."
+                    ifMatch.isEmpty
+                        ? WriteCondition.weakOnly
+                        : "If-Match: the list's first page is no longer the one of that ETag (it is \(tag) now)."
                 )
             }
             guard version == shown else {

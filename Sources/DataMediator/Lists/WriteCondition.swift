@@ -17,6 +17,13 @@ public struct WriteCondition: Sendable, Hashable {
         self.ifNoneMatch = ifNoneMatch
     }
 
+    /// Why an `If-Match` of weak tags alone fails (the tags dropped, ``ifMatch`` is empty):
+    /// it never holds, whatever the item, so "changed since" would send a client to read
+    /// again in vain.
+    public static let weakOnly =
+        "If-Match: a weak entity tag (W/\"…\") never matches If-Match, which compares strongly "
+        + "(RFC 9110 13.1.1); send the ETag as answered, without W/."
+
     /// Checks the item as it stands (nil when there is none), `tag` giving an item's tag.
     ///
     /// - Throws: `preconditionFailed` when the condition does not hold.
@@ -28,7 +35,9 @@ public struct WriteCondition: Sendable, Hashable {
             guard ifMatch.contains("*") || ifMatch.contains(tag(current)) else {
                 throw DataMediatorError(
                     .preconditionFailed,
-                    "If-Match: the item changed since that ETag; read it again (its ETag is \(tag(current)))."
+                    ifMatch.isEmpty
+                        ? Self.weakOnly
+                        : "If-Match: the item changed since that ETag; read it again (its ETag is \(tag(current)))."
                 )
             }
         }

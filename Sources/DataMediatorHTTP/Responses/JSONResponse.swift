@@ -57,7 +57,8 @@ enum JSONResponse {
         else { return }
         throw DataMediatorError(
             .preconditionFailed,
-            "If-Match: the answer is no longer the one of that ETag (it is \(tag) now)."
+            tags.isEmpty
+                ? WriteCondition.weakOnly : "If-Match: the answer is no longer the one of that ETag (it is \(tag) now)."
         )
     }
 

@@ -44,7 +44,7 @@ public struct WalkCheck {
                 continue
             }
             if section.items.isEmpty { violations.append("\(label): section \(section.id) is empty") }
-            let carriesOn = index == 0 && sections.last.map { Self.same($0.id, section.id) } == true
+            let carriesOn = index == 0 && sections.last.map { $0.id.isExactly(section.id) } == true
             if section.continues != carriesOn {
                 violations.append(
                     "\(label): section \(section.id) has continues \(section.continues), expected \(carriesOn)"
@@ -55,7 +55,7 @@ public struct WalkCheck {
             } else {
                 if let previous = sections.last { closedSections.insert(Array(previous.id.utf8)) }
                 if closedSections.contains(Array(section.id.utf8))
-                    || sections.contains(where: { Self.same($0.id, section.id) })
+                    || sections.contains(where: { $0.id.isExactly(section.id) })
                 {
                     violations.append("\(label): section \(section.id) appears again after it ended")
                 }
@@ -89,11 +89,6 @@ public struct WalkCheck {
         if count > page.limit { violations.append("\(label): holds \(count) items, above limit \(page.limit)") }
     }
 
-    /// Whether two ids are one: the same UTF-8 bytes.
-    static func same(_ left: String, _ right: String) -> Bool {
-        left.utf8.elementsEqual(right.utf8)
-    }
-
     private mutating func checkLoading(_ section: PageSection, index: Int, page: Page, label: String) {
         if index != page.sections.count - 1 { violations.append("\(label): loading section is not last") }
         if page.next == nil { violations.append("\(label): loading section on a page without next") }
@@ -112,8 +107,8 @@ public struct WalkCheck {
     /// Checks that the walk served exactly `ids`, in this order.
     public mutating func expectOrder(_ ids: [String]) {
         let served = items.map(\.id)
-        if served.count != ids.count || zip(served, ids).contains(where: { !Self.same($0, $1) }) {
-            let firstDifference = zip(served, ids).enumerated().first { !Self.same($0.element.0, $0.element.1) }?.offset
+        if served.count != ids.count || zip(served, ids).contains(where: { !$0.isExactly($1) }) {
+            let firstDifference = zip(served, ids).enumerated().first { !$0.element.0.isExactly($0.element.1) }?.offset
             violations.append(
                 "served \(served.count) items, expected \(ids.count); first difference at \(firstDifference.map(String.init) ?? "the end")"
             )
@@ -126,7 +121,7 @@ public struct WalkCheck {
         let same =
             walked.count == expected.count
             && zip(walked, expected).allSatisfy {
-                Self.same($0.id, $1.id) && $0.title == $1.title && $0.count == $1.count
+                $0.id.isExactly($1.id) && $0.title == $1.title && $0.count == $1.count
             }
         if !same {
             violations.append(

@@ -220,7 +220,11 @@ public func buildApplication(
     Application(
         router: buildRouter(registry: registry, configuration: configuration, readiness: readiness),
         server: .http1(
-            configuration: configuration.limits.http1Configuration(connections: ConnectionCount(), logger: logger)
+            configuration: configuration.limits.http1Configuration(
+                connections: ConnectionCount(),
+                maximumBodySize: configuration.maximumBodySize,
+                logger: logger
+            )
         ),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),

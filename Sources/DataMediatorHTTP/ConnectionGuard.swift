@@ -30,6 +30,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let limits: ServerLimits
+    /// The largest body the routes read (``RequestHeadCheck`` asks for no larger one).
+    private let maximumBodySize: Int
     private let connections: ConnectionCount
     private var counted = false
     /// The remote address counted under the per-address cap, while it is.
@@ -57,6 +59,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var reading = false
     private var readRequest = ReadRequest(path: nil, id: "-", method: "-")
     private var answering = false
+    /// Whether the request being read awaits a `100 Continue` that will not come (its body
+    /// is over the limit), and whether its answer, written before the body, closes.
+    private var continueWithheld = false
+    private var closesUnread = false
     /// Whether the request being read is late while answers to the requests before it are
     /// still being written: it is answered `408` after them.
     private var cutAfterAnswers = false
@@ -73,10 +79,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var readHeld = false
     private var heldParts: [NIOAny] = []
 
-    private let logger: Logger
+    let logger: Logger
 
-    init(limits: ServerLimits, connections: ConnectionCount, logger: Logger) {
+    init(limits: ServerLimits, maximumBodySize: Int, connections: ConnectionCount, logger: Logger) {
         self.limits = limits
+        self.maximumBodySize = maximumBodySize
         self.connections = connections
         self.logger = logger
     }
@@ -116,7 +123,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         // the Host check needs what is before it.
         let pipeline = context.pipeline.syncOperations
         if let conversion = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
-            try? pipeline.addHandler(RequestHeadCheck(), position: .before(conversion))
+            try? pipeline.addHandler(RequestHeadCheck(maximumBodySize: maximumBodySize), position: .before(conversion))
         }
         connections.wait(ObjectIdentifier(self), context.channel)
         let watch = RequestStartWatch { [weak self] in
@@ -187,6 +194,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// client sends nothing more by design): the connection is closed, so the stream ends
     /// now and gives back its share, not at its next write (up to a heartbeat away).
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is RequestHeadCheck.ContinueWithheld {
+            continueWithheld = true
+            return
+        }
         if let refusal = event as? RequestHeadCheck.Refusal {
             unreadable = refusal.problem
             unreadableInstance = refusal.instance
@@ -215,11 +226,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             promise?.fail(ChannelError.outputClosed)
             return
         }
-        if case .head(let head) = unwrapOutboundIn(data) {
+        if case .head(var head) = unwrapOutboundIn(data) {
             answering = true
             if head.status == .tooManyRequests { pauseReads(context) }
+            // Its client sends no body (it awaits `100 Continue`): the answer closes.
+            closesUnread = continueWithheld && reading && inFlight == 1
+            continueWithheld = false
+            if closesUnread {
+                head.headerFields[.connection] = "close"
+                context.write(wrapOutboundOut(.head(head)), promise: promise)
+                return
+            }
         }
         switch (unwrapOutboundIn(data), unreadable) {
+        case (.end, _) where closesUnread:
+            closesUnread = false
+            lingering = true
+            requestDeadline = nil
+            check?.cancel()
+            linger(context, after: data, promise: promise)
+            return
         case (.end, _):
             streaming = false
             answering = false
@@ -243,35 +269,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             break
         }
         context.write(data, promise: promise)
-    }
-
-    /// Writes the head and body of `problem`'s answer to `request` (the caller or the
-    /// framework writes its end), with the connection to close after it; answered as the
-    /// routes' answers are (RequestMiddleware): its id, the date and server (RFC 9110 6.6.1,
-    /// 10.2.4), and a line in the log.
-    private func writeHeadAndBody(
-        _ context: ChannelHandlerContext,
-        _ problem: Problem,
-        request: ReadRequest,
-        promise: EventLoopPromise<Void>?
-    ) {
-        let body = ByteBuffer(bytes: problem.body(instance: request.path))
-        var fields = problem.fields
-        fields[.contentLength] = String(body.readableBytes)
-        fields[.connection] = "close"
-        fields[.date] = HTTPDate.now()
-        fields[.server] = "data-mediator"
-        fields[RequestMiddleware<ClientContext>.field] = request.id
-        logger.info(
-            "request",
-            metadata: [
-                "method": .string(request.method), "path": .string(request.path ?? "-"),
-                "status": .stringConvertible(LoggedNumber(problem.status.code)), "problem": .string(problem.slug),
-                "request_id": .string(request.id),
-            ]
-        )
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: promise)
     }
 
     /// After an answer's end: a pipelined request whose body is still being read keeps its
@@ -326,13 +323,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         writeHeadAndBody(context, problem, request: readRequest, promise: nil)
         // The framework's reading of the body ends now, with an error it does not answer.
         context.fireErrorCaught(RequestCut())
+        linger(context, after: wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    /// Writes `end`, then closes the connection's output, and the connection once its client
+    /// closes or a second later (closed at once, its next bytes could lose the answer).
+    private func linger(_ context: ChannelHandlerContext, after end: NIOAny, promise: EventLoopPromise<Void>?) {
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+        context.writeAndFlush(end).whenComplete { result in
+            promise?.completeWith(result)
             channel.close(mode: .output, promise: nil)
         }
-        check = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) {
-            channel.close(promise: nil)
-        }
+        check = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
     }
 
     /// Holds the connection's reads for ``pauseAfterRefusal``: what its client sends meanwhile

@@ -70,11 +70,23 @@ public struct ServerLimits: Sendable, Hashable {
     }
 
     /// The HTTP/1 server configuration with these limits, one guard per connection, which
-    /// logs the requests it answers itself to `logger`.
-    func http1Configuration(connections: ConnectionCount, logger: Logger) -> HTTP1Channel.Configuration {
+    /// logs the requests it answers itself to `logger`; `maximumBodySize` tells which
+    /// bodies awaiting `100 Continue` are refused without it.
+    func http1Configuration(
+        connections: ConnectionCount,
+        maximumBodySize: Int,
+        logger: Logger
+    ) -> HTTP1Channel.Configuration {
         let limits = self
         return HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGuard(limits: limits, connections: connections, logger: logger)],
+            additionalChannelHandlers: [
+                ConnectionGuard(
+                    limits: limits,
+                    maximumBodySize: maximumBodySize,
+                    connections: connections,
+                    logger: logger
+                )
+            ],
             idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: maximumHeaderBytes,

@@ -191,6 +191,15 @@ import Testing
             let answer = interim + (await Self.readUntilClosed(client, within: 10))
             #expect(answer.contains("HTTP/1.1 201 Created\r\n"), "\(version): \(answer)")
         }
+        // A body declared over the limit is not asked for: `413` at once, and the connection
+        // closes (it was `100 Continue`, then `413` once the client had sent 5 MB).
+        let large = try RawClient(port: server.port)
+        large.send(
+            "PUT /lists/transactions/items/big HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
+                + "Authorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n"
+        )
+        let tooLarge = await Self.read(large, within: 5)
+        #expect(tooLarge.closed && tooLarge.text.hasPrefix("HTTP/1.1 413 "), "\(tooLarge)")
         // RFC 3986 6.2.2.2: percent-encoded letters, digits, `-`, `_`, `~` are the characters
         // themselves, in fixed segments too; `%2F` is not one (no such route).
         for (path, status) in [

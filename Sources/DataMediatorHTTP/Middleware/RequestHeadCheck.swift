@@ -39,6 +39,13 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         let instance: String?
     }
 
+    /// The event sent before a head whose body, declared over the limit, is not asked for
+    /// with `100 Continue`: its client sends none, so its answer closes the connection.
+    struct ContinueWithheld {}
+
+    /// The largest body the routes read: a body declared larger is refused (`413`) from
+    /// its head, so it is not asked for with `100 Continue`.
+    private let maximumBodySize: Int
     private var refused = false
     /// The requests read whose answer has not ended: a `100 Continue` is written only when
     /// none is before its request's, so that it cannot land inside an earlier answer.
@@ -71,11 +78,17 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         connectionFields.append((closes ? "close" : http10 ? "keep-alive" : nil, http10))
         unanswered += 1
         if unanswered == 1, Self.expectsContinue(head) {
-            // RFC 9110 10.1.1: a server MUST answer `Expect: 100-continue` at once, with
-            // `100 Continue` or the final status; the routes read the body only after
-            // their checks, so the client would wait (curl: a second) before sending it.
-            let interim = HTTPResponseHead(version: head.version, status: .continue)
-            context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
+            if Self.declaresMore(than: maximumBodySize, head) {
+                context.fireUserInboundEventTriggered(ContinueWithheld())
+            } else {
+                // RFC 9110 10.1.1: a server MUST answer `Expect: 100-continue` at once, with
+                // `100 Continue` or the final status; the routes read the body only after
+                // their checks, so the client would wait (curl: a second) before sending it.
+                // A body declared over the limit is not asked for: the route answers `413`
+                // from the head and closes, and the client sends nothing it would throw away.
+                let interim = HTTPResponseHead(version: head.version, status: .continue)
+                context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
+            }
         }
         if head.version == .http1_0, closes { head.headers.replaceOrAdd(name: "Connection", value: "close") }
         context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -151,6 +164,17 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
+        }
+    }
+
+    init(maximumBodySize: Int) {
+        self.maximumBodySize = maximumBodySize
+    }
+
+    /// Whether `head`'s `Content-Length` declares a body larger than `limit`.
+    static func declaresMore(than limit: Int, _ head: HTTPRequestHead) -> Bool {
+        head.headers["Content-Length"].contains {
+            Int($0.trimmingCharacters(in: .whitespaces)).map { $0 > limit } ?? false
         }
     }
 

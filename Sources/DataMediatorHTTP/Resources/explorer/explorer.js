@@ -335,6 +335,16 @@ function holdRow(current) {
   if (Math.abs(off()) < 2 || keep.pages > 3) current.keep = null;
 }
 
+/**
+ * Notes the first loaded item while items precede it (the top boundary, as `boundary` is the
+ * bottom one): `prev` reads from its place, so when a change moves or deletes it, what is
+ * put right after its old place would lie between the pages (see `loadMore`).
+ */
+function holdTop(id) {
+  state.top = id;
+  state.topChanged = false;
+}
+
 /** Puts a page's cells on the screen: appended below (forward) or above (backward). */
 function addPage(page, direction) {
   const sections = page.sections.filter((section) => section.kind === 'items');
@@ -370,6 +380,7 @@ function addPage(page, direction) {
     state.boundaryChanged = false;
     if (loadingBefore && !loadingSectionNamed('loading-before')) {
       state.prev = page.prev;
+      holdTop(items.length ? items[0].id : null);
       const top = loadingSection(loadingBefore.items[0]);
       screen.prepend(top);
       state.observer.observe(top.querySelector('.row'));
@@ -397,6 +408,8 @@ function addPage(page, direction) {
     }
     if (top) top.remove();
     state.prev = page.prev;
+    const first = sections.length && sections[0].items.length ? sections[0].items[0].id : state.top;
+    holdTop(page.prev ? first : null);
     if (loadingBefore) {
       const newTop = loadingSection(loadingBefore.items[0]);
       screen.prepend(newTop);
@@ -416,12 +429,17 @@ function onLoadingRowSeen(entries) {
 async function loadMore(current, direction) {
   const cursor = direction === 'forward' ? current.next : current.prev;
   if (!cursor || current.busy.has(direction)) return;
+  // The top boundary moved or went: `prev` would read from its old place and miss what a
+  // change put between it and the first row held now, so the page around that row is read
+  // instead (its rows already held stay where it shows them, and its `prev` goes on).
+  const firstRow = current.topChanged ? dataSections()[0]?.querySelector('.row') : null;
+  const extra = firstRow ? { around: firstRow.dataset.id } : { cursor };
   current.busy.add(direction);
   // Assistive technology is told the list is being loaded, and when it is done.
   screen.setAttribute('aria-busy', 'true');
   let wait = 0;
   try {
-    const page = await getJSON(itemsURL(current.list) + '/items' + query(pageQuery({ cursor })), current.abort.signal);
+    const page = await getJSON(itemsURL(current.list) + '/items' + query(pageQuery(extra)), current.abort.signal);
     if (state !== current) return;
     clearProblem();
     if (current.notice) showProblem(current.notice);
@@ -438,24 +456,27 @@ async function loadMore(current, direction) {
     current.failures = 0;
   } catch (error) {
     if (state !== current || error.name === 'AbortError') return;
-    if (error.kind === 'bad-cursor' || error.kind === 'cursor-mismatch') {
+    if (extra.around && error.status === 404) {
+      // That row went meanwhile: its change re-anchors again; `prev` is asked next time.
+      current.topChanged = false;
+    } else if (error.kind === 'bad-cursor' || error.kind === 'cursor-mismatch') {
       // The server will not take this cursor again (its secret changed, say): asking
       // again is pointless; the reader starts again from the top.
       const search = new URLSearchParams(pageQuery());
       showProblem(error, { label: 'Reload from the top', run: () => openList(current.list, search) });
       return;
-    }
-    if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) {
+    } else if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) {
       // Refused (a token that expired, a list gone): the same request gets the same answer.
       // The reader gives a token (the prompt shows for a 401) or opens the list again.
       showProblem(error, { label: 'Open again', run: route });
       return;
+    } else {
+      // Down, busy or failing: ask again later, twice as late each time in a row (up to
+      // 30 s), and never sooner than the server's Retry-After.
+      current.failures += 1;
+      wait = Math.max(Math.min(1000 * 2 ** (current.failures - 1), 30000), error.retryAfter * 1000 || 0);
+      showProblem(error, null, 'Trying again in ' + Math.ceil(wait / 1000) + ' s.');
     }
-    // Down, busy or failing: ask again later, twice as late each time in a row (up to
-    // 30 s), and never sooner than the server's Retry-After.
-    current.failures += 1;
-    wait = Math.max(Math.min(1000 * 2 ** (current.failures - 1), 30000), error.retryAfter * 1000 || 0);
-    showProblem(error, null, 'Trying again in ' + Math.ceil(wait / 1000) + ' s.');
   } finally {
     current.busy.delete(direction);
     if (!current.busy.size) screen.removeAttribute('aria-busy');

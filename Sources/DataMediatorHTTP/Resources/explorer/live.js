@@ -165,6 +165,7 @@ function keepingPlace(id, apply) {
 function applyChange(change) {
   const id = change.item ? change.item.id : change.id;
   if (state.boundary && id === state.boundary && change.op !== 'update') state.boundaryChanged = true;
+  if (state.top && id === state.top && change.op !== 'update') state.topChanged = true;
   switch (change.op) {
     case 'reload':
       reload(state);

@@ -99,6 +99,15 @@ public actor ListSession {
         defer { release() }
         guard started, let cursor = loaded.prev else { return false }
         do {
+            if let anchor = loaded.reanchor {
+                // Its rows held already stay where the page shows them; its `prev` goes on.
+                do {
+                    try await merge(("around", anchor), prepending: true)
+                    return true
+                } catch let error as ListClientError where error.status == 404 {
+                    // That item went meanwhile: read from the cursor.
+                }
+            }
             try await merge(("cursor", cursor), prepending: true)
         } catch let error as ListClientError where error.refusedCursor {
             try await reload()

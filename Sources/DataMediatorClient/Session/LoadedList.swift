@@ -22,6 +22,11 @@ struct LoadedList: Sendable {
     private var bottomChanged = false
     private var topChanged = false
 
+    /// The first held item, when the top boundary item was moved or deleted since the page
+    /// above was read: `prev` reads from that item's old place, and a change may have put an
+    /// item between it and the first held one, so the page above is read around this item.
+    var reanchor: String? { topChanged && prev != nil ? sections.first?.items.first?.id : nil }
+
     /// How many items are held.
     var itemCount: Int { sections.reduce(0) { $0 + $1.items.count } }
 

@@ -1,0 +1,53 @@
+import DataMediatorClient
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// A session opened at an item reads the items above from its first item's place (`prev`).
+/// When that item goes, an item a change put between its place and the first item held now
+/// was in neither: the change names a neighbour the session does not hold, and the page
+/// above ended before it. The page above is then read around the first item held.
+@Suite struct TopBoundaryTests {
+    @Test func anItemPutRightAfterAGoneFirstItemIsReadWithThePageAbove() async throws {
+        let server = try await Live.demo(200)
+        defer { server.removeData() }
+        let before = try await Live.walk(server)
+        let session = ListSession(
+            baseURL: try #require(URL(string: server.base)),
+            configuration: Live.configuration(limit: 5)
+        )
+        try await session.open(around: before.items[100].id)
+        let opened = await session.snapshot
+        #expect(opened.hasMoreBefore)
+        let (first, second) = (opened.items[0], opened.items[1])
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        func moment(_ item: ListItem) throws -> Date {
+            let text = try #require(item.data["created_at"]?.stringValue)
+            return try #require(plain.date(from: text) ?? formatter.date(from: text))
+        }
+        let (a, b) = (try moment(first), try moment(second))
+        let between = formatter.string(
+            from: Date(timeIntervalSince1970: (a.timeIntervalSince1970 + b.timeIntervalSince1970) / 2)
+        )
+        try #require(between != formatter.string(from: a) && between != formatter.string(from: b))
+        _ = try await Live.send("DELETE", "/lists/transactions/items/\(first.id)", nil, on: server)
+        let written = try await Live.send(
+            "POST",
+            "/lists/transactions/items",
+            #"{"data": {"player": "gap", "points": 1, "reason": "top", "created_at": "\#(between)"}}"#,
+            on: server
+        )
+        let gap = try #require(
+            (try JSONSerialization.jsonObject(with: Data(written)) as? [String: Any])?["id"] as? String
+        )
+        try await session.catchUp()
+        while try await session.loadEarlier() {}
+        let held = await session.snapshot
+        let fresh = try await Live.walk(server)
+        #expect(held.item(id: gap) != nil, "the item put in the gap")
+        #expect(held.items.map(\.id) == Array(fresh.items.map(\.id).prefix(held.itemCount)))
+        #expect(await server.stop() == 0)
+    }
+}

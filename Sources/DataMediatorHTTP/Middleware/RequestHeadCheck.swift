@@ -79,13 +79,13 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         unanswered += 1
         if unanswered == 1, Self.expectsContinue(head) {
             if Self.declaresMore(than: maximumBodySize, head) {
+                // A body declared over the limit is not asked for: the route answers `413`
+                // from the head and closes, and the client sends nothing it would throw away.
                 context.fireUserInboundEventTriggered(ContinueWithheld())
             } else {
                 // RFC 9110 10.1.1: a server MUST answer `Expect: 100-continue` at once, with
                 // `100 Continue` or the final status; the routes read the body only after
                 // their checks, so the client would wait (curl: a second) before sending it.
-                // A body declared over the limit is not asked for: the route answers `413`
-                // from the head and closes, and the client sends nothing it would throw away.
                 let interim = HTTPResponseHead(version: head.version, status: .continue)
                 context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
             }

@@ -118,6 +118,31 @@ def gap_at_the_top_is_read(driver, base, token, written):
     wait_for(driver, "the item put in the gap", lambda d: row_with(d, gap))
 
 
+def typed_values_as_they_are(driver, base, token, written):
+    """the form opens at an id, and with a parameter value, as typed: spaces and all"""
+    player = " padded "
+    written.append(transaction(base, token, player, 10 ** 9 + 2, "2020-01-03T00:00:00Z"))
+    driver.execute_script("location.hash = '#/lists/highscore';")
+    wait_for(driver, "the high scores", lambda d: rows(d))
+    field = driver.find_element(By.ID, "around")
+    field.clear()
+    field.send_keys(player)
+    field.send_keys(Keys.ENTER)
+    wait_for(driver, "the row of the id typed", lambda d: row_with(d, player) or "Unknown item" in problem_text(d))
+    if "Unknown item" in problem_text(driver):
+        raise CheckFailed(f"opening at {player!r} says {problem_text(driver)!r}")
+    shown_id = row_with(driver, player).find_element(By.CSS_SELECTOR, ".id").get_attribute("innerText")
+    if shown_id != player:
+        raise CheckFailed(f"the row of {player!r} shows its id as {shown_id!r}")
+    driver.execute_script("location.hash = '#/lists/transactions?view=by_player&player=explorer-empty';")
+    wait_for(driver, "the empty view", lambda d: d.find_elements(By.CSS_SELECTOR, "#screen .empty"))
+    field = driver.find_element(By.CSS_SELECTOR, "#params input[name='param:player']")
+    field.clear()
+    field.send_keys(player)
+    field.send_keys(Keys.ENTER)
+    wait_for(driver, f"the row of player {player!r}", lambda d: row_with(d, written[-1]))
+
+
 def token_on_a_deep_link(driver, base, token, written):
     """a token given on a list that refused keeps the address and shows nothing stale"""
     driver.execute_script("location.hash = '#/lists/transactions?view=game&game=7';")
@@ -333,7 +358,8 @@ def refusals_of_the_address(driver, base, token, written):
         raise CheckFailed(f"pages read with a token were fetched with cache modes {modes!r}")
 
 
-STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_top_is_read, token_on_a_deep_link,
+STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_top_is_read, typed_values_as_they_are,
+         token_on_a_deep_link,
          unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again,
          answer_not_of_the_api, stream_ended_says_why, page_size_and_cursor_links,
          row_shows_all_its_data, titles_as_they_are, refusals_of_the_address]
@@ -341,6 +367,6 @@ STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_t
 
 def check_reader_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
-                " the rows in sight, a gap at the top, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
+                " the rows in sight, a gap at the top, ids and values as typed, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
                 " not of the API, a stream the server ended, page sizes and cursors in the address, a row's whole data,"
                 " section titles as they are and the address's refusals")

@@ -245,10 +245,12 @@ function submitControls(event) {
     return;
   }
   const params = { view: $('view').value };
+  // Ids and parameter values are taken as typed: either may begin or end with a space, as
+  // the address may say it (an empty field asks for none).
   for (const input of $('params').querySelectorAll('input')) {
-    if (input.value.trim()) params[input.name.slice('param:'.length)] = input.value.trim();
+    if (input.value !== '') params[input.name.slice('param:'.length)] = input.value;
   }
-  params.around = $('around').value.trim();
+  params.around = $('around').value;
   params.limit = $('limit').value.trim();
   const hash = '#/lists/' + encodeURIComponent(state.list) + query(params);
   if (location.hash === hash) route();

@@ -131,4 +131,37 @@ extension CompositeTests {
         let first = try await composite.changes(of: view, since: 0, limit: 10)
         #expect(first.version == 1 && first.entries.map(\.version) == [1])
     }
+
+    /// A capped child that no write reached since is not read for the composite's changes
+    /// (its first items were read for every capped child, so a composite of 100 of them
+    /// read 100 times its cap for one write to one, on every `/changes` and every event).
+    @Test func aCappedChildWithoutChangesIsNotRead() async throws {
+        let providers = (0..<2).map { _ in CountedProvider() }
+        let gone = SampleList.items()[1]
+        let deletes = [Change(operation: .delete, version: 0, id: gone["id"].idString, item: nil, placement: nil, old: gone)]
+        let logs = [ChangeWindow(changes: [], version: 0), ChangeWindow(changes: deletes, version: 0)]
+        let children = try ["quiet", "written"].enumerated().map { index, name in
+            CompositeChild(
+                name: name,
+                content: .list(
+                    ListAdapter(
+                        definition: SampleList.definition,
+                        provider: providers[index],
+                        signer: Self.signer,
+                        changeLog: FixedChangeLog(window: logs[index])
+                    ),
+                    view: try Self.view("flat")
+                ),
+                cap: 3,
+                more: true
+            )
+        }
+        let composite = ListAdapter.composite(name: "screen", title: "Screen", children: children, signer: Self.signer)
+        let view = try composite.definition.view(named: nil)
+        let before = providers.map { $0.windows.withLock { $0 } }
+        _ = try await composite.changes(of: view, since: 0, limit: 10)
+        let reads = zip(providers, before).map { provider, start in provider.windows.withLock { $0 } - start }
+        #expect(reads[0] == 0, "the quiet child was read \(reads[0]) times")
+        #expect(reads[1] > 0)
+    }
 }

@@ -37,6 +37,10 @@ extension CompositeDataProvider {
                     }
                 })
             else { return nil }
+            // No write reached the child's view: nothing to replay, and its first items
+            // (`cap` of them, 1,000 say) are not read (a composite of many capped children,
+            // of which one write touches one, reads that one).
+            if window.changes.isEmpty { return [] }
             let top = try await adapter.entryWindow(
                 of: view,
                 from: nil,

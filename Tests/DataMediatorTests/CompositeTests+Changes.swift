@@ -138,7 +138,9 @@ extension CompositeTests {
     @Test func aCappedChildWithoutChangesIsNotRead() async throws {
         let providers = (0..<2).map { _ in CountedProvider() }
         let gone = SampleList.items()[1]
-        let deletes = [Change(operation: .delete, version: 0, id: gone["id"].idString, item: nil, placement: nil, old: gone)]
+        let deletes = [
+            Change(operation: .delete, version: 0, id: gone["id"].idString, item: nil, placement: nil, old: gone)
+        ]
         let logs = [ChangeWindow(changes: [], version: 0), ChangeWindow(changes: deletes, version: 0)]
         let children = try ["quiet", "written"].enumerated().map { index, name in
             CompositeChild(

@@ -108,6 +108,9 @@ import Testing
                 (.put, "/lists/notes/items/w2", #"{"data": {"title": "w", "weight": -2E+999}}"#, "weight"),
                 (.patch, "/lists/notes/items/n1", #"{"data": {"weight": 1e309}}"#, "weight"),
                 (.post, "/lists/notes/items", #"{"id": 1e400, "data": {"title": "w"}}"#, "id"),
+                // Too near 0 for a double: the decoder read it as the whole number 0.
+                (.patch, "/lists/notes/items/n1", #"{"data": {"weight": 1e-400}}"#, "weight"),
+                (.post, "/lists/notes/items", #"{"id": -1E-999, "data": {"title": "w"}}"#, "id"),
             ] {
                 let answer = try await client.execute(
                     uri: uri,

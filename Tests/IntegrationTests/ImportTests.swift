@@ -124,6 +124,7 @@ import Testing
         let lines = [
             #"{"id": 1, "title": "a", "score": 01}"#, #"{"id": 2, "title": "b", "score": 1.}"#,
             #"{"id": 3, "title": "c", "score": 1e400}"#, "[1, 2]", "7", #"{"id": 6, "title": "ok"}"#,
+            #"{"id": 7, "title": "d", "score": 1e-400}"#,
         ]
         let folder = try Self.folder(["n.ndjson": lines.joined(separator: "\n") + "\n"], target)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -133,7 +134,7 @@ import Testing
             "n.ndjson:1: is not JSON (RFC 8259): at byte 34: a number with a leading zero",
             "n.ndjson:2: is not JSON (RFC 8259): at byte 35:",
             "n.ndjson:3: 'score' holds a number out of range", "n.ndjson:4: is not a JSON object",
-            "n.ndjson:5: is not a JSON object",
+            "n.ndjson:5: is not a JSON object", "n.ndjson:7: 'score' holds a number out of range",
         ] {
             #expect(report.contains(expected), "\(expected) in \(report)")
         }

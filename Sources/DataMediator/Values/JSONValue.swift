@@ -116,6 +116,15 @@ extension JSONValue: Comparable {
     }
 }
 
+extension JSONValue {
+    /// What a write's or an import's refusal says of a field whose number a 64-bit float
+    /// cannot hold (`1e400`, `1e-400`): JSON, as RFC 8259 bounds no number, but no value
+    /// the service can store.
+    public static let outOfRangeDetail =
+        "holds a number out of range (a 64-bit float's: at most about 1.8e308 either way, "
+        + "and none nearer 0 than about 4.9e-324 but 0)"
+}
+
 extension JSONValue: Codable {
     /// Decodes any JSON value; whole numbers that fit in 64 bits become `integer`.
     ///
@@ -129,7 +138,11 @@ extension JSONValue: Codable {
             self = .null
         } else if let text = try? container.decode(String.self) {
             self = .string(text)
-        } else if let whole = try? container.decode(Int64.self) {
+        } else if let whole = try? container.decode(Int64.self),
+            // The decoder reads a number too near 0 for a double (`1e-400`) as the whole
+            // number 0: it is out of a double's range, as `1e400` is, not 0.
+            whole != 0 || (try? container.decode(Double.self)) != nil
+        {
             self = .integer(whole)
         } else if let members = try? container.decode([String: JSONValue].self) {
             self = .object(members)

@@ -208,7 +208,7 @@ struct WriteRoutes: Sendable {
     /// body's top), naming the item's field that holds it.
     static func outOfRange(at path: [String]) -> DataMediatorError {
         let field = path.first == "data" && path.count > 1 ? path[1] : path.first ?? "data"
-        let detail = "holds a number out of range (a 64-bit float's: at most about 1.8e308 either way)"
+        let detail = JSONValue.outOfRangeDetail
         return DataMediatorError(
             .invalidItem,
             "'\(field)' \(detail).",

@@ -287,7 +287,7 @@ final class RecordStream: Sequence, IteratorProtocol {
             return ImportRecord(line: line, fields: fields)
         } catch DecodingError.typeMismatch(_, let context) where !JSONValue.holdsBadText(bytes) {
             let field = context.codingPath.first?.stringValue ?? "?"
-            return bad("'\(field)' holds a number out of range (a 64-bit float's: at most about 1.8e308 either way)")
+            return bad("'\(field)' \(JSONValue.outOfRangeDetail)")
         } catch {
             return bad(Self.problem(with: bytes))
         }

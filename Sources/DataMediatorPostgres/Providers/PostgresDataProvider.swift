@@ -27,6 +27,11 @@ public struct PostgresDataProvider: SQLDataProvider {
     /// one statement too (``WindowQueries/union(_:limit:)``), with the version.
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         if let kept = try await keptWindow(of: view, from: start, inclusive: inclusive, limit: limit) { return kept }
+        // A query's text is the operator's, and may call a function that writes: it runs
+        // only in a read-only transaction (a statement outside one would commit the write).
+        guard reader.viewsAreIndexed else {
+            return try await reader.window(of: view, from: start, inclusive: inclusive, limit: limit)
+        }
         let queries = reader.windows.queries(of: view, from: start, inclusive: inclusive)
         let limit = max(0, limit)
         if queries.count == 1 {

@@ -1,0 +1,39 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorTesting
+import Testing
+
+/// A list over a query runs its text read-only: a query that calls a function that writes
+/// (which no check of its text can see) is refused when read, and writes nothing.
+@Suite struct PostgresQueryReadOnlyTests {
+    @Test func aQueryThatCallsAFunctionThatWritesWritesNothing() async throws {
+        let fixture = try await PostgresFixture()
+        try await fixture.store.transactions.write { session in
+            try await session.execute("CREATE TABLE victim (n integer)", [])
+            try await session.execute(
+                "CREATE FUNCTION w() RETURNS integer LANGUAGE sql VOLATILE AS 'INSERT INTO victim VALUES (1) RETURNING 1'",
+                []
+            )
+        }
+        let definition = ListDefinition(
+            name: "q",
+            title: "Q",
+            idField: "n",
+            views: [View(name: "v", sort: [SortKey("n")], idField: "n", cellType: .fixed("row"), fields: ["n"])]
+        )
+        let adapter = try await fixture.store.adapter(
+            for: definition,
+            source: StoreSource(kind: .query("SELECT w() AS n"), fieldTypes: ["n": .integer]),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        await #expect(throws: (any Error).self) { _ = try await adapter.page(view: nil, limit: nil, cursor: nil) }
+        _ = try? await adapter.page(view: nil, limit: nil, cursor: nil, around: "1")
+        _ = try? await adapter.locate(id: "1", view: nil)
+        _ = try? await adapter.sectionInfo(view: nil)
+        let stored = try await fixture.store.transactions.read { session in
+            try await session.integer("SELECT COUNT(*) FROM victim", [])
+        }
+        #expect(stored == 0)
+    }
+}

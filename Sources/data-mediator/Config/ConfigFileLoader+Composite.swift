@@ -11,6 +11,8 @@ extension ConfigFileLoader {
         let errorCount = errors.count
         if !Self.isValidName(name) {
             fail(nameNode, "list name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+        } else if let problem = Self.listNameProblem(name) {
+            fail(nameNode, problem)
         }
         guard let list = mapping(node, allowed: Self.compositeKeys, what: "composite list '\(name)'"),
             let composeNode = list["compose"]

@@ -190,6 +190,13 @@ extension ConfigFileLoader {
             }
     }
 
+    /// Why a valid name cannot name a list: `.` and `..` are a URL path's dot segments,
+    /// which clients resolve away before they send the path (RFC 3986 5.2.4).
+    static func listNameProblem(_ name: String) -> String? {
+        guard name == "." || name == ".." else { return nil }
+        return "list name '\(name)' is a dot segment, which no URL path can name (clients resolve it away); rename it"
+    }
+
     static func names(_ names: [String]) -> String {
         names.map { "'\($0)'" }.joined(separator: ", ")
     }

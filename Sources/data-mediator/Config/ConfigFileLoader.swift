@@ -171,6 +171,8 @@ struct ConfigFileLoader {
         let errorCount = errors.count
         if !Self.isValidName(name) {
             fail(nameNode, "list name '\(name)' may only hold letters, digits, '-', '_' and '.'; rename it")
+        } else if let problem = Self.listNameProblem(name) {
+            fail(nameNode, problem)
         }
         guard let list = mapping(node, allowed: Self.listKeys, what: "list '\(name)'") else { return nil }
         let title = list["title"].flatMap { string($0, what: "'title'") } ?? name
@@ -331,12 +333,18 @@ struct ConfigFileLoader {
     mutating func parseLimits(_ node: Node?, list: String) -> PageLimits? {
         guard let node else { return PageLimits() }
         guard let limit = mapping(node, allowed: ["default", "max"], what: "'limit'") else { return nil }
-        let defaultLimit = limit["default"].flatMap { positiveInt($0, what: "'limit.default'") } ?? 20
-        let maximum = limit["max"].flatMap { positiveInt($0, what: "'limit.max'") } ?? max(100, defaultLimit)
+        let givenDefault = limit["default"].map { positiveInt($0, what: "'limit.default'") }
+        let givenMaximum = limit["max"].map { positiveInt($0, what: "'limit.max'") }
+        // A value refused above is not compared with the other (nor one put in its place).
+        if givenDefault == .some(nil) || givenMaximum == .some(nil) { return nil }
+        let defaultLimit = givenDefault.flatMap { $0 } ?? 20
+        let maximum = givenMaximum.flatMap { $0 } ?? max(100, defaultLimit)
         if maximum > PageLimits.upperBound {
+            // Without a 'max', the default stands for it: name the value written.
+            let name = givenMaximum == nil ? "limit.default" : "limit.max"
             fail(
                 node,
-                "list '\(list)': 'limit.max' (\(maximum)) is above \(PageLimits.upperBound), the most items a page may hold"
+                "list '\(list)': '\(name)' (\(maximum)) is above \(PageLimits.upperBound), the most items a page may hold"
             )
             return nil
         }

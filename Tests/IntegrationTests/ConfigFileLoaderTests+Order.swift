@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import data_mediator
@@ -28,5 +29,26 @@ extension ConfigFileLoaderTests {
                 "list 'x': 'limit.default' (5000) is above 1000, the most items a page may hold"
             ]
         )
+    }
+
+    /// Every error says FILE:LINE:COLUMN (or FILE:LINE when no column is known): an alias
+    /// that names no anchor is a syntax error at its place, and bytes that are not UTF-8
+    /// name their line without a column 0.
+    @Test func aYAMLOrUTF8ErrorSaysWhere() throws {
+        let alias = errors(
+            "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: *nope}\n"
+        )
+        #expect(alias.map(\.description) == ["test.yaml:8:17: error: YAML syntax: found undefined alias"], "\(alias)")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("latin1-\(UUID()).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(Array("store:\n  sqlite: a\nlists:\n  caf".utf8) + [0xE9] + Array(":\n".utf8)).write(
+            to: URL(fileURLWithPath: path)
+        )
+        #expect(throws: ConfigFileErrors.self) { _ = try ConfigFileLoader.load(path: path) }
+        do {
+            _ = try ConfigFileLoader.load(path: path)
+        } catch {
+            #expect(error.description == "\(path):4: error: the file is not UTF-8 text; save it as UTF-8")
+        }
     }
 }

@@ -13,7 +13,9 @@ struct ConfigFileError: Error, Sendable, CustomStringConvertible, Equatable {
     /// characters a message quotes from the file (a YAML error shows its line) are written
     /// as `\u{1B}`: printed raw, an escape sequence would drive the operator's terminal.
     var description: String {
-        let text = line > 0 ? "\(file):\(line):\(column): error: \(message)" : "\(file): error: \(message)"
+        // A line without a column (bytes that are not UTF-8 somewhere in it) says the line.
+        let place = line > 0 ? (column > 0 ? ":\(line):\(column)" : ":\(line)") : ""
+        let text = "\(file)\(place): error: \(message)"
         return Self.visible(text)
     }
 

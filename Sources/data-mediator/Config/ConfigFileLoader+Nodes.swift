@@ -17,6 +17,10 @@ extension ConfigFileLoader {
         if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, let text) = yaml {
             return syntaxError(problem, line: mark.line, column: mark.column, in: text)
         }
+        if let yaml = error as? YamlError, case .composer(_, let problem, let mark, let text) = yaml {
+            // An alias that names no anchor (`*nope`), say.
+            return syntaxError(problem, line: mark.line, column: mark.column, in: text)
+        }
         if let yaml = error as? YamlError, case .reader(let problem, let offset?, let value, let text) = yaml {
             // The reader gives a byte offset: the line is the newlines before it.
             let before = text.utf8.prefix(offset)

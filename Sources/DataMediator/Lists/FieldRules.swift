@@ -25,8 +25,7 @@ public struct FieldRules: Sendable, Hashable {
         if id.isEmpty { return "must not be empty" }
         if id.holdsNUL { return JSONValue.nulDetail }
         if id.utf8.count > maximumKeyBytes { return keyLengthDetail }
-        // URLs resolve these segments away (RFC 3986 5.2.4, even as %2E): no path names them.
-        if id == "." || id == ".." { return "must not be '.' or '..', which no URL path can name" }
+        if PathSegment.isDotSegment(id) { return "must not be '.' or '..', which no URL path can name" }
         return nil
     }
 

@@ -27,6 +27,12 @@ public enum PathSegment {
 
     private static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
 
+    /// Whether `text` is `.` or `..`, a dot segment: URLs resolve it away (RFC 3986 5.2.4,
+    /// even written as `%2E`), so no path names it, and no item or list may be called so.
+    public static func isDotSegment(_ text: String) -> Bool {
+        text == "." || text == ".."
+    }
+
     /// `text` with each `%XX` replaced by its byte; nil when a `%` is not followed by two
     /// hex digits or the bytes are not UTF-8.
     public static func decode(_ text: String) -> String? {

@@ -195,9 +195,9 @@ extension ConfigFileLoader {
     }
 
     /// Why a valid name cannot name a list: `.` and `..` are a URL path's dot segments,
-    /// which clients resolve away before they send the path (RFC 3986 5.2.4).
+    /// which clients resolve away before they send the path.
     static func listNameProblem(_ name: String) -> String? {
-        guard name == "." || name == ".." else { return nil }
+        guard PathSegment.isDotSegment(name) else { return nil }
         return "list name '\(name)' is a dot segment, which no URL path can name (clients resolve it away); rename it"
     }
 

@@ -15,7 +15,7 @@ extension CompositeDataProvider {
     /// those that stayed, and the insert, delete or update of the `more` cell whose cursor
     /// follows the last of them. Nil when they cannot be named item by item: the child
     /// keeps no change log, answers `reload`, logged a change without the row it needs,
-    /// has more than `limit` changes, or its reads keep disagreeing with its log.
+    /// has more than `limit` changes (or more than its log reads at once), or its reads keep disagreeing with its log.
     ///
     /// The child's first items at `since` are found from its first `cap` + n + 1 items now
     /// (n changes): every one of them that no change touched is among those, and the
@@ -27,7 +27,9 @@ extension CompositeDataProvider {
         else { return nil }
         for _ in 0..<3 {
             let window = try await log.changes(of: view, since: since, limit: limit + 1)
-            guard window.changes.count <= limit,
+            // A read its log cut short (``ChangeWindow/isCut``: large items) is more than
+            // one answer replays.
+            guard window.changes.count <= limit, !window.isCut,
                 window.changes.allSatisfy({ change in
                     switch change.operation {
                     case .reload: false

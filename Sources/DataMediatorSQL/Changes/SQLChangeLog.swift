@@ -136,18 +136,24 @@ public struct SQLChangeLog: ChangeLog {
                 let reload = Change(operation: .reload, version: registered, id: "", item: nil, placement: nil)
                 return ChangeWindow(changes: limit > 0 ? [reload] : [], version: version)
             }
+            // At most ``ChangeReadBudget/bytes`` of items, in whole versions: the statement
+            // names the first version it leaves out (column 8; ``ChangeReadBudget/uncut``
+            // when none).
+            let keyed: [JSONValue] = [.string(list), .string(key), .string(registeredKey), .integer(since)]
+            let most = JSONValue.integer(Int64(max(0, limit)))
             let rows = try await session.rows(
                 """
-                SELECT version, op, item_id, item, section, section_after, after, old_item
+                WITH cut AS (
+                  SELECT COALESCE((\(ChangeReadBudget.firstLeftOutSQL(session.dialect))), \(ChangeReadBudget.uncut)) AS at
+                )
+                SELECT version, op, item_id, item, section, section_after, after, old_item, (SELECT at FROM cut)
                 FROM \(ServiceTables.changes)
-                WHERE list = ? AND view IN (?, ?) AND version > ?
+                WHERE list = ? AND view IN (?, ?) AND version > ? AND version < (SELECT at FROM cut)
                 ORDER BY version LIMIT ?
                 """,
-                [
-                    .string(list), .string(key), .string(registeredKey), .integer(since),
-                    .integer(Int64(max(0, limit))),
-                ]
+                keyed + [most, .integer(ChangeReadBudget.bytes)] + keyed + [most]
             )
+            let isCut = (rows.first?[8].integerValue ?? ChangeReadBudget.uncut) != ChangeReadBudget.uncut
             var outside = try await OutsideWrites.firstVersion(of: table, after: since, session)
             // A `reload` a replica logged for a view it does not serve ends the feed as an
             // outside change does.
@@ -170,10 +176,12 @@ public struct SQLChangeLog: ChangeLog {
                     old: row[7].stringValue.flatMap { Item(objectJSON: Array($0.utf8), layout: layout, types: types) }
                 )
             }
+            // A `reload` stands for every change after it, those a cut read left out too.
             if outside > since, changes.count < limit {
                 changes.append(Change(operation: .reload, version: outside, id: "", item: nil, placement: nil))
+                return ChangeWindow(changes: changes, version: version)
             }
-            return ChangeWindow(changes: changes, version: version)
+            return ChangeWindow(changes: changes, version: version, isCut: isCut)
         }
     }
 

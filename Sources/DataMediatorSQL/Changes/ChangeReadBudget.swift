@@ -1,0 +1,41 @@
+/// The bytes one read of a change log may bring into the service: every bound of a change
+/// read is otherwise a count (changes an answer, events a batch), while an item's size is
+/// its writer's (a body up to the body limit), so 1,000 changes of 1 MB items and the items
+/// before them would be read, decoded and encoded at once. A read stops before the first
+/// version whose changes would start past the budget; the first version's changes are
+/// always read, however large, so a read never stalls. The read is then cut
+/// (``DataMediator/ChangeWindow/isCut``): its answer's `next` continues after it.
+public enum ChangeReadBudget {
+    /// The budget of one read: the logged items and the items before them, in bytes.
+    public static let bytes: Int64 = 4 << 20
+
+    /// The largest version, the bound of a read that is not cut.
+    static let uncut = Int64.max
+
+    /// The first version a read of the changes of one view key after a version leaves out,
+    /// as a subquery (nil: none). Its arguments: the list, the two view keys, the version
+    /// after which changes are read, the most changes read, then the budget. Sizes come
+    /// from the bytes the log holds (`octet_length` on PostgreSQL reads a stored value's
+    /// length without fetching it).
+    static func firstLeftOutSQL(_ dialect: SQLDialect) -> String {
+        func size(_ column: String) -> String {
+            switch dialect {
+            case .sqlite: "COALESCE(length(CAST(\(column) AS BLOB)), 0)"
+            case .postgres: "COALESCE(octet_length(\(column)), 0)"
+            }
+        }
+        return """
+            SELECT MIN(version) FROM (
+              SELECT version, SUM(bytes) OVER (ORDER BY version ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+              FROM (
+                SELECT version, SUM(bytes) AS bytes FROM (
+                  SELECT version, \(size("item")) + \(size("old_item")) AS bytes
+                  FROM \(ServiceTables.changes)
+                  WHERE list = ? AND view IN (?, ?) AND version > ?
+                  ORDER BY version LIMIT ?
+                ) AS logged GROUP BY version
+              ) AS per_version
+            ) AS running WHERE before >= ?
+            """
+    }
+}

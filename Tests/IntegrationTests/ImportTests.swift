@@ -188,8 +188,8 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
-    /// Only a list over a table takes an import: a query's is named as such, an unknown one
-    /// as unknown, each with the lists that do.
+    /// Only a list over a table takes an import: a query's and a composite's are named as
+    /// such, an unknown one as unknown, each with the lists that do.
     @Test func aListNotOverATableIsNamedWithTheOnesThatAre() async throws {
         let target = try await Target.make("sqlite")
         let folder = try Self.folder(["one.ndjson": "{\"id\": 1, \"title\": \"a\"}\n"], target)
@@ -197,10 +197,11 @@ import Testing
         let config = folder.appendingPathComponent("lists.yaml")
         try Data(
             (Self.config(target) + "  counts:\n    query: SELECT 1 AS id\n    fields: {id: integer}\n"
-                + "    views: {all: {sort: [id]}}\n").utf8
+                + "    views: {all: {sort: [id]}}\n  screen:\n    compose: [{name: n, list: notes}]\n").utf8
         ).write(to: config)
         for (list, says) in [
             ("counts", "list 'counts' is not over a table"), ("nope", "no list 'nope'"),
+            ("screen", "'screen' is a composite, which holds no items of its own"),
         ] {
             let (status, output) = try await DemoWalkTests.run([
                 "import", folder.appendingPathComponent("one.ndjson").path, "--list", list, "--config", config.path,

@@ -35,8 +35,7 @@ final class SQLitePageReaders: Sendable {
         defer { idle.withLock { $0.append(connection) } }
         do {
             return try connection.inDatabase(body)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
-        {
+        } catch let error as DatabaseError where error.isBusy {
             return nil
         }
     }

@@ -116,8 +116,7 @@ struct SQLiteTransactions: SQLTransactions {
     ) async throws -> Result {
         do {
             return try await database.write { db in try SQLiteSession.run(body, on: db) }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
-        {
+        } catch let error as DatabaseError where error.isBusy {
             // Another program (an import) held the store's one writer for longer than the
             // busy timeout: nothing of this write was stored, and a retry may pass.
             throw DataMediatorError(
@@ -138,14 +137,18 @@ struct SQLiteTransactions: SQLTransactions {
     /// need not be `Sendable` (an import's records are read as it goes). Bulk work is a
     /// command's, not a request's, so blocking its thread costs no one else.
     private func blockingBulkWrite<Result>(_ body: (any SQLSession) async throws -> Result) throws -> Result {
-        try database.writeWithoutTransaction { db in
-            var result: Result?
-            try db.inTransaction(.immediate) {
-                result = try SQLiteSession.run(body, on: db)
-                return .commit
+        do {
+            return try database.writeWithoutTransaction { db in
+                var result: Result?
+                try db.inTransaction(.immediate) {
+                    result = try SQLiteSession.run(body, on: db)
+                    return .commit
+                }
+                guard let result else { preconditionFailure("a committed transaction without an answer") }
+                return result
             }
-            guard let result else { preconditionFailure("a committed transaction without an answer") }
-            return result
+        } catch let error as DatabaseError where error.isBusy {
+            throw StoreError(list: nil, DatabaseError.busyWriterDetail)
         }
     }
 }

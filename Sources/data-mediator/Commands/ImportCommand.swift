@@ -67,9 +67,13 @@ struct ImportCommand: AsyncParsableCommand {
         guard let target = tables.first(where: { $0.definition.name == list }), let source = target.source else {
             let names = tables.map { "'\($0.definition.name)'" }.joined(separator: ", ")
             let what =
-                configuration.lists.contains { $0.definition.name == list }
-                ? "list '\(list)' is not over a table (a query's or a file's is read-only)"
-                : "no list '\(list)'"
+                if configuration.lists.contains(where: { $0.definition.name == list }) {
+                    "list '\(list)' is not over a table (a query's or a file's is read-only)"
+                } else if configuration.composites.contains(where: { $0.name == list }) {
+                    "'\(list)' is a composite, which holds no items of its own; import into the lists it shows"
+                } else {
+                    "no list '\(list)'"
+                }
             printError("import: \(what); the lists over a table are \(names)")
             throw ExitCode.failure
         }

@@ -29,10 +29,10 @@ public enum ChangeReadBudget {
               SELECT version, SUM(bytes) OVER (ORDER BY version ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
               FROM (
                 SELECT version, SUM(bytes) AS bytes FROM (
-                  SELECT version, \(size("item")) + \(size("old_item")) AS bytes
-                  FROM \(ServiceTables.changes)
-                  WHERE list = ? AND view IN (?, ?) AND version > ?
-                  ORDER BY version LIMIT ?
+                  SELECT c.version, \(size(ChangeItems.itemSQL)) + \(size(ChangeItems.oldItemSQL)) AS bytes
+                  FROM \(ServiceTables.changes) AS c \(ChangeItems.joinSQL)
+                  WHERE c.list = ? AND c.view IN (?, ?) AND c.version > ?
+                  ORDER BY c.version LIMIT ?
                 ) AS logged GROUP BY version
               ) AS per_version
             ) AS running WHERE before >= ?

@@ -6,8 +6,8 @@ struct ChangeLogEntry: Sendable {
     /// A change to one view: its row of the log but for the list and the version.
     struct Row: Sendable {
         let view: String
-        /// The operation, the item's id, the item, the section, the section after, the
-        /// item before and the old item, in the log's column order.
+        /// The operation, the item's id, the section, the section after and the item
+        /// before it in its section, in the log's column order.
         let values: [JSONValue]
     }
 
@@ -17,6 +17,10 @@ struct ChangeLogEntry: Sendable {
     /// How many versions the list's log keeps.
     let history: Int64
     let rows: [Row]
+    /// The item after the write and the item before it, as JSON text (null: none), kept
+    /// once for every view's row (``ChangeItems``).
+    let item: JSONValue
+    let old: JSONValue
     /// The table's stamp before the write, when the list's outlines follow its steps (nil:
     /// no step is logged).
     let stampBefore: Int64?
@@ -62,20 +66,25 @@ struct ChangeLogEntry: Sendable {
         if !rows.isEmpty {
             // The changes to every view in one insert (the views are distinct, so no row is
             // written twice).
-            let row = "(?, ?, \(version.sql), ?, ?, ?, ?, ?, ?, ?)"
+            let row = "(?, ?, \(version.sql), ?, ?, ?, ?, ?)"
             writes.append(
                 (
                     """
-                    INSERT INTO \(ServiceTables.changes)
-                        (list, view, version, op, item_id, item, section, section_after, after, old_item)
+                    INSERT INTO \(ServiceTables.changes) (list, view, version, op, item_id, section, section_after, after)
                     VALUES \(Array(repeating: row, count: rows.count).joined(separator: ", "))
                     ON CONFLICT (list, view, version) DO UPDATE SET
-                        op = excluded.op, item_id = excluded.item_id, item = excluded.item, section = excluded.section,
-                        section_after = excluded.section_after, after = excluded.after, old_item = excluded.old_item
+                        op = excluded.op, item_id = excluded.item_id, item = NULL, section = excluded.section,
+                        section_after = excluded.section_after, after = excluded.after, old_item = NULL
                     """,
                     rows.flatMap { [.string(list), .string($0.view)] + version.arguments + $0.values }
                 )
             )
+            // The items, once for all of those rows.
+            if item != .null || old != .null {
+                writes.append(
+                    (ChangeItems.insertSQL(version: version.sql), [.string(list)] + version.arguments + [item, old])
+                )
+            }
         }
         // The views of other replicas' definitions, which this write cannot place: a reload.
         writes.append(
@@ -104,6 +113,7 @@ struct ChangeLogEntry: Sendable {
         let forget = [JSONValue.string(list)] + keepFrom.arguments
         let trims = [
             (SQLChangeLog.trimSQL(through: keepFrom.sql), forget),
+            (ChangeItems.trimSQL(through: keepFrom.sql), forget),
             (StampSteps.forgetSQL(through: keepFrom.sql), forget),
         ]
         return (writes, raise, trims)

@@ -76,17 +76,13 @@ public struct SQLChangeLog: ChangeLog {
         func json(_ item: Item?) -> JSONValue {
             item.map { .string(String(decoding: $0.objectJSON(), as: UTF8.self)) } ?? .null
         }
-        let itemJSON = json(item)
-        let oldJSON = json(old)
         let rows = changes.sorted(by: { $0.key < $1.key }).map { view, change in
             let placement = change.placement
-            let keepsOld = change.operation != .insert
             return ChangeLogEntry.Row(
                 view: key(of: view),
                 values: [
-                    .string(change.operation.rawValue), .string(id), change.operation == .delete ? .null : itemJSON,
-                    Self.text(placement?.section), Self.text(placement?.sectionAfter), Self.text(placement?.after),
-                    keepsOld ? oldJSON : .null,
+                    .string(change.operation.rawValue), .string(id), Self.text(placement?.section),
+                    Self.text(placement?.sectionAfter), Self.text(placement?.after),
                 ]
             )
         }
@@ -95,6 +91,8 @@ public struct SQLChangeLog: ChangeLog {
             table: table,
             history: Int64(history),
             rows: rows,
+            item: json(item),
+            old: json(old),
             stampBefore: stampBefore,
             ownKeys: registeredKeys
         )
@@ -146,10 +144,11 @@ public struct SQLChangeLog: ChangeLog {
                 WITH cut AS (
                   SELECT COALESCE((\(ChangeReadBudget.firstLeftOutSQL(session.dialect))), \(ChangeReadBudget.uncut)) AS at
                 )
-                SELECT version, op, item_id, item, section, section_after, after, old_item, (SELECT at FROM cut)
-                FROM \(ServiceTables.changes)
-                WHERE list = ? AND view IN (?, ?) AND version > ? AND version < (SELECT at FROM cut)
-                ORDER BY version LIMIT ?
+                SELECT c.version, c.op, c.item_id, \(ChangeItems.itemSQL), c.section, c.section_after, c.after,
+                    \(ChangeItems.oldItemSQL), (SELECT at FROM cut)
+                FROM \(ServiceTables.changes) AS c \(ChangeItems.joinSQL)
+                WHERE c.list = ? AND c.view IN (?, ?) AND c.version > ? AND c.version < (SELECT at FROM cut)
+                ORDER BY c.version LIMIT ?
                 """,
                 keyed + [most, .integer(ChangeReadBudget.bytes)] + keyed + [most]
             )
@@ -189,6 +188,7 @@ public struct SQLChangeLog: ChangeLog {
     /// changes item by item): a client holding older pages gets `410` and reloads.
     public static func restart(list: String, at version: Int64, _ session: any SQLSession) async throws {
         try await session.execute("DELETE FROM \(ServiceTables.changes) WHERE list = ?", [.string(list)])
+        try await session.execute("DELETE FROM \(ChangeItems.table) WHERE list = ?", [.string(list)])
         try await StampSteps.forget(list: list, session)
         try await session.execute(
             """

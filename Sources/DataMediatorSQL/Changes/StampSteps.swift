@@ -103,8 +103,10 @@ enum StampSteps {
         guard reached == to, let first = chain.first?.version, let last = chain.last?.version else { return nil }
         let rows = try await session.rows(
             """
-            SELECT version, op, item, old_item, section, section_after, after FROM \(ServiceTables.changes)
-            WHERE list = ? AND view IN (?, ?) AND version >= ? AND version <= ?
+            SELECT c.version, c.op, \(ChangeItems.itemSQL), \(ChangeItems.oldItemSQL), c.section, c.section_after,
+                c.after
+            FROM \(ServiceTables.changes) AS c \(ChangeItems.joinSQL)
+            WHERE c.list = ? AND c.view IN (?, ?) AND c.version >= ? AND c.version <= ?
             """,
             [
                 .string(list), .string(keys.first ?? binding), .string(keys.last ?? binding), .integer(first),

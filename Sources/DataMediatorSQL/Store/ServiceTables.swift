@@ -12,7 +12,8 @@ public enum ServiceTables {
     public static let versions = "data_mediator_versions"
     /// PostgreSQL's one-row table of the store's version.
     public static let store = "data_mediator_store"
-    /// One row per write and view: what the write did to the view.
+    /// One row per write and view: what the write did to the view (its items are
+    /// ``ChangeItems``', once per write and list).
     public static let changes = "data_mediator_changes"
     /// Per list, the version from which its change log is complete (its floor).
     public static let history = "data_mediator_history"
@@ -122,7 +123,8 @@ public enum ServiceTables {
             )
             """,
             "CREATE INDEX IF NOT EXISTS data_mediator_idempotency_age ON \(idempotency) (created_at)",
-        ] + oldItemColumn(dialect) + TableStamps.schema(dialect) + StampSteps.schema(dialect)
+        ] + oldItemColumn(dialect) + ChangeItems.schema(dialect) + TableStamps.schema(dialect)
+            + StampSteps.schema(dialect)
             + OutsideWrites.schema(dialect) + LoggedViews.schema(dialect)
             + IssuedIDs.schema(dialect) + (dialect == .postgres ? TimeText.functions + EnumText.functions : [])
     }

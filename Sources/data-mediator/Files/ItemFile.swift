@@ -79,11 +79,19 @@ enum ItemFile {
 
     /// A CSV cell as a value of `type` (a string for an undeclared column, which the
     /// field rules then refuse); nil when it is not one. Numbers are decimal text
-    /// (``FieldType/isDecimal(_:fraction:)``), JSON is RFC 8259's.
+    /// (``FieldType/isDecimal(_:fraction:)``; a whole one as a JSON record's is), JSON is
+    /// RFC 8259's.
     static func cell(_ text: String, as type: FieldType?) -> JSONValue? {
         if text.isEmpty { return .null }
         switch type {
-        case .integer?: return FieldType.isDecimal(text, fraction: false) ? Int64(text).map(JSONValue.integer) : nil
+        case .integer?:
+            if FieldType.isDecimal(text, fraction: false) { return Int64(text).map(JSONValue.integer) }
+            // A whole number written with a fraction or an exponent (`1.0`, `2e2`) is one, as
+            // in a JSON record or a write body: read by their decoder.
+            guard FieldType.isDecimal(text, fraction: true),
+                case .integer(let whole)? = try? JSONValue.parse(Array(text.utf8))
+            else { return nil }
+            return .integer(whole)
         case .number?:
             guard FieldType.isDecimal(text, fraction: true) else { return nil }
             return Double(text).flatMap { $0.isFinite ? JSONValue.number($0) : nil }

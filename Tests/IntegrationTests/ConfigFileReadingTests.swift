@@ -103,6 +103,9 @@ import Testing
         arguments: [
             ("[1, 2]", "must be one value"), ("{a: 1}", "must be one value"), ("abc", "does not fit field 'size'"),
             ("1.5", "does not fit field 'size'"), ("true", "does not fit field 'size'"),
+            // YAML 1.1's other spellings of numbers, which every other number read is not.
+            ("010", "'010' is a number YAML reads as 8; write it in decimal"), ("0x10", "reads as 16"),
+            ("1_000", "reads as 1000"), ("+3", "'+3' is a number YAML reads as 3"),
         ]
     )
     func aFilterValueMustFitItsField(value: String, says: String) throws {
@@ -113,7 +116,7 @@ import Testing
         #expect(error?.description.contains(says) == true, "\(error?.description ?? "")")
         #expect(error?.description.contains("test.yaml:12:") == true, "\(error?.description ?? "")")
         var good = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
-        for fitting in ["3", "null", "-2"] {
+        for fitting in ["3", "null", "-2", "0"] {
             _ = try good.parse(Self.yaml.replacingOccurrences(of: "VALUE", with: fitting))
         }
     }

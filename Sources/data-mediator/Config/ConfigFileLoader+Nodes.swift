@@ -145,9 +145,22 @@ extension ConfigFileLoader {
     }
 
     /// A YAML scalar as JSON; `.nan` and `.inf`, which JSON cannot hold (a page would not be
-    /// JSON), are refused.
+    /// JSON), are refused, and so are numbers not written as JSON writes them: YAML 1.1 reads
+    /// `010` as 8, `0x10` as 16 and `1_000` as 1000, which a reader of the file (and every
+    /// other number the service reads) takes as decimal.
     mutating func scalarValue(_ node: Node) -> JSONValue {
-        switch Tag.Name(rawValue: node.tag.rawValue) {
+        let tag = Tag.Name(rawValue: node.tag.rawValue)
+        if tag == .int || tag == .float, let text = node.scalar?.string, node.float?.isFinite != false,
+            JSONSyntax.problem(in: Array(text.utf8)) != nil
+        {
+            let read = node.int.map { String($0) } ?? node.float.map { "\($0)" } ?? text
+            fail(
+                node,
+                "'\(text)' is a number YAML reads as \(read); write it in decimal as JSON does, or quote it for text"
+            )
+            return .null
+        }
+        switch tag {
         case .null: return .null
         case .bool: return node.bool.map(JSONValue.bool) ?? .null
         case .int:

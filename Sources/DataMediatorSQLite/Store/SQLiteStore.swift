@@ -81,6 +81,8 @@ public final class SQLiteStore: Sendable {
             pageReaders = try SQLitePageReaders(path: path, count: ProcessInfo.processInfo.activeProcessorCount)
         } catch let error as DatabaseError where error.isBusy {
             throw StoreError(list: nil, "cannot open the SQLite store at \(path): \(DatabaseError.busyWriterDetail)")
+        } catch let error as DatabaseError where error.storeFileProblem != nil {
+            throw StoreError(list: nil, "cannot open the SQLite store at \(path): \(error.storeFileProblem ?? "")")
         } catch {
             throw StoreError(list: nil, "cannot open the SQLite store at \(path): \(error)")
         }

@@ -54,6 +54,16 @@ import Testing
         let counts = try #require(rows.first).map(\.integerValue)
         #expect((counts[0] ?? 0) >= 3, "the update changed \(counts[0] ?? 0) views")
         #expect(counts[1] == 0 && counts[2] == 1, "\(counts)")
+        // Its size, which a read's budget sums without reading the items.
+        let kept = try await Self.transactions(subject).read { session in
+            try await session.rows(
+                "SELECT item, old_item, bytes FROM \(ChangeItems.table) WHERE list = 'notes' AND version = ?",
+                [.integer(version)]
+            )
+        }
+        let row = try #require(kept.first)
+        let measured = (row[0].stringValue?.utf8.count ?? 0) + (row[1].stringValue?.utf8.count ?? 0)
+        #expect(measured > 20_000 && row[2].integerValue == Int64(measured), "\(measured) \(row[2])")
         // Every view's feed gets the item after and, for its update, the item before.
         let feeds = try await Self.feeds(subject, since: start)
         #expect(

@@ -21,6 +21,7 @@ enum ChangeItems {
                 version \(types.integer) NOT NULL,
                 item \(types.text),
                 old_item \(types.text),
+                bytes \(types.integer) NOT NULL,
                 PRIMARY KEY (list, version)
             )
             """
@@ -39,12 +40,20 @@ enum ChangeItems {
     static let oldItemSQL = "CASE WHEN c.op IN ('update', 'move', 'delete') THEN COALESCE(c.old_item, i.old_item) END"
 
     /// The statement that keeps a write's items at `version` (a SQL term; arguments: the
-    /// list, those of `version`, the item, the item before).
+    /// list, those of `version`, then ``arguments(item:old:)``), with their size in bytes,
+    /// which a read's budget sums (``ChangeReadBudget``) without reading the items.
     static func insertSQL(version: String) -> String {
         """
-        INSERT INTO \(table) (list, version, item, old_item) VALUES (?, \(version), ?, ?)
-        ON CONFLICT (list, version) DO UPDATE SET item = excluded.item, old_item = excluded.old_item
+        INSERT INTO \(table) (list, version, item, old_item, bytes) VALUES (?, \(version), ?, ?, ?)
+        ON CONFLICT (list, version) DO UPDATE SET
+            item = excluded.item, old_item = excluded.old_item, bytes = excluded.bytes
         """
+    }
+
+    /// The item and the item before it (JSON text, or null), then their size in bytes.
+    static func arguments(item: JSONValue, old: JSONValue) -> [JSONValue] {
+        let bytes = [item, old].reduce(0) { $0 + ($1.stringValue?.utf8.count ?? 0) }
+        return [item, old, .integer(Int64(bytes))]
     }
 
     /// Forgets a list's items at or below a version (arguments: the list, then those of

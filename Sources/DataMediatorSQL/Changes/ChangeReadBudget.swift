@@ -14,9 +14,10 @@ public enum ChangeReadBudget {
 
     /// The first version a read of the changes of one view key after a version leaves out,
     /// as a subquery (nil: none). Its arguments: the list, the two view keys, the version
-    /// after which changes are read, the most changes read, then the budget. Sizes come
-    /// from the bytes the log holds (`octet_length` on PostgreSQL reads a stored value's
-    /// length without fetching it).
+    /// after which changes are read, the most changes read, then the budget. Sizes are the
+    /// ones each write kept with its items (``ChangeItems``), so the items are not read to
+    /// be measured; rows an earlier release logged with their items inline are measured by
+    /// the items' stored lengths.
     static func firstLeftOutSQL(_ dialect: SQLDialect) -> String {
         func size(_ column: String) -> String {
             switch dialect {
@@ -29,7 +30,7 @@ public enum ChangeReadBudget {
               SELECT version, SUM(bytes) OVER (ORDER BY version ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
               FROM (
                 SELECT version, SUM(bytes) AS bytes FROM (
-                  SELECT c.version, \(size(ChangeItems.itemSQL)) + \(size(ChangeItems.oldItemSQL)) AS bytes
+                  SELECT c.version, COALESCE(i.bytes, 0) + \(size("c.item")) + \(size("c.old_item")) AS bytes
                   FROM \(ServiceTables.changes) AS c \(ChangeItems.joinSQL)
                   WHERE c.list = ? AND c.view IN (?, ?) AND c.version > ?
                   ORDER BY c.version LIMIT ?

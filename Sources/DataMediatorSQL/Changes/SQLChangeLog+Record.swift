@@ -82,7 +82,10 @@ struct ChangeLogEntry: Sendable {
             // The items, once for all of those rows.
             if item != .null || old != .null {
                 writes.append(
-                    (ChangeItems.insertSQL(version: version.sql), [.string(list)] + version.arguments + [item, old])
+                    (
+                        ChangeItems.insertSQL(version: version.sql),
+                        [.string(list)] + version.arguments + ChangeItems.arguments(item: item, old: old)
+                    )
                 )
             }
         }

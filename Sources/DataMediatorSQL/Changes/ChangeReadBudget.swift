@@ -2,7 +2,7 @@
 /// read is otherwise a count (changes an answer, events a batch), while an item's size is
 /// its writer's (a body up to the body limit), so 1,000 changes of 1 MB items and the items
 /// before them would be read, decoded and encoded at once. A read stops before the first
-/// version whose changes would start past the budget; the first version's changes are
+/// version whose changes would take it past the budget; the first version's changes are
 /// always read, however large, so a read never stalls. The read is then cut
 /// (``DataMediator/ChangeWindow/isCut``): its answer's `next` continues after it.
 public enum ChangeReadBudget {
@@ -27,7 +27,8 @@ public enum ChangeReadBudget {
         }
         return """
             SELECT MIN(version) FROM (
-              SELECT version, SUM(bytes) OVER (ORDER BY version ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+              SELECT version, SUM(bytes) OVER (ORDER BY version ROWS UNBOUNDED PRECEDING) AS total,
+                ROW_NUMBER() OVER (ORDER BY version) AS place
               FROM (
                 SELECT version, SUM(bytes) AS bytes FROM (
                   SELECT c.version, COALESCE(i.bytes, 0) + \(size("c.item")) + \(size("c.old_item")) AS bytes
@@ -36,7 +37,7 @@ public enum ChangeReadBudget {
                   ORDER BY c.version LIMIT ?
                 ) AS logged GROUP BY version
               ) AS per_version
-            ) AS running WHERE before >= ?
+            ) AS running WHERE total > ? AND place > 1
             """
     }
 }

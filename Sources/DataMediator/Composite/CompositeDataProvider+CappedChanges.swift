@@ -15,7 +15,8 @@ extension CompositeDataProvider {
     /// those that stayed, and the insert, delete or update of the `more` cell whose cursor
     /// follows the last of them. Nil when they cannot be named item by item: the child
     /// keeps no change log, answers `reload`, logged a change without the row it needs,
-    /// has more than `limit` changes (or more than its log reads at once), or its reads keep disagreeing with its log.
+    /// has more than `limit` changes (or more than its log reads at once), or its reads
+    /// keep disagreeing with its log.
     ///
     /// The child's first items at `since` are found from its first `cap` + n + 1 items now
     /// (n changes): every one of them that no change touched is among those, and the

@@ -215,18 +215,14 @@ struct Wiring: Sendable {
                 logger.info("serving the built-in demo from PostgreSQL")
             }
         }
+        // Every list is checked before any is prepared: a config refused for one list
+        // leaves no table, column or index made for another.
+        let files = try await rehearse()
         var adapters: [ListAdapter] = []
         var problems: [ConfigFileError] = []
-        var writtenTables: [String: ListDefinition] = [:]
         for list in configuration.lists {
             do {
-                if let file = list.file {
-                    let items = try ItemFile.read(
-                        path: file,
-                        idField: list.definition.idField,
-                        types: list.fieldTypes,
-                        rules: list.definition.rules
-                    )
+                if let items = files[list.definition.name] {
                     let provider = ArrayDataProvider(
                         items: items,
                         idField: list.definition.idField,
@@ -239,20 +235,6 @@ struct Wiring: Sendable {
                     continue
                 }
                 guard let source = list.source else { continue }
-                if list.definition.isWritable, case .table(let table) = source.kind {
-                    // Every writable list over a table logs every write to it, whichever list
-                    // took it: they must agree on the row's id and revision.
-                    if let other = writtenTables[table],
-                        other.idField != list.definition.idField || other.revisionField != list.definition.revisionField
-                    {
-                        throw StoreError(
-                            list: list.definition.name,
-                            "table '\(table)' is also written by list '\(other.name)', with another 'id' or 'revision'; "
-                                + "lists that write one table must name the same ones"
-                        )
-                    }
-                    writtenTables[table] = list.definition
-                }
                 switch store {
                 case .sqlite(let store):
                     adapters.append(
@@ -272,6 +254,58 @@ struct Wiring: Sendable {
                 problems.append(
                     ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
                 )
+            }
+        }
+        if !problems.isEmpty { throw ConfigFileErrors(errors: problems) }
+        let built = Self.composites(configuration.composites, over: adapters, signer: signer, notifier: notifier)
+        let byName = Dictionary(
+            (adapters + built).map { ($0.definition.name, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        return ListRegistry(configuration.order.compactMap { byName[$0] })
+    }
+
+    /// Checks every list against the store, in one transaction rolled back, and reads the
+    /// item files of the lists served from one; returns those items by list name.
+    ///
+    /// - Throws: ``ConfigFileErrors`` for every list whose source does not fit its
+    ///   declaration, or whose file cannot be read.
+    private func rehearse() async throws -> [String: [Item]] {
+        var files: [String: [Item]] = [:]
+        var problems: [ConfigFileError] = []
+        var writtenTables: [String: ListDefinition] = [:]
+        var sourced: [(list: ListDefinition, source: StoreSource)] = []
+        for list in configuration.lists {
+            do {
+                if let file = list.file {
+                    files[list.definition.name] = try ItemFile.read(
+                        path: file,
+                        idField: list.definition.idField,
+                        types: list.fieldTypes,
+                        rules: list.definition.rules
+                    )
+                    continue
+                }
+                guard let source = list.source else { continue }
+                if list.definition.isWritable, case .table(let table) = source.kind {
+                    // Every writable list over a table logs every write to it, whichever list
+                    // took it: they must agree on the row's id and revision.
+                    if let other = writtenTables[table],
+                        other.idField != list.definition.idField || other.revisionField != list.definition.revisionField
+                    {
+                        throw StoreError(
+                            list: list.definition.name,
+                            "table '\(table)' is also written by list '\(other.name)', with another 'id' or 'revision'; "
+                                + "lists that write one table must name the same ones"
+                        )
+                    }
+                    writtenTables[table] = list.definition
+                }
+                sourced.append((list.definition, source))
+            } catch let error as StoreError {
+                problems.append(
+                    ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
+                )
             } catch let error as ItemFileError {
                 problems.append(
                     ConfigFileError(
@@ -283,13 +317,17 @@ struct Wiring: Sendable {
                 )
             }
         }
-        if !problems.isEmpty { throw ConfigFileErrors(errors: problems) }
-        let built = Self.composites(configuration.composites, over: adapters, signer: signer, notifier: notifier)
-        let byName = Dictionary(
-            (adapters + built).map { ($0.definition.name, $0) },
-            uniquingKeysWith: { first, _ in first }
-        )
-        return ListRegistry(configuration.order.compactMap { byName[$0] })
+        let refused: [StoreError]
+        switch store {
+        case .sqlite(let store): refused = try store.rehearse(sourced)
+        case .postgres(let store): refused = try await store.rehearse(sourced)
+        }
+        for error in refused {
+            let line = configuration.lists.first { $0.definition.name == error.list }?.line ?? 1
+            problems.append(ConfigFileError(file: configFile, line: line, column: 1, message: error.description))
+        }
+        if !problems.isEmpty { throw ConfigFileErrors(errors: problems.sorted { $0.line < $1.line }) }
+        return files
     }
 
     /// The composites' adapters, each built after the lists it shows (the loader refused

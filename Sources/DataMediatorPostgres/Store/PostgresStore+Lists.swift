@@ -14,164 +14,221 @@ extension PostgresStore {
         let schema = TableSchema(list: list, source: source, dialect: .postgres)
         do {
             return try await changeSchema { connection in
-                let session = PostgresSession(connection: connection, logger: self.logger)
-                var relations: [String: TableSchema.Relation] = [:]
-                var tables = source.versionTables
-                if case .table(let table) = source.kind { tables.append(table) }
-                for table in tables where relations[table] == nil {
-                    relations[table] = try await Self.relation(table, connection, logger: self.logger)
-                }
-                try schema.checkTables { relations[$0] ?? .missing }
-                var notNull: Set<String> = []
-                var modifiers: [String: Int32] = [:]
-                var domains: [String: String] = [:]
-                var idSequence: IDSequence?
-                if case .table(let table) = source.kind {
-                    if relations[table] == .missing {
-                        try await session.execute(schema.createTable(table), [])
-                    }
-                    if let revision = list.revisionField, let statement = schema.addRevisionColumn(to: table),
-                        try await !Self.columnTypes(of: SQL.quote(table), connection, logger: self.logger).keys
-                            .contains(revision)
-                    {
-                        try await session.execute(statement, [])
-                    }
-                    try await Self.checkUniqueID(list, table: table, connection, logger: self.logger)
-                    notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
-                    modifiers = try await Self.typeModifiers(of: table, connection, logger: self.logger)
-                    domains = try await Self.domains(of: table, modifiers: &modifiers, connection, logger: self.logger)
-                    idSequence = try await Self.idSequence(
-                        of: table,
-                        column: list.idField,
-                        connection,
-                        logger: self.logger
-                    )
-                }
-                let types: [String: PostgresDataType]
-                do {
-                    types = try await Self.columnTypes(of: schema.from, connection, logger: self.logger)
-                } catch {
-                    throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
-                }
-                try schema.checkColumns(types.keys.sorted())
-                if !source.isTable, types.values.contains(where: { [.timestamptz, .timestamp, .time].contains($0) }) {
-                    modifiers = try await Self.typeModifiers(ofQuery: schema.from, session, logger: self.logger)
-                }
-                let (enums, arrays) = try await Self.namedTypes(types, connection, logger: self.logger)
-                let unsupported = schema.columns.filter {
-                    PostgresColumnKind(types[$0] ?? .null) == nil && enums[$0] == nil && arrays[$0] == nil
-                }
-                if !unsupported.isEmpty {
-                    throw StoreError(
-                        list: list.name,
-                        "column \(unsupported.map { "'\($0)'" }.joined(separator: ", ")) has a type the service "
-                            + "cannot show; cast it to text, a number or a boolean in a query list"
-                    )
-                }
-                // A json or jsonb column holds JSON values, which a field of another type
-                // would show as they are (an object where a string is promised) and could
-                // not write (PostgreSQL casts no number or boolean to JSON): its field is json.
-                let jsonColumns = schema.columns.filter { column in
-                    guard let declared = source.fieldTypes[column], declared != .json else { return false }
-                    return [.json, .jsonb].contains(types[column] ?? .null)
-                }
-                if !jsonColumns.isEmpty {
-                    let named = jsonColumns.map { "'\($0)' (\(source.fieldTypes[$0]?.rawValue ?? ""))" }
-                    throw StoreError(
-                        list: list.name,
-                        "field \(named.joined(separator: ", ")) is declared another type than json but its "
-                            + "column holds JSON (json or jsonb): declare it json, or cast the column in a query list"
-                    )
-                }
-                // Views compare and order a uuid column as its text (``KeysetSQL/column(_:)``);
-                // a section of one would be a section per item, or of a few hex digits.
-                let uuidSections = list.views.compactMap(\.section?.field).filter { types[$0] == .uuid }
-                if let field = uuidSections.first {
-                    throw StoreError(
-                        list: list.name,
-                        "a view sections by column '\(field)', a uuid: section by another column, or "
-                            + "read it as text (CAST(column AS text)) in a query list"
-                    )
-                }
-                // Writes bind a json field as its JSON text, and a string as text, which
-                // PostgreSQL takes into a json, jsonb, uuid, time or enum column only through
-                // a cast (text that is not one is then a value the column cannot hold: 422).
-                var writeCasts: [String: String] = [:]
-                for (column, type) in types {
-                    switch type {
-                    case .json: writeCasts[column] = "json"
-                    case .jsonb: writeCasts[column] = "jsonb"
-                    case .uuid: writeCasts[column] = "uuid"
-                    // PostgreSQL casts a double to numeric with 15 significant digits; its
-                    // text is the shortest decimal that is the double, every digit kept.
-                    case .numeric: writeCasts[column] = Self.numericValue
-                    // A `timestamp` drops a zone its text gives: read as a timestamptz
-                    // first, the time is the instant's in UTC, the sessions' zone.
-                    case .timestamp: writeCasts[column] = "CAST(CAST(? AS timestamptz) AS timestamp)"
-                    default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
-                    }
-                }
-                let arrayForms = try Self.arrayForms(of: list, source: source, arrays: arrays)
-                writeCasts.merge(arrayForms.write) { _, array in array }
-                let keyset = KeysetSQL(
-                    dialect: .postgres,
-                    notNullColumns: notNull,
-                    textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text && $0.value != .uuid }.keys)
-                        .union(enums.keys),
-                    uuidColumns: Set(types.filter { $0.value == .uuid }.keys),
-                    textForms: try Self.textForms(
-                        of: list,
-                        source: source,
-                        types: types,
-                        modifiers: modifiers,
-                        enums: enums
-                    ).merging(arrayForms.read) { _, array in array },
-                    valueForms: types.filter { $0.value == .numeric }.mapValues { _ in Self.numericValue }
-                )
-                for statement in schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
-                    try await session.execute(statement.sql, statement.arguments)
-                }
-                let reader = SQLListReader(
-                    list: list.name,
-                    transactions: self.transactions,
-                    viewsAreIndexed: source.isTable,
-                    from: schema.from,
-                    columns: schema.columns,
-                    idField: list.idField,
-                    idIsInteger: PostgresColumnKind(types[list.idField] ?? .null) == .integer,
-                    idMaximum: Self.largestValue(of: types[list.idField]),
-                    fieldTypes: source.fieldTypes,
-                    keyset: keyset,
-                    versionTables: source.allVersionTables,
-                    windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
-                    writeCasts: writeCasts,
-                    columnRules: Self.columnRules(
-                        types: types,
-                        modifiers: modifiers,
-                        arrays: arrayForms.write,
-                        domains: domains
-                    ),
-                    idSequence: idSequence,
-                    loggedKeys: schema.loggedKeys
-                )
-                let provider = PostgresDataProvider(store: self, reader: reader)
-                for view in list.views {
-                    do {
-                        try await provider.check(view, session)
-                    } catch {
-                        throw StoreError(
-                            list: list.name,
-                            "view '\(view.name)' does not fit its columns' types: \(Self.describe(error))"
-                        )
-                    }
-                }
-                return provider
+                try await self.prepare(list, source: source, schema: schema, connection, rehearsal: false)
             }
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError(list: list.name, Self.describe(error))
         }
+    }
+
+    /// Checks each list's source as ``provider(for:source:)`` does (a missing table made, a
+    /// missing revision column added, each view's window run once), in the given order, in
+    /// one transaction that is rolled back: a config refused for one list leaves nothing
+    /// made for the others, and a query list reads a table an earlier list makes. The
+    /// indexes are not built. Returns what is wrong, a `StoreError` for each list refused
+    /// (as ``provider(for:source:)`` and
+    /// ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:tableWriters:)`` refuse).
+    ///
+    /// - Throws: when the database cannot be reached.
+    public func rehearse(_ lists: [(list: ListDefinition, source: StoreSource)]) async throws -> [StoreError] {
+        do {
+            try await changeSchema { connection in
+                var problems: [StoreError] = []
+                for (list, source) in lists {
+                    do {
+                        _ = try source.writeTarget(of: list)
+                        let schema = TableSchema(list: list, source: source, dialect: .postgres)
+                        // A failed statement ends the transaction's work: a list refused is
+                        // rolled back to before it, and the next list goes on.
+                        try await connection.query("SAVEPOINT data_mediator_list", logger: self.logger)
+                        do {
+                            _ = try await self.prepare(list, source: source, schema: schema, connection, rehearsal: true)
+                        } catch {
+                            try await connection.query("ROLLBACK TO SAVEPOINT data_mediator_list", logger: self.logger)
+                            throw error
+                        }
+                    } catch let error as StoreError {
+                        problems.append(error)
+                    } catch let error as PSQLError where error.code == .server {
+                        problems.append(StoreError(list: list.name, Self.describe(error)))
+                    }
+                }
+                throw Rehearsed(problems: problems)
+            }
+        } catch let rehearsed as Rehearsed {
+            return rehearsed.problems
+        }
+        return []
+    }
+
+    /// Thrown at the end of a rehearsal, so that its transaction is rolled back.
+    private struct Rehearsed: Error {
+        let problems: [StoreError]
+    }
+
+    /// Checks a list's source on `connection` and prepares it (unless `rehearsal`: the
+    /// service's triggers, version rows and indexes are left out), returning its provider.
+    private func prepare(
+        _ list: ListDefinition,
+        source: StoreSource,
+        schema: TableSchema,
+        _ connection: PostgresConnection,
+        rehearsal: Bool
+    ) async throws -> PostgresDataProvider {
+        let session = PostgresSession(connection: connection, logger: self.logger)
+        var relations: [String: TableSchema.Relation] = [:]
+        var tables = source.versionTables
+        if case .table(let table) = source.kind { tables.append(table) }
+        for table in tables where relations[table] == nil {
+            relations[table] = try await Self.relation(table, connection, logger: self.logger)
+        }
+        try schema.checkTables { relations[$0] ?? .missing }
+        var notNull: Set<String> = []
+        var modifiers: [String: Int32] = [:]
+        var domains: [String: String] = [:]
+        var idSequence: IDSequence?
+        if case .table(let table) = source.kind {
+            if relations[table] == .missing {
+                try await session.execute(schema.createTable(table), [])
+            }
+            if let revision = list.revisionField, let statement = schema.addRevisionColumn(to: table),
+                try await !Self.columnTypes(of: SQL.quote(table), connection, logger: self.logger).keys
+                    .contains(revision)
+            {
+                try await session.execute(statement, [])
+            }
+            try await Self.checkUniqueID(list, table: table, connection, logger: self.logger)
+            notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
+            modifiers = try await Self.typeModifiers(of: table, connection, logger: self.logger)
+            domains = try await Self.domains(of: table, modifiers: &modifiers, connection, logger: self.logger)
+            idSequence = try await Self.idSequence(
+                of: table,
+                column: list.idField,
+                connection,
+                logger: self.logger
+            )
+        }
+        let types: [String: PostgresDataType]
+        do {
+            types = try await Self.columnTypes(of: schema.from, connection, logger: self.logger)
+        } catch {
+            throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
+        }
+        try schema.checkColumns(types.keys.sorted())
+        if !source.isTable, types.values.contains(where: { [.timestamptz, .timestamp, .time].contains($0) }) {
+            modifiers = try await Self.typeModifiers(ofQuery: schema.from, session, logger: self.logger)
+        }
+        let (enums, arrays) = try await Self.namedTypes(types, connection, logger: self.logger)
+        let unsupported = schema.columns.filter {
+            PostgresColumnKind(types[$0] ?? .null) == nil && enums[$0] == nil && arrays[$0] == nil
+        }
+        if !unsupported.isEmpty {
+            throw StoreError(
+                list: list.name,
+                "column \(unsupported.map { "'\($0)'" }.joined(separator: ", ")) has a type the service "
+                    + "cannot show; cast it to text, a number or a boolean in a query list"
+            )
+        }
+        // A json or jsonb column holds JSON values, which a field of another type
+        // would show as they are (an object where a string is promised) and could
+        // not write (PostgreSQL casts no number or boolean to JSON): its field is json.
+        let jsonColumns = schema.columns.filter { column in
+            guard let declared = source.fieldTypes[column], declared != .json else { return false }
+            return [.json, .jsonb].contains(types[column] ?? .null)
+        }
+        if !jsonColumns.isEmpty {
+            let named = jsonColumns.map { "'\($0)' (\(source.fieldTypes[$0]?.rawValue ?? ""))" }
+            throw StoreError(
+                list: list.name,
+                "field \(named.joined(separator: ", ")) is declared another type than json but its "
+                    + "column holds JSON (json or jsonb): declare it json, or cast the column in a query list"
+            )
+        }
+        // Views compare and order a uuid column as its text (``KeysetSQL/column(_:)``);
+        // a section of one would be a section per item, or of a few hex digits.
+        let uuidSections = list.views.compactMap(\.section?.field).filter { types[$0] == .uuid }
+        if let field = uuidSections.first {
+            throw StoreError(
+                list: list.name,
+                "a view sections by column '\(field)', a uuid: section by another column, or "
+                    + "read it as text (CAST(column AS text)) in a query list"
+            )
+        }
+        // Writes bind a json field as its JSON text, and a string as text, which
+        // PostgreSQL takes into a json, jsonb, uuid, time or enum column only through
+        // a cast (text that is not one is then a value the column cannot hold: 422).
+        var writeCasts: [String: String] = [:]
+        for (column, type) in types {
+            switch type {
+            case .json: writeCasts[column] = "json"
+            case .jsonb: writeCasts[column] = "jsonb"
+            case .uuid: writeCasts[column] = "uuid"
+            // PostgreSQL casts a double to numeric with 15 significant digits; its
+            // text is the shortest decimal that is the double, every digit kept.
+            case .numeric: writeCasts[column] = Self.numericValue
+            // A `timestamp` drops a zone its text gives: read as a timestamptz
+            // first, the time is the instant's in UTC, the sessions' zone.
+            case .timestamp: writeCasts[column] = "CAST(CAST(? AS timestamptz) AS timestamp)"
+            default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
+            }
+        }
+        let arrayForms = try Self.arrayForms(of: list, source: source, arrays: arrays)
+        writeCasts.merge(arrayForms.write) { _, array in array }
+        let keyset = KeysetSQL(
+            dialect: .postgres,
+            notNullColumns: notNull,
+            textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text && $0.value != .uuid }.keys)
+                .union(enums.keys),
+            uuidColumns: Set(types.filter { $0.value == .uuid }.keys),
+            textForms: try Self.textForms(
+                of: list,
+                source: source,
+                types: types,
+                modifiers: modifiers,
+                enums: enums
+            ).merging(arrayForms.read) { _, array in array },
+            valueForms: types.filter { $0.value == .numeric }.mapValues { _ in Self.numericValue }
+        )
+        for statement in rehearsal ? [] : schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
+            try await session.execute(statement.sql, statement.arguments)
+        }
+        let reader = SQLListReader(
+            list: list.name,
+            transactions: self.transactions,
+            viewsAreIndexed: source.isTable,
+            from: schema.from,
+            columns: schema.columns,
+            idField: list.idField,
+            idIsInteger: PostgresColumnKind(types[list.idField] ?? .null) == .integer,
+            idMaximum: Self.largestValue(of: types[list.idField]),
+            fieldTypes: source.fieldTypes,
+            keyset: keyset,
+            versionTables: source.allVersionTables,
+            windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
+            writeCasts: writeCasts,
+            columnRules: Self.columnRules(
+                types: types,
+                modifiers: modifiers,
+                arrays: arrayForms.write,
+                domains: domains
+            ),
+            idSequence: idSequence,
+            loggedKeys: schema.loggedKeys
+        )
+        let provider = PostgresDataProvider(store: self, reader: reader)
+        for view in list.views {
+            do {
+                try await provider.check(view, session)
+            } catch {
+                throw StoreError(
+                    list: list.name,
+                    "view '\(view.name)' does not fit its columns' types: \(Self.describe(error))"
+                )
+            }
+        }
+        return provider
     }
 
     /// The adapter of a list over this store: its provider, and for a writable list its

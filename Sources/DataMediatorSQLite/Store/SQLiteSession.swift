@@ -77,6 +77,10 @@ struct SQLiteTransactions: SQLTransactions {
     let database: DatabasePool
     /// The connections pages are read on, which short reads use too.
     let pageReaders: SQLitePageReaders
+    /// The store file's path, and the device and inode of the file opened there (nil
+    /// when they could not be read).
+    let path: String
+    let openedFile: [UInt64]?
 
     /// A short read in a transaction of its own on a page reader, on the calling thread
     /// (no thread switch), or through the pool when every page reader is in use.
@@ -114,6 +118,15 @@ struct SQLiteTransactions: SQLTransactions {
     func write<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
+        // A file moved, deleted or replaced under the service is not the store anymore: a
+        // write to the file it holds open would be answered and then lost with it.
+        if let openedFile, SQLiteStore.fileIdentity(path) != openedFile {
+            throw DataMediatorError(
+                .unavailable,
+                "The store's file is no longer where the service opened it (moved, deleted or replaced); "
+                    + "nothing was written. Writes resume once the service is started again on its file."
+            )
+        }
         do {
             return try await database.write { db in try SQLiteSession.run(body, on: db) }
         } catch let error as DatabaseError where error.isBusy {

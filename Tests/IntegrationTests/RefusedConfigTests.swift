@@ -1,0 +1,62 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import GRDB
+import Testing
+
+@testable import data_mediator
+
+/// A config that `serve` refuses for one list changes nothing in the store for the others:
+/// every list is checked before any is prepared.
+@Suite struct RefusedConfigTests {
+    static func config(bad: Bool) -> String {
+        """
+        store:
+          sqlite: store.sqlite
+        lists:
+          notes:
+            table: notes
+            writable: true
+            revision: rev
+            fields: {id: string, title: string}
+            views:
+              all: {sort: [title], cell: note}
+          tasks:
+            table: tasks
+            fields: {id: integer, text: string}
+            views:
+              all: {sort: [id], cell: task}
+          done:
+            \(bad ? "query: SELECT id, text FROM nowhere" : "query: SELECT id, text FROM tasks")
+            fields: {id: integer, text: string}
+            views:
+              all: {sort: [id], cell: task}
+
+        """
+    }
+
+    @Test func aRefusedConfigMakesNoTableOrIndexForItsOtherLists() async throws {
+        let folder = try FileListTests.Folder(files: ["lists.yaml": Self.config(bad: true)])
+        defer { folder.remove() }
+        await #expect {
+            _ = try await folder.wire()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("list 'done'") && text.contains("nowhere") && !text.contains("'notes'")
+        }
+        let store = folder.url.appendingPathComponent("store.sqlite").path
+        let made = try await DatabaseQueue(path: store).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE '%data_mediator%'")
+        }
+        #expect(made.isEmpty, "\(made)")
+
+        // The config mended, every list is served, its tables made.
+        try Data(Self.config(bad: false).utf8).write(to: folder.url.appendingPathComponent("lists.yaml"))
+        let registry = try await folder.wire()
+        #expect(registry.adapters.map(\.definition.name) == ["notes", "tasks", "done"])
+        let tables = try await DatabaseQueue(path: store).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('notes', 'tasks')")
+        }
+        #expect(Set(tables) == ["notes", "tasks"])
+    }
+}

@@ -55,7 +55,10 @@ import Testing
         let registry = try await folder.wire()
         #expect(registry.adapters.map(\.definition.name) == ["notes", "tasks", "done"])
         let tables = try await DatabaseQueue(path: store).read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('notes', 'tasks')")
+            try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('notes', 'tasks')"
+            )
         }
         #expect(Set(tables) == ["notes", "tasks"])
     }

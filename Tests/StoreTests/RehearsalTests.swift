@@ -56,7 +56,8 @@ import Testing
                 return names
             }
         } else {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("dm-rehearse-\(UUID()).sqlite").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("dm-rehearse-\(UUID()).sqlite")
+                .path
             try await DatabaseQueue(path: path).write { try $0.execute(sql: create) }
             let store = try SQLiteStore(path: path)
             holds = store

@@ -44,7 +44,13 @@ extension PostgresStore {
                         // rolled back to before it, and the next list goes on.
                         try await connection.query("SAVEPOINT data_mediator_list", logger: self.logger)
                         do {
-                            _ = try await self.prepare(list, source: source, schema: schema, connection, rehearsal: true)
+                            _ = try await self.prepare(
+                                list,
+                                source: source,
+                                schema: schema,
+                                connection,
+                                rehearsal: true
+                            )
                         } catch {
                             try await connection.query("ROLLBACK TO SAVEPOINT data_mediator_list", logger: self.logger)
                             throw error

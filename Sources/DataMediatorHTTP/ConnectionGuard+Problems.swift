@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 extension ConnectionGuard {
@@ -14,6 +15,37 @@ extension ConnectionGuard {
         request: ReadRequest,
         promise: EventLoopPromise<Void>?
     ) {
+        let (fields, body) = answer(problem, request: request)
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: promise)
+    }
+
+    /// Writes `problem`'s answer to a `CONNECT` request as bytes, past NIO's HTTP/1 encoder,
+    /// which sends every answer to `CONNECT` without its body (only a `2xx` one has none,
+    /// RFC 9112 6.3: it turns the connection into a tunnel); the connection closes after it.
+    /// The head is written here by hand for that reason alone.
+    func writePastEncoder(
+        _ context: ChannelHandlerContext,
+        _ problem: Problem,
+        request: ReadRequest,
+        promise: EventLoopPromise<Void>?
+    ) {
+        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+        else {
+            writeHeadAndBody(context, problem, request: request, promise: promise)
+            return
+        }
+        let (fields, body) = answer(problem, request: request)
+        var bytes = ByteBuffer(string: "HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n")
+        for field in fields { bytes.writeString("\(field.name.rawName): \(field.value)\r\n") }
+        bytes.writeString("\r\n")
+        bytes.writeImmutableBuffer(body)
+        encoder.writeAndFlush(NIOAny(bytes), promise: promise)
+    }
+
+    /// The fields and body of `problem`'s answer to `request`, with the connection to close
+    /// after it, logged as the routes' answers are.
+    private func answer(_ problem: Problem, request: ReadRequest) -> (HTTPFields, ByteBuffer) {
         let body = ByteBuffer(bytes: problem.body(instance: request.path))
         var fields = problem.fields
         fields[.contentLength] = String(body.readableBytes)
@@ -29,7 +61,6 @@ extension ConnectionGuard {
                 "request_id": .string(request.id),
             ]
         )
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: promise)
+        return (fields, body)
     }
 }

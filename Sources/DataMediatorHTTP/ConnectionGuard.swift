@@ -50,6 +50,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var unreadable: Problem?
     /// The path of the request ``unreadable`` answers, when its head was read.
     private var unreadableInstance: String?
+    /// Whether that request is a `CONNECT` (its answer is written past NIO's encoder), and
+    /// whether that answer was written.
+    private var unreadableConnect = false
+    private var answeredPastEncoder = false
     private var check: Scheduled<Void>?
     /// Whether an event stream is being answered, and whether the client closed its side.
     private var streaming = false
@@ -75,9 +79,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     static let pauseAfterRefusal: TimeAmount = .milliseconds(500)
     /// Until when the connection's reads wait after a `429`, whether one is held, and what
     /// came meanwhile (passed on when the pause ends).
-    private var pausedUntil: NIODeadline?
-    private var readHeld = false
-    private var heldParts: [NIOAny] = []
+    var pausedUntil: NIODeadline?
+    var readHeld = false
+    var heldParts: [NIOAny] = []
 
     let logger: Logger
 
@@ -201,6 +205,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if let refusal = event as? RequestHeadCheck.Refusal {
             unreadable = refusal.problem
             unreadableInstance = refusal.instance
+            unreadableConnect = refusal.isConnect
             return
         }
         if event is Evicted {
@@ -239,6 +244,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         switch (unwrapOutboundIn(data), unreadable) {
+        case (.end, _) where answeredPastEncoder:
+            // Its answer was written whole; the framework closes the connection after it.
+            promise?.succeed()
+            return
         case (.end, _) where closesUnread:
             closesUnread = false
             lingering = true
@@ -263,6 +272,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // Answered as the routes' answers are (RequestMiddleware): an id, the date and
             // server (RFC 9110 6.6.1, 10.2.4), and a line in the log.
             let request = ReadRequest(path: unreadableInstance, id: RequestIDs.next(), method: "-")
+            if unreadableConnect {
+                answeredPastEncoder = true
+                writePastEncoder(context, problem, request: request, promise: promise)
+                return
+            }
             writeHeadAndBody(context, problem, request: request, promise: promise)
             return
         default:
@@ -335,33 +349,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             channel.close(mode: .output, promise: nil)
         }
         check = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
-    }
-
-    /// Holds the connection's reads for ``pauseAfterRefusal``: what its client sends meanwhile
-    /// waits in the socket, or here when it was read already.
-    private func pauseReads(_ context: ChannelHandlerContext) {
-        let until = NIODeadline.now() + Self.pauseAfterRefusal
-        pausedUntil = until
-        context.eventLoop.assumeIsolated().scheduleTask(deadline: until) { [self] in
-            guard let paused = pausedUntil, paused <= .now() else { return }
-            pausedUntil = nil
-            let parts = heldParts
-            heldParts = []
-            for part in parts { channelRead(context: context, data: part) }
-            if !parts.isEmpty { context.fireChannelReadComplete() }
-            if readHeld {
-                readHeld = false
-                context.read()
-            }
-        }
-    }
-
-    func read(context: ChannelHandlerContext) {
-        if pausedUntil != nil {
-            readHeld = true
-            return
-        }
-        context.read()
     }
 
     /// Checks at `time`: closes the connection when its head deadline has passed (answering

@@ -80,6 +80,10 @@ import Testing
                 "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip, chunked\r\n"
                     + "Content-Type: application/json\r\n\r\n0\r\n\r\n", 501, "not-implemented"
             ),
+            // No route tunnels: CONNECT is 405 with its problem (NIO's encoder would send
+            // it without the body), whether its target is an authority or a path.
+            ("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 405, "method-not-allowed"),
+            ("CONNECT /lists HTTP/1.1\r\nHost: localhost\r\n\r\n", 405, "method-not-allowed"),
             // RFC 9110 15.6.6: a version the server does not speak.
             ("GET /health HTTP/9.9\r\nHost: localhost\r\n\r\n", 505, "http-version-not-supported"),
             // NIO's parser reads a bare LF after the version as a version it does not know.
@@ -100,11 +104,11 @@ import Testing
             #expect((problem.body["detail"] as? String)?.isEmpty == false)
             // The parser refuses the first four, `chunked` twice and the version before any head is read
             // (no path to name); the rest have a head, and their problem names its path (`*`
-            // is none; a fragment is no part of it).
+            // and an authority are none; a fragment is no part of it).
             let path = request.split(separator: " ")[1].prefix { $0 != "#" }
             let headless =
                 index < 4 || request.contains("chunked\r\nTransfer-Encoding: chunked") || request.contains("HTTP/9")
-                || request.contains("1.1\nHost") || path == "*"
+                || request.contains("1.1\nHost") || path == "*" || !path.hasPrefix("/")
             #expect(problem.body["instance"] as? String == (headless ? nil : String(path)), "\(request): \(answer)")
         }
         // Pipelined after a request it can read: that one is answered first, then the problem.

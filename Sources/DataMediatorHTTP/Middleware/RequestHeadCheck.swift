@@ -37,6 +37,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     struct Refusal {
         let problem: Problem
         let instance: String?
+        /// Whether the refused request is a `CONNECT`, whose answer NIO's encoder sends
+        /// without a body.
+        var isConnect = false
     }
 
     /// The event sent before a head whose body, declared over the limit, is not asked for
@@ -68,7 +71,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             refused = true
             let path = head.uri.prefix { $0 != "?" && $0 != "#" }
             let instance = path.hasPrefix("/") ? String(path) : nil
-            context.fireUserInboundEventTriggered(Refusal(problem: problem, instance: instance))
+            context.fireUserInboundEventTriggered(
+                Refusal(problem: problem, instance: instance, isConnect: head.method == .CONNECT)
+            )
             context.fireErrorCaught(HTTPParserError.invalidHeaderToken)
             return
         }
@@ -190,9 +195,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     /// What is wrong with `head`'s method, `Host` or `Transfer-Encoding` fields, if anything.
     static func problem(with head: HTTPRequestHead) -> Problem? {
         if head.method == .CONNECT {
-            // No route tunnels; answered here, with the connection closed after it, since
-            // an answer to CONNECT carries no framing (RFC 9112 6.3) and its client would
-            // wait for the connection to close to know where the answer ends.
+            // No route tunnels; answered here, with the connection closed after it: a
+            // client that meant to tunnel sends what it tunnels right after its head.
             return Problem(
                 .methodNotAllowed,
                 detail: "CONNECT is not served here: this server is no proxy. The connection is closed.",

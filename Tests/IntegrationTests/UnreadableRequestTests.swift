@@ -169,8 +169,7 @@ import Testing
 
     /// RFC 9110 10.1.1: `Expect: 100-continue` is answered at once (a client waits for it
     /// before sending its body), but not on HTTP/1.0; a path's percent-encoded letters are
-    /// the letters; CONNECT (no route tunnels) is a 405 on a connection that closes, since
-    /// such an answer has no framing to end it by.
+    /// the letters; CONNECT (no route tunnels) is a 405 on a connection that closes.
     @Test func aBodyThatWaitsForContinueIsToldToComeAndConnectIsRefused() async throws {
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "10"],
@@ -204,6 +203,14 @@ import Testing
         )
         let tooLarge = await Self.read(large, within: 5)
         #expect(tooLarge.closed && tooLarge.text.hasPrefix("HTTP/1.1 413 "), "\(tooLarge)")
+        // Nor is a write's without a token: `401` at once, and the connection closes.
+        let anonymous = try RawClient(port: server.port)
+        anonymous.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+        )
+        let unauthorized = await Self.read(anonymous, within: 5)
+        #expect(unauthorized.closed && unauthorized.text.hasPrefix("HTTP/1.1 401 "), "\(unauthorized)")
         // RFC 3986 6.2.2.2: percent-encoded letters, digits, `-`, `_`, `~` are the characters
         // themselves, in fixed segments too; `%2F` is not one (no such route).
         for (path, status) in [

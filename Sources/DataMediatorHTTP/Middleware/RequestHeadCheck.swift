@@ -42,8 +42,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         var isConnect = false
     }
 
-    /// The event sent before a head whose body, declared over the limit, is not asked for
-    /// with `100 Continue`: its client sends none, so its answer closes the connection.
+    /// The event sent before a head whose body (declared over the limit, or a write's
+    /// without a token) is not asked for with `100 Continue`: its client sends none, so its
+    /// answer closes the connection.
     struct ContinueWithheld {}
 
     /// The largest body the routes read: a body declared larger is refused (`413`) from
@@ -83,9 +84,10 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         connectionFields.append((closes ? "close" : http10 ? "keep-alive" : nil, http10))
         unanswered += 1
         if unanswered == 1, Self.expectsContinue(head) {
-            if Self.declaresMore(than: maximumBodySize, head) {
-                // A body declared over the limit is not asked for: the route answers `413`
-                // from the head and closes, and the client sends nothing it would throw away.
+            if Self.declaresMore(than: maximumBodySize, head) || Self.lacksCredentials(head) {
+                // A body declared over the limit, or a write's without a token, is not asked
+                // for: the route answers `413` or `401` from the head and closes, and the
+                // client sends nothing it would throw away.
                 context.fireUserInboundEventTriggered(ContinueWithheld())
             } else {
                 // RFC 9110 10.1.1: a server MUST answer `Expect: 100-continue` at once, with
@@ -181,6 +183,12 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         head.headers["Content-Length"].contains {
             Int($0.trimmingCharacters(in: .whitespaces)).map { $0 > limit } ?? false
         }
+    }
+
+    /// Whether `head` sends a body without `Authorization`: every route that reads a body
+    /// is a write, and refuses it (`401`) before reading it.
+    static func lacksCredentials(_ head: HTTPRequestHead) -> Bool {
+        [.POST, .PUT, .PATCH].contains(head.method) && !head.headers.contains(name: "Authorization")
     }
 
     /// Whether `head` is an HTTP/1.1 request that expects `100-continue` (an HTTP/1.0

@@ -107,3 +107,38 @@ import Testing
         #expect(try await relations().contains("notes"))
     }
 }
+
+extension RehearsalTests {
+    /// A PostgreSQL query list that calls a function that writes is refused at start,
+    /// before and when it is prepared (reads run read-only: each would answer `500`), and
+    /// the function's write is not kept; a query that only reads passes.
+    @Test func aQueryCallingAFunctionThatWritesIsRefused() async throws {
+        let fixture = try await PostgresFixture()
+        for statement in [
+            "CREATE TABLE t (id text PRIMARY KEY, title text)", "INSERT INTO t VALUES ('a', 'A'), ('b', 'B')",
+            "CREATE TABLE calls (n serial)",
+            """
+            CREATE FUNCTION logged(i text) RETURNS text LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO calls DEFAULT VALUES; RETURN i; END $$
+            """,
+        ] {
+            try await fixture.store.primary.query(PostgresQuery(unsafeSQL: statement))
+        }
+        let writing = StoreSource(kind: .query("SELECT logged(id) AS id, title FROM t"), fieldTypes: Self.fields)
+        let reading = StoreSource(kind: .query("SELECT id, title FROM t"), fieldTypes: Self.fields)
+        let refused = try await fixture.store.rehearse([
+            (Self.definition("writing", writable: false), writing),
+            (Self.definition("reading", writable: false), reading),
+        ])
+        #expect(refused.map(\.list) == ["writing"], "\(refused)")
+        #expect(refused.first?.message.contains("its query writes") == true, "\(refused)")
+        await #expect(throws: StoreError.self) {
+            _ = try await fixture.store.provider(for: Self.definition("writing", writable: false), source: writing)
+        }
+        _ = try await fixture.store.provider(for: Self.definition("reading", writable: false), source: reading)
+        let calls = try await fixture.store.primary.query("SELECT count(*)::bigint FROM calls")
+        var count: Int64 = -1
+        for try await value in calls.decode(Int64.self) { count = value }
+        #expect(count == 0)
+    }
+}

@@ -69,6 +69,33 @@ extension PostgresStore {
         return []
     }
 
+    /// Reads a query list's first row in a read-only savepoint, rolled back: a query that
+    /// calls a function that writes (which no look at its text can tell) is refused at start,
+    /// rather than answering `500` to every read (reads run read-only, so it writes nothing
+    /// then either).
+    private func checkReadsOnly(_ list: ListDefinition, from: String, _ connection: PostgresConnection) async throws {
+        try await connection.query("SAVEPOINT data_mediator_reads_only", logger: logger)
+        do {
+            try await connection.query("SET LOCAL transaction_read_only = on", logger: logger)
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT * FROM \(from) LIMIT 1"),
+                logger: logger
+            )
+            for try await _ in rows {}
+        } catch {
+            try await connection.query("ROLLBACK TO SAVEPOINT data_mediator_reads_only", logger: logger)
+            if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "25006" {
+                throw StoreError(
+                    list: list.name,
+                    "its query writes (\(error.serverInfo?[.message] ?? "a statement that writes")); a query list "
+                        + "only reads: call no function that writes"
+                )
+            }
+            throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
+        }
+        try await connection.query("ROLLBACK TO SAVEPOINT data_mediator_reads_only", logger: logger)
+    }
+
     /// Thrown at the end of a rehearsal, so that its transaction is rolled back.
     private struct Rehearsed: Error {
         let problems: [StoreError]
@@ -123,6 +150,7 @@ extension PostgresStore {
             throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
         }
         try schema.checkColumns(types.keys.sorted())
+        if !source.isTable { try await checkReadsOnly(list, from: schema.from, connection) }
         if !source.isTable, types.values.contains(where: { [.timestamptz, .timestamp, .time].contains($0) }) {
             modifiers = try await Self.typeModifiers(ofQuery: schema.from, session, logger: self.logger)
         }

@@ -195,22 +195,17 @@ import Testing
             #expect(answer.contains("HTTP/1.1 201 Created\r\n"), "\(version): \(answer)")
         }
         // A body declared over the limit is not asked for: `413` at once, and the connection
-        // closes (it was `100 Continue`, then `413` once the client had sent 5 MB).
-        let large = try RawClient(port: server.port)
-        large.send(
-            "PUT /lists/transactions/items/big HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
-                + "Authorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n"
-        )
-        let tooLarge = await Self.read(large, within: 5)
-        #expect(tooLarge.closed && tooLarge.text.hasPrefix("HTTP/1.1 413 "), "\(tooLarge)")
-        // Nor is a write's without a token: `401` at once, and the connection closes.
-        let anonymous = try RawClient(port: server.port)
-        anonymous.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
-        )
-        let unauthorized = await Self.read(anonymous, within: 5)
-        #expect(unauthorized.closed && unauthorized.text.hasPrefix("HTTP/1.1 401 "), "\(unauthorized)")
+        // closes (it was `100 Continue`, then `413` once the client had sent 5 MB); nor is a
+        // write's without a token: `401`.
+        for (head, status) in [
+            ("PUT /lists/transactions/items/big", "Authorization: Bearer t\r\nContent-Length: 5000000", 413),
+            ("POST /lists/transactions/items", "Content-Length: \(body.utf8.count)", 401),
+        ].map({ ("\($0.0) HTTP/1.1\r\nHost: localhost\r\n\($0.1)\r\n", $0.2) }) {
+            let client = try RawClient(port: server.port)
+            client.send(head + "Expect: 100-continue\r\nContent-Type: application/json\r\n\r\n")
+            let refused = await Self.read(client, within: 5)
+            #expect(refused.closed && refused.text.hasPrefix("HTTP/1.1 \(status) "), "\(refused)")
+        }
         // RFC 3986 6.2.2.2: percent-encoded letters, digits, `-`, `_`, `~` are the characters
         // themselves, in fixed segments too; `%2F` is not one (no such route).
         for (path, status) in [

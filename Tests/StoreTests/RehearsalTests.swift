@@ -111,7 +111,8 @@ import Testing
 extension RehearsalTests {
     /// A PostgreSQL query list that calls a function that writes is refused at start,
     /// before and when it is prepared (reads run read-only: each would answer `500`), and
-    /// the function's write is not kept; a query that only reads passes.
+    /// the function's write is not kept; a query that only reads passes. So is a writable
+    /// list whose revision column is not an integer (each PATCH answered `500`).
     @Test func aQueryCallingAFunctionThatWritesIsRefused() async throws {
         let fixture = try await PostgresFixture()
         for statement in [
@@ -124,6 +125,12 @@ extension RehearsalTests {
         ] {
             try await fixture.store.primary.query(PostgresQuery(unsafeSQL: statement))
         }
+        // A writable list's revision column must take `rev + 1`: a text one is refused.
+        try await fixture.store.primary.query("CREATE TABLE texts (id text PRIMARY KEY, title text, rev text)")
+        let texts = try await fixture.store.rehearse([
+            (Self.definition("texts"), StoreSource(kind: .table("texts"), fieldTypes: Self.fields))
+        ])
+        #expect(texts.first?.message.contains("column 'rev' holds the items' revision") == true, "\(texts)")
         let writing = StoreSource(kind: .query("SELECT logged(id) AS id, title FROM t"), fieldTypes: Self.fields)
         let reading = StoreSource(kind: .query("SELECT id, title FROM t"), fieldTypes: Self.fields)
         let refused = try await fixture.store.rehearse([

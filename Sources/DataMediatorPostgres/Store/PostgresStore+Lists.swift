@@ -151,6 +151,16 @@ extension PostgresStore {
         }
         try schema.checkColumns(types.keys.sorted())
         if !source.isTable { try await checkReadsOnly(list, from: schema.from, connection) }
+        // Writes raise the revision by one (`rev + 1`), which only an integer column takes.
+        if list.isWritable, let revision = list.revisionField, let type = types[revision],
+            ![PostgresDataType.int2, .int4, .int8].contains(type)
+        {
+            throw StoreError(
+                list: list.name,
+                "column '\(revision)' holds the items' revision, which every write raises by one: it must be "
+                    + "a bigint, integer or smallint column, not \(type.description.lowercased())"
+            )
+        }
         if !source.isTable, types.values.contains(where: { [.timestamptz, .timestamp, .time].contains($0) }) {
             modifiers = try await Self.typeModifiers(ofQuery: schema.from, session, logger: self.logger)
         }

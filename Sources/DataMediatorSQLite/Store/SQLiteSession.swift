@@ -124,7 +124,7 @@ struct SQLiteTransactions: SQLTransactions {
             throw DataMediatorError(
                 .unavailable,
                 "The store's file is no longer where the service opened it (moved, deleted or replaced); "
-                    + "nothing was written. Writes resume once the service is started again on its file."
+                    + "nothing was written. Writes resume once the file is back, or the service is started again on it."
             )
         }
         do {

@@ -5,7 +5,8 @@ import DataMediatorTesting
 import Testing
 
 /// A list over a query runs its text read-only: a query that calls a function that writes
-/// (which no check of its text can see) is refused when read, and writes nothing.
+/// (which no check of its text can see) is refused at start when its first row writes, and
+/// when read when only later rows do; it writes nothing either way.
 @Suite struct PostgresQueryReadOnlyTests {
     @Test func aQueryThatCallsAFunctionThatWritesWritesNothing() async throws {
         let fixture = try await PostgresFixture()
@@ -22,9 +23,18 @@ import Testing
             idField: "n",
             views: [View(name: "v", sort: [SortKey("n")], idField: "n", cellType: .fixed("row"), fields: ["n"])]
         )
+        await #expect(throws: StoreError.self) {
+            _ = try await fixture.store.adapter(
+                for: definition,
+                source: StoreSource(kind: .query("SELECT w() AS n"), fieldTypes: ["n": .integer]),
+                signer: CursorSigner(secret: SampleList.secret)
+            )
+        }
+        // The first row calls nothing; the second does.
+        let query = "SELECT CASE WHEN i > 1 THEN w() + i ELSE i END AS n FROM generate_series(1, 3) AS i"
         let adapter = try await fixture.store.adapter(
             for: definition,
-            source: StoreSource(kind: .query("SELECT w() AS n"), fieldTypes: ["n": .integer]),
+            source: StoreSource(kind: .query(query), fieldTypes: ["n": .integer]),
             signer: CursorSigner(secret: SampleList.secret)
         )
         await #expect(throws: (any Error).self) { _ = try await adapter.page(view: nil, limit: nil, cursor: nil) }

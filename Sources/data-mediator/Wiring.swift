@@ -273,40 +273,20 @@ struct Wiring: Sendable {
     private func rehearse() async throws -> [String: [Item]] {
         var files: [String: [Item]] = [:]
         var problems: [ConfigFileError] = []
-        var writtenTables: [String: ListDefinition] = [:]
         var sourced: [(list: ListDefinition, source: StoreSource)] = []
         for list in configuration.lists {
+            guard let file = list.file else {
+                if let source = list.source { sourced.append((list.definition, source)) }
+                continue
+            }
             do {
-                if let file = list.file {
-                    files[list.definition.name] = try ItemFile.read(
-                        path: file,
-                        idField: list.definition.idField,
-                        types: list.fieldTypes,
-                        rules: list.definition.rules
-                    )
-                    continue
-                }
-                guard let source = list.source else { continue }
-                if list.definition.isWritable, case .table(let table) = source.kind {
-                    // Every writable list over a table logs every write to it, whichever list
-                    // took it: they must agree on the row's id and revision.
-                    if let other = writtenTables[table],
-                        other.idField != list.definition.idField || other.revisionField != list.definition.revisionField
-                    {
-                        throw StoreError(
-                            list: list.definition.name,
-                            "table '\(table)' is also written by list '\(other.name)', with another 'id' or 'revision'; "
-                                + "lists that write one table must name the same ones"
-                        )
-                    }
-                    writtenTables[table] = list.definition
-                }
-                sourced.append((list.definition, source))
-            } catch let error as StoreError {
-                problems.append(
-                    ConfigFileError(file: configFile, line: list.line, column: 1, message: error.description)
+                files[list.definition.name] = try ItemFile.read(
+                    path: file,
+                    idField: list.definition.idField,
+                    types: list.fieldTypes,
+                    rules: list.definition.rules
                 )
-            } catch let error as ItemFileError {
+            } catch {
                 problems.append(
                     ConfigFileError(
                         file: configFile,

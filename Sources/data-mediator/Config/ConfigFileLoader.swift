@@ -125,11 +125,37 @@ struct ConfigFileLoader {
                 }
             }
             checkComposites(composites, lists: lists, declared: Set(order))
+            checkWrittenTables(lists)
         }
         guard errors.isEmpty, let store else {
             throw ConfigFileErrors(errors: errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
         }
         return MediatorConfiguration(store: store, lists: lists, composites: composites, order: order)
+    }
+
+    /// Every writable list over a table logs every write to it, whichever list took it:
+    /// lists that write one table must agree on the row's id and revision.
+    private mutating func checkWrittenTables(_ lists: [ListConfiguration]) {
+        var writers: [String: ListDefinition] = [:]
+        for list in lists where list.definition.isWritable {
+            guard case .table(let table)? = list.source?.kind else { continue }
+            guard let other = writers[table] else {
+                writers[table] = list.definition
+                continue
+            }
+            if other.idField != list.definition.idField || other.revisionField != list.definition.revisionField {
+                errors.append(
+                    ConfigFileError(
+                        file: file,
+                        line: list.line,
+                        column: 1,
+                        message: "list '\(list.definition.name)': table '\(table)' is also written by list "
+                            + "'\(other.name)', with another 'id' or 'revision'; lists that write one table must "
+                            + "name the same ones"
+                    )
+                )
+            }
+        }
     }
 
     // MARK: - Store

@@ -175,21 +175,7 @@ extension PostgresStore {
                     + "cannot show; cast it to text, a number or a boolean in a query list"
             )
         }
-        // A json or jsonb column holds JSON values, which a field of another type
-        // would show as they are (an object where a string is promised) and could
-        // not write (PostgreSQL casts no number or boolean to JSON): its field is json.
-        let jsonColumns = schema.columns.filter { column in
-            guard let declared = source.fieldTypes[column], declared != .json else { return false }
-            return [.json, .jsonb].contains(types[column] ?? .null)
-        }
-        if !jsonColumns.isEmpty {
-            let named = jsonColumns.map { "'\($0)' (\(source.fieldTypes[$0]?.rawValue ?? ""))" }
-            throw StoreError(
-                list: list.name,
-                "field \(named.joined(separator: ", ")) is declared another type than json but its "
-                    + "column holds JSON (json or jsonb): declare it json, or cast the column in a query list"
-            )
-        }
+        try Self.checkFieldTypes(of: list, source: source, types: types)
         // Views compare and order a uuid column as its text (``KeysetSQL/column(_:)``);
         // a section of one would be a section per item, or of a few hex digits.
         let uuidSections = list.views.compactMap(\.section?.field).filter { types[$0] == .uuid }

@@ -220,7 +220,7 @@ struct Wiring: Sendable {
         let files = try await rehearse()
         var adapters: [ListAdapter] = []
         var problems: [ConfigFileError] = []
-        for list in configuration.lists {
+        for list in preparationOrder {
             do {
                 if let items = files[list.definition.name] {
                     let provider = ArrayDataProvider(
@@ -256,13 +256,20 @@ struct Wiring: Sendable {
                 )
             }
         }
-        if !problems.isEmpty { throw ConfigFileErrors(errors: problems) }
+        if !problems.isEmpty { throw ConfigFileErrors(errors: problems.sorted { $0.line < $1.line }) }
         let built = Self.composites(configuration.composites, over: adapters, signer: signer, notifier: notifier)
         let byName = Dictionary(
             (adapters + built).map { ($0.definition.name, $0) },
             uniquingKeysWith: { first, _ in first }
         )
         return ListRegistry(configuration.order.compactMap { byName[$0] })
+    }
+
+    /// The config's lists, those over a table first: a query list may read the table another
+    /// list makes, wherever the config puts either (the registry keeps the config's order).
+    private var preparationOrder: [ListConfiguration] {
+        let tables = configuration.lists.filter { $0.source?.isTable == true }
+        return tables + configuration.lists.filter { $0.source?.isTable != true }
     }
 
     /// Checks every list against the store, in one transaction rolled back, and reads the
@@ -274,7 +281,7 @@ struct Wiring: Sendable {
         var files: [String: [Item]] = [:]
         var problems: [ConfigFileError] = []
         var sourced: [(list: ListDefinition, source: StoreSource)] = []
-        for list in configuration.lists {
+        for list in preparationOrder {
             guard let file = list.file else {
                 if let source = list.source { sourced.append((list.definition, source)) }
                 continue

@@ -62,4 +62,35 @@ import Testing
         }
         #expect(Set(tables) == ["notes", "tasks"])
     }
+
+    /// A query list may read the table of a list the config names after it: lists over a
+    /// table are prepared first (the query was refused: "no such table: tasks"), and
+    /// `GET /lists` keeps the config's order.
+    @Test func aQueryListMayReadTheTableOfALaterList() async throws {
+        let config = """
+            store:
+              sqlite: store.sqlite
+            lists:
+              done:
+                query: SELECT id, text FROM tasks
+                fields: {id: integer, text: string}
+                views:
+                  all: {sort: [id], cell: task}
+              tasks:
+                table: tasks
+                writable: true
+                fields: {id: integer, text: string}
+                views:
+                  all: {sort: [id], cell: task}
+
+            """
+        let folder = try FileListTests.Folder(files: ["lists.yaml": config])
+        defer { folder.remove() }
+        let registry = try await folder.wire()
+        #expect(registry.adapters.map(\.definition.name) == ["done", "tasks"])
+        let tasks = try #require(registry.adapters.last)
+        _ = try await tasks.create(body: .object(["id": .integer(1), "data": .object(["text": .string("a")])]))
+        let page = try await #require(registry.adapters.first).page(view: "all", limit: "10", cursor: nil)
+        #expect(page.sections.flatMap(\.items).map(\.id) == ["1"])
+    }
 }

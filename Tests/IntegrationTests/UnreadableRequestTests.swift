@@ -196,13 +196,16 @@ import Testing
         }
         // A body declared over the limit is not asked for: `413` at once, and the connection
         // closes (it was `100 Continue`, then `413` once the client had sent 5 MB); nor is a
-        // write's without a token: `401`.
+        // write's without a token (`401`), nor one of another media type than JSON (`415`).
+        let json = "Content-Type: application/json\r\n"
         for (head, status) in [
-            ("PUT /lists/transactions/items/big", "Authorization: Bearer t\r\nContent-Length: 5000000", 413),
-            ("POST /lists/transactions/items", "Content-Length: \(body.utf8.count)", 401),
+            ("PUT /lists/transactions/items/big", "Authorization: Bearer t\r\n\(json)Content-Length: 5000000", 413),
+            ("POST /lists/transactions/items", "\(json)Content-Length: \(body.utf8.count)", 401),
+            ("POST /lists/transactions/items", "Authorization: Bearer t\r\nContent-Type: text/csv\r\nContent-Length: 9", 415),
+            ("PATCH /lists/transactions/items/1", "Authorization: Bearer t\r\nContent-Length: 9", 415),
         ].map({ ("\($0.0) HTTP/1.1\r\nHost: localhost\r\n\($0.1)\r\n", $0.2) }) {
             let client = try RawClient(port: server.port)
-            client.send(head + "Expect: 100-continue\r\nContent-Type: application/json\r\n\r\n")
+            client.send(head + "Expect: 100-continue\r\n\r\n")
             let refused = await Self.read(client, within: 5)
             #expect(refused.closed && refused.text.hasPrefix("HTTP/1.1 \(status) "), "\(refused)")
         }

@@ -84,10 +84,13 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         connectionFields.append((closes ? "close" : http10 ? "keep-alive" : nil, http10))
         unanswered += 1
         if unanswered == 1, Self.expectsContinue(head) {
-            if Self.declaresMore(than: maximumBodySize, head) || Self.lacksCredentials(head) {
-                // A body declared over the limit, or a write's without a token, is not asked
-                // for: the route answers `413` or `401` from the head and closes, and the
-                // client sends nothing it would throw away.
+            if Self.declaresMore(than: maximumBodySize, head) || Self.lacksCredentials(head)
+                || Self.sendsNoJSON(head)
+            {
+                // A body declared over the limit, or a write's without a token or of another
+                // media type than JSON, is not asked for: the route answers `413`, `401` or
+                // `415` from the head and closes, and the client sends nothing it would throw
+                // away.
                 context.fireUserInboundEventTriggered(ContinueWithheld())
             } else {
                 // RFC 9110 10.1.1: a server MUST answer `Expect: 100-continue` at once, with
@@ -189,6 +192,14 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     /// is a write, and refuses it (`401`) before reading it.
     static func lacksCredentials(_ head: HTTPRequestHead) -> Bool {
         [.POST, .PUT, .PATCH].contains(head.method) && !head.headers.contains(name: "Authorization")
+    }
+
+    /// Whether `head` sends a body whose (first) `Content-Type` is missing or not JSON, as the
+    /// routes read it: every write
+    /// refuses it (`415`, ``WriteRoutes/isJSON(_:)``) before reading it.
+    static func sendsNoJSON(_ head: HTTPRequestHead) -> Bool {
+        [.POST, .PUT, .PATCH].contains(head.method)
+            && head.headers["Content-Type"].first.map(WriteRoutes.isJSON) != true
     }
 
     /// Whether `head` is an HTTP/1.1 request that expects `100-continue` (an HTTP/1.0

@@ -88,8 +88,13 @@ struct EventStream: Sendable {
         var waiting = merged.makeAsyncIterator()
         var last = start
         var live = false
+        // The opening block's `id` is the version the stream starts after; with no data
+        // it fires no event (WHATWG HTML 9.2.6), but a client that loses the stream before
+        // any event sends it as `Last-Event-ID` and misses nothing written meanwhile.
         try await writer.write(
-            ByteBuffer(string: "retry: 2000\n: \(adapter.definition.name) \(view.name) after \(start)\n\n")
+            ByteBuffer(
+                string: "retry: 2000\nid: \(start)\n: \(adapter.definition.name) \(view.name) after \(start)\n\n"
+            )
         )
         var sent = ContinuousClock.now
         // Set when the reads caught up with a write they did not hold: the next read is the

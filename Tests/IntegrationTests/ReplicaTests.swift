@@ -315,7 +315,9 @@ final class EventCapture: Sendable {
         let seen = Seen()
         reader = Task {
             do {
-                for try await event in events {
+                // An event of no type is the transport's notice of a new `retry`, carrying
+                // the stream's opening `id` (the version it starts after), not a change.
+                for try await event in events where !event.type.isEmpty {
                     if let id = Int64(event.id) {
                         seen.ids.withLock { $0.append(id) }
                         seen.types.withLock { $0[id] = event.type }

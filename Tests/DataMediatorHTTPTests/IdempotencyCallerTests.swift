@@ -70,4 +70,44 @@ import Testing
             #expect(notes["total"] as? Int == 4)
         }
     }
+
+    /// Callers who share a slice (a list scoped by a team's claim) keep their keys apart:
+    /// a key is its JWT's `sub` (with `iss`), and a token without `sub` is its own caller.
+    /// (The key was the slice's: a teammate's create with the same key was answered as a
+    /// replay of another's, and stored nothing.)
+    @Test func callersOfOneSliceKeepTheirKeysApart() async throws {
+        let fixture = try ScopedListTests.Fixture(mineClaim: "team")
+        try await fixture.run { client in
+            let body = #"{"data": {"title": "same"}}"#
+            func token(_ claims: [String: JSONValue]) async throws -> HTTPFields {
+                var all = claims
+                all["exp"] = .integer(Int64(Date().timeIntervalSince1970) + 600)
+                return [.authorization: "Bearer \(try await ClaimsTestKeys.hs256(all))"]
+            }
+            let ana = try await token(["sub": .string("ana"), "team": .string("red")])
+            let bo = try await token(["sub": .string("bo"), "team": .string("red")])
+            let anas = try await Self.post(client, "mine", ana, body)
+            let bos = try await Self.post(client, "mine", bo, body)
+            #expect(anas.status == .created && bos.status == .created, "\(anas.status) \(bos.status)")
+            #expect(bos.headers[WriteRoutes.idempotentReplayed] == nil)
+            #expect(try Self.item(anas).id != Self.item(bos).id)
+            #expect(try Self.item(anas).owner == "red" && Self.item(bos).owner == "red")
+            // Ana's retry, with a fresh token of hers, is a replay.
+            let fresh = try await token(["sub": .string("ana"), "team": .string("red"), "n": .integer(1)])
+            let again = try await Self.post(client, "mine", fresh, body)
+            #expect(again.headers[WriteRoutes.idempotentReplayed] == "true")
+            #expect(try Self.item(again).id == Self.item(anas).id)
+            // Tokens without `sub`: each is its own caller; the same token's retry replays.
+            let first = try await token(["team": .string("red"), "n": .integer(1)])
+            let second = try await token(["team": .string("red"), "n": .integer(2)])
+            let firsts = try await Self.post(client, "mine", first, body)
+            let seconds = try await Self.post(client, "mine", second, body)
+            let retried = try await Self.post(client, "mine", first, body)
+            #expect(firsts.status == .created && seconds.status == .created)
+            #expect(seconds.headers[WriteRoutes.idempotentReplayed] == nil)
+            #expect(try Self.item(firsts).id != Self.item(seconds).id)
+            #expect(retried.headers[WriteRoutes.idempotentReplayed] == "true")
+            #expect(try Self.item(retried).id == Self.item(firsts).id)
+        }
+    }
 }

@@ -18,12 +18,13 @@ import Testing
     static let writeToken = "operator-token-1"
 
     /// Two writable lists over one `notes` table of a new SQLite store: `notes` (global) and
-    /// `mine` (scoped by `owner` to the claim `sub`, with an optional parameter `tag`).
+    /// `mine` (scoped by `owner` to the claim `mineClaim`, `sub` unless told, with an
+    /// optional parameter `tag`).
     final class Fixture: Sendable {
         let temporary: TemporaryStore
         let registry: ListRegistry
 
-        init() throws {
+        init(mineClaim: String = "sub") throws {
             temporary = try TemporaryStore("dm-scoped")
             let store = temporary.store
             let types: [String: FieldType] = ["title": .string, "owner": .string, "tag": .string]
@@ -57,7 +58,7 @@ import Testing
             registry = ListRegistry([
                 try store.adapter(for: list("notes", scope: nil), source: source, signer: signer, notifier: notifier),
                 try store.adapter(
-                    for: list("mine", scope: ListScope(field: "owner", claim: "sub")),
+                    for: list("mine", scope: ListScope(field: "owner", claim: mineClaim)),
                     source: source,
                     signer: signer,
                     notifier: notifier

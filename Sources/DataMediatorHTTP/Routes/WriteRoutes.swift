@@ -22,11 +22,9 @@ struct WriteRoutes: Sendable {
         router.post("/lists/:list/items") { request, context in
             // `/items/` and `/items//` name items (the empty id, `/`): not the collection.
             if try ListQuery.itemID(request) != nil { return try notServed(request, context, item: true) }
-            let (adapter, body, scope) = try await prepare(request, context, readsBody: true)
+            let (adapter, body, scope, caller) = try await prepare(request, context, readsBody: true)
             let key = try Self.idempotencyKey(request)
             let condition = try WriteConditions.collectionCondition(of: request)
-            // A key is one caller's: a JWT holder's within their slice, a write token's its own.
-            let caller = scope == nil ? "token " + BearerAccess.credential(of: request) : "jwt"
             let written = try await adapter.create(
                 body: body,
                 idempotencyKey: key,
@@ -63,7 +61,7 @@ struct WriteRoutes: Sendable {
 
     /// `PUT`, `PATCH` or `DELETE` of the item the path names.
     private func write<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
-        let (adapter, body, scope) = try await prepare(request, context, readsBody: request.method != .delete)
+        let (adapter, body, scope, _) = try await prepare(request, context, readsBody: request.method != .delete)
         let id = try ListQuery.itemID(request) ?? ""
         let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
         switch request.method {
@@ -95,13 +93,14 @@ struct WriteRoutes: Sendable {
         throw MethodNotAllowed.problem(request.method, allow: allow)
     }
 
-    /// The list's adapter, the request's JSON body and the slice the caller may write (nil:
-    /// every item), after every check before the store.
+    /// The list's adapter, the request's JSON body, the slice the caller may write (nil:
+    /// every item) and who the caller is (``WriteRoutes/writeScope(_:_:)``), after every
+    /// check before the store.
     private func prepare<Context: RequestContext>(
         _ request: Request,
         _ context: Context,
         readsBody: Bool
-    ) async throws -> (ListAdapter, JSONValue, WriteScope?) {
+    ) async throws -> (ListAdapter, JSONValue, WriteScope?, String) {
         let adapter = try registry.adapter(named: try ListQuery.path(context, "list"))
         guard adapter.isWritable else {
             throw DataMediatorError(
@@ -109,11 +108,11 @@ struct WriteRoutes: Sendable {
                 "List '\(adapter.definition.name)' is read-only; it answers GET, HEAD and OPTIONS."
             )
         }
-        let scope = try await writeScope(adapter, request)
+        let (scope, caller) = try await writeScope(adapter, request)
         // A write takes no query parameter (API.md, scoped lists' rule 2): one a client
         // meant to narrow the write (`?game=8`) would otherwise be ignored as it writes.
         try ListQuery.refuseAny(request)
-        guard readsBody else { return (adapter, .null, scope) }
+        guard readsBody else { return (adapter, .null, scope, caller) }
         guard let type = request.headers[.contentType], Self.isJSON(type) else {
             throw Problem(
                 .unsupportedMediaType,
@@ -180,7 +179,7 @@ struct WriteRoutes: Sendable {
         }
         do {
             let body = try JSONValue.parse(bytes, maximumDepth: JSONValue.maximumDepth)
-            return (adapter, body, scope)
+            return (adapter, body, scope, caller)
         } catch let error as JSONValue.TooDeep {
             throw Problem(
                 .badRequest,
@@ -218,11 +217,13 @@ struct WriteRoutes: Sendable {
 
     /// Who writes: a configured write token writes every item (nil); on a scoped list, a
     /// verified JWT writes its holder's slice. A JWT never writes to a list without a scope.
+    /// With the slice, the caller whose idempotency keys the write's is
+    /// (``idempotencyCaller(_:_:)``).
     ///
     /// - Throws: as ``BearerAccess/authorize(_:)`` when the request holds no write token and
     ///   the list is not scoped; `unauthorized` for a scoped list's token that is not valid
     ///   or lacks the claim.
-    private func writeScope(_ adapter: ListAdapter, _ request: Request) async throws -> WriteScope? {
+    private func writeScope(_ adapter: ListAdapter, _ request: Request) async throws -> (WriteScope?, String) {
         let definition = adapter.definition
         guard let listScope = definition.scope, !access.accepts(request) else {
             // A caller's JWT that verifies is a valid token that does not write here: say
@@ -236,10 +237,24 @@ struct WriteRoutes: Sendable {
                 throw Problem(.unauthorized, detail: detail, headers: BearerChallenge.invalidToken(detail))
             }
             try access.authorize(request)
-            return nil
+            return (nil, "token " + BearerAccess.credential(of: request))
         }
         let claims = try await scope.claims(for: adapter, request)
-        return WriteScope(field: listScope.field, value: try definition.scopeValue(claims))
+        let slice = WriteScope(field: listScope.field, value: try definition.scopeValue(claims))
+        return (slice, Self.idempotencyCaller(claims, request))
+    }
+
+    /// Whose idempotency keys a JWT's write uses: its holder's, named by `iss` and `sub`
+    /// (RFC 7519 4.1.2: a subject is unique within its issuer's), so two callers of one
+    /// slice (a team's, scoped by another claim) never replay each other's creates; a token
+    /// without a `sub` names no holder, so it is its own caller (its hash).
+    static func idempotencyCaller(_ claims: [String: JSONValue]?, _ request: Request) -> String {
+        guard case .string(let subject)? = claims?["sub"] else {
+            return "jwt-token " + BearerAccess.credential(of: request)
+        }
+        var writer = JSONWriter()
+        writer.write(.array([claims?["iss"] ?? .null, .string(subject)]))
+        return "jwt " + writer.string
     }
 
     private func answer(

@@ -195,8 +195,8 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Whether `head` sends a body whose (first) `Content-Type` is missing or not JSON, as the
-    /// routes read it: every write
-    /// refuses it (`415`, ``WriteRoutes/isJSON(_:)``) before reading it.
+    /// routes read it: every write refuses it (`415`, ``WriteRoutes/isJSON(_:)``) before
+    /// reading it.
     static func sendsNoJSON(_ head: HTTPRequestHead) -> Bool {
         [.POST, .PUT, .PATCH].contains(head.method)
             && head.headers["Content-Type"].first.map(WriteRoutes.isJSON) != true

@@ -7,8 +7,9 @@ extension PostgresStore {
     /// `text` column under an `integer` field showed `"x"` where a number is promised, a
     /// `double precision` one `1.5`, and writes, filters and parameters bound the declared
     /// type against the column (`text = bigint` has no operator). Time, enum and array
-    /// columns are checked where their text forms are made (``textForms(of:source:types:modifiers:enums:)``,
-    /// ``arrayForms(of:source:arrays:)``); columns of no kind by ``prepare``'s own check.
+    /// columns are checked where their forms are made (``textForms(of:source:types:modifiers:enums:)``,
+    /// ``arrayForms(of:source:arrays:)``), and a type the service cannot show is refused
+    /// before this check.
     ///
     /// - Throws: `StoreError` naming every such field, its column's type and the types
     ///   that fit it.

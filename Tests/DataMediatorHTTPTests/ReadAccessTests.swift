@@ -73,7 +73,7 @@ import Testing
             // A malformed query, no token or one that is no JWT: answered as for a list that
             // does not exist, word for word.
             for headers: HTTPFields in [[:], [.authorization: "Bearer nope"], [.authorization: "Basic a"]] {
-                for query in ["/items?limit=1&limit=2", "/items", "/sections?x=1", "/changes?since=x", "/items/1"] {
+                for query in ["", "/items?limit=1&limit=2", "/items", "/sections?x=1", "/changes?since=x", "/items/1"] {
                     let scoped = try await client.execute(uri: "/lists/mine" + query, method: .get, headers: headers)
                     let unknown = try await client.execute(uri: "/lists/nope" + query, method: .get, headers: headers)
                     #expect(scoped.status == .unauthorized, "\(query) \(headers)")
@@ -93,6 +93,11 @@ import Testing
             )
             #expect(try await client.execute(uri: "/lists/mine/items", method: .get, headers: ana).status == .ok)
             #expect(try await client.execute(uri: "/lists/mine/nope", method: .get, headers: ana).status == .notFound)
+            // The list's description, which tells a client its views and scope, is theirs too
+            // (it was `401` with read tokens, so a JWT client could not learn what to ask for).
+            let described = try await client.execute(uri: "/lists/mine", method: .get, headers: ana)
+            #expect(described.status == .ok)
+            #expect(String(buffer: described.body).contains("\"scope\""))
         }
     }
 }

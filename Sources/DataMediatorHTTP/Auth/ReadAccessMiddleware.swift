@@ -4,8 +4,10 @@ import Hummingbird
 /// Puts every list route behind a bearer token when the server is configured with read
 /// tokens (write tokens read too); with none, reads are open. Writes check their own token;
 /// a request of another method to what is not served is `401` without a token too.
-/// On a scoped list's routes (`/lists/{list}/...`) a valid JWT counts as a token; the list
-/// then asks each caller for their JWT: its slice is theirs alone.
+/// On a scoped list's routes (`/lists/{list}` and below) a valid JWT counts as a token: its
+/// holder reads the list's description (its views, parameters and scope, what a client
+/// needs to ask for its slice), and the list asks each caller for their JWT for the rest:
+/// its slice is theirs alone.
 struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: BearerAccess
     let isRequired: Bool
@@ -54,11 +56,12 @@ struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
         try access.authorize(request)
     }
 
-    /// Whether `path` is below a scoped list's own path (`/lists/{list}/items`, ...).
+    /// Whether `path` is a scoped list's own path or below it (`/lists/{list}`,
+    /// `/lists/{list}/items`, ...).
     private func isScopedListRoute(_ path: String) -> Bool {
         guard !scopedLists.isEmpty else { return false }
         let parts = RouteSegments.of(path)
-        guard parts.count > 2, parts[0] == "lists", let name = PathSegment.decode(String(parts[1])) else {
+        guard parts.count >= 2, parts[0] == "lists", let name = PathSegment.decode(String(parts[1])) else {
             return false
         }
         return scopedLists.contains(name)

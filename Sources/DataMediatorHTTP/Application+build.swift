@@ -32,6 +32,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Verifies a request's `Authorization` header (a JWT) and answers its claims, for
     /// scoped lists; nil when no key is configured (scoped lists then answer `401`).
     public var claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
+    /// How far past its `exp` ``claims`` still accepts a token (its leeway): a scoped
+    /// list's event stream opened with the token ends there, not at `exp`, so it is not
+    /// ended at once while the same token's pages are still answered.
+    public var tokenLeeway: Duration
     /// How long a client's reads wait for its latest write when the store's reads may lag
     /// its writes (a read replica); nil when they never do (``ReadYourWrites``).
     public var readYourWrites: Duration?
@@ -72,6 +76,7 @@ public struct HTTPServerConfiguration: Sendable {
         limits: ServerLimits = ServerLimits(),
         storeVersion: (@Sendable () async throws -> Int64)? = nil,
         claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])? = nil,
+        tokenLeeway: Duration = ClaimsConfiguration.defaultLeeway,
         readYourWrites: Duration? = nil,
         writeNotifier: ChangeNotifier? = nil,
         primaryVersion: (@Sendable () async throws -> Int64)? = nil,
@@ -93,6 +98,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.corsOrigins = corsOrigins
         self.limits = limits
         self.claims = claims
+        self.tokenLeeway = tokenLeeway
         self.storeVersion = storeVersion
     }
 }
@@ -189,7 +195,11 @@ public func buildRouter(
             )
         )
     }
-    let scope = ScopeAccess(verify: configuration.claims, operators: BearerAccess(tokens: configuration.writeTokens))
+    let scope = ScopeAccess(
+        verify: configuration.claims,
+        operators: BearerAccess(tokens: configuration.writeTokens),
+        leeway: configuration.tokenLeeway
+    )
     ListRoutes(registry: registry, scope: scope).register(on: router)
     ChangeRoutes(registry: registry, scope: scope, events: configuration.events, identity: identity).register(
         on: router

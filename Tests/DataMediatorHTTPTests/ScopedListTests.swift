@@ -347,14 +347,22 @@ import Testing
 
     /// A scoped list's event stream ends when the token that opened it expires: it never
     /// carries a caller's slice past their token (the client reconnects with a fresh one).
-    /// The route takes the end from the token's `exp` (``ChangeRoutes/expiry(of:)``), and a
-    /// stream ends there whatever it waits for.
+    /// The route takes the end from the token's `exp` and the verifier's leeway
+    /// (``ChangeRoutes/expiry(of:leeway:)``), and a stream ends there whatever it waits for.
     @Test func aScopedStreamEndsWhenItsTokenExpires() async throws {
         let now = Date().timeIntervalSince1970
-        let inAMinute = try #require(ChangeRoutes.expiry(of: ["exp": .integer(Int64(now) + 60)]))
+        let inAMinute = try #require(ChangeRoutes.expiry(of: ["exp": .integer(Int64(now) + 60)], leeway: .zero))
         #expect(inAMinute > .now + .seconds(58) && inAMinute < .now + .seconds(61))
-        #expect(try #require(ChangeRoutes.expiry(of: ["exp": .number(now - 5)])) <= .now)
-        #expect(ChangeRoutes.expiry(of: ["sub": .string("ana")]) == nil && ChangeRoutes.expiry(of: nil) == nil)
+        #expect(try #require(ChangeRoutes.expiry(of: ["exp": .number(now - 5)], leeway: .zero)) <= .now)
+        // A token past `exp` but within the leeway opens pages, so its stream runs to the
+        // leeway's end too (it ended at once: the client reconnected again and again).
+        let lenient = try #require(ChangeRoutes.expiry(of: ["exp": .number(now - 2)], leeway: .seconds(5)))
+        #expect(lenient > .now + .seconds(2) && lenient < .now + .seconds(4))
+        #expect(HTTPServerConfiguration().tokenLeeway == ClaimsConfiguration.defaultLeeway)
+        #expect(
+            ChangeRoutes.expiry(of: ["sub": .string("ana")], leeway: .zero) == nil
+                && ChangeRoutes.expiry(of: nil, leeway: .zero) == nil
+        )
         let fixture = try Fixture()
         let mine = try fixture.registry.adapter(named: "mine")
         let view = try mine.definition.view(named: nil, slice: SliceRequest(claims: ["sub": .string("ana")]))

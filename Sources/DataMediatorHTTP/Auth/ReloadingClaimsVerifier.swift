@@ -41,6 +41,10 @@ public final class ReloadingClaimsVerifier: Sendable {
     /// The path of the key set file that ``reload()`` reads, nil when there is none.
     public var keySetFile: String? { keys.withLock { $0.configuration.keySetFile } }
 
+    /// How far past `exp` a token is still accepted: an event stream opened with it runs
+    /// as long as its pages are answered.
+    public var leeway: Duration { keys.withLock { $0.configuration.leeway } }
+
     /// The algorithms whose tokens are accepted now, sorted.
     public var algorithms: [String] { keys.withLock { $0.verifier.algorithms } }
 

@@ -10,6 +10,8 @@ struct ScopeAccess: Sendable {
     /// The configured write tokens: an operator's, which reads a scoped list whole (API.md:
     /// "the configured static write tokens keep full access").
     let operators: BearerAccess
+    /// How far past its `exp` ``verify`` still accepts a token (a scoped stream's end).
+    let leeway: Duration
 
     /// Who reads `adapter`'s list: the caller's claims when it is scoped (``claims(for:_:)``),
     /// or the whole of it for a request with a configured write token.

@@ -8,16 +8,17 @@ import NIOCore
 /// The observer routes of the list contract: `GET /lists/{list}/changes` (what changed
 /// since a version) and `GET /lists/{list}/events` (the same, live, as Server-Sent Events).
 struct ChangeRoutes: Sendable {
-    /// When a token whose claims are `claims` expires (`exp`, seconds since 1970), as an
-    /// instant of the clock streams wait on; nil without claims or `exp`.
-    static func expiry(of claims: [String: JSONValue]?) -> ContinuousClock.Instant? {
+    /// When a token whose claims are `claims` is no longer accepted (`exp`, seconds since
+    /// 1970, and the `leeway` the verifier gives it), as an instant of the clock streams
+    /// wait on; nil without claims or `exp`.
+    static func expiry(of claims: [String: JSONValue]?, leeway: Duration) -> ContinuousClock.Instant? {
         let seconds: Double
         switch claims?["exp"] {
         case .integer(let whole)?: seconds = Double(whole)
         case .number(let real)?: seconds = real
         default: return nil
         }
-        let left = min(max(seconds - Date().timeIntervalSince1970, 0), 366 * 86_400)
+        let left = min(max(seconds + leeway.inSeconds - Date().timeIntervalSince1970, 0), 366 * 86_400)
         return .now + .milliseconds(Int64(left * 1000))
     }
 
@@ -104,7 +105,7 @@ struct ChangeRoutes: Sendable {
                 start: start,
                 settings: events,
                 closed: (context as? any ConnectionRequestContext)?.connectionClosed,
-                ends: Self.expiry(of: caller.claims),
+                ends: Self.expiry(of: caller.claims, leeway: scope.leeway),
                 logger: context.logger
             )
             let (open, hold) = try await takeShares(request, context)

@@ -104,6 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
         let claims = verifier.map(Self.claims(of:))
+        let tokenLeeway = verifier?.leeway ?? ClaimsConfiguration.defaultLeeway
         let scopedKeys = verifier != nil
         let serving = ServingService { [checked] in
             let registry: ListRegistry
@@ -144,6 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
                     limits: settings.limits,
                     storeVersion: wiring.storeVersion,
                     claims: claims,
+                    tokenLeeway: tokenLeeway,
                     // A read replica lags the primary: a client's reads wait for its writes.
                     readYourWrites: settings.databaseReadURL == nil ? nil : .seconds(60),
                     // Writes through other replicas of the service too, by their notifications

@@ -41,9 +41,14 @@ import Testing
         let session = ListSession(baseURL: try #require(URL(string: server.base)), configuration: configuration)
         try await session.loadFirstPage()
         let follower = Task { try await session.follow() }
-        // Writes to Ana's slice, spread over more than one token's life.
+        // Writes to Ana's slice, spread over more than one token's life: the last one after
+        // the stream was opened again (the server ends it at `exp` plus its leeway, 5 s).
         for index in 0..<4 {
             try await Task.sleep(for: .milliseconds(1_200))
+            let deadline = ContinuousClock.now + .seconds(20)
+            while index == 3, await session.statistics.reconnects == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             let answer = try await server.send(
                 "POST",
                 "/lists/mine/items",

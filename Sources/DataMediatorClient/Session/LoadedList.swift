@@ -7,8 +7,9 @@
 /// boundaries is left for the pages still to come (those pages show it). When a boundary
 /// item itself was moved or deleted, a place right beside the held items cannot be told
 /// apart from one past the boundary: the item is put there, and a later page that shows it
-/// (or its own later change) puts it right. (The test side's `ListReplica` does the same
-/// for forward walks.)
+/// (or its own later change) puts it right; the next page read forward lets go of the held
+/// items it shows to lie past itself. (The test side's `ListReplica` does the same for
+/// forward walks.)
 struct LoadedList: Sendable {
     var sections: [ListSection] = []
     var next: String?
@@ -50,9 +51,16 @@ struct LoadedList: Sendable {
 
     /// Appends a page read forward: a continued section joins the last one; items it shows
     /// that are held move to where it shows them.
+    ///
+    /// Held items that follow the first held item the page shows lie past the page when the
+    /// page does not show them: changes put them after a moved or deleted bottom boundary, the
+    /// page reads on from that boundary's place, and it shows a run of the view. They are let
+    /// go, to be read by the pages after it, so what is held stays in the view's order.
     mutating func append(_ page: PageBody) {
         let incoming = page.dataSections
-        for item in incoming.flatMap(\.items) { remove(id: item.id) }
+        let shown = Set(incoming.flatMap(\.items).map { ExactID($0.id) })
+        // Held items the page shows go too: the page puts them where it shows them.
+        if let cut = firstHeld(of: shown) { removeFrom(section: cut.section, row: cut.row) }
         // Sections put after the page's first one (by changes that could not tell) lie past
         // the boundary: their items come on this page or later ones.
         if let first = incoming.first, let index = sections.firstIndex(where: { $0.id.isExactly(first.id) }) {
@@ -166,6 +174,24 @@ struct LoadedList: Sendable {
                 sections[index].items[row] = item
             }
         }
+    }
+
+    /// Where the first held item of `ids` is, in the held order.
+    private func firstHeld(of ids: Set<ExactID>) -> (section: Int, row: Int)? {
+        for section in sections.indices {
+            if let row = sections[section].items.firstIndex(where: { ids.contains(ExactID($0.id)) }) {
+                return (section, row)
+            }
+        }
+        return nil
+    }
+
+    /// Lets go of every held item from `row` of `section` on.
+    private mutating func removeFrom(section: Int, row: Int) {
+        for later in sections[(section + 1)...] { untitled.remove(ExactID(later.id)) }
+        sections.removeSubrange((section + 1)...)
+        sections[section].items.removeSubrange(row...)
+        if sections[section].items.isEmpty { untitled.remove(ExactID(sections.remove(at: section).id)) }
     }
 
     private mutating func remove(id: String) {

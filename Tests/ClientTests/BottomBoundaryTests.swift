@@ -1,0 +1,132 @@
+import DataMediatorTesting
+import Foundation
+import Testing
+
+@testable import DataMediatorClient
+
+/// When the last loaded item goes, changes put right after the items held cannot be told
+/// from changes past the page the cursor reads: they are held. The next page reads on from
+/// the gone item's place, so when more of them were put than a page shows, those past the
+/// page must not stay before it.
+@Suite struct BottomBoundaryTests {
+    /// A page of `sections` (section id and item ids), as the server answers it.
+    static func page(_ sections: [(String, [String])], next: String?) throws -> PageBody {
+        let body: [String: Any] = [
+            "list": "l", "view": "v", "version": "1",
+            "sections": sections.map { section in
+                [
+                    "id": section.0, "kind": "items", "title": "title \(section.0)", "continues": false,
+                    "items": section.1.map { ["id": $0, "type": "row", "rev": "1", "data": [String: Any]()] },
+                ] as [String: Any]
+            },
+            "next": next as Any,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: body.filter { !($0.value is NSNull) })
+        return try JSONDecoder().decode(PageBody.self, from: data)
+    }
+
+    static func insert(_ id: String, in section: String, after: String?, sectionAfter: String? = nil) -> ListChange {
+        ListChange(
+            op: .insert,
+            version: 2,
+            item: ListItem(id: id, type: "row", rev: "1", data: .object([:])),
+            section: section,
+            sectionAfter: sectionAfter,
+            after: after
+        )
+    }
+
+    static func shown(_ list: LoadedList) -> [String] {
+        list.sections.flatMap { section in section.items.map { "\(section.id):\($0.id)" } }
+    }
+
+    @Test func itemsPutPastTheNextPageDoNotStayBeforeIt() throws {
+        var list = LoadedList(list: "l")
+        list.replace(with: try Self.page([("a", ["1", "2", "3", "4", "5"])], next: "after-5"))
+        list.apply(ListChange(op: .delete, version: 2, deletedID: "5"))
+        var previous = "4"
+        for id in ["n1", "n2", "n3", "n4", "n5", "n6", "n7"] {
+            list.apply(Self.insert(id, in: "a", after: previous))
+            previous = id
+        }
+        #expect(Self.shown(list).count == 11, "the changes put beside the held items are held")
+        list.append(try Self.page([("a", ["n1", "n2", "n3", "n4", "n5"])], next: "after-n5"))
+        #expect(Self.shown(list) == ["1", "2", "3", "4", "n1", "n2", "n3", "n4", "n5"].map { "a:\($0)" })
+        list.append(try Self.page([("a", ["n6", "n7", "6"])], next: nil))
+        let all = ["1", "2", "3", "4", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "6"]
+        #expect(Self.shown(list) == all.map { "a:\($0)" })
+    }
+
+    @Test func sectionsPutPastTheNextPageDoNotStayBeforeIt() throws {
+        var list = LoadedList(list: "l")
+        list.replace(with: try Self.page([("0a", ["1", "2", "3", "4", "5"])], next: "after-5"))
+        list.apply(ListChange(op: .delete, version: 2, deletedID: "5"))
+        var previous = "0a"
+        for group in ["0b", "0c", "0d", "0e", "0f", "0g", "0h"] {
+            list.apply(Self.insert("in-\(group)", in: group, after: nil, sectionAfter: previous))
+            previous = group
+        }
+        list.append(
+            try Self.page(
+                [("0b", ["in-0b"]), ("0c", ["in-0c"]), ("0d", ["in-0d"]), ("0e", ["in-0e"]), ("0f", ["in-0f"])],
+                next: "after-0f"
+            )
+        )
+        #expect(list.sections.map(\.id) == ["0a", "0b", "0c", "0d", "0e", "0f"])
+        #expect(list.sections.last?.title == "title 0f", "the page names the sections it shows")
+        #expect(list.untitled.isEmpty, "no section let go stays waiting for a title")
+    }
+
+    @Test func itemsPutBeforeTheNextPageStayWhereTheyAre() throws {
+        // The page does not show items that sort before its cursor: they stay.
+        var list = LoadedList(list: "l")
+        list.replace(with: try Self.page([("a", ["1", "2", "3"])], next: "after-3"))
+        list.apply(ListChange(op: .delete, version: 2, deletedID: "3"))
+        list.apply(Self.insert("before-cursor", in: "a", after: "2"))
+        list.append(try Self.page([("a", ["4", "5"])], next: "after-5"))
+        #expect(Self.shown(list) == ["1", "2", "before-cursor", "4", "5"].map { "a:\($0)" })
+    }
+
+    @Test func aSessionReadsOnInTheViewsOrderAfterItsLastItemWent() async throws {
+        let server = try await Live.demo(200)
+        defer { server.removeData() }
+        let before = try await Live.walk(server)
+        let session = ListSession(
+            baseURL: try #require(URL(string: server.base)),
+            configuration: Live.configuration(limit: 5)
+        )
+        try await session.loadFirstPage()
+        let last = try #require(await session.snapshot.items.last)
+        let index = try #require(before.items.firstIndex { $0.id == last.id })
+        let following = before.items[index + 1]
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        func moment(_ item: ListItem) throws -> Double {
+            let text = try #require(item.data["created_at"]?.stringValue)
+            return try #require(plain.date(from: text) ?? formatter.date(from: text)).timeIntervalSince1970
+        }
+        let (from, to) = (try moment(last), try moment(following))
+        _ = try await Live.send("DELETE", "/lists/transactions/items/\(last.id)", nil, on: server)
+        // Seven items between the gone one and the next, newest first: each sorts right
+        // after the one before, more than the five a page shows.
+        func text(_ seconds: Double) -> String { formatter.string(from: Date(timeIntervalSince1970: seconds)) }
+        let moments = (1...7).map { text(from + (to - from) * Double($0) / 8) }
+        try #require(Set(moments).count == 7 && !moments.contains(text(to)))
+        for moment in moments {
+            _ = try await Live.send(
+                "POST",
+                "/lists/transactions/items",
+                #"{"data": {"player": "gap", "points": 1, "reason": "bottom", "created_at": "\#(moment)"}}"#,
+                on: server
+            )
+        }
+        try await session.catchUp()
+        #expect(try await session.loadMore())
+        let held = await session.snapshot
+        let fresh = try await Live.walk(server)
+        #expect(held.items.map(\.id) == Array(fresh.items.map(\.id).prefix(held.itemCount)))
+        #expect(held.sections.map(\.id) == Array(fresh.sections.map(\.id).prefix(held.sections.count)))
+        #expect(await server.stop() == 0)
+    }
+}

@@ -50,10 +50,21 @@ public struct ListReplica: Sendable {
     }
 
     /// Appends a page: data sections in order, a continued section joined to the last one.
-    /// Items it shows that the replica already holds move to where the page shows them.
+    /// Items it shows that the replica already holds move to where the page shows them; held
+    /// items after the first of those that the page does not show lie past the page (changes
+    /// put them after a changed boundary) and are let go, for the pages after it to bring.
     public mutating func add(_ page: Page) {
         let items = page.sections.filter { $0.kind == .items }
-        for cell in items.flatMap(\.items) { remove(id: cell.id) }
+        let shown = Set(items.flatMap(\.items).map { ExactText($0.id) })
+        cut: for section in sections.indices {
+            guard let row = sections[section].cells.firstIndex(where: { shown.contains(ExactText($0.id)) }) else {
+                continue
+            }
+            sections.removeSubrange((section + 1)...)
+            sections[section].cells.removeSubrange(row...)
+            if sections[section].cells.isEmpty { sections.remove(at: section) }
+            break cut
+        }
         // Sections put after the page's first one (by changes that could not tell) lie past
         // the boundary: their items come on this page or later ones.
         if let first = items.first, let index = sections.firstIndex(where: { $0.id.isExactly(first.id) }) {

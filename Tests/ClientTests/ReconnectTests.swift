@@ -128,3 +128,42 @@ extension ReconnectTests {
         #expect(await session.statistics.reconnectionTime == .milliseconds(10))
     }
 }
+
+/// A server with an empty list whose every event stream says `reload` under `retry: 20`
+/// and ends; records how many streams were opened.
+final class ReloadEveryStreamTransport: EmptyListTransport {
+    let opened = Mutex(0)
+
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        opened.withLock { $0 += 1 }
+        var parser = ServerSentEventParser()
+        let events = parser.feed(Array("retry: 20\n\nevent: reload\ndata: {}\n\n".utf8))
+        return AsyncThrowingStream { continuation in
+            for event in events { continuation.yield(event) }
+            continuation.finish()
+        }
+    }
+}
+
+extension ReconnectTests {
+    /// A stream that only says `reload` makes no headway: streams in a row that do so are
+    /// opened again later each time, not every 20 ms. In 2 s, 20 ms waits would open about a
+    /// hundred; doubling waits (20, 40, ... 640 ms) about eight. A slow machine opens fewer,
+    /// never more.
+    @Test func streamsThatOnlySayReloadAreOpenedLessAndLessOften() async throws {
+        let transport = ReloadEveryStreamTransport()
+        let session = ListSession(configuration: ListSessionConfiguration(list: "l"), transport: transport)
+        let follower = Task { try await session.follow() }
+        try await Task.sleep(for: .seconds(2))
+        follower.cancel()
+        _ = await follower.result
+        let opened = transport.opened.withLock { $0 }
+        #expect(opened >= 2, "it follows on after a reload")
+        #expect(opened <= 15, "\(opened) streams in 2 s")
+        #expect(await session.statistics.reloads >= 1)
+    }
+}

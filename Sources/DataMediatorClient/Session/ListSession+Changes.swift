@@ -38,7 +38,8 @@ extension ListSession {
     /// A stream that ends or fails is opened again with `Last-Event-ID` set to the session's
     /// version (the one before, while a version's changes may be only partly applied), so
     /// no change is lost or applied twice: after the stream's reconnection time (its last
-    /// `retry:`, else ``ListSessionConfiguration/reconnectDelay``), twice as long after each failure in a row (up to 32 times as long, with some jitter,
+    /// `retry:`, else ``ListSessionConfiguration/reconnectDelay``), twice as long after each failure in a row
+    /// (a stream that only said `reload` counts as one; up to 32 times as long, with some jitter,
     /// so that clients cut off together do not come back together), and never sooner than
     /// the server's `Retry-After`. `event: reload`, a `410` and an event the session cannot
     /// read reload the session (see ``refresh()``). Loads the first page first when nothing
@@ -58,9 +59,12 @@ extension ListSession {
         while !Task.isCancelled {
             if !first { statistics.reconnects += 1 }
             first = false
-            // A stream that failed before it delivered anything counts towards the backoff;
-            // one the server ended (a shutdown, its token's expiry) does not.
+            // A stream that failed before it delivered a change counts towards the backoff;
+            // one the server ended (a shutdown, its token's expiry) does not, unless all it
+            // said was `reload` (a server that says so on every stream would otherwise be
+            // reloaded from at every reconnection time, for ever).
             var delivered = false
+            var reloaded = false
             var failed = false
             var retryAfter: Duration?
             do {
@@ -84,7 +88,7 @@ extension ListSession {
                         // A notice that the reconnection time changed is no event.
                         guard !event.type.isEmpty else { continue }
                         try await handle(event)
-                        delivered = true
+                        if event.type == "reload" { reloaded = true } else { delivered = true }
                     }
                 } catch let error as ListClientError where error.code == .historyGone || error.code == .badAnswer {
                     // History gone, or an event that cannot be read (reading it again would
@@ -109,7 +113,7 @@ extension ListSession {
                 if Task.isCancelled { return }
                 failed = true
             }
-            failures = failed && !delivered ? failures + 1 : 0
+            failures = (failed || reloaded) && !delivered ? failures + 1 : 0
             do {
                 try await Task.sleep(
                     for: Self.reconnectDelay(reconnection, failures: failures, retryAfter: retryAfter)

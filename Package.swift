@@ -98,6 +98,7 @@ let package = Package(
                 .embedInCode("Resources/explorer/explorer.js"),
                 .embedInCode("Resources/explorer/live.js"),
                 .embedInCode("Resources/explorer/dom.js"),
+                .embedInCode("Resources/explorer/pages.js"),
                 .embedInCode("Resources/explorer/explorer.css"),
             ],
             swiftSettings: swiftSettings

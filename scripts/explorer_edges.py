@@ -5,6 +5,7 @@ the synthetic loading rows, a notice that must stay, and the keyboard."""
 import time
 import urllib.parse
 
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -16,6 +17,13 @@ ROWS = 'section[data-kind="items"] .row'
 
 def rows(driver):
     return driver.find_elements(By.CSS_SELECTOR, ROWS)
+
+
+def row_with(driver, item):
+    """The row of `item`, found in one script: rows read one by one may go stale while live changes come."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#screen section[data-kind=\"items\"] .row'))"
+        ".find((r) => r.dataset.id === arguments[0]) || null;", item)
 
 
 def shown(driver, element_id):
@@ -132,6 +140,8 @@ def check_edges(base, token, steps=STEPS, done="check-explorer: edges: unusable 
                 step(driver, base, token, written)
             except CheckFailed as failure:
                 raise CheckFailed(f"{step.__doc__}: {failure}") from None
+            except WebDriverException as error:
+                raise CheckFailed(f"{step.__doc__}: the browser: {error.msg or error}") from None
         print(done)
     finally:
         driver.quit()

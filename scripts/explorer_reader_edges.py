@@ -4,7 +4,6 @@ above what the reader looks at, a token asked for on a deep link, an item that i
 the view, a view emptied live, a next page the server refuses, and a page size or a page's
 cursor in the address."""
 
-import datetime
 import time
 import urllib.parse
 
@@ -12,7 +11,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from explorer_browser import CheckFailed, api, browser_errors, problem_text, scroll_to_loading, trap, untrap, wait_for
-from explorer_edges import check_edges, rows, shown, transaction
+from explorer_edges import check_edges, row_with, rows, shown, transaction
+from explorer_gap_edges import gap_at_the_bottom_keeps_order, gap_at_the_top_is_read
 
 UNAUTHORIZED = {"type": "/problems/unauthorized", "title": "Unauthorized", "status": 401,
                 "detail": "Reads need a token."}
@@ -33,11 +33,6 @@ const screen = document.getElementById('screen');
 const row = Array.from(screen.querySelectorAll('section[data-kind="items"] .row')).find((r) => r.dataset.id === arguments[0]);
 return row ? row.getBoundingClientRect().top - screen.getBoundingClientRect().top : null;
 """
-
-
-def row_with(driver, item):
-    found = [row for row in rows(driver) if row.get_attribute("data-id") == item]
-    return found[0] if found else None
 
 
 def isolated_values(driver, base, token, written):
@@ -89,33 +84,6 @@ def live_changes_keep_place(driver, base, token, written):
     moved = driver.execute_script(OFFSET_OF, seen)
     if moved is None or abs(moved - offset) > 2:
         raise CheckFailed(f"the row in sight moved from {offset} to {moved} px below the top as rows above went")
-
-
-def gap_at_the_top_is_read(driver, base, token, written):
-    """an item put right after the first loaded row, which goes, shows once the rows above are read"""
-    chronological = api(base, "GET", "/lists/transactions/items?limit=40")[1]
-    anchor = [cell["id"] for section in chronological["sections"] if section["kind"] == "items"
-              for cell in section["items"]][30]
-    driver.execute_script(f"location.hash = '#/lists/transactions?limit=5&around={anchor}';")
-    wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
-    first, second = [row.get_attribute("data-id") for row in rows(driver)[:2]]
-    times = [api(base, "GET", "/lists/transactions/items/" + item)[1]["item"]["data"]["created_at"]
-             for item in (first, second)]
-    moments = [datetime.datetime.fromisoformat(moment.replace("Z", "+00:00")) for moment in times]
-    between = (moments[1] + (moments[0] - moments[1]) / 2).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    # The first loaded row goes, and an item comes between its place and the next row:
-    # the page above (read from the first row's place) does not hold it.
-    api(base, "DELETE", "/lists/transactions/items/" + first, token=token)
-    gap = transaction(base, token, "gap", 1, between)
-    written.append(gap)
-    wait_for(driver, "the first row gone", lambda d: not row_with(d, first))
-    for _ in range(20):
-        if row_with(driver, gap) or not driver.find_elements(By.CSS_SELECTOR, '[data-section-id="loading-before"]'):
-            break
-        driver.execute_script("const r = document.querySelector('[data-section-id=\"loading-before\"] .row');"
-                              " if (r) r.scrollIntoView();")
-        time.sleep(0.5)
-    wait_for(driver, "the item put in the gap", lambda d: row_with(d, gap))
 
 
 def typed_values_as_they_are(driver, base, token, written):
@@ -358,7 +326,8 @@ def refusals_of_the_address(driver, base, token, written):
         raise CheckFailed(f"pages read with a token were fetched with cache modes {modes!r}")
 
 
-STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_top_is_read, typed_values_as_they_are,
+STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_top_is_read,
+         gap_at_the_bottom_keeps_order, typed_values_as_they_are,
          token_on_a_deep_link,
          unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again,
          answer_not_of_the_api, stream_ended_says_why, page_size_and_cursor_links,
@@ -367,6 +336,6 @@ STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_t
 
 def check_reader_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
-                " the rows in sight, a gap at the top, ids and values as typed, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
+                " the rows in sight, a gap at the top, a gap at the bottom, ids and values as typed, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
                 " not of the API, a stream the server ended, page sizes and cursors in the address, a row's whole data,"
                 " section titles as they are and the address's refusals")

@@ -75,6 +75,7 @@ import Testing
         ("/explorer/explorer.js", "text/javascript; charset=utf-8"),
         ("/explorer/live.js", "text/javascript; charset=utf-8"),
         ("/explorer/dom.js", "text/javascript; charset=utf-8"),
+        ("/explorer/pages.js", "text/javascript; charset=utf-8"),
         ("/explorer/explorer.css", "text/css; charset=utf-8"),
     ])
     func theAssetsAreServedWithTheirTypesAndRevalidate(path: String, type: String) async throws {
@@ -97,7 +98,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["/", "/explorer/explorer.js", "/explorer/live.js", "/explorer/dom.js"])
+    @Test(arguments: ["/", "/explorer/explorer.js", "/explorer/live.js", "/explorer/dom.js", "/explorer/pages.js"])
     func otherMethodsAreNotAllowed(path: String) async throws {
         try await HTTPTestSupport.withClient { client in
             let post = try await client.execute(uri: path, method: .post)

@@ -36,6 +36,7 @@ struct ExplorerRoutes: Sendable {
         "/explorer/explorer.js": Asset(PackageResources.explorer_js, contentType: "text/javascript; charset=utf-8"),
         "/explorer/live.js": Asset(PackageResources.live_js, contentType: "text/javascript; charset=utf-8"),
         "/explorer/dom.js": Asset(PackageResources.dom_js, contentType: "text/javascript; charset=utf-8"),
+        "/explorer/pages.js": Asset(PackageResources.pages_js, contentType: "text/javascript; charset=utf-8"),
         "/explorer/explorer.css": Asset(PackageResources.explorer_css, contentType: "text/css; charset=utf-8"),
     ]
 

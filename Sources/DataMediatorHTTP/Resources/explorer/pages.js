@@ -1,0 +1,213 @@
+// The explorer's pages: a page read forward or backward put on the screen, the loading
+// rows that ask for them, and the boundaries live changes must respect (live.js reads
+// them from the state). explorer.js opens the list and routes.
+
+import {
+  screen,
+  getJSON,
+  query,
+  itemsURL,
+  showProblem,
+  clearProblem,
+  rowFor,
+  sectionFor,
+  loadingSection,
+  loadingSectionNamed,
+  dataSections,
+  findSection,
+  findRow,
+  removeRow,
+} from '/explorer/dom.js';
+import { state, openList, pageQuery, route } from '/explorer/explorer.js';
+
+/**
+ * Puts the row a reload kept back where it was on the screen. A page around it may be too
+ * short below it for that: the next pages forward (which its loading row, in sight, asks
+ * for) make room, so this is done again after each, up to three.
+ */
+export function holdRow(current) {
+  const keep = current.keep;
+  const row = keep && findRow(keep.id);
+  if (!row) return;
+  const off = () => row.getBoundingClientRect().top - screen.getBoundingClientRect().top - keep.offset;
+  screen.scrollTop += off();
+  keep.pages += 1;
+  if (Math.abs(off()) < 2 || keep.pages > 3) current.keep = null;
+}
+
+/**
+ * Notes the first loaded item while items precede it (the top boundary, as `boundary` is the
+ * bottom one): `prev` reads from its place, so when a change moves or deletes it, what is
+ * put right after its old place would lie between the pages (see `loadMore`).
+ */
+function holdTop(id) {
+  state.top = id;
+  state.topChanged = false;
+}
+
+/**
+ * Lets go of the rows from the first one a page read forward shows: changes put rows after a
+ * moved or deleted bottom boundary, the page reads on from that boundary's place and shows a
+ * run of the view, so the rows it does not show lie past it (later pages bring them).
+ */
+function letGoPast(sections) {
+  const shown = new Set(sections.flatMap((section) => section.items.map((cell) => cell.id)));
+  const rows = Array.from(screen.querySelectorAll('section[data-kind="items"] .row'));
+  const first = rows.findIndex((row) => shown.has(row.dataset.id));
+  if (first < 0) return;
+  for (const row of rows.slice(first)) {
+    const section = row.closest('section');
+    row.remove();
+    if (section && !section.querySelector('.row')) section.remove();
+  }
+}
+
+/** Puts a page's cells on the screen: appended below (forward) or above (backward). */
+export function addPage(page, direction) {
+  const sections = page.sections.filter((section) => section.kind === 'items');
+  if (direction === 'forward') letGoPast(sections);
+  for (const section of sections) for (const cell of section.items) removeRow(cell.id);
+  const loadingBefore = page.sections.find((section) => section.kind === 'loading' && section.id === 'loading-before');
+  const loadingAfter = page.sections.find((section) => section.kind === 'loading' && section.id !== 'loading-before');
+  if (direction === 'forward') {
+    const bottom = loadingSectionNamed('loading');
+    if (bottom) bottom.remove();
+    // Sections that changes put past the old boundary: their items come on this page or later.
+    const first = sections.length ? findSection(sections[0].id) : null;
+    if (first) {
+      let node = first.nextElementSibling;
+      while (node) {
+        const nextNode = node.nextElementSibling;
+        if (node.dataset.kind === 'items') node.remove();
+        node = nextNode;
+      }
+    }
+    for (const section of sections) {
+      const held = dataSections();
+      let target = held.length ? held[held.length - 1] : null;
+      if (!target || target.dataset.sectionId !== section.id) {
+        target = sectionFor(section.id, section.title);
+        screen.append(target);
+      }
+      const rows = target.querySelector('.rows');
+      for (const cell of section.items) rows.append(rowFor(cell));
+    }
+    const items = sections.flatMap((section) => section.items);
+    state.next = page.next;
+    state.boundary = page.next ? (items.length ? items[items.length - 1].id : state.boundary) : null;
+    state.boundaryChanged = false;
+    if (loadingBefore && !loadingSectionNamed('loading-before')) {
+      state.prev = page.prev;
+      holdTop(items.length ? items[0].id : null);
+      const top = loadingSection(loadingBefore.items[0]);
+      screen.prepend(top);
+      state.observer.observe(top.querySelector('.row'));
+    }
+    if (loadingAfter) {
+      const bottomSection = loadingSection(loadingAfter.items[0]);
+      screen.append(bottomSection);
+      state.observer.observe(bottomSection.querySelector('.row'));
+    }
+  } else {
+    const top = loadingSectionNamed('loading-before');
+    const anchor = top ? top.nextElementSibling : screen.firstElementChild;
+    for (let index = sections.length - 1; index >= 0; index -= 1) {
+      const section = sections[index];
+      const held = dataSections();
+      let target = held.length ? held[0] : null;
+      if (!target || target.dataset.sectionId !== section.id) {
+        target = sectionFor(section.id, section.title);
+        screen.insertBefore(target, held.length ? held[0] : anchor);
+      } else if (section.title) {
+        target.querySelector('.section-header').textContent = section.title;
+      }
+      const rows = target.querySelector('.rows');
+      for (let row = section.items.length - 1; row >= 0; row -= 1) rows.prepend(rowFor(section.items[row]));
+    }
+    if (top) top.remove();
+    state.prev = page.prev;
+    const first = sections.length && sections[0].items.length ? sections[0].items[0].id : state.top;
+    holdTop(page.prev ? first : null);
+    if (loadingBefore) {
+      const newTop = loadingSection(loadingBefore.items[0]);
+      screen.prepend(newTop);
+      state.observer.observe(newTop.querySelector('.row'));
+    }
+  }
+}
+
+export function onLoadingRowSeen(entries) {
+  for (const entry of entries) {
+    if (!entry.isIntersecting || !state) continue;
+    if (entry.target.dataset.id === 'loading-before') loadMore(state, 'backward');
+    else loadMore(state, 'forward');
+  }
+}
+
+async function loadMore(current, direction) {
+  const cursor = direction === 'forward' ? current.next : current.prev;
+  if (!cursor || current.busy.has(direction)) return;
+  // The top boundary moved or went: `prev` would read from its old place and miss what a
+  // change put between it and the first row held now, so the page around that row is read
+  // instead (its rows already held stay where it shows them, and its `prev` goes on).
+  const firstRow = current.topChanged ? dataSections()[0]?.querySelector('.row') : null;
+  const extra = firstRow ? { around: firstRow.dataset.id } : { cursor };
+  current.busy.add(direction);
+  // Assistive technology is told the list is being loaded, and when it is done.
+  screen.setAttribute('aria-busy', 'true');
+  let wait = 0;
+  try {
+    const page = await getJSON(itemsURL(current.list) + '/items' + query(pageQuery(extra)), current.abort.signal);
+    if (state !== current) return;
+    clearProblem();
+    if (current.notice) showProblem(current.notice);
+    if (direction === 'forward') {
+      addPage(page, 'forward');
+      holdRow(current);
+    } else {
+      // Keep what the reader looks at in place while rows are put above it.
+      const before = screen.scrollHeight;
+      const top = screen.scrollTop;
+      addPage(page, 'backward');
+      screen.scrollTop = top + (screen.scrollHeight - before);
+    }
+    current.failures = 0;
+  } catch (error) {
+    if (state !== current || error.name === 'AbortError') return;
+    if (extra.around && error.status === 404) {
+      // That row went meanwhile: its change re-anchors again; `prev` is asked next time.
+      current.topChanged = false;
+    } else if (error.kind === 'bad-cursor' || error.kind === 'cursor-mismatch') {
+      // The server will not take this cursor again (its secret changed, say): asking
+      // again is pointless; the reader starts again from the top.
+      const search = new URLSearchParams(pageQuery());
+      showProblem(error, { label: 'Reload from the top', run: () => openList(current.list, search) });
+      return;
+    } else if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) {
+      // Refused (a token that expired, a list gone): the same request gets the same answer.
+      // The reader gives a token (the prompt shows for a 401) or opens the list again.
+      showProblem(error, { label: 'Open again', run: route });
+      return;
+    } else {
+      // Down, busy or failing: ask again later, twice as late each time in a row (up to
+      // 30 s), and never sooner than the server's Retry-After.
+      current.failures += 1;
+      wait = Math.max(Math.min(1000 * 2 ** (current.failures - 1), 30000), error.retryAfter * 1000 || 0);
+      showProblem(error, null, 'Trying again in ' + Math.ceil(wait / 1000) + ' s.');
+    }
+  } finally {
+    current.busy.delete(direction);
+    if (!current.busy.size) screen.removeAttribute('aria-busy');
+  }
+  // A loading row still in sight after the page came in asks for the next one.
+  const again = () => {
+    const section = loadingSectionNamed(direction === 'forward' ? 'loading' : 'loading-before');
+    const row = section && section.querySelector('.row');
+    if (row && state === current) {
+      current.observer.unobserve(row);
+      current.observer.observe(row);
+    }
+  };
+  if (wait) setTimeout(again, wait);
+  else again();
+}

@@ -40,10 +40,16 @@ import Testing
         list.sections.flatMap { section in section.items.map { "\(section.id):\($0.id)" } }
     }
 
-    @Test func itemsPutPastTheNextPageDoNotStayBeforeIt() throws {
+    /// A list that loaded the first page of `ids` in section `section`, whose last item went.
+    static func lastItemGone(_ section: String, _ ids: [String]) throws -> LoadedList {
         var list = LoadedList(list: "l")
-        list.replace(with: try Self.page([("a", ["1", "2", "3", "4", "5"])], next: "after-5"))
-        list.apply(ListChange(op: .delete, version: 2, deletedID: "5"))
+        list.replace(with: try page([(section, ids)], next: "after-\(ids.last ?? "")"))
+        list.apply(ListChange(op: .delete, version: 2, deletedID: ids.last ?? ""))
+        return list
+    }
+
+    @Test func itemsPutPastTheNextPageDoNotStayBeforeIt() throws {
+        var list = try Self.lastItemGone("a", ["1", "2", "3", "4", "5"])
         var previous = "4"
         for id in ["n1", "n2", "n3", "n4", "n5", "n6", "n7"] {
             list.apply(Self.insert(id, in: "a", after: previous))
@@ -58,9 +64,7 @@ import Testing
     }
 
     @Test func sectionsPutPastTheNextPageDoNotStayBeforeIt() throws {
-        var list = LoadedList(list: "l")
-        list.replace(with: try Self.page([("0a", ["1", "2", "3", "4", "5"])], next: "after-5"))
-        list.apply(ListChange(op: .delete, version: 2, deletedID: "5"))
+        var list = try Self.lastItemGone("0a", ["1", "2", "3", "4", "5"])
         var previous = "0a"
         for group in ["0b", "0c", "0d", "0e", "0f", "0g", "0h"] {
             list.apply(Self.insert("in-\(group)", in: group, after: nil, sectionAfter: previous))
@@ -79,9 +83,7 @@ import Testing
 
     @Test func itemsPutBeforeTheNextPageStayWhereTheyAre() throws {
         // The page does not show items that sort before its cursor: they stay.
-        var list = LoadedList(list: "l")
-        list.replace(with: try Self.page([("a", ["1", "2", "3"])], next: "after-3"))
-        list.apply(ListChange(op: .delete, version: 2, deletedID: "3"))
+        var list = try Self.lastItemGone("a", ["1", "2", "3"])
         list.apply(Self.insert("before-cursor", in: "a", after: "2"))
         list.append(try Self.page([("a", ["4", "5"])], next: "after-5"))
         #expect(Self.shown(list) == ["1", "2", "before-cursor", "4", "5"].map { "a:\($0)" })
@@ -91,28 +93,18 @@ import Testing
         let server = try await Live.demo(200)
         defer { server.removeData() }
         let before = try await Live.walk(server)
-        let session = ListSession(
-            baseURL: try #require(URL(string: server.base)),
-            configuration: Live.configuration(limit: 5)
-        )
+        let session = try Live.session(on: server, limit: 5)
         try await session.loadFirstPage()
         let last = try #require(await session.snapshot.items.last)
         let index = try #require(before.items.firstIndex { $0.id == last.id })
         let following = before.items[index + 1]
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        func moment(_ item: ListItem) throws -> Double {
-            let text = try #require(item.data["created_at"]?.stringValue)
-            return try #require(plain.date(from: text) ?? formatter.date(from: text)).timeIntervalSince1970
-        }
-        let (from, to) = (try moment(last), try moment(following))
+        let (from, to) = (try Live.moment(of: last), try Live.moment(of: following))
         _ = try await Live.send("DELETE", "/lists/transactions/items/\(last.id)", nil, on: server)
         // Seven items between the gone one and the next, newest first: each sorts right
         // after the one before, more than the five a page shows.
-        func text(_ seconds: Double) -> String { formatter.string(from: Date(timeIntervalSince1970: seconds)) }
-        let moments = (1...7).map { text(from + (to - from) * Double($0) / 8) }
-        try #require(Set(moments).count == 7 && !moments.contains(text(to)))
+        let span = to.timeIntervalSince(from)
+        let moments = (1...7).map { Live.timestamp(from.addingTimeInterval(span * Double($0) / 8)) }
+        try #require(Set(moments).count == 7 && !moments.contains(Live.timestamp(to)))
         for moment in moments {
             _ = try await Live.send(
                 "POST",

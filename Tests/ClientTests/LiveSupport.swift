@@ -31,6 +31,26 @@ enum Live {
         try await PlainWalk.snapshot(of: server, list: "transactions", view: "chronological", limit: 100)
     }
 
+    /// A session on `server`'s transactions, `limit` items a page.
+    static func session(on server: ServerProcess, limit: Int) throws -> ListSession {
+        ListSession(baseURL: try #require(URL(string: server.base)), configuration: configuration(limit: limit))
+    }
+
+    /// When a demo transaction happened (its `created_at`).
+    static func moment(of item: ListItem) throws -> Date {
+        let text = try #require(item.data["created_at"]?.stringValue)
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return try #require(ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text))
+    }
+
+    /// A time as a demo transaction's `created_at` (with milliseconds).
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
     /// The store's version now.
     static func version(of server: ServerProcess) async throws -> Int64 {
         try #require(Int64(try await server.json("/lists/transactions/items?limit=1")["version"] as? String ?? ""))

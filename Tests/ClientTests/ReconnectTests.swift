@@ -91,32 +91,12 @@ final class GarbageFirstTransport: ListTransport {
     }
 }
 
-/// A server with an empty list whose every event stream sends one event under `retry: 10`
-/// and ends; records when each stream was opened.
-final class ShortRetryTransport: EmptyListTransport {
-    let opened = Mutex<[ContinuousClock.Instant]>([])
-
-    func events(
-        path: String,
-        query: [(String, String)],
-        headers: [String: String]
-    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        opened.withLock { $0.append(.now) }
-        var parser = ServerSentEventParser()
-        let events = parser.feed(Array("retry: 10\n: open\n\nevent: message\ndata: hello\n\n".utf8))
-        return AsyncThrowingStream { continuation in
-            for event in events { continuation.yield(event) }
-            continuation.finish()
-        }
-    }
-}
-
 extension ReconnectTests {
     /// A stream's `retry:` sets how long a session waits before opening it again, over the
     /// configured delay: here 10 ms, where the configuration says a minute. The time is read
     /// from the session, not counted in reconnects: CI's parallel run starves the clock.
     @Test func theStreamsRetrySetsTheReconnectionTime() async throws {
-        let transport = ShortRetryTransport()
+        let transport = ScriptedStreamTransport("retry: 10\n: open\n\nevent: message\ndata: hello\n\n")
         let configuration = ListSessionConfiguration(list: "l", reconnectDelay: .seconds(60))
         let session = ListSession(configuration: configuration, transport: transport)
         let follower = Task { try await session.follow() }
@@ -127,35 +107,13 @@ extension ReconnectTests {
         }
         #expect(await session.statistics.reconnectionTime == .milliseconds(10))
     }
-}
 
-/// A server with an empty list whose every event stream says `reload` under `retry: 20`
-/// and ends; records how many streams were opened.
-final class ReloadEveryStreamTransport: EmptyListTransport {
-    let opened = Mutex(0)
-
-    func events(
-        path: String,
-        query: [(String, String)],
-        headers: [String: String]
-    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        opened.withLock { $0 += 1 }
-        var parser = ServerSentEventParser()
-        let events = parser.feed(Array("retry: 20\n\nevent: reload\ndata: {}\n\n".utf8))
-        return AsyncThrowingStream { continuation in
-            for event in events { continuation.yield(event) }
-            continuation.finish()
-        }
-    }
-}
-
-extension ReconnectTests {
     /// A stream that only says `reload` makes no headway: streams in a row that do so are
     /// opened again later each time, not every 20 ms. In 2 s, 20 ms waits would open about a
     /// hundred; doubling waits (20, 40, ... 640 ms) about eight. A slow machine opens fewer,
     /// never more.
     @Test func streamsThatOnlySayReloadAreOpenedLessAndLessOften() async throws {
-        let transport = ReloadEveryStreamTransport()
+        let transport = ScriptedStreamTransport("retry: 20\n\nevent: reload\ndata: {}\n\n")
         let session = ListSession(configuration: ListSessionConfiguration(list: "l"), transport: transport)
         let follower = Task { try await session.follow() }
         try await Task.sleep(for: .seconds(2))

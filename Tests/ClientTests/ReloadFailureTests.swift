@@ -24,21 +24,6 @@ final class CursorFailingTransport: StreamsPassThrough {
     }
 }
 
-/// A list whose every event stream is refused with `410`, over an empty page; counts the
-/// streams opened.
-final class GoneStreamTransport: EmptyListTransport {
-    let opened = Mutex(0)
-
-    func events(
-        path: String,
-        query: [(String, String)],
-        headers: [String: String]
-    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        opened.withLock { $0 += 1 }
-        return AsyncThrowingStream { $0.finish(throwing: ListClientError.answered(410, body: [], retryAfter: nil)) }
-    }
-}
-
 /// A reload that fails part way leaves the session as it was, a stream that keeps being
 /// refused for a reload is not opened again at once, and a page that repeats an item is a
 /// bad answer.
@@ -93,7 +78,7 @@ final class GoneStreamTransport: EmptyListTransport {
     /// A stream refused with `410` every time reloads, then waits as after a failure
     /// (longer each time in a row) before it opens the next: it opened hundreds a second.
     @Test func aStreamRefusedForAReloadEveryTimeIsNotOpenedAgainAtOnce() async throws {
-        let transport = GoneStreamTransport()
+        let transport = ScriptedStreamTransport("", endingWith: .answered(410, body: [], retryAfter: nil))
         let configuration = ListSessionConfiguration(list: "l", reconnectDelay: .milliseconds(200))
         let session = ListSession(configuration: configuration, transport: transport)
         let follower = Task { try await session.follow() }

@@ -12,26 +12,16 @@ import Testing
         let server = try await Live.demo(200)
         defer { server.removeData() }
         let before = try await Live.walk(server)
-        let session = ListSession(
-            baseURL: try #require(URL(string: server.base)),
-            configuration: Live.configuration(limit: 5)
-        )
+        let session = try Live.session(on: server, limit: 5)
         try await session.open(around: before.items[100].id)
         let opened = await session.snapshot
         #expect(opened.hasMoreBefore)
         let (first, second) = (opened.items[0], opened.items[1])
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        func moment(_ item: ListItem) throws -> Date {
-            let text = try #require(item.data["created_at"]?.stringValue)
-            return try #require(plain.date(from: text) ?? formatter.date(from: text))
-        }
-        let (a, b) = (try moment(first), try moment(second))
-        let between = formatter.string(
-            from: Date(timeIntervalSince1970: (a.timeIntervalSince1970 + b.timeIntervalSince1970) / 2)
+        let (a, b) = (try Live.moment(of: first), try Live.moment(of: second))
+        let between = Live.timestamp(
+            Date(timeIntervalSince1970: (a.timeIntervalSince1970 + b.timeIntervalSince1970) / 2)
         )
-        try #require(between != formatter.string(from: a) && between != formatter.string(from: b))
+        try #require(between != Live.timestamp(a) && between != Live.timestamp(b))
         _ = try await Live.send("DELETE", "/lists/transactions/items/\(first.id)", nil, on: server)
         let written = try await Live.send(
             "POST",

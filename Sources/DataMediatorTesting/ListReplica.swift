@@ -124,6 +124,12 @@ public struct ListReplica: Sendable {
             sections[index].cells.insert(cell, at: row + 1)
             return
         }
+        // An item after another of a section not held lies past the boundary (or, with the
+        // whole view held, names an unknown neighbour).
+        guard placement.after == nil else {
+            if !walking { unknownNeighbours += 1 }
+            return
+        }
         var index = 0
         if let previous = placement.sectionAfter {
             guard let found = sections.firstIndex(where: { $0.id.isExactly(previous) }) else {

@@ -89,6 +89,16 @@ import Testing
         #expect(Self.shown(list) == ["1", "2", "before-cursor", "4", "5"].map { "a:\($0)" })
     }
 
+    @Test func anItemAfterAnotherOfASectionNotHeldIsNotPutBesideTheHeldOnes() throws {
+        // Section `b` follows `a` but its items are not loaded: an item after one of them
+        // lies past them, even with the boundary gone (probe 26).
+        var list = try Self.lastItemGone("a", ["1", "2", "3"])
+        list.apply(Self.insert("far", in: "b", after: "b-unloaded", sectionAfter: "a"))
+        #expect(Self.shown(list) == ["a:1", "a:2"])
+        list.apply(Self.insert("head", in: "b", after: nil, sectionAfter: "a"))
+        #expect(Self.shown(list) == ["a:1", "a:2", "b:head"], "the head of the next section may be beside")
+    }
+
     @Test func aSessionReadsOnInTheViewsOrderAfterItsLastItemWent() async throws {
         let server = try await Live.demo(200)
         defer { server.removeData() }

@@ -56,4 +56,13 @@ import Testing
         replica.add(Self.page([("a", ["n3", "n4"]), ("b", ["b1"])], next: nil))
         #expect(replica.outline == ["[a]", "1@1", "2@1", "n1@1", "n2@1", "n3@1", "n4@1", "[b]", "b1@1"])
     }
+
+    @Test func anItemAfterAnotherOfASectionNotHeldIsNotPutBesideTheHeldOnes() {
+        var replica = ListReplica()
+        replica.add(Self.page([("a", ["1", "2"])], next: "after-2"))
+        replica.apply(ChangeSet.Entry(operation: .delete, version: 2, id: "2", cell: nil, placement: nil))
+        replica.apply(Self.insert("far", in: "b", after: "b-unloaded", sectionAfter: "a"))
+        #expect(replica.outline == ["[a]", "1@1"])
+        #expect(replica.unknownNeighbours == 0, "past the boundary while walking, not unknown")
+    }
 }

@@ -143,6 +143,8 @@ struct LoadedList: Sendable {
             sections[index].items.insert(item, at: row + 1)
             return
         }
+        // An item after another of a section not held lies past items not held.
+        guard after == nil else { return }
         var index = 0
         if let sectionAfter {
             guard let found = sections.firstIndex(where: { $0.id.isExactly(sectionAfter) }) else { return }

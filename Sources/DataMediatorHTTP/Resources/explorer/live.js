@@ -220,6 +220,8 @@ function place(cell, placement) {
     flash(row);
     return;
   }
+  // A cell after another of a section not on the screen lies past rows not loaded.
+  if (placement.after !== null && placement.after !== undefined) return;
   let newSection;
   if (placement.section_after === null || placement.section_after === undefined) {
     if (before) return;

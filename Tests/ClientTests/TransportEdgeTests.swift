@@ -222,16 +222,17 @@ struct FixedAnswerTransport: StreamsNothing {
     }
 
     /// After a long absence, a backlog larger than what the session holds is not read
-    /// whole into memory: past one answer's worth it reloads instead.
-    @Test func aBacklogLargerThanWhatIsHeldReloadsInsteadOfBeingRead() async throws {
-        let transport = BacklogTransport()
+    /// whole into memory: past one answer's worth it reloads instead, and one full answer
+    /// that says more follow is enough to know (1,500 were read whole and applied).
+    @Test(arguments: [(1_000_000, 1, true), (1_500, 1, true), (1_000, 1, false), (800, 1, false)])
+    func aBacklogLargerThanWhatIsHeldReloadsInsteadOfBeingRead(total: Int, answers: Int, reloads: Bool) async throws {
+        let transport = BacklogTransport(total: total)
         let session = ListSession(configuration: ListSessionConfiguration(list: "l"), transport: transport)
         try await session.loadFirstPage()
         try await session.catchUp()
-        // Two answers of 1,000 changes each were read, not the 1,000 the server had.
-        #expect(transport.asked.withLock { $0.filter { $0 == "/lists/l/changes" }.count } == 2)
-        #expect(await session.statistics.reloads == 1)
-        #expect(await session.snapshot.version == 2_000_001)
+        #expect(transport.asked.withLock { $0.filter { $0 == "/lists/l/changes" }.count } == answers)
+        #expect(await session.statistics.reloads == (reloads ? 1 : 0))
+        #expect(await session.snapshot.version == Int64(total + 1))
     }
 
     /// A list over a query says `reload` for every write: a load-more after one reloads
@@ -267,23 +268,27 @@ struct FixedAnswerTransport: StreamsNothing {
     }
 }
 
-/// A server whose list has a million changes since its first page, 1,000 an answer, and
-/// whose pages are empty; records the paths asked.
+/// A server whose list has `total` changes since its first page (versions 2 on), 1,000 an
+/// answer, and whose pages are empty; records the paths asked.
 final class BacklogTransport: StreamsNothing {
+    let total: Int
     let asked = Mutex<[String]>([])
+
+    init(total: Int) { self.total = total }
 
     func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
         asked.withLock { $0.append(path) }
         guard path.hasSuffix("/changes") else {
-            let version = asked.withLock { $0.count } > 1 ? 2_000_001 : 1
+            let version = asked.withLock { $0.count } > 1 ? total + 1 : 1
             let page = #"{"list":"l","view":"v","version":"\#(version)","sections":[],"next":null,"prev":null}"#
             return TransportAnswer(status: 200, body: Array(page.utf8))
         }
         let since = Int(query.first { $0.0 == "since" }?.1 ?? "") ?? 1
-        let next = since + 1_000 < 1_000_001 ? "\"\(since + 1_000)\"" : "null"
-        let changes = (since + 1...since + 1_000).map { #"{"op":"delete","version":"\#($0)","id":"x\#($0)"}"# }
+        let last = min(since + 1_000, total + 1)
+        let next = last < total + 1 ? "\"\(last)\"" : "null"
+        let changes = (since + 1...last).map { #"{"op":"delete","version":"\#($0)","id":"x\#($0)"}"# }
         let body =
-            #"{"since":"\#(since)","version":"1000001","changes":[\#(changes.joined(separator: ","))],"next":\#(next)}"#
+            #"{"since":"\#(since)","version":"\#(total + 1)","changes":[\#(changes.joined(separator: ","))],"next":\#(next)}"#
         return TransportAnswer(status: 200, body: Array(body.utf8))
     }
 }

@@ -64,9 +64,6 @@ extension ListSession {
         var answers = 0
         var reached = since
         while true {
-            if changes.count > most, let last = changes.last {
-                return ([ListChange(op: .reload, version: last.version)], last.version)
-            }
             // Answers of a thousand changes each read `most` in fewer: more answers are a
             // server's that says `next` without changes (a broken one), read no further.
             if answers > most / 1_000 + 10 {
@@ -81,6 +78,11 @@ extension ListSession {
             let body = try Self.decode(ChangesBody.self, answer, what: "changes")
             changes += body.changes
             reached = max(reached, changes.last?.version ?? reached, Int64(body.version) ?? reached)
+            // More than `most` (the last answer's included; `next` with `most` read says
+            // more follow): reloading costs less than applying them.
+            if changes.count > most || (changes.count == most && body.next != nil), let last = changes.last {
+                return ([ListChange(op: .reload, version: last.version)], last.version)
+            }
             guard let next = body.next else {
                 guard let version = Int64(body.version) else {
                     throw ListClientError(.badAnswer, message: "changes: version \(body.version)")

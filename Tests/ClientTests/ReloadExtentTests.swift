@@ -77,3 +77,52 @@ final class WritingTransport: StreamsPassThrough {
         #expect(await server.stop() == 0)
     }
 }
+
+/// A reload of a session that was not at the start reads the page that starts where it
+/// did: by the page size the server used when the configuration names none, and from a
+/// held item further down when the one it reads around is gone (probe 26).
+extension ReloadExtentTests {
+    @Test func aReloadWithTheServersPageSizeStartsWhereTheSessionDid() async throws {
+        let server = try await Live.demo(1000)
+        defer { server.removeData() }
+        let walk = try await Live.walk(server)
+        let target = walk.items[500].id
+        let cursor = try #require(
+            try await server.json("/lists/transactions/items/\(target)?view=chronological")["cursor"] as? String
+        )
+        let session = ListSession(
+            baseURL: try #require(URL(string: server.base)),
+            configuration: ListSessionConfiguration(list: "transactions", view: "chronological")
+        )
+        try await session.open(cursor: cursor)
+        #expect(await session.snapshot.items.first?.id == target)
+        try await session.refresh()
+        #expect(await session.snapshot.items.first?.id == target, "not half a page higher")
+        try await session.refresh()
+        #expect(await session.snapshot.items.first?.id == target)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func aReloadWhoseAnchorWentReadsAroundTheNextHeldItem() async throws {
+        let server = try await Live.demo(1000)
+        defer { server.removeData() }
+        let walk = try await Live.walk(server)
+        let cursor = try #require(
+            try await server.json("/lists/transactions/items/\(walk.items[300].id)?view=chronological")["cursor"]
+                as? String
+        )
+        let session = try Live.session(on: server, limit: 20)
+        try await session.open(cursor: cursor)
+        try await session.loadMore()
+        let held = await session.snapshot.items
+        // The item a reload reads around (half a page below the first) goes; the session
+        // has not read that.
+        _ = try await Live.send("DELETE", "/lists/transactions/items/\(held[9].id)", nil, on: server)
+        try await session.refresh()
+        let reloaded = await session.snapshot
+        #expect(reloaded.hasMoreBefore, "not the top of the list")
+        let first = try #require(reloaded.items.first?.id)
+        #expect(held.prefix(3).map(\.id).contains(first), "\(first) is not near \(held[0].id)")
+        #expect(await server.stop() == 0)
+    }
+}

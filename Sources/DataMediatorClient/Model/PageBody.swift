@@ -10,6 +10,8 @@ struct PageBody: Sendable, Decodable {
 
     let list: String
     let view: String
+    /// The page size the server used (its `limit`), when it says.
+    let limit: Int?
     let version: Int64
     let sections: [Section]
     let next: String?
@@ -21,13 +23,16 @@ struct PageBody: Sendable, Decodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case list, view, version, sections, next, prev
+        case list, view, limit, version, sections, next, prev
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         list = try container.decode(String.self, forKey: .list)
         view = try container.decode(String.self, forKey: .view)
+        // Only a hint (where a page around an item holds it): a server that sends no number
+        // still has its pages read.
+        limit = (try? container.decodeIfPresent(Int.self, forKey: .limit)).flatMap { $0 }
         guard let version = Int64(try container.decode(String.self, forKey: .version)) else {
             throw DecodingError.dataCorruptedError(forKey: .version, in: container, debugDescription: "not a version")
         }

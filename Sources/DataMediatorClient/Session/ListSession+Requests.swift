@@ -33,6 +33,7 @@ extension ListSession {
             }
         }
         countPage()
+        if let limit = page.limit, limit > 0 { servedLimit = limit }
         return page
     }
 

@@ -39,9 +39,9 @@ public actor ListSession {
     /// How many items the reader has paged to: a reload reads as many again, also after a
     /// reload that a write cut short (which holds fewer until the next one).
     var wantedItems = 0
-    /// Where a page read `around` an item holds it, learnt from the last such page (the
-    /// server's page size when the configuration names none).
-    var aroundLead = 0
+    /// The page size the server used for the last page read (it clamps what is asked, and
+    /// chooses it when the configuration names none).
+    var servedLimit: Int?
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -171,14 +171,16 @@ public actor ListSession {
             // around the held item that far below the first, so that it starts where the
             // session did, not half a page higher (each reload of a scrolled list over a
             // query would move it up, and lose as much at its bottom).
-            let lead = configuration.limit.map { max($0 - 1, 0) / 2 } ?? aroundLead
-            let anchor = held[min(lead, held.count - 1)].id
-            do {
-                let page = try await readPage([("around", anchor)], notOlderThan: version)
-                aroundLead = page.dataSections.flatMap(\.items).firstIndex { $0.id.isExactly(anchor) } ?? aroundLead
-                start = page
-            } catch let error as ListClientError where error.status == 404 {
-                // The item is gone: start from the top.
+            let lead = (servedLimit ?? configuration.limit).map { max($0 - 1, 0) / 2 } ?? 0
+            // An anchor gone meanwhile (the session has not read its delete: after a `410`,
+            // say) is `404`: the held items below it are tried, then the top.
+            let first = min(lead, held.count - 1)
+            for anchor in held[first..<min(first + 4, held.count)] where start == nil {
+                do {
+                    start = try await readPage([("around", anchor.id)], notOlderThan: version)
+                } catch let error as ListClientError where error.status == 404 {
+                    continue
+                }
             }
         }
         // Read again a while when older than what is held (a replica behind the one read

@@ -96,3 +96,42 @@ def gap_at_the_bottom_keeps_order(driver, base, token, written):
     for state in states:
         if state != expected[:len(state)]:
             raise CheckFailed(f"the rows {state} are not in the view's order {expected[:len(state)]}")
+
+
+def far_item_is_not_put_beside(driver, base, token, written):
+    """with the last loaded row gone, an item written after one of a section not loaded stays off the screen"""
+    driver.execute_script("location.hash = '#/lists/transactions?limit=5';")
+    wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+    held = settled_rows(driver)
+    # The first two items of the first section after the loaded rows' sections, walked to.
+    loaded, target, items, path = set(), None, [], "/lists/transactions/items?limit=100"
+    while len(items) < 2 and path:
+        page = api(base, "GET", path)[1]
+        for section in (section for section in page["sections"] if section["kind"] == "items"):
+            ids = [cell["id"] for cell in section["items"]]
+            if set(ids) & set(held):
+                loaded.add(section["id"])
+            elif target is None and section["id"] not in loaded:
+                target = section["id"]
+            if section["id"] == target:
+                items += ids
+        path = "/lists/transactions/items?limit=100&cursor=" + page["next"] if page["next"] else None
+    if len(items) < 2:
+        raise CheckFailed("no section of two items past the loaded rows")
+    head, second = items[:2]
+    times = [api(base, "GET", "/lists/transactions/items/" + item)[1]["item"]["data"]["created_at"]
+             for item in (held[0], head, second)]
+    moments = [datetime.datetime.fromisoformat(moment.replace("Z", "+00:00")) for moment in times]
+    # The last loaded row goes; an item comes right after the head of a section not loaded
+    # (its change names that head, which the screen does not hold), then one at the top.
+    api(base, "DELETE", "/lists/transactions/items/" + held[-1], token=token)
+    far = transaction(base, token, "far", 1, (moments[1] + (moments[2] - moments[1]) / 2).strftime(
+        "%Y-%m-%dT%H:%M:%S.%fZ"))
+    written.append(far)
+    top = transaction(base, token, "top", 1, (moments[0] + datetime.timedelta(seconds=1)).strftime(
+        "%Y-%m-%dT%H:%M:%S.%fZ"))
+    written.append(top)
+    wait_for(driver, "the item written at the top", lambda d: row_with(d, top))
+    if row_with(driver, far):
+        raise CheckFailed(f"{far}, written after {head} of a section not loaded, is on the screen: "
+                          f"{driver.execute_script(ROW_IDS)}")

@@ -12,7 +12,7 @@ from selenium.webdriver.common.keys import Keys
 
 from explorer_browser import CheckFailed, api, browser_errors, problem_text, scroll_to_loading, trap, untrap, wait_for
 from explorer_edges import check_edges, row_with, rows, shown, transaction
-from explorer_gap_edges import gap_at_the_bottom_keeps_order, gap_at_the_top_is_read
+from explorer_gap_edges import far_item_is_not_put_beside, gap_at_the_bottom_keeps_order, gap_at_the_top_is_read
 
 UNAUTHORIZED = {"type": "/problems/unauthorized", "title": "Unauthorized", "status": 401,
                 "detail": "Reads need a token."}
@@ -327,7 +327,7 @@ def refusals_of_the_address(driver, base, token, written):
 
 
 STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_top_is_read,
-         gap_at_the_bottom_keeps_order, typed_values_as_they_are,
+         gap_at_the_bottom_keeps_order, far_item_is_not_put_beside, typed_values_as_they_are,
          token_on_a_deep_link,
          unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again,
          answer_not_of_the_api, stream_ended_says_why, page_size_and_cursor_links,
@@ -336,6 +336,6 @@ STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_t
 
 def check_reader_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
-                " the rows in sight, a gap at the top, a gap at the bottom, ids and values as typed, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
+                " the rows in sight, a gap at the top, a gap at the bottom, an item far past the rows, ids and values as typed, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
                 " not of the API, a stream the server ended, page sizes and cursors in the address, a row's whole data,"
                 " section titles as they are and the address's refusals")

@@ -109,19 +109,21 @@ extension ReconnectTests {
     }
 
     /// A stream that only says `reload` makes no headway: streams in a row that do so are
-    /// opened again later each time, not every 20 ms. In 2 s, 20 ms waits would open about a
-    /// hundred; doubling waits (20, 40, ... 640 ms) about eight. A slow machine opens fewer,
-    /// never more.
+    /// opened again later each time (20, 40, 80, 160 ms), not every 20 ms. The gap before
+    /// the fifth is at least 160 ms; a loaded machine makes gaps longer, never shorter.
     @Test func streamsThatOnlySayReloadAreOpenedLessAndLessOften() async throws {
         let transport = ScriptedStreamTransport("retry: 20\n\nevent: reload\ndata: {}\n\n")
         let session = ListSession(configuration: ListSessionConfiguration(list: "l"), transport: transport)
         let follower = Task { try await session.follow() }
-        try await Task.sleep(for: .seconds(2))
+        let deadline = ContinuousClock.now + .seconds(120)
+        while transport.opened < 5, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         follower.cancel()
         _ = await follower.result
-        let opened = transport.opened.withLock { $0 }
-        #expect(opened >= 2, "it follows on after a reload")
-        #expect(opened <= 15, "\(opened) streams in 2 s")
-        #expect(await session.statistics.reloads >= 1)
+        let opened = transport.openedAt.withLock { $0 }
+        try #require(opened.count >= 5, "it follows on after each reload")
+        #expect(opened[4] - opened[3] >= .milliseconds(160), "\(opened[4] - opened[3])")
+        #expect(await session.statistics.reloads >= 4)
     }
 }

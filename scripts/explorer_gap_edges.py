@@ -24,6 +24,18 @@ window.rowRecorder.observe(document.getElementById('screen'), { childList: true,
 """
 
 
+
+def moments_of(base, items):
+    """When each transaction of `items` happened (its `created_at`), as times."""
+    times = [api(base, "GET", "/lists/transactions/items/" + item)[1]["item"]["data"]["created_at"] for item in items]
+    return [datetime.datetime.fromisoformat(moment.replace("Z", "+00:00")) for moment in times]
+
+
+def stamp(moment):
+    """A time as a transaction's `created_at`."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def gap_at_the_top_is_read(driver, base, token, written):
     """an item put right after the first loaded row, which goes, shows once the rows above are read"""
     chronological = api(base, "GET", "/lists/transactions/items?limit=40")[1]
@@ -32,10 +44,8 @@ def gap_at_the_top_is_read(driver, base, token, written):
     driver.execute_script(f"location.hash = '#/lists/transactions?limit=5&around={anchor}';")
     wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
     first, second = driver.execute_script(ROW_IDS)[:2]
-    times = [api(base, "GET", "/lists/transactions/items/" + item)[1]["item"]["data"]["created_at"]
-             for item in (first, second)]
-    moments = [datetime.datetime.fromisoformat(moment.replace("Z", "+00:00")) for moment in times]
-    between = (moments[1] + (moments[0] - moments[1]) / 2).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    moments = moments_of(base, (first, second))
+    between = stamp(moments[1] + (moments[0] - moments[1]) / 2)
     # The first loaded row goes, and an item comes between its place and the next row:
     # the page above (read from the first row's place) does not hold it.
     api(base, "DELETE", "/lists/transactions/items/" + first, token=token)
@@ -65,25 +75,28 @@ def settled_rows(driver):
     raise CheckFailed("the screen did not stop loading pages")
 
 
-def gap_at_the_bottom_keeps_order(driver, base, token, written):
-    """items put after the last loaded row, which goes, more than a page holds: the next page keeps the view's order"""
+def first_rows(driver):
+    """Opens the transactions five rows a page, live, and answers the rows once it stops loading."""
     driver.execute_script("location.hash = '#/lists/transactions?limit=5';")
     wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
-    held = settled_rows(driver)
+    return settled_rows(driver)
+
+
+def gap_at_the_bottom_keeps_order(driver, base, token, written):
+    """items put after the last loaded row, which goes, more than a page holds: the next page keeps the view's order"""
+    held = first_rows(driver)
     walk = api(base, "GET", f"/lists/transactions/items?limit={len(held) + 1}")[1]
     ids = [cell["id"] for section in walk["sections"] if section["kind"] == "items" for cell in section["items"]]
     if ids[:len(held)] != held:
         raise CheckFailed(f"the rows {held} are not the view's first ones {ids}")
     last, following = held[-1], ids[len(held)]
-    times = [api(base, "GET", "/lists/transactions/items/" + item)[1]["item"]["data"]["created_at"]
-             for item in (last, following)]
-    moments = [datetime.datetime.fromisoformat(moment.replace("Z", "+00:00")) for moment in times]
+    moments = moments_of(base, (last, following))
     # The last loaded row goes; seven items come between its place and the next item's,
     # each right after the one before: more than the five the next page shows.
     api(base, "DELETE", "/lists/transactions/items/" + last, token=token)
     for step in range(1, 8):
         moment = moments[0] + (moments[1] - moments[0]) * step / 8
-        written.append(transaction(base, token, "bottom", step, moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")))
+        written.append(transaction(base, token, "bottom", step, stamp(moment)))
     wait_for(driver, "the items put beside the rows", lambda d: len(d.execute_script(ROW_IDS)) == len(held) + 6)
     fresh = api(base, "GET", f"/lists/transactions/items?limit={len(held) + 40}")[1]
     expected = [cell["id"] for section in fresh["sections"] if section["kind"] == "items" for cell in section["items"]]
@@ -100,9 +113,7 @@ def gap_at_the_bottom_keeps_order(driver, base, token, written):
 
 def far_item_is_not_put_beside(driver, base, token, written):
     """with the last loaded row gone, an item written after one of a section not loaded stays off the screen"""
-    driver.execute_script("location.hash = '#/lists/transactions?limit=5';")
-    wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
-    held = settled_rows(driver)
+    held = first_rows(driver)
     # The first two items of the first section after the loaded rows' sections, walked to.
     loaded, target, items, path = set(), None, [], "/lists/transactions/items?limit=100"
     while len(items) < 2 and path:
@@ -119,17 +130,13 @@ def far_item_is_not_put_beside(driver, base, token, written):
     if len(items) < 2:
         raise CheckFailed("no section of two items past the loaded rows")
     head, second = items[:2]
-    times = [api(base, "GET", "/lists/transactions/items/" + item)[1]["item"]["data"]["created_at"]
-             for item in (held[0], head, second)]
-    moments = [datetime.datetime.fromisoformat(moment.replace("Z", "+00:00")) for moment in times]
+    moments = moments_of(base, (held[0], head, second))
     # The last loaded row goes; an item comes right after the head of a section not loaded
     # (its change names that head, which the screen does not hold), then one at the top.
     api(base, "DELETE", "/lists/transactions/items/" + held[-1], token=token)
-    far = transaction(base, token, "far", 1, (moments[1] + (moments[2] - moments[1]) / 2).strftime(
-        "%Y-%m-%dT%H:%M:%S.%fZ"))
+    far = transaction(base, token, "far", 1, stamp(moments[1] + (moments[2] - moments[1]) / 2))
     written.append(far)
-    top = transaction(base, token, "top", 1, (moments[0] + datetime.timedelta(seconds=1)).strftime(
-        "%Y-%m-%dT%H:%M:%S.%fZ"))
+    top = transaction(base, token, "top", 1, stamp(moments[0] + datetime.timedelta(seconds=1)))
     written.append(top)
     wait_for(driver, "the item written at the top", lambda d: row_with(d, top))
     if row_with(driver, far):

@@ -308,7 +308,11 @@ export function rowInSight(exceptID) {
 
 export function removeRow(id) {
   const row = findRow(id);
-  if (!row) return;
+  if (row) dropRow(row);
+}
+
+/** Takes a row off the screen, and its section when that holds no other row. */
+export function dropRow(row) {
   const section = row.closest('section');
   row.remove();
   if (section && !section.querySelector('.row')) section.remove();

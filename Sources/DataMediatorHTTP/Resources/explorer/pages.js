@@ -17,6 +17,7 @@ import {
   findSection,
   findRow,
   removeRow,
+  dropRow,
 } from '/explorer/dom.js';
 import { state, openList, pageQuery, route } from '/explorer/explorer.js';
 
@@ -55,11 +56,7 @@ function letGoPast(sections) {
   const rows = Array.from(screen.querySelectorAll('section[data-kind="items"] .row'));
   const first = rows.findIndex((row) => shown.has(row.dataset.id));
   if (first < 0) return;
-  for (const row of rows.slice(first)) {
-    const section = row.closest('section');
-    row.remove();
-    if (section && !section.querySelector('.row')) section.remove();
-  }
+  for (const row of rows.slice(first)) dropRow(row);
 }
 
 /** Puts a page's cells on the screen: appended below (forward) or above (backward). */

@@ -237,6 +237,29 @@ struct FixedAnswerTransport: StreamsNothing {
 
     /// A list over a query says `reload` for every write: a load-more after one reloads
     /// what was held and the page asked for, not the first page alone.
+    @Test(arguments: ["limit", "view", "cursor", "around", "since"])
+    func aParameterNamedAsTheRoutesOwnIsRefusedBeforeAnythingIsSent(name: String) async throws {
+        let transport = BacklogTransport(total: 0)
+        let configuration = ListSessionConfiguration(list: "l", parameters: ["game": "7", name: "5"])
+        let session = ListSession(configuration: configuration, transport: transport)
+        await #expect(throws: ListClientError.self) { try await session.loadFirstPage() }
+        do {
+            try await session.loadFirstPage()
+        } catch let error as ListClientError {
+            #expect(error.code == .badConfiguration && error.message.contains("'\(name)'"), "\(error)")
+        }
+        // follow() ends on it rather than trying again for ever (it is stopped after 10 s).
+        let follower = Task { try await session.follow() }
+        let stopper = Task {
+            try await Task.sleep(for: .seconds(10))
+            follower.cancel()
+        }
+        let ended = await follower.result
+        stopper.cancel()
+        #expect(throws: ListClientError.self) { try ended.get() }
+        #expect(transport.asked.withLock { $0 }.isEmpty)
+    }
+
     @Test func aListThatCanOnlySayReloadKeepsWhatWasLoaded() async throws {
         let server = try await Live.demo(100)
         defer { server.removeData() }

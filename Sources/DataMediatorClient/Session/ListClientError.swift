@@ -14,6 +14,9 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let badAnswer = Code(name: "bad-answer")
         /// The connection failed or was cut.
         public static let transport = Code(name: "transport")
+        /// The session's configuration cannot make a request (a parameter named as one of
+        /// the routes' own, `limit` say): nothing was sent, and trying again fails again.
+        public static let badConfiguration = Code(name: "bad-configuration")
 
         /// The code's name.
         public var description: String { name }

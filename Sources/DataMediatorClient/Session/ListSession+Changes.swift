@@ -49,7 +49,8 @@ extension ListSession {
     /// fail are tried again the same way.
     ///
     /// - Throws: ``ListClientError`` when the server refuses the stream, a page or a reload
-    ///   for good (a `4xx` other than `408`, `410` and `429`).
+    ///   for good (a `4xx` other than `408`, `410` and `429`), or the configuration cannot
+    ///   make a request (``ListClientError/Code/badConfiguration``).
     public func follow() async throws {
         var first = true
         var failures = 0
@@ -76,7 +77,7 @@ extension ListSession {
                 headers["Last-Event-ID"] = String(resumeVersion)
                 let events = transport.events(
                     path: configuration.path("/events"),
-                    query: configuration.query(paging: false),
+                    query: try configuration.query(paging: false),
                     headers: headers
                 )
                 do {
@@ -100,6 +101,9 @@ extension ListSession {
                 }
             } catch is CancellationError {
                 return
+            } catch let error as ListClientError where error.code == .badConfiguration {
+                // Nothing was sent, and nothing would be the next time.
+                throw error
             } catch let error as ListClientError where error.code == .status {
                 // A 401 with fresh headers at hand is a token that expired: open it again.
                 let refreshed = error.status == 401 && configuration.freshHeaders != nil

@@ -16,7 +16,7 @@ extension ListSession {
     func readPage(_ extra: [(String, String)]) async throws -> PageBody {
         let answer = try await transport.get(
             path: configuration.path("/items"),
-            query: configuration.query(extra),
+            query: try configuration.query(extra),
             headers: try await requestHeaders()
         )
         let page = try Self.decode(PageBody.self, answer, what: "page")
@@ -73,7 +73,7 @@ extension ListSession {
             answers += 1
             let answer = try await transport.get(
                 path: configuration.path("/changes"),
-                query: configuration.query([("since", from), ("limit", "1000")], paging: false),
+                query: try configuration.query([("since", from), ("limit", "1000")], paging: false),
                 headers: try await requestHeaders()
             )
             let body = try Self.decode(ChangesBody.self, answer, what: "changes")
@@ -105,7 +105,7 @@ extension ListSession {
             guard
                 let answer = try? await transport.get(
                     path: configuration.path("/items/\(URLSessionTransport.encodeSegment(item.id))"),
-                    query: configuration.query(paging: false),
+                    query: try configuration.query(paging: false),
                     headers: try await requestHeaders()
                 ),
                 answer.status == 200,
@@ -119,7 +119,7 @@ extension ListSession {
         guard
             let answer = try? await transport.get(
                 path: configuration.path("/sections"),
-                query: configuration.query(paging: false),
+                query: try configuration.query(paging: false),
                 headers: try await requestHeaders()
             ),
             let infos = try? Self.decode(SectionList.self, answer, what: "sections")

@@ -38,8 +38,22 @@ public struct ListSessionConfiguration: Sendable {
         self.reconnectDelay = reconnectDelay
     }
 
+    /// The query names the routes take themselves: no view's parameter may have one (the
+    /// server would take it as its own, or refuse it given twice).
+    public static let routeNames: Set<String> = ["view", "limit", "cursor", "around", "since"]
+
     /// The query of a request: the view and parameters, then `extra`.
-    func query(_ extra: [(String, String)] = [], paging: Bool = true) -> [(String, String)] {
+    ///
+    /// - Throws: ``ListClientError/Code/badConfiguration`` for a parameter named as one of
+    ///   ``routeNames``, before anything is sent.
+    func query(_ extra: [(String, String)] = [], paging: Bool = true) throws -> [(String, String)] {
+        if let name = parameters.keys.filter(Self.routeNames.contains).min() {
+            let names = Self.routeNames.sorted().joined(separator: ", ")
+            throw ListClientError(
+                .badConfiguration,
+                message: "the parameter '\(name)' is one of the routes' own names (\(names)), no view's parameter"
+            )
+        }
         var query: [(String, String)] = []
         if let view { query.append(("view", view)) }
         query += parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

@@ -298,12 +298,19 @@ export function findRow(id) {
  * below the screen's top it is; null when none is.
  */
 export function rowInSight(exceptID) {
+  return rowsInSight(1, exceptID)[0] || null;
+}
+
+/** The first `count` rows whose tops are in sight, in order, as `rowInSight` answers one. */
+export function rowsInSight(count, exceptID) {
   const top = screen.getBoundingClientRect().top;
+  const found = [];
   for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
     const offset = row.getBoundingClientRect().top - top;
-    if (offset >= 0 && row.dataset.id !== exceptID) return { row, offset };
+    if (offset >= 0 && row.dataset.id !== exceptID) found.push({ row, offset });
+    if (found.length === count) break;
   }
-  return null;
+  return found;
 }
 
 export function removeRow(id) {

@@ -144,7 +144,9 @@ export function pageQuery(extra) {
 export async function openList(name, search, keep) {
   closeScreen();
   const abort = new AbortController();
-  state = { list: name, abort, observer: null, busy: new Set(), next: null, prev: null, failures: 0 };
+  // `refused`: opened again because the server refused a cursor (pages.js).
+  const refused = Boolean(keep && keep.refused);
+  state = { list: name, abort, observer: null, busy: new Set(), next: null, prev: null, failures: 0, refused };
   const current = state;
   screen.className = 'screen list';
   if (!keep) screen.replaceChildren(el('p', 'note', 'Loading…'));
@@ -262,13 +264,23 @@ function viewChanged() {
 async function loadFirst(current, keep) {
   const url = (around) => itemsURL(current.list) + '/items' + query(pageQuery({ around, cursor: current.cursor }));
   let page;
+  // Assistive technology is told the list is being read (the rows a reload replaces are
+  // still on the screen meanwhile), and when it is done.
+  screen.setAttribute('aria-busy', 'true');
   try {
-    try {
-      page = await getJSON(url(keep ? keep.id : current.around), current.abort.signal);
-    } catch (error) {
-      // The row kept through a reload, or the item asked for, is not in the view (any
-      // more): read from the top, saying so for the item asked for.
-      if ((!keep && !current.around) || error.status !== 404 || error.kind !== 'unknown-item') throw error;
+    // The row kept through a reload, else the rows in sight below it in turn (it may have
+    // left the view: the very change that made the reload), or the item asked for.
+    for (const at of keep ? [keep, ...(keep.others || [])] : [null]) {
+      try {
+        page = await getJSON(url(at ? at.id : current.around), current.abort.signal);
+        if (at) keep = at;
+        break;
+      } catch (error) {
+        if ((!keep && !current.around) || error.status !== 404 || error.kind !== 'unknown-item') throw error;
+      }
+    }
+    // None is in the view (any more): read from the top, saying so for the item asked for.
+    if (!page) {
       if (!keep) {
         const detail = "The item '" + current.around + "' is not in this view; it is shown from the top.";
         addNotice(current, 'Unknown item', detail);
@@ -278,16 +290,28 @@ async function loadFirst(current, keep) {
       page = await getJSON(url(current.around), current.abort.signal);
     }
   } catch (error) {
+    if (state !== current) return;
+    screen.removeAttribute('aria-busy');
     screen.replaceChildren();
     failedToOpen(error);
     return;
   }
   if (state !== current) return;
+  screen.removeAttribute('aria-busy');
   clearProblem();
+  // The rows the reader opened, and the row whose button has the focus, stay so through a
+  // reload, which makes every row anew.
+  const opened = keep ? Array.from(screen.querySelectorAll('.row.open'), (row) => row.dataset.id) : [];
+  const focused = keep && document.activeElement ? document.activeElement.closest('.row') : null;
   screen.replaceChildren();
   current.observer = new IntersectionObserver(onLoadingRowSeen, { root: screen, rootMargin: '150px 0px' });
-  current.version = page.version;
+  // The version the screen holds; `complete` while it holds all of it (see live.js).
+  current.version = Number(page.version);
+  current.complete = true;
   addPage(page, 'forward');
+  for (const row of opened.map(findRow)) if (row) toggleRow(row);
+  const refocus = focused && findRow(focused.dataset.id);
+  if (refocus && refocus.querySelector('.toggle')) refocus.querySelector('.toggle').focus({ preventScroll: true });
   // A page read backward (a `prev` in the address) ends with no loading row: its `next`
   // leads to items a reader holds, and this one holds none of them yet.
   if (page.next && !loadingSectionNamed('loading')) {

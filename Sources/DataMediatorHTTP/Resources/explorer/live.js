@@ -19,6 +19,7 @@ import {
   findRow,
   removeRow,
   rowInSight,
+  rowsInSight,
   el,
 } from '/explorer/dom.js';
 import { state, openList, viewQuery, pageQuery } from '/explorer/explorer.js';
@@ -84,7 +85,8 @@ export async function follow(current, version) {
         }
         if (!event.data) return;
         const change = JSON.parse(event.data);
-        keepingPlace(change.item ? change.item.id : change.id, () => applyChange(change));
+        if (change.version === undefined) change.version = event.id;
+        receive(current, change);
         setLive('live', 'live · v' + lastEventID);
       });
       why = 'The server ended the stream (it may be restarting or shutting down).';
@@ -134,19 +136,49 @@ async function readEvents(body, onEvent) {
 }
 
 /**
- * Reads the view again (a `reload` event, or history gone), around the first row in sight
- * when the reader has scrolled, keeping that row where it is on the screen; reloads asked
- * for within 300 ms are one.
+ * Reads the view again (a `reload` event, history gone, a cursor the server no longer
+ * takes: `refused`, which the new screen remembers), around the first row in sight when the reader has scrolled or rows precede it,
+ * keeping that row where it is on the screen; when that row left the view (often the very
+ * change that made the reload), around the next rows in sight in turn. Reloads asked for
+ * within 300 ms are one.
  */
-function reload(current) {
+export function reload(current, { refused = false } = {}) {
   if (state !== current || current.reloading) return;
   current.reloading = true;
   setTimeout(() => {
     if (state !== current) return;
     const search = new URLSearchParams(pageQuery());
-    const inSight = screen.scrollTop > 0 ? rowInSight() : null;
-    openList(current.list, search, inSight ? { id: inSight.row.dataset.id, offset: inSight.offset } : { id: '', offset: 0 });
+    const inSight = (screen.scrollTop > 0 || current.prev ? rowsInSight(4) : []).map((found) => ({
+      id: found.row.dataset.id,
+      offset: found.offset,
+    }));
+    const keep = inSight.length ? Object.assign(inSight[0], { others: inSight.slice(1) }) : { id: '', offset: 0 };
+    keep.refused = refused;
+    openList(current.list, search, keep);
   }, 300);
+}
+
+/**
+ * Applies a change of the stream unless the screen holds it already: one of an earlier
+ * version than the screen's, or of its version when the screen holds the whole of it (a
+ * page or `/changes` read at it). While a page is merged with the changes before it
+ * (pages.js), the stream's changes wait in `holding` and come after.
+ */
+export function receive(current, change) {
+  if (current.holding) {
+    current.holding.push(change);
+    return;
+  }
+  const version = Number(change.version);
+  if (version < current.version || (version === current.version && current.complete)) return;
+  current.version = version;
+  current.complete = false;
+  apply(change);
+}
+
+/** Applies one change in place, keeping the first other row in sight where it is. */
+export function apply(change) {
+  keepingPlace(change.item ? change.item.id : change.id, () => applyChange(change));
 }
 
 /**

@@ -19,7 +19,8 @@ import {
   removeRow,
   dropRow,
 } from '/explorer/dom.js';
-import { state, openList, pageQuery, route } from '/explorer/explorer.js';
+import { state, openList, pageQuery, viewQuery, route } from '/explorer/explorer.js';
+import { receive, apply, reload } from '/explorer/live.js';
 
 /**
  * Puts the row a reload kept back where it was on the screen. A page around it may be too
@@ -154,20 +155,25 @@ async function loadMore(current, direction) {
   screen.setAttribute('aria-busy', 'true');
   let wait = 0;
   try {
-    const page = await getJSON(itemsURL(current.list) + '/items' + query(pageQuery(extra)), current.abort.signal);
-    if (state !== current) return;
-    clearProblem();
-    if (current.notice) showProblem(current.notice);
-    if (direction === 'forward') {
-      addPage(page, 'forward');
-      holdRow(current);
-    } else {
-      // Keep what the reader looks at in place while rows are put above it.
-      const before = screen.scrollHeight;
-      const top = screen.scrollTop;
-      addPage(page, 'backward');
-      screen.scrollTop = top + (screen.scrollHeight - before);
-    }
+    // One page at a time is merged with the changes since the screen's version.
+    await oneAtATime(current, async () => {
+      const page = await readPage(current, extra);
+      if (state !== current) return;
+      clearProblem();
+      if (current.notice) showProblem(current.notice);
+      await mergePage(current, page, () => {
+        if (direction === 'forward') {
+          addPage(page, 'forward');
+          holdRow(current);
+        } else {
+          // Keep what the reader looks at in place while rows are put above it.
+          const before = screen.scrollHeight;
+          const top = screen.scrollTop;
+          addPage(page, 'backward');
+          screen.scrollTop = top + (screen.scrollHeight - before);
+        }
+      });
+    });
     current.failures = 0;
   } catch (error) {
     if (state !== current || error.name === 'AbortError') return;
@@ -175,10 +181,19 @@ async function loadMore(current, direction) {
       // That row went meanwhile: its change re-anchors again; `prev` is asked next time.
       current.topChanged = false;
     } else if (error.kind === 'bad-cursor' || error.kind === 'cursor-mismatch') {
-      // The server will not take this cursor again (its secret changed, say): asking
-      // again is pointless; the reader starts again from the top.
-      const search = new URLSearchParams(pageQuery());
-      showProblem(error, { label: 'Reload from the top', run: () => openList(current.list, search) });
+      // The server will not take this cursor again (its secret changed, say): the view is
+      // read again around the row in sight, which needs no cursor. Refused again after
+      // that, the reader starts again from the top (the address says so too).
+      if (!current.refused) {
+        reload(current, { refused: true });
+        return;
+      }
+      const top = '#/lists/' + encodeURIComponent(current.list) + query(pageQuery());
+      const fromTheTop = () => {
+        if (location.hash === top) openList(current.list, new URLSearchParams(pageQuery()));
+        else location.hash = top;
+      };
+      showProblem(error, { label: 'Reload from the top', run: fromTheTop });
       return;
     } else if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) {
       // Refused (a token that expired, a list gone): the same request gets the same answer.
@@ -207,4 +222,88 @@ async function loadMore(current, direction) {
   };
   if (wait) setTimeout(again, wait);
   else again();
+}
+
+/** Runs `work` once the page loads begun before it are done, failed or not. */
+function oneAtATime(current, work) {
+  const run = (current.merging || Promise.resolve()).then(work);
+  current.merging = run.catch(() => {});
+  return run;
+}
+
+/**
+ * Reads a page, and again while it is older than what the screen shows (the stream's
+ * changes ran ahead of a page read before them, or a replica lags the one read before):
+ * up to 5 times after pauses of 50 ms doubling, as the client kit does.
+ */
+async function readPage(current, extra) {
+  const url = itemsURL(current.list) + '/items' + query(pageQuery(extra));
+  for (let attempt = 0; ; attempt += 1) {
+    const page = await getJSON(url, current.abort.signal);
+    if (Number(page.version) >= current.version || state !== current) return page;
+    if (attempt === 5) {
+      throw new Error('The page read (version ' + page.version + ') is older than the screen (' + current.version + ').');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+  }
+}
+
+/**
+ * Puts a page on the screen (`add`) at its version, as the client kit merges one: the
+ * changes between the screen's version and the page's first (a change read on the stream
+ * after the page would be applied to rows newer than it), then the page, then those after
+ * it. The stream's changes wait meanwhile (`holding`, live.js). A backlog of more than one
+ * answer, history gone or an aggregate's `reload` reads the view again instead.
+ */
+async function mergePage(current, page, add) {
+  const at = Number(page.version);
+  if (at <= current.version) {
+    add();
+    return;
+  }
+  current.holding = [];
+  let backlog;
+  try {
+    // Changes of the screen's version may still come when it holds only some of them.
+    backlog = await readBacklog(current, current.complete ? current.version : current.version - 1);
+  } catch (error) {
+    const held = current.holding;
+    current.holding = null;
+    for (const change of held) receive(current, change);
+    throw error;
+  }
+  const held = current.holding;
+  current.holding = null;
+  if (state !== current) return;
+  if (backlog === null) {
+    // The view is read anew, with what the held changes did.
+    reload(current);
+    return;
+  }
+  for (const change of backlog.changes) if (Number(change.version) <= at) apply(change);
+  add();
+  for (const change of backlog.changes) if (Number(change.version) > at) apply(change);
+  current.version = Math.max(at, backlog.version);
+  current.complete = true;
+  for (const change of held) receive(current, change);
+}
+
+/**
+ * The view's changes after version `since` (`/changes`): {changes, version}, or null when
+ * reading the view again is the way (history gone, more than one answer of changes, or a
+ * list over a query, whose changes are a `reload`).
+ */
+async function readBacklog(current, since) {
+  let answer;
+  try {
+    answer = await getJSON(
+      itemsURL(current.list) + '/changes' + query(Object.assign(viewQuery(), { since, limit: 1000 })),
+      current.abort.signal,
+    );
+  } catch (error) {
+    if (error.status === 410) return null;
+    throw error;
+  }
+  if (answer.next || answer.changes.some((change) => change.op === 'reload')) return null;
+  return { changes: answer.changes, version: Number(answer.version) };
 }

@@ -1,0 +1,150 @@
+"""The explorer's edges where a page and the live changes race, checked by
+scripts/check-explorer: a change made while a page is on its way, changes the stream has
+not brought when a newer page comes, and a reload whose row in sight left the view."""
+
+import time
+
+from selenium.webdriver.common.by import By
+
+from explorer_browser import CheckFailed, api, scroll_to_loading, trap, untrap, wait_for
+from explorer_edges import row_with, transaction
+from explorer_gap_edges import ROW_IDS, first_rows, moments_of, settled_rows, stamp
+
+# Makes the answers of requests whose URL holds `pattern` reach the page `ms` late: the
+# server answers at once (it reads the page then), the page gets it later, as on a slow link.
+DELAY = """
+const [pattern, ms] = arguments;
+if (!window.checkRealFetch) window.checkRealFetch = window.fetch;
+window.delayedRead = 0;
+window.fetch = async (url, options) => {
+  if (!String(url).includes(pattern)) return window.checkRealFetch(url, options);
+  const answer = await window.checkRealFetch(url, options);
+  const text = await answer.text();
+  window.delayedRead += 1;
+  await new Promise((done) => setTimeout(done, ms));
+  return new Response(text, {status: answer.status, headers: answer.headers});
+};
+"""
+
+# The id and revision of each row on the screen, in order.
+ROW_REVS = """
+return Array.from(document.querySelectorAll('#screen section[data-kind="items"] .row'),
+  (r) => [r.dataset.id, r.dataset.rev]);
+"""
+
+
+def view_prefix(base, count):
+    """The first `count` items of the transactions' default view as [id, rev], walked now."""
+    page = api(base, "GET", f"/lists/transactions/items?limit={count}")[1]
+    return [[cell["id"], cell["rev"]] for section in page["sections"] if section["kind"] == "items"
+            for cell in section["items"]]
+
+
+def expect_view(driver, base, what):
+    """The rows, with their revisions, must be the view's first ones as a fresh walk reads them."""
+    shown = settled_rows(driver) and driver.execute_script(ROW_REVS)
+    fresh = view_prefix(base, len(shown) + 5)[:len(shown)]
+    if shown != fresh:
+        raise CheckFailed(f"{what}: the rows {shown} are not the view's {fresh}")
+
+
+def write_around(base, token, written, coming):
+    """Deletes `coming[0]`, updates `coming[1]` and puts an item between `coming[2]` and
+    `coming[3]`; answers the new item's id."""
+    moments = moments_of(base, coming[2:4])
+    api(base, "DELETE", "/lists/transactions/items/" + coming[0], token=token)
+    api(base, "PATCH", "/lists/transactions/items/" + coming[1], token=token, body={"data": {"points": 777}})
+    new = transaction(base, token, "race", 1, stamp(moments[0] + (moments[1] - moments[0]) / 2))
+    written.append(new)
+    return new
+
+
+def change_while_a_page_is_on_its_way(driver, base, token, written):
+    """changes made while a next page is on its way (read before them, shown after them) are not undone by it"""
+    held = first_rows(driver)
+    coming = [item for item, _ in view_prefix(base, len(held) + 5)[len(held):]]
+    driver.execute_script(DELAY, "cursor=", 3000)
+    scroll_to_loading(driver)
+    wait_for(driver, "the next page read by the server", lambda d: d.execute_script("return window.delayedRead") >= 1)
+    new = write_around(base, token, written, coming)
+    wait_for(driver, "the next page", lambda d: len(d.execute_script(ROW_IDS)) > len(held), timeout=40)
+    untrap(driver)
+    expect_view(driver, base, "after a page read before three changes")
+    if not row_with(driver, new):
+        raise CheckFailed(f"{new}, put among the next page's rows while it was on its way, is not shown")
+
+
+def changes_come_with_the_next_page(driver, base, token, written):
+    """changes the stream has not brought when a newer page comes are read with it"""
+    # No stream answers: the page learns of the changes from the next page's version.
+    trap(driver, "/events", "hang")
+    driver.execute_script("location.hash = '#/lists/transactions?limit=5';")
+    wait_for(driver, "the first page", lambda d: d.execute_script(ROW_IDS))
+    held = settled_rows(driver)
+    write_around(base, token, written, held[1:])
+    scroll_to_loading(driver)
+    wait_for(driver, "the next page", lambda d: len(d.execute_script(ROW_IDS)) > len(held), timeout=40)
+    expect_view(driver, base, "after a page newer than the rows held")
+    untrap(driver)
+
+
+def reload_keeps_the_next_row_when_the_row_in_sight_went(driver, base, token, written):
+    """a reload whose row in sight left the view keeps the next row in sight, and the list is busy meanwhile"""
+    top = api(base, "GET", "/lists/highscore/items?limit=40")[1]
+    ranked = [cell for section in top["sections"] if section["kind"] == "items" for cell in section["items"]]
+    if len(ranked) < 32:
+        raise CheckFailed(f"the high scores have {len(ranked)} players, not the 32 this step needs")
+    # A player of one transaction, ranked about 30th: the aggregate's rows change by reloads.
+    points = (ranked[29]["data"]["points"] + ranked[30]["data"]["points"]) // 2
+    gone = transaction(base, token, "zz-gone", points, "2020-01-01T00:00:00Z")
+    written.append(gone)
+    driver.execute_script("location.hash = '#/lists/highscore?limit=3';")
+    wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+    # Pages until a screenful of rows lies below zz-gone's, so it can be scrolled to the top.
+    for _ in range(40):
+        ids = driver.execute_script(ROW_IDS)
+        if "zz-gone" in ids and len(ids) - ids.index("zz-gone") > 15:
+            break
+        scroll_to_loading(driver)
+        time.sleep(0.3)
+    settled_rows(driver)
+    ids = driver.execute_script(ROW_IDS)
+    following = ids[ids.index("zz-gone") + 1]
+    offset_of = """const s = document.getElementById('screen');
+        const r = Array.from(s.querySelectorAll('.row')).find((x) => x.dataset.id === arguments[0]);
+        if (arguments[1]) s.scrollTop += r.getBoundingClientRect().top - s.getBoundingClientRect().top - 5;
+        return r ? r.getBoundingClientRect().top - s.getBoundingClientRect().top : null;"""
+    driver.execute_script(offset_of, "zz-gone", True)
+    time.sleep(0.5)
+    if not 0 <= driver.execute_script(offset_of, "zz-gone", False) < 10:
+        raise CheckFailed(f"zz-gone is not the first row in sight: {driver.execute_script(ROW_IDS)}")
+    # The reader opened the next row's whole data, and its button has the focus.
+    driver.execute_script("""const r = Array.from(document.querySelectorAll('#screen .row')).find((x) => x.dataset.id === arguments[0]);
+        r.querySelector('.toggle').click(); r.querySelector('.toggle').focus({ preventScroll: true });""", following)
+    before = driver.execute_script(offset_of, following, False)
+    driver.execute_script("for (const r of document.querySelectorAll('#screen .row')) r.old = true;")
+    driver.execute_script(DELAY, "/lists/highscore/items?", 1500)
+    api(base, "DELETE", "/lists/transactions/items/" + gone, token=token)
+    wait_for(driver, "the reload's page asked", lambda d: d.execute_script("return window.delayedRead") >= 1)
+    busy = driver.execute_script("return document.getElementById('screen').getAttribute('aria-busy');")
+    if busy != "true":
+        raise CheckFailed(f"the list is not aria-busy while the reload reads (aria-busy={busy!r})")
+    wait_for(driver, "the reload", lambda d: d.execute_script(
+        "const r = document.querySelector('#screen section[data-kind=items] .row'); return r && !r.old;"))
+    untrap(driver)
+    # The pages read after the one around it (still slow) make room to put it back.
+    try:
+        wait_for(driver, "the row after the gone one back in its place", lambda d: abs(
+            (d.execute_script(offset_of, following, False) or 1e9) - before) <= 2, timeout=20)
+    except CheckFailed:
+        after = driver.execute_script(offset_of, following, False)
+        raise CheckFailed(f"{following}, the row after the one in sight that went, was {before} px below the "
+                          f"top and is at {after} after the reload") from None
+    kept = driver.execute_script("""const r = Array.from(document.querySelectorAll('#screen .row')).find((x) => x.dataset.id === arguments[0]);
+        return [r.classList.contains('open'), r.contains(document.activeElement)];""", following)
+    if kept != [True, True]:
+        raise CheckFailed(f"{following}, open and focused before the reload, is open: {kept[0]}, focused: {kept[1]}")
+
+
+STEPS = [change_while_a_page_is_on_its_way, changes_come_with_the_next_page,
+         reload_keeps_the_next_row_when_the_row_in_sight_went]

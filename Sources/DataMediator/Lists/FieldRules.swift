@@ -8,16 +8,36 @@ public struct FieldRules: Sendable, Hashable {
     /// Fields a view sorts or sections by, whose text is at most ``maximumKeyBytes``: a
     /// page's cursor carries them, and must stay one the server takes back.
     public let keyFields: Set<String>
+    /// The fields each view's cursor carries besides the id (its sort keys), one set a view,
+    /// whose text together is at most ``maximumCursorKeyBytes``: of this list's views, and
+    /// of every other list's over the same table (an item written here is paged there too).
+    public let cursorKeys: [[String]]
 
-    /// The most UTF-8 bytes of text in a key field or an id: with a few sort keys, the
-    /// section's and the id, a cursor stays under ``CursorSigner/maximumTokenLength``.
+    /// The most UTF-8 bytes of text in a key field or an id.
     public static let maximumKeyBytes = 1024
 
-    /// Creates field rules.
-    public init(types: [String: FieldType] = [:], required: [String] = [], keyFields: Set<String> = []) {
+    /// The most UTF-8 bytes of text a view's sort keys hold together besides the id (itself
+    /// at most ``maximumKeyBytes``): a cursor carries them all, and must stay under
+    /// ``CursorSigner/maximumTokenLength`` however many keys a view sorts by.
+    public static let maximumCursorKeyBytes = 7_168
+
+    /// Creates field rules; every field of `cursorKeys` is a key field too.
+    public init(
+        types: [String: FieldType] = [:],
+        required: [String] = [],
+        keyFields: Set<String> = [],
+        cursorKeys: [[String]] = []
+    ) {
         self.types = types
         self.required = required
-        self.keyFields = keyFields
+        self.keyFields = keyFields.union(cursorKeys.joined())
+        var seen = Set<[String]>()
+        self.cursorKeys = cursorKeys.filter { $0.count > 1 && seen.insert($0).inserted }
+    }
+
+    /// These rules with the cursor keys of other lists' views over the same table as well.
+    public func sharing(cursorKeys others: [[String]]) -> FieldRules {
+        FieldRules(types: types, required: required, keyFields: keyFields, cursorKeys: cursorKeys + others)
     }
 
     /// Why `id` cannot be an item's id, as a field problem's detail; nil when it can.
@@ -72,6 +92,7 @@ public struct FieldRules: Sendable, Hashable {
         for name in required where (fields[name] ?? .null) == .null {
             problems.append(FieldProblem(field: name, detail: "is required"))
         }
+        if problems.isEmpty { problems = cursorKeyProblems(fields, only: only) }
         guard problems.isEmpty else {
             let names = problems.map { "'\($0.field)'" }.joined(separator: ", ")
             let more =
@@ -86,6 +107,32 @@ public struct FieldRules: Sendable, Hashable {
 }
 
 extension FieldRules {
+    /// A problem for each view whose sort keys' text in `fields` adds up to more than
+    /// ``maximumCursorKeyBytes`` (with `only`, of the views that sort by one of those
+    /// fields), naming its longest field and the others with it.
+    func cursorKeyProblems(_ fields: [String: JSONValue], only: Set<String>?) -> [FieldProblem] {
+        var problems: [FieldProblem] = []
+        for keys in cursorKeys where only.map({ !$0.isDisjoint(with: keys) }) ?? true {
+            let lengths = keys.map { name -> Int in
+                if case .string(let text)? = fields[name] { return text.utf8.count }
+                return 0
+            }
+            guard lengths.reduce(0, +) > Self.maximumCursorKeyBytes,
+                let longest = zip(keys, lengths).max(by: { $0.1 < $1.1 })?.0,
+                !problems.contains(where: { $0.field == longest })
+            else { continue }
+            let together = keys.map { "'\($0)'" }.joined(separator: ", ")
+            problems.append(
+                FieldProblem(
+                    field: longest,
+                    detail: "makes \(together) hold more than \(Self.maximumCursorKeyBytes) bytes of UTF-8 together: "
+                        + "a view sorts by them all, and a page's cursor carries them"
+                )
+            )
+        }
+        return problems
+    }
+
     /// Why `value` does not fit a field of `type`: its type, and for a whole number past
     /// 64 bits (read as a floating-point number) the range a whole-number field holds.
     static func typeDetail(_ type: FieldType, _ value: JSONValue) -> String {

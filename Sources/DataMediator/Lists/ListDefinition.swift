@@ -15,7 +15,7 @@ public struct ListDefinition: Sendable {
     /// Whether items can be written through the API.
     public let isWritable: Bool
     /// What written items must look like.
-    public let rules: FieldRules
+    public private(set) var rules: FieldRules
     /// How many versions of changes a writable list keeps for `changes` and `events`.
     public let history: Int
     /// A composite list's children as its description shows them (an array of objects);
@@ -46,12 +46,31 @@ public struct ListDefinition: Sendable {
         self.views = views
         self.limits = limits
         self.isWritable = isWritable
-        // The fields the views sort and section by are key fields, whose text is bounded.
+        // The fields the views sort and section by are key fields, whose text is bounded,
+        // alone and (a view's sort keys, which its cursors carry) together.
         let keys = views.flatMap { view in view.sort.map(\.field) + (view.section.map { [$0.field] } ?? []) }
-        self.rules = FieldRules(types: rules.types, required: rules.required, keyFields: Set(keys))
+        self.rules = FieldRules(
+            types: rules.types,
+            required: rules.required,
+            keyFields: Set(keys),
+            cursorKeys: Self.cursorKeys(of: views, idField: idField)
+        )
         self.history = max(1, history)
         self.composition = composition
         self.scope = scope
+    }
+
+    /// The fields each of `views`' cursors carries besides the id: its sort keys.
+    public static func cursorKeys(of views: [View], idField: String) -> [[String]] {
+        views.map { view in view.sort.map(\.field).filter { $0 != idField } }
+    }
+
+    /// This list with the cursor keys of other lists over the same table among its rules:
+    /// an item written through this list is paged through theirs too.
+    public func sharing(cursorKeys others: [[String]]) -> ListDefinition {
+        var shared = self
+        shared.rules = rules.sharing(cursorKeys: others)
+        return shared
     }
 
     /// The view served when a request names none.

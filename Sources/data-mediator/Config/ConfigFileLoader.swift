@@ -126,6 +126,7 @@ struct ConfigFileLoader {
             }
             checkComposites(composites, lists: lists, declared: Set(order))
             checkWrittenTables(lists)
+            lists = lists.map { $0.sharingCursorKeys(among: lists) }
         }
         guard errors.isEmpty, let store else {
             throw ConfigFileErrors(errors: errors.sorted { ($0.line, $0.column) < ($1.line, $1.column) })

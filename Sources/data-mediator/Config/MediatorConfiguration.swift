@@ -37,6 +37,26 @@ struct ListConfiguration: Sendable {
     let fieldTypes: [String: FieldType]
     /// The line of its declaration.
     let line: Int
+
+    /// This list with the cursor keys of the other lists over its table among its field
+    /// rules: an item written through it is paged through them too, and their cursors
+    /// carry its text. Lists over a query or a file are as they are.
+    func sharingCursorKeys(among lists: [ListConfiguration]) -> ListConfiguration {
+        guard case .table(let table)? = source?.kind else { return self }
+        let others = lists.filter { other in
+            guard case .table(let name)? = other.source?.kind else { return false }
+            return name == table && other.definition.name != definition.name
+        }
+        guard !others.isEmpty else { return self }
+        let keys = others.flatMap { ListDefinition.cursorKeys(of: $0.definition.views, idField: $0.definition.idField) }
+        return ListConfiguration(
+            definition: definition.sharing(cursorKeys: keys),
+            source: source,
+            file: file,
+            fieldTypes: fieldTypes,
+            line: line
+        )
+    }
 }
 
 /// One declared composite list: its children, each naming a list (resolved when the

@@ -23,6 +23,8 @@ import Testing
             #expect(allowed.headers[Self.name("Access-Control-Allow-Origin")] == "https://app.example")
             let exposed = allowed.headers[Self.name("Access-Control-Expose-Headers")] ?? ""
             #expect(exposed.contains("Link") && exposed.contains("ETag"), "\(exposed)")
+            // A refusal's reasons are readable too: why a token was refused, what is allowed.
+            #expect(exposed.contains("WWW-Authenticate") && exposed.contains("Allow"), "\(exposed)")
             // Another origin gets the answer but no CORS headers: its browser cannot read it.
             let other = try await client.execute(
                 uri: "/lists/sample/items?limit=2",

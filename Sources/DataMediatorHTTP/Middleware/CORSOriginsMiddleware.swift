@@ -9,8 +9,11 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
     let origins: Set<String>
     private let cors: CORSMiddleware<Context>
     /// The headers a browser script may read: the Fetch standard wants them on the
-    /// actual answer, which Hummingbird's middleware only sets on preflights.
-    static var exposed: [String] { ["Link", "ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed"] }
+    /// actual answer, which Hummingbird's middleware only sets on preflights. A `401`'s
+    /// `WWW-Authenticate` says why a token was refused, a `405`'s `Allow` what is allowed.
+    static var exposed: [String] {
+        ["Link", "ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed", "WWW-Authenticate", "Allow"]
+    }
 
     init(origins: [String]) {
         self.origins = Set(origins)

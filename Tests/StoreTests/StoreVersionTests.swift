@@ -94,6 +94,22 @@ import Testing
         await #expect(throws: DataMediatorError.self) {
             _ = try await counts.changes(view: nil, since: "4", limit: nil)
         }
+        // A query that names no tables in `versions` reloads for a write to any (it said
+        // nothing for ever: API.md's feed of a query list says `reload` when its sources
+        // moved, and which they are is not known).
+        let unnamed = try fixture.store.adapter(
+            for: ListDefinition(
+                name: "count_any",
+                title: "Count",
+                idField: "n",
+                views: countA.views
+            ),
+            source: StoreSource(kind: .query("SELECT COUNT(*) AS n FROM a"), fieldTypes: ["n": .integer]),
+            signer: Self.signer
+        )
+        let any = try await unnamed.changes(view: nil, since: "1", limit: nil)
+        #expect(any.entries.map(\.operation) == [.reload] && any.entries.map(\.version) == [3])
+        #expect(try await unnamed.changes(view: nil, since: "3", limit: nil).entries.isEmpty)
     }
 
     @Test func aStoreFromBeforeStoreWideVersionsRestartsItsHistory() async throws {

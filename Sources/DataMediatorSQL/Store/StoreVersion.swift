@@ -224,15 +224,16 @@ public enum StoreVersion {
 
     /// The store's version at the last write through the API to one of `tables` (0 when
     /// there was none), and the store's version now, read by one statement (one snapshot,
-    /// so it needs no transaction around it).
+    /// so it needs no transaction around it). No tables (a query list that names none in
+    /// `versions`, whose tables are not known) stands for every table: the last write to
+    /// any, so its feed says `reload` after any write rather than never.
     public static func lastChange(
         of tables: [String],
         _ session: any SQLSession
     ) async throws -> (lastChange: Int64, version: Int64) {
         let marks = Array(repeating: "?", count: tables.count).joined(separator: ", ")
-        let last =
-            tables.isEmpty
-            ? "0" : "(SELECT COALESCE(MAX(changed_at), 0) FROM \(ServiceTables.versions) WHERE source IN (\(marks)))"
+        let which = tables.isEmpty ? "" : " WHERE source IN (\(marks))"
+        let last = "(SELECT COALESCE(MAX(changed_at), 0) FROM \(ServiceTables.versions)\(which))"
         let both = try await session.integers(
             "SELECT \(last), (\(currentSQL(session.dialect)))",
             tables.map { .string($0) }

@@ -86,14 +86,24 @@ def start_browser(width, height, phone=False):
 
 # Makes the page's requests whose URL holds `pattern` fail: 'down' as a network error,
 # 'hang' never answered, 'answer' with `status` and the problem `problem` (and
-# `Retry-After` when given).
+# `Retry-After` when given); or 'delay' them: the server answers at once (it reads the
+# page then), the page gets the answer `status` ms later, as on a slow link
+# (`window.delayedRead` counts the answers the server gave).
 FETCH_TRAP = """
 const [pattern, mode, status, problem, retry] = arguments;
 if (!window.checkRealFetch) window.checkRealFetch = window.fetch;
 window.checkCalls = 0;
-window.fetch = (url, options) => {
+window.delayedRead = 0;
+window.fetch = async (url, options) => {
   if (!String(url).includes(pattern)) return window.checkRealFetch(url, options);
   window.checkCalls += 1;
+  if (mode === 'delay') {
+    const answer = await window.checkRealFetch(url, options);
+    const text = await answer.text();
+    window.delayedRead += 1;
+    await new Promise((done) => setTimeout(done, status));
+    return new Response(text, {status: answer.status, headers: answer.headers});
+  }
   if (mode === 'down') return Promise.reject(new TypeError('blocked by the check'));
   if (mode === 'hang') return new Promise(() => {});
   const headers = {'Content-Type': 'application/problem+json'};
@@ -109,6 +119,17 @@ def trap(driver, pattern, mode, status=0, problem=None, retry=None):
 
 def untrap(driver):
     driver.execute_script("if (window.checkRealFetch) window.fetch = window.checkRealFetch;")
+
+
+def mark_rows(driver):
+    """Marks the rows on the screen, so that `rows_replaced` tells when a reload made them anew."""
+    driver.execute_script("for (const r of document.querySelectorAll('#screen .row')) r.old = true;")
+
+
+def rows_replaced(driver):
+    """Whether the first row on the screen is one made after `mark_rows`."""
+    return driver.execute_script(
+        "const r = document.querySelector('#screen section[data-kind=items] .row'); return r && !r.old;")
 
 
 def problem_text(driver):

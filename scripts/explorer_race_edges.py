@@ -6,25 +6,9 @@ import time
 
 from selenium.webdriver.common.by import By
 
-from explorer_browser import CheckFailed, api, scroll_to_loading, trap, untrap, wait_for
+from explorer_browser import CheckFailed, api, mark_rows, rows_replaced, scroll_to_loading, trap, untrap, wait_for
 from explorer_edges import row_with, transaction
 from explorer_gap_edges import ROW_IDS, first_rows, moments_of, settled_rows, stamp
-
-# Makes the answers of requests whose URL holds `pattern` reach the page `ms` late: the
-# server answers at once (it reads the page then), the page gets it later, as on a slow link.
-DELAY = """
-const [pattern, ms] = arguments;
-if (!window.checkRealFetch) window.checkRealFetch = window.fetch;
-window.delayedRead = 0;
-window.fetch = async (url, options) => {
-  if (!String(url).includes(pattern)) return window.checkRealFetch(url, options);
-  const answer = await window.checkRealFetch(url, options);
-  const text = await answer.text();
-  window.delayedRead += 1;
-  await new Promise((done) => setTimeout(done, ms));
-  return new Response(text, {status: answer.status, headers: answer.headers});
-};
-"""
 
 # The id and revision of each row on the screen, in order.
 ROW_REVS = """
@@ -63,7 +47,7 @@ def change_while_a_page_is_on_its_way(driver, base, token, written):
     """changes made while a next page is on its way (read before them, shown after them) are not undone by it"""
     held = first_rows(driver)
     coming = [item for item, _ in view_prefix(base, len(held) + 5)[len(held):]]
-    driver.execute_script(DELAY, "cursor=", 3000)
+    trap(driver, "cursor=", "delay", 3000)
     scroll_to_loading(driver)
     wait_for(driver, "the next page read by the server", lambda d: d.execute_script("return window.delayedRead") >= 1)
     new = write_around(base, token, written, coming)
@@ -122,15 +106,14 @@ def reload_keeps_the_next_row_when_the_row_in_sight_went(driver, base, token, wr
     driver.execute_script("""const r = Array.from(document.querySelectorAll('#screen .row')).find((x) => x.dataset.id === arguments[0]);
         r.querySelector('.toggle').click(); r.querySelector('.toggle').focus({ preventScroll: true });""", following)
     before = driver.execute_script(offset_of, following, False)
-    driver.execute_script("for (const r of document.querySelectorAll('#screen .row')) r.old = true;")
-    driver.execute_script(DELAY, "/lists/highscore/items?", 1500)
+    mark_rows(driver)
+    trap(driver, "/lists/highscore/items?", "delay", 1500)
     api(base, "DELETE", "/lists/transactions/items/" + gone, token=token)
     wait_for(driver, "the reload's page asked", lambda d: d.execute_script("return window.delayedRead") >= 1)
     busy = driver.execute_script("return document.getElementById('screen').getAttribute('aria-busy');")
     if busy != "true":
         raise CheckFailed(f"the list is not aria-busy while the reload reads (aria-busy={busy!r})")
-    wait_for(driver, "the reload", lambda d: d.execute_script(
-        "const r = document.querySelector('#screen section[data-kind=items] .row'); return r && !r.old;"))
+    wait_for(driver, "the reload", rows_replaced)
     untrap(driver)
     # The pages read after the one around it (still slow) make room to put it back.
     try:

@@ -315,3 +315,56 @@ extension EventReloadTests {
         #expect(heartbeats >= reads / 2, "\(heartbeats) heartbeats for \(reads) failed reads")
     }
 }
+
+extension EventReloadTests {
+    /// A read that waits longer than the heartbeat's interval (a store whose timeout is set
+    /// above it, a hung primary) does not silence the stream: heartbeats go on while it
+    /// waits (a probe saw 5 s without a line on a stream of 3 s heartbeats).
+    @Test func aStreamSendsHeartbeatsWhileAReadWaits() async throws {
+        let fixture = try Fixture()
+        let writer = CountingWriter()
+        // The stream's first read waits 2 s; heartbeats are due every 200 ms.
+        let log = HangingLog(delay: .seconds(2), writer: writer)
+        let adapter = fixture.notes(readingChangesFrom: log)
+        let stream = try Self.stream(
+            of: adapter,
+            from: try await fixture.notes.currentVersion(),
+            into: writer,
+            heartbeat: .milliseconds(200)
+        )
+        let deadline = ContinuousClock.now + .seconds(60)
+        while log.writesDuringRead.load(ordering: .relaxed) < 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        stream.cancel()
+        _ = await stream.result
+        // About 10 are due; a loaded machine's late timers send fewer (without the
+        // heartbeats during a read: none).
+        let heartbeats = log.writesDuringRead.load(ordering: .relaxed)
+        #expect(heartbeats >= 3, "\(heartbeats) heartbeats during a read of 2 s")
+    }
+}
+
+/// A change log whose first read waits `delay` and then fails (`unavailable`), counting
+/// what the stream wrote to `writer` meanwhile; later reads fail at once.
+final class HangingLog: ChangeLog {
+    let delay: Duration
+    let writer: CountingWriter
+    /// The writes made while the first read waited, or -1 until it ended.
+    let writesDuringRead = Atomic<Int>(-1)
+    let reads = Atomic<Int>(0)
+
+    init(delay: Duration, writer: CountingWriter) {
+        self.delay = delay
+        self.writer = writer
+    }
+
+    func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        if reads.add(1, ordering: .relaxed).oldValue == 0 {
+            let before = writer.writes.load(ordering: .relaxed)
+            try await Task.sleep(for: delay)
+            writesDuringRead.store(writer.writes.load(ordering: .relaxed) - before, ordering: .relaxed)
+        }
+        throw DataMediatorError(.unavailable, "The database did not answer in time.")
+    }
+}

@@ -38,9 +38,10 @@ struct EventStream: Sendable {
     /// (`unavailable`: its changes, its version for a `reload`, whether a read replica
     /// caught up) it stays open, sending heartbeats, and catches up when it can.
     ///
-    /// A heartbeat goes out at the ticks, and also before a read when half the interval
-    /// passed with nothing sent: reads that fail at the store's timeout, one after each
-    /// write's signal, would otherwise hold back the ticks queued behind those signals.
+    /// A heartbeat goes out at the ticks, before a read when half the interval passed
+    /// with nothing sent (reads that fail at the store's timeout, one after each write's
+    /// signal, would otherwise hold back the ticks queued behind those signals), and each
+    /// interval while a read waits (the store's timeout may be longer than the interval).
     ///
     /// A read that fails for another reason (a fault, not an outage) ends the stream as a
     /// whole response, and is logged at `error` as a request's fault is: the client
@@ -115,15 +116,23 @@ struct EventStream: Sendable {
                     // changes of 200 KB items held 4 times that while a stalled client read).
                     let limit =
                         live ? max(1, min(Self.catchUpBatch, settings.buffer - readSinceWait)) : Self.catchUpBatch
-                    changes =
-                        caughtUp
-                        ? try await adapter.changes(of: view, since: last, limit: limit)
-                        : try await adapter.streamChanges(of: view, since: last, limit: limit)
+                    let (adapter, view, since, shared) = (adapter, view, last, !caughtUp)
+                    changes = try await beating(&writer, sent: &sent) {
+                        shared
+                            ? try await adapter.streamChanges(of: view, since: since, limit: limit)
+                            : try await adapter.changes(of: view, since: since, limit: limit)
+                    }
                     caughtUp = false
                 } catch let error as DataMediatorError where error.code == .historyGone {
                     // The reload's version, once the store can say it (the stream waits as
                     // for a read that failed until then).
-                    guard let version = try await Self.unlessUnavailable({ try await adapter.currentVersion() }) else {
+                    let adapter = adapter
+                    let current = { @Sendable in try await adapter.currentVersion() }
+                    guard
+                        let version = try await Self.unlessUnavailable({
+                            try await beating(&writer, sent: &sent, current)
+                        })
+                    else {
                         read = false
                         break
                     }
@@ -169,7 +178,9 @@ struct EventStream: Sendable {
             let announced = adapter.notifier.latestVersion
             if read, last < announced {
                 try await keepAlive(&writer, sent: &sent)
-                if try await Self.unlessUnavailable({ try await adapter.catchUp(to: announced) }) == .caughtUp {
+                let adapter = adapter
+                let catchUp = { @Sendable in try await adapter.catchUp(to: announced) }
+                if try await Self.unlessUnavailable({ try await beating(&writer, sent: &sent, catchUp) }) == .caughtUp {
                     caughtUp = true
                     continue
                 }
@@ -195,6 +206,52 @@ struct EventStream: Sendable {
         guard ContinuousClock.now - sent >= settings.heartbeat / 2 else { return }
         try await writer.write(Self.heartbeat)
         sent = .now
+    }
+
+    /// What `read` answers, with a heartbeat sent each interval after anything was `sent`
+    /// while it runs: a read may wait out the store's timeout, which may be set longer than
+    /// half the heartbeat's interval, and the stream's promise of a line at least every
+    /// interval holds through it.
+    private func beating<Value: Sendable>(
+        _ writer: inout some ResponseBodyWriter,
+        sent: inout ContinuousClock.Instant,
+        _ read: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let interval = settings.heartbeat
+        return try await withThrowingTaskGroup(of: BeatOrRead<Value>.self) { group in
+            group.addTask(operation: BeatOrRead.reading(read))
+            while true {
+                group.addTask(operation: BeatOrRead.beating(at: sent + interval))
+                // Neither child ends without an outcome, so `next()` has one.
+                switch try await group.next() {
+                case .read(let value)?:
+                    group.cancelAll()
+                    return value
+                case .beat?, nil:
+                    try await writer.write(Self.heartbeat)
+                    sent = .now
+                }
+            }
+        }
+    }
+
+    /// What ends first of a stream's read and the wait for its next heartbeat.
+    private enum BeatOrRead<Value: Sendable>: Sendable {
+        case read(Value)
+        case beat
+
+        /// The child task that reads.
+        static func reading(_ read: @escaping @Sendable () async throws -> Value) -> @Sendable () async throws -> Self {
+            { .read(try await read()) }
+        }
+
+        /// The child task that waits until `due`.
+        static func beating(at due: ContinuousClock.Instant) -> @Sendable () async throws -> Self {
+            {
+                try await Task.sleep(until: due)
+                return .beat
+            }
+        }
     }
 
     /// What `read` answers, or nil while the store cannot be read (`unavailable`: a read

@@ -193,6 +193,11 @@ import Testing
                 .post, "/lists/notes/items", [.contentType: ""], #"{"id": "x", "data": {"title": "t"}}"#, 415,
                 "unsupported-media-type"
             ),
+            // A `+json` suffix names a subtype's structure (RFC 6838 4.2.8): it needs a subtype.
+            (
+                .post, "/lists/notes/items", [.contentType: "application/+json"],
+                #"{"id": "x", "data": {"title": "t"}}"#, 415, "unsupported-media-type"
+            ),
             // JSON is UTF-8 (RFC 8259 8.1): a body labelled in another charset is refused.
             (
                 .post, "/lists/notes/items", [.contentType: "application/json; charset=latin1"],

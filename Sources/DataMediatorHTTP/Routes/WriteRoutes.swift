@@ -319,10 +319,12 @@ struct WriteRoutes: Sendable {
     }
 
     /// `application/json`, or a `+json` type such as `application/merge-patch+json`, with
-    /// any parameters.
+    /// any parameters (a suffix names a subtype's structure, so `application/+json`, with
+    /// no subtype, is neither).
     static func isJSON(_ contentType: String) -> Bool {
         let type = mediaType(of: contentType)
-        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+        return type == "application/json"
+            || (type.hasPrefix("application/") && type.hasSuffix("+json") && type.count > "application/+json".count)
     }
 
     /// The media type of a `Content-Type` without its parameters, lowercased.

@@ -32,7 +32,20 @@ import Testing
         }
     }
 
-    @Test(arguments: [nil, "*/*", "application/json", "text/html;q=0.5, application/json", "text/plain"])
+    /// `text/*` covers `text/html` where the page is not named itself (RFC 9110 12.5.1: the
+    /// most specific range decides).
+    @Test(arguments: ["text/*", "text/*;q=0.9, */*;q=0.5", "TEXT/HTML", "application/json;q=0.2, text/*;q=0.3"])
+    func anAcceptThatCoversHTMLBeforeJSONGetsThePage(accept: String) async throws {
+        try await HTTPTestSupport.withClient { client in
+            let response = try await client.execute(uri: "/", method: .get, headers: [.accept: accept])
+            #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+        }
+    }
+
+    @Test(arguments: [
+        nil, "*/*", "application/json", "text/html;q=0.5, application/json", "text/plain", "text/html;q=0, text/*",
+        "text/*, application/json",
+    ])
     func anythingElseGetsTheJSONIndexOfRoutesAndLists(accept: String?) async throws {
         try await HTTPTestSupport.withClient { client in
             let headers: HTTPFields = accept.map { [.accept: $0] } ?? [:]

@@ -149,20 +149,24 @@ struct ExplorerRoutes: Sendable {
 
 /// Chooses between the explorer page and the JSON index from a request's `Accept`.
 enum AcceptNegotiation {
-    /// Whether `Accept` asks for HTML over JSON: `text/html` named with a quality above
-    /// zero and above the best that `application/json`, `application/*` or `*/*` gets.
-    /// No `Accept`, `*/*` alone, or a tie answers JSON.
+    /// Whether `Accept` asks for HTML over JSON: `text/html` (or, where the page is not
+    /// named, `text/*`: the most specific range decides, RFC 9110 12.5.1) with a quality
+    /// above zero and above the best that `application/json`, `application/*` or `*/*`
+    /// gets. No `Accept`, `*/*` alone, or a tie answers JSON.
     static func prefersHTML(_ values: [String]) -> Bool {
-        var html = 0.0
+        var html: Double?
+        var text = 0.0
         var json = 0.0
         for (range, quality) in QualityValues.members(of: values) {
             switch range {
-            case "text/html", "application/xhtml+xml": html = max(html, quality)
+            case "text/html", "application/xhtml+xml": html = max(html ?? 0, quality)
+            case "text/*": text = max(text, quality)
             case "application/json", "application/*", "*/*": json = max(json, quality)
             default: break
             }
         }
-        return html > 0 && html > json
+        let page = html ?? text
+        return page > 0 && page > json
     }
 }
 

@@ -38,14 +38,14 @@ import Testing
 
     @Test func theTokensKeptAreBounded() async throws {
         let verifier = try await verifier()
-        for index in 0..<(VerifiedTokens.capacity + 20) {
+        for index in 0..<(KeptTokens<TokenClaims>.capacity + 20) {
             let token = try await ClaimsTestKeys.hs256(["sub": .string("user-\(index)")])
             #expect(try await verifier.claims(fromAuthorization: "Bearer " + token)["sub"] == .string("user-\(index)"))
         }
-        #expect(verifier.verifiedTokens.count == VerifiedTokens.capacity)
+        #expect(verifier.verifiedTokens.count == KeptTokens<TokenClaims>.capacity)
         // A token longer than the longest kept is verified, at every use, and not kept.
         let long = try await ClaimsTestKeys.hs256([
-            "sub": .string("cy"), "pad": .string(String(repeating: "x", count: VerifiedTokens.longest)),
+            "sub": .string("cy"), "pad": .string(String(repeating: "x", count: KeptTokens<TokenClaims>.longest)),
         ])
         let fresh = try await self.verifier()
         #expect(try await fresh.claims(fromAuthorization: "Bearer " + long)["sub"] == .string("cy"))
@@ -66,5 +66,37 @@ import Testing
             }
         }
         #expect(verifier.verifiedTokens.count == 1)
+    }
+
+    /// A forged token is refused again as it was, without its signature checked again (a
+    /// request looks at its token up to three times); its refusal keeps no accepted token
+    /// out, and a refusal for its time window alone is not kept (the first test accepts an
+    /// early token once its time came).
+    @Test func aRefusedTokenIsRefusedAgainAsItWas() async throws {
+        let verifier = try await verifier()
+        let ana = try await keys.es256(["sub": .string("ana")]).split(separator: ".")
+        let bo = try await keys.es256(["sub": .string("bo")]).split(separator: ".")
+        let forged = "Bearer " + [ana[0], ana[1], bo[2]].joined(separator: ".")
+        var details: [String] = []
+        for _ in 0..<2 {
+            do {
+                _ = try await verifier.claims(fromAuthorization: forged)
+                Issue.record("a forged token was accepted")
+            } catch {
+                details.append(error.detail)
+            }
+            #expect(verifier.refusedTokens.count == 1)
+        }
+        #expect(details.count == 2 && details[0] == details[1], "\(details)")
+        #expect(details.first?.contains("signature") == true, "\(details)")
+        #expect(verifier.verifiedTokens.count == 0)
+        // What is answered the second time is what was kept, not a check made again.
+        verifier.refusedTokens.keep(Problem(.unauthorized, detail: "kept"), of: String(forged.dropFirst(7)))
+        await #expect(throws: Problem.self) { try await verifier.claims(fromAuthorization: forged) }
+        do {
+            _ = try await verifier.claims(fromAuthorization: forged)
+        } catch {
+            #expect(error.detail == "kept")
+        }
     }
 }

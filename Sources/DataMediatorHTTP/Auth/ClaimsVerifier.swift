@@ -19,8 +19,11 @@ public struct ClaimsVerifier: Sendable {
     private let audience: String?
     private let leeway: TimeInterval
     private let requiresExpiration: Bool
-    /// The tokens verified so far, whose time window alone is checked again.
-    let verifiedTokens = VerifiedTokens()
+    /// The tokens accepted so far, whose time window alone is checked again.
+    let verifiedTokens = KeptTokens<TokenClaims>()
+    /// The tokens refused so far for their form, key or signature (not their time window),
+    /// refused again as they were.
+    let refusedTokens = KeptTokens<Problem>()
 
     /// Prepares the keys of a configuration.
     ///
@@ -89,10 +92,26 @@ public struct ClaimsVerifier: Sendable {
             )
         }
         let token = value.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        if let verified = verifiedTokens.claims(of: token) {
+        if let verified = verifiedTokens.value(of: token) {
             try check(verified, at: now)
             return verified.values
         }
+        if let refusal = refusedTokens.value(of: token) { throw refusal }
+        let verified: TokenClaims
+        do {
+            verified = try await verify(token)
+        } catch {
+            refusedTokens.keep(error, of: token)
+            throw error
+        }
+        try check(verified, at: now)
+        verifiedTokens.keep(verified, of: token)
+        return verified.values
+    }
+
+    /// The claims of `token` when its form, its key and its signature are right (its time
+    /// window is the caller's to check).
+    private func verify(_ token: String) async throws(Problem) -> TokenClaims {
         let malformed = Self.refusal(
             "The bearer token is neither a configured write token nor a well-formed JWT "
                 + "(header.claims.signature, base64url)."
@@ -166,9 +185,7 @@ public struct ClaimsVerifier: Sendable {
         } catch {
             throw Self.refusal("The token's signature does not match any \(algorithm) key of this server.")
         }
-        try check(verified, at: now)
-        verifiedTokens.keep(verified, of: token)
-        return verified.values
+        return verified
     }
 
     /// A member named twice in the token's header or claims, if any.

@@ -323,8 +323,8 @@ extension EventReloadTests {
     @Test func aStreamSendsHeartbeatsWhileAReadWaits() async throws {
         let fixture = try Fixture()
         let writer = CountingWriter()
-        // The stream's first read waits 2 s; heartbeats are due every 200 ms.
-        let log = HangingLog(delay: .seconds(2), writer: writer)
+        // The stream's first read waits 3 s; heartbeats are due every 200 ms.
+        let log = HangingLog(delay: .seconds(3), writer: writer)
         let adapter = fixture.notes(readingChangesFrom: log)
         let stream = try Self.stream(
             of: adapter,
@@ -338,10 +338,11 @@ extension EventReloadTests {
         }
         stream.cancel()
         _ = await stream.result
-        // About 10 are due; a loaded machine's late timers send fewer (without the
-        // heartbeats during a read: none).
+        // About 15 are due; a loaded machine's late timers send far fewer (a full parallel
+        // run once sent one in 2 s), but without the heartbeats during a read nothing at all
+        // is written while the stream waits for its read.
         let heartbeats = log.writesDuringRead.load(ordering: .relaxed)
-        #expect(heartbeats >= 3, "\(heartbeats) heartbeats during a read of 2 s")
+        #expect(heartbeats >= 1, "\(heartbeats) heartbeats during a read of 3 s")
     }
 }
 

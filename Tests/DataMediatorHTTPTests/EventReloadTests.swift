@@ -323,8 +323,11 @@ extension EventReloadTests {
     @Test func aStreamSendsHeartbeatsWhileAReadWaits() async throws {
         let fixture = try Fixture()
         let writer = CountingWriter()
-        // The stream's first read waits 3 s; heartbeats are due every 200 ms.
-        let log = HangingLog(delay: .seconds(3), writer: writer)
+        // The stream's first read waits until two lines were written, or 30 s; heartbeats
+        // are due every 200 ms. Counted, not timed: a loaded run once starved the stream's
+        // tasks for longer than a fixed wait of 3 s, and without the heartbeats during a
+        // read nothing at all is written while the stream waits for it.
+        let log = HangingLog(until: 2, within: .seconds(30), writer: writer)
         let adapter = fixture.notes(readingChangesFrom: log)
         let stream = try Self.stream(
             of: adapter,
@@ -338,32 +341,35 @@ extension EventReloadTests {
         }
         stream.cancel()
         _ = await stream.result
-        // About 15 are due; a loaded machine's late timers send far fewer (a full parallel
-        // run once sent one in 2 s), but without the heartbeats during a read nothing at all
-        // is written while the stream waits for its read.
         let heartbeats = log.writesDuringRead.load(ordering: .relaxed)
-        #expect(heartbeats >= 1, "\(heartbeats) heartbeats during a read of 3 s")
+        #expect(heartbeats >= 2, "\(heartbeats) heartbeats during a read of up to 30 s")
     }
 }
 
-/// A change log whose first read waits `delay` and then fails (`unavailable`), counting
-/// what the stream wrote to `writer` meanwhile; later reads fail at once.
+/// A change log whose first read waits until `until` lines were written to `writer` (or
+/// `within` passed) and then fails (`unavailable`), counting those lines; later reads fail
+/// at once.
 final class HangingLog: ChangeLog {
-    let delay: Duration
+    let until: Int
+    let within: Duration
     let writer: CountingWriter
     /// The writes made while the first read waited, or -1 until it ended.
     let writesDuringRead = Atomic<Int>(-1)
     let reads = Atomic<Int>(0)
 
-    init(delay: Duration, writer: CountingWriter) {
-        self.delay = delay
+    init(until: Int, within: Duration, writer: CountingWriter) {
+        self.until = until
+        self.within = within
         self.writer = writer
     }
 
     func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
         if reads.add(1, ordering: .relaxed).oldValue == 0 {
             let before = writer.writes.load(ordering: .relaxed)
-            try await Task.sleep(for: delay)
+            let deadline = ContinuousClock.now + within
+            while writer.writes.load(ordering: .relaxed) - before < until, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             writesDuringRead.store(writer.writes.load(ordering: .relaxed) - before, ordering: .relaxed)
         }
         throw DataMediatorError(.unavailable, "The database did not answer in time.")

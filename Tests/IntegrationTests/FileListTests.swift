@@ -134,6 +134,7 @@ import Testing
             ("faq.json", "[{\"question\": \"?\"}]", "faq.json:1: 'id' must be a non-empty string or a whole number"),
             ("faq.csv", "id,question,rank\na,?,first\n", "faq.csv:2: 'rank' must be a whole number; got 'first'"),
             ("faq.csv", "id,question\na,?,extra\n", "faq.csv:2: has 3 cells, the header 2"),
+            ("faq.csv", "id,question\na,?\nb,\"open\nc,?\n", "faq.csv:3: opens a quoted cell that is never closed"),
         ]
     )
     func aBrokenFileIsRefused(file: String, text: String, message: String) async throws {

@@ -218,6 +218,10 @@ import Testing
                 "bad.ndjson": "{\"title\": \"no id\"}\n\n",
                 "two.json": #"[{"id": 1, "title": "a"}] [{"id": 2, "title": "b"}]"#,
                 "twice.csv": "id,title,title\n7,a,b\n",
+                // RFC 4180 quoting broken: the reader took the rest of the file as one cell,
+                // and dropped the text after a closing quote (both stored, "imported").
+                "unclosed.csv": "id,title,score,tags\n50,a,1,\n51,\"oops,1,\n52,b,1,\n53,c,1,\n",
+                "after.csv": "id,title,score,tags\n54,a,1,\n55,\"x\"y,1,\n56,b,1,\n",
                 // Read as a write body is: the decoder took both (the first 'title' won).
                 "loose.ndjson": "{\"id\": 3, \"title\": \"c\",}\n{\"id\": 4, \"title\": \"d\", \"title\": \"e\"}\n",
             ],
@@ -249,6 +253,8 @@ import Testing
             ("two.json", ["--skip-bad"], "two.json:1: has more after its array's closing ']'"),
             ("latin1.csv", ["--skip-bad"], "latin1.csv:3: is not UTF-8 text"),
             ("twice.csv", ["--skip-bad"], "twice.csv:1: names the column 'title' twice"),
+            ("unclosed.csv", ["--skip-bad"], "unclosed.csv:3: opens a quoted cell that is never closed"),
+            ("after.csv", ["--skip-bad"], "after.csv:3: has text after a quoted cell's closing quote"),
             ("loose.ndjson", ["--skip-bad"], "loose.ndjson:1: is not JSON (RFC 8259): at byte 23: a comma before '}'"),
             ("loose.ndjson", ["--skip-bad"], "loose.ndjson:2: names 'title' twice in one object"),
         ] {

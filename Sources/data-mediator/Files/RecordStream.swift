@@ -71,6 +71,9 @@ final class RecordStream: Sequence, IteratorProtocol {
             if let line = UTF8Check.firstBadLine(path: path) {
                 throw ItemFileError(path: path, line: line, "is not UTF-8 text; save the CSV file as UTF-8")
             }
+            if let problem = CSVQuoteCheck.firstProblem(path: path) {
+                throw ItemFileError(path: path, line: problem.line, problem.message)
+            }
             guard let stream = InputStream(fileAtPath: path),
                 let reader = try? CSVReader(stream: stream, hasHeaderRow: true),
                 let header = reader.headerRow

@@ -22,23 +22,16 @@ public enum SQL {
         return enclosed
     }
 
-    /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, ... in order (PostgreSQL's
-    /// placeholders), starting after `offset`.
+    /// `sql` with each `?` outside quotes and comments replaced by `$1`, `$2`, ... in order
+    /// (PostgreSQL's placeholders), starting after `offset`.
     public static func numbered(_ sql: String, offset: Int = 0) -> String {
         // Byte by byte: the marks are ASCII, which UTF-8 never uses inside another
         // character, and a page's statement is numbered on every page.
         var result: [UInt8] = []
         result.reserveCapacity(sql.utf8.count + 16)
-        var quote: UInt8?
         var number = offset
-        for byte in sql.utf8 {
-            if let open = quote {
-                if byte == open { quote = nil }
-                result.append(byte)
-            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                quote = byte
-                result.append(byte)
-            } else if byte == UInt8(ascii: "?") {
+        forEachByte(of: sql) { byte, isPlaceholder in
+            if isPlaceholder {
                 number += 1
                 result.append(UInt8(ascii: "$"))
                 result.append(contentsOf: String(number).utf8)
@@ -47,6 +40,52 @@ public enum SQL {
             }
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Whether `sql` holds a `?` outside quotes and comments: a placeholder in both stores
+    /// (PostgreSQL's once ``numbered(_:offset:)`` made it one).
+    public static func hasPlaceholder(_ sql: String) -> Bool {
+        var found = false
+        forEachByte(of: sql) { _, isPlaceholder in found = found || isPlaceholder }
+        return found
+    }
+
+    /// Calls `body` with each byte of `sql` and whether it is a `?` outside quoted text
+    /// (`'...'`, `"..."`) and comments (`-- ...` to the line's end, `/* ... */`).
+    private static func forEachByte(of sql: String, _ body: (UInt8, Bool) -> Void) {
+        enum Place {
+            case code
+            case quoted(UInt8)
+            case lineComment
+            case blockComment
+        }
+        var place = Place.code
+        var previous: UInt8 = 0
+        for byte in sql.utf8 {
+            var isPlaceholder = false
+            // The byte a comment's mark ends on starts no other mark with the next one.
+            var marked = false
+            switch place {
+            case .code:
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                    place = .quoted(byte)
+                } else if byte == UInt8(ascii: "-"), previous == UInt8(ascii: "-") {
+                    (place, marked) = (.lineComment, true)
+                } else if byte == UInt8(ascii: "*"), previous == UInt8(ascii: "/") {
+                    (place, marked) = (.blockComment, true)
+                } else {
+                    isPlaceholder = byte == UInt8(ascii: "?")
+                }
+            case .quoted(let mark):
+                if byte == mark { place = .code }
+            case .lineComment:
+                if byte == UInt8(ascii: "\n") { place = .code }
+            case .blockComment:
+                if byte == UInt8(ascii: "/"), previous == UInt8(ascii: "*") { (place, marked) = (.code, true) }
+            }
+            body(byte, isPlaceholder)
+            previous = marked ? 0 : byte
+        }
     }
 
     /// The placeholder of a value written into `column`: `?`, or `CAST(? AS type)` for a

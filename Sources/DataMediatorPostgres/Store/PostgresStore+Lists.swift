@@ -143,6 +143,7 @@ extension PostgresStore {
                 logger: self.logger
             )
         }
+        try schema.checkQueryPlaceholders()
         let types: [String: PostgresDataType]
         do {
             types = try await Self.columnTypes(of: schema.from, connection, logger: self.logger)
@@ -175,7 +176,7 @@ extension PostgresStore {
                     + "cannot show; cast it to text, a number or a boolean in a query list"
             )
         }
-        try Self.checkFieldTypes(of: list, source: source, types: types)
+        try schema.checkFieldTypes(Self.columnKinds(types))
         // Views compare and order a uuid column as its text (``KeysetSQL/column(_:)``);
         // a section of one would be a section per item, or of a few hex digits.
         let uuidSections = list.views.compactMap(\.section?.field).filter { types[$0] == .uuid }

@@ -191,11 +191,32 @@ public struct TableSchema: Sendable {
         return whole + view.parameters.map { scoped + [$0.field] }
     }
 
-    /// The `FROM` of the list's reads: the quoted table, or the query as a subquery.
+    /// The `FROM` of the list's reads: the quoted table, or the query as a subquery (the
+    /// query's own line ends before the `)`, so one that ends in a `-- comment` runs).
     public var from: String {
         switch source.kind {
         case .table(let table): return SQL.quote(table)
-        case .query(let query): return "(\(query)) AS source"
+        case .query(let query): return "(\(query)\n) AS source"
         }
+    }
+
+    /// Checks that a query list's query holds no placeholder (`?` outside quotes and
+    /// comments): nothing binds one (SQLite read it as `NULL`, and PostgreSQL's numbering of
+    /// the service's own placeholders made it one of theirs), so every read failed.
+    ///
+    /// - Throws: `StoreError` saying what to write instead.
+    public func checkQueryPlaceholders() throws {
+        guard case .query(let query) = source.kind, SQL.hasPlaceholder(query) else { return }
+        throw Self.placeholderError(list: list.name)
+    }
+
+    /// The error of a query list whose query holds a placeholder.
+    public static func placeholderError(list: String) -> StoreError {
+        StoreError(
+            list: list,
+            "its query holds a placeholder ('?', '?1', ':name' or '$1'), which nothing binds: a query list's query "
+                + "runs as written; write the value into it, or give a view a parameter ('params') over a column "
+                + "it reads (for PostgreSQL's jsonb '?' operators, write jsonb_exists(column, 'key'))"
+        )
     }
 }

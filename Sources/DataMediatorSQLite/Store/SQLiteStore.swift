@@ -255,13 +255,23 @@ public final class SQLiteStore: Sendable {
                 notNull.insert(list.idField)
             }
             try SQLiteCatalog.checkUniqueID(list, table: table, db)
+            try schema.checkFieldTypes(
+                Dictionary(
+                    columns.map { ($0.name, (ColumnKind(sqliteType: $0.type), $0.type.isEmpty ? "untyped" : $0.type)) }
+                ) { first, _ in first }
+            )
             collated = try SQLiteCatalog.collatedColumns(of: table, among: available, db)
         case .query(let query):
+            try schema.checkQueryPlaceholders()
             let statement: Statement
             do {
-                statement = try db.makeStatement(sql: "SELECT * FROM (\(query)) LIMIT 0")
+                statement = try db.makeStatement(sql: "SELECT * FROM (\(query)\n) LIMIT 0")
             } catch {
                 throw StoreError(list: list.name, "its query does not run: \(error)")
+            }
+            // SQLite's other placeholders (`?1`, `:name`, `@name`, `$name`) too.
+            guard (try? statement.validateArguments([])) != nil else {
+                throw TableSchema.placeholderError(list: list.name)
             }
             guard statement.isReadonly else {
                 throw StoreError(list: list.name, "its query must only read (a SELECT)")

@@ -126,24 +126,54 @@ import Testing
 }
 
 extension ConfigShapeTests {
-    /// Aliases of aliases in a static item's data ("billion laughs": ten to the ninth values
-    /// from ten lines) are refused at once, not expanded until memory runs out.
-    @Test func anAliasBombInAStaticItemIsRefused() {
-        var lines = [
-            "store:", "  sqlite: data.sqlite", "lists:", "  home:", "    compose:", "      - name: s",
-            "        items:", "          - id: x", "            type: t", "            data:",
-            "              a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]",
-        ]
+    static func parseErrors(_ lines: [String]) -> [String] {
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        do {
+            _ = try loader.parse(lines.joined(separator: "\n"))
+            return []
+        } catch {
+            return error.errors.map(\.message)
+        }
+    }
+
+    static let staticItem = [
+        "store:", "  sqlite: data.sqlite", "lists:", "  home:", "    compose:", "      - name: s",
+        "        items:", "          - id: x", "            type: t", "            data:",
+    ]
+
+    /// Aliases of aliases ("billion laughs": ten to the ninth values from ten lines) are
+    /// refused at once, anywhere in the file, not expanded until memory runs out.
+    @Test func anAliasBombIsRefused() {
+        var lines = Self.staticItem + ["              a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
         for level in 1...9 {
             let previous = Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
             lines.append("              a\(level): &a\(level) [\(previous)]")
         }
-        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
-        do {
-            _ = try loader.parse(lines.joined(separator: "\n"))
-            Issue.record("an alias bomb was taken")
-        } catch {
-            #expect(error.errors.contains { $0.message.contains("more than 100000 values") }, "\(error.errors)")
-        }
+        let errors = Self.parseErrors(lines)
+        #expect(
+            errors == [
+                "the file's aliases repeat far more than it holds (YAML aliases repeat what they name); write less"
+            ]
+        )
+    }
+
+    /// An alias of a long text, repeated, is refused as soon as it passes 16 MiB more than
+    /// the file holds (a 512 KB text named 2,000 times took `check` two minutes and over
+    /// 1 GB); in one static item's data, past 4 MiB.
+    @Test func aLongTextRepeatedByAliasesIsRefused() {
+        let text = String(repeating: "x", count: 512 << 10)
+        var lines = Self.staticItem + ["              k0: &s \(text)"]
+        lines += (1...2_000).map { "              k\($0): *s" }
+        #expect(Self.parseErrors(lines).first?.contains("the file's aliases repeat far more than it holds") == true)
+        // Ten times: 5 MiB in one item's data, well within the file's bound.
+        let item = Self.staticItem + ["              k0: &s \(text)"] + (1...10).map { "              k\($0): *s" }
+        let errors = Self.parseErrors(item)
+        #expect(errors.count == 1 && errors[0].contains("holds more than 100000 values or 4 MiB of text"), "\(errors)")
+        // Four times (2.5 MiB) is served, as aliases that repeat views or fields are.
+        #expect(
+            Self.parseErrors(
+                Self.staticItem + ["              k0: &s \(text)"] + (1...4).map { "              k\($0): *s" }
+            ) == []
+        )
     }
 }

@@ -155,13 +155,13 @@ extension ConfigFileLoader {
         }
         var data = JSONValue.object([:])
         if let dataNode = item["data"] {
-            var budget = Self.maximumDataValues
+            var budget = DataBudget()
             data = jsonValue(dataNode, budget: &budget)
-            if budget < 0 {
+            if budget.isSpent {
                 fail(
                     dataNode,
-                    "the 'data' of item '\(id)' holds more than \(Self.maximumDataValues) values "
-                        + "(YAML aliases repeat what they name); make it smaller"
+                    "the 'data' of item '\(id)' holds more than \(DataBudget.maximumValues) values or "
+                        + "\(DataBudget.maximumBytes >> 20) MiB of text (YAML aliases repeat what they name); make it smaller"
                 )
                 return nil
             }
@@ -175,28 +175,41 @@ extension ConfigFileLoader {
         return Cell(id: id, type: type, rev: FieldPresenter.contentRevision(type: type, data: writer.bytes), data: data)
     }
 
-    /// The most values one static item's `data` holds: aliases of aliases would make a few
-    /// lines of YAML billions of values ("billion laughs").
-    static let maximumDataValues = 100_000
+    /// What one static item's `data` may hold: aliases of aliases would make a few lines of
+    /// YAML billions of values ("billion laughs"), and an alias of a long text, repeated,
+    /// gigabytes (a 512 KB text named 2,000 times took over 1 GB and two minutes).
+    struct DataBudget {
+        static let maximumValues = 100_000
+        static let maximumBytes = 4 << 20
+        var values = maximumValues
+        var bytes = maximumBytes
+
+        /// Whether the data read so far holds more than either bound.
+        var isSpent: Bool { values < 0 || bytes < 0 }
+    }
 
     /// A YAML node as JSON: mappings, sequences and scalars of their own type. Each value
-    /// takes one of `budget`; past it (the budget below 0) the rest is not read.
-    mutating func jsonValue(_ node: Node, budget: inout Int) -> JSONValue {
-        budget -= 1
-        guard budget >= 0 else { return .null }
+    /// and each byte of text takes one of `budget`'s; past either (``DataBudget/isSpent``)
+    /// the rest is not read.
+    mutating func jsonValue(_ node: Node, budget: inout DataBudget) -> JSONValue {
+        budget.values -= 1
+        guard !budget.isSpent else { return .null }
         switch node {
         case .mapping(let mapping):
             var object: [String: JSONValue] = [:]
-            for (key, value) in mapping where budget >= 0 {
-                object[key.scalar?.string ?? ""] = jsonValue(value, budget: &budget)
+            for (key, value) in mapping where !budget.isSpent {
+                let name = key.scalar?.string ?? ""
+                budget.bytes -= name.utf8.count
+                object[name] = jsonValue(value, budget: &budget)
             }
             return .object(object)
         case .sequence(let sequence):
             var elements: [JSONValue] = []
-            for element in sequence where budget >= 0 { elements.append(jsonValue(element, budget: &budget)) }
+            for element in sequence where !budget.isSpent { elements.append(jsonValue(element, budget: &budget)) }
             return .array(elements)
         default:
-            return scalarValue(node)
+            budget.bytes -= node.scalar?.string.utf8.count ?? 0
+            return budget.isSpent ? .null : scalarValue(node)
         }
     }
 

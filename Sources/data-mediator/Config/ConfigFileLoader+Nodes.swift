@@ -214,6 +214,70 @@ extension ConfigFileLoader {
         return "list name '\(name)' is a dot segment, which no URL path can name (clients resolve it away); rename it"
     }
 
+    /// Refuses a list's fields that differ only in case in a SQLite store (``caseTwins(_:)``)
+    /// and a revision field declared other than `integer`: every write raises it by one, and
+    /// a `boolean` one showed `true` at every revision, so a stale `If-Match` passed.
+    mutating func checkFieldNames(
+        of list: String,
+        at node: Node,
+        _ declared: [String],
+        types: [String: FieldType],
+        _ idField: String,
+        _ revisionField: String?
+    ) {
+        if storeIsSQLite, let (one, other) = Self.caseTwins(declared + [idField] + (revisionField.map { [$0] } ?? [])) {
+            fail(
+                node,
+                "list '\(list)': fields '\(one)' and '\(other)' differ only in case, which SQLite's column names "
+                    + "do not tell apart; rename one"
+            )
+        }
+        if let revisionField, let type = types[revisionField], type != .integer {
+            fail(
+                node,
+                "list '\(list)': the revision field '\(revisionField)' is declared '\(type.rawValue)'; a revision is "
+                    + "a whole number every write raises by one: declare it 'integer'"
+            )
+        }
+    }
+
+    /// Whether `root`, its aliases repeated where they stand, holds far more than its text
+    /// of `textBytes` bytes: more nodes or more bytes of text than the text plus a million
+    /// and 16 MiB. Aliases of aliases make a few lines of YAML billions of nodes, and an
+    /// alias of a long text, repeated, gigabytes (a 512 KB text named 2,000 times made
+    /// `check` take two minutes and over 1 GB); the walk stops at the bound.
+    static func expandsTooFar(_ root: Node, textBytes: Int) -> Bool {
+        var nodes = textBytes + 1_000_000
+        var bytes = textBytes + (16 << 20)
+        var pending = [root]
+        while let node = pending.popLast() {
+            nodes -= 1
+            switch node {
+            case .mapping(let mapping):
+                for (key, value) in mapping { pending += [key, value] }
+            case .sequence(let sequence):
+                pending += Array(sequence)
+            case .scalar(let scalar):
+                bytes -= scalar.string.utf8.count
+            case .alias:
+                continue
+            }
+            if nodes < 0 || bytes < 0 { return true }
+        }
+        return false
+    }
+
+    /// Two of `names` that differ only in case (`Title`, `title`), or nil: SQLite's column
+    /// names, and GRDB's reads of a row by name, do not tell them apart.
+    static func caseTwins(_ names: [String]) -> (String, String)? {
+        var seen: [String: String] = [:]
+        for name in names {
+            if let earlier = seen[name.lowercased()], earlier != name { return (earlier, name) }
+            seen[name.lowercased()] = name
+        }
+        return nil
+    }
+
     static func names(_ names: [String]) -> String {
         names.map { "'\($0)'" }.joined(separator: ", ")
     }

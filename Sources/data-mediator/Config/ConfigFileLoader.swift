@@ -94,6 +94,13 @@ struct ConfigFileLoader {
         } catch {
             throw ConfigFileErrors(errors: [syntaxError(error)])
         }
+        if let root, Self.expandsTooFar(root, textBytes: text.utf8.count) {
+            fail(
+                root,
+                "the file's aliases repeat far more than it holds (YAML aliases repeat what they name); write less"
+            )
+            throw ConfigFileErrors(errors: errors)
+        }
         guard let root, let top = mapping(root, allowed: ["store", "lists"], what: "the config file") else {
             if errors.isEmpty {
                 fail(root, "the file is empty; it needs 'store:' and 'lists:' (see docs/configuration.md)")
@@ -273,6 +280,7 @@ struct ConfigFileLoader {
             }
         }
         let known = Set(declared + [idField] + (revisionField.map { [$0] } ?? []))
+        checkFieldNames(of: name, at: list["fields"] ?? node, declared, types: fieldTypes, idField, revisionField)
         var required: [String] = []
         if let requiredNode = list["required"], let names = stringList(requiredNode, what: "'required'") {
             for field in names where !declared.contains(field) || field == idField || field == revisionField {

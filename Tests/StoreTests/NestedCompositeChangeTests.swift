@@ -84,3 +84,45 @@ extension CompositeChangeTests {
         #expect(after.entries.allSatisfy { $0.operation != .reload })
     }
 }
+
+extension CompositeChangeTests {
+    /// A capped child that is itself a composite keeps no log of rows to replay: anything
+    /// written to it since `since` is one `reload` of the outer composite, as
+    /// docs/configuration.md says (its merged changes were replayed as a list's: wrong
+    /// deletes, `after: null`, a `more` cell with the wrong cursor). Nothing written to it,
+    /// nothing changes.
+    @Test func aCappedChildThatIsACompositeAnswersAReloadWhenWritten() async throws {
+        let subject = try Subject()
+        let view = try subject.left.definition.view(named: "by_group")
+        let inner = ListAdapter.composite(
+            name: "inner",
+            title: "Inner",
+            children: [CompositeChild(name: "tg", content: .list(subject.left, view: view))],
+            signer: subject.signer
+        )
+        let outer = ListAdapter.composite(
+            name: "outer",
+            title: "Outer",
+            children: [
+                CompositeChild(
+                    name: "h",
+                    content: .list(inner, view: try inner.definition.view(named: nil)),
+                    cap: 2,
+                    more: true
+                )
+            ],
+            signer: subject.signer
+        )
+        let start = try await outer.currentVersion()
+        #expect(try await outer.changes(view: nil, since: String(start), limit: nil).entries.isEmpty)
+        for (id, group) in [("a", "p"), ("b", "p"), ("c", "q"), ("0", "a")] {
+            let data: JSONValue = .object(["title": .string(id), "group": .string(group)])
+            _ = try await subject.left.replace(id: id, body: .object(["data": data]))
+        }
+        let answer = try await outer.changes(view: nil, since: String(start), limit: nil)
+        let version = try await outer.currentVersion()
+        #expect(answer.entries.map(\.operation) == [.reload], "\(answer.entries)")
+        #expect(answer.entries.first?.version == version && answer.next == nil)
+        #expect(try await outer.changes(view: nil, since: String(version), limit: nil).entries.isEmpty)
+    }
+}

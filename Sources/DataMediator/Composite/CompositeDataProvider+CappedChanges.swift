@@ -26,6 +26,13 @@ extension CompositeDataProvider {
         let child = children[index]
         guard case .list(let adapter, let view) = child.content, let cap = child.cap, let log = adapter.changeLog
         else { return nil }
+        // A composite's changes are its children's, merged in its ids, not a log of rows
+        // whose old values place them: nothing to replay (its changes were taken for a
+        // list's, and a capped composite child answered wrong deletes and `more` cells).
+        // Anything written to it since `since` is a `reload`.
+        if log is CompositeDataProvider {
+            return try await adapter.changes(of: view, since: since, limit: 1).entries.isEmpty ? [] : nil
+        }
         for _ in 0..<3 {
             let window = try await log.changes(of: view, since: since, limit: limit + 1)
             // A read its log cut short (``ChangeWindow/isCut``: large items) is more than

@@ -87,7 +87,60 @@ import Testing
                     )
                 }
             }
+            // Writes too, to a scoped list and to a writable one without a scope: their own
+            // `401`s ("Writes need ...", the JWT's wording) told which lists exist and which
+            // are scoped (probe 33).
+            let expired = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "exp": .integer(1_000_000)])
+            for headers: HTTPFields in [
+                [:], [.authorization: "Bearer nope"], [.authorization: "Basic a"],
+                [.authorization: "Bearer \(expired)"],
+            ] {
+                for (method, path) in [
+                    (HTTPRequest.Method.post, "/items"), (.put, "/items/1"), (.patch, "/items/1"),
+                    (.delete, "/items/1"),
+                ] {
+                    let unknown = try await client.execute(
+                        uri: "/lists/nope" + path,
+                        method: method,
+                        headers: headers,
+                        body: ByteBuffer(string: #"{"data": {}}"#)
+                    )
+                    for list in ["mine", "notes"] {
+                        let answer = try await client.execute(
+                            uri: "/lists/\(list)" + path,
+                            method: method,
+                            headers: headers,
+                            body: ByteBuffer(string: #"{"data": {}}"#)
+                        )
+                        let said = String(buffer: answer.body).replacingOccurrences(
+                            of: "/lists/\(list)",
+                            with: "/lists/nope"
+                        )
+                        #expect(answer.status == .unauthorized, "\(method) \(list)\(path) \(headers)")
+                        #expect(
+                            said == String(buffer: unknown.body)
+                                && answer.headers[.wwwAuthenticate] == unknown.headers[.wwwAuthenticate],
+                            "\(method) \(list)\(path) \(headers): \(said) / \(String(buffer: unknown.body))"
+                        )
+                    }
+                }
+            }
             let ana = try await ScopedListTests.headers("ana")
+            // A JWT holder writes their slice, and a write token writes.
+            var created = try await client.execute(
+                uri: "/lists/mine/items",
+                method: .post,
+                headers: ana,
+                body: ByteBuffer(string: #"{"id": "a1", "data": {"title": "a"}}"#)
+            )
+            #expect(created.status == .created)
+            created = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: [.authorization: "Bearer \(ScopedListTests.writeToken)", .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"id": "n1", "data": {"title": "n"}}"#)
+            )
+            #expect(created.status == .created)
             #expect(
                 try await client.execute(uri: "/lists/mine/items", method: .options, headers: ana).status == .noContent
             )

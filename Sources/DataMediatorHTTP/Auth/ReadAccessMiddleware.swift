@@ -2,8 +2,9 @@ import DataMediator
 import Hummingbird
 
 /// Puts every list route behind a bearer token when the server is configured with read
-/// tokens (write tokens read too); with none, reads are open. Writes check their own token;
-/// a request of another method to what is not served is `401` without a token too.
+/// tokens (write tokens read too); with none, reads are open. A request of any method
+/// without one is `401`, word for word as on a path that does not exist; a write with a
+/// read token then checks its own (write) token.
 /// On a scoped list's routes (`/lists/{list}` and below) a valid JWT counts as a token: its
 /// holder reads the list's description (its views, parameters and scope, what a client
 /// needs to ask for its slice), and the list asks each caller for their JWT for the rest:
@@ -25,25 +26,15 @@ struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
         -> Response
     {
         guard isRequired else { return try await next(request, context) }
-        let scoped = isScopedListRoute(request.uri.path)
-        // A scoped list's reads too, before the list reads the query: its `400` for a
-        // malformed one, or its JWT's own wording, would tell an unknown caller which
-        // scoped lists exist. The list verifies the JWT again for the caller's slice.
-        // OPTIONS too: its `Allow` (or `404`) tells what exists. A CORS preflight, which
-        // carries no token, is answered before this, by the CORS middleware.
-        if [.get, .head, .options].contains(request.method) {
-            try await requireCredential(request, scoped: scoped)
-            return try await next(request, context)
-        }
-        // Other methods answer as their routes do (a write checks its own token), but what
-        // is not served (404, 405) is 401 without a token: else `TRACE /nope` or `PUT
-        // /lists/x/items` would tell an unknown caller what exists.
-        do {
-            return try await next(request, context)
-        } catch let error as any HTTPResponseError where [.notFound, .methodNotAllowed].contains(error.status) {
-            try await requireCredential(request, scoped: scoped)
-            throw error
-        }
+        // Every method, before the route reads anything: a scoped list's `400` for a
+        // malformed query, its JWT's own wording, or a write route's own `401` ("Writes
+        // need ...", which a list that does not exist never says) would tell an unknown
+        // caller which lists exist and which are scoped. Write tokens are among the read
+        // tokens, and a scoped list's JWT holders pass (the list verifies the JWT again for
+        // the caller's slice). OPTIONS too: its `Allow` (or `404`) tells what exists. A CORS
+        // preflight, which carries no token, is answered before this, by the CORS middleware.
+        try await requireCredential(request, scoped: isScopedListRoute(request.uri.path))
+        return try await next(request, context)
     }
 
     /// Passes a request with a read (or write) token, or on a scoped list's route a valid

@@ -239,6 +239,10 @@ import Testing
             (.post, "/lists/notes/items", [:], #"{"id": "existing", "data": {"title": "t"}}"#, 409, "conflict"),
             (.patch, "/lists/notes/items/existing", [:], #"{"data": {"title": null}}"#, 422, "invalid-item"),
             (.patch, "/lists/notes/items/missing", [:], #"{"data": {"title": "t"}}"#, 404, "unknown-item"),
+            // Field rules before the store (docs/writes-changes-events.md): a bad field of a
+            // patch to an item that does not exist is 422, not 404 (probe 33).
+            (.patch, "/lists/notes/items/missing", [:], #"{"data": {"title": 5}}"#, 422, "invalid-item"),
+            (.patch, "/lists/notes/items/missing", [:], #"{"data": {"colour": "red"}}"#, 422, "invalid-item"),
             (.put, "/lists/notes/items/existing", [:], #"{"data": {"score": "high"}}"#, 422, "invalid-item"),
             (.post, "/lists/sample/items", [:], #"{"data": {"title": "t"}}"#, 405, "method-not-allowed"),
             (.delete, "/lists/sample/items/item-01", [:], "", 405, "method-not-allowed"),

@@ -157,6 +157,10 @@ extension ListAdapter {
         var (_, changes) = try Self.fields(of: body, allowingID: false, rules: scope == nil ? types : nil)
         try Self.requireStorable(id)
         if let scope, changes[scope.field] != nil { changes = try scope.confine(changes) }
+        // The fields the patch names meet their rules before the store is asked for the
+        // item: a bad field of a patch to an item that does not exist is `422`, as the
+        // order of a write's checks says (it was `404`).
+        try types.check(changes)
         let rules = definition.rules
         changes = rules.stored(changes)
         // The merged item's required fields, and the values the patch names: it writes

@@ -127,14 +127,8 @@ import Testing
             }
             let ana = try await ScopedListTests.headers("ana")
             // A JWT holder writes their slice, and a write token writes.
-            var created = try await client.execute(
-                uri: "/lists/mine/items",
-                method: .post,
-                headers: ana,
-                body: ByteBuffer(string: #"{"id": "a1", "data": {"title": "a"}}"#)
-            )
-            #expect(created.status == .created)
-            created = try await client.execute(
+            try await ScopedListTests.create([(ana, "a1")], client)
+            let created = try await client.execute(
                 uri: "/lists/notes/items",
                 method: .post,
                 headers: [.authorization: "Bearer \(ScopedListTests.writeToken)", .contentType: "application/json"],

@@ -51,6 +51,9 @@ extension ConfigFileLoaderTests {
         #expect(revision.first?.message.contains("fields 'Rev' and 'rev' differ only in case") == true)
         #expect(errors(config("store: postgres", "a: string, Title: string, title: string")).isEmpty)
         #expect(errors(config(sqlite, "a: string, title: string, Subtitle: string")).isEmpty)
+        // A field with an empty name would be a column `""`.
+        let empty = errors(config("store: postgres", "a: string, '': string"))
+        #expect(empty.map(\.message) == ["list 't' declares a field with an empty name; name it"], "\(empty)")
     }
 
     /// A revision field declared other than `integer` is refused: every write raises it by

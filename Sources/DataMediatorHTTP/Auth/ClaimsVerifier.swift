@@ -114,7 +114,8 @@ public struct ClaimsVerifier: Sendable {
     private func verify(_ token: String) async throws(Problem) -> TokenClaims {
         let malformed = Self.refusal(
             "The bearer token is neither a configured write token nor a well-formed JWT "
-                + "(header.claims.signature, base64url)."
+                + "(header.claims.signature, base64url); a scoped list is read with its caller's JWT "
+                + "(a read token does not read it: its items are each caller's own)."
         )
         // RFC 7515 §2: base64url here is written without padding; a padded part is
         // another spelling of the same token.

@@ -214,9 +214,10 @@ extension ConfigFileLoader {
         return "list name '\(name)' is a dot segment, which no URL path can name (clients resolve it away); rename it"
     }
 
-    /// Refuses a list's fields that differ only in case in a SQLite store (``caseTwins(_:)``)
-    /// and a revision field declared other than `integer`: every write raises it by one, and
-    /// a `boolean` one showed `true` at every revision, so a stale `If-Match` passed.
+    /// Refuses a field with an empty name (a column `""`), a list's fields that differ only
+    /// in case in a SQLite store (``caseTwins(_:)``) and a revision field declared other
+    /// than `integer`: every write raises it by one, and a `boolean` one showed `true` at
+    /// every revision, so a stale `If-Match` passed.
     mutating func checkFieldNames(
         of list: String,
         at node: Node,
@@ -225,6 +226,9 @@ extension ConfigFileLoader {
         _ idField: String,
         _ revisionField: String?
     ) {
+        if declared.contains("") {
+            fail(node, "list '\(list)' declares a field with an empty name; name it")
+        }
         if storeIsSQLite, let (one, other) = Self.caseTwins(declared + [idField] + (revisionField.map { [$0] } ?? [])) {
             fail(
                 node,

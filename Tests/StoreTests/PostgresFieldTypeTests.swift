@@ -16,7 +16,12 @@ import Testing
             flag boolean, count integer, key uuid, rev bigint)
         """
 
-    static func definition(_ fields: [String: FieldType], writable: Bool) -> ListDefinition {
+    /// The list `things` of `fields`, its one view showing `shown` (the SQLite suite's too).
+    static func definition(
+        _ fields: [String: FieldType],
+        writable: Bool,
+        shown: [String] = ["word", "score", "amount", "flag", "count", "key"]
+    ) -> ListDefinition {
         ListDefinition(
             name: "things",
             title: "Things",
@@ -28,7 +33,7 @@ import Testing
                     sort: [SortKey("id")],
                     idField: "id",
                     cellType: .fixed("thing"),
-                    fields: ["word", "score", "amount", "flag", "count", "key"]
+                    fields: shown
                 )
             ],
             isWritable: writable,

@@ -19,22 +19,10 @@ import Testing
         """
 
     static func definition(_ fields: [String: FieldType], writable: Bool) -> ListDefinition {
-        ListDefinition(
-            name: "things",
-            title: "Things",
-            idField: "id",
-            revisionField: writable ? "rev" : nil,
-            views: [
-                View(
-                    name: "by_id",
-                    sort: [SortKey("id")],
-                    idField: "id",
-                    cellType: .fixed("thing"),
-                    fields: ["word", "score", "amount", "flag", "count", "label", "anything", "stamp"]
-                )
-            ],
-            isWritable: writable,
-            rules: FieldRules(types: fields.filter { $0.key != "id" })
+        PostgresFieldTypeTests.definition(
+            fields,
+            writable: writable,
+            shown: ["word", "score", "amount", "flag", "count", "label", "anything", "stamp"]
         )
     }
 

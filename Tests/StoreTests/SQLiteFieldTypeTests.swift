@@ -15,21 +15,21 @@ import Testing
 @Suite struct SQLiteFieldTypeTests {
     static let table = """
         CREATE TABLE things (id INTEGER PRIMARY KEY, word TEXT, score REAL, amount NUMERIC, flag BOOLEAN,
-            count INT, label VARCHAR(20), anything, stamp DATETIME, rev INTEGER NOT NULL DEFAULT 1)
+            count INT, label VARCHAR(20), anything, stamp DATETIME, doc JSON, rev INTEGER NOT NULL DEFAULT 1)
         """
 
     static func definition(_ fields: [String: FieldType], writable: Bool) -> ListDefinition {
         PostgresFieldTypeTests.definition(
             fields,
             writable: writable,
-            shown: ["word", "score", "amount", "flag", "count", "label", "anything", "stamp"]
+            shown: ["word", "score", "amount", "flag", "count", "label", "anything", "stamp", "doc"]
         )
     }
 
     static func fields(_ changes: [String: FieldType]) -> [String: FieldType] {
         let fitting: [String: FieldType] = [
             "id": .integer, "word": .string, "score": .number, "amount": .number, "flag": .boolean,
-            "count": .integer, "label": .string, "anything": .string, "stamp": .string,
+            "count": .integer, "label": .string, "anything": .string, "stamp": .string, "doc": .json,
         ]
         return fitting.merging(changes) { _, changed in changed }
     }
@@ -50,6 +50,7 @@ import Testing
         ("amount", .string, "over a numeric column: declare it number or integer or boolean"),
         ("flag", .json, "declare it number or integer or boolean"),
         ("id", .string, "declare it integer or number or boolean"),
+        ("doc", .string, "over a json column: declare it json"),
     ])
     func aFieldOverAColumnOfAnotherTypeIsRefused(field: String, type: FieldType, hint: String) async throws {
         let store = try await Self.store()
@@ -83,11 +84,13 @@ import Testing
         let data: JSONValue = .object([
             "word": .object(["a": .integer(1)]), "score": .number(1.5), "amount": .integer(12), "flag": .bool(true),
             "count": .integer(3), "label": .string("007"), "anything": .integer(5), "stamp": .integer(1_700_000_000),
+            "doc": .object(["n": .integer(7)]),
         ])
         let written = try await adapter.replace(id: "1", body: .object(["data": data]))
         let shown = try #require(written.cell.data.objectValue)
         #expect(shown["word"] == .object(["a": .integer(1)]) && shown["amount"] == .integer(12))
         #expect(shown["flag"] == .bool(true) && shown["label"] == .string("007"))
         #expect([.integer(3), .number(3)].contains(shown["count"]) && shown["stamp"] == .integer(1_700_000_000))
+        #expect(shown["doc"] == .object(["n": .integer(7)]))
     }
 }

@@ -16,7 +16,7 @@ public enum ColumnKind: Sendable, Hashable {
     case text
     /// PostgreSQL's `uuid`: text of one form, which no JSON text is.
     case uuid
-    /// PostgreSQL's `json` and `jsonb`.
+    /// PostgreSQL's `json` and `jsonb`, a SQLite column declared `JSON`.
     case json
     /// A column that keeps any value as given (SQLite's BLOB affinity, a column declared
     /// with no type; SQLite's date and time types, kept as text or numbers).
@@ -25,7 +25,8 @@ public enum ColumnKind: Sendable, Hashable {
     /// The kind of a SQLite column declared `type`, by SQLite's rules for a column's
     /// affinity (sqlite.org/datatype3.html, 3.1); GRDB does not say a column's affinity. A
     /// date or time type (NUMERIC affinity) keeps times as text or numbers, as the table
-    /// writes them, so it takes any field.
+    /// writes them, so it takes any field; a `JSON` type (NUMERIC affinity too) holds a
+    /// json field.
     public init(sqliteType type: String) {
         let type = type.uppercased()
         if type.contains("INT") {
@@ -38,6 +39,9 @@ public enum ColumnKind: Sendable, Hashable {
             self = .real
         } else if ["DATE", "TIME"].contains(where: type.contains) {
             self = .any
+        } else if type.contains("JSON") {
+            // NUMERIC affinity, which keeps JSON text as text: a json field's column.
+            self = .json
         } else {
             self = .decimal
         }

@@ -28,15 +28,6 @@ enum CSVQuoteCheck {
         return scanner.finish()
     }
 
-    /// The first quoting problem of `bytes`, a whole CSV file's text.
-    static func firstProblem(in bytes: some Sequence<UInt8>) -> Problem? {
-        var scanner = Scanner()
-        for byte in bytes {
-            if let problem = scanner.take(byte) { return problem }
-        }
-        return scanner.finish()
-    }
-
     /// The quoting state of a CSV text read a byte at a time. The bytes that matter (quote,
     /// comma, CR, LF) are ASCII, which no UTF-8 sequence holds, so bytes serve for scalars.
     private struct Scanner {

@@ -75,11 +75,37 @@ import Testing
     /// "1" and true one caller); the id is set by no write's data.
     @Test(arguments: ["id", "rev", "meta"])
     func aScopeByTheIdOrAJSONFieldIsRefused(field: String) {
+        // A writable list keeps its revision in `rev`.
         let messages = Self.errors(
-            keys: "scope: {field: \(field), claim: sub}",
+            keys: "writable: true\n    scope: {field: \(field), claim: sub}",
             fields: "id: string, title: string, owner: string, meta: json"
         )
-        #expect(messages.contains { $0.hasPrefix("7:") && $0.contains("scoped by '\(field)'") }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("8:") && $0.contains("scoped by '\(field)'") }, "\(messages)")
+        // The id and revision fields are declared: the message says what they are, not
+        // that they are no field.
+        let role = ["id": "its id field", "rev": "its revision field"][field] ?? "a json field"
+        #expect(messages.contains { $0.contains(role) } && !messages.contains { $0.contains("not a field") })
+    }
+
+    /// A name given twice in a view's `fields`, a cell rule's `types` or a list's
+    /// `required` or `versions` is refused (it was taken: most often a slip for another
+    /// name), and a cell rule with no types (every item the default) is too.
+    @Test(arguments: [
+        ("", "fields: [title, owner, title]", "'fields' names 'title' twice"),
+        ("", "cell: {field: owner, types: [a, b, a], default: c}", "'cell.types' names 'a' twice"),
+        ("", "cell: {field: owner, types: [], default: c}", "has an empty 'cell.types'"),
+        ("required: [title, title]", "", "'required' names 'title' twice"),
+        ("versions: [x, x]", "", "'versions' names 'x' twice"),
+    ])
+    func aNameGivenTwiceIsRefused(keys: String, view: String, message: String) {
+        let messages = Self.errors(keys: keys, view: view)
+        #expect(messages.count == 1 && messages.first?.contains(message) == true, "\(messages)")
+        let once = Self.errors(
+            keys: keys.replacingOccurrences(of: ", title]", with: "]").replacingOccurrences(of: ", x]", with: "]"),
+            view: view.replacingOccurrences(of: ", title]", with: "]").replacingOccurrences(of: ", a]", with: "]")
+                .replacingOccurrences(of: "[]", with: "[a]")
+        )
+        #expect(once == [], "\(once)")
     }
 
     @Test func aWholeNumberPast64BitsIsCalledTooLarge() {

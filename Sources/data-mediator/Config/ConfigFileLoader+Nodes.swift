@@ -124,6 +124,20 @@ extension ConfigFileLoader {
         return strings.count == items.count ? strings : nil
     }
 
+    /// `stringList(_:what:)` for a list that names each thing once (a view's `fields`, a
+    /// list's `required`, a cell rule's `types`): a name given twice is refused, as a
+    /// repeated sort key is, since it says nothing the first did not and is most often a
+    /// slip for another name.
+    mutating func distinctStrings(_ node: Node, what: String) -> [String]? {
+        guard let strings = stringList(node, what: what) else { return nil }
+        var seen = Set<String>()
+        for name in strings where !seen.insert(name).inserted {
+            fail(node, "\(what) names '\(name)' twice; name each once")
+            return nil
+        }
+        return strings
+    }
+
     mutating func bool(_ node: Node, what: String) -> Bool? {
         guard Tag.Name(rawValue: node.tag.rawValue) == .bool, let value = node.bool else {
             fail(node, "\(what) must be true or false")

@@ -98,12 +98,16 @@ extension ConfigFileLoader {
 
     /// A list's `scope:` (`{field: player, claim: sub}`): the field every read and write of
     /// the list is narrowed to, equal to the caller's claim. `known` are the fields a scope
-    /// may name: the declared ones but the id (its writes set the field to the claim).
+    /// may name: the declared ones but the id and revision fields (`idField`,
+    /// `revisionField`), which the service sets while a write sets the scope field to the
+    /// claim.
     mutating func parseScope(
         _ node: Node,
         list: String,
         known: Set<String>,
-        fieldTypes: [String: FieldType]
+        fieldTypes: [String: FieldType],
+        idField: String,
+        revisionField: String?
     ) -> ListScope? {
         if case .scalar(let given) = node {
             fail(
@@ -122,6 +126,16 @@ extension ConfigFileLoader {
             .flatMap { string($0, what: "the scope's 'claim'") }
         guard let field, let claim, !claim.isEmpty else { return nil }
         guard known.contains(field) else {
+            if let role = field == idField ? "id" : field == revisionField ? "revision" : nil {
+                // Declared, but not a field a scope can narrow by: a write sets the scope
+                // field to the caller's claim, and the service sets these.
+                fail(
+                    scope["field"],
+                    "list '\(list)' is scoped by '\(field)', its \(role) field, which each write sets; scope by "
+                        + "a field that holds the owner, e.g. 'player', and keep 'id' for the item"
+                )
+                return nil
+            }
             fail(
                 scope["field"],
                 "list '\(list)' is scoped by '\(field)', which is not a field of the list; use one of \(Self.names(known.sorted()))"

@@ -168,7 +168,7 @@ extension ConfigFileLoader {
                     key: "types",
                     fix: "list every type the field can give, e.g. 'types: [small, large]'"
                 )
-                .flatMap { stringList($0, what: "'cell.types'") }
+                .flatMap { distinctStrings($0, what: "'cell.types'") }
                 let fallback = require(
                     rule["default"],
                     in: cellNode,
@@ -177,6 +177,13 @@ extension ConfigFileLoader {
                 )
                 .flatMap { string($0, what: "'cell.default'") }
                 if let field { checkField(field, cellNode, "takes its cell type from") }
+                if types?.isEmpty == true, let typesNode = rule["types"] {
+                    // No type to take from the field: every item would show the default.
+                    fail(
+                        typesNode,
+                        "\(context) has an empty 'cell.types'; list the types the field gives, or write 'cell: TYPE'"
+                    )
+                }
                 if let field, let types, let fallback { cellType = .field(field, types: types, fallback: fallback) }
             }
         }
@@ -188,7 +195,7 @@ extension ConfigFileLoader {
         }
 
         var fields = exposed
-        if let fieldsNode = view["fields"], let names = stringList(fieldsNode, what: "'fields'") {
+        if let fieldsNode = view["fields"], let names = distinctStrings(fieldsNode, what: "'fields'") {
             for field in names { checkField(field, fieldsNode, "exposes") }
             fields = names
         }

@@ -217,7 +217,7 @@ struct ConfigFileLoader {
         if writable, list["query"] != nil {
             fail(list["writable"], "list '\(name)' is over a query, which is read-only; remove 'writable: true'")
         }
-        let versions = list["versions"].flatMap { stringList($0, what: "'versions'") } ?? []
+        let versions = list["versions"].flatMap { distinctStrings($0, what: "'versions'") } ?? []
         for table in versions {
             if let problem = tableNameProblem(table) { fail(list["versions"], "list '\(name)': \(problem)") }
         }
@@ -282,7 +282,7 @@ struct ConfigFileLoader {
         let known = Set(declared + [idField] + (revisionField.map { [$0] } ?? []))
         checkFieldNames(of: name, at: list["fields"] ?? node, declared, types: fieldTypes, idField, revisionField)
         var required: [String] = []
-        if let requiredNode = list["required"], let names = stringList(requiredNode, what: "'required'") {
+        if let requiredNode = list["required"], let names = distinctStrings(requiredNode, what: "'required'") {
             for field in names where !declared.contains(field) || field == idField || field == revisionField {
                 let writable = declared.filter { $0 != idField && $0 != revisionField }
                 fail(
@@ -336,7 +336,9 @@ struct ConfigFileLoader {
                 $0,
                 list: name,
                 known: Set(declared).subtracting([idField, revisionField ?? idField]),
-                fieldTypes: fieldTypes
+                fieldTypes: fieldTypes,
+                idField: idField,
+                revisionField: revisionField
             )
         }
         if let scope { checkParameters(of: views, against: scope, list: name, at: list["scope"]) }

@@ -75,13 +75,19 @@ extension ClaimsVerifierTests {
         #expect(configuration.leeway == .seconds(5))
     }
 
-    @Test func aMissingKeySetFileOrAFolderIsAConfigurationError() {
+    @Test func aMissingKeySetFileAFolderOrADeviceIsAConfigurationError() {
         let path = keys.directory.appendingPathComponent("missing.json").path
         expectConfigurationError(.unreadableKeySet, "'\(path)' does not exist", ["DATA_MEDIATOR_JWKS_FILE": path])
         expectConfigurationError(
             .unreadableKeySet,
             "'\(keys.directory.path)' is a folder",
             ["DATA_MEDIATOR_JWKS_FILE": keys.directory.path]
+        )
+        // Foundation called `/dev/null` a permission problem.
+        expectConfigurationError(
+            .unreadableKeySet,
+            "'/dev/null' is not a regular file",
+            ["DATA_MEDIATOR_JWKS_FILE": "/dev/null"]
         )
     }
 

@@ -238,6 +238,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 
+    /// A device or a folder named as the store is refused saying so: SQLite's own answer
+    /// for `/dev/null` was "disk I/O error" (and a folder "unable to open database file").
+    @Test(arguments: [("/dev/null", "not a regular file"), ("/tmp", "a folder")])
+    func aStoreThatIsNoFileIsRefusedSayingSo(path: String, what: String) throws {
+        let refused = #expect(throws: StoreError.self) { _ = try SQLiteStore(path: path) }
+        #expect(refused?.description.contains("at \(path): it is \(what)") == true, "\(refused as Any)")
+    }
+
     @Test func theDemoIsDeterministicAndOrderedByID() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

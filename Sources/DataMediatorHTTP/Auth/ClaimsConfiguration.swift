@@ -161,7 +161,8 @@ public struct ClaimsConfiguration: Sendable {
 
     /// The bytes of the key set file at `path`.
     ///
-    /// - Throws: `unreadableKeySet` when it is missing, a folder or cannot be read.
+    /// - Throws: `unreadableKeySet` when it is missing, a folder, not a regular file or
+    ///   cannot be read.
     static func keySetData(at path: String) throws(ClaimsConfigurationError) -> Data {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
@@ -170,6 +171,15 @@ public struct ClaimsConfiguration: Sendable {
                 "DATA_MEDIATOR_JWKS_FILE '\(path)' "
                     + (isDirectory.boolValue
                         ? "is a folder; name the key set's JSON file" : "does not exist; check the path")
+            )
+        }
+        // Foundation calls a device (`/dev/null`) a permission problem.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw ClaimsConfigurationError(
+                .unreadableKeySet,
+                "DATA_MEDIATOR_JWKS_FILE '\(path)' is not a regular file (a device, pipe or socket); "
+                    + "name the key set's JSON file"
             )
         }
         do {

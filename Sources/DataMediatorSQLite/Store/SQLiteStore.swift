@@ -58,6 +58,15 @@ public final class SQLiteStore: Sendable {
                     + "or name a file in a folder that does (the file is made when missing)"
             )
         }
+        // A device or folder by that name: SQLite says "disk I/O error" of `/dev/null`.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw StoreError(
+                list: nil,
+                "cannot open the SQLite store at \(path): it is \(status.st_mode & S_IFMT == S_IFDIR ? "a folder" : "not a regular file (a device, pipe or socket)"); "
+                    + "name a database file (the file is made when missing)"
+            )
+        }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
             openedFile = Self.fileIdentity(path)

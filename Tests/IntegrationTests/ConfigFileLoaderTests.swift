@@ -228,7 +228,7 @@ import Testing
             ),
             (
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    limit: {max: 99999999999999999999999}\n    views:\n      v: {sort: [a]}\n",
-                7, "'limit.max'"
+                7, "'limit.max' must be a whole number of at least 1 and at most \(PageLimits.upperBound)"
             ),
             (
                 "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a], default: true}\n      w: {sort: [a], default: true}\n",

@@ -102,7 +102,8 @@ import Testing
         "a filter value that is not one value, or not of its field's type, is an error",
         arguments: [
             ("[1, 2]", "must be one value"), ("{a: 1}", "must be one value"), ("abc", "does not fit field 'size'"),
-            ("1.5", "does not fit field 'size'"), ("true", "does not fit field 'size'"),
+            ("1.5", "does not fit field 'size'"), ("true", "'value' true does not fit field 'size'"),
+            ("off", "'value' off (YAML's false) does not fit field 'size'"),
             // YAML 1.1's other spellings of numbers, which every other number read is not.
             ("010", "'010' is a number YAML reads as 8; write it in decimal"), ("0x10", "reads as 16"),
             ("1_000", "reads as 1000"), ("+3", "'+3' is a number YAML reads as 3"),

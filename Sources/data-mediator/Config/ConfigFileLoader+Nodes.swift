@@ -146,13 +146,15 @@ extension ConfigFileLoader {
         return value
     }
 
-    mutating func positiveInt(_ node: Node, what: String) -> Int? {
+    /// A whole number of at least 1; `bound` is the most the setting takes, named when a
+    /// number past 64 bits is given (`limit.max` named Int64's bound, far above its own).
+    mutating func positiveInt(_ node: Node, what: String, bound: Int = Int.max) -> Int? {
         guard Tag.Name(rawValue: node.tag.rawValue) == .int, let value = node.int, value >= 1 else {
             // A whole number past 64 bits is one: say it is too large, not that it is none.
             let tooLarge =
                 Tag.Name(rawValue: node.tag.rawValue) == .int && node.int == nil
                 && node.scalar?.string.hasPrefix("-") == false
-            fail(node, "\(what) must be a whole number of at least 1" + (tooLarge ? " and at most \(Int.max)" : ""))
+            fail(node, "\(what) must be a whole number of at least 1" + (tooLarge ? " and at most \(bound)" : ""))
             return nil
         }
         return value

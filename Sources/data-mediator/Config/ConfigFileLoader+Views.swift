@@ -139,10 +139,14 @@ extension ConfigFileLoader {
                 }
                 let value = scalarValue(valueNode)
                 if let type = fieldTypes[field], value != .null, !type.accepts(value) {
+                    // YAML 1.1 reads `no`, `off` and `yes` as booleans: say what it read.
+                    let text = valueNode.scalar?.string ?? ""
+                    var read = ""
+                    if case .bool(let flag) = value, text != "\(flag)" { read = " (YAML's \(flag))" }
                     fail(
                         valueNode,
-                        "filter 'value' \(valueNode.scalar?.string ?? "") does not fit field '\(field)', which is "
-                            + "\(type.description)\(type == .string ? "; quote it, e.g. value: \"7\"" : "")"
+                        "filter 'value' \(text)\(read) does not fit field '\(field)', which is "
+                            + "\(type.description)\(type == .string ? "; quote it, e.g. value: \"\(text)\"" : "")"
                     )
                     continue
                 }

@@ -370,8 +370,9 @@ struct ConfigFileLoader {
     mutating func parseLimits(_ node: Node?, list: String) -> PageLimits? {
         guard let node else { return PageLimits() }
         guard let limit = mapping(node, allowed: ["default", "max"], what: "'limit'") else { return nil }
-        let givenDefault = limit["default"].map { positiveInt($0, what: "'limit.default'") }
-        let givenMaximum = limit["max"].map { positiveInt($0, what: "'limit.max'") }
+        let bound = PageLimits.upperBound
+        let givenDefault = limit["default"].map { positiveInt($0, what: "'limit.default'", bound: bound) }
+        let givenMaximum = limit["max"].map { positiveInt($0, what: "'limit.max'", bound: bound) }
         // A value refused above is not compared with the other (nor one put in its place).
         if givenDefault == .some(nil) || givenMaximum == .some(nil) { return nil }
         let defaultLimit = givenDefault.flatMap { $0 } ?? 20

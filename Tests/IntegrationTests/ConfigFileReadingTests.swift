@@ -135,6 +135,36 @@ import Testing
         #expect(error?.description.contains("Context") == false)
     }
 
+    /// A YAML merge key is named as one (it was "unknown key '<<'"); a quoted '<<' is a
+    /// key like any other.
+    @Test func aMergeKeyIsNamedAsOne() {
+        let yaml = """
+            store:
+              sqlite: a.sqlite
+            lists:
+              x:
+                table: t
+                fields: {a: string}
+                views:
+                  v: &v {sort: [a]}
+                  w:
+                    <<: *v
+                    default: true
+            """
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        let error = #expect(throws: ConfigFileErrors.self) { _ = try loader.parse(yaml) }
+        #expect(
+            error?.errors.first.map { "\($0.line): \($0.message)" }
+                == "10: view 'w' has a YAML merge key ('<<'), which this file does not read; write the "
+                + "keys out, or give the whole mapping by an alias (*name)",
+            "\(error?.description ?? "")"
+        )
+        let quoted = #expect(throws: ConfigFileErrors.self) {
+            _ = try loader.parse(yaml.replacingOccurrences(of: "<<:", with: "'<<':"))
+        }
+        #expect(quoted?.description.contains("unknown key '<<'") == true, "\(quoted?.description ?? "")")
+    }
+
     @Test func errorsOfOneViewDoNotHideTheListsOrTheConditionsOthers() {
         let yaml = """
             store:

@@ -78,6 +78,16 @@ extension ConfigFileLoader {
                 fail(keyNode, "\(what) has a key that is not a plain name")
                 continue
             }
+            // Yams composes a merge key as a key like any other; the settings it would
+            // bring in were reported as an unknown key '<<' and then as missing.
+            if key == "<<", keyNode.scalar?.style == .plain {
+                fail(
+                    keyNode,
+                    "\(what) has a YAML merge key ('<<'), which this file does not read; write the keys out, "
+                        + "or give the whole mapping by an alias (*name)"
+                )
+                continue
+            }
             if !seen.insert(key).inserted {
                 fail(keyNode, "\(what) declares '\(key)' twice; keep one")
                 continue

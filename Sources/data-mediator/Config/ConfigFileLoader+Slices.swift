@@ -131,8 +131,8 @@ extension ConfigFileLoader {
                 // field to the caller's claim, and the service sets these.
                 fail(
                     scope["field"],
-                    "list '\(list)' is scoped by '\(field)', its \(role) field, which each write sets; scope by "
-                        + "a field that holds the owner, e.g. 'player', and keep 'id' for the item"
+                    "list '\(list)' is scoped by '\(field)', its \(role) field, which the service sets; scope by "
+                        + "a field that holds the item's owner, e.g. 'player'"
                 )
                 return nil
             }

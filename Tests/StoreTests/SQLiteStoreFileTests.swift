@@ -29,7 +29,7 @@ import Testing
         let asFolder = folder.appendingPathComponent("folder.sqlite")
         try FileManager.default.createDirectory(at: asFolder, withIntermediateDirectories: true)
         let folderError = #expect(throws: StoreError.self) { _ = try SQLiteStore(path: asFolder.path) }
-        #expect(folderError?.message.contains("SQLite cannot open it") == true, "\(String(describing: folderError))")
+        #expect(folderError?.message.contains(": it is a folder;") == true, "\(String(describing: folderError))")
     }
 }
 

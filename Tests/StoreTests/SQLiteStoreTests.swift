@@ -239,7 +239,7 @@ import Testing
     }
 
     /// A device or a folder named as the store is refused saying so: SQLite's own answer
-    /// for `/dev/null` was "disk I/O error" (and a folder "unable to open database file").
+    /// for `/dev/null` was "disk I/O error" (and of a folder "SQLite cannot open it (a folder, or ...)").
     @Test(arguments: [("/dev/null", "not a regular file"), ("/tmp", "a folder")])
     func aStoreThatIsNoFileIsRefusedSayingSo(path: String, what: String) throws {
         let refused = #expect(throws: StoreError.self) { _ = try SQLiteStore(path: path) }

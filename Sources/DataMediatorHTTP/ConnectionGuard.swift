@@ -136,6 +136,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         startWatch = watch
         try? pipeline.addHandler(watch, position: .first)
+        // First of all, so that every close, whoever makes it, lets the answers written leave.
+        try? pipeline.addHandler(
+            AnswerDrainGuard(idleLimit: limits.idleTimeout, shutdownGrace: limits.shutdownGrace),
+            position: .first
+        )
     }
 
     /// Logs a refused connection, at most one line each 10 s with how many since.

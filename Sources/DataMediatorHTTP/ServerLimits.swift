@@ -41,10 +41,13 @@ public struct ServerLimits: Sendable, Hashable {
     /// answers `429`, so one client's burst cannot move the store's versions, and with them
     /// every caller's change feed, toward `410` at the store's pace. Nil: no such bound.
     public var writeRatePerClient: Int?
+    /// How long a shutdown lets requests in flight finish: a connection's close waits for
+    /// its answers to leave until shortly before it ends (``AnswerDrainGuard``).
+    public var shutdownGrace: Duration
 
     /// Creates limits: by default 1,024 connections (no cap per address), 60 s idle, 10 s for
     /// a request head and 30 s for its body, 16 KiB of headers, 8 costly requests and 4 writes
-    /// in flight per client.
+    /// in flight per client, and a shutdown's 10 s of grace.
     public init(
         maximumConnections: Int = 1024,
         connectionsPerAddress: Int? = nil,
@@ -55,8 +58,10 @@ public struct ServerLimits: Sendable, Hashable {
         requestsPerClient: Int = 8,
         requestRatePerClient: Int? = nil,
         writesPerClient: Int = 4,
-        writeRatePerClient: Int? = nil
+        writeRatePerClient: Int? = nil,
+        shutdownGrace: Duration = .seconds(10)
     ) {
+        self.shutdownGrace = shutdownGrace
         self.writesPerClient = max(1, writesPerClient)
         self.writeRatePerClient = writeRatePerClient.map { max(1, $0) }
         self.requestRatePerClient = requestRatePerClient.map { max(1, $0) }

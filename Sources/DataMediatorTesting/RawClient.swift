@@ -79,6 +79,67 @@ public final class RawClient: @unchecked Sendable {
         return nil
     }
 
+    /// What a client reading slowly gets of one answer: `chunk` bytes at most, then a
+    /// pause, until the `Content-Length` body has come, the server closes, or `seconds`
+    /// pass. Returns the head and the body's bytes received and announced. The receive
+    /// buffer is set small first, so the answer waits at the server, not in this socket.
+    public func readAnswerSlowly(
+        chunk: Int,
+        pause: Duration,
+        within seconds: Int
+    ) async -> (head: String, received: Int, announced: Int) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.receiveSlowly(chunk: chunk, pause: pause, within: seconds))
+            }
+        }
+    }
+
+    /// ``readAnswerSlowly(chunk:pause:within:)``, waiting on the calling thread.
+    private func receiveSlowly(chunk: Int, pause: Duration, within seconds: Int) -> (String, Int, Int) {
+        var size = Int32(chunk)
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var limit = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        let nap = Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18
+        var start: [UInt8] = []
+        var head: String?
+        var received = 0
+        var announced = Int.max
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while ContinuousClock.now < deadline, received < announced {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count == 0 { break }
+            guard count > 0 else { continue }
+            if head != nil {
+                received += count
+            } else {
+                start += buffer[..<count]
+                if let end = Self.headEnd(start) {
+                    let text = String(decoding: start[..<end], as: UTF8.self)
+                    head = text
+                    received = start.count - end
+                    announced =
+                        text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                        .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                }
+            }
+            Thread.sleep(forTimeInterval: nap)
+        }
+        return (head ?? String(decoding: start, as: UTF8.self), received, head == nil ? 0 : announced)
+    }
+
+    /// Where the head in `bytes` ends (past its blank line), when it has.
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 3..<bytes.count
+        where bytes[index - 3] == 13 && bytes[index - 2] == 10 && bytes[index - 1] == 13 && bytes[index] == 10 {
+            return index + 1
+        }
+        return nil
+    }
+
     /// Whether `text` holds a whole answer: its head and as many body bytes as it announced.
     private static func isWhole(_ text: String) -> Bool {
         guard let end = text.range(of: "\r\n\r\n") else { return false }

@@ -190,6 +190,12 @@ struct ServeConfiguration: Sendable {
             }
             return value
         }
+        self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10
+        guard (1...600).contains(self.shutdownGraceSeconds) else {
+            throw ValidationError(
+                "DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS must be from 1 to 600; it is \(self.shutdownGraceSeconds)."
+            )
+        }
         let rate = try positive("DATA_MEDIATOR_CLIENT_RATE", 100, in: 0...1_000_000)
         let writeRate = try positive("DATA_MEDIATOR_CLIENT_WRITE_RATE", 0, in: 0...1_000_000)
         self.limits = ServerLimits(
@@ -208,7 +214,8 @@ struct ServeConfiguration: Sendable {
             requestRatePerClient: rate == 0 ? nil : rate,
             writesPerClient: try positive("DATA_MEDIATOR_CLIENT_WRITES", 4, in: 1...1_000),
             // 0: no bound on the rate.
-            writeRatePerClient: writeRate == 0 ? nil : writeRate
+            writeRatePerClient: writeRate == 0 ? nil : writeRate,
+            shutdownGrace: .seconds(shutdownGraceSeconds)
         )
         self.eventLoopThreads = try positive("DATA_MEDIATOR_EVENT_LOOP_THREADS", Self.defaultEventLoopThreads)
         guard self.eventLoopThreads <= 256 else {
@@ -236,12 +243,6 @@ struct ServeConfiguration: Sendable {
         }
         self.keySetReloadSeconds = try positive("DATA_MEDIATOR_JWKS_RELOAD_SECONDS", 10, in: 0...86_400)
         self.outsideWritesSeconds = try positive("DATA_MEDIATOR_OUTSIDE_WRITES_SECONDS", 1, in: 0...3_600)
-        self.shutdownGraceSeconds = try number("DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS") ?? 10
-        guard (1...600).contains(self.shutdownGraceSeconds) else {
-            throw ValidationError(
-                "DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS must be from 1 to 600; it is \(self.shutdownGraceSeconds)."
-            )
-        }
         guard (1...15).contains(self.heartbeatSeconds) else {
             throw ValidationError(
                 "DATA_MEDIATOR_HEARTBEAT_SECONDS must be from 1 to 15; it is \(self.heartbeatSeconds)."

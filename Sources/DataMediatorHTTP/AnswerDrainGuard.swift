@@ -1,0 +1,124 @@
+import NIOCore
+
+/// Holds a connection's close until the answers written to it have left for the client, so
+/// that a close never cuts an answer short.
+///
+/// The framework counts an answer done once it is handed to the connection, and closes an
+/// idle connection (its idle limit, a shutdown's quiescing) at once; but an answer of
+/// megabytes read slowly waits in the connection's buffer long after, and a close drops
+/// what waits there: the client read a `Content-Length` and then too few bytes. Sitting
+/// first in the pipeline, this handler sees every close: when bytes are still buffered it
+/// stops reading new requests and closes once they have gone, or once the client has taken
+/// none of them for the idle limit (it has stopped reading), or, in a shutdown, once the
+/// shutdown's grace period is nearly over (the service must stop within it).
+final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = IOData
+
+    /// How often a held close looks at what is still buffered.
+    static let lookInterval: TimeAmount = .milliseconds(50)
+    /// How long before the shutdown's grace period ends a held close gives up, leaving the
+    /// framework time to end.
+    static let shutdownMargin: TimeAmount = .milliseconds(500)
+
+    private let idleLimit: TimeAmount
+    private let shutdownGrace: TimeAmount
+    /// When a held close gives up whatever is still buffered: set by a shutdown.
+    private var shutdownDeadline: NIODeadline?
+    /// The promises of the closes held, completed by the close made at last.
+    private var heldPromises: [EventLoopPromise<Void>] = []
+    private var holding = false
+    /// The bytes buffered at the last look, and when the client last took some.
+    private var buffered = 0
+    private var lastTaken = NIODeadline.now()
+    private var look: Scheduled<Void>?
+
+    init(idleLimit: Duration, shutdownGrace: Duration) {
+        self.idleLimit = .nanoseconds(Int64(idleLimit.components.seconds) * 1_000_000_000)
+        self.shutdownGrace = .nanoseconds(Int64(shutdownGrace.components.seconds) * 1_000_000_000)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        if holding {
+            if let promise { heldPromises.append(promise) }
+            return
+        }
+        context.flush()
+        let waiting = bufferedBytes(context)
+        guard waiting > 0, context.channel.isActive else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        holding = true
+        if let promise { heldPromises.append(promise) }
+        buffered = waiting
+        lastTaken = .now()
+        scheduleLook(context)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        // A connection about to close reads no new request: its answer would be cut.
+        guard !holding else { return }
+        context.read()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, shutdownDeadline == nil {
+            shutdownDeadline = .now() + max(shutdownGrace - Self.shutdownMargin, .milliseconds(100))
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if holding { release(context) }
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        look?.cancel()
+        look = nil
+    }
+
+    /// The bytes written to the connection and not yet handed to the socket.
+    private func bufferedBytes(_ context: ChannelHandlerContext) -> Int {
+        (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+    }
+
+    /// Looks again in a moment: closes when nothing is buffered, the client has taken
+    /// nothing for the idle limit, or the shutdown's deadline has come.
+    private func scheduleLook(_ context: ChannelHandlerContext) {
+        look = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lookInterval) { [self] in
+            look = nil
+            guard holding else { return }
+            let now = NIODeadline.now()
+            let waiting = bufferedBytes(context)
+            if waiting < buffered {
+                buffered = waiting
+                lastTaken = now
+            }
+            if waiting == 0 || now - lastTaken >= idleLimit || shutdownDeadline.map({ now >= $0 }) == true {
+                release(context)
+            } else {
+                scheduleLook(context)
+            }
+        }
+    }
+
+    /// Makes the close held, completing every promise held with it.
+    private func release(_ context: ChannelHandlerContext) {
+        holding = false
+        look?.cancel()
+        look = nil
+        let promises = heldPromises
+        heldPromises = []
+        let closed = context.eventLoop.makePromise(of: Void.self)
+        closed.futureResult.whenComplete { result in
+            for promise in promises { promise.completeWith(result) }
+        }
+        context.close(mode: .all, promise: closed)
+    }
+}

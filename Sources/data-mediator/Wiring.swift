@@ -197,6 +197,12 @@ struct Wiring: Sendable {
         }
     }
 
+    /// Refuses a PostgreSQL store whose pools are larger than their servers allow, before
+    /// the pools open their connections (``PostgresStore/checkConnectionLimits()``).
+    func checkConnectionLimits() async throws {
+        if case .postgres(let store) = store { try await store.checkConnectionLimits() }
+    }
+
     /// Checks every list's source (creating missing tables and indexes, and the PostgreSQL
     /// demo's data) and returns the lists, composites included, in the config's order.
     ///

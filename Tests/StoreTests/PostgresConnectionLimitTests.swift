@@ -90,3 +90,30 @@ extension PostgresConnectionLimitTests {
         try await prepare(url, readURL: url, connections: 2)
     }
 }
+
+extension PostgresConnectionLimitTests {
+    /// The limits are read before any pool runs, over a connection of the check's own: the
+    /// service checks them before its pools open every connection they may (which took a
+    /// shared server's free connections from its other clients while the start went on).
+    @Test func theLimitsAreCheckedBeforeThePoolsOpenAConnection() async throws {
+        let url = try await limitedDatabase(roleLimit: 3)
+        let store = try PostgresStore(
+            url: url,
+            maximumConnections: 8,
+            timeout: .seconds(60),
+            poolSizeSetting: "DATA_MEDIATOR_DATABASE_CONNECTIONS",
+            logger: PostgresFixture.logger
+        )
+        // No client runs: a check through the pool would wait for the whole timeout.
+        let error = await #expect(throws: StoreError.self) { try await store.checkConnectionLimits() }
+        #expect(error?.description.contains("open 3 connections") == true, "\(String(describing: error))")
+        let fitting = try PostgresStore(
+            url: url,
+            maximumConnections: 3,
+            timeout: .seconds(60),
+            poolSizeSetting: "DATA_MEDIATOR_DATABASE_CONNECTIONS",
+            logger: PostgresFixture.logger
+        )
+        try await fitting.checkConnectionLimits()
+    }
+}

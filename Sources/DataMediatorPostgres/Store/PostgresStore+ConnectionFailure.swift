@@ -36,6 +36,28 @@ extension PostgresStore {
         return nil
     }
 
+    /// One connection to the server of `client`, outside the pool, bounded by ``timeout``.
+    func standaloneConnection(
+        _ client: PostgresClient.Configuration,
+        _ clientTLS: DatabaseTLS
+    ) async throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(
+            host: client.host ?? "localhost",
+            port: client.port ?? 5432,
+            username: client.username,
+            password: client.password,
+            database: client.database,
+            tls: clientTLS.connection()
+        )
+        configuration.options.connectTimeout = .nanoseconds(max(1, timeout.nanoseconds))
+        return try await PostgresConnection.connect(
+            on: eventLoops.any(),
+            configuration: configuration,
+            id: 0,
+            logger: logger
+        )
+    }
+
     /// Why a connection to the server of `client`, called `role`, cannot be opened now, and
     /// whether retrying cannot mend it.
     private func connectionFailure(
@@ -47,22 +69,8 @@ extension PostgresStore {
         let port = client.port ?? 5432
         let target =
             "\(role) at \(host):\(port) (user '\(client.username)', database '\(client.database ?? client.username)')"
-        var configuration = PostgresConnection.Configuration(
-            host: host,
-            port: port,
-            username: client.username,
-            password: client.password,
-            database: client.database,
-            tls: clientTLS.connection()
-        )
-        configuration.options.connectTimeout = .nanoseconds(max(1, timeout.nanoseconds))
         do {
-            let connection = try await PostgresConnection.connect(
-                on: eventLoops.any(),
-                configuration: configuration,
-                id: 0,
-                logger: logger
-            )
+            let connection = try await standaloneConnection(client, clientTLS)
             try? await connection.close()
             return nil
         } catch {

@@ -61,6 +61,28 @@ extension PostgresStore {
             + "allow more, or open fewer (\(poolSizeSetting))"
     }
 
+    /// Refuses a pool larger than its server allows before any pool opens a connection:
+    /// each server's limits are read over a connection of its own (``prepare()`` reads them
+    /// again, for a command that runs the pools first). A pool started first opens its
+    /// connections at once and retries those refused, so a mistyped size took a shared
+    /// server's every free connection from its other clients while the start went on. A
+    /// server that cannot be reached now is left to ``prepare()``, which says why.
+    ///
+    /// - Throws: `StoreError` naming the limit when a pool is larger.
+    public func checkConnectionLimits() async throws {
+        let alongside = readerConfiguration.flatMap { Self.sameServer($0, primaryConfiguration) ? $0 : nil }
+        var servers = [(primaryConfiguration, primaryTLS, alongside)]
+        if let readerConfiguration, let readerTLS {
+            servers.append((readerConfiguration, readerTLS, alongside == nil ? nil : primaryConfiguration))
+        }
+        for (configuration, tls, other) in servers {
+            guard let connection = try? await standaloneConnection(configuration, tls) else { continue }
+            let problem = try? await connectionLimitProblem(connection, configuration, alongside: other)
+            try? await connection.close()
+            if let problem = problem ?? nil { throw StoreError(list: nil, problem) }
+        }
+    }
+
     /// Whether two configurations reach one server (the same host and port).
     static func sameServer(_ one: PostgresClient.Configuration, _ other: PostgresClient.Configuration) -> Bool {
         (one.host ?? "localhost") == (other.host ?? "localhost") && (one.port ?? 5432) == (other.port ?? 5432)

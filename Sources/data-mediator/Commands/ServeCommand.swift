@@ -93,7 +93,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             wiring = try Wiring(settings: settings, environment: environment, eventLoops: eventLoops, logger: logger)
-            if case .sqlite = wiring.store { checked = try await wiring.registry(logger: logger) }
+            switch wiring.store {
+            case .sqlite: checked = try await wiring.registry(logger: logger)
+            case .postgres: try await wiring.checkConnectionLimits()
+            }
         } catch let error as ConfigFileErrors {
             printError(error.description)
             throw ExitCode.failure

@@ -29,4 +29,16 @@ import Testing
         )
         #expect(metrics.active(method: propfind) === metrics.active(method: mkcol))
     }
+
+    /// An item's routes are labelled as API.md and the JSON index name them, not as the
+    /// router matches them (`**`, the rest of the path: an id may hold a `/`).
+    @Test func anItemsRouteIsLabelledWithItsID() {
+        #expect(RequestMetrics.label("/lists/{list}/items/**") == "/lists/{list}/items/{id}")
+        #expect(RequestMetrics.label("/lists/{list}/items") == "/lists/{list}/items")
+        let metrics = RequestMetrics()
+        #expect(
+            metrics.handles(route: "/lists/{list}/items/**", method: .get, status: .ok).requests
+                === metrics.handles(route: "/lists/{list}/items/{id}", method: .get, status: .ok).requests
+        )
+    }
 }

@@ -54,8 +54,15 @@ final class RequestMetrics: Sendable {
         }
     }
 
+    /// `route` as the contract names it: an item's routes match the rest of the path (an
+    /// id may hold a `/`), which the router names `**`, and API.md names `{id}`.
+    static func label(_ route: String) -> String {
+        route.hasSuffix("/items/**") ? String(route.dropLast(2)) + "{id}" : route
+    }
+
     /// The handles of `route`, `method` and `status`.
     func handles(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status) -> Handles {
+        let route = Self.label(route)
         let key = Key(route: route, method: Self.dimension(method), status: status.code)
         return handlesByKey.withLock { table in
             if let handles = table[key] { return handles }

@@ -97,23 +97,19 @@ extension PostgresConnectionLimitTests {
     /// shared server's free connections from its other clients while the start went on).
     @Test func theLimitsAreCheckedBeforeThePoolsOpenAConnection() async throws {
         let url = try await limitedDatabase(roleLimit: 3)
-        let store = try PostgresStore(
-            url: url,
-            maximumConnections: 8,
-            timeout: .seconds(60),
-            poolSizeSetting: "DATA_MEDIATOR_DATABASE_CONNECTIONS",
-            logger: PostgresFixture.logger
-        )
-        // No client runs: a check through the pool would wait for the whole timeout.
-        let error = await #expect(throws: StoreError.self) { try await store.checkConnectionLimits() }
+        // Pools that keep every connection open, as the service's do; no client runs, so a
+        // check through a pool would wait for the whole timeout.
+        func store(connections: Int) throws -> PostgresStore {
+            try PostgresStore(
+                url: url,
+                maximumConnections: connections,
+                timeout: .seconds(60),
+                poolSizeSetting: "DATA_MEDIATOR_DATABASE_CONNECTIONS",
+                logger: PostgresFixture.logger
+            )
+        }
+        let error = await #expect(throws: StoreError.self) { try await store(connections: 8).checkConnectionLimits() }
         #expect(error?.description.contains("open 3 connections") == true, "\(String(describing: error))")
-        let fitting = try PostgresStore(
-            url: url,
-            maximumConnections: 3,
-            timeout: .seconds(60),
-            poolSizeSetting: "DATA_MEDIATOR_DATABASE_CONNECTIONS",
-            logger: PostgresFixture.logger
-        )
-        try await fitting.checkConnectionLimits()
+        try await store(connections: 3).checkConnectionLimits()
     }
 }

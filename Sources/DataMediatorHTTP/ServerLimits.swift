@@ -45,6 +45,10 @@ public struct ServerLimits: Sendable, Hashable {
     /// its answers to leave until shortly before it ends (``AnswerDrainGuard``).
     public var shutdownGrace: Duration
 
+    /// The most header fields a request may have, whatever their size: each costs the parser
+    /// and the routes' lookups a slot.
+    public static let maximumHeaderFields = 256
+
     /// Creates limits: by default 1,024 connections (no cap per address), 60 s idle, 10 s for
     /// a request head and 30 s for its body, 16 KiB of headers, 8 costly requests and 4 writes
     /// in flight per client, and a shutdown's 10 s of grace.
@@ -96,7 +100,7 @@ public struct ServerLimits: Sendable, Hashable {
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: maximumHeaderBytes,
                 maxHeaderListSize: maximumHeaderBytes,
-                maxHeaderFieldCount: 256
+                maxHeaderFieldCount: Self.maximumHeaderFields
             )
         )
     }

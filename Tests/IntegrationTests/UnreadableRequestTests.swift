@@ -42,10 +42,13 @@ import Testing
         )
         defer { server.removeData() }
         let long = String(repeating: "a", count: 8000)
+        let fields = (0..<256).map { "X-H\($0): v\r\n" }.joined()
         for (index, (request, status, type)) in [
             ("FOO /lists HTTP/1.1\r\nHost: localhost\r\n\r\n", 501, "not-implemented"),
             ("GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: \(long)\r\n\r\n", 431, "headers-too-large"),
             ("GET /health?x=\(long) HTTP/1.1\r\nHost: localhost\r\n\r\n", 431, "headers-too-large"),
+            // 257 short fields (2.7 KB): too many, whatever their size.
+            ("GET /health HTTP/1.1\r\nHost: localhost\r\n\(fields)\r\n", 431, "headers-too-large"),
             ("GET /health HTTP/1.1\r\nHost localhost\r\n\r\n", 400, "bad-request"),
             // RFC 9112 3.2: an HTTP/1.1 request without Host, any with two, or one that is
             // not a host.
@@ -102,12 +105,12 @@ import Testing
             }
             #expect(problem.body["type"] as? String == "/problems/\(type)" && problem.body["status"] as? Int == status)
             #expect((problem.body["detail"] as? String)?.isEmpty == false)
-            // The parser refuses the first four, `chunked` twice and the version before any head is read
+            // The parser refuses the first five, `chunked` twice and the version before any head is read
             // (no path to name); the rest have a head, and their problem names its path (`*`
             // and an authority are none; a fragment is no part of it).
             let path = request.split(separator: " ")[1].prefix { $0 != "#" }
             let headless =
-                index < 4 || request.contains("chunked\r\nTransfer-Encoding: chunked") || request.contains("HTTP/9")
+                index < 5 || request.contains("chunked\r\nTransfer-Encoding: chunked") || request.contains("HTTP/9")
                 || request.contains("1.1\nHost") || path == "*" || !path.hasPrefix("/")
             #expect(problem.body["instance"] as? String == (headless ? nil : String(path)), "\(request): \(answer)")
         }
@@ -156,6 +159,17 @@ import Testing
         closing.send("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let closed = await Self.read(closing, within: 30)
         #expect(closed.closed && closed.text.lowercased().contains("connection: close"), "\(closed)")
+        // `close` in any case, in a list or in a second field, is a close too: the request
+        // pipelined after it is not answered (it was, and then a 400 came).
+        for field in ["CLOSE", "Close", "keep-alive, close", "keep-alive\r\nConnection: close", "close, TE"] {
+            let client = try RawClient(port: server.port)
+            client.send(
+                "GET /health HTTP/1.1\r\nHost: x\r\nConnection: \(field)\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
+            let answer = await Self.read(client, within: 30)
+            let answers = answer.text.components(separatedBy: "HTTP/1.1 ").count - 1
+            #expect(answer.closed && answers == 1 && answer.text.hasPrefix("HTTP/1.1 200"), "\(field): \(answer)")
+        }
         // Host values that are a host and port.
         for host in ["localhost:8080", "127.0.0.1", "[v1.x]", "xn--bcher-kva.example", "a%2Db"] {
             let client = try RawClient(port: server.port)

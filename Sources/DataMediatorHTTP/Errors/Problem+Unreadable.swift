@@ -9,7 +9,8 @@ extension Problem {
         case .headerOverflow:
             self.init(
                 .headersTooLarge,
-                detail: "The request line and headers are larger than this server reads; the connection is closed."
+                detail: "The request line and headers are larger than this server reads, or hold more than "
+                    + "\(ServerLimits.maximumHeaderFields) fields; the connection is closed."
             )
         case .invalidMethod:
             self.init(

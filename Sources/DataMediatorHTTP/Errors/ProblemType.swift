@@ -98,7 +98,8 @@ public struct ProblemType: Sendable, Hashable {
         .requestHeaderFieldsTooLarge,
         "Request header fields too large",
         "The request line and headers together (a long URI counts) are larger than this server reads "
-            + "(DATA_MEDIATOR_MAX_HEADER_BYTES, 16 KiB by default); the connection is closed. Send less."
+            + "(DATA_MEDIATOR_MAX_HEADER_BYTES, 16 KiB by default), or hold more than "
+            + "\(ServerLimits.maximumHeaderFields) header fields; the connection is closed. Send less."
     )
     /// A request method the server does not know at all (one its HTTP parser cannot read).
     public static let notImplemented = ProblemType(

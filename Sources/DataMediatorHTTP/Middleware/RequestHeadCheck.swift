@@ -14,7 +14,10 @@ import NIOHTTP1
 /// - It refuses a body framed by a `Transfer-Encoding` the server cannot read (RFC 9112
 ///   6.1 and 6.3: `400` when `chunked` is not last or the request is HTTP/1.0, `501` for a
 ///   coding it does not decode).
-/// - An HTTP/1.0 request without `Connection: keep-alive` gets `Connection: close` (RFC 9112
+/// - A request that closes its connection (`close` in any case, in a list or a second
+///   field, RFC 9110 7.6.1) gets its `Connection` field as exactly `close`, which is what
+///   the framework reads: no request after it is answered (RFC 9112 9.6). So does an
+///   HTTP/1.0 request without `Connection: keep-alive` (RFC 9112
 ///   9.3): its client reads the answer until the connection closes, which the answer's
 ///   `HTTP/1.1` would otherwise keep open. Answers say what happens to their connection:
 ///   `Connection: keep-alive` to an HTTP/1.0 client that asked for it (else it would wait
@@ -100,7 +103,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
                 context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
             }
         }
-        if head.version == .http1_0, closes { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+        // The framework ends a connection after a request whose `Connection` field is
+        // exactly `close`; NIO reads the field as RFC 9110 7.6.1 says.
+        if closes { head.headers.replaceOrAdd(name: "Connection", value: "close") }
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 

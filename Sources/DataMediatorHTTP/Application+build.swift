@@ -165,6 +165,7 @@ public func buildRouter(
             writeRates: configuration.limits.writeRatePerClient.map {
                 ClientRates(perSecond: $0, now: configuration.rateClock)
             },
+            readLines: ClientLines(share: configuration.limits.readsPerClient),
             identity: identity,
             composites: Set(registry.adapters.filter { $0.definition.composition != nil }.map(\.definition.name))
         )

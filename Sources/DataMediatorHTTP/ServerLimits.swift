@@ -41,6 +41,12 @@ public struct ServerLimits: Sendable, Hashable {
     /// answers `429`, so one client's burst cannot move the store's versions, and with them
     /// every caller's change feed, toward `410` at the store's pace. Nil: no such bound.
     public var writeRatePerClient: Int?
+    /// How many reads of lists (pages, lookups, sections, changes; not event streams) of one
+    /// client may be in flight at once; its others wait in its own line (never refused), so
+    /// that one client pipelining pages on many connections holds this many of the cores or
+    /// the pool's connections, and another client's page waits behind this many of its
+    /// requests at most, not behind all of them.
+    public var readsPerClient: Int
     /// How long a shutdown lets requests in flight finish: a connection's close waits for
     /// its answers to leave until shortly before it ends (``AnswerDrainGuard``).
     public var shutdownGrace: Duration
@@ -63,9 +69,11 @@ public struct ServerLimits: Sendable, Hashable {
         requestRatePerClient: Int? = nil,
         writesPerClient: Int = 4,
         writeRatePerClient: Int? = nil,
+        readsPerClient: Int = 8,
         shutdownGrace: Duration = .seconds(10)
     ) {
         self.shutdownGrace = shutdownGrace
+        self.readsPerClient = max(1, readsPerClient)
         self.writesPerClient = max(1, writesPerClient)
         self.writeRatePerClient = writeRatePerClient.map { max(1, $0) }
         self.requestRatePerClient = requestRatePerClient.map { max(1, $0) }

@@ -6,8 +6,8 @@ import Testing
 
 @testable import DataMediatorHTTP
 
-/// Each client's writes past its share wait in its own line, in order, never refused, so
-/// another client's write does not wait behind all of them.
+/// Each client's writes (and reads of lists) past its share wait in its own line, in order,
+/// never refused, so another client's request does not wait behind all of them.
 @Suite struct ClientLineTests {
     /// Counts the writes in the route, by client, and holds them until opened.
     actor Route {
@@ -17,7 +17,7 @@ import Testing
         private var isOpen = false
         private var waiters: [CheckedContinuation<Void, Never>] = []
 
-        func write(by client: String) async {
+        func enter(by client: String) async {
             arrived.append(client)
             inside[client, default: 0] += 1
             most[client] = max(most[client] ?? 0, inside[client] ?? 0)
@@ -49,7 +49,7 @@ import Testing
         )
         for (path, method) in [("/lists/:list/items", HTTPRequest.Method.post), ("/lists/:list/items/:id", .patch)] {
             router.on(RouterPath(path), method: method) { request, _ -> HTTPResponse.Status in
-                await route.write(by: request.headers[.authorization] ?? "")
+                await route.enter(by: request.headers[.authorization] ?? "")
                 return .created
             }
         }
@@ -78,6 +78,47 @@ import Testing
             await route.open()
             for write in writes { #expect(try await write.value.status == .created) }
             #expect(try await bo.value.status == .created)
+            #expect(await route.most["Bearer ana"] == 2)
+            #expect(await route.arrived.count == 7)
+        }
+    }
+
+    /// A client's reads of lists past its share wait in its line, never refused and not
+    /// counted against its rate of costly requests; another client's page is answered beside
+    /// them, and an event stream (which runs for as long as its client stays) is not in it.
+    @Test func aClientsReadsPastItsShareWaitAndAnothersGoOn() async throws {
+        let route = Route()
+        let start = ContinuousClock.now
+        let router = Router()
+        router.add(
+            middleware: ClientShareMiddleware(
+                shares: ClientShares(share: 8),
+                rates: ClientRates(perSecond: 1, now: { start }),
+                readLines: ClientLines(share: 2),
+                identity: ClientIdentity(tokens: BearerAccess(tokens: ["ana", "bo"]), verify: nil)
+            )
+        )
+        router.get("/lists/:list/items") { request, _ -> HTTPResponse.Status in
+            await route.enter(by: request.headers[.authorization] ?? "")
+            return .ok
+        }
+        router.get("/lists/:list/events") { _, _ -> HTTPResponse.Status in .ok }
+        try await Application(router: router).test(.router) { client in
+            let ana: HTTPFields = [.authorization: "Bearer ana"]
+            let pages = (0..<6).map { _ in
+                Task { try await client.execute(uri: "/lists/l/items", method: .get, headers: ana) }
+            }
+            while await route.arrived.count < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            let bo = Task {
+                try await client.execute(uri: "/lists/l/items", method: .get, headers: [.authorization: "Bearer bo"])
+            }
+            while await route.arrived.count < 3 { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(await route.arrived == ["Bearer ana", "Bearer ana", "Bearer bo"])
+            #expect(try await client.execute(uri: "/lists/l/events", method: .get, headers: ana).status == .ok)
+            await route.open()
+            for page in pages { #expect(try await page.value.status == .ok) }
+            #expect(try await bo.value.status == .ok)
             #expect(await route.most["Bearer ana"] == 2)
             #expect(await route.arrived.count == 7)
         }

@@ -4,8 +4,9 @@ import Testing
 @testable import data_mediator
 
 /// `DATA_MEDIATOR_CLIENT_STREAMS`, `DATA_MEDIATOR_CLIENT_REQUESTS`,
-/// `DATA_MEDIATOR_CLIENT_RATE`, `DATA_MEDIATOR_CLIENT_WRITES` and
-/// `DATA_MEDIATOR_CLIENT_WRITE_RATE`: each client's shares and rates.
+/// `DATA_MEDIATOR_CLIENT_RATE`, `DATA_MEDIATOR_CLIENT_WRITES`,
+/// `DATA_MEDIATOR_CLIENT_WRITE_RATE` and `DATA_MEDIATOR_CLIENT_READS`: each client's shares
+/// and rates.
 @Suite struct ClientLimitsSettingsTests {
     @Test func theSharesDefaultBelowTheServersLimits() throws {
         let defaults = try ServeConfiguration.of([:])
@@ -37,6 +38,18 @@ import Testing
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITES": "1"]).limits.writesPerClient == 1)
         for refused in ["0", "1001", "x"] {
             #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_WRITES": refused]) }
+        }
+        // Twice the cores of reads in flight by default, at least four; on PostgreSQL at most
+        // half the pool.
+        #expect(defaults.limits.readsPerClient == ServeConfiguration.defaultReadsPerClient(databaseConnections: nil))
+        #expect(ServeConfiguration.defaultReadsPerClient(databaseConnections: nil, cores: 1) == 4)
+        #expect(ServeConfiguration.defaultReadsPerClient(databaseConnections: nil, cores: 8) == 16)
+        #expect(ServeConfiguration.defaultReadsPerClient(databaseConnections: 10, cores: 8) == 5)
+        #expect(ServeConfiguration.defaultReadsPerClient(databaseConnections: 1, cores: 2) == 1)
+        #expect(postgres.limits.readsPerClient == 1)
+        #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_READS": "64"]).limits.readsPerClient == 64)
+        for refused in ["0", "1001", "x"] {
+            #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_READS": refused]) }
         }
         // No write rate by default; a number of writes a second when set.
         #expect(defaults.limits.writeRatePerClient == nil)

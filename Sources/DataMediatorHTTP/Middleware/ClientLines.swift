@@ -1,16 +1,17 @@
 import Synchronization
 
-/// Each client's line of writes: at most ``share`` of one client's writes in flight at
-/// once, the rest waiting in its own line, in the order they came, rather than in the
-/// store's one queue of writes.
+/// Each client's line of one kind of request (writes, or reads of lists): at most
+/// ``share`` of one client's in flight at once, the rest waiting in its own line, in the
+/// order they came, rather than in the one line every client shares (the store's queue of
+/// writes, the cores, the pool's connections).
 ///
-/// A store applies its writes one at a time, so a client that sends many at once gains no
-/// speed by it, but every other client's write would wait behind all of them: with its own
-/// line, another client's write waits behind ``share`` of them at most. Writes are never
-/// refused for it (a client that sends many in parallel, an import or a test suite, sees
-/// them all applied).
+/// A store applies its writes one at a time, and the cores answer only so many pages at
+/// once, so a client that sends many at once gains little by it, but every other client's
+/// request would wait behind all of them: with its own line, another client's waits behind
+/// ``share`` of them at most. Nothing is refused for it (a client that sends many in
+/// parallel, an import or a test suite, sees them all answered).
 final class ClientLines: Sendable {
-    /// The most writes of one client in flight at once.
+    /// The most requests of one client in flight at once.
     let share: Int
     private let lines = Mutex(Lines())
 
@@ -62,7 +63,7 @@ final class ClientLines: Sendable {
         return ClientShares.Hold { [self] in leave(client) }
     }
 
-    /// How many of `client`'s writes are in flight, and how many wait.
+    /// How many of `client`'s requests are in flight, and how many wait.
     func state(of client: String) -> (holding: Int, waiting: Int) {
         lines.withLock { ($0.byClient[client]?.holding ?? 0, $0.byClient[client]?.waiting.count ?? 0) }
     }

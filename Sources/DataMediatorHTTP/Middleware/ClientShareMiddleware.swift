@@ -8,7 +8,7 @@ import Hummingbird
 /// its rate (where an event stream that resumes, replaying changes, counts too), answers
 /// `429` (`too-many-requests`) with `Retry-After`, and the others' requests go on. A
 /// client's writes past its rate, when one is set, answer `429` too; past its share they
-/// wait in its own line (``ClientLines``).
+/// wait in its own line (``ClientLines``), and so do its reads of lists past theirs.
 struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     let shares: ClientShares
     /// Each client's rate of these requests; nil for none.
@@ -17,6 +17,8 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     var writeLines: ClientLines? = nil
     /// Each client's rate of writes; nil for none.
     var writeRates: ClientRates? = nil
+    /// Each client's line of reads of lists (not event streams); nil for none.
+    var readLines: ClientLines? = nil
     let identity: ClientIdentity
     /// The names of the composite lists, whose pages count too.
     var composites: Set<String> = []
@@ -47,11 +49,13 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard [.get, .head].contains(request.method) else { return try await next(request, context) }
         let counted = Self.isCounted(request.uri.path, composites: composites)
+        let lined = readLines != nil && Self.isListRead(request.uri.path)
         // A stream that resumes replays the changes since its version first, as a change
         // read does: its opening counts against the rate (its share is the streams' own).
-        guard counted || Self.isResuming(request) else { return try await next(request, context) }
+        let resuming = Self.isResuming(request)
+        guard counted || lined || resuming else { return try await next(request, context) }
         let client = await identity.client(of: request, context: context)
-        if let rates, let wait = rates.take(for: client) {
+        if counted || resuming, let rates, let wait = rates.take(for: client) {
             throw Problem(
                 .tooManyRequests,
                 detail: "This client sent \(rates.perSecond) lookups, section counts, change reads or composite "
@@ -60,7 +64,7 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
                 headers: [.retryAfter: String(wait)]
             )
         }
-        guard counted else { return try await next(request, context) }
+        guard counted else { return try await read(request, context, by: client, lined: lined, next: next) }
         guard let hold = shares.take(for: client) else {
             throw Problem(
                 .tooManyRequests,
@@ -71,7 +75,32 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         // The share is held until the answer is made (these answers are built whole).
         defer { withExtendedLifetime(hold) {} }
+        return try await read(request, context, by: client, lined: lined, next: next)
+    }
+
+    /// Answers a read of `client`'s, in its line of reads when `lined`.
+    private func read(
+        _ request: Request,
+        _ context: Context,
+        by client: String,
+        lined: Bool,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard lined, let readLines else { return try await next(request, context) }
+        let turn = try await readLines.enter(client)
+        await Task.yield()
+        // The turn is held until the answer is made (pages and the rest are built whole).
+        defer { withExtendedLifetime(turn) {} }
         return try await next(request, context)
+    }
+
+    /// Whether `path` reads a list in a request answered whole: any `/lists/{list}/...`
+    /// but its event stream, which runs for as long as its client stays (the streams have
+    /// shares of their own).
+    static func isListRead(_ path: String) -> Bool {
+        let parts = RouteSegments.of(path)
+        guard parts.count >= 2, parts[0] == "lists" else { return false }
+        return !(parts.count == 3 && parts[2] == "events")
     }
 
     /// Whether `request` opens `/lists/{list}/events` resuming after a version (a

@@ -32,7 +32,8 @@ struct ServeConfiguration: Sendable {
     /// `DATA_MEDIATOR_MAX_HEADER_BYTES`), and each client's share of the costly routes
     /// (`DATA_MEDIATOR_CLIENT_REQUESTS`) and its rate of them (`DATA_MEDIATOR_CLIENT_RATE`,
     /// default 100 a second; 0: none), and its writes in flight (`DATA_MEDIATOR_CLIENT_WRITES`,
-    /// default 4; the rest wait in its line).
+    /// default 4; the rest wait in its line) and its reads of lists (`DATA_MEDIATOR_CLIENT_READS`,
+    /// default ``defaultReadsPerClient(databaseConnections:cores:)``; the rest wait in its line).
     let limits: ServerLimits
     /// Threads that read and write the HTTP and database connections (`DATA_MEDIATOR_EVENT_LOOP_THREADS`,
     /// default ``defaultEventLoopThreads``).
@@ -215,6 +216,11 @@ struct ServeConfiguration: Sendable {
             writesPerClient: try positive("DATA_MEDIATOR_CLIENT_WRITES", 4, in: 1...1_000),
             // 0: no bound on the rate.
             writeRatePerClient: writeRate == 0 ? nil : writeRate,
+            readsPerClient: try positive(
+                "DATA_MEDIATOR_CLIENT_READS",
+                Self.defaultReadsPerClient(databaseConnections: databaseURL == nil ? nil : databaseConnections),
+                in: 1...1_000
+            ),
             shutdownGrace: .seconds(shutdownGraceSeconds)
         )
         self.eventLoopThreads = try positive("DATA_MEDIATOR_EVENT_LOOP_THREADS", Self.defaultEventLoopThreads)
@@ -279,6 +285,17 @@ struct ServeConfiguration: Sendable {
     /// every connection either.
     static func defaultRequestsPerClient(databaseConnections: Int?, cores: Int = System.coreCount) -> Int {
         let share = max(2, cores)
+        guard let databaseConnections else { return share }
+        return max(1, min(share, databaseConnections / 2))
+    }
+
+    /// The reads of lists one client may have in flight when `DATA_MEDIATOR_CLIENT_READS` is
+    /// not set: twice the cores, at least four, so that one client keeps every core busy
+    /// (a page reads SQLite on the thread that answers it) and another client's page waits
+    /// behind a few of its pages, not behind every page it pipelined; on PostgreSQL at most
+    /// half the pool, as ``defaultRequestsPerClient(databaseConnections:cores:)``.
+    static func defaultReadsPerClient(databaseConnections: Int?, cores: Int = System.coreCount) -> Int {
+        let share = max(4, 2 * cores)
         guard let databaseConnections else { return share }
         return max(1, min(share, databaseConnections / 2))
     }

@@ -87,8 +87,9 @@ public struct ServerLimits: Sendable, Hashable {
     }
 
     /// The HTTP/1 server configuration with these limits, one guard per connection, which
-    /// logs the requests it answers itself to `logger`; `maximumBodySize` tells which
-    /// bodies awaiting `100 Continue` are refused without it.
+    /// logs the requests it answers itself to `logger`, and one gate of its pipelined
+    /// requests; `maximumBodySize` tells which bodies awaiting `100 Continue` are refused
+    /// without it.
     func http1Configuration(
         connections: ConnectionCount,
         maximumBodySize: Int,
@@ -102,7 +103,8 @@ public struct ServerLimits: Sendable, Hashable {
                     maximumBodySize: maximumBodySize,
                     connections: connections,
                     logger: logger
-                )
+                ),
+                PipelinedRequestGate(),
             ],
             idleTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000),
             httpDecoderConfiguration: .init(

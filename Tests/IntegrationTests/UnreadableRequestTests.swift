@@ -64,6 +64,12 @@ import Testing
             // RFC 9112 3.2: no fragment in a target; `*` for OPTIONS only.
             ("GET /health#top HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
             ("GET * HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
+            // Characters a URI never holds unencoded, in a path or a query (RFC 9112 3.2).
+            ("GET /lists/a{b} HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
+            ("GET /lists/transactions/items?view=a|b HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
+            ("GET /health?q=%22<x>%22 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
+            ("GET /lists/a\\b HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
+            ("GET /lists/`^\" HTTP/1.1\r\nHost: localhost\r\n\r\n", 400, "bad-request"),
             // HTTP/1.0 has no transfer codings (RFC 9112 6.1): its framing is faulty.
             (
                 "POST /lists/transactions/items HTTP/1.0\r\nTransfer-Encoding: chunked\r\n"
@@ -108,10 +114,11 @@ import Testing
             // The parser refuses the first five, `chunked` twice and the version before any head is read
             // (no path to name); the rest have a head, and their problem names its path (`*`
             // and an authority are none; a fragment is no part of it).
-            let path = request.split(separator: " ")[1].prefix { $0 != "#" }
+            let path = request.split(separator: " ")[1].prefix { $0 != "#" && $0 != "?" }
             let headless =
                 index < 5 || request.contains("chunked\r\nTransfer-Encoding: chunked") || request.contains("HTTP/9")
                 || request.contains("1.1\nHost") || path == "*" || !path.hasPrefix("/")
+                || path.contains(where: { #""<>\^`{|}"#.contains($0) })
             #expect(problem.body["instance"] as? String == (headless ? nil : String(path)), "\(request): \(answer)")
         }
         // Pipelined after a request it can read: that one is answered first, then the problem.

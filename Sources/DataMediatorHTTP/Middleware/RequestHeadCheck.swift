@@ -74,7 +74,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         if let problem = Self.problem(with: head) {
             refused = true
             let path = head.uri.prefix { $0 != "?" && $0 != "#" }
-            let instance = path.hasPrefix("/") ? String(path) : nil
+            // A path that is no URI (it holds a character a URI never does) is named nowhere.
+            let instance =
+                path.hasPrefix("/") && !path.utf8.contains(where: Self.isRefusedInTarget) ? String(path) : nil
             context.fireUserInboundEventTriggered(
                 Refusal(problem: problem, instance: instance, isConnect: head.method == .CONNECT)
             )
@@ -256,14 +258,39 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
                 detail: "The request target '*' is for OPTIONS only; name a path. The connection is closed."
             )
         }
-        if head.uri.contains("#") {
-            return Problem(
-                .badRequest,
-                detail: "A request target holds no fragment ('#…'); send the path and query only. "
-                    + "The connection is closed."
-            )
+        // One pass over the bytes (this runs on the event loop, for every request).
+        for byte in head.uri.utf8 {
+            if byte == UInt8(ascii: "#") {
+                return Problem(
+                    .badRequest,
+                    detail: "A request target holds no fragment ('#…'); send the path and query only. "
+                        + "The connection is closed."
+                )
+            }
+            if isRefusedInTarget(byte) {
+                return Problem(
+                    .badRequest,
+                    detail: "The request target holds '\(Character(Unicode.Scalar(byte)))', which a URI holds only "
+                        + "percent-encoded (RFC 3986); send it as %\(String(byte, radix: 16, uppercase: true)). "
+                        + "The connection is closed."
+                )
+            }
         }
         return nil
+    }
+
+    /// Whether `byte` is a printable character that RFC 3986 allows nowhere in a URI
+    /// unencoded: `"`, `<`, `>`, `\`, `^`, a backtick, `{`, `|`, `}` (RFC 9112 3.2: such a
+    /// target is a bad request, not a path to look up). Controls, spaces and bytes past
+    /// ASCII are refused by the parser already; `[` and `]`, which a URI holds only in a host,
+    /// are let through in a query, where clients send them.
+    static func isRefusedInTarget(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+            UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+            return true
+        default: return false
+        }
     }
 
     /// RFC 9112 6: a body whose last transfer coding is not `chunked` has no length to

@@ -79,6 +79,20 @@ public final class RawClient: @unchecked Sendable {
         return nil
     }
 
+    /// ``readAnswer(within:)``, waiting on the calling thread: for a test's own threads
+    /// that play many clients at once without the async tests' few shared threads.
+    public func waitForAnswer(within seconds: Int) -> String? {
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            guard let more = receive(within: 1) else { continue }
+            if more.isEmpty { return nil }
+            text += more
+            if Self.isWhole(text) { return text }
+        }
+        return nil
+    }
+
     /// What a client reading slowly gets of one answer: `chunk` bytes at most, then a
     /// pause, until the `Content-Length` body has come, the server closes, or `seconds`
     /// pass. Returns the head and the body's bytes received and announced. The receive

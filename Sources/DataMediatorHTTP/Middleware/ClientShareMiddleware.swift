@@ -88,6 +88,9 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         guard lined, let readLines else { return try await next(request, context) }
         let turn = try await readLines.enter(client)
+        // A read given its turn goes behind the tasks already waiting for a thread, other
+        // clients' among them: without it another client's request waited for about a
+        // whole round of a flooding client's connections (ReadFloodTests).
         await Task.yield()
         // The turn is held until the answer is made (pages and the rest are built whole).
         defer { withExtendedLifetime(turn) {} }

@@ -54,9 +54,21 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     /// its head, so it is not asked for with `100 Continue`.
     private let maximumBodySize: Int
     private var refused = false
-    /// The requests read whose answer has not ended: a `100 Continue` is written only when
-    /// none is before its request's, so that it cannot land inside an earlier answer.
-    private var unanswered = 0
+    /// What each request read whose answer has not ended still needs of `Expect:
+    /// 100-continue`, in request order: a `100 Continue` is written only when no answer is
+    /// before its request's, so that it cannot land inside an earlier answer; one pipelined
+    /// behind others is told (or its refusal announced) once the answer before it ends.
+    private var unanswered: [ContinueAnswer] = []
+
+    /// What a request that waits for `100 Continue` gets when its turn comes.
+    private enum ContinueAnswer {
+        /// Nothing: it asked for none, or has been answered.
+        case none
+        /// `100 Continue`: its body is wanted.
+        case interim
+        /// No `100 Continue`: its body is refused from its head, and its answer closes.
+        case withheld
+    }
     /// What each answer to come says of its connection, in request order: `keep-alive` to
     /// an HTTP/1.0 client that asked for it, `close` where the connection closes after it
     /// (RFC 9112 9.3, 9.6), nothing otherwise.
@@ -68,6 +80,10 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
         guard case .head(var head) = unwrapInboundIn(data) else {
+            // A body that comes unasked needs no `100 Continue` (RFC 9110 10.1.1).
+            if case .body = unwrapInboundIn(data), unanswered.last == .interim {
+                unanswered[unanswered.count - 1] = .none
+            }
             context.fireChannelRead(data)
             return
         }
@@ -84,27 +100,24 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if head.uri.utf8.contains(UInt8(ascii: "%")) { head.uri = Self.normalized(head.uri) }
-        let closes = !head.isKeepAlive
+        // NIO's parser reads nothing after a request that asks to upgrade its connection
+        // (RFC 9110 7.8: `Connection: upgrade` and `Upgrade`), for the handler that would
+        // take the connection over; no route upgrades, so the request is answered in HTTP/1.1
+        // (as the RFC lets a server) and the connection closed after it, not left unread.
+        let closes = !head.isKeepAlive || Self.asksToUpgrade(head)
         let http10 = head.version == .http1_0
         connectionFields.append((closes ? "close" : http10 ? "keep-alive" : nil, http10))
-        unanswered += 1
-        if unanswered == 1, Self.expectsContinue(head) {
-            if Self.declaresMore(than: maximumBodySize, head) || Self.lacksCredentials(head)
-                || Self.sendsNoJSON(head)
-            {
-                // A body declared over the limit, or a write's without a token or of another
-                // media type than JSON, is not asked for: the route answers `413`, `401` or
-                // `415` from the head and closes, and the client sends nothing it would throw
-                // away.
-                context.fireUserInboundEventTriggered(ContinueWithheld())
-            } else {
-                // RFC 9110 10.1.1: a server MUST answer `Expect: 100-continue` at once, with
-                // `100 Continue` or the final status; the routes read the body only after
-                // their checks, so the client would wait (curl: a second) before sending it.
-                let interim = HTTPResponseHead(version: head.version, status: .continue)
-                context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
-            }
+        var expects = ContinueAnswer.none
+        if Self.expectsContinue(head) {
+            // A body declared over the limit, or a write's without a token or of another
+            // media type than JSON, is not asked for: the route answers `413`, `401` or `415`
+            // from the head and closes, and the client sends nothing it would throw away.
+            let refused =
+                Self.declaresMore(than: maximumBodySize, head) || Self.lacksCredentials(head) || Self.sendsNoJSON(head)
+            expects = refused ? .withheld : .interim
         }
+        unanswered.append(expects)
+        if unanswered.count == 1 { answerContinue(context, version: head.version) }
         // The framework ends a connection after a request whose `Connection` field is
         // exactly `close`; NIO reads the field as RFC 9110 7.6.1 says.
         if closes { head.headers.replaceOrAdd(name: "Connection", value: "close") }
@@ -113,7 +126,7 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
-            unanswered = max(unanswered - 1, 0)
+            if !unanswered.isEmpty { unanswered.removeFirst() }
             if closeAfterAnswer {
                 closeAfterAnswer = false
                 let channel = context.channel
@@ -123,6 +136,9 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 return
             }
+            context.write(data, promise: promise)
+            answerContinue(context, version: .http1_1)
+            return
         }
         guard case .head(var head) = unwrapOutboundIn(data), head.status.code >= 200, !connectionFields.isEmpty else {
             context.write(data, promise: promise)
@@ -211,6 +227,29 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Whether `head` is an HTTP/1.1 request that expects `100-continue` (an HTTP/1.0
     /// one's expectation is ignored, RFC 9110 10.1.1).
+    /// Tells the request whose answer is next what it waits for, if it waits for
+    /// `100 Continue` (RFC 9110 10.1.1: a server MUST answer it at once, with `100
+    /// Continue` or the final status; the routes read the body only after their checks,
+    /// so the client would wait, curl a second, before sending it). A refused body is
+    /// announced to ``ConnectionGuard``, which closes the connection after its answer.
+    private func answerContinue(_ context: ChannelHandlerContext, version: HTTPVersion) {
+        guard let next = unanswered.first, next != .none else { return }
+        unanswered[0] = .none
+        if next == .withheld {
+            context.fireUserInboundEventTriggered(ContinueWithheld())
+        } else {
+            let interim = HTTPResponseHead(version: version, status: .continue)
+            context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
+        }
+    }
+
+    /// Whether `head` asks to change its connection's protocol (an `Upgrade` field named in
+    /// `Connection`), which NIO's parser reads as the last request on the connection.
+    static func asksToUpgrade(_ head: HTTPRequestHead) -> Bool {
+        head.headers.contains(name: "Upgrade")
+            && head.headers[canonicalForm: "Connection"].contains { $0.lowercased() == "upgrade" }
+    }
+
     static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
         guard head.version.major == 1, head.version.minor >= 1 else { return false }
         return head.headers["Expect"].contains { field in

@@ -90,7 +90,10 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         let turn = try await readLines.enter(client)
         // A read given its turn goes behind the tasks already waiting for a thread, other
         // clients' among them: without it another client's request waited for about a
-        // whole round of a flooding client's connections (ReadFloodTests).
+        // whole round of a flooding client's connections (ReadFloodTests). Every read yields,
+        // not only those of a client with reads waiting in its line: a page reads SQLite on
+        // its thread without suspending, so a flooding client's line is seldom full, and a
+        // yield only while it was let another client wait as long as none did.
         await Task.yield()
         // The turn is held until the answer is made (pages and the rest are built whole).
         defer { withExtendedLifetime(turn) {} }

@@ -56,6 +56,15 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Ends the server if a test forgot to, so no server outlives its test.
+    /// A server of the demo of `transactions` transactions that takes writes with the
+    /// token `t`: what most tests of the HTTP edge start.
+    public static func writableDemo(transactions: Int = 10) async throws -> ServerProcess {
+        try await ServerProcess(
+            arguments: ["--demo-transactions", String(transactions)],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t"]
+        )
+    }
+
     deinit {
         process.terminate()
     }

@@ -19,10 +19,7 @@ import Testing
     /// them, are answered whole and in order before the connection closes (the gate holds
     /// each behind the answer before it, and the half-close behind them).
     @Test func pipelinedRequestsAndAHalfCloseAreAnsweredInOrder() async throws {
-        let server = try await ServerProcess(
-            arguments: ["--demo-transactions", "10"],
-            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t"]
-        )
+        let server = try await ServerProcess.writableDemo()
         defer { server.removeData() }
         let body = #"{"data": {"player": "pip", "points": 3, "reason": "r", "created_at": "2030-01-01T00:00:00Z"}}"#
         let client = try RawClient(port: server.port)

@@ -12,10 +12,7 @@ import Testing
     /// its head (no token) pipelined the same way is answered `401` and its connection
     /// closes, as when it comes alone.
     @Test func aPipelinedBodyThatWaitsForContinueIsToldToCome() async throws {
-        let server = try await ServerProcess(
-            arguments: ["--demo-transactions", "10"],
-            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t"]
-        )
+        let server = try await ServerProcess.writableDemo()
         defer { server.removeData() }
         let body = #"{"data": {"player": "pip", "points": 2, "reason": "r", "created_at": "2030-01-01T00:00:00Z"}}"#
         let write =
@@ -49,10 +46,7 @@ import Testing
     /// its next request (it was left open and never answered again); a write asking so is
     /// stored once.
     @Test func aRequestToUpgradeIsAnsweredAndItsConnectionCloses() async throws {
-        let server = try await ServerProcess(
-            arguments: ["--demo-transactions", "10"],
-            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t"]
-        )
+        let server = try await ServerProcess.writableDemo()
         defer { server.removeData() }
         let body = #"{"data": {"player": "up", "points": 4, "reason": "r", "created_at": "2030-01-01T00:00:00Z"}}"#
         for (request, status) in [

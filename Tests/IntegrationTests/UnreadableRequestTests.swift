@@ -192,10 +192,7 @@ import Testing
     /// before sending its body), but not on HTTP/1.0; a path's percent-encoded letters are
     /// the letters; CONNECT (no route tunnels) is a 405 on a connection that closes.
     @Test func aBodyThatWaitsForContinueIsToldToComeAndConnectIsRefused() async throws {
-        let server = try await ServerProcess(
-            arguments: ["--demo-transactions", "10"],
-            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t"]
-        )
+        let server = try await ServerProcess.writableDemo()
         defer { server.removeData() }
         let body = #"{"data": {"player": "p", "points": 1, "reason": "r", "created_at": "2026-11-25T10:00:00Z"}}"#
         for version in ["1.1", "1.0"] {

@@ -225,7 +225,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? HTTPParserError { unreadable = unreadable ?? Problem(unreadable: error) }
+        if let error = error as? HTTPParserError {
+            unreadable = unreadable ?? Problem(unreadable: error, beganWithPRI: startWatch?.beganWithPRI == true)
+        }
         context.fireErrorCaught(error)
     }
 

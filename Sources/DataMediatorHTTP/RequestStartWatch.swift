@@ -4,12 +4,20 @@ import NIOCore
 /// first bytes of a request come while it waits for one: the request head's time limit
 /// runs from its first byte, so a kept-alive connection may wait for its next request as
 /// long as the idle limit allows, and a head sent byte by byte is still cut off.
+///
+/// It also keeps that request's first four bytes: NIO's parser names a request whose
+/// method is `PRI` (HTTP/2's connection preface) with an HTTP/1 version a bad version, and
+/// the guard answers it as the unknown method it is.
 final class RequestStartWatch: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     /// Whether the connection waits for a request's first byte.
-    var waiting = true
+    var waiting = true {
+        didSet { if waiting { start = [] } }
+    }
+    /// The first bytes (four at most) of the request that came after the last wait.
+    private(set) var start: [UInt8] = []
     /// Called (on the connection's event loop) when it came.
     private let began: () -> Void
 
@@ -17,10 +25,17 @@ final class RequestStartWatch: ChannelInboundHandler, RemovableChannelHandler {
         self.began = began
     }
 
+    /// Whether the request that came after the last wait begins with the method `PRI`.
+    var beganWithPRI: Bool { start == Array("PRI ".utf8) }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if waiting {
             waiting = false
             began()
+        }
+        if start.count < 4 {
+            let bytes = unwrapInboundIn(data)
+            start += bytes.readableBytesView.prefix(4 - start.count)
         }
         context.fireChannelRead(data)
     }

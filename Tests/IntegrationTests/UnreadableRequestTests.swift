@@ -97,6 +97,12 @@ import Testing
             ("GET /health HTTP/9.9\r\nHost: localhost\r\n\r\n", 505, "http-version-not-supported"),
             // NIO's parser reads a bare LF after the version as a version it does not know.
             ("GET /health HTTP/1.1\nHost: localhost\n\n", 505, "http-version-not-supported"),
+            // NIO's parser takes PRI for HTTP/2's preface and names the version bad: PRI
+            // is a method the server does not know, and the whole preface a version it
+            // does not speak (RFC 9113 3.4).
+            ("PRI /health HTTP/1.1\r\nHost: localhost\r\n\r\n", 501, "not-implemented"),
+            ("PRI * HTTP/1.0\r\nHost: localhost\r\n\r\n", 501, "not-implemented"),
+            ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505, "http-version-not-supported"),
         ].enumerated() {
             let client = try RawClient(port: server.port)
             client.send(request)
@@ -117,7 +123,7 @@ import Testing
             let path = request.split(separator: " ")[1].prefix { $0 != "#" && $0 != "?" }
             let headless =
                 index < 5 || request.contains("chunked\r\nTransfer-Encoding: chunked") || request.contains("HTTP/9")
-                || request.contains("1.1\nHost") || path == "*" || !path.hasPrefix("/")
+                || request.contains("1.1\nHost") || request.hasPrefix("PRI") || path == "*" || !path.hasPrefix("/")
                 || path.contains(where: { #""<>\^`{|}"#.contains($0) })
             #expect(problem.body["instance"] as? String == (headless ? nil : String(path)), "\(request): \(answer)")
         }
@@ -130,6 +136,15 @@ import Testing
         #expect(
             try Self.problem(in: answers[second.lowerBound...]).body["type"] as? String == "/problems/not-implemented"
         )
+        // A PRI pipelined after a request it can read: the parser's word is all there is
+        // (the version), and the detail names PRI too.
+        let pri = try RawClient(port: server.port)
+        pri.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nPRI /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let priAnswers = await Self.readUntilClosed(pri, within: 5)
+        #expect(priAnswers.hasPrefix("HTTP/1.1 200"), "\(priAnswers)")
+        let refusedPRI = try #require(priAnswers.range(of: "HTTP/1.1 505"), "\(priAnswers)")
+        let priDetail = try Self.problem(in: priAnswers[refusedPRI.lowerBound...]).body["detail"] as? String
+        #expect(priDetail?.contains("PRI") == true, "\(priAnswers)")
         // A request without Host pipelined after one with it: that one is answered first.
         let hostless = try RawClient(port: server.port)
         hostless.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nGET /health HTTP/1.1\r\n\r\n")

@@ -225,8 +225,6 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             && head.headers["Content-Type"].first.map(WriteRoutes.isJSON) != true
     }
 
-    /// Whether `head` is an HTTP/1.1 request that expects `100-continue` (an HTTP/1.0
-    /// one's expectation is ignored, RFC 9110 10.1.1).
     /// Tells the request whose answer is next what it waits for, if it waits for
     /// `100 Continue` (RFC 9110 10.1.1: a server MUST answer it at once, with `100
     /// Continue` or the final status; the routes read the body only after their checks,
@@ -250,11 +248,12 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
             && head.headers[canonicalForm: "Connection"].contains { $0.lowercased() == "upgrade" }
     }
 
+    /// Whether `head` is an HTTP/1.1 request that expects `100-continue`, alone or in a
+    /// list (`Expect` is one, RFC 9110 10.1.1; the other members are expectations this
+    /// server ignores, as it may). An HTTP/1.0 one's expectation is ignored.
     static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
         guard head.version.major == 1, head.version.minor >= 1 else { return false }
-        return head.headers["Expect"].contains { field in
-            field.trimmingCharacters(in: .whitespaces).lowercased() == "100-continue"
-        }
+        return head.headers[canonicalForm: "Expect"].contains { $0.lowercased() == "100-continue" }
     }
 
     /// What is wrong with `head`'s method, `Host` or `Transfer-Encoding` fields, if anything.

@@ -51,4 +51,16 @@ extension ConfigFileLoaderTests {
             #expect(error.description == "\(path):4: error: the file is not UTF-8 text; save it as UTF-8")
         }
     }
+
+    /// JSON has no order: a view sorted or sectioned by a json field paged by its JSON
+    /// text, and a walk skipped or repeated items (probe 40). Each is refused at its line.
+    @Test func aJSONFieldNeitherSortsNorSections() {
+        let found = errors(
+            "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string, j: json}\n    views:\n"
+                + "      v: {sort: [-j]}\n      w: {sort: [a], section: j}\n"
+                + "      u: {sort: [a], section: {field: j, by: day}}\n      ok: {sort: [a], filter: [{field: j, op: eq, value: 1}]}\n"
+        )
+        #expect(found.map(\.line) == [8, 9, 10], "\(found)")
+        #expect(found.allSatisfy { $0.message.contains("'j', which is json and has no order") }, "\(found)")
+    }
 }

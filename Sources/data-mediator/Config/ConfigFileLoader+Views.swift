@@ -23,6 +23,15 @@ extension ConfigFileLoader {
         guard let view = mapping(node, allowed: Self.viewKeys, what: "view '\(name)'") else { return nil }
         let context = "view '\(name)' of list '\(list)'"
         func checkField(_ field: String, _ at: Node?, _ role: String) {
+            // A json field holds any JSON, which has no order (as in a filter): pages, their
+            // cursors and sections need one.
+            if fieldTypes[field] == .json, role == "sorts by" || role == "is sectioned by" {
+                fail(
+                    at,
+                    "\(context) \(role) '\(field)', which is json and has no order; "
+                        + "\(role == "sorts by" ? "sort" : "section") by a string, integer, number or boolean field"
+                )
+            }
             if !known.contains(field) {
                 fail(
                     at,

@@ -67,4 +67,26 @@ import Testing
         let verified = try signer.verify(String(decoding: token, as: UTF8.self), list: SampleList.name, view: ana)
         #expect(verified == cursor(in: ana))
     }
+
+    /// A cursor past a row whose sort key is longer than writes allow (another program
+    /// wrote it) is longer than any token taken back: its refusal says why (probe 40: the
+    /// generic "not valid" left the operator guessing).
+    @Test func anOverlongTokenIsRefusedSayingWhy() {
+        let long = Cursor(
+            list: SampleList.name,
+            view: view.cursorBinding,
+            position: Position([.string(String(repeating: "a", count: 20_000)), .null, .string("x")]),
+            inclusive: false
+        )
+        let token = signer.sign(long)
+        #expect(token.utf8.count > CursorSigner.maximumTokenLength)
+        let refused = #expect(throws: DataMediatorError.self) {
+            try signer.verify(token, list: SampleList.name, view: view)
+        }
+        #expect(refused?.code == .badCursor)
+        #expect(
+            refused?.message.contains("sort keys are longer than writes allow") == true,
+            "\(String(describing: refused))"
+        )
+    }
 }

@@ -90,7 +90,18 @@ public struct CursorSigner: Sendable {
             .badCursor,
             "The cursor is not valid: pass the 'next' of a previous page unchanged, or omit 'cursor' to start again."
         )
-        guard !token.isEmpty, token.utf8.count <= Self.maximumTokenLength,
+        // A row another program wrote may hold sort keys longer than writes allow; the
+        // cursor after it is longer than any this server takes back: say so.
+        guard token.utf8.count <= Self.maximumTokenLength else {
+            throw DataMediatorError(
+                .badCursor,
+                "The cursor is \(token.utf8.count) characters long, more than the \(Self.maximumTokenLength) this "
+                    + "server takes: an item's sort keys are longer than writes allow (a row written by another "
+                    + "program; keep each key's text within \(FieldRules.maximumKeyBytes) bytes), or it is not a "
+                    + "cursor of this server. Omit 'cursor' to start again."
+            )
+        }
+        guard !token.isEmpty,
             // Searched as bytes, not characters: a token is ASCII, and a character walk costs more.
             let dot = token.utf8.firstIndex(of: UInt8(ascii: ".")),
             let payload = Base64URL.decode(token[..<dot]),

@@ -117,14 +117,20 @@ import Testing
     }
 
     /// A record's numbers are read as a write body's are: text that is not JSON says where
-    /// and why, a number out of a double's range names its field, and only a record that is
-    /// no object is "not a JSON object".
+    /// and why, a number out of a double's range names its field, nesting past a body's
+    /// bound says so, and only a record that is no object is "not a JSON object".
     @Test func aRecordsBadNumbersAreNamedAsAWriteBodysAre() async throws {
         let target = try await Target.make("sqlite")
         let lines = [
             #"{"id": 1, "title": "a", "score": 01}"#, #"{"id": 2, "title": "b", "score": 1.}"#,
             #"{"id": 3, "title": "c", "score": 1e400}"#, "[1, 2]", "7", #"{"id": 6, "title": "ok"}"#,
             #"{"id": 7, "title": "d", "score": 1e-400}"#,
+            // Deeper than a write body may nest (it was imported, then could not be written
+            // back; past 512 levels it was "not a JSON object").
+            #"{"id": 8, "title": "e", "tags": "# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+                + "}",
+            #"{"id": 9, "title": "f", "tags": "# + String(repeating: "[", count: 600)
+                + String(repeating: "]", count: 600) + "}",
         ]
         let folder = try Self.folder(["n.ndjson": lines.joined(separator: "\n") + "\n"], target)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -135,6 +141,8 @@ import Testing
             "n.ndjson:2: is not JSON (RFC 8259): at byte 35:",
             "n.ndjson:3: 'score' holds a number out of range", "n.ndjson:4: is not a JSON object",
             "n.ndjson:5: is not a JSON object", "n.ndjson:7: 'score' holds a number out of range",
+            "n.ndjson:8: nests arrays and objects more than 32 levels deep",
+            "n.ndjson:9: nests arrays and objects more than 32 levels deep",
         ] {
             #expect(report.contains(expected), "\(expected) in \(report)")
         }

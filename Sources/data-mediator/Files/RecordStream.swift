@@ -278,16 +278,22 @@ final class RecordStream: Sequence, IteratorProtocol {
     }
 
     /// The record of one JSON object's text, read as a write body is: a member named
-    /// twice, text that is not RFC 8259 JSON (a trailing comma, a leading zero), or a number
-    /// out of a 64-bit float's range is a bad record that says so, not read as the lenient
-    /// decoder would.
+    /// twice, text that is not RFC 8259 JSON (a trailing comma, a leading zero), nesting
+    /// deeper than a body may, or a number out of a 64-bit float's range is a bad record that
+    /// says so, not read as the lenient decoder would.
     private static func record(_ bytes: [UInt8], line: Int) -> ImportRecord {
         func bad(_ problem: String) -> ImportRecord { ImportRecord(line: line, fields: [:], problem: problem) }
         if let name = JSONValue.duplicateKey(in: bytes) { return bad("names '\(name)' twice in one object") }
         if let problem = JSONSyntax.problem(in: bytes) { return bad("is not JSON (RFC 8259): \(problem)") }
         do {
-            guard case .object(let fields) = try JSONValue.parse(bytes) else { return bad("is not a JSON object") }
+            guard case .object(let fields) = try JSONValue.parse(bytes, maximumDepth: JSONValue.maximumDepth) else {
+                return bad("is not a JSON object")
+            }
             return ImportRecord(line: line, fields: fields)
+        } catch let error as JSONValue.TooDeep {
+            return bad(
+                "nests arrays and objects more than \(error.limit) levels deep; a write takes at most \(error.limit)"
+            )
         } catch DecodingError.typeMismatch(_, let context) where !JSONValue.holdsBadText(bytes) {
             let field = context.codingPath.first?.stringValue ?? "?"
             return bad("'\(field)' \(JSONValue.outOfRangeDetail)")

@@ -308,6 +308,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let (status, errors) = try await Self.importing("no-id.csv", in: folder, target)
         #expect(status == 1 && errors.contains("no-id.csv:2: 'id' is missing: every record needs its id"), "\(errors)")
+        // A header's ' id' is named (it was not: the missing id hid it).
+        let spaced = try Self.folder(["spaced.csv": " id,title\n1,first\n"], target)
+        defer { try? FileManager.default.removeItem(at: spaced) }
+        let (refused, why) = try await Self.importing("spaced.csv", in: spaced, target)
+        #expect(
+            refused == 1 && why.contains("'id' is missing: every record needs its id; ' id' is another field"),
+            "\(why)"
+        )
     }
 
     @Test func csvLinesCountTheBreaksInQuotedCells() async throws {

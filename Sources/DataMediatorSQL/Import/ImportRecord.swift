@@ -1,4 +1,5 @@
 import DataMediator
+import Foundation
 
 /// One record to import: where it was read (a line number), and its fields.
 public struct ImportRecord: Sendable {
@@ -30,10 +31,16 @@ public struct ImportRecord: Sendable {
         if let problem { throw DataMediatorError(.invalidItem, problem) }
         var fields = fields
         guard var id = fields.removeValue(forKey: idField), id != .null else {
+            // A CSV header's ' id' or 'ID' is another field: name it, or the unknown field
+            // goes unseen behind the missing id.
+            let near = fields.keys.sorted().first {
+                $0 != idField && $0.trimmingCharacters(in: .whitespaces).lowercased() == idField.lowercased()
+            }
+            let hint = near.map { "; '\($0)' is another field (names are exact: no spaces, same case)" } ?? ""
             throw DataMediatorError(
                 .invalidItem,
                 "no id",
-                fieldProblems: [FieldProblem(field: idField, detail: "is missing: every record needs its id")]
+                fieldProblems: [FieldProblem(field: idField, detail: "is missing: every record needs its id\(hint)")]
             )
         }
         switch (id, idType) {

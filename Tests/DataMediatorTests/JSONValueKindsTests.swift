@@ -31,4 +31,17 @@ import Testing
             #expect(try JSONValue.parse(Array(json.utf8)) == expected, "\(json)")
         }
     }
+
+    /// NaN (a PostgreSQL `real` or `numeric` may hold it) is itself, in a position's
+    /// dictionary key too, and sorts after every other number, as PostgreSQL sorts it.
+    @Test func nanEqualsItselfAndSortsAfterEveryNumber() {
+        let nan = JSONValue.number(.nan)
+        #expect(nan == .number(.nan))
+        #expect([Position([nan, .string("1")]): 1][Position([.number(.nan), .string("1")])] == 1)
+        let values: [JSONValue] = [nan, .number(.infinity), .integer(3), .null, .number(-.infinity), .string("a")]
+        #expect(
+            values.sorted() == [.null, .number(-.infinity), .integer(3), .number(.infinity), nan, .string("a")]
+        )
+        #expect(JSONValue.compare(nan, nan) == 0 && JSONValue.compare(.integer(1), nan) < 0)
+    }
 }

@@ -47,7 +47,7 @@ extension ChangeRecorder {
         reads: ([[PlacementRead]]) async throws -> [[PlacementAnswer]]
     ) async throws -> [[String: Placement]] {
         var read = [ReadsSoFar](repeating: ReadsSoFar(), count: items.count)
-        while true {
+        for _ in 0..<Self.maximumPlacementRounds {
             var placed: [[String: Placement]] = []
             var missing: [[PlacementRead]] = []
             for (index, (recorder, item)) in items.enumerated() {
@@ -67,7 +67,18 @@ extension ChangeRecorder {
                 try read[index].take(answers[index], to: missing[index])
             }
         }
+        // Rules that keep asking (answers that never place the item: once, NaN in a sort key
+        // that equalled nothing) must not hold the write's transaction and a core for ever.
+        throw DataMediatorError(
+            .unavailable,
+            "The written item could not be placed in its views after \(maximumPlacementRounds) rounds of reads; "
+                + "nothing was stored."
+        )
     }
+
+    /// The most rounds of reads a write's placements take: a placement needs a few reads in
+    /// turn (the item before, the section before), far fewer than this.
+    static let maximumPlacementRounds = 32
 
     /// One run of the placement rules of every view `item` is in, with reads answered from
     /// what was read so far: the placements found, and the reads still missing.

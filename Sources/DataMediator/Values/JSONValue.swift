@@ -49,13 +49,15 @@ extension JSONValue {
 extension JSONValue {
     /// Whether two values are the same: strings by their UTF-8 bytes, as the stores compare
     /// them (Swift's own `==` takes "é" and "e" with a combining accent as one string; a
-    /// store keeps them apart, so a sort key or an id that differs only so must too).
+    /// store keeps them apart, so a sort key or an id that differs only so must too). NaN
+    /// is NaN, as PostgreSQL orders it (a `real` or `numeric` column may hold it): a sort
+    /// key's position must equal itself.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let left), .bool(let right)): return left == right
         case (.integer(let left), .integer(let right)): return left == right
-        case (.number(let left), .number(let right)): return left == right
+        case (.number(let left), .number(let right)): return left == right || (left.isNaN && right.isNaN)
         case (.string(let left), .string(let right)): return left.utf8.elementsEqual(right.utf8)
         case (.array(let left), .array(let right)): return left == right
         case (.object(let left), .object(let right)): return left == right
@@ -66,8 +68,9 @@ extension JSONValue {
 
 extension JSONValue: Comparable {
     /// Orders values the way SQLite orders them: `null` first, then numbers (booleans count
-    /// as 0 and 1, integers and reals compared by value), then strings by their UTF-8 bytes,
-    /// then arrays and objects by their JSON text.
+    /// as 0 and 1, integers and reals compared by value; NaN, which only a PostgreSQL column
+    /// holds, after every other number, as PostgreSQL orders it), then strings by their
+    /// UTF-8 bytes, then arrays and objects by their JSON text.
     ///
     /// Stores and the in-memory provider must agree on this order, because a cursor taken
     /// from one answer is compared against the next.
@@ -89,6 +92,7 @@ extension JSONValue: Comparable {
             return left == right ? 0 : (left < right ? -1 : 1)
         default:
             if let left = lhs.numeric, let right = rhs.numeric {
+                if left.isNaN || right.isNaN { return left.isNaN == right.isNaN ? 0 : (left.isNaN ? 1 : -1) }
                 return left == right ? 0 : (left < right ? -1 : 1)
             }
             let (left, right) = (lhs.idString, rhs.idString)

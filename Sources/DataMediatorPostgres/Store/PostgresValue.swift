@@ -25,7 +25,10 @@ extension JSONValue {
         }
         switch PostgresColumnKind(cell.dataType) {
         case .integer: self = .integer(try cell.decode(Int64.self))
-        case .real: self = .number(try cell.decode(Double.self))
+        case .real:
+            // One NaN, whatever bits the column held: a position's values hash as they compare.
+            let real = try cell.decode(Double.self)
+            self = .number(real.isNaN ? .nan : real)
         case .decimal: self = Self.numeric(cell)
         case .boolean: self = .bool(try cell.decode(Bool.self))
         case .json:
@@ -48,7 +51,10 @@ extension JSONValue {
 extension JSONValue {
     /// A `numeric` cell's value: a whole number that fits 64 bits (a SUM of integers, say,
     /// or `12.000`) stays an integer, any other the double nearest its decimal digits; `NaN` and the
-    /// infinities, which JSON cannot hold, are null.
+    /// infinities are those doubles, as a `real` column's are: JSON cannot hold them (a page
+    /// shows them as null, ``JSONWriter``), but a cursor carries them, so a walk passes an
+    /// item whose sort key is one (read as null, its position was compared as null, which
+    /// PostgreSQL's row holds not: walks stopped at it).
     ///
     /// The digits come from PostgresNIO's ``PostgresNumeric/string``, not its `Decimal`:
     /// that one traps on a value past Foundation's `Decimal` range (`1e170`, `1e-130`),
@@ -62,10 +68,21 @@ extension JSONValue {
         } else {
             // The third word of the header is the sign: 0xC000 NaN, 0xD000 and 0xF000 the
             // infinities (PostgresNIO reads them as 0).
-            guard let sign = bytes.getInteger(at: bytes.readerIndex + 4, as: UInt16.self), sign & 0xC000 != 0xC000,
-                let numeric = PostgresData(type: .numeric, value: bytes).numeric
-            else { return .null }
+            guard let sign = bytes.getInteger(at: bytes.readerIndex + 4, as: UInt16.self) else { return .null }
+            switch sign {
+            case 0xC000: return .number(.nan)
+            case 0xD000: return .number(.infinity)
+            case 0xF000: return .number(-.infinity)
+            default: break
+            }
+            guard let numeric = PostgresData(type: .numeric, value: bytes).numeric else { return .null }
             text = numeric.string
+        }
+        switch text {
+        case "NaN": return .number(.nan)
+        case "Infinity": return .number(.infinity)
+        case "-Infinity": return .number(-.infinity)
+        default: break
         }
         // `12.000` (an AVG of whole numbers, say) is whole too.
         let digits = text.split(separator: ".", maxSplits: 1)
@@ -74,7 +91,8 @@ extension JSONValue {
         {
             return .integer(whole)
         }
-        guard let real = Double(text), real.isFinite else { return .null }
+        // Past a double's range (a numeric holds up to 131,072 digits): the infinity nearest.
+        guard let real = Double(text) else { return .null }
         return .number(real)
     }
 }

@@ -207,3 +207,40 @@ extension PostgresWriteRefusalTests {
         #expect(try await adapter.currentVersion() == start)
     }
 }
+
+extension PostgresWriteRefusalTests {
+    /// A number a `real` column cannot hold (past a 32-bit float's range, or nearer 0 than
+    /// its smallest) is refused naming its field, in an array's element too: PostgreSQL's
+    /// "value out of range: overflow" named `data` (probe 41).
+    @Test func aNumberARealColumnCannotHoldIsRefusedNamingItsField() async throws {
+        let fixture = try await PostgresFixture()
+        try await fixture.store.primary.query(
+            "CREATE TABLE legacy (id text PRIMARY KEY, a text, b text, small smallint, r real, rs real[], rev bigint)"
+        )
+        var fields = Self.fields
+        fields["r"] = .number
+        fields["rs"] = .json
+        let adapter = try await fixture.store.adapter(
+            for: Self.definition(fields: fields),
+            source: StoreSource(kind: .table("legacy"), fieldTypes: fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        for (field, value) in [
+            ("r", JSONValue.number(1e39)), ("r", .number(-1e39)), ("r", .number(1e-50)),
+            ("rs", .array([.number(1), .number(1e39)])),
+        ] {
+            let error = await #expect(throws: DataMediatorError.self, "\(value)") {
+                _ = try await adapter.replace(id: "x", body: .object(["data": .object([field: value])]))
+            }
+            #expect(
+                error?.code == .invalidItem && error?.fieldProblems.map(\.field) == [field],
+                "\(String(describing: error))"
+            )
+            #expect(error?.fieldProblems.first?.detail.contains("its column is real") == true)
+        }
+        // What a 32-bit float holds is stored: its largest, a subnormal, an integer.
+        for value in [JSONValue.number(3.4e38), .number(1e-40), .integer(16_777_216)] {
+            _ = try await adapter.replace(id: "ok", body: .object(["data": .object(["r": value])]))
+        }
+    }
+}

@@ -169,7 +169,7 @@ extension PostgresStore {
 
     /// The rules (``ColumnRule``) of the columns among `types` that hold less than their
     /// fields' types say: arrays (`arrays`' columns, with their elements' rules), `smallint`
-    /// and `integer`, `uuid`, `numeric(p, s)`, and `varchar(n)` and `char(n)` (`modifiers`:
+    /// and `integer`, `real`, `uuid`, `numeric(p, s)`, and `varchar(n)` and `char(n)` (`modifiers`:
     /// their type modifiers, which an array column's elements share), and the domains'
     /// columns (`domains`: their domains' names).
     static func columnRules(
@@ -195,7 +195,7 @@ extension PostgresStore {
     /// The element types of the array types whose elements have a rule.
     private static let elementTypes: [PostgresDataType: PostgresDataType] = [
         .int2Array: .int2, .int4Array: .int4, .uuidArray: .uuid, .numericArray: .numeric, .varcharArray: .varchar,
-        .bpcharArray: .bpchar,
+        .bpcharArray: .bpchar, .float4Array: .float4,
     ]
 
     /// The rule of a value of `type` with type modifier `modifier` (n + 4 for `varchar(n)`,
@@ -206,6 +206,7 @@ extension PostgresStore {
         case .int2: return .wholeNumbers(Int64(Int16.min)...Int64(Int16.max), type: "smallint" + suffix)
         case .int4: return .wholeNumbers(Int64(Int32.min)...Int64(Int32.max), type: "integer" + suffix)
         case .uuid: return .uuid
+        case .float4: return .real32(type: "real" + suffix)
         case .numeric:
             guard let modifier, modifier >= 4 else { return nil }
             let (precision, scale) = (Int((modifier - 4) >> 16) & 0xFFFF, Int(modifier - 4) & 0xFFFF)

@@ -20,6 +20,10 @@ public enum ColumnRule: Sendable, Hashable {
     /// as the column rounds them (`numeric(p, s)`: p - s digits before the point, s after),
     /// the type named.
     case below(digits: Int, scale: Int, type: String)
+    /// Numbers a 32-bit float holds (PostgreSQL's `real`): one past its range (`1e39`), or
+    /// one nearer 0 than its smallest but not 0 (`1e-50`), is refused by the database as
+    /// "value out of range", which names no field.
+    case real32(type: String)
     /// A uuid in its one spelling (``UUIDText``): PostgreSQL reads capitals, braces or no
     /// hyphens as the same uuid and stores it in small letters, so a value written in
     /// another spelling would read back changed, and a scope's claim so spelled would
@@ -88,6 +92,12 @@ public enum ColumnRule: Sendable, Hashable {
             var rounded = Decimal()
             NSDecimalRound(&rounded, &exact, scale, .plain)
             return Self.size(abs(rounded) >= Self.power(digits), below: digits, type: type)
+        // A whole number is within a 32-bit float's range (2^63 is about 9.2e18).
+        case (.real32(let type), .number(let real)):
+            let narrowed = Float(real)
+            guard narrowed.isInfinite || (narrowed == 0 && real != 0) else { return nil }
+            return "must be a number a 32-bit float holds: at most about 3.4e38 either way, and none nearer 0 "
+                + "than about 1.4e-45 but 0 (its column is \(type))"
         case (.uuid, .string(let text)):
             guard !UUIDText.isCanonical(text) else { return nil }
             return "must be a uuid in small letters with hyphens (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"

@@ -85,21 +85,33 @@ import Testing
 }
 
 extension PostgresWriteRefusalTests {
+    /// An adapter of `legacy`, made with its usual columns and `columns` more, whose
+    /// `fields` are the usual ones and those.
+    static func adapter(
+        _ fixture: PostgresFixture,
+        columns: String,
+        fields more: [String: FieldType]
+    ) async throws -> ListAdapter {
+        try await fixture.store.primary.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "CREATE TABLE legacy (id text PRIMARY KEY, a text, b text, small smallint, \(columns), rev bigint)"
+            )
+        )
+        let fields = Self.fields.merging(more) { $1 }
+        return try await fixture.store.adapter(
+            for: Self.definition(fields: fields),
+            source: StoreSource(kind: .table("legacy"), fieldTypes: fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+    }
+
     /// A string field over a `uuid` column is written as a uuid (it was text into a uuid
     /// column: every such write was a server error), and text that is not one is the item's
     /// refusal.
     @Test func aStringFieldOverAUUIDColumnIsWrittenAsOne() async throws {
         let fixture = try await PostgresFixture()
-        try await fixture.store.primary.query(
-            "CREATE TABLE legacy (id text PRIMARY KEY, a text, b text, small smallint, uid uuid, rev bigint)"
-        )
-        var fields = Self.fields
-        fields["uid"] = .string
-        let adapter = try await fixture.store.adapter(
-            for: Self.definition(fields: fields),
-            source: StoreSource(kind: .table("legacy"), fieldTypes: fields),
-            signer: CursorSigner(secret: SampleList.secret)
-        )
+        let adapter = try await Self.adapter(fixture, columns: "uid uuid", fields: ["uid": .string])
         let uid = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
         _ = try await adapter.replace(id: "u", body: .object(["data": .object(["uid": .string(uid)])]))
         _ = try await adapter.patch(id: "u", body: .object(["data": .object(["a": .string("x")])]))
@@ -214,16 +226,10 @@ extension PostgresWriteRefusalTests {
     /// "value out of range: overflow" named `data` (probe 41).
     @Test func aNumberARealColumnCannotHoldIsRefusedNamingItsField() async throws {
         let fixture = try await PostgresFixture()
-        try await fixture.store.primary.query(
-            "CREATE TABLE legacy (id text PRIMARY KEY, a text, b text, small smallint, r real, rs real[], rev bigint)"
-        )
-        var fields = Self.fields
-        fields["r"] = .number
-        fields["rs"] = .json
-        let adapter = try await fixture.store.adapter(
-            for: Self.definition(fields: fields),
-            source: StoreSource(kind: .table("legacy"), fieldTypes: fields),
-            signer: CursorSigner(secret: SampleList.secret)
+        let adapter = try await Self.adapter(
+            fixture,
+            columns: "r real, rs real[]",
+            fields: ["r": .number, "rs": .json]
         )
         for (field, value) in [
             ("r", JSONValue.number(1e39)), ("r", .number(-1e39)), ("r", .number(1e-50)),

@@ -90,7 +90,13 @@ final class ConnectionWatch: Sendable {
     }
 
     /// Registers `end` to run when `connection` closes; answers its token.
-    fileprivate func add(_ connection: PostgresConnection, _ end: @escaping @Sendable () -> Void) -> Int {
+    ///
+    /// Waits are keyed by the connection object's identity, so the connection is kept alive
+    /// until its waits have ended: freed during the grace, its address could be a new
+    /// connection's (the pool opens one at once after a close), whose waits would then be
+    /// ended as its own, and a write on that healthy connection answered `503` although it
+    /// committed (probe 41, under `pg_terminate_backend`).
+    func add(_ connection: some WatchedConnection, _ end: @escaping @Sendable () -> Void) -> Int {
         let key = ObjectIdentifier(connection)
         let (token, first) = waits.withLock { waits in
             waits.next += 1
@@ -105,19 +111,31 @@ final class ConnectionWatch: Sendable {
                 connection.eventLoop.scheduleTask(in: Self.grace) {
                     let ends = self.waits.withLock { $0.ending.removeValue(forKey: key) } ?? [:]
                     for end in ends.values { end() }
+                    // Alive until here: its key is no other connection's while it has waits.
+                    withExtendedLifetime(connection) {}
                 }
             }
         }
         return token
     }
 
-    fileprivate func remove(_ token: Int, of connection: PostgresConnection) {
+    func remove(_ token: Int, of connection: some WatchedConnection) {
         let key = ObjectIdentifier(connection)
         waits.withLock { waits in
             waits.ending[key]?[token] = nil
         }
     }
 }
+
+/// What ``ConnectionWatch`` watches of a connection: when it closes, and its event loop.
+protocol WatchedConnection: AnyObject, Sendable {
+    /// Completed when the connection has closed.
+    var closeFuture: EventLoopFuture<Void> { get }
+    /// The event loop the connection runs on.
+    var eventLoop: any EventLoop { get }
+}
+
+extension PostgresConnection: WatchedConnection {}
 
 /// A continuation resumed at most once, by whichever of its resumers comes first.
 private final class Once<Value: Sendable>: Sendable {

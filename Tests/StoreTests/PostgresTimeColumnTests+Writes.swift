@@ -48,6 +48,11 @@ extension PostgresTimeColumnTests {
             body: .object(["data": .object(["local": .string("2026-11-21T10:00:00+05:00")])])
         )
         #expect(Self.field("local", of: zoned.cell) == .string("2026-11-21T05:00:00"))
+        // So is a time of day's (probe 41: 12:00:00+02 was stored as 12:00:00).
+        for (given, stored) in [("12:00:00+02", "10:00:00"), ("23:30-01:00", "00:30:00"), ("08:15", "08:15:00")] {
+            let timed = try await adapter.patch(id: id, body: .object(["data": .object(["opens": .string(given)])]))
+            #expect(Self.field("opens", of: timed.cell) == .string(stored), "\(given)")
+        }
 
         let start = try await adapter.currentVersion()
         for (field, text) in [

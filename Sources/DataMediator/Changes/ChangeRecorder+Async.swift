@@ -67,8 +67,8 @@ extension ChangeRecorder {
                 try read[index].take(answers[index], to: missing[index])
             }
         }
-        // Rules that keep asking (answers that never place the item: once, NaN in a sort key
-        // that equalled nothing) must not hold the write's transaction and a core for ever.
+        // Rules that keep asking (answers that never place the item: a position that does
+        // not equal itself, say) must not hold the write's transaction and a core for ever.
         throw DataMediatorError(
             .unavailable,
             "The written item could not be placed in its views after \(maximumPlacementRounds) rounds of reads; "

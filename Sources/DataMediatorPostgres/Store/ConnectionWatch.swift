@@ -95,7 +95,7 @@ final class ConnectionWatch: Sendable {
     /// until its waits have ended: freed during the grace, its address could be a new
     /// connection's (the pool opens one at once after a close), whose waits would then be
     /// ended as its own, and a write on that healthy connection answered `503` although it
-    /// committed (probe 41, under `pg_terminate_backend`).
+    /// committed.
     func add(_ connection: some WatchedConnection, _ end: @escaping @Sendable () -> Void) -> Int {
         let key = ObjectIdentifier(connection)
         let (token, first) = waits.withLock { waits in

@@ -202,8 +202,8 @@ extension PostgresStore {
             // A `timestamp` drops a zone its text gives: read as a timestamptz
             // first, the time is the instant's in UTC, the sessions' zone.
             case .timestamp: writeCasts[column] = "CAST(CAST(? AS timestamptz) AS timestamp)"
-            // So does a `time` (it kept 12:00 of 12:00+02): read as a timetz, it is the
-            // time of day in UTC.
+            // So does a `time` (PostgreSQL keeps 12:00 of 12:00+02): read as a timetz,
+            // it is the time of day in UTC.
             case .time: writeCasts[column] = "CAST(CAST(? AS timetz) AT TIME ZONE 'UTC' AS time)"
             default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
             }

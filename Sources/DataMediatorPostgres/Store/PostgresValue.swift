@@ -53,8 +53,8 @@ extension JSONValue {
     /// or `12.000`) stays an integer, any other the double nearest its decimal digits; `NaN` and the
     /// infinities are those doubles, as a `real` column's are: JSON cannot hold them (a page
     /// shows them as null, ``JSONWriter``), but a cursor carries them, so a walk passes an
-    /// item whose sort key is one (read as null, its position was compared as null, which
-    /// PostgreSQL's row holds not: walks stopped at it).
+    /// item whose sort key is one (as null, its position would be compared as a null the
+    /// row does not hold).
     ///
     /// The digits come from PostgresNIO's ``PostgresNumeric/string``, not its `Decimal`:
     /// that one traps on a value past Foundation's `Decimal` range (`1e170`, `1e-130`),

@@ -14,10 +14,12 @@ final class RequestStartWatch: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Whether the connection waits for a request's first byte.
     var waiting = true {
-        didSet { if waiting { start = [] } }
+        didSet { if waiting { matched = 0 } }
     }
-    /// The first bytes (four at most) of the request that came after the last wait.
-    private(set) var start: [UInt8] = []
+    /// How many of the first bytes of the request that came after the last wait are those
+    /// of `PRI `; -1 once one is not (counted, not kept: no buffer a request).
+    private var matched = 0
+    private static let pri = Array("PRI ".utf8)
     /// Called (on the connection's event loop) when it came.
     private let began: () -> Void
 
@@ -26,16 +28,21 @@ final class RequestStartWatch: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Whether the request that came after the last wait begins with the method `PRI`.
-    var beganWithPRI: Bool { start == Array("PRI ".utf8) }
+    var beganWithPRI: Bool { matched == Self.pri.count }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if waiting {
             waiting = false
             began()
         }
-        if start.count < 4 {
-            let bytes = unwrapInboundIn(data)
-            start += bytes.readableBytesView.prefix(4 - start.count)
+        if matched >= 0, matched < Self.pri.count {
+            for byte in unwrapInboundIn(data).readableBytesView.prefix(Self.pri.count - matched) {
+                guard byte == Self.pri[matched] else {
+                    matched = -1
+                    break
+                }
+                matched += 1
+            }
         }
         context.fireChannelRead(data)
     }

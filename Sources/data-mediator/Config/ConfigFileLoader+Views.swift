@@ -22,14 +22,15 @@ extension ConfigFileLoader {
         }
         guard let view = mapping(node, allowed: Self.viewKeys, what: "view '\(name)'") else { return nil }
         let context = "view '\(name)' of list '\(list)'"
-        func checkField(_ field: String, _ at: Node?, _ role: String) {
+        /// `orders`: "sort" or "section" when the field orders the view's pages.
+        func checkField(_ field: String, _ at: Node?, _ role: String, orders: String? = nil) {
             // A json field holds any JSON, which has no order (as in a filter): pages, their
             // cursors and sections need one.
-            if fieldTypes[field] == .json, role == "sorts by" || role == "is sectioned by" {
+            if let orders, fieldTypes[field] == .json {
                 fail(
                     at,
                     "\(context) \(role) '\(field)', which is json and has no order; "
-                        + "\(role == "sorts by" ? "sort" : "section") by a string, integer, number or boolean field"
+                        + "\(orders) by a string, integer, number or boolean field"
                 )
             }
             if !known.contains(field) {
@@ -55,7 +56,7 @@ extension ConfigFileLoader {
             for key in keys {
                 let descending = key.hasPrefix("-")
                 let field = descending || key.hasPrefix("+") ? String(key.dropFirst()) : key
-                checkField(field, sortNode, "sorts by")
+                checkField(field, sortNode, "sorts by", orders: "sort")
                 // A field named again orders nothing the first did not (or contradicts it).
                 if !named.insert(field).inserted {
                     fail(sortNode, "\(context) sorts by '\(field)' twice; name each field once in 'sort'")
@@ -67,7 +68,7 @@ extension ConfigFileLoader {
         var section: SectionRule?
         if let sectionNode = view["section"] {
             if let field = sectionNode.scalar?.string {
-                checkField(field, sectionNode, "is sectioned by")
+                checkField(field, sectionNode, "is sectioned by", orders: "section")
                 section = SectionRule(field: field)
             } else if let rule = mapping(sectionNode, allowed: ["field", "by", "title"], what: "'section'") {
                 let field = require(
@@ -90,7 +91,7 @@ extension ConfigFileLoader {
                 }
                 let title = rule["title"].flatMap { string($0, what: "'section.title'") }
                 if let field {
-                    checkField(field, sectionNode, "is sectioned by")
+                    checkField(field, sectionNode, "is sectioned by", orders: "section")
                     section = SectionRule(field: field, grouping: grouping, titleTemplate: title)
                 }
             }

@@ -166,12 +166,19 @@ struct Wiring: Sendable {
         )
     }
 
-    /// Why the store cannot be read now (nil when it can), for `GET /ready`.
+    /// Why the store cannot serve now (nil when it can), for `GET /ready`: it cannot be
+    /// read, or a list's source no longer holds what the list reads (``SourceCheck``).
     var readiness: @Sendable () async -> String? {
+        let sourced = configuration.lists.filter { $0.file == nil }.compactMap { list in
+            list.source.map { (list.definition, $0) }
+        }
         switch store {
         case .sqlite(let store):
-            return { await store.isReadable() ? nil : "The store's file cannot be read right now." }
-        case .postgres(let store): return { await store.readinessProblem() }
+            let sources = SourceCheck(sourced.map { TableSchema(list: $0, source: $1, dialect: .sqlite) })
+            return { await store.readinessProblem(checking: sources) }
+        case .postgres(let store):
+            let sources = SourceCheck(sourced.map { TableSchema(list: $0, source: $1, dialect: .postgres) })
+            return { await store.readinessProblem(checking: sources) }
         }
     }
 

@@ -1,5 +1,6 @@
 import DataMediatorTesting
 import Foundation
+import GRDB
 import Glibc
 import Synchronization
 import Testing
@@ -80,6 +81,43 @@ import Testing
         try FileManager.default.removeItem(at: file)
         try FileManager.default.moveItem(at: aside, to: file)
         #expect(try await ready(becoming: 200) == 200, "not ready with the file back")
+        #expect(await server.stop() == 0)
+    }
+
+    /// A column a list reads, dropped by another program while the service serves it:
+    /// `/ready` is 503 naming the list and the column, the list's pages are a `not-ready`
+    /// problem (not an unexplained 500), and both pass again once the column is back.
+    @Test func readyNamesAColumnAnotherProgramDropped() async throws {
+        let server = try await ServerProcess(arguments: ["--demo-transactions", "50"])
+        defer { server.removeData() }
+        let file = server.dataDirectory.appendingPathComponent("demo-3.sqlite").path
+        func alter(_ sql: String) throws {
+            try DatabaseQueue(path: file).write { db in try db.execute(sql: sql) }
+        }
+        func ready(becoming expected: Int) async throws -> (status: Int, body: String) {
+            var answer = (status: 0, body: "")
+            for _ in 0..<30 {
+                let got = try await server.get("/ready")
+                answer = (got.status, String(decoding: got.body, as: UTF8.self))
+                if answer.status == expected { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            return answer
+        }
+        #expect(try await ready(becoming: 200).status == 200)
+        try alter("ALTER TABLE transactions DROP COLUMN reason")
+        let notReady = try await ready(becoming: 503)
+        #expect(notReady.status == 503)
+        #expect(
+            notReady.body.contains("List 'transactions'") && notReady.body.contains("no column 'reason'"),
+            "\(notReady.body)"
+        )
+        let page = try await server.get("/lists/transactions/items")
+        let problem = String(decoding: page.body, as: UTF8.self)
+        #expect(page.status == 503 && problem.contains("/problems/not-ready"), "\(page.status) \(problem)")
+        try alter("ALTER TABLE transactions ADD COLUMN reason TEXT NOT NULL DEFAULT 'back'")
+        #expect(try await ready(becoming: 200).status == 200)
+        #expect(try await server.get("/lists/transactions/items").status == 200)
         #expect(await server.stop() == 0)
     }
 

@@ -209,6 +209,19 @@ final class WritableSubject: Sendable {
         }
     }
 
+    /// Why the store cannot serve the list now, as `GET /ready` says (nil when it can; the
+    /// memory store always can). A SQLite store of its own looks each time: the served
+    /// one's answer holds for a second.
+    func readinessProblem() async throws -> String? {
+        if let storePath {
+            let schema = TableSchema(list: definition, source: source, dialect: .sqlite)
+            return await (try SQLiteStore(path: storePath)).readinessProblem(checking: SourceCheck([schema]))
+        }
+        guard let postgres else { return nil }
+        let schema = TableSchema(list: definition, source: source, dialect: .postgres)
+        return await postgres.store.readinessProblem(checking: SourceCheck([schema]))
+    }
+
     /// An importer into the list's table (SQL stores only).
     func importer() async throws -> SQLImporter {
         let reader: SQLListReader

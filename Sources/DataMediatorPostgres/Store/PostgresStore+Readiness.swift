@@ -16,7 +16,33 @@ extension PostgresStore {
     /// the replica holds every such write. (The change listener starts listening with the
     /// store's clients, while the lists are prepared and before the server listens: the
     /// first look comes after it.)
-    public func readinessProblem() async -> String? {
+    ///
+    /// Then every list's source must still hold what the list reads (`sources`): a column
+    /// another program dropped fails every read of the list, and a service started now
+    /// would refuse it.
+    public func readinessProblem(checking sources: SourceCheck = SourceCheck([])) async -> String? {
+        if let problem = await connectionProblem() { return problem }
+        guard !sources.schemas.isEmpty else { return nil }
+        let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
+        do {
+            return try await boundedStatement(within: Self.readinessBound) { [logger] connection in
+                try await sources.problem { schema in
+                    do {
+                        let types = try await Self.columnTypes(of: schema.from, connection, logger: logger)
+                        return SourceCheck.Columns(names: types.keys.sorted(), kinds: Self.columnKinds(types))
+                    } catch  where Self.isRefusedStatement(error) {
+                        return nil
+                    }
+                }
+            }
+        } catch {
+            return "\(what) cannot be read right now: \(Self.shortReason(error))"
+        }
+    }
+
+    /// Why the store cannot be read now, as ``readinessProblem(checking:)`` says, before its
+    /// lists' sources are looked at.
+    private func connectionProblem() async -> String? {
         let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
         let bound = "\(Self.readinessBound.components.seconds) s"
         guard readerConfiguration != nil, !startVersion.isReplayed else {

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import Logging
 import PostgresNIO
 
@@ -62,6 +63,13 @@ extension PostgresStore {
                 .unavailable,
                 "The database's read replica does not hold a table or column the list reads yet; retry shortly."
             )
+        }
+        // On the primary: the table or a column changed since start-up checked the list
+        // (another program dropped, renamed or retyped it, or revoked a right). The log
+        // keeps the server's message; `GET /ready` says which list and what.
+        if Self.isRefusedStatement(error) {
+            logUnavailable(error, leased: leased, on: gate)
+            return SourceCheck.refused
         }
         guard Self.isUnavailable(error) || !leased else { return error }
         logUnavailable(error, leased: leased, on: gate)

@@ -69,7 +69,7 @@ public final class PostgresStore: Sendable {
     /// (``replicaLag()``).
     let primarySightings = PrimarySightings()
     /// The primary's version at the first readiness look, which the read replica must
-    /// hold before the service is ready (``readinessProblem()``).
+    /// hold before the service is ready (``readinessProblem(checking:)``).
     let startVersion = StartVersion()
     /// The calls that found the primary, or the read replica, unavailable since the last
     /// log line that told of them.

@@ -13,6 +13,15 @@ extension DatabaseError {
         "another program holds the SQLite store's one writer (an import, or another service writing to the file); "
         + "nothing was written; try again when it is done"
 
+    /// Whether SQLite refused a statement for what it names: a table or column gone since
+    /// start-up checked the list (another program dropped or renamed it). SQLite gives such
+    /// refusals the generic `SQLITE_ERROR`, told apart by its message.
+    var isRefusedStatement: Bool {
+        guard resultCode == .SQLITE_ERROR, let message else { return false }
+        return message.hasPrefix("no such column") || message.hasPrefix("no such table")
+            || message.contains("has no column named")
+    }
+
     /// What is wrong with a store file SQLite refused to open or read, in the operator's
     /// terms (SQLite's own message names a statement the service ran); nil for other errors.
     var storeFileProblem: String? {

@@ -87,4 +87,34 @@ enum SQLiteCatalog {
                 + "CREATE UNIQUE INDEX \(table)_\(list.idField) ON \(table) (\(list.idField))"
         )
     }
+
+    /// What `schema`'s source holds now, for ``SourceCheck``: a table's columns and their
+    /// kinds by affinity, as start-up reads them, or a query's columns; nil when the table
+    /// is gone or the query no longer runs.
+    static func columns(of schema: TableSchema, _ db: Database) throws -> SourceCheck.Columns? {
+        switch schema.source.kind {
+        case .table(let table):
+            guard try db.tableExists(table) else { return nil }
+            let columns = try db.columns(in: table)
+            return SourceCheck.Columns(
+                names: columns.map(\.name),
+                kinds: kinds(of: columns)
+            )
+        case .query(let query):
+            do {
+                return SourceCheck.Columns(
+                    names: try db.makeStatement(sql: "SELECT * FROM (\(query)\n) LIMIT 0").columnNames
+                )
+            } catch let error as DatabaseError where error.isRefusedStatement {
+                return nil
+            }
+        }
+    }
+
+    /// Each column's kind by its affinity, and its declared type as the errors name it.
+    static func kinds(of columns: [ColumnInfo]) -> [String: (kind: ColumnKind, type: String)] {
+        Dictionary(
+            columns.map { ($0.name, (ColumnKind(sqliteType: $0.type), $0.type.isEmpty ? "untyped" : $0.type)) }
+        ) { first, _ in first }
+    }
 }

@@ -1,3 +1,4 @@
+import DataMediatorSQL
 import GRDB
 import Synchronization
 
@@ -29,7 +30,8 @@ final class SQLitePageReaders: Sendable {
     /// `body`'s answer on an idle connection, on the calling thread; nil, without
     /// running `body`, when every connection is in use, and nil when SQLite answers that
     /// the database is busy (its write-ahead log being recovered or checkpointed), which
-    /// the pool's reads wait out on their own threads rather than on this one.
+    /// the pool's reads wait out on their own threads rather than on this one. A statement
+    /// refused for a table or column gone since start-up is ``SourceCheck/refused``.
     func read<T>(_ body: (Database) throws -> T) throws -> T? {
         guard let connection = idle.withLock({ $0.popLast() }) else { return nil }
         defer { idle.withLock { $0.append(connection) } }
@@ -37,6 +39,8 @@ final class SQLitePageReaders: Sendable {
             return try connection.inDatabase(body)
         } catch let error as DatabaseError where error.isBusy {
             return nil
+        } catch let error as DatabaseError where error.isRefusedStatement {
+            throw SourceCheck.refused
         }
     }
 }

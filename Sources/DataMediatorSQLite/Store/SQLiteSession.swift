@@ -65,9 +65,15 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
     var errorsEndTheTransaction: Bool { false }
 
     /// `body`'s answer over a session of `db`, computed on the calling thread (GRDB's).
+    /// A statement SQLite refuses for a table or column gone since start-up (another
+    /// program altered the file) is `unavailable`, as ``SourceCheck/refused`` says.
     static func run<Result>(_ body: (any SQLSession) async throws -> Result, on db: Database) throws -> Result {
         let session = SQLiteSession(db: db)
-        return try CallingThreadExecutor.run { try await body(session) }
+        do {
+            return try CallingThreadExecutor.run { try await body(session) }
+        } catch let error as DatabaseError where error.isRefusedStatement {
+            throw SourceCheck.refused
+        }
     }
 }
 

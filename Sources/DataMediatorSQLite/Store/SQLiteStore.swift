@@ -25,7 +25,7 @@ public final class SQLiteStore: Sendable {
     /// over it) is not the store the pool reads.
     private let openedFile: [UInt64]?
     /// The last readiness look: when, and what it found.
-    private let readiness = Mutex<(at: ContinuousClock.Instant, readable: Bool)?>(nil)
+    private let readiness = Mutex<(at: ContinuousClock.Instant, problem: String?)?>(nil)
 
     /// The size in bytes the write-ahead log is cut back to when it starts over
     /// (`journal_size_limit`): eight times what it holds between two automatic checkpoints.
@@ -114,18 +114,23 @@ public final class SQLiteStore: Sendable {
         try await database.read { db in try Int64.fetchOne(db, sql: StoreVersion.currentSQL(.sqlite)) ?? 0 }
     }
 
-    /// Whether the store can be read now, for readiness checks: its file is still where it
-    /// was opened (moved or deleted, every new connection fails), and a connection of its
-    /// own reads the schema and the version rows from the file (`SELECT 1` on the pool read
-    /// no page, and the pool's cached pages hide a file broken under them). Looked at once
-    /// a second at most, however often it is asked.
-    public func isReadable() async -> Bool {
+    /// Why the store cannot serve now, for readiness checks; nil when it can: its file is
+    /// still where it was opened (moved or deleted, every new connection fails), a
+    /// connection of its own reads the schema and the version rows from the file (`SELECT 1`
+    /// on the pool read no page, and the pool's cached pages hide a file broken under
+    /// them), and every list's source still holds what the list reads (`sources`). Looked
+    /// at once a second at most, however often it is asked.
+    public func readinessProblem(checking sources: SourceCheck = SourceCheck([])) async -> String? {
         let now = ContinuousClock.now
-        if let last = readiness.withLock({ $0 }), now - last.at < .seconds(1) { return last.readable }
-        let readable = Self.fileIdentity(database.path) == openedFile && Self.probe(path: database.path)
-        readiness.withLock { $0 = (now, readable) }
-        return readable
+        if let last = readiness.withLock({ $0 }), now - last.at < .seconds(1) { return last.problem }
+        let problem =
+            Self.fileIdentity(database.path) == openedFile
+            ? Self.probe(path: database.path, sources: sources) : Self.unreadable
+        readiness.withLock { $0 = (now, problem) }
+        return problem
     }
+
+    private static let unreadable = "The store's file cannot be read right now."
 
     /// The device and inode of the file at `path`; nil when there is none.
     static func fileIdentity(_ path: String) -> [UInt64]? {
@@ -134,9 +139,10 @@ public final class SQLiteStore: Sendable {
         return [UInt64(status.st_dev), UInt64(status.st_ino)]
     }
 
-    /// Whether a new connection to `path` (a file there: ``fileIdentity(_:)`` said so)
-    /// reads its schema and version rows.
-    private static func probe(path: String) -> Bool {
+    /// Why a new connection to `path` (a file there: ``fileIdentity(_:)`` said so) does
+    /// not read its schema and version rows, or a list's source (`sources`); nil when it
+    /// reads them all.
+    private static func probe(path: String, sources: SourceCheck) -> String? {
         do {
             var configuration = GRDB.Configuration()
             configuration.readonly = true
@@ -146,10 +152,12 @@ public final class SQLiteStore: Sendable {
             return try connection.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
                 _ = try Int64.fetchOne(db, sql: StoreVersion.currentSQL(.sqlite))
-                return true
+                return try CallingThreadExecutor.run {
+                    try await sources.problem { try SQLiteCatalog.columns(of: $0, db) }
+                }
             }
         } catch {
-            return false
+            return unreadable
         }
     }
 
@@ -264,11 +272,7 @@ public final class SQLiteStore: Sendable {
                 notNull.insert(list.idField)
             }
             try SQLiteCatalog.checkUniqueID(list, table: table, db)
-            try schema.checkFieldTypes(
-                Dictionary(
-                    columns.map { ($0.name, (ColumnKind(sqliteType: $0.type), $0.type.isEmpty ? "untyped" : $0.type)) }
-                ) { first, _ in first }
-            )
+            try schema.checkFieldTypes(SQLiteCatalog.kinds(of: columns))
             collated = try SQLiteCatalog.collatedColumns(of: table, among: available, db)
         case .query(let query):
             try schema.checkQueryPlaceholders()

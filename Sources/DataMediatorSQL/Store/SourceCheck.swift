@@ -1,0 +1,84 @@
+import DataMediator
+
+/// Whether the lists' sources still hold what start-up checked them for, for readiness.
+///
+/// Another program may drop or rename a column or table a list reads, or change a
+/// column's type, while the service serves it: every read of the list then fails. A
+/// service started now would refuse the config (``TableSchema/checkColumns(_:)``,
+/// ``TableSchema/checkFieldTypes(_:)``), so this one is not ready either, and says which
+/// list and what it misses.
+public struct SourceCheck: Sendable {
+    /// What one source holds now, as the store's catalog or a statement's columns tell.
+    public struct Columns: Sendable {
+        /// The names of the columns `SELECT * FROM` the source gives.
+        public let names: [String]
+        /// The kinds of those whose kind the store knows (a table's; not a SQLite query's).
+        public let kinds: [String: (kind: ColumnKind, type: String)]
+
+        /// The columns `names`, of `kinds` where known.
+        public init(names: [String], kinds: [String: (kind: ColumnKind, type: String)] = [:]) {
+            self.names = names
+            self.kinds = kinds
+        }
+    }
+
+    /// The schemas of the lists over the store, in the config's order.
+    public let schemas: [TableSchema]
+
+    /// The check of `schemas`.
+    public init(_ schemas: [TableSchema]) {
+        self.schemas = schemas
+    }
+
+    /// The first list whose source is not what it was, said for `GET /ready`; nil when
+    /// every list's source reads and holds every column it reads, of a type that fits.
+    ///
+    /// - Parameter columns: what the store holds now under a schema's source; nil when
+    ///   the store refuses to read it for what it names (a table or a column its query
+    ///   reads is gone, or a right was revoked).
+    /// - Throws: what `columns` throws (the store cannot be reached).
+    public func problem(columns: (TableSchema) async throws -> Columns?) async throws -> String? {
+        for schema in schemas {
+            guard let found = try await columns(schema) else {
+                let what: String
+                switch schema.source.kind {
+                case .table(let table): what = "its table '\(table)' is gone, or the service may no longer read it."
+                case .query:
+                    what = "its query reads a table or column that is gone, or one the service may no longer read."
+                }
+                return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(what)"
+            }
+            do {
+                try schema.checkColumns(found.names)
+                try schema.checkFieldTypes(found.kinds)
+            } catch let error as StoreError {
+                let missing = Self.missing(schema, in: found.names)
+                if !missing.isEmpty {
+                    return "List '\(schema.list.name)' cannot be served: \(Self.changed) its "
+                        + (schema.source.isTable ? "table" : "query")
+                        + " has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")), which it reads."
+                }
+                return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(error.message)."
+            }
+        }
+        return nil
+    }
+
+    /// The columns `schema` reads or writes that `names` lacks (as ``TableSchema/checkColumns(_:)``).
+    private static func missing(_ schema: TableSchema, in names: [String]) -> [String] {
+        let written = schema.list.isWritable ? schema.source.fieldTypes.keys.sorted() : []
+        var seen: Set<String> = []
+        return (schema.columns + written).filter { !names.contains($0) && seen.insert($0).inserted }
+    }
+
+    private static let changed = "the store changed under the service (another program altered it):"
+
+    /// What a read or write answers that the store refused for what its statement names: a
+    /// table or column gone, a type changed, a right revoked, since start-up checked the
+    /// list. `GET /ready` says which list and what (``problem(columns:)``).
+    public static let refused = DataMediatorError(
+        .unavailable,
+        "The store refused the list's statement: a table or column it reads is gone or changed "
+            + "(another program altered the store); nothing was written. GET /ready names what is missing."
+    )
+}

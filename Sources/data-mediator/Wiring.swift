@@ -233,7 +233,7 @@ struct Wiring: Sendable {
         let files = try await rehearse()
         var adapters: [ListAdapter] = []
         var problems: [ConfigFileError] = []
-        for list in preparationOrder {
+        for list in configuration.preparationOrder {
             do {
                 if let items = files[list.definition.name] {
                     let provider = ArrayDataProvider(
@@ -278,23 +278,36 @@ struct Wiring: Sendable {
         return ListRegistry(configuration.order.compactMap { byName[$0] })
     }
 
-    /// The config's lists, those over a table first: a query list may read the table another
-    /// list makes, wherever the config puts either (the registry keeps the config's order).
-    private var preparationOrder: [ListConfiguration] {
-        let tables = configuration.lists.filter { $0.source?.isTable == true }
-        return tables + configuration.lists.filter { $0.source?.isTable != true }
-    }
-
     /// Checks every list against the store, in one transaction rolled back, and reads the
     /// item files of the lists served from one; returns those items by list name.
     ///
     /// - Throws: ``ConfigFileErrors`` for every list whose source does not fit its
     ///   declaration, or whose file cannot be read.
     private func rehearse() async throws -> [String: [Item]] {
+        try await Self.rehearse(configuration, file: configFile) { sourced in
+            switch store {
+            case .sqlite(let store): try store.rehearse(sourced)
+            case .postgres(let store): try await store.rehearse(sourced)
+            }
+        }
+    }
+
+    /// Checks every list of `configuration` (read from `configFile`) with `rehearsal`, which
+    /// checks the lists over a store against it and changes nothing, and reads the item
+    /// files of the lists served from one; returns those items by list name. `serve` and
+    /// `check --store` check so.
+    ///
+    /// - Throws: ``ConfigFileErrors`` for every list whose source does not fit its
+    ///   declaration, or whose file cannot be read, at the list's line.
+    static func rehearse(
+        _ configuration: MediatorConfiguration,
+        file configFile: String,
+        rehearsal: ([(list: ListDefinition, source: StoreSource)]) async throws -> [StoreError]
+    ) async throws -> [String: [Item]] {
         var files: [String: [Item]] = [:]
         var problems: [ConfigFileError] = []
         var sourced: [(list: ListDefinition, source: StoreSource)] = []
-        for list in preparationOrder {
+        for list in configuration.preparationOrder {
             guard let file = list.file else {
                 if let source = list.source { sourced.append((list.definition, source)) }
                 continue
@@ -317,12 +330,7 @@ struct Wiring: Sendable {
                 )
             }
         }
-        let refused: [StoreError]
-        switch store {
-        case .sqlite(let store): refused = try store.rehearse(sourced)
-        case .postgres(let store): refused = try await store.rehearse(sourced)
-        }
-        for error in refused {
+        for error in try await rehearsal(sourced) {
             let line = configuration.lists.first { $0.definition.name == error.list }?.line ?? 1
             problems.append(ConfigFileError(file: configFile, line: line, column: 1, message: error.description))
         }

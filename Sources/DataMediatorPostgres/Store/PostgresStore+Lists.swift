@@ -31,10 +31,22 @@ extension PostgresStore {
     /// (as ``provider(for:source:)`` and
     /// ``DataMediatorSQL/SQLListAssembly/writes(for:source:reader:tableWriters:)`` refuse).
     ///
+    /// With `serviceTables`, the service's own tables and functions are made first in the
+    /// same transaction (rolled back too), for a database ``prepare()`` never saw
+    /// (``check(_:)``).
+    ///
     /// - Throws: when the database cannot be reached.
-    public func rehearse(_ lists: [(list: ListDefinition, source: StoreSource)]) async throws -> [StoreError] {
+    public func rehearse(
+        _ lists: [(list: ListDefinition, source: StoreSource)],
+        serviceTables: Bool = false
+    ) async throws -> [StoreError] {
         do {
             try await changeSchema { connection in
+                if serviceTables {
+                    for statement in ServiceTables.schema(.postgres) {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                    }
+                }
                 var problems: [StoreError] = []
                 for (list, source) in lists {
                     do {
@@ -67,6 +79,23 @@ extension PostgresStore {
             return rehearsed.problems
         }
         return []
+    }
+
+    /// Checks each list as ``rehearse(_:serviceTables:)`` does, on a database this service
+    /// may never have served, for `check --store`: nothing is left made in it, not even the
+    /// service's own tables.
+    ///
+    /// - Throws: `StoreError` saying why the database cannot be reached.
+    public func check(_ lists: [(list: ListDefinition, source: StoreSource)]) async throws -> [StoreError] {
+        if let failure = await lastingConnectionFailure() { throw StoreError(list: nil, failure) }
+        do {
+            return try await rehearse(lists, serviceTables: true)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            if let failure = await connectionFailure() { throw StoreError(list: nil, failure) }
+            throw StoreError(list: nil, "cannot check the lists against the PostgreSQL store: \(Self.describe(error))")
+        }
     }
 
     /// Reads a query list's first row in a read-only savepoint, rolled back: a query that

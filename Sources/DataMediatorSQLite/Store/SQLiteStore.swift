@@ -211,29 +211,36 @@ public final class SQLiteStore: Sendable {
     ///
     /// - Throws: when the store cannot be written.
     public func rehearse(_ lists: [(list: ListDefinition, source: StoreSource)]) throws -> [StoreError] {
-        try database.writeWithoutTransaction { db in
-            // The connection remembers the tables it saw made; they are gone with the rollback.
-            defer { db.clearSchemaCache() }
-            var problems: [StoreError] = []
-            try db.inTransaction {
-                for (list, source) in lists {
-                    do {
-                        _ = try source.writeTarget(of: list)
-                        let schema = TableSchema(list: list, source: source, dialect: .sqlite)
-                        try db.inSavepoint {
-                            _ = try Self.checkSource(of: list, source, schema, db)
-                            return .commit
-                        }
-                    } catch let error as StoreError {
-                        problems.append(error)
-                    } catch let error as DatabaseError {
-                        problems.append(StoreError(list: list.name, "\(error)"))
+        try database.writeWithoutTransaction { db in try Self.rehearse(lists, on: db) }
+    }
+
+    /// ``rehearse(_:)`` on `db`, a connection outside a transaction: for `check --store`,
+    /// which opens the file without making the service's own tables in it.
+    public static func rehearse(
+        _ lists: [(list: ListDefinition, source: StoreSource)],
+        on db: Database
+    ) throws -> [StoreError] {
+        // The connection remembers the tables it saw made; they are gone with the rollback.
+        defer { db.clearSchemaCache() }
+        var problems: [StoreError] = []
+        try db.inTransaction {
+            for (list, source) in lists {
+                do {
+                    _ = try source.writeTarget(of: list)
+                    let schema = TableSchema(list: list, source: source, dialect: .sqlite)
+                    try db.inSavepoint {
+                        _ = try Self.checkSource(of: list, source, schema, db)
+                        return .commit
                     }
+                } catch let error as StoreError {
+                    problems.append(error)
+                } catch let error as DatabaseError {
+                    problems.append(StoreError(list: list.name, "\(error)"))
                 }
-                return .rollback
             }
-            return problems
+            return .rollback
         }
+        return problems
     }
 
     /// What a list's source holds that its pages need (its NOT NULL columns, whether its

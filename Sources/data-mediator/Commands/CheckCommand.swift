@@ -1,26 +1,93 @@
 import ArgumentParser
 import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorSQLite
+import Foundation
+import GRDB
+import Logging
 
-/// `data-mediator check FILE`: validates a config file and prints every error with its line.
-struct CheckCommand: ParsableCommand {
+/// `data-mediator check FILE [--store]`: validates a config file and prints every error
+/// with its line; with `--store`, checks every list against the store as `serve` does at
+/// start, leaving the store as it was.
+struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check a config file; print each error with its file, line and fix."
+        abstract: "Check a config file; print each error with its file, line and fix.",
+        discussion: """
+            With --store, every list is also checked against the store the config names (its \
+            tables, columns, column types and queries; item files are read), as serve checks \
+            them at start, in a transaction rolled back: nothing is made or changed in the store. \
+            A SQLite file that does not exist is not made: the lists are checked against an \
+            empty store, as serve would make it. 'store: postgres' reads \
+            DATA_MEDIATOR_DATABASE_URL.
+            """
     )
 
     @Argument(help: "The config file.")
     var file: String
 
-    func run() throws {
+    @Flag(help: "Also check every list against the store the config names, changing nothing in it.")
+    var store = false
+
+    func run() async throws {
+        let configuration: MediatorConfiguration
         do {
-            let configuration = try ConfigFileLoader.load(path: file)
-            let views =
-                configuration.lists.reduce(0) { $0 + $1.definition.views.count } + configuration.composites.count
-            let composites = configuration.composites.isEmpty ? "" : ", \(configuration.composites.count) composite"
-            print("\(file): ok (\(configuration.order.count) lists\(composites), \(views) views)")
+            configuration = try ConfigFileLoader.load(path: file)
+            if store {
+                _ = try await Wiring.rehearse(configuration, file: file) { lists in
+                    try await Self.rehearse(lists, in: configuration.store)
+                }
+            }
         } catch {
-            printError(error.description)
+            printError("\(error)")
             throw ExitCode.failure
+        }
+        let views = configuration.lists.reduce(0) { $0 + $1.definition.views.count } + configuration.composites.count
+        let composites = configuration.composites.isEmpty ? "" : ", \(configuration.composites.count) composite"
+        let checked = store ? ", checked against the store" : ""
+        print("\(file): ok (\(configuration.order.count) lists\(composites), \(views) views\(checked))")
+    }
+
+    /// What is wrong with each list over `location`, checked as `serve` checks it.
+    private static func rehearse(
+        _ lists: [(list: ListDefinition, source: StoreSource)],
+        in location: StoreLocation
+    ) async throws -> [StoreError] {
+        switch location {
+        case .sqlite(let path):
+            return try rehearse(lists, inSQLiteAt: path)
+        case .postgres:
+            let environment = ProcessInfo.processInfo.environment
+            guard let url = try ServeConfiguration.databaseURL("DATA_MEDIATOR_DATABASE_URL", in: environment) else {
+                throw StoreError(list: nil, "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL")
+            }
+            let store = try PostgresStore(
+                url: url,
+                maximumConnections: 1,
+                logger: Logger(label: "data-mediator.check")
+            )
+            return try await store.withClientsRunning { try await store.check(lists) }
+        }
+    }
+
+    /// ``rehearse(_:in:)`` for the SQLite file at `path`, opened without the service's own
+    /// tables being made in it. A new store is made by serve: an empty database in memory
+    /// stands for one that does not exist.
+    private static func rehearse(
+        _ lists: [(list: ListDefinition, source: StoreSource)],
+        inSQLiteAt path: String
+    ) throws -> [StoreError] {
+        do {
+            guard FileManager.default.fileExists(atPath: path) else {
+                return try DatabaseQueue().writeWithoutTransaction { db in try SQLiteStore.rehearse(lists, on: db) }
+            }
+            var settings = GRDB.Configuration()
+            settings.busyMode = .timeout(5)
+            let database = try DatabaseQueue(path: path, configuration: settings)
+            return try database.writeWithoutTransaction { db in try SQLiteStore.rehearse(lists, on: db) }
+        } catch let error as DatabaseError {
+            throw StoreError(list: nil, "cannot check the lists against the SQLite store at \(path): \(error)")
         }
     }
 }

@@ -21,6 +21,13 @@ struct MediatorConfiguration: Sendable {
     let composites: [CompositeConfiguration]
     /// Every list's name, in file order (the order `GET /lists` answers).
     let order: [String]
+
+    /// The lists, those over a table first: a query list may read the table another list
+    /// makes, wherever the config puts either (the registry keeps the config's order).
+    var preparationOrder: [ListConfiguration] {
+        let tables = lists.filter { $0.source?.isTable == true }
+        return tables + lists.filter { $0.source?.isTable != true }
+    }
 }
 
 /// One declared list: its definition for the core, its source for the store, and where

@@ -1,0 +1,102 @@
+import DataMediatorTesting
+import Foundation
+import GRDB
+import Testing
+
+/// `data-mediator check --store`: every list checked against the store the config names as
+/// `serve` checks it at start (here a field over a column of another type, which `check`
+/// alone cannot see), with nothing made or changed in the store: no service table, no
+/// list's table, no file.
+@Suite struct CheckStoreTests {
+    static func lists(_ types: String) -> String {
+        """
+        lists:
+          notes:
+            table: notes
+            fields: {\(types)}
+            views: {all: {sort: [id]}}
+          later:
+            table: made_later
+            fields: {x: string}
+            views: {all: {sort: [x]}}
+
+        """
+    }
+
+    /// The tables (and, on PostgreSQL, the service's functions) the store holds.
+    static func held(_ folder: URL, _ target: ImportTests.Target) async throws -> [String] {
+        guard let url = target.environment["DATA_MEDIATOR_DATABASE_URL"] else {
+            let path = folder.appendingPathComponent("store.sqlite").path
+            return try await DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            }
+        }
+        let tables = try await TestDatabase.run(
+            "/usr/bin/psql",
+            [
+                url, "-Atc",
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' UNION ALL "
+                    + "SELECT proname::text FROM pg_proc WHERE proname LIKE 'data\\_mediator%' ORDER BY 1",
+            ]
+        )
+        return tables.output.split(separator: "\n").map(String.init)
+    }
+
+    @Test(arguments: ImportTests.stores)
+    func aFieldOverAColumnOfAnotherTypeIsRefusedAndNothingIsMade(store: String) async throws {
+        let target = try await ImportTests.Target.make(store)
+        let folder = try ImportTests.folder([:], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lists.yaml")
+        let table = "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT, n INTEGER)"
+        if let url = target.environment["DATA_MEDIATOR_DATABASE_URL"] {
+            #expect(try await TestDatabase.run("/usr/bin/psql", [url, "-qc", table]).status == 0)
+        } else {
+            try await DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path).write { db in
+                try db.execute(sql: table)
+            }
+        }
+        try Data(("store: \(target.store)\n" + Self.lists("body: integer, n: string")).utf8).write(to: config)
+        let before = try await Self.held(folder, target)
+        #expect(before == ["notes"])
+
+        let (alone, _) = try await DemoWalkTests.run(["check", config.path], environment: target.environment)
+        #expect(alone == 0, "check alone reads only the file")
+        let (refused, errors) = try await DemoWalkTests.run(
+            ["check", "--store", config.path],
+            environment: target.environment
+        )
+        #expect(refused == 1)
+        #expect(
+            errors.contains("lists.yaml:4:1: error: list 'notes': field 'body' (integer) is over a text column"),
+            "\(errors)"
+        )
+        #expect(errors.contains("field 'n' (string) is over a integer column"), "\(errors)")
+        #expect(!errors.contains("'later'"), "a missing table is made by serve: \(errors)")
+        #expect(try await Self.held(folder, target) == before, "nothing made in the store")
+
+        try Data(("store: \(target.store)\n" + Self.lists("body: string, n: integer")).utf8).write(to: config)
+        let (passed, passing) = try await DemoWalkTests.run(
+            ["check", "--store", config.path],
+            environment: target.environment
+        )
+        #expect(passed == 0, "\(passing)")
+        #expect(try await Self.held(folder, target) == before, "nothing made in the store")
+    }
+
+    /// A SQLite store that does not exist yet is checked as serve would make it, and not made.
+    @Test func aSQLiteStoreThatDoesNotExistIsNotMade() async throws {
+        let target = try await ImportTests.Target.make("sqlite")
+        let folder = try ImportTests.folder([:], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lists.yaml")
+        let query =
+            "  q:\n    query: SELECT id, nope FROM notes\n    fields: {nope: string}\n    views: {all: {sort: [nope]}}\n"
+        try Data(("store: \(target.store)\n" + Self.lists("body: integer") + query).utf8).write(to: config)
+        let (status, errors) = try await DemoWalkTests.run(["check", "--store", config.path])
+        #expect(status == 1)
+        #expect(errors.contains("list 'q': its query does not run"), "\(errors)")
+        #expect(!errors.contains("'notes'"), "\(errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("store.sqlite").path))
+    }
+}

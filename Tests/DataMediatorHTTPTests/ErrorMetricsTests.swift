@@ -45,6 +45,33 @@ import Testing
         }
     }
 
+    /// A method no route serves (`TRACE`, `PROPFIND`) is `405` at a route's path, and is
+    /// counted under that route, as `POST /health` is; a path no route has stays `NotFound`.
+    @Test func aMethodNoRouteServesIsCountedUnderItsPathsRoute() async throws {
+        let app = buildApplication(
+            registry: HTTPTestSupport.registry(provider: FailingProvider()),
+            configuration: HTTPServerConfiguration(metrics: Self.registry),
+            logger: Logger(label: "ErrorMetricsTests")
+        )
+        let propfind = try #require(HTTPRequest.Method("PROPFIND"))
+        try await app.test(.router) { client in
+            #expect(try await client.execute(uri: "/lists", method: .trace).status == .methodNotAllowed)
+            #expect(
+                try await client.execute(uri: "/lists/sample/items/a/b", method: propfind).status == .methodNotAllowed
+            )
+            #expect(try await client.execute(uri: "/nowhere/at/all", method: .trace).status == .methodNotAllowed)
+            let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            let lists = #"hb_requests{http_route="/lists",http_request_method="TRACE",http_response_status_code="405"}"#
+            let item =
+                #"hb_requests{http_route="/lists/{list}/items/{id}",http_request_method="_OTHER",http_response_status_code="405"}"#
+            let nowhere =
+                #"hb_requests{http_route="NotFound",http_request_method="TRACE",http_response_status_code="405"}"#
+            #expect(Self.value(of: lists, in: text) >= 1, "\(text)")
+            #expect(Self.value(of: item, in: text) >= 1, "\(text)")
+            #expect(Self.value(of: nowhere, in: text) >= 1, "\(text)")
+        }
+    }
+
     /// The value of the series named `series` in Prometheus's text format; 0 when it is absent.
     static func value(of series: String, in text: String) -> Double {
         for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {

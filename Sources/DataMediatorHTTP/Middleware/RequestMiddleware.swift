@@ -15,7 +15,8 @@ import Metrics
 ///   `http.server.active_requests` by method, and by route, method and status the count
 ///   `hb.requests`, the timer `http.server.request.duration` and, for errors thrown up to
 ///   it (every error answer: ``ProblemMiddleware`` below throws them on), `hb.request.errors`.
-///   Like Hummingbird's, it labels an error outside any route `NotFound`.
+///   An error the router answered outside a route is labelled with the route of its path
+///   (`TRACE /lists` is `405` at `/lists`), or `NotFound` where no route has its path.
 /// - The log line `request`: method, path, status and duration in milliseconds.
 ///
 /// An answer whose body is in memory is counted when the handler returns, so the framework
@@ -26,6 +27,15 @@ import Metrics
 struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The `X-Request-ID` header.
     static var field: HTTPField.Name { .known("X-Request-ID") }
+
+    /// The route an error answer is counted under: the one the router matched, else the
+    /// route of its path (the router's not-found answer, which the service turns into a
+    /// `405` for a method no route serves, is named `NotFound` by Hummingbird), else
+    /// `NotFound`.
+    static func route(_ matched: String?, path: String) -> String {
+        if let matched, matched != "NotFound" { return matched }
+        return RouteSegments.route(of: path) ?? "NotFound"
+    }
 
     /// The metric handles, made once per method and per route, method and status.
     let metrics = RequestMetrics()
@@ -63,7 +73,7 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
             // its other answers, goes back through the router's HEAD handling without a body.
             let answer = error as? any HTTPResponseError ?? Problem.internalError
             let handles = metrics.handles(
-                route: context.endpointPath ?? "NotFound",
+                route: Self.route(context.endpointPath, path: request.uri.path),
                 method: request.method,
                 status: answer.status
             )

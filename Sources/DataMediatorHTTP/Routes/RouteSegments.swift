@@ -6,4 +6,26 @@ enum RouteSegments {
     static func of(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
     }
+
+    /// The route of `path` as API.md names it (`/lists/{list}/items/{id}`), for an answer
+    /// the router gave no route (a method no route serves, such as `TRACE`, which is `405`
+    /// at a route's path); nil for a path no route serves. `{id}` takes the rest of the
+    /// path, as the item routes do.
+    static func route(of path: String) -> String? {
+        let segments = of(path)
+        return routes.first { route in
+            let pattern = of(route)
+            if pattern.last == "{id}" {
+                return segments.count >= pattern.count && matches(pattern.dropLast(), segments)
+            }
+            return segments.count == pattern.count && matches(pattern[...], segments)
+        }
+    }
+
+    /// Every route's path as API.md names it.
+    static let routes = ExplorerRoutes.routes.map(\.path) + ["/metrics"] + ExplorerRoutes.assets.keys.sorted()
+
+    private static func matches(_ pattern: ArraySlice<Substring>, _ segments: [Substring]) -> Bool {
+        zip(pattern, segments).allSatisfy { expected, segment in expected.first == "{" || expected == segment }
+    }
 }

@@ -60,9 +60,10 @@ extension PostgresStore {
 
     /// The parts of a connection URL and its host (an IPv6 address without its brackets),
     /// checked: `postgres://` or `postgresql://` (in any case), a host, a port from 1 to
-    /// 65535 when one is given, and no `#` part. A `?`, `#` or `@` in the password must be
+    /// 65535 when one is given, and no `#` part. A `?`, `#` or `/` in the password must be
     /// percent-encoded, as in any URL: one that is not would make the rest of the password a
-    /// parameter or a fragment, so the refusal says so without repeating any of it.
+    /// parameter, a fragment or a path, so the refusal says so without repeating any of it.
+    /// A raw `@` passes: the last `@` ends the user's part (Foundation's reading).
     ///
     /// - Throws: `StoreError` saying what is wrong, never quoting the URL.
     static func checkedURL(_ url: String) throws -> (parts: URLComponents, host: String) {

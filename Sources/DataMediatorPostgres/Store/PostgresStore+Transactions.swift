@@ -234,15 +234,27 @@ extension PostgresStore {
 
     /// Runs `body` in a transaction on the primary that holds the store's schema lock, so
     /// replicas starting together do not create the same table twice.
+    ///
+    /// When `bounded`, its statements and lock waits keep the session's bounds (``timeout``:
+    /// `check --store` beside a serving service gives up rather than wait for ever on a
+    /// table another program locked); else they have none (building an index takes long).
     func changeSchema<Result: Sendable>(
+        bounded: Bool = false,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await write { connection, _ in
-            try await Self.liftStatementBounds(connection, logger: self.logger)
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", logger: self.logger)
-            return try await body(connection)
+        try await Self.$changingSchema.withValue(true) {
+            try await write { connection, _ in
+                if !bounded { try await Self.liftStatementBounds(connection, logger: self.logger) }
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", logger: self.logger)
+                return try await body(connection)
+            }
         }
     }
+
+    /// Whether the task is changing the schema (``changeSchema(bounded:_:)``): a
+    /// statement refused there is the start-up's to tell, with the server's words, not a
+    /// list's table changed under a serving service (``answer(to:leased:on:)``).
+    @TaskLocal static var changingSchema = false
 
     /// The advisory lock of schema changes (any fixed number; "dm" in ASCII).
     private static let schemaLock: Int64 = 0x646D

@@ -67,7 +67,7 @@ extension PostgresStore {
         // On the primary: the table or a column changed since start-up checked the list
         // (another program dropped, renamed or retyped it, or revoked a right). The log
         // keeps the server's message; `GET /ready` says which list and what.
-        if Self.isRefusedStatement(error) {
+        if Self.isRefusedStatement(error), !Self.changingSchema {
             logUnavailable(error, leased: leased, on: gate)
             return SourceCheck.refused
         }

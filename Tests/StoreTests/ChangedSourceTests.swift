@@ -57,6 +57,41 @@ import Testing
         )
     }
 
+    /// One of the service's own tables dropped: readiness names it (on SQLite it blamed
+    /// the file; on PostgreSQL it said nothing while every write was refused).
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aDroppedServiceTableIsNamed(kind: WritableKind) async throws {
+        let (subject, _, _) = try await OutsideWritesTests.subject(kind)
+        try await subject.writeBehindTheServicesBack("DROP TABLE data_mediator_idempotency")
+        let problem = try #require(try await subject.readinessProblem())
+        #expect(problem.contains("The service's own table 'data_mediator_idempotency' is gone"), "\(problem)")
+        try await subject.writeBehindTheServicesBack(
+            kind == .sqlite ? "DROP TABLE data_mediator_versions" : "DROP TABLE data_mediator_store"
+        )
+        let versions = try #require(try await subject.readinessProblem())
+        #expect(
+            versions.contains(kind == .sqlite ? "'data_mediator_versions'" : "'data_mediator_store'"),
+            "\(versions)"
+        )
+        #expect(!versions.contains("file"), "\(versions)")
+    }
+
+    /// Every list that lost its source is named, not only the first.
+    @Test func everyBrokenListIsNamed() async throws {
+        let schemas = ["a", "b"].map { name in
+            TableSchema(
+                list: WritableSubject.definition(name),
+                source: StoreSource(kind: .table(name), fieldTypes: WritableSubject.fields),
+                dialect: .sqlite
+            )
+        }
+        let problem = try #require(try await SourceCheck(schemas).problem { _ in nil })
+        #expect(
+            problem.contains("List 'a' cannot be served") && problem.contains("List 'b' cannot be served"),
+            "\(problem)"
+        )
+    }
+
     /// A column's type changed to one its field's type does not fit: readiness says so as
     /// start-up would, and reads that compare it with the field's values are refused.
     @Test func aPostgreSQLColumnOfAnotherTypeIsNamed() async throws {

@@ -210,12 +210,13 @@ final class WritableSubject: Sendable {
     }
 
     /// Why the store cannot serve the list now, as `GET /ready` says (nil when it can; the
-    /// memory store always can). A SQLite store of its own looks each time: the served
-    /// one's answer holds for a second.
+    /// memory store always can). On SQLite it waits out the second the store keeps its last
+    /// answer for (a store of its own would make the service's tables again).
     func readinessProblem() async throws -> String? {
-        if let storePath {
+        if let sqlite {
+            try await Task.sleep(for: .milliseconds(1_100))
             let schema = TableSchema(list: definition, source: source, dialect: .sqlite)
-            return await (try SQLiteStore(path: storePath)).readinessProblem(checking: SourceCheck([schema]))
+            return await sqlite.readinessProblem(checking: SourceCheck([schema]))
         }
         guard let postgres else { return nil }
         let schema = TableSchema(list: definition, source: source, dialect: .postgres)

@@ -21,12 +21,24 @@ extension PostgresStore {
     /// another program dropped fails every read of the list, and a service started now
     /// would refuse it.
     public func readinessProblem(checking sources: SourceCheck = SourceCheck([])) async -> String? {
-        if let problem = await connectionProblem() { return problem }
-        guard !sources.schemas.isEmpty else { return nil }
+        if let problem = await connectionProblem() {
+            // The store's own table refused: say which of the service's tables are gone.
+            guard problem.contains(SourceCheck.refused.message),
+                let missing = try? await boundedStatement(
+                    within: Self.readinessBound,
+                    { [logger] connection in
+                        try await Self.missingServiceTables(connection, logger: logger)
+                    }
+                ),
+                !missing.isEmpty
+            else { return problem }
+            return (try? await SourceCheck([]).problem(missingServiceTables: missing) { _ in nil }) ?? problem
+        }
         let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
         do {
             return try await boundedStatement(within: Self.readinessBound) { [logger] connection in
-                try await sources.problem { schema in
+                let missing = try await Self.missingServiceTables(connection, logger: logger)
+                return try await sources.problem(missingServiceTables: missing) { schema in
                     do {
                         let types = try await Self.columnTypes(of: schema.from, connection, logger: logger)
                         return SourceCheck.Columns(names: types.keys.sorted(), kinds: Self.columnKinds(types))
@@ -38,6 +50,18 @@ extension PostgresStore {
         } catch {
             return "\(what) cannot be read right now: \(Self.shortReason(error))"
         }
+    }
+
+    /// The service's own tables (``ServiceTables/names(_:)``) the database lacks.
+    private static func missingServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> [String]
+    {
+        let query: PostgresQuery =
+            "SELECT name FROM unnest(\(ServiceTables.names(.postgres))::text[]) AS name WHERE to_regclass(name) IS NULL"
+        var missing: [String] = []
+        for try await name in try await connection.query(query, logger: logger).decode(String.self) {
+            missing.append(name)
+        }
+        return missing.sorted()
     }
 
     /// Why the store cannot be read now, as ``readinessProblem(checking:)`` says, before its

@@ -50,6 +50,21 @@ public enum ServiceTables {
         table.hasPrefix("data_mediator_")
     }
 
+    /// The names of the tables ``schema(_:)`` leaves in `dialect` (made, and not dropped
+    /// again as an earlier release's are), read from its statements so that a table added
+    /// there is named here too, for readiness: reads and writes need every one
+    /// (``SourceCheck``).
+    public static func names(_ dialect: SQLDialect) -> [String] {
+        func named(after start: String) -> [String] {
+            schema(dialect).compactMap { statement in
+                guard let range = statement.firstRange(of: start) else { return nil }
+                return String(statement[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+            }
+        }
+        let dropped = Set(named(after: "DROP TABLE "))
+        return named(after: "CREATE TABLE IF NOT EXISTS ").filter { !dropped.contains($0) }
+    }
+
     /// The statements that create the service's tables when missing, in order (on
     /// PostgreSQL with the functions that show time and enum columns, ``TimeText`` and
     /// ``EnumText``).

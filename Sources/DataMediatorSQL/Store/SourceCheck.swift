@@ -30,36 +30,62 @@ public struct SourceCheck: Sendable {
         self.schemas = schemas
     }
 
-    /// The first list whose source is not what it was, said for `GET /ready`; nil when
-    /// every list's source reads and holds every column it reads, of a type that fits.
+    /// What is not as it was, said for `GET /ready`: the service's own tables that are
+    /// gone, and every list whose source no longer reads or lacks a column it reads, or
+    /// holds one of a type its field does not fit; nil when all is as start-up found it.
     ///
-    /// - Parameter columns: what the store holds now under a schema's source; nil when
-    ///   the store refuses to read it for what it names (a table or a column its query
-    ///   reads is gone, or a right was revoked).
+    /// - Parameters:
+    ///   - missingServiceTables: those of ``ServiceTables/names(_:)`` the store lacks.
+    ///   - columns: what the store holds now under a schema's source; nil when the store
+    ///     refuses to read it for what it names (a table or a column its query reads is
+    ///     gone, or a right was revoked).
     /// - Throws: what `columns` throws (the store cannot be reached).
-    public func problem(columns: (TableSchema) async throws -> Columns?) async throws -> String? {
+    public func problem(
+        missingServiceTables: [String] = [],
+        columns: (TableSchema) async throws -> Columns?
+    ) async throws -> String? {
+        var problems: [String] = []
+        if !missingServiceTables.isEmpty {
+            problems.append(
+                "The service's own "
+                    + (missingServiceTables.count == 1 ? "table " : "tables ")
+                    + missingServiceTables.map { "'\($0)'" }.joined(separator: ", ")
+                    + (missingServiceTables.count == 1 ? " is" : " are")
+                    + " gone (dropped by another program): every list's reads and writes need them; restore "
+                    + "them from a backup."
+            )
+        }
         for schema in schemas {
-            guard let found = try await columns(schema) else {
-                let what: String
-                switch schema.source.kind {
-                case .table(let table): what = "its table '\(table)' is gone, or the service may no longer read it."
-                case .query:
-                    what = "its query reads a table or column that is gone, or one the service may no longer read."
-                }
-                return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(what)"
+            if let problem = try await problem(of: schema, columns: columns) { problems.append(problem) }
+        }
+        return problems.isEmpty ? nil : problems.joined(separator: " ")
+    }
+
+    /// What is wrong with `schema`'s source now, if anything.
+    private func problem(
+        of schema: TableSchema,
+        columns: (TableSchema) async throws -> Columns?
+    ) async throws -> String? {
+        guard let found = try await columns(schema) else {
+            let what: String
+            switch schema.source.kind {
+            case .table(let table): what = "its table '\(table)' is gone, or the service may no longer read it."
+            case .query:
+                what = "its query reads a table or column that is gone, or one the service may no longer read."
             }
-            do {
-                try schema.checkColumns(found.names)
-                try schema.checkFieldTypes(found.kinds)
-            } catch let error as StoreError {
-                let missing = Self.missing(schema, in: found.names)
-                if !missing.isEmpty {
-                    return "List '\(schema.list.name)' cannot be served: \(Self.changed) its "
-                        + (schema.source.isTable ? "table" : "query")
-                        + " has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")), which it reads."
-                }
-                return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(error.message)."
+            return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(what)"
+        }
+        do {
+            try schema.checkColumns(found.names)
+            try schema.checkFieldTypes(found.kinds)
+        } catch let error as StoreError {
+            let missing = Self.missing(schema, in: found.names)
+            if !missing.isEmpty {
+                return "List '\(schema.list.name)' cannot be served: \(Self.changed) its "
+                    + (schema.source.isTable ? "table" : "query")
+                    + " has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")), which it reads."
             }
+            return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(error.message)."
         }
         return nil
     }
@@ -78,7 +104,8 @@ public struct SourceCheck: Sendable {
     /// list. `GET /ready` says which list and what (``problem(columns:)``).
     public static let refused = DataMediatorError(
         .unavailable,
-        "The store refused the list's statement: a table or column it reads is gone or changed "
-            + "(another program altered the store); nothing was written. GET /ready names what is missing."
+        "The store refused the list's statement: a table or column it reads is gone or changed, or a right "
+            + "on it was revoked (another program altered the store); nothing was written. GET /ready names "
+            + "what is missing."
     )
 }

@@ -151,9 +151,10 @@ public final class SQLiteStore: Sendable {
             defer { try? connection.close() }
             return try connection.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
-                _ = try Int64.fetchOne(db, sql: StoreVersion.currentSQL(.sqlite))
+                let missing = try ServiceTables.names(.sqlite).filter { try !db.tableExists($0) }
+                if missing.isEmpty { _ = try Int64.fetchOne(db, sql: StoreVersion.currentSQL(.sqlite)) }
                 return try CallingThreadExecutor.run {
-                    try await sources.problem { try SQLiteCatalog.columns(of: $0, db) }
+                    try await sources.problem(missingServiceTables: missing) { try SQLiteCatalog.columns(of: $0, db) }
                 }
             }
         } catch {

@@ -99,4 +99,30 @@ import Testing
         #expect(!errors.contains("'notes'"), "\(errors)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("store.sqlite").path))
     }
+
+    /// A SQLite store serve would refuse to open is refused by `check --store` with serve's
+    /// words, and so is a database URL set beside a SQLite store.
+    @Test func whatServeRefusesOfTheStoreCheckRefuses() async throws {
+        let target = try await ImportTests.Target.make("sqlite")
+        let folder = try ImportTests.folder([:], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lists.yaml")
+        for (store, said) in [
+            ("/dev/null", "it is not a regular file"), ("nowhere/store.sqlite", "does not exist; make it"),
+            (folder.path, "it is a folder"),
+        ] {
+            try Data(("store: {sqlite: \(store)}\n" + Self.lists("body: string")).utf8).write(to: config)
+            let (status, errors) = try await DemoWalkTests.run(["check", "--store", config.path])
+            #expect(status == 1 && errors.contains(said), "\(store): \(status) \(errors)")
+        }
+        try Data(("store: {sqlite: store.sqlite}\n" + Self.lists("body: string")).utf8).write(to: config)
+        let (status, errors) = try await DemoWalkTests.run(
+            ["check", "--store", config.path],
+            environment: ["DATA_MEDIATOR_DATABASE_URL": "postgres://u@127.0.0.1:1/d"]
+        )
+        #expect(
+            status == 1 && errors.contains("DATA_MEDIATOR_DATABASE_URL is set, but the store is SQLite"),
+            "\(errors)"
+        )
+    }
 }

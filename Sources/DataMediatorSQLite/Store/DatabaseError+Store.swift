@@ -22,6 +22,11 @@ extension DatabaseError {
             || message.contains("has no column named")
     }
 
+    /// What a store file the service's user may not write is told.
+    static let readOnlyDetail =
+        "the service's user may not write it (the file or its folder is read-only); "
+        + "the store needs the file, its folder and its -wal and -shm files writable"
+
     /// What is wrong with a store file SQLite refused to open or read, in the operator's
     /// terms (SQLite's own message names a statement the service ran); nil for other errors.
     var storeFileProblem: String? {
@@ -34,9 +39,7 @@ extension DatabaseError {
                 + "or move it away to have a new store made"
         case .SQLITE_CANTOPEN:
             "SQLite cannot open it (a folder, or a file or folder the service's user may not read and write)"
-        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
-            "the service's user may not write it (the file or its folder is read-only); "
-                + "the store needs the file, its folder and its -wal and -shm files writable"
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH: Self.readOnlyDetail
         case .SQLITE_FULL:
             "the disk is full"
         default:

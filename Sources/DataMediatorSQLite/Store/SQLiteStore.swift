@@ -48,25 +48,7 @@ public final class SQLiteStore: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logSizeLimit)")
         }
-        // SQLite makes the file, not its folder, and says only "unable to open database file".
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw StoreError(
-                list: nil,
-                "cannot open the SQLite store at \(path): the folder \(folder) does not exist; make it, "
-                    + "or name a file in a folder that does (the file is made when missing)"
-            )
-        }
-        // A device or folder by that name: SQLite says "disk I/O error" of `/dev/null`.
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-            throw StoreError(
-                list: nil,
-                "cannot open the SQLite store at \(path): it is \(status.st_mode & S_IFMT == S_IFDIR ? "a folder" : "not a regular file (a device, pipe or socket)"); "
-                    + "name a database file (the file is made when missing)"
-            )
-        }
+        try Self.checkPath(path)
         do {
             database = try DatabasePool(path: path, configuration: configuration)
             openedFile = Self.fileIdentity(path)
@@ -101,6 +83,36 @@ public final class SQLiteStore: Sendable {
             path: path,
             openedFile: openedFile
         )
+    }
+
+    /// Refuses a store path SQLite would refuse with words that do not say why: a folder
+    /// that does not exist (SQLite makes the file, not its folder: "unable to open database
+    /// file"), a folder or a device by that name ("disk I/O error" of `/dev/null`), and, when
+    /// `writable`, a file or folder the service's user may not write (a store is written).
+    ///
+    /// - Throws: `StoreError` naming the path and the fix.
+    public static func checkPath(_ path: String, writable: Bool = false) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw StoreError(
+                list: nil,
+                "cannot open the SQLite store at \(path): the folder \(folder) does not exist; make it, "
+                    + "or name a file in a folder that does (the file is made when missing)"
+            )
+        }
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        if exists, status.st_mode & S_IFMT != S_IFREG {
+            throw StoreError(
+                list: nil,
+                "cannot open the SQLite store at \(path): it is \(status.st_mode & S_IFMT == S_IFDIR ? "a folder" : "not a regular file (a device, pipe or socket)"); "
+                    + "name a database file (the file is made when missing)"
+            )
+        }
+        if writable, access(folder, W_OK) != 0 || (exists && access(path, W_OK) != 0) {
+            throw StoreError(list: nil, "cannot open the SQLite store at \(path): \(DatabaseError.readOnlyDetail)")
+        }
     }
 
     /// Writes the WAL back into the database file and empties it, so a stopped service

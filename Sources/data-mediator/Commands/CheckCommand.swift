@@ -56,6 +56,15 @@ struct CheckCommand: AsyncParsableCommand {
     ) async throws -> [StoreError] {
         switch location {
         case .sqlite(let path):
+            // As serve refuses it: a database URL set for a config whose store is SQLite.
+            let environment = ProcessInfo.processInfo.environment
+            for name in ["DATA_MEDIATOR_DATABASE_URL", "DATA_MEDIATOR_DATABASE_READ_URL"]
+            where environment[name].map({ !$0.isEmpty }) == true {
+                throw StoreError(
+                    list: nil,
+                    "\(name) is set, but the store is SQLite ('\(path)'); give the config 'store: postgres', or unset \(name)"
+                )
+            }
             return try rehearse(lists, inSQLiteAt: path)
         case .postgres:
             let environment = ProcessInfo.processInfo.environment
@@ -78,6 +87,8 @@ struct CheckCommand: AsyncParsableCommand {
         _ lists: [(list: ListDefinition, source: StoreSource)],
         inSQLiteAt path: String
     ) throws -> [StoreError] {
+        // As serve refuses it: a path it cannot open, a file it may not write.
+        try SQLiteStore.checkPath(path, writable: true)
         do {
             guard FileManager.default.fileExists(atPath: path) else {
                 return try DatabaseQueue().writeWithoutTransaction { db in try SQLiteStore.rehearse(lists, on: db) }

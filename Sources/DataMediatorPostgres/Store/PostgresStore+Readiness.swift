@@ -17,9 +17,9 @@ extension PostgresStore {
     /// store's clients, while the lists are prepared and before the server listens: the
     /// first look comes after it.)
     ///
-    /// Then every list's source must still hold what the list reads (`sources`): a column
-    /// another program dropped fails every read of the list, and a service started now
-    /// would refuse it.
+    /// Then, when `sources` names lists, the service's own tables must be there and every
+    /// list's source must still hold what the list reads: a column another program dropped
+    /// fails every read of the list, and a service started now would refuse it.
     public func readinessProblem(checking sources: SourceCheck = SourceCheck([])) async -> String? {
         if let problem = await connectionProblem() {
             // The store's own table refused: say which of the service's tables are gone.
@@ -34,6 +34,7 @@ extension PostgresStore {
             else { return problem }
             return (try? await SourceCheck([]).problem(missingServiceTables: missing) { _ in nil }) ?? problem
         }
+        guard !sources.schemas.isEmpty else { return nil }
         let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
         do {
             return try await boundedStatement(within: Self.readinessBound) { [logger] connection in

@@ -47,6 +47,18 @@ import Testing
         #expect(try await subject.adapter.sectionInfo(view: "flat").total == 0)
     }
 
+    /// The function PostgreSQL's triggers run, dropped with them (`CASCADE`): the watch makes
+    /// both again, and another program's writes are seen again (they went unseen, the watch
+    /// failing every look).
+    @Test func aDroppedStampFunctionIsMadeAgain() async throws {
+        let (subject, transactions, _) = try await OutsideWritesTests.subject(.postgres)
+        try await subject.writeBehindTheServicesBack("DROP FUNCTION data_mediator_stamp() CASCADE")
+        #expect(try await OutsideWrites.check(transactions).replaced == ["notes"])
+        try await subject.writeBehindTheServicesBack("DELETE FROM notes WHERE id = 'n1'")
+        #expect(try await OutsideWrites.check(transactions).recorded.map(\.table) == ["notes"])
+        #expect(try await subject.adapter.sectionInfo(view: "flat").total == 0)
+    }
+
     /// SQLite's names ignore case: a table made again as `NOTES` is the served `notes`.
     @Test func aSQLiteTableMadeAgainInAnotherCaseIsWatchedAgain() async throws {
         let (subject, transactions, _) = try await OutsideWritesTests.subject(.sqlite)

@@ -44,46 +44,49 @@ public enum TableStamps {
         case .sqlite:
             return tables + accountedBefore(dialect)
         case .postgres:
-            return tables + [
-                """
-                CREATE OR REPLACE FUNCTION data_mediator_stamp() RETURNS trigger LANGUAGE plpgsql
-                SET search_path FROM CURRENT AS $$
-                BEGIN
-                    IF current_setting('\(bulkSetting)', true) = 'on' THEN
-                        RETURN NULL;
-                    END IF;
-                    -- Logical replication's apply fires row triggers only: one count per
-                    -- transaction is enough there (no write of the service runs so). A
-                    -- partitioned table's row trigger fires on its partitions.
-                    IF TG_LEVEL = 'ROW' THEN
-                        \(countSQL(source: "TG_ARGV[0]", writer: "txid_current()", once: true));
-                        RETURN NULL;
-                    END IF;
-                    -- A table renamed away from the name it is served by keeps its
-                    -- triggers: its changes are not the served table's.
-                    IF TG_TABLE_NAME <> TG_ARGV[0] THEN
-                        RETURN NULL;
-                    END IF;
-                    -- A statement that changed no row changes nothing: the rows it changed
-                    -- are its transition table (none for TRUNCATE, which always counts).
-                    -- Nested, as a query naming a table the trigger lacks fails when planned.
-                    IF TG_OP IN ('INSERT', 'UPDATE') THEN
-                        IF NOT EXISTS (SELECT 1 FROM data_mediator_new) THEN
-                            RETURN NULL;
-                        END IF;
-                    ELSIF TG_OP = 'DELETE' THEN
-                        IF NOT EXISTS (SELECT 1 FROM data_mediator_old) THEN
-                            RETURN NULL;
-                        END IF;
-                    END IF;
-                    \(countSQL(source: "TG_ARGV[0]", writer: "txid_current()"));
-                    RETURN NULL;
-                END
-                $$
-                """
-            ] + accountedBefore(dialect)
+            return tables + [postgresFunction] + accountedBefore(dialect)
         }
     }
+
+    /// The PostgreSQL function every table's triggers run (``prepareStatements(for:_:)``),
+    /// made again with each table's triggers: another program that drops it (`CASCADE`
+    /// takes the triggers with it) would leave the watch unable to give them back.
+    static let postgresFunction = """
+        CREATE OR REPLACE FUNCTION data_mediator_stamp() RETURNS trigger LANGUAGE plpgsql
+        SET search_path FROM CURRENT AS $$
+        BEGIN
+            IF current_setting('\(bulkSetting)', true) = 'on' THEN
+                RETURN NULL;
+            END IF;
+            -- Logical replication's apply fires row triggers only: one count per
+            -- transaction is enough there (no write of the service runs so). A
+            -- partitioned table's row trigger fires on its partitions.
+            IF TG_LEVEL = 'ROW' THEN
+                \(countSQL(source: "TG_ARGV[0]", writer: "txid_current()", once: true));
+                RETURN NULL;
+            END IF;
+            -- A table renamed away from the name it is served by keeps its
+            -- triggers: its changes are not the served table's.
+            IF TG_TABLE_NAME <> TG_ARGV[0] THEN
+                RETURN NULL;
+            END IF;
+            -- A statement that changed no row changes nothing: the rows it changed
+            -- are its transition table (none for TRUNCATE, which always counts).
+            -- Nested, as a query naming a table the trigger lacks fails when planned.
+            IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                IF NOT EXISTS (SELECT 1 FROM data_mediator_new) THEN
+                    RETURN NULL;
+                END IF;
+            ELSIF TG_OP = 'DELETE' THEN
+                IF NOT EXISTS (SELECT 1 FROM data_mediator_old) THEN
+                    RETURN NULL;
+                END IF;
+            END IF;
+            \(countSQL(source: "TG_ARGV[0]", writer: "txid_current()"));
+            RETURN NULL;
+        END
+        $$
+        """
 
     /// The statement by which a trigger counts one change of `source` by `writer` (SQL
     /// terms) in the log: a row of the writer's own, so no other writer waits for it.
@@ -263,7 +266,7 @@ public enum TableStamps {
                 """,
                 "ALTER TABLE \(SQL.quote(table)) ENABLE REPLICA TRIGGER \(postgresReplicaTrigger)",
             ]
-            return [row] + statementTriggers + replicaTrigger
+            return [row, postgresFunction] + statementTriggers + replicaTrigger
         }
     }
 

@@ -5,7 +5,6 @@ import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
 import GRDB
-import Logging
 
 /// `data-mediator check FILE [--store]`: validates a config file and prints every error
 /// with its line; with `--store`, checks every list against the store as `serve` does at
@@ -67,15 +66,7 @@ struct CheckCommand: AsyncParsableCommand {
             }
             return try rehearse(lists, inSQLiteAt: path)
         case .postgres:
-            let environment = ProcessInfo.processInfo.environment
-            guard let url = try ServeConfiguration.databaseURL("DATA_MEDIATOR_DATABASE_URL", in: environment) else {
-                throw StoreError(list: nil, "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL")
-            }
-            let store = try PostgresStore(
-                url: url,
-                maximumConnections: 1,
-                logger: Logger(label: "data-mediator.check")
-            )
+            let store = try CommandStore.postgres(for: "check", connections: 1)
             return try await store.withClientsRunning { try await store.check(lists) }
         }
     }

@@ -4,7 +4,6 @@ import DataMediatorPostgres
 import DataMediatorSQL
 import DataMediatorSQLite
 import Foundation
-import Logging
 
 /// `data-mediator import FILE --list NAME`: loads a JSON array, NDJSON or CSV file into the
 /// table of a list, streaming, with progress.
@@ -102,15 +101,8 @@ struct ImportCommand: AsyncParsableCommand {
                 )
                 summary = try await importer.run(records, skipBad: skipBad, batch: batch, progress: report)
             case .postgres:
-                guard let url = try ServeConfiguration.databaseURL("DATA_MEDIATOR_DATABASE_URL", in: environment) else {
-                    throw StoreError(list: nil, "'store: postgres' needs DATA_MEDIATOR_DATABASE_URL")
-                }
                 // An import writes on one connection (the pool opens all of its at start).
-                let store = try PostgresStore(
-                    url: url,
-                    maximumConnections: 2,
-                    logger: Logger(label: "data-mediator.import")
-                )
+                let store = try CommandStore.postgres(for: "import", connections: 2, environment: environment)
                 summary = try await store.withClientsRunning {
                     try await store.prepare()
                     let provider = try await store.provider(for: target.definition, source: source)

@@ -46,13 +46,12 @@ public struct SourceCheck: Sendable {
     ) async throws -> String? {
         var problems: [String] = []
         if !missingServiceTables.isEmpty {
+            let one = missingServiceTables.count == 1
             problems.append(
-                "The service's own "
-                    + (missingServiceTables.count == 1 ? "table " : "tables ")
+                "The service's own " + (one ? "table " : "tables ")
                     + missingServiceTables.map { "'\($0)'" }.joined(separator: ", ")
-                    + (missingServiceTables.count == 1 ? " is" : " are")
-                    + " gone (dropped by another program): every list's reads and writes need them; restore "
-                    + "them from a backup."
+                    + (one ? " is" : " are") + " gone (dropped by another program): every list's reads and writes "
+                    + (one ? "need it; restore it" : "need them; restore them") + " from a backup."
             )
         }
         for schema in schemas {

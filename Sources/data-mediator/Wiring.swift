@@ -98,6 +98,12 @@ struct Wiring: Sendable {
         }
     }
 
+    /// The refusal of a database URL (`name`) set for a config whose store is the SQLite
+    /// file at `path`: the operator means PostgreSQL. `serve` and `check --store` say it.
+    static func urlBesideSQLite(_ name: String, path: String) -> String {
+        "\(name) is set, but the store is SQLite ('\(path)'); give the config 'store: postgres', or unset \(name)"
+    }
+
     /// The store a config's `store` and the database settings name.
     private enum Target {
         case sqlite(String)
@@ -127,8 +133,7 @@ struct Wiring: Sendable {
                 isDemo
                     ? "\(name) is set without DATA_MEDIATOR_DATABASE_URL; set both to serve the demo from PostgreSQL, "
                         + "or neither"
-                    : "\(name) is set, but the store is SQLite ('\(path)'); give the config 'store: postgres', "
-                        + "or unset \(name)"
+                    : urlBesideSQLite(name, path: path)
             )
         case .postgres:
             guard let url = settings.databaseURL else {
@@ -172,13 +177,11 @@ struct Wiring: Sendable {
         let sourced = configuration.lists.filter { $0.file == nil }.compactMap { list in
             list.source.map { (list.definition, $0) }
         }
+        let dialect: SQLDialect = if case .sqlite = store { .sqlite } else { .postgres }
+        let sources = SourceCheck(sourced.map { TableSchema(list: $0, source: $1, dialect: dialect) })
         switch store {
-        case .sqlite(let store):
-            let sources = SourceCheck(sourced.map { TableSchema(list: $0, source: $1, dialect: .sqlite) })
-            return { await store.readinessProblem(checking: sources) }
-        case .postgres(let store):
-            let sources = SourceCheck(sourced.map { TableSchema(list: $0, source: $1, dialect: .postgres) })
-            return { await store.readinessProblem(checking: sources) }
+        case .sqlite(let store): return { await store.readinessProblem(checking: sources) }
+        case .postgres(let store): return { await store.readinessProblem(checking: sources) }
         }
     }
 

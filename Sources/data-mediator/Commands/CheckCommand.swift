@@ -59,10 +59,7 @@ struct CheckCommand: AsyncParsableCommand {
             let environment = ProcessInfo.processInfo.environment
             for name in ["DATA_MEDIATOR_DATABASE_URL", "DATA_MEDIATOR_DATABASE_READ_URL"]
             where environment[name].map({ !$0.isEmpty }) == true {
-                throw StoreError(
-                    list: nil,
-                    "\(name) is set, but the store is SQLite ('\(path)'); give the config 'store: postgres', or unset \(name)"
-                )
+                throw StoreError(list: nil, Wiring.urlBesideSQLite(name, path: path))
             }
             return try rehearse(lists, inSQLiteAt: path)
         case .postgres:

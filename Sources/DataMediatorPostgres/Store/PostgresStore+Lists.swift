@@ -45,7 +45,7 @@ extension PostgresStore {
                 // Only where they are missing: on a served database their statements would
                 // lock the service's tables (`ALTER TABLE ... IF NOT EXISTS` takes its lock
                 // first) for the whole rehearsal.
-                if serviceTables, try await !Self.holdsServiceTables(connection, logger: self.logger) {
+                if serviceTables, try await !Self.missingServiceTables(connection, logger: self.logger).isEmpty {
                     for statement in ServiceTables.schema(.postgres) {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                     }
@@ -99,16 +99,6 @@ extension PostgresStore {
             if let failure = await connectionFailure() { throw StoreError(list: nil, failure) }
             throw StoreError(list: nil, "cannot check the lists against the PostgreSQL store: \(Self.describe(error))")
         }
-    }
-
-    /// Whether the database holds the service's store table (a service prepared it).
-    private static func holdsServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        let rows = try await connection.query(
-            "SELECT to_regclass(\(ServiceTables.store)) IS NOT NULL",
-            logger: logger
-        )
-        for try await held in rows.decode(Bool.self) { return held }
-        return false
     }
 
     /// Reads a query list's first row in a read-only savepoint, rolled back: a query that

@@ -54,8 +54,7 @@ extension PostgresStore {
     }
 
     /// The service's own tables (``ServiceTables/names(_:)``) the database lacks.
-    private static func missingServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> [String]
-    {
+    static func missingServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
         let query: PostgresQuery =
             "SELECT name FROM unnest(\(ServiceTables.names(.postgres))::text[]) AS name WHERE to_regclass(name) IS NULL"
         var missing: [String] = []

@@ -78,7 +78,7 @@ public struct SourceCheck: Sendable {
             try schema.checkColumns(found.names)
             try schema.checkFieldTypes(found.kinds)
         } catch let error as StoreError {
-            let missing = Self.missing(schema, in: found.names)
+            let missing = schema.missingColumns(found.names)
             if !missing.isEmpty {
                 return "List '\(schema.list.name)' cannot be served: \(Self.changed) its "
                     + (schema.source.isTable ? "table" : "query")
@@ -87,13 +87,6 @@ public struct SourceCheck: Sendable {
             return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(error.message)."
         }
         return nil
-    }
-
-    /// The columns `schema` reads or writes that `names` lacks (as ``TableSchema/checkColumns(_:)``).
-    private static func missing(_ schema: TableSchema, in names: [String]) -> [String] {
-        let written = schema.list.isWritable ? schema.source.fieldTypes.keys.sorted() : []
-        var seen: Set<String> = []
-        return (schema.columns + written).filter { !names.contains($0) && seen.insert($0).inserted }
     }
 
     private static let changed = "the store changed under the service (another program altered it):"

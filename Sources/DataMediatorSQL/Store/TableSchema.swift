@@ -62,9 +62,7 @@ public struct TableSchema: Sendable {
     ///
     /// - Throws: `StoreError` naming the missing columns and those there are.
     public func checkColumns(_ available: [String]) throws {
-        let needed = columns
-        let written = list.isWritable ? source.fieldTypes.keys.sorted().filter { !needed.contains($0) } : []
-        let missing = (needed + written).filter { !available.contains($0) }
+        let missing = missingColumns(available)
         guard missing.isEmpty else {
             throw StoreError(
                 list: list.name,
@@ -72,6 +70,14 @@ public struct TableSchema: Sendable {
                     + "the columns are \(available.map { "'\($0)'" }.joined(separator: ", "))"
             )
         }
+    }
+
+    /// The columns the list reads and, for a writable list, the declared fields (a write
+    /// stores them all) that `available` lacks, each once.
+    public func missingColumns(_ available: [String]) -> [String] {
+        let needed = columns
+        let written = list.isWritable ? source.fieldTypes.keys.sorted().filter { !needed.contains($0) } : []
+        return (needed + written).filter { !available.contains($0) }
     }
 
     /// What a store's catalog holds under a name a list reads as a table.

@@ -37,6 +37,30 @@ public enum TimeText {
         }
     }
 
+    /// The name of the function (overloaded by kind) a written `date`, `timestamp` or
+    /// `timestamptz` passes through (``writtenFunctions``).
+    public static let writtenFunction = "data_mediator_time_written"
+
+    /// The value a write gives the column `field` of `kind`, as SQL over one `?` (the text
+    /// written): a time whose year (in UTC) is outside 1 to 9999 is refused naming the
+    /// field, as a value its column cannot hold (SQLSTATE 22008), since its text would not
+    /// read back as written (`to_char` drops a date's era: `0044-03-15 BC` would show, and
+    /// be written back, as `0044-03-15`) nor order among the others (`10000-01-01` sorts
+    /// before `2026-01-01` as text).
+    public static func written(_ field: String, kind: Kind) -> String {
+        let value: String
+        switch kind {
+        // A `time` keeps 12:00 of 12:00+02 as PostgreSQL reads it: read as a timetz,
+        // it is the time of day in UTC, the sessions' zone.
+        case .time: return "CAST(CAST(? AS timetz) AT TIME ZONE 'UTC' AS time)"
+        // So does a `timestamp` drop a zone its text gives: read as a timestamptz first,
+        // the time is the instant's in UTC.
+        case .timestamp: value = "CAST(CAST(? AS timestamptz) AS timestamp)"
+        case .timestamptz, .date: value = "CAST(? AS \(kind.rawValue))"
+        }
+        return "\(writtenFunction)(\(value), \(SQL.literal(field)))"
+    }
+
     /// The fractional digits a time column keeps, from its type modifier (-1 when the
     /// column declares none: six).
     public static func digits(typeModifier: Int32) -> Int {
@@ -67,4 +91,25 @@ public enum TimeText {
             time("timestamptz", zone: "UTC", suffix: "\"Z\""), time("timestamp", zone: "", suffix: ""), date,
         ].map { TextFunction.statement(Self.function, $0.signature, $0.expression) }
     }()
+
+    /// The statements that make ``writtenFunction`` for each kind a write checks, when
+    /// missing (its text has not changed since it was first made).
+    public static let writtenFunctions: [String] = [
+        ("date", "'0001-01-01'", "'10000-01-01'"),
+        ("timestamp", "'0001-01-01 00:00:00'", "'10000-01-01 00:00:00'"),
+        ("timestamptz", "'0001-01-01 00:00:00+00'", "'10000-01-01 00:00:00+00'"),
+    ].map { type, first, past in
+        """
+        DO $do$ BEGIN
+        IF to_regprocedure('\(writtenFunction)(\(type), text)') IS NULL THEN
+        CREATE OR REPLACE FUNCTION \(writtenFunction)(\(type), text) RETURNS \(type)
+        LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$ BEGIN
+        IF NOT isfinite($1) OR ($1 >= \(first) AND $1 < \(past)) THEN RETURN $1; END IF;
+        RAISE EXCEPTION '% is outside the years 1 to 9999, the times the service shows and orders as written', $1
+        USING ERRCODE = '22008', COLUMN = $2;
+        END $fn$;
+        END IF;
+        END $do$
+        """
+    }
 }

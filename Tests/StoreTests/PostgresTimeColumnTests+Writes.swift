@@ -76,6 +76,44 @@ extension PostgresTimeColumnTests {
         #expect(Self.field("title", of: kept) == .string("given"))
     }
 
+    /// A time whose year (in UTC) is outside 1 to 9999 is refused naming its field, with
+    /// nothing stored: a date BC read back without its era (`to_char`), so a PUT of what a
+    /// GET gave moved it thousands of years, and a year past 9999 sorted by its text among
+    /// the others (the largest date was refused naming `data`, by the read back).
+    @Test func aYearOutsideOneTo9999IsRefusedNamingItsField() async throws {
+        let fixture = try await Self.table()
+        let adapter = try await Self.adapter(over: fixture)
+        let item = try await adapter.create(body: .object(["data": .object(["title": .string("kept")])]))
+        let start = try await adapter.currentVersion()
+        for (field, text) in [
+            ("day", "0044-03-15 BC"), ("day", "10000-01-01"), ("day", "5874897-12-31"),
+            ("at", "4713-01-01 00:00 BC"), ("at", "10000-01-01T00:00:00Z"),
+            // The year in UTC: the first hour of year 1 at +01 is year 1 BC.
+            ("at", "0001-01-01T00:30:00+01"), ("local", "0001-01-01T00:30:00+01"), ("local", "12026-01-01T00:00"),
+        ] {
+            let refused = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.patch(id: item.cell.id, body: .object(["data": .object([field: .string(text)])]))
+            }
+            #expect(refused?.code == .invalidItem, "\(field) \(text): \(String(describing: refused))")
+            #expect(refused?.fieldProblems.map(\.field) == [field], "\(field) \(text): \(String(describing: refused))")
+            #expect(refused?.message.contains("outside the years 1 to 9999") == true, "\(String(describing: refused))")
+        }
+        #expect(try await adapter.currentVersion() == start, "nothing was written")
+        // The years' edges, and the infinities, which show as written.
+        for (field, text, shown) in [
+            ("day", "0001-01-01", "0001-01-01"), ("day", "9999-12-31", "9999-12-31"), ("day", "-infinity", "-infinity"),
+            ("at", "0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000000Z"),
+            ("at", "10000-01-01T01:00:00+02", "9999-12-31T23:00:00.000000Z"),
+            ("local", "9999-12-31T23:59:59", "9999-12-31T23:59:59"), ("at", "infinity", "infinity"),
+        ] {
+            let written = try await adapter.patch(
+                id: item.cell.id,
+                body: .object(["data": .object([field: .string(text)])])
+            )
+            #expect(Self.field(field, of: written.cell) == .string(shown), "\(field) \(text)")
+        }
+    }
+
     /// A time without a zone written into a timestamptz column is read as UTC, whatever
     /// zone the database's sessions default to.
     @Test func aTimeWithoutAZoneIsUTCWhateverTheServersZone() async throws {
@@ -191,10 +229,18 @@ extension PostgresTimeColumnTests {
                 line: 3,
                 fields: ["id": .integer(3), "at": .string("2026-11-20"), "day": .string("2026-11-20")]
             ),
+            ImportRecord(
+                line: 4,
+                fields: ["id": .integer(4), "at": .string("2026-11-20"), "day": .string("0044-03-15 BC")]
+            ),
         ]
         let summary = try await importer.run(records, skipBad: true, batch: 10)
-        #expect(summary.imported == 2 && summary.rejections.map(\.line) == [2], "\(summary.rejections)")
+        #expect(summary.imported == 2 && summary.rejections.map(\.line) == [2, 4], "\(summary.rejections)")
         #expect(summary.rejections.first?.reason.hasPrefix("field 'at': ") == true, "\(summary.rejections)")
+        #expect(
+            summary.rejections.last?.reason.hasPrefix("field 'day': ") == true,
+            "\(summary.rejections.last?.reason ?? "")"
+        )
         let adapter = try await Self.adapter(over: fixture)
         let page = try await adapter.page(view: "by_at", limit: "5", cursor: nil)
         #expect(

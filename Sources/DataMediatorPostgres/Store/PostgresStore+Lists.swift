@@ -231,13 +231,8 @@ extension PostgresStore {
             // PostgreSQL casts a double to numeric with 15 significant digits; its
             // text is the shortest decimal that is the double, every digit kept.
             case .numeric: writeCasts[column] = Self.numericValue
-            // A `timestamp` drops a zone its text gives: read as a timestamptz
-            // first, the time is the instant's in UTC, the sessions' zone.
-            case .timestamp: writeCasts[column] = "CAST(CAST(? AS timestamptz) AS timestamp)"
-            // So does a `time` (PostgreSQL keeps 12:00 of 12:00+02): read as a timetz,
-            // it is the time of day in UTC.
-            case .time: writeCasts[column] = "CAST(CAST(? AS timetz) AT TIME ZONE 'UTC' AS time)"
-            default: writeCasts[column] = Self.timeKind(type)?.rawValue ?? enums[column]
+            default:
+                writeCasts[column] = Self.timeKind(type).map { TimeText.written(column, kind: $0) } ?? enums[column]
             }
         }
         let arrayForms = try Self.arrayForms(of: list, source: source, arrays: arrays)

@@ -354,8 +354,8 @@ struct PostgresSession: SQLSession {
         for try await _ in rows {}
     }
 
-    func refusal(of error: any Error) -> String? {
-        PostgresStore.refusedValue(error)?.message
+    func refusal(of error: any Error) -> DataMediatorError? {
+        PostgresStore.refusedValue(error)
     }
 
     var errorsEndTheTransaction: Bool { true }

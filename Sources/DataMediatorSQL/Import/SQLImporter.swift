@@ -198,10 +198,16 @@ public struct SQLImporter: Sendable {
             guard inserted.isEmpty, skipping else { return nil }
             return try await skipped(row, session, guarded: guarded)
         } catch {
-            guard let reason = session.refusal(of: error) else { throw error }
+            guard let refusal = session.refusal(of: error) else { throw error }
             if guarded { try await session.execute("ROLLBACK TO SAVEPOINT data_mediator_record", []) }
-            // PostgreSQL's cast names the value it refused, not the column.
-            guard let field = ConstraintRefusal.field(quotedIn: reason, among: record.fields) else {
+            let reason = refusal.message
+            // The column, when the database names it; PostgreSQL's cast names the value it
+            // refused instead.
+            let named = refusal.fieldProblems.map(\.field).filter { $0 != "data" }
+            guard
+                let field = named.count == 1
+                    ? named[0] : ConstraintRefusal.field(quotedIn: reason, among: record.fields)
+            else {
                 return ImportRejection(line: record.line, reason: reason)
             }
             return ImportRejection(line: record.line, reason: "field '\(field)': \(reason)")

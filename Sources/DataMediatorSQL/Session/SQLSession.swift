@@ -17,10 +17,11 @@ public protocol SQLSession {
     /// Runs a statement with `?` placeholders bound to `arguments`, reading no rows.
     func execute(_ sql: String, _ arguments: [JSONValue]) async throws
 
-    /// Why the store refused a row's values, when `error` (thrown by a statement of this
-    /// session) is such a refusal: a constraint of the table, or (PostgreSQL) a value its
+    /// The item's refusal (``ConstraintRefusal``, its field named when the database names
+    /// the column), when `error` (thrown by a statement of this session) is the store's
+    /// refusal of a row's values: a constraint of the table, or (PostgreSQL) a value its
     /// column cannot hold; nil for any other error.
-    func refusal(of error: any Error) -> String?
+    func refusal(of error: any Error) -> DataMediatorError?
 
     /// Whether an error ends the transaction (PostgreSQL: every later statement fails until
     /// it rolls back, or back to a savepoint); SQLite's goes on.
@@ -46,7 +47,7 @@ public protocol SQLSession {
 
 extension SQLSession {
     /// None: no error is taken for a refusal of the row.
-    public func refusal(of error: any Error) -> String? { nil }
+    public func refusal(of error: any Error) -> DataMediatorError? { nil }
 
     /// True: the safe assumption.
     public var errorsEndTheTransaction: Bool { true }

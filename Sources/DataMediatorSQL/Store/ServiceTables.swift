@@ -66,8 +66,8 @@ public enum ServiceTables {
     }
 
     /// The statements that create the service's tables when missing, in order (on
-    /// PostgreSQL with the functions that show time and enum columns, ``TimeText`` and
-    /// ``EnumText``).
+    /// PostgreSQL with the functions that show time and enum columns and check written
+    /// times, ``TimeText`` and ``EnumText``).
     public static func schema(_ dialect: SQLDialect) -> [String] {
         let types = SQLTypes(dialect)
         let versionTables: [String]
@@ -141,7 +141,8 @@ public enum ServiceTables {
         ] + oldItemColumn(dialect) + ChangeItems.schema(dialect) + TableStamps.schema(dialect)
             + StampSteps.schema(dialect)
             + OutsideWrites.schema(dialect) + LoggedViews.schema(dialect)
-            + IssuedIDs.schema(dialect) + (dialect == .postgres ? TimeText.functions + EnumText.functions : [])
+            + IssuedIDs.schema(dialect)
+            + (dialect == .postgres ? TimeText.functions + TimeText.writtenFunctions + EnumText.functions : [])
     }
 
     /// Adds the change log's `old_item` to a PostgreSQL store made before it (SQLite's

@@ -29,8 +29,8 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
         )
     }
 
-    func refusal(of error: any Error) -> String? {
-        Self.constraintRefusal(error)?.message
+    func refusal(of error: any Error) -> DataMediatorError? {
+        Self.constraintRefusal(error)
     }
 
     /// A constraint of the table that refused a write (``ConstraintRefusal``: `conflict`

@@ -52,6 +52,24 @@ extension PostgresStore {
         return types
     }
 
+    /// The rights of ``SourceCheck/writeRights`` the database user lacks on `table` (one
+    /// `has_table_privilege` each: given several, it is true when any is held).
+    static func withheldRights(
+        on table: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [String] {
+        let query: PostgresQuery = """
+            SELECT granted.name FROM unnest(\(SourceCheck.writeRights)::text[]) WITH ORDINALITY AS granted(name, place)
+            WHERE NOT has_table_privilege(\(SQL.quote(table)), granted.name) ORDER BY granted.place
+            """
+        var withheld: [String] = []
+        for try await right in try await connection.query(query, logger: logger).decode(String.self) {
+            withheld.append(right)
+        }
+        return withheld
+    }
+
     static func notNullColumns(
         of table: String,
         _ connection: PostgresConnection,

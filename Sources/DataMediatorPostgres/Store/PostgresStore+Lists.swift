@@ -183,6 +183,10 @@ extension PostgresStore {
             throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
         }
         try schema.checkColumns(types.keys.sorted())
+        if list.isWritable, case .table(let table) = source.kind {
+            let withheld = try await Self.withheldRights(on: table, connection, logger: self.logger)
+            if !withheld.isEmpty { throw StoreError(list: list.name, SourceCheck.withheld(withheld, table: table)) }
+        }
         if !source.isTable { try await checkReadsOnly(list, from: schema.from, connection) }
         // Writes raise the revision by one (`rev + 1`), which only an integer column takes.
         if list.isWritable, let revision = list.revisionField, let type = types[revision],

@@ -42,7 +42,15 @@ extension PostgresStore {
                 return try await sources.problem(missingServiceTables: missing) { schema in
                     do {
                         let types = try await Self.columnTypes(of: schema.from, connection, logger: logger)
-                        return SourceCheck.Columns(names: types.keys.sorted(), kinds: Self.columnKinds(types))
+                        var withheld: [String] = []
+                        if schema.list.isWritable, case .table(let table) = schema.source.kind {
+                            withheld = try await Self.withheldRights(on: table, connection, logger: logger)
+                        }
+                        return SourceCheck.Columns(
+                            names: types.keys.sorted(),
+                            kinds: Self.columnKinds(types),
+                            withheld: withheld
+                        )
                     } catch  where Self.isRefusedStatement(error) {
                         return nil
                     }

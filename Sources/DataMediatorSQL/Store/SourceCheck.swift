@@ -14,11 +14,15 @@ public struct SourceCheck: Sendable {
         public let names: [String]
         /// The kinds of those whose kind the store knows (a table's; not a SQLite query's).
         public let kinds: [String: (kind: ColumnKind, type: String)]
+        /// The rights a writable list's writes need on its table that the store's user
+        /// lacks (``SourceCheck/writeRights``; PostgreSQL's, SQLite has none).
+        public let withheld: [String]
 
-        /// The columns `names`, of `kinds` where known.
-        public init(names: [String], kinds: [String: (kind: ColumnKind, type: String)] = [:]) {
+        /// The columns `names`, of `kinds` where known; `withheld` the rights lacking.
+        public init(names: [String], kinds: [String: (kind: ColumnKind, type: String)] = [:], withheld: [String] = []) {
             self.names = names
             self.kinds = kinds
+            self.withheld = withheld
         }
     }
 
@@ -74,6 +78,10 @@ public struct SourceCheck: Sendable {
             }
             return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(what)"
         }
+        if case .table(let table) = schema.source.kind, !found.withheld.isEmpty {
+            return "List '\(schema.list.name)' cannot be served: \(Self.changed) "
+                + Self.withheld(found.withheld, table: table) + "."
+        }
         do {
             try schema.checkColumns(found.names)
             try schema.checkFieldTypes(found.kinds)
@@ -87,6 +95,17 @@ public struct SourceCheck: Sendable {
             return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(error.message)."
         }
         return nil
+    }
+
+    /// The rights on its table a writable list's writes need (PostgreSQL's names): they read,
+    /// insert, update and delete its rows, and lock a row as an update does.
+    public static let writeRights = ["SELECT", "INSERT", "UPDATE", "DELETE"]
+
+    /// Why a writable list over `table` cannot be served when the store's user lacks
+    /// `rights` (of ``writeRights``) on it: said at start and by `GET /ready`.
+    public static func withheld(_ rights: [String], table: String) -> String {
+        "the database user may not \(rights.joined(separator: ", ")) rows of its table '\(table)', which the "
+            + "list's writes need (grant \(rights.count == 1 ? "it" : "them"), or make the list read-only)"
     }
 
     private static let changed = "the store changed under the service (another program altered it):"

@@ -1,3 +1,4 @@
+import DataMediatorPostgres
 import DataMediatorTesting
 import Testing
 
@@ -74,6 +75,25 @@ import Testing
             "\(versions)"
         )
         #expect(!versions.contains("file"), "\(versions)")
+    }
+
+    /// One of the service's PostgreSQL functions dropped (a list's reads that show a time or
+    /// an enum need it; readiness said ready): named, until a start makes it again.
+    @Test func aDroppedServiceFunctionIsNamed() async throws {
+        let (subject, _, _) = try await OutsideWritesTests.subject(.postgres)
+        let store = try #require(subject.postgresStore)
+        #expect(ServiceTables.functions(.postgres).contains("data_mediator_time_text(date)"))
+        try await subject.writeBehindTheServicesBack("DROP FUNCTION data_mediator_time_text(date) CASCADE")
+        try await subject.writeBehindTheServicesBack("DROP FUNCTION data_mediator_enum_text(anyenum)")
+        let problem = try #require(try await subject.readinessProblem())
+        #expect(
+            problem.contains(
+                "The service's own functions 'data_mediator_enum_text(anyenum)', 'data_mediator_time_text(date)' are gone"
+            ),
+            "\(problem)"
+        )
+        try await store.prepare()
+        #expect(try await subject.readinessProblem() == nil)
     }
 
     /// Every list that lost its source is named, not only the first.

@@ -61,10 +61,14 @@ extension PostgresStore {
         }
     }
 
-    /// The service's own tables (``ServiceTables/names(_:)``) the database lacks.
+    /// The service's own tables (``ServiceTables/names(_:)``) and functions
+    /// (``ServiceTables/functions(_:)``, named with their argument types) the database lacks.
     static func missingServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        let query: PostgresQuery =
-            "SELECT name FROM unnest(\(ServiceTables.names(.postgres))::text[]) AS name WHERE to_regclass(name) IS NULL"
+        let query: PostgresQuery = """
+            SELECT name FROM unnest(\(ServiceTables.names(.postgres))::text[]) AS name WHERE to_regclass(name) IS NULL
+            UNION ALL SELECT name FROM unnest(\(ServiceTables.functions(.postgres))::text[]) AS name
+            WHERE to_regprocedure(name) IS NULL
+            """
         var missing: [String] = []
         for try await name in try await connection.query(query, logger: logger).decode(String.self) {
             missing.append(name)

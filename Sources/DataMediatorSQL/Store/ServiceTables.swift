@@ -65,6 +65,16 @@ public enum ServiceTables {
         return named(after: "CREATE TABLE IF NOT EXISTS ").filter { !dropped.contains($0) }
     }
 
+    /// The functions ``schema(_:)`` makes when missing (PostgreSQL's, by name and argument
+    /// types: `data_mediator_time_text(date)`), read from its statements' look for them
+    /// (`to_regprocedure`), for readiness: reads and writes of some lists need them.
+    public static func functions(_ dialect: SQLDialect) -> [String] {
+        schema(dialect).compactMap { statement in
+            guard let range = statement.firstRange(of: "to_regprocedure('") else { return nil }
+            return String(statement[range.upperBound...].prefix { $0 != "'" })
+        }
+    }
+
     /// The statements that create the service's tables when missing, in order (on
     /// PostgreSQL with the functions that show time and enum columns and check written
     /// times, ``TimeText`` and ``EnumText``).

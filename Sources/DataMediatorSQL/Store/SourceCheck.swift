@@ -34,12 +34,13 @@ public struct SourceCheck: Sendable {
         self.schemas = schemas
     }
 
-    /// What is not as it was, said for `GET /ready`: the service's own tables that are
-    /// gone, and every list whose source no longer reads or lacks a column it reads, or
+    /// What is not as it was, said for `GET /ready`: the service's own tables and
+    /// functions that are gone, and every list whose source no longer reads or lacks a column it reads, or
     /// holds one of a type its field does not fit; nil when all is as start-up found it.
     ///
     /// - Parameters:
-    ///   - missingServiceTables: those of ``ServiceTables/names(_:)`` the store lacks.
+    ///   - missingServiceTables: those of ``ServiceTables/names(_:)`` the store lacks, and
+    ///     of ``ServiceTables/functions(_:)`` (named with their argument types).
     ///   - columns: what the store holds now under a schema's source; nil when the store
     ///     refuses to read it for what it names (a table or a column its query reads is
     ///     gone, or a right was revoked).
@@ -49,13 +50,25 @@ public struct SourceCheck: Sendable {
         columns: (TableSchema) async throws -> Columns?
     ) async throws -> String? {
         var problems: [String] = []
-        if !missingServiceTables.isEmpty {
-            let one = missingServiceTables.count == 1
+        // A function is named with its argument types (``ServiceTables/functions(_:)``).
+        let tables = missingServiceTables.filter { !$0.contains("(") }
+        let functions = missingServiceTables.filter { $0.contains("(") }
+        if !tables.isEmpty {
+            let one = tables.count == 1
             problems.append(
-                "The service's own " + (one ? "table " : "tables ")
-                    + missingServiceTables.map { "'\($0)'" }.joined(separator: ", ")
+                "The service's own " + (one ? "table " : "tables ") + tables.map { "'\($0)'" }.joined(separator: ", ")
                     + (one ? " is" : " are") + " gone (dropped by another program): every list's reads and writes "
                     + (one ? "need it; restore it" : "need them; restore them") + " from a backup."
+            )
+        }
+        if !functions.isEmpty {
+            let one = functions.count == 1
+            problems.append(
+                "The service's own " + (one ? "function " : "functions ")
+                    + functions.map { "'\($0)'" }.joined(separator: ", ") + (one ? " is" : " are")
+                    + " gone (dropped by another program, with any index over " + (one ? "it" : "them")
+                    + "): the lists that read or write such columns need " + (one ? "it" : "them")
+                    + "; restart the service, which makes " + (one ? "it" : "them") + " and the indexes again."
             )
         }
         for schema in schemas {

@@ -31,17 +31,21 @@ struct Wiring: Sendable {
     private let configFile: String
     private let signer: CursorSigner
     private let demoTransactions: Int
+    /// The item files' items by list, read when the config was checked against a SQLite
+    /// store before it was opened (nil otherwise: ``registry(logger:)`` checks then).
+    private let checkedFiles: [String: [Item]]?
 
-    /// Loads the config (making the SQLite demo when there is none) and opens the store.
+    /// Loads the config (making the SQLite demo when there is none) and opens the store;
+    /// a SQLite store's lists are checked first, so that a config refused makes nothing.
     ///
-    /// - Throws: ``ConfigFileErrors`` for a bad config; other errors when the data folder,
+    /// - Throws: ``ConfigFileErrors`` for a bad config, or lists its SQLite store refuses; other errors when the data folder,
     ///   the store or the database URL is unusable.
     init(
         settings: ServeConfiguration,
         environment: [String: String],
         eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger
-    ) throws {
+    ) async throws {
         demoTransactions = settings.demoTransactions
         if let path = settings.config {
             configuration = try ConfigFileLoader.load(path: path)
@@ -61,6 +65,15 @@ struct Wiring: Sendable {
             configFile: configFile,
             isDemo: isDemo
         )
+        // A config refused for a list leaves nothing either: a SQLite store is checked as
+        // `check --store` checks it before it is opened (no file, no service tables made).
+        if !isDemo, case .sqlite(let path) = target {
+            checkedFiles = try await Self.rehearse(configuration, file: configFile) { lists in
+                try CommandStore.rehearse(lists, inSQLiteAt: path)
+            }
+        } else {
+            checkedFiles = nil
+        }
         try DataFolder.make(settings.dataDir)
         let secret = try CursorSecret.load(environment: environment, dataDir: settings.dataDir, logger: logger)
         signer = CursorSigner(secret: secret)
@@ -218,7 +231,15 @@ struct Wiring: Sendable {
     ///
     /// - Throws: ``ConfigFileErrors`` for lists whose source does not fit their declaration.
     func registry(logger: Logger) async throws -> ListRegistry {
+        var checked = checkedFiles
         if case .postgres(let store) = store {
+            // Every list checked before the service's own tables are made: a refused config
+            // makes nothing in the database (the demo's lists are over tables made below).
+            if !isDemo {
+                checked = try await Self.rehearse(configuration, file: configFile) { lists in
+                    try await store.check(lists, bounded: false)
+                }
+            }
             try await store.prepare()
             if isDemo {
                 let start = ContinuousClock.now
@@ -233,7 +254,8 @@ struct Wiring: Sendable {
         }
         // Every list is checked before any is prepared: a config refused for one list
         // leaves no table, column or index made for another.
-        let files = try await rehearse()
+        let files: [String: [Item]]
+        if let checked { files = checked } else { files = try await rehearse() }
         var adapters: [ListAdapter] = []
         var problems: [ConfigFileError] = []
         for list in configuration.preparationOrder {
@@ -293,52 +315,6 @@ struct Wiring: Sendable {
             case .postgres(let store): try await store.rehearse(sourced)
             }
         }
-    }
-
-    /// Checks every list of `configuration` (read from `configFile`) with `rehearsal`, which
-    /// checks the lists over a store against it and changes nothing, and reads the item
-    /// files of the lists served from one; returns those items by list name. `serve` and
-    /// `check --store` check so.
-    ///
-    /// - Throws: ``ConfigFileErrors`` for every list whose source does not fit its
-    ///   declaration, or whose file cannot be read, at the list's line.
-    static func rehearse(
-        _ configuration: MediatorConfiguration,
-        file configFile: String,
-        rehearsal: ([(list: ListDefinition, source: StoreSource)]) async throws -> [StoreError]
-    ) async throws -> [String: [Item]] {
-        var files: [String: [Item]] = [:]
-        var problems: [ConfigFileError] = []
-        var sourced: [(list: ListDefinition, source: StoreSource)] = []
-        for list in configuration.preparationOrder {
-            guard let file = list.file else {
-                if let source = list.source { sourced.append((list.definition, source)) }
-                continue
-            }
-            do {
-                files[list.definition.name] = try ItemFile.read(
-                    path: file,
-                    idField: list.definition.idField,
-                    types: list.fieldTypes,
-                    rules: list.definition.rules
-                )
-            } catch {
-                problems.append(
-                    ConfigFileError(
-                        file: configFile,
-                        line: list.line,
-                        column: 1,
-                        message: "list '\(list.definition.name)': \(error.description)"
-                    )
-                )
-            }
-        }
-        for error in try await rehearsal(sourced) {
-            let line = configuration.lists.first { $0.definition.name == error.list }?.line ?? 1
-            problems.append(ConfigFileError(file: configFile, line: line, column: 1, message: error.description))
-        }
-        if !problems.isEmpty { throw ConfigFileErrors(errors: problems.sorted { $0.line < $1.line }) }
-        return files
     }
 
     /// The composites' adapters, each built after the lists it shows (the loader refused

@@ -74,6 +74,18 @@ import Testing
         #expect(errors.contains("field 'n' (string) is over a integer column"), "\(errors)")
         #expect(!errors.contains("'later'"), "a missing table is made by serve: \(errors)")
         #expect(try await Self.held(folder, target) == before, "nothing made in the store")
+        // serve refuses it so, and makes nothing either: it checks before it makes the
+        // service's own tables (they were made, and the stamp function, before the refusal).
+        let (served, serving) = try await DemoWalkTests.run(
+            [
+                "serve", "--config", config.path, "--port", String(Int.random(in: 20_000...40_000)),
+                "--data-dir", folder.appendingPathComponent("data").path,
+            ],
+            environment: target.environment
+        )
+        #expect(served != 0)
+        #expect(serving.contains("field 'body' (integer) is over a text column"), "\(serving)")
+        #expect(try await Self.held(folder, target) == before, "serve made nothing in the store")
 
         try Data(("store: \(target.store)\n" + Self.lists("body: string, n: integer")).utf8).write(to: config)
         let (passed, passing) = try await DemoWalkTests.run(

@@ -186,8 +186,8 @@ import Testing
             demoTransactions: nil,
             environment: [:]
         )
-        #expect(throws: ConfigFileErrors.self) {
-            _ = try Wiring(settings: settings, environment: [:], logger: Logger(label: "test"))
+        await #expect(throws: ConfigFileErrors.self) {
+            _ = try await Wiring(settings: settings, environment: [:], logger: Logger(label: "test"))
         }
         #expect(!FileManager.default.fileExists(atPath: data.path))
     }

@@ -7,7 +7,8 @@ import Testing
 @testable import data_mediator
 
 /// A config that `serve` refuses for one list changes nothing in the store for the others:
-/// every list is checked before any is prepared.
+/// every list is checked before any is prepared, and before the store is opened, so a
+/// refused config makes no store file and none of the service's own tables either.
 @Suite struct RefusedConfigTests {
     static func config(bad: Bool) -> String {
         """
@@ -45,10 +46,14 @@ import Testing
             return text.contains("list 'done'") && text.contains("nowhere") && !text.contains("'notes'")
         }
         let store = folder.url.appendingPathComponent("store.sqlite").path
+        #expect(!FileManager.default.fileExists(atPath: store), "the refused start made the store")
+        // An existing store is left as it was: not a table of the service's is made in it.
+        try await DatabaseQueue(path: store).write { db in try db.execute(sql: "CREATE TABLE kept (id TEXT)") }
+        await #expect(throws: (any Error).self) { _ = try await folder.wire() }
         let made = try await DatabaseQueue(path: store).read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE '%data_mediator%'")
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master")
         }
-        #expect(made.isEmpty, "\(made)")
+        #expect(made == ["kept"], "\(made)")
 
         // The config mended, every list is served, its tables made.
         try Data(Self.config(bad: false).utf8).write(to: folder.url.appendingPathComponent("lists.yaml"))

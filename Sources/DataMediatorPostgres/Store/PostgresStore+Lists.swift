@@ -33,15 +33,16 @@ extension PostgresStore {
     ///
     /// With `serviceTables`, the service's own tables and functions are made first in the
     /// same transaction (rolled back too), for a database ``prepare()`` never saw
-    /// (``check(_:)``).
+    /// (``check(_:bounded:)``). `bounded` keeps the session's statement and lock bounds.
     ///
     /// - Throws: when the database cannot be reached.
     public func rehearse(
         _ lists: [(list: ListDefinition, source: StoreSource)],
-        serviceTables: Bool = false
+        serviceTables: Bool = false,
+        bounded: Bool = false
     ) async throws -> [StoreError] {
         do {
-            try await changeSchema(bounded: serviceTables) { connection in
+            try await changeSchema(bounded: bounded) { connection in
                 // Only where they are missing: on a served database their statements would
                 // lock the service's tables (`ALTER TABLE ... IF NOT EXISTS` takes its lock
                 // first) for the whole rehearsal.
@@ -84,15 +85,20 @@ extension PostgresStore {
         return []
     }
 
-    /// Checks each list as ``rehearse(_:serviceTables:)`` does, on a database this service
-    /// may never have served, for `check --store`: nothing is left made in it, not even the
-    /// service's own tables.
+    /// Checks each list as ``rehearse(_:serviceTables:bounded:)`` does, on a database this
+    /// service may never have served, for `check --store` and for `serve` before it makes
+    /// the service's own tables: nothing is left made in it, not even those. `bounded` as
+    /// there: a check beside a serving service gives up on a table another program holds
+    /// locked, where a start waits (for another replica's start, say).
     ///
     /// - Throws: `StoreError` saying why the database cannot be reached.
-    public func check(_ lists: [(list: ListDefinition, source: StoreSource)]) async throws -> [StoreError] {
+    public func check(
+        _ lists: [(list: ListDefinition, source: StoreSource)],
+        bounded: Bool = true
+    ) async throws -> [StoreError] {
         if let failure = await lastingConnectionFailure() { throw StoreError(list: nil, failure) }
         do {
-            return try await rehearse(lists, serviceTables: true)
+            return try await rehearse(lists, serviceTables: true, bounded: bounded)
         } catch let error as StoreError {
             throw error
         } catch {

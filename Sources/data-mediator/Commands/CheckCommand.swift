@@ -61,32 +61,10 @@ struct CheckCommand: AsyncParsableCommand {
             where environment[name].map({ !$0.isEmpty }) == true {
                 throw StoreError(list: nil, Wiring.urlBesideSQLite(name, path: path))
             }
-            return try rehearse(lists, inSQLiteAt: path)
+            return try CommandStore.rehearse(lists, inSQLiteAt: path)
         case .postgres:
             let store = try CommandStore.postgres(for: "check", connections: 1)
             return try await store.withClientsRunning { try await store.check(lists) }
-        }
-    }
-
-    /// ``rehearse(_:in:)`` for the SQLite file at `path`, opened without the service's own
-    /// tables being made in it. A new store is made by serve: an empty database in memory
-    /// stands for one that does not exist.
-    private static func rehearse(
-        _ lists: [(list: ListDefinition, source: StoreSource)],
-        inSQLiteAt path: String
-    ) throws -> [StoreError] {
-        // As serve refuses it: a path it cannot open, a file it may not write.
-        try SQLiteStore.checkPath(path, writable: true)
-        do {
-            guard FileManager.default.fileExists(atPath: path) else {
-                return try DatabaseQueue().writeWithoutTransaction { db in try SQLiteStore.rehearse(lists, on: db) }
-            }
-            var settings = GRDB.Configuration()
-            settings.busyMode = .timeout(5)
-            let database = try DatabaseQueue(path: path, configuration: settings)
-            return try database.writeWithoutTransaction { db in try SQLiteStore.rehearse(lists, on: db) }
-        } catch let error as DatabaseError {
-            throw StoreError(list: nil, "cannot check the lists against the SQLite store at \(path): \(error)")
         }
     }
 }

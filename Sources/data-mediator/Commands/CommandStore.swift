@@ -1,10 +1,15 @@
+import DataMediator
 import DataMediatorPostgres
 import DataMediatorSQL
+import DataMediatorSQLite
 import Foundation
+import GRDB
 import Logging
 
 /// The PostgreSQL store a command other than `serve` works on (`import`, `check --store`):
-/// the database of `DATA_MEDIATOR_DATABASE_URL`, with a small pool of its own.
+/// the database of `DATA_MEDIATOR_DATABASE_URL`, with a small pool of its own; and the
+/// check of lists against a SQLite file that makes nothing in it (`check --store`, and
+/// `serve` before it opens the store).
 enum CommandStore {
     /// The store of `DATA_MEDIATOR_DATABASE_URL` in `environment`, opening at most
     /// `connections`, logging as `data-mediator.<command>`.
@@ -23,5 +28,30 @@ enum CommandStore {
             maximumConnections: connections,
             logger: Logger(label: "data-mediator.\(command)")
         )
+    }
+
+    /// What is wrong with each of `lists` over the SQLite file at `path`
+    /// (``DataMediatorSQLite/SQLiteStore/rehearse(_:on:)``), opened without the service's
+    /// own tables being made in it. A new store is made by serve: an empty database in
+    /// memory stands for one that does not exist, which is not made.
+    ///
+    /// - Throws: `StoreError` for a path serve refuses (``DataMediatorSQLite/SQLiteStore/checkPath(_:writable:)``)
+    ///   or a file that cannot be read as a database.
+    static func rehearse(
+        _ lists: [(list: ListDefinition, source: StoreSource)],
+        inSQLiteAt path: String
+    ) throws -> [StoreError] {
+        try SQLiteStore.checkPath(path, writable: true)
+        do {
+            guard FileManager.default.fileExists(atPath: path) else {
+                return try DatabaseQueue().writeWithoutTransaction { db in try SQLiteStore.rehearse(lists, on: db) }
+            }
+            var settings = GRDB.Configuration()
+            settings.busyMode = .timeout(5)
+            let database = try DatabaseQueue(path: path, configuration: settings)
+            return try database.writeWithoutTransaction { db in try SQLiteStore.rehearse(lists, on: db) }
+        } catch let error as DatabaseError {
+            throw StoreError(list: nil, "cannot check the lists against the SQLite store at \(path): \(error)")
+        }
     }
 }

@@ -92,7 +92,12 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         do {
-            wiring = try Wiring(settings: settings, environment: environment, eventLoops: eventLoops, logger: logger)
+            wiring = try await Wiring(
+                settings: settings,
+                environment: environment,
+                eventLoops: eventLoops,
+                logger: logger
+            )
             switch wiring.store {
             case .sqlite: checked = try await wiring.registry(logger: logger)
             case .postgres: try await wiring.checkConnectionLimits()

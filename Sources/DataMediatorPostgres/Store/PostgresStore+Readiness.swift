@@ -61,13 +61,17 @@ extension PostgresStore {
         }
     }
 
+    /// ``ServiceTables/names(_:)`` and ``ServiceTables/functions(_:)``, read once from the
+    /// schema's statements rather than on every readiness look.
+    private static let serviceTables = ServiceTables.names(.postgres)
+    private static let serviceFunctions = ServiceTables.functions(.postgres)
+
     /// The service's own tables (``ServiceTables/names(_:)``) and functions
     /// (``ServiceTables/functions(_:)``, named with their argument types) the database lacks.
     static func missingServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
         let query: PostgresQuery = """
-            SELECT name FROM unnest(\(ServiceTables.names(.postgres))::text[]) AS name WHERE to_regclass(name) IS NULL
-            UNION ALL SELECT name FROM unnest(\(ServiceTables.functions(.postgres))::text[]) AS name
-            WHERE to_regprocedure(name) IS NULL
+            SELECT name FROM unnest(\(serviceTables)::text[]) AS name WHERE to_regclass(name) IS NULL
+            UNION ALL SELECT name FROM unnest(\(serviceFunctions)::text[]) AS name WHERE to_regprocedure(name) IS NULL
             """
         var missing: [String] = []
         for try await name in try await connection.query(query, logger: logger).decode(String.self) {

@@ -35,8 +35,9 @@ public struct SourceCheck: Sendable {
     }
 
     /// What is not as it was, said for `GET /ready`: the service's own tables and
-    /// functions that are gone, and every list whose source no longer reads or lacks a column it reads, or
-    /// holds one of a type its field does not fit; nil when all is as start-up found it.
+    /// functions that are gone, and every list whose source no longer reads or lacks a
+    /// column it reads, holds one of a type its field does not fit, or (a writable list's
+    /// table) withholds a right its writes need; nil when all is as start-up found it.
     ///
     /// - Parameters:
     ///   - missingServiceTables: those of ``ServiceTables/names(_:)`` the store lacks, and

@@ -40,7 +40,7 @@ import Testing
             try await store.primary.query("REVOKE UPDATE, DELETE ON notes FROM CURRENT_USER")
             let problem = await store.readinessProblem(checking: check) ?? ""
             #expect(problem.contains("List 'notes' cannot be served"), "\(problem)")
-            #expect(problem.contains("may not UPDATE, DELETE rows of its table 'notes'"), "\(problem)")
+            #expect(problem.contains("lacks UPDATE, DELETE on its table 'notes'"), "\(problem)")
             await #expect(throws: SourceCheck.refused) {
                 _ = try await adapter.patch(
                     id: "n1",
@@ -52,8 +52,7 @@ import Testing
                 _ = try await store.adapter(for: definition, source: source, signer: signer)
             }
             #expect(
-                refused?.message.contains("may not UPDATE, DELETE rows of its table 'notes', which the list's writes")
-                    == true,
+                refused?.message.contains("the database user lacks UPDATE, DELETE on its table 'notes' (") == true,
                 "\(String(describing: refused))"
             )
 
@@ -65,6 +64,19 @@ import Testing
                 scope: nil
             )
             #expect(patched.cell.data.objectValue?["score"] == .integer(9))
+
+            // The right to make triggers, which start-up needs of every list's table (a
+            // read-only one's too): check --store passed, and serve failed at the triggers
+            // after it had made the service's tables (probe 46).
+            try await store.primary.query("REVOKE TRIGGER ON notes FROM CURRENT_USER")
+            let untriggered = await #expect(throws: StoreError.self) {
+                _ = try await store.adapter(for: definition, source: source, signer: signer)
+            }
+            #expect(
+                untriggered?.message.contains("lacks TRIGGER on its table 'notes'") == true,
+                "\(String(describing: untriggered))"
+            )
+            #expect(try await store.rehearse([(definition, source)]).map(\.message) == [untriggered?.message])
         }
     }
 

@@ -52,16 +52,21 @@ extension PostgresStore {
         return types
     }
 
-    /// The rights of ``SourceCheck/writeRights`` the database user lacks on `table` (one
-    /// `has_table_privilege` each: given several, it is true when any is held).
+    /// Those of `rights` the database user lacks on `table` (one `has_table_privilege` each:
+    /// given several, it is true when any is held), and ``SourceCheck/owner`` last when
+    /// `owning` and the user is not the table's owner (nor a member of its role).
     static func withheldRights(
+        _ rights: [String],
+        owning: Bool = false,
         on table: String,
         _ connection: PostgresConnection,
         logger: Logger
     ) async throws -> [String] {
         let query: PostgresQuery = """
-            SELECT granted.name FROM unnest(\(SourceCheck.writeRights)::text[]) WITH ORDINALITY AS granted(name, place)
-            WHERE NOT has_table_privilege(\(SQL.quote(table)), granted.name) ORDER BY granted.place
+            SELECT granted.name FROM unnest(\(rights)::text[]) WITH ORDINALITY AS granted(name, place)
+            WHERE NOT has_table_privilege(\(SQL.quote(table)), granted.name)
+            UNION ALL SELECT \(SourceCheck.owner) FROM pg_class WHERE \(owning)
+            AND oid = to_regclass(\(SQL.quote(table))) AND NOT pg_has_role(relowner, 'USAGE')
             """
         var withheld: [String] = []
         for try await right in try await connection.query(query, logger: logger).decode(String.self) {

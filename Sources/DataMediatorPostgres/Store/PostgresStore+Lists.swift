@@ -164,6 +164,16 @@ extension PostgresStore {
             if relations[table] == .missing {
                 try await session.execute(schema.createTable(table), [])
             }
+            // Before the table is read: a right withheld is named, not PostgreSQL's
+            // "permission denied" for whatever statement meets it first.
+            let withheld = try await Self.withheldRights(
+                SourceCheck.startRights(writable: list.isWritable),
+                owning: true,
+                on: table,
+                connection,
+                logger: self.logger
+            )
+            if !withheld.isEmpty { throw StoreError(list: list.name, SourceCheck.withheld(withheld, table: table)) }
             if let revision = list.revisionField, let statement = schema.addRevisionColumn(to: table),
                 try await !Self.columnTypes(of: SQL.quote(table), connection, logger: self.logger).keys
                     .contains(revision)
@@ -189,10 +199,6 @@ extension PostgresStore {
             throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
         }
         try schema.checkColumns(types.keys.sorted())
-        if list.isWritable, case .table(let table) = source.kind {
-            let withheld = try await Self.withheldRights(on: table, connection, logger: self.logger)
-            if !withheld.isEmpty { throw StoreError(list: list.name, SourceCheck.withheld(withheld, table: table)) }
-        }
         if !source.isTable { try await checkReadsOnly(list, from: schema.from, connection) }
         // Writes raise the revision by one (`rev + 1`), which only an integer column takes.
         if list.isWritable, let revision = list.revisionField, let type = types[revision],

@@ -44,7 +44,12 @@ extension PostgresStore {
                         let types = try await Self.columnTypes(of: schema.from, connection, logger: logger)
                         var withheld: [String] = []
                         if schema.list.isWritable, case .table(let table) = schema.source.kind {
-                            withheld = try await Self.withheldRights(on: table, connection, logger: logger)
+                            withheld = try await Self.withheldRights(
+                                SourceCheck.writeRights,
+                                on: table,
+                                connection,
+                                logger: logger
+                            )
                         }
                         return SourceCheck.Columns(
                             names: types.keys.sorted(),

@@ -115,11 +115,28 @@ public struct SourceCheck: Sendable {
     /// insert, update and delete its rows, and lock a row as an update does.
     public static let writeRights = ["SELECT", "INSERT", "UPDATE", "DELETE"]
 
-    /// Why a writable list over `table` cannot be served when the store's user lacks
-    /// `rights` (of ``writeRights``) on it: said at start and by `GET /ready`.
+    /// The rights on its table every table list needs at start: its rows read, and the
+    /// triggers that see other programs' writes made (the views' indexes need the table's
+    /// owner, ``owner``); a writable list's need ``writeRights`` too.
+    public static func startRights(writable: Bool) -> [String] {
+        writable ? writeRights + ["TRIGGER"] : ["SELECT", "TRIGGER"]
+    }
+
+    /// The name that stands, among withheld rights, for the table's ownership, which its
+    /// indexes need.
+    public static let owner = "OWNER"
+
+    /// Why a list over `table` cannot be served when the store's user lacks `rights` (of
+    /// ``startRights(writable:)``, or ``owner``) on it: said at start and by `GET /ready`.
     public static func withheld(_ rights: [String], table: String) -> String {
-        "the database user may not \(rights.joined(separator: ", ")) rows of its table '\(table)', which the "
-            + "list's writes need (grant \(rights.count == 1 ? "it" : "them"), or make the list read-only)"
+        let granted = rights.filter { $0 != owner }
+        var lacks: [String] = []
+        if !granted.isEmpty { lacks.append("lacks \(granted.joined(separator: ", ")) on its table '\(table)'") }
+        if granted.count < rights.count { lacks.append("does not own its table '\(table)'") }
+        return "the database user " + lacks.joined(separator: " and ")
+            + " (the service needs SELECT and TRIGGER on a list's table and to own it, for its triggers and "
+            + "the views' indexes, and INSERT, UPDATE and DELETE on a writable list's): grant "
+            + (rights.count == 1 ? "it" : "them")
     }
 
     private static let changed = "the store changed under the service (another program altered it):"

@@ -65,6 +65,14 @@ import Testing
             )
             #expect(patched.cell.data.objectValue?["score"] == .integer(9))
 
+            // A right on the service's own table revoked: every write refused, readiness said
+            // ready (probe 46).
+            try await store.primary.query("REVOKE INSERT ON data_mediator_changes FROM CURRENT_USER")
+            let own = await store.readinessProblem(checking: check) ?? ""
+            #expect(own.contains("on its own table 'data_mediator_changes'"), "\(own)")
+            try await store.primary.query("GRANT INSERT ON data_mediator_changes TO CURRENT_USER")
+            #expect(await store.readinessProblem(checking: check) == nil)
+
             // The right to make triggers, which start-up needs of every list's table (a
             // read-only one's too): check --store passed, and serve failed at the triggers
             // after it had made the service's tables (probe 46).

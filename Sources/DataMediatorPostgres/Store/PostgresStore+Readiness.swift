@@ -24,22 +24,31 @@ extension PostgresStore {
         if let problem = await connectionProblem() {
             // The store's own table refused: say which of the service's tables are gone.
             guard problem.contains(SourceCheck.refused.message),
-                let missing = try? await boundedStatement(
+                let (missing, withheld) = try? await boundedStatement(
                     within: Self.readinessBound,
                     { [logger] connection in
-                        try await Self.missingServiceTables(connection, logger: logger)
+                        (
+                            try await Self.missingServiceTables(connection, logger: logger),
+                            try await Self.withheldServiceTables(connection, logger: logger)
+                        )
                     }
                 ),
-                !missing.isEmpty
+                !missing.isEmpty || !withheld.isEmpty
             else { return problem }
-            return (try? await SourceCheck([]).problem(missingServiceTables: missing) { _ in nil }) ?? problem
+            let named = try? await SourceCheck([]).problem(
+                missingServiceTables: missing,
+                withheldServiceTables: withheld
+            ) { _ in nil }
+            return named ?? problem
         }
         guard !sources.schemas.isEmpty else { return nil }
         let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
         do {
             return try await boundedStatement(within: Self.readinessBound) { [logger] connection in
                 let missing = try await Self.missingServiceTables(connection, logger: logger)
-                return try await sources.problem(missingServiceTables: missing) { schema in
+                let withheld = try await Self.withheldServiceTables(connection, logger: logger)
+                return try await sources.problem(missingServiceTables: missing, withheldServiceTables: withheld) {
+                    schema in
                     do {
                         let types = try await Self.columnTypes(of: schema.from, connection, logger: logger)
                         var withheld: [String] = []
@@ -70,6 +79,21 @@ extension PostgresStore {
     /// schema's statements rather than on every readiness look.
     private static let serviceTables = ServiceTables.names(.postgres)
     private static let serviceFunctions = ServiceTables.functions(.postgres)
+
+    /// The service's own tables (``ServiceTables/names(_:)``) on which the database user
+    /// lacks one of ``SourceCheck/writeRights`` (another program revoked it): every write
+    /// needs them.
+    static func withheldServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        let query: PostgresQuery = """
+            SELECT name FROM unnest(\(serviceTables)::text[]) AS name WHERE to_regclass(name) IS NOT NULL
+            AND NOT (SELECT bool_and(has_table_privilege(name, granted)) FROM unnest(\(SourceCheck.writeRights)::text[]) AS granted)
+            """
+        var withheld: [String] = []
+        for try await name in try await connection.query(query, logger: logger).decode(String.self) {
+            withheld.append(name)
+        }
+        return withheld.sorted()
+    }
 
     /// The service's own tables (``ServiceTables/names(_:)``) and functions
     /// (``ServiceTables/functions(_:)``, named with their argument types) the database lacks.

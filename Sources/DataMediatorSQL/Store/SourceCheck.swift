@@ -42,15 +42,27 @@ public struct SourceCheck: Sendable {
     /// - Parameters:
     ///   - missingServiceTables: those of ``ServiceTables/names(_:)`` the store lacks, and
     ///     of ``ServiceTables/functions(_:)`` (named with their argument types).
+    ///   - withheldServiceTables: those of ``ServiceTables/names(_:)`` on which the store's
+    ///     user lacks one of ``writeRights``.
     ///   - columns: what the store holds now under a schema's source; nil when the store
     ///     refuses to read it for what it names (a table or a column its query reads is
     ///     gone, or a right was revoked).
     /// - Throws: what `columns` throws (the store cannot be reached).
     public func problem(
         missingServiceTables: [String] = [],
+        withheldServiceTables: [String] = [],
         columns: (TableSchema) async throws -> Columns?
     ) async throws -> String? {
         var problems: [String] = []
+        if !withheldServiceTables.isEmpty {
+            let one = withheldServiceTables.count == 1
+            problems.append(
+                "The database user lacks a right the service needs (\(Self.writeRights.joined(separator: ", "))) on "
+                    + "its own " + (one ? "table " : "tables ")
+                    + withheldServiceTables.map { "'\($0)'" }.joined(separator: ", ")
+                    + " (another program revoked it): every list's writes need them; grant them."
+            )
+        }
         // A function is named with its argument types (``ServiceTables/functions(_:)``).
         let tables = missingServiceTables.filter { !$0.contains("(") }
         let functions = missingServiceTables.filter { $0.contains("(") }

@@ -26,12 +26,7 @@ extension PostgresStore {
             guard problem.contains(SourceCheck.refused.message),
                 let (missing, withheld) = try? await boundedStatement(
                     within: Self.readinessBound,
-                    { [logger] connection in
-                        (
-                            try await Self.missingServiceTables(connection, logger: logger),
-                            try await Self.withheldServiceTables(connection, logger: logger)
-                        )
-                    }
+                    { [logger] connection in try await Self.serviceTableProblems(connection, logger: logger) }
                 ),
                 !missing.isEmpty || !withheld.isEmpty
             else { return problem }
@@ -45,8 +40,7 @@ extension PostgresStore {
         let what = readerConfiguration == nil ? "The database" : "The read replica (DATA_MEDIATOR_DATABASE_READ_URL)"
         do {
             return try await boundedStatement(within: Self.readinessBound) { [logger] connection in
-                let missing = try await Self.missingServiceTables(connection, logger: logger)
-                let withheld = try await Self.withheldServiceTables(connection, logger: logger)
+                let (missing, withheld) = try await Self.serviceTableProblems(connection, logger: logger)
                 return try await sources.problem(missingServiceTables: missing, withheldServiceTables: withheld) {
                     schema in
                     do {
@@ -80,33 +74,29 @@ extension PostgresStore {
     private static let serviceTables = ServiceTables.names(.postgres)
     private static let serviceFunctions = ServiceTables.functions(.postgres)
 
-    /// The service's own tables (``ServiceTables/names(_:)``) on which the database user
-    /// lacks one of ``SourceCheck/writeRights`` (another program revoked it): every write
-    /// needs them.
-    static func withheldServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        let query: PostgresQuery = """
-            SELECT name FROM unnest(\(serviceTables)::text[]) AS name WHERE to_regclass(name) IS NOT NULL
-            AND NOT (SELECT bool_and(has_table_privilege(name, granted)) FROM unnest(\(SourceCheck.writeRights)::text[]) AS granted)
-            """
-        var withheld: [String] = []
-        for try await name in try await connection.query(query, logger: logger).decode(String.self) {
-            withheld.append(name)
-        }
-        return withheld.sorted()
-    }
-
     /// The service's own tables (``ServiceTables/names(_:)``) and functions
-    /// (``ServiceTables/functions(_:)``, named with their argument types) the database lacks.
-    static func missingServiceTables(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+    /// (``ServiceTables/functions(_:)``, named with their argument types) the database lacks,
+    /// and the tables on which its user lacks one of ``SourceCheck/writeRights`` (another
+    /// program revoked it: every write needs them), in one statement.
+    static func serviceTableProblems(
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> (missing: [String], withheld: [String]) {
         let query: PostgresQuery = """
-            SELECT name FROM unnest(\(serviceTables)::text[]) AS name WHERE to_regclass(name) IS NULL
-            UNION ALL SELECT name FROM unnest(\(serviceFunctions)::text[]) AS name WHERE to_regprocedure(name) IS NULL
+            SELECT name, false FROM unnest(\(serviceTables)::text[]) AS name WHERE to_regclass(name) IS NULL
+            UNION ALL SELECT name, false FROM unnest(\(serviceFunctions)::text[]) AS name
+            WHERE to_regprocedure(name) IS NULL
+            UNION ALL SELECT name, true FROM unnest(\(serviceTables)::text[]) AS name WHERE to_regclass(name) IS NOT NULL
+            AND NOT (SELECT bool_and(has_table_privilege(name, granted))
+            FROM unnest(\(SourceCheck.writeRights)::text[]) AS granted)
             """
-        var missing: [String] = []
-        for try await name in try await connection.query(query, logger: logger).decode(String.self) {
-            missing.append(name)
+        var (missing, withheld): ([String], [String]) = ([], [])
+        for try await (name, isWithheld) in try await connection.query(query, logger: logger).decode(
+            (String, Bool).self
+        ) {
+            if isWithheld { withheld.append(name) } else { missing.append(name) }
         }
-        return missing.sorted()
+        return (missing.sorted(), withheld.sorted())
     }
 
     /// Why the store cannot be read now, as ``readinessProblem(checking:)`` says, before its

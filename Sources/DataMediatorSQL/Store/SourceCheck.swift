@@ -145,10 +145,14 @@ public struct SourceCheck: Sendable {
         var lacks: [String] = []
         if !granted.isEmpty { lacks.append("lacks \(granted.joined(separator: ", ")) on its table '\(table)'") }
         if granted.count < rights.count { lacks.append("does not own its table '\(table)'") }
+        let remedy =
+            granted.isEmpty
+            ? "make it the table's owner"
+            : "grant " + (granted.count == 1 ? "it" : "them")
+                + (granted.count < rights.count ? " and make it the table's owner" : "")
         return "the database user " + lacks.joined(separator: " and ")
             + " (the service needs SELECT and TRIGGER on a list's table and to own it, for its triggers and "
-            + "the views' indexes, and INSERT, UPDATE and DELETE on a writable list's): grant "
-            + (rights.count == 1 ? "it" : "them")
+            + "the views' indexes, and INSERT, UPDATE and DELETE on a writable list's): " + remedy
     }
 
     private static let changed = "the store changed under the service (another program altered it):"

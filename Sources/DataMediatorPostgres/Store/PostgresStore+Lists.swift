@@ -46,7 +46,8 @@ extension PostgresStore {
                 // Only where they are missing: on a served database their statements would
                 // lock the service's tables (`ALTER TABLE ... IF NOT EXISTS` takes its lock
                 // first) for the whole rehearsal.
-                if serviceTables, try await !Self.serviceTableProblems(connection, logger: self.logger).missing.isEmpty {
+                if serviceTables, try await !Self.serviceTableProblems(connection, logger: self.logger).missing.isEmpty
+                {
                     for statement in ServiceTables.schema(.postgres) {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                     }

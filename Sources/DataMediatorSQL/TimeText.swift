@@ -51,8 +51,13 @@ public enum TimeText {
         let value: String
         switch kind {
         // A `time` keeps 12:00 of 12:00+02 as PostgreSQL reads it: read as a timetz,
-        // it is the time of day in UTC, the sessions' zone.
-        case .time: return "CAST(CAST(? AS timetz) AT TIME ZONE 'UTC' AS time)"
+        // it is the time of day in UTC, the sessions' zone. The end of the day,
+        // `24:00:00` in UTC, is kept as written: `AT TIME ZONE` would turn it into the
+        // start of the day, `00:00:00`.
+        case .time:
+            return "(SELECT CASE WHEN written = '24:00:00+00' THEN CAST('24:00:00' AS time) "
+                + "ELSE CAST(written AT TIME ZONE 'UTC' AS time) END "
+                + "FROM (SELECT CAST(? AS timetz) AS written) AS value)"
         // So does a `timestamp` drop a zone its text gives: read as a timestamptz first,
         // the time is the instant's in UTC.
         case .timestamp: value = "CAST(CAST(? AS timestamptz) AS timestamp)"

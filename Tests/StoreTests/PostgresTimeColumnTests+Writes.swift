@@ -49,10 +49,24 @@ extension PostgresTimeColumnTests {
         )
         #expect(Self.field("local", of: zoned.cell) == .string("2026-11-21T05:00:00"))
         // So is a time of day's (probe 41: 12:00:00+02 was stored as 12:00:00).
-        for (given, stored) in [("12:00:00+02", "10:00:00"), ("23:30-01:00", "00:30:00"), ("08:15", "08:15:00")] {
+        // The end of the day stays the end of the day (probe 46: `24:00:00` was stored as
+        // `00:00:00`, the start of the day), and orders after every other time.
+        for (given, stored) in [
+            ("12:00:00+02", "10:00:00"), ("23:30-01:00", "00:30:00"), ("24:00:00+02", "22:00:00"),
+            ("08:15", "08:15:00"), ("24:00:00", "24:00:00"),
+        ] {
             let timed = try await adapter.patch(id: id, body: .object(["data": .object(["opens": .string(given)])]))
             #expect(Self.field("opens", of: timed.cell) == .string(stored), "\(given)")
         }
+        let late = try await adapter.create(
+            body: .object(["data": .object(["title": .string("late"), "opens": .string("23:59:59.999999")])])
+        )
+        let byOpens = try await adapter.page(view: "by_opens", limit: "5", cursor: nil).items
+            .filter { Self.field("opens", of: $0) != .null }
+        #expect(
+            byOpens.map(\.id) == [late.cell.id, id],
+            "\(byOpens.map { Self.field("opens", of: $0) })"
+        )
 
         let start = try await adapter.currentVersion()
         for (field, text) in [

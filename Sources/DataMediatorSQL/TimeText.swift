@@ -47,7 +47,8 @@ public enum TimeText {
     /// read back as written (`to_char` drops a date's era: `0044-03-15 BC` would show, and
     /// be written back, as `0044-03-15`) nor order among the others (`10000-01-01` sorts
     /// before `2026-01-01` as text).
-    public static func written(_ field: String, kind: Kind) -> String {
+    /// `given` is what is written in place of the `?`: an array's element.
+    public static func written(_ field: String, kind: Kind, given: String = "?") -> String {
         let value: String
         switch kind {
         // A `time` keeps 12:00 of 12:00+02 as PostgreSQL reads it: read as a timetz,
@@ -57,13 +58,24 @@ public enum TimeText {
         case .time:
             return "(SELECT CASE WHEN written = '24:00:00+00' THEN CAST('24:00:00' AS time) "
                 + "ELSE CAST(written AT TIME ZONE 'UTC' AS time) END "
-                + "FROM (SELECT CAST(? AS timetz) AS written) AS value)"
+                + "FROM (SELECT CAST(\(given) AS timetz) AS written) AS value)"
         // So does a `timestamp` drop a zone its text gives: read as a timestamptz first,
         // the time is the instant's in UTC.
-        case .timestamp: value = "CAST(CAST(? AS timestamptz) AS timestamp)"
-        case .timestamptz, .date: value = "CAST(? AS \(kind.rawValue))"
+        case .timestamp: value = "CAST(CAST(\(given) AS timestamptz) AS timestamp)"
+        case .timestamptz, .date: value = "CAST(\(given) AS \(kind.rawValue))"
         }
         return "\(writtenFunction)(\(value), \(SQL.literal(field)))"
+    }
+
+    /// The JSON text of the array column `field` of times of `kind`, as SQL: each element
+    /// as ``form(of:kind:digits:)`` shows a column of its kind (`null` for a `NULL` one),
+    /// so that an array's times read as the same times in columns do. An array of more
+    /// than one dimension is PostgreSQL's own JSON of it (writes make none).
+    public static func arrayForm(of field: String, kind: Kind, digits: Int) -> String {
+        let column = SQL.quote(field)
+        return "CASE WHEN COALESCE(array_ndims(\(column)), 0) <> 1 THEN CAST(to_json(\(column)) AS text) "
+            + "ELSE CAST((SELECT json_agg(\(form(of: "element", kind: kind, digits: digits)) ORDER BY n) "
+            + "FROM unnest(\(column)) WITH ORDINALITY AS elements(element, n)) AS text) END"
     }
 
     /// The fractional digits a time column keeps, from its type modifier (-1 when the

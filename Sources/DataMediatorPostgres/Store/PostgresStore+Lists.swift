@@ -252,7 +252,13 @@ extension PostgresStore {
                 writeCasts[column] = Self.timeKind(type).map { TimeText.written(column, kind: $0) } ?? enums[column]
             }
         }
-        let arrayForms = try Self.arrayForms(of: list, source: source, arrays: arrays)
+        let arrayForms = try Self.arrayForms(
+            of: list,
+            source: source,
+            arrays: arrays,
+            types: types,
+            modifiers: modifiers
+        )
         writeCasts.merge(arrayForms.write) { _, array in array }
         let keyset = KeysetSQL(
             dialect: .postgres,

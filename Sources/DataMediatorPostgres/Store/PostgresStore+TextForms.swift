@@ -15,6 +15,11 @@ extension PostgresStore {
         }
     }
 
+    /// The kinds of time of the arrays of times.
+    private static let timeArrayKinds: [PostgresDataType: TimeText.Kind] = [
+        .timestamptzArray: .timestamptz, .timestampArray: .timestamp, .dateArray: .date, .timeArray: .time,
+    ]
+
     /// The text forms (``DataMediatorSQL/KeysetSQL/textForms``) of `list`'s time, enum and
     /// `char(n)` columns: a time keeping the fractional digits its column declares
     /// (`modifiers`, a table's or a query's), an enum (`enums`: its columns' types' names)
@@ -99,14 +104,18 @@ extension PostgresStore {
     /// How `list`'s array columns (`arrays`: their types' names) are read and written: as
     /// the JSON array of their elements (`to_json`), and from one (its elements cast to the
     /// array's type; JSON `null` is `NULL`, a JSON value that is no array of such elements
-    /// a value the column cannot hold).
+    /// a value the column cannot hold). An array of times (`types`: the columns' types)
+    /// shows and checks each element as a time column of its kind does (``TimeText``),
+    /// keeping the fractional digits its column declares (`modifiers`).
     ///
     /// - Throws: `StoreError` when an array column's field is declared another type than
     ///   json.
     static func arrayForms(
         of list: ListDefinition,
         source: StoreSource,
-        arrays: [String: String]
+        arrays: [String: String],
+        types: [String: PostgresDataType],
+        modifiers: [String: Int32]
     ) throws -> (read: [String: String], write: [String: String]) {
         var read: [String: String] = [:]
         var write: [String: String] = [:]
@@ -118,9 +127,14 @@ extension PostgresStore {
                         + "which the service shows as a JSON array: declare it json"
                 )
             }
-            read[column] = "CAST(to_json(\(SQL.quote(column))) AS text)"
+            let times = types[column].flatMap { Self.timeArrayKinds[$0] }
+            let digits = TimeText.digits(typeModifier: modifiers[column] ?? -1)
+            read[column] =
+                times.map { TimeText.arrayForm(of: column, kind: $0, digits: digits) }
+                ?? "CAST(to_json(\(SQL.quote(column))) AS text)"
+            let element = times.map { TimeText.written(column, kind: $0, given: "e") } ?? "e"
             write[column] = """
-                (SELECT CASE WHEN j IS NULL THEN NULL ELSE CAST(ARRAY(SELECT e FROM json_array_elements_text(j) \
+                (SELECT CASE WHEN j IS NULL THEN NULL ELSE CAST(ARRAY(SELECT \(element) FROM json_array_elements_text(j) \
                 WITH ORDINALITY AS t(e, n) ORDER BY n) AS \(type)) END FROM (SELECT CAST(? AS json) AS j) AS v)
                 """
         }

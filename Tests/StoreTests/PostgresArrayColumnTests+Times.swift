@@ -1,0 +1,103 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorSQL
+import DataMediatorTesting
+import Foundation
+import PostgresNIO
+import Testing
+
+extension PostgresArrayColumnTests {
+    static let timeFields: [String: FieldType] = ["days": .json, "stamps": .json, "opens": .json]
+
+    static let timeDefinition = ListDefinition(
+        name: "shifts",
+        title: "Shifts",
+        idField: "id",
+        revisionField: "rev",
+        views: [
+            View(
+                name: "by_id",
+                isDefault: true,
+                sort: [SortKey("id")],
+                idField: "id",
+                cellType: .fixed("shift"),
+                fields: ["days", "stamps", "opens"]
+            )
+        ],
+        isWritable: true,
+        rules: FieldRules(types: timeFields)
+    )
+
+    /// An array of times shows each element as a time column of its kind shows it (UTC with
+    /// `Z`, the column's fractional digits), and a write checks each as such a column does
+    /// (probe 46: the elements were PostgreSQL's JSON text, `2019-12-31T22:00:00+00:00` and
+    /// `0044-03-15 BC`, and a year outside 1 to 9999 was stored).
+    @Test func anArrayOfTimesShowsAndChecksEachAsATimeColumn() async throws {
+        let fixture = try await PostgresFixture()
+        for statement in [
+            "CREATE TABLE shifts (id bigserial PRIMARY KEY, days date[], stamps timestamptz(3)[], opens time[], rev bigint)",
+            """
+            INSERT INTO shifts (days, stamps, opens) VALUES
+                (ARRAY['2026-11-19', NULL, 'infinity']::date[],
+                 ARRAY['2026-11-19 21:04+02', '2019-12-31 23:00:00.5-01']::timestamptz[], ARRAY['08:30', '24:00']::time[]),
+                ('{}', NULL, '{{08:00},{09:00}}')
+            """,
+        ] {
+            try await fixture.store.primary.query(PostgresQuery(unsafeSQL: statement))
+        }
+        let adapter = try await fixture.store.adapter(
+            for: Self.timeDefinition,
+            source: StoreSource(kind: .table("shifts"), fieldTypes: Self.timeFields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let read = try await Self.data(adapter)
+        #expect(
+            read == [
+                .object([
+                    "days": .array([.string("2026-11-19"), .null, .string("infinity")]),
+                    "stamps": .array([.string("2026-11-19T19:04:00.000Z"), .string("2020-01-01T00:00:00.500Z")]),
+                    "opens": .array([.string("08:30:00"), .string("24:00:00")]),
+                ]),
+                // An array of two dimensions (no write makes one) is PostgreSQL's JSON of it.
+                .object([
+                    "days": .array([]), "stamps": .null,
+                    "opens": .array([.array([.string("08:00:00")]), .array([.string("09:00:00")])]),
+                ]),
+            ]
+        )
+        let created = try await adapter.create(
+            body: .object([
+                "data": .object([
+                    "days": .array([.string("2026-11-20"), .null]),
+                    "stamps": .array([.string("2026-11-19T21:04:00.1234+02:00")]),
+                    "opens": .array([.string("12:00+02"), .string("24:00:00")]),
+                ])
+            ])
+        )
+        let shown = JSONValue.object([
+            "days": .array([.string("2026-11-20"), .null]), "stamps": .array([.string("2026-11-19T19:04:00.123Z")]),
+            "opens": .array([.string("10:00:00"), .string("24:00:00")]),
+        ])
+        #expect(created.cell.data == shown)
+        // What a read gave, written back, is what it was.
+        let again = try await adapter.replace(id: "1", body: .object(["data": read[0]]))
+        #expect(again.cell.data == read[0])
+
+        let start = try await adapter.currentVersion()
+        for (field, text) in [
+            ("days", "0044-03-15 BC"), ("days", "10000-01-01"), ("stamps", "0001-01-01T00:30:00+01"),
+        ] {
+            let refused = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.patch(
+                    id: created.cell.id,
+                    body: .object(["data": .object([field: .array([.string("2026-01-01"), .string(text)])])])
+                )
+            }
+            #expect(refused?.code == .invalidItem, "\(field) \(text): \(String(describing: refused))")
+            #expect(refused?.fieldProblems.map(\.field) == [field], "\(field) \(text): \(String(describing: refused))")
+            #expect(refused?.message.contains("outside the years 1 to 9999") == true, "\(String(describing: refused))")
+        }
+        #expect(try await adapter.currentVersion() == start, "nothing was written")
+        #expect(try await adapter.locate(id: created.cell.id, view: nil).item.data == shown)
+    }
+}

@@ -69,23 +69,43 @@ import Testing
     }
 
     /// A cursor past a row whose sort key is longer than writes allow (another program
-    /// wrote it) is longer than any token taken back: its refusal says why (probe 40: the
-    /// generic "not valid" left the operator guessing).
-    @Test func anOverlongTokenIsRefusedSayingWhy() {
+    /// wrote it) carries the key abridged: short, taken back, its key's first bytes and
+    /// digest kept (probe 40: the token was longer than any taken back, and the walk stopped).
+    @Test func aLongKeyIsCarriedAbridged() throws {
+        let key = String(repeating: "a", count: 20_000)
         let long = Cursor(
             list: SampleList.name,
             view: view.cursorBinding,
-            position: Position([.string(String(repeating: "a", count: 20_000)), .null, .string("x")]),
+            position: Position([.string(key), .null, .string("x")]),
             inclusive: false
         )
         let token = signer.sign(long)
-        #expect(token.utf8.count > CursorSigner.maximumTokenLength)
+        #expect(token.utf8.count < 500, "\(token.utf8.count)")
+        let verified = try signer.verify(token, list: SampleList.name, view: view)
+        #expect(
+            verified.position.values == [.string(String(key.prefix(AbridgedKey.maximumBytes))), .null, .string("x")]
+        )
+        #expect(verified.abridged.keys.sorted() == [0])
+        // Another key with the same first bytes is told apart by its digest.
+        let other = Cursor(
+            list: SampleList.name,
+            view: view.cursorBinding,
+            position: Position([.string(key + "b"), .null, .string("x")]),
+            inclusive: false
+        )
+        let otherVerified = try signer.verify(signer.sign(other), list: SampleList.name, view: view)
+        #expect(otherVerified.position == verified.position && otherVerified.abridged != verified.abridged)
+    }
+
+    /// A token longer than the server takes back (not one of its cursors) is refused saying why.
+    @Test func anOverlongTokenIsRefusedSayingWhy() {
+        let token = String(repeating: "a", count: CursorSigner.maximumTokenLength + 1)
         let refused = #expect(throws: DataMediatorError.self) {
             try signer.verify(token, list: SampleList.name, view: view)
         }
         #expect(refused?.code == .badCursor)
         #expect(
-            refused?.message.contains("sort keys are longer than writes allow") == true,
+            refused?.message.contains("more than the 12288 this server takes") == true,
             "\(String(describing: refused))"
         )
     }

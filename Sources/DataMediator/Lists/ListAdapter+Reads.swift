@@ -40,9 +40,11 @@ extension ListAdapter {
             return try await page(of: view, limit: limit, around: around)
         }
         guard let token else { return try await page(of: view, limit: limit, from: nil) }
-        let cursor = try signer.verify(token, list: definition.name, view: view)
+        let verified = try signer.verify(token, list: definition.name, view: view)
         let read = { [self] in
-            cursor.backward
+            // Read again after the reads caught up: the cursor's item may have reached them.
+            let cursor = try await self.whole(verified, in: view)
+            return cursor.backward
                 ? try await self.page(of: view, limit: limit, before: cursor)
                 : try await self.page(of: view, limit: limit, from: cursor)
         }
@@ -50,7 +52,7 @@ extension ListAdapter {
         // A page older than the one its cursor came from (read through a replica that lags
         // more than the last one's) waits for the reads to reach it, as `changes` since a
         // version does: a walk never goes back to items its client already followed past.
-        guard let version = cursor.version, found.version < version else { return found }
+        guard let version = verified.version, found.version < version else { return found }
         switch try await provider.catchUp(to: version) {
         case .notBehind: return found
         case .caughtUp: return try await read()

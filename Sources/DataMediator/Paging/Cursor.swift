@@ -24,6 +24,9 @@ public struct Cursor: Sendable, Hashable {
     /// from it is never older, so a walk that moves between replicas whose reads lag
     /// differently does not go back in time (``ListAdapter/page(view:limit:cursor:around:slice:)``).
     public let version: Int64?
+    /// The sort keys the position holds only the first bytes of (``AbridgedKey``), by their
+    /// index, each with the digest of the whole key; empty when it holds every key whole.
+    public let abridged: [Int: [UInt8]]
 
     /// Creates a cursor.
     public init(
@@ -32,7 +35,8 @@ public struct Cursor: Sendable, Hashable {
         position: Position,
         inclusive: Bool,
         backward: Bool = false,
-        version: Int64? = nil
+        version: Int64? = nil,
+        abridged: [Int: [UInt8]] = [:]
     ) {
         self.list = list
         self.view = view
@@ -40,6 +44,7 @@ public struct Cursor: Sendable, Hashable {
         self.inclusive = inclusive
         self.backward = backward
         self.version = version
+        self.abridged = abridged
     }
 
     /// The same cursor bound to `view` (a binding in another form).
@@ -50,7 +55,21 @@ public struct Cursor: Sendable, Hashable {
             position: position,
             inclusive: inclusive,
             backward: backward,
-            version: version
+            version: version,
+            abridged: abridged
+        )
+    }
+
+    /// The same cursor at `position`, its keys abridged as `abridged` says.
+    func with(position: Position, abridged: [Int: [UInt8]]) -> Cursor {
+        Cursor(
+            list: list,
+            view: view,
+            position: position,
+            inclusive: inclusive,
+            backward: backward,
+            version: version,
+            abridged: abridged
         )
     }
 }

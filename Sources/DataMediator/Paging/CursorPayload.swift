@@ -6,6 +6,9 @@
 /// the page the cursor came from, when bit 4 says so. Lengths and the version are LEB128
 /// varints; integers are zigzag varints; reals their IEEE 754 bits.
 ///
+/// A text key a token carries abridged (``AbridgedKey``) is kind 7: its first bytes as a
+/// string, then the digest of the whole (``AbridgedKey/digestBytes`` bytes).
+///
 /// Cursors issued before pages read their surroundings live also held the section the
 /// page continued (bit 1, a string after the view) and whether it started the view (bit
 /// 3); they still decode, and those parts are skipped: cursors stay valid across
@@ -21,6 +24,7 @@ enum CursorPayload {
         case real
         case string
         case json
+        case abridged
     }
 
     /// The payload of a cursor.
@@ -33,7 +37,13 @@ enum CursorPayload {
         appendString(cursor.list, to: &bytes)
         appendString(cursor.view, to: &bytes)
         appendVarint(UInt64(cursor.position.values.count), to: &bytes)
-        for value in cursor.position.values {
+        for (index, value) in cursor.position.values.enumerated() {
+            if let digest = cursor.abridged[index], case .string(let prefix) = value {
+                bytes.append(Kind.abridged.rawValue)
+                appendString(prefix, to: &bytes)
+                bytes.append(contentsOf: digest)
+                continue
+            }
             switch value {
             case .null: bytes.append(Kind.null.rawValue)
             case .bool(let flag): bytes.append(flag ? Kind.true.rawValue : Kind.false.rawValue)
@@ -67,7 +77,8 @@ enum CursorPayload {
         if flags & 2 != 0, reader.string() == nil { return nil }
         guard let count = reader.varint(), count <= 64 else { return nil }
         var values: [JSONValue] = []
-        for _ in 0..<count {
+        var abridged: [Int: [UInt8]] = [:]
+        for index in 0..<Int(count) {
             guard let raw = reader.byte(), let kind = Kind(rawValue: raw) else { return nil }
             switch kind {
             case .null: values.append(.null)
@@ -85,6 +96,12 @@ enum CursorPayload {
             case .json:
                 guard let text = reader.string(), let value = try? JSONValue.parse(Array(text.utf8)) else { return nil }
                 values.append(value)
+            case .abridged:
+                guard let prefix = reader.string(), let digest = reader.take(AbridgedKey.digestBytes) else {
+                    return nil
+                }
+                values.append(.string(prefix))
+                abridged[index] = digest
             }
         }
         var version: Int64?
@@ -99,7 +116,8 @@ enum CursorPayload {
             position: Position(values),
             inclusive: flags & 1 != 0,
             backward: flags & 4 != 0,
-            version: version
+            version: version,
+            abridged: abridged
         )
     }
 
@@ -140,6 +158,12 @@ enum CursorPayload {
                 shift += 7
             }
             return nil
+        }
+
+        mutating func take(_ count: Int) -> [UInt8]? {
+            guard count <= bytes.count - offset else { return nil }
+            defer { offset += count }
+            return Array(bytes[offset..<offset + count])
         }
 
         mutating func string() -> String? {

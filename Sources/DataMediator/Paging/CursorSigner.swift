@@ -9,9 +9,9 @@ import Foundation
 /// tokens, and tokens survive restarts.
 public struct CursorSigner: Sendable {
     /// The longest token accepted; longer input is refused before any decoding. A token
-    /// carries its position's sort keys (a section's twice), which writes keep short
-    /// (``FieldRules/maximumKeyBytes``); a URL with a token this long still fits the
-    /// server's default 16 KiB request head.
+    /// carries its position's sort keys, long ones abridged (``AbridgedKey``), and its id
+    /// whole, which writes keep short (``FieldRules/maximumKeyBytes``); a URL with a token
+    /// this long still fits the server's default 16 KiB request head.
     public static let maximumTokenLength = 12_288
 
     /// The HMAC with the secret already mixed in: each token copies it, so the key's
@@ -30,8 +30,11 @@ public struct CursorSigner: Sendable {
         sliceKeyed = HMAC<SHA256>(key: SymmetricKey(data: sliceKey))
     }
 
-    /// The signed token for a cursor.
-    public func sign(_ cursor: Cursor) -> String {
+    /// The signed token for a cursor, its text keys over ``AbridgedKey/maximumBytes``
+    /// abridged.
+    public func sign(_ whole: Cursor) -> String {
+        // Long text keys go in abridged: a token stays short whatever the keys hold.
+        let cursor = AbridgedKey.abridge(whole)
         let sealedView = sealed(cursor.view)
         let payload = CursorPayload.encode(
             sealedView == cursor.view ? cursor : cursor.bound(to: sealedView)
@@ -90,15 +93,16 @@ public struct CursorSigner: Sendable {
             .badCursor,
             "The cursor is not valid: pass the 'next' of a previous page unchanged, or omit 'cursor' to start again."
         )
-        // A row another program wrote may hold sort keys longer than writes allow; the
-        // cursor after it is longer than any this server takes back: say so.
+        // A token carries long keys abridged, but an id whole: a row another program wrote
+        // may hold an id longer than writes allow, and the cursor after it be longer than
+        // any this server takes back: say so.
         guard token.utf8.count <= Self.maximumTokenLength else {
             throw DataMediatorError(
                 .badCursor,
                 "The cursor is \(token.utf8.count) characters long, more than the \(Self.maximumTokenLength) this "
-                    + "server takes: an item's sort keys are longer than writes allow (a row written by another "
-                    + "program; keep each key's text within \(FieldRules.maximumKeyBytes) bytes), or it is not a "
-                    + "cursor of this server. Omit 'cursor' to start again."
+                    + "server takes: an item's id is longer than writes allow (a row written by another program; "
+                    + "keep ids within \(FieldRules.maximumKeyBytes) bytes), or it is not a cursor of this server. "
+                    + "Omit 'cursor' to start again."
             )
         }
         guard !token.isEmpty,

@@ -47,8 +47,11 @@ public enum TimeText {
     /// read back as written (`to_char` drops a date's era: `0044-03-15 BC` would show, and
     /// be written back, as `0044-03-15`) nor order among the others (`10000-01-01` sorts
     /// before `2026-01-01` as text).
-    /// `given` is what is written in place of the `?`: an array's element.
-    public static func written(_ field: String, kind: Kind, given: String = "?") -> String {
+    /// `given` is what is written in place of the `?`: an array's element. A time is checked
+    /// as its column keeps it, rounded to the column's `digits` (0 to 6): `23:59:59.5` on
+    /// the last day of 9999 is year 10000 in a column of whole seconds.
+    public static func written(_ field: String, kind: Kind, digits: Int = 6, given: String = "?") -> String {
+        let kept = "(\(min(max(digits, 0), 6)))"
         let value: String
         switch kind {
         // A `time` keeps 12:00 of 12:00+02 as PostgreSQL reads it: read as a timetz,
@@ -61,8 +64,9 @@ public enum TimeText {
                 + "FROM (SELECT CAST(\(given) AS timetz) AS written) AS value)"
         // So does a `timestamp` drop a zone its text gives: read as a timestamptz first,
         // the time is the instant's in UTC.
-        case .timestamp: value = "CAST(CAST(\(given) AS timestamptz) AS timestamp)"
-        case .timestamptz, .date: value = "CAST(\(given) AS \(kind.rawValue))"
+        case .timestamp: value = "CAST(CAST(\(given) AS timestamptz) AS timestamp\(kept))"
+        case .timestamptz: value = "CAST(\(given) AS timestamptz\(kept))"
+        case .date: value = "CAST(\(given) AS date)"
         }
         return "\(writtenFunction)(\(value), \(SQL.literal(field)))"
     }

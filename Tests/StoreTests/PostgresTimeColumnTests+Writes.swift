@@ -104,6 +104,8 @@ extension PostgresTimeColumnTests {
             ("at", "4713-01-01 00:00 BC"), ("at", "10000-01-01T00:00:00Z"),
             // The year in UTC: the first hour of year 1 at +01 is year 1 BC.
             ("at", "0001-01-01T00:30:00+01"), ("local", "0001-01-01T00:30:00+01"), ("local", "12026-01-01T00:00"),
+            // Rounded as the column keeps it (whole seconds), it is year 10000 (probe 47: stored).
+            ("local", "9999-12-31T23:59:59.5"),
         ] {
             let refused = await #expect(throws: DataMediatorError.self) {
                 _ = try await adapter.patch(id: item.cell.id, body: .object(["data": .object([field: .string(text)])]))

@@ -249,7 +249,14 @@ extension PostgresStore {
             // text is the shortest decimal that is the double, every digit kept.
             case .numeric: writeCasts[column] = Self.numericValue
             default:
-                writeCasts[column] = Self.timeKind(type).map { TimeText.written(column, kind: $0) } ?? enums[column]
+                writeCasts[column] =
+                    Self.timeKind(type).map {
+                        TimeText.written(
+                            column,
+                            kind: $0,
+                            digits: TimeText.digits(typeModifier: modifiers[column] ?? -1)
+                        )
+                    } ?? enums[column]
             }
         }
         let arrayForms = try Self.arrayForms(

@@ -132,7 +132,7 @@ extension PostgresStore {
             read[column] =
                 times.map { TimeText.arrayForm(of: column, kind: $0, digits: digits) }
                 ?? "CAST(to_json(\(SQL.quote(column))) AS text)"
-            let element = times.map { TimeText.written(column, kind: $0, given: "e") } ?? "e"
+            let element = times.map { TimeText.written(column, kind: $0, digits: digits, given: "e") } ?? "e"
             write[column] = """
                 (SELECT CASE WHEN j IS NULL THEN NULL ELSE CAST(ARRAY(SELECT \(element) FROM json_array_elements_text(j) \
                 WITH ORDINALITY AS t(e, n) ORDER BY n) AS \(type)) END FROM (SELECT CAST(? AS json) AS j) AS v)

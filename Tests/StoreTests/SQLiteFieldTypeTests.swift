@@ -94,3 +94,64 @@ import Testing
         #expect(shown["doc"] == .object(["n": .integer(7)]))
     }
 }
+
+extension SQLiteFieldTypeTests {
+    /// A `string` field over a DATETIME column (NUMERIC affinity) keeps times as text, but
+    /// text that reads as a number SQLite keeps as that number: such a write, or an imported
+    /// record, is refused naming the field, with nothing stored (probe 47: `"007"` was stored
+    /// and shown as `7`, and a PUT of what a GET gave was then refused).
+    @Test func textADateColumnWouldKeepAsANumberIsRefused() async throws {
+        let store = try await Self.store()
+        let fields = Self.fields([:])
+        let source = StoreSource(kind: .table("things"), fieldTypes: fields)
+        let definition = Self.definition(fields, writable: true)
+        let adapter = try store.adapter(
+            for: definition,
+            source: source,
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let kept = try await adapter.replace(
+            id: "1",
+            body: .object(["data": .object(["stamp": .string("2026-11-19 10:00:00"), "word": .string("007")])])
+        )
+        #expect(kept.cell.data.objectValue?["stamp"] == .string("2026-11-19 10:00:00"))
+        let start = try await adapter.currentVersion()
+        for text in ["007", "2026", " 12 ", "1e3", "-0.5"] {
+            let refused = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.patch(id: "1", body: .object(["data": .object(["stamp": .string(text)])]))
+            }
+            #expect(refused?.code == .invalidItem, "\(text): \(String(describing: refused))")
+            #expect(refused?.fieldProblems.map(\.field) == ["stamp"], "\(text): \(String(describing: refused))")
+            let created = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.create(body: .object(["data": .object(["stamp": .string(text)])]))
+            }
+            #expect(created?.fieldProblems.map(\.field) == ["stamp"], "\(text): \(String(describing: created))")
+        }
+        #expect(try await adapter.currentVersion() == start, "nothing was written")
+        let shown = try await adapter.locate(id: "1", view: nil).item.data.objectValue
+        #expect(shown?["stamp"] == .string("2026-11-19 10:00:00"))
+
+        let provider = try store.provider(for: definition, source: source)
+        let importer = try SQLImporter(reader: provider.reader, list: definition, source: source)
+        let records = [
+            ImportRecord(line: 1, fields: ["id": .integer(2), "stamp": .string("2026-11-20")]),
+            ImportRecord(line: 2, fields: ["id": .integer(3), "stamp": .string("007")]),
+            ImportRecord(line: 3, fields: ["id": .integer(4), "stamp": .string("x")]),
+        ]
+        let skipping = try await importer.run(records, skipBad: true, batch: 10)
+        #expect(skipping.imported == 2 && skipping.rejections.map(\.line) == [2], "\(skipping.rejections)")
+        #expect(
+            skipping.rejections.first?.reason.hasPrefix("'stamp' its column keeps \"007\" as 7") == true,
+            "\(skipping.rejections)"
+        )
+        let stopped = await #expect(throws: ImportStopped.self) {
+            _ = try await importer.run(
+                [ImportRecord(line: 1, fields: ["id": .integer(5), "stamp": .string("9")])],
+                skipBad: false
+            )
+        }
+        #expect(stopped != nil)
+        let ids = try await adapter.page(view: nil, limit: "10", cursor: nil).items.map(\.id).sorted()
+        #expect(ids == ["1", "2", "4"])
+    }
+}

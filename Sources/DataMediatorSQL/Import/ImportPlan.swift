@@ -48,6 +48,20 @@ public struct ImportPlan: Sendable {
         self.marks = columns.map { SQL.placeholder(of: $0, casts: casts) }
     }
 
+    /// The indexes among ``columns`` of the `string` fields (the id's too), which an insert
+    /// of one row reads back to check that their text was kept (``KeptText``).
+    public var textColumns: [Int] {
+        columns.indices.filter { fieldTypes[columns[$0]] == .string }
+    }
+
+    /// The problems of the text `values` gave that the row read back (`stored`: the
+    /// ``textColumns``' values, in order; none read, none found) did not keep as text.
+    public func unkept(_ values: [JSONValue], given: [Bool], stored: [JSONValue]) -> [FieldProblem] {
+        zip(textColumns, stored).compactMap { index, kept in
+            given[index] ? KeptText.problem(field: columns[index], given: values[index], stored: kept) : nil
+        }
+    }
+
     /// Whether a row holds an id (argument: the id): one row when it does, none otherwise.
     public var idExistsSQL: String {
         "SELECT 1 FROM \(SQL.quote(table)) WHERE \(SQL.quote(list.idField)) = \(marks[0]) LIMIT 1"

@@ -51,7 +51,9 @@ public struct SQLImporter: Sendable {
                 // The table's stamp is raised once, by `finish`, not once per record.
                 try await TableStamps.beginBulk(session)
                 let storedBefore = summary.imported
-                let guarded = skipBad && session.errorsEndTheTransaction
+                // A record whose text its table did not keep is found once inserted
+                // (``KeptText``), and undone under its savepoint.
+                let guarded = skipBad && (session.errorsEndTheTransaction || !textColumns(session).isEmpty)
                 let rowsPerStatement = rowsPerStatement(session)
                 var count = 0
                 // Checked records not inserted yet, inserted together; a bad one is counted
@@ -105,6 +107,12 @@ public struct SQLImporter: Sendable {
 
         /// The values the insert binds: those given.
         var bound: [JSONValue] { zip(values, given).filter(\.1).map(\.0) }
+    }
+
+    /// The ``ImportPlan/textColumns`` an insert reads back: SQLite's (``KeptText``); a
+    /// PostgreSQL text column keeps any text as written.
+    private func textColumns(_ session: any SQLSession) -> [Int] {
+        session.dialect == .sqlite ? plan.textColumns : []
     }
 
     /// The most records one statement inserts: one on SQLite, whose statements cost no
@@ -192,8 +200,16 @@ public struct SQLImporter: Sendable {
         let record = row.record
         if guarded { try await session.execute("SAVEPOINT data_mediator_record", []) }
         do {
-            let sql = plan.insertSQL(given: [row.given]) + (skipping ? " ON CONFLICT DO NOTHING" : "") + " RETURNING 1"
+            let read = (["1"] + textColumns(session).map { SQL.quote(plan.columns[$0]) }).joined(separator: ", ")
+            let sql =
+                plan.insertSQL(given: [row.given]) + (skipping ? " ON CONFLICT DO NOTHING" : "") + " RETURNING \(read)"
             let inserted = try await session.rows(sql, row.bound)
+            let unkept = plan.unkept(row.values, given: row.given, stored: Array(inserted.first?.dropFirst() ?? []))
+            if let refusal = KeptText.refusal(unkept) {
+                // Without `guarded` the import stops here, and its transaction stores nothing.
+                if guarded { try await session.execute("ROLLBACK TO SAVEPOINT data_mediator_record", []) }
+                return ImportRejection(line: record.line, error: refusal)
+            }
             if guarded { try await session.execute("RELEASE SAVEPOINT data_mediator_record", []) }
             guard inserted.isEmpty, skipping else { return nil }
             return try await skipped(row, session, guarded: guarded)

@@ -259,7 +259,7 @@ public struct SQLItemWriter: ItemWriter {
             guard session.dialect == .postgres else {
                 let item = try await readItem(statements.insertIssuingID, [.string(table)] + written, session)
                 try await session.execute(IssuedIDs.recordSQL(session.dialect), [.string(table), item[idField]])
-                return item
+                return try keptAsText(item, written: given, values: values)
             }
             return try await readItem(
                 statements.insertIssuingID,
@@ -271,12 +271,13 @@ public struct SQLItemWriter: ItemWriter {
         }
         if case .integer = id, let insertRecordingID = statements.insertRecordingID {
             return try await insertedItem(insertRecordingID, [id] + written + [id, .string(table)], session)
+                .map { try keptAsText($0, written: given, values: values) }
         }
         guard let item = try await insertedItem(statements.insert, [id] + written + [id], session) else { return nil }
         if case .integer = id {
             try await session.execute(IssuedIDs.recordSQL(session.dialect), [.string(table), id])
         }
-        return item
+        return try keptAsText(item, written: given, values: values)
     }
 
     /// Updates the row's `written` fields (every writable field when nil) to `values`.
@@ -288,7 +289,8 @@ public struct SQLItemWriter: ItemWriter {
     ) async throws -> Item {
         let written = written ?? fields
         let arguments = written.map { stored(values[$0] ?? .null, as: fieldTypes[$0]) } + [key]
-        return try await readItem(statements.update(writing: written), arguments, session)
+        let item = try await readItem(statements.update(writing: written), arguments, session)
+        return try keptAsText(item, written: written, values: values)
     }
 
     /// The refusal of a write the table did not make (for an update or a delete, though the

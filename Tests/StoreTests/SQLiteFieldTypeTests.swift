@@ -155,3 +155,41 @@ extension SQLiteFieldTypeTests {
         #expect(ids == ["1", "2", "4"])
     }
 }
+
+extension SQLiteFieldTypeTests {
+    /// A `STRICT` table's `ANY` column keeps every value as given: a `string` or `json`
+    /// field over it is served, its text kept (probe 47: refused at start as over a NUMERIC
+    /// column, which `ANY` is only in a table that is not `STRICT`).
+    @Test func aStrictTablesAnyColumnTakesAnyField() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dm-any-\(UUID()).sqlite").path
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE things (id INTEGER PRIMARY KEY, word ANY, doc ANY, rev INTEGER NOT NULL DEFAULT 1) STRICT;
+                    CREATE TABLE loose (id INTEGER PRIMARY KEY, word ANY, rev INTEGER NOT NULL DEFAULT 1);
+                    """
+            )
+        }
+        let store = try SQLiteStore(path: path)
+        let fields: [String: FieldType] = ["id": .integer, "word": .string, "doc": .json]
+        let adapter = try store.adapter(
+            for: PostgresFieldTypeTests.definition(fields, writable: true, shown: ["word", "doc"]),
+            source: StoreSource(kind: .table("things"), fieldTypes: fields),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
+        let data: JSONValue = .object(["word": .string("007"), "doc": .object(["a": .array([.integer(1)])])])
+        let written = try await adapter.replace(id: "1", body: .object(["data": data]))
+        #expect(written.cell.data == data)
+        #expect(try await adapter.locate(id: "1", view: nil).item.data == data)
+        // Not STRICT, an ANY column has NUMERIC affinity: a string field over it is refused.
+        let loose: [String: FieldType] = ["id": .integer, "word": .string]
+        let refused = #expect(throws: StoreError.self) {
+            _ = try store.adapter(
+                for: PostgresFieldTypeTests.definition(loose, writable: true, shown: ["word"]),
+                source: StoreSource(kind: .table("loose"), fieldTypes: loose),
+                signer: CursorSigner(secret: SampleList.secret)
+            )
+        }
+        #expect("\(refused.map { "\($0)" } ?? "")".contains("field 'word' (string) is over a any column"))
+    }
+}

@@ -98,7 +98,7 @@ enum SQLiteCatalog {
             let columns = try db.columns(in: table)
             return SourceCheck.Columns(
                 names: columns.map(\.name),
-                kinds: kinds(of: columns)
+                kinds: kinds(of: columns, in: table, db)
             )
         case .query(let query):
             do {
@@ -111,10 +111,28 @@ enum SQLiteCatalog {
         }
     }
 
-    /// Each column's kind by its affinity, and its declared type as the errors name it.
-    static func kinds(of columns: [ColumnInfo]) -> [String: (kind: ColumnKind, type: String)] {
-        Dictionary(
-            columns.map { ($0.name, (ColumnKind(sqliteType: $0.type), $0.type.isEmpty ? "untyped" : $0.type)) }
+    /// Each column of `table` with its kind by its affinity, and its declared type as the
+    /// errors name it. A `STRICT` table's `ANY` column keeps every value as given (no
+    /// affinity: sqlite.org/stricttables.html); elsewhere `ANY` is a NUMERIC type.
+    static func kinds(
+        of columns: [ColumnInfo],
+        in table: String,
+        _ db: Database
+    ) -> [String: (kind: ColumnKind, type: String)] {
+        // `pragma_table_list` is SQLite 3.37's, as STRICT tables are: none before it.
+        let strict =
+            (try? Bool.fetchOne(
+                db,
+                sql: "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?",
+                arguments: [table]
+            )) ?? nil
+        return Dictionary(
+            columns.map { column in
+                let kind =
+                    strict == true && column.type.uppercased() == "ANY"
+                    ? ColumnKind.any : ColumnKind(sqliteType: column.type)
+                return (column.name, (kind, column.type.isEmpty ? "untyped" : column.type))
+            }
         ) { first, _ in first }
     }
 }

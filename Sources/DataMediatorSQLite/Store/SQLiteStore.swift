@@ -292,7 +292,7 @@ public final class SQLiteStore: Sendable {
                 notNull.insert(list.idField)
             }
             try SQLiteCatalog.checkUniqueID(list, table: table, db)
-            try schema.checkFieldTypes(SQLiteCatalog.kinds(of: columns))
+            try schema.checkFieldTypes(SQLiteCatalog.kinds(of: columns, in: table, db))
             collated = try SQLiteCatalog.collatedColumns(of: table, among: available, db)
         case .query(let query):
             try schema.checkQueryPlaceholders()

@@ -31,12 +31,14 @@ import Testing
         }
     }
 
-    @Test(arguments: [("1.5", 1.5), ("-0.5", -0.5), ("2e3", 2000), ("2E-1", 0.2), ("007", 7), ("3", 3)])
+    @Test(arguments: [
+        ("1.5", 1.5), ("-0.5", -0.5), ("2e3", 2000), ("2E-1", 0.2), ("007", 7), ("3", 3), ("0e-999", 0), ("0.000", 0),
+    ])
     func numbersAreDecimalWithAFractionAndAnExponent(text: String, expected: Double) throws {
         #expect(try Self.number.value(of: text) == .number(expected))
     }
 
-    @Test(arguments: [".5", "1.", "1e", "+1", "0x1p3", "nan", "inf", "1e999", " 1", "1,5"])
+    @Test(arguments: [".5", "1.", "1e", "+1", "0x1p3", "nan", "inf", "1e999", " 1", "1,5", "1e-400", "-2.5e-999"])
     func otherNumberTextIsRefused(text: String) {
         #expect(throws: DataMediatorError.self) { try Self.number.value(of: text) }
     }

@@ -43,9 +43,12 @@ public struct ViewParameter: Sendable, Hashable {
         case .string: value = .string(text)
         case .integer: value = FieldType.isDecimal(text, fraction: false) ? Int64(text).map { .integer($0) } : nil
         case .number:
+            // A number too near 0 for a double (`1e-400`) reads as 0: out of range, as
+            // `1e400` is, and as a write of it is (``JSONValue/outOfRangeDetail``).
+            let nonzero = text.prefix { $0 != "e" && $0 != "E" }.contains { $0 >= "1" && $0 <= "9" }
             value =
                 FieldType.isDecimal(text, fraction: true)
-                ? Double(text).flatMap { $0.isFinite ? .number($0) : nil } : nil
+                ? Double(text).flatMap { $0.isFinite && ($0 != 0 || !nonzero) ? .number($0) : nil } : nil
         case .boolean: value = ["true": .bool(true), "false": .bool(false)][text]
         case .json: value = .string(text)
         }

@@ -82,10 +82,11 @@ public enum TimeText {
             + "FROM unnest(\(column)) WITH ORDINALITY AS elements(element, n)) AS text) END"
     }
 
-    /// The fractional digits a time column keeps, from its type modifier (-1 when the
-    /// column declares none: six).
-    public static func digits(typeModifier: Int32) -> Int {
-        typeModifier < 0 ? 6 : min(Int(typeModifier), 6)
+    /// The fractional digits a time column keeps, from its type modifier (-1 or nil when
+    /// the column declares none: six).
+    public static func digits(typeModifier: Int32?) -> Int {
+        guard let typeModifier, typeModifier >= 0 else { return 6 }
+        return min(Int(typeModifier), 6)
     }
 
     /// The statements that make the functions (``TextFunction``), one per kind.

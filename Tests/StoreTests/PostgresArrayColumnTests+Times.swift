@@ -9,23 +9,11 @@ import Testing
 extension PostgresArrayColumnTests {
     static let timeFields: [String: FieldType] = ["days": .json, "stamps": .json, "opens": .json]
 
-    static let timeDefinition = ListDefinition(
-        name: "shifts",
-        title: "Shifts",
-        idField: "id",
-        revisionField: "rev",
-        views: [
-            View(
-                name: "by_id",
-                isDefault: true,
-                sort: [SortKey("id")],
-                idField: "id",
-                cellType: .fixed("shift"),
-                fields: ["days", "stamps", "opens"]
-            )
-        ],
-        isWritable: true,
-        rules: FieldRules(types: timeFields)
+    static let timeDefinition = ListDefinition.byID(
+        "shifts",
+        fields: timeFields,
+        shown: ["days", "stamps", "opens"],
+        cellType: "shift"
     )
 
     /// An array of times shows each element as a time column of its kind shows it (UTC with

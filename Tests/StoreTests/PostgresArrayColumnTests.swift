@@ -13,23 +13,11 @@ import Testing
 @Suite struct PostgresArrayColumnTests {
     static let fields: [String: FieldType] = ["title": .string, "tags": .json, "scores": .json]
 
-    static let definition = ListDefinition(
-        name: "posts",
-        title: "Posts",
-        idField: "id",
-        revisionField: "rev",
-        views: [
-            View(
-                name: "by_id",
-                isDefault: true,
-                sort: [SortKey("id")],
-                idField: "id",
-                cellType: .fixed("post"),
-                fields: ["title", "tags", "scores"]
-            )
-        ],
-        isWritable: true,
-        rules: FieldRules(types: fields)
+    static let definition = ListDefinition.byID(
+        "posts",
+        fields: fields,
+        shown: ["title", "tags", "scores"],
+        cellType: "post"
     )
 
     static let source = StoreSource(kind: .table("posts"), fieldTypes: fields)

@@ -12,23 +12,11 @@ import Testing
 @Suite struct PostgresArrayElementTests {
     static let fields: [String: FieldType] = ["codes": .json, "small": .json, "prices": .json, "keys": .json]
 
-    static let definition = ListDefinition(
-        name: "bounded",
-        title: "Bounded",
-        idField: "id",
-        revisionField: "rev",
-        views: [
-            View(
-                name: "by_id",
-                isDefault: true,
-                sort: [SortKey("id")],
-                idField: "id",
-                cellType: .fixed("row"),
-                fields: ["codes", "small", "prices", "keys"]
-            )
-        ],
-        isWritable: true,
-        rules: FieldRules(types: fields)
+    static let definition = ListDefinition.byID(
+        "bounded",
+        fields: fields,
+        shown: ["codes", "small", "prices", "keys"],
+        cellType: "row"
     )
 
     @Test func anElementOutOfItsTypesBoundsIsRefusedNamingItsField() async throws {

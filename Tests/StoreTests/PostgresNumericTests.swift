@@ -54,23 +54,11 @@ extension PostgresNumericTests {
             "CREATE TABLE prices (id bigint PRIMARY KEY, amount numeric, cents numeric(12, 2), rev bigint)"
         )
         let fields: [String: FieldType] = ["id": .integer, "amount": .number, "cents": .number]
-        let definition = ListDefinition(
-            name: "prices",
-            title: "Prices",
-            idField: "id",
-            revisionField: "rev",
-            views: [
-                View(
-                    name: "by_id",
-                    isDefault: true,
-                    sort: [SortKey("id")],
-                    idField: "id",
-                    cellType: .fixed("p"),
-                    fields: ["amount", "cents"]
-                )
-            ],
-            isWritable: true,
-            rules: FieldRules(types: fields.filter { $0.key != "id" })
+        let definition = ListDefinition.byID(
+            "prices",
+            fields: fields.filter { $0.key != "id" },
+            shown: ["amount", "cents"],
+            cellType: "p"
         )
         let adapter = try await fixture.store.adapter(
             for: definition,

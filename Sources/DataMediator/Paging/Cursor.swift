@@ -49,22 +49,14 @@ public struct Cursor: Sendable, Hashable {
 
     /// The same cursor bound to `view` (a binding in another form).
     func bound(to view: String) -> Cursor {
-        Cursor(
-            list: list,
-            view: view,
-            position: position,
-            inclusive: inclusive,
-            backward: backward,
-            version: version,
-            abridged: abridged
-        )
+        with(view: view, position: position, abridged: abridged)
     }
 
     /// The same cursor at `position`, its keys abridged as `abridged` says.
-    func with(position: Position, abridged: [Int: [UInt8]]) -> Cursor {
+    func with(view: String? = nil, position: Position, abridged: [Int: [UInt8]]) -> Cursor {
         Cursor(
             list: list,
-            view: view,
+            view: view ?? self.view,
             position: position,
             inclusive: inclusive,
             backward: backward,

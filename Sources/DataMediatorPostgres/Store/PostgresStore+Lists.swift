@@ -254,7 +254,7 @@ extension PostgresStore {
                         TimeText.written(
                             column,
                             kind: $0,
-                            digits: TimeText.digits(typeModifier: modifiers[column] ?? -1)
+                            digits: TimeText.digits(typeModifier: modifiers[column])
                         )
                     } ?? enums[column]
             }

@@ -50,7 +50,7 @@ extension PostgresStore {
                 forms[column] = TimeText.form(
                     of: column,
                     kind: time,
-                    digits: TimeText.digits(typeModifier: modifiers[column] ?? -1)
+                    digits: TimeText.digits(typeModifier: modifiers[column])
                 )
             } else if let name = enums[column] {
                 kind = "\(name) (an enum)"
@@ -128,7 +128,7 @@ extension PostgresStore {
                 )
             }
             let times = types[column].flatMap { Self.timeArrayKinds[$0] }
-            let digits = TimeText.digits(typeModifier: modifiers[column] ?? -1)
+            let digits = TimeText.digits(typeModifier: modifiers[column])
             read[column] =
                 times.map { TimeText.arrayForm(of: column, kind: $0, digits: digits) }
                 ?? "CAST(to_json(\(SQL.quote(column))) AS text)"

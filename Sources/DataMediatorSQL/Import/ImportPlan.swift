@@ -20,6 +20,9 @@ public struct ImportPlan: Sendable {
     private let sequence: IDSequence?
     /// The rules of the columns that hold less than their fields' types say (``ColumnRule``).
     private let columnRules: [String: ColumnRule]
+    /// The indexes among ``columns`` of the `string` fields (the id's too), which an insert
+    /// of one row reads back to check that their text was kept (``KeptText``).
+    public let textColumns: [Int]
 
     /// The plan of an import into `list` over `source`; `casts` names the type each
     /// column's value is cast to (``SQLListReader/writeCasts``), `sequence` the one the id
@@ -44,14 +47,10 @@ public struct ImportPlan: Sendable {
         self.sequence = sequence
         self.columnRules = columnRules
         let declared = source.fieldTypes.keys.filter { $0 != list.idField && $0 != list.revisionField }.sorted()
-        self.columns = [list.idField] + declared
+        let columns = [list.idField] + declared
+        self.columns = columns
         self.marks = columns.map { SQL.placeholder(of: $0, casts: casts) }
-    }
-
-    /// The indexes among ``columns`` of the `string` fields (the id's too), which an insert
-    /// of one row reads back to check that their text was kept (``KeptText``).
-    public var textColumns: [Int] {
-        columns.indices.filter { fieldTypes[columns[$0]] == .string }
+        self.textColumns = columns.indices.filter { source.fieldTypes[columns[$0]] == .string }
     }
 
     /// The problems of the text `values` gave that the row read back (`stored`: the

@@ -130,6 +130,34 @@ extension PostgresTimeColumnTests {
         }
     }
 
+    /// A write with several times its columns refuse names each of them, not only the one
+    /// PostgreSQL stopped at (probe 48: `422` named one field a write), with nothing stored.
+    @Test func everyRefusedTimeIsNamed() async throws {
+        let fixture = try await Self.table()
+        let adapter = try await Self.adapter(over: fixture)
+        let item = try await adapter.create(body: .object(["data": .object(["title": .string("kept")])]))
+        let start = try await adapter.currentVersion()
+        let bad: [String: JSONValue] = [
+            "at": .string("not a time"), "day": .string("0044-03-15 BC"), "local": .string("12026-01-01T00:00"),
+            "opens": .string("25:61"), "title": .string("changed"),
+        ]
+        for write in ["patch", "create"] {
+            let refused = await #expect(throws: DataMediatorError.self) {
+                if write == "patch" {
+                    _ = try await adapter.patch(id: item.cell.id, body: .object(["data": .object(bad)]))
+                } else {
+                    _ = try await adapter.create(body: .object(["data": .object(bad)]))
+                }
+            }
+            #expect(refused?.code == .invalidItem)
+            #expect(
+                Set(refused?.fieldProblems.map(\.field) ?? []) == ["at", "day", "local", "opens"],
+                "\(write): \(String(describing: refused))"
+            )
+        }
+        #expect(try await adapter.currentVersion() == start, "nothing was written")
+    }
+
     /// A time without a zone written into a timestamptz column is read as UTC, whatever
     /// zone the database's sessions default to.
     @Test func aTimeWithoutAZoneIsUTCWhateverTheServersZone() async throws {

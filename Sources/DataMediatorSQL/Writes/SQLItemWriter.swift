@@ -229,7 +229,7 @@ public struct SQLItemWriter: ItemWriter {
         do {
             (result, carry) = try await transactions.write(write)
         } catch {
-            throw ConstraintRefusal.naming(error, among: values, rules: columnRules)
+            throw await everyCastRefused(ConstraintRefusal.naming(error, among: values, rules: columnRules), values)
         }
         carry.apply()
         return result
@@ -323,7 +323,7 @@ public struct SQLItemWriter: ItemWriter {
     }
 
     /// A value as the column stores it: JSON fields as JSON text, the rest as they are.
-    private func stored(_ value: JSONValue, as type: FieldType?) -> JSONValue {
+    func stored(_ value: JSONValue, as type: FieldType?) -> JSONValue {
         if type == .json, value != .null {
             var writer = JSONWriter()
             writer.write(value)

@@ -54,6 +54,28 @@ extension CompositeDataProvider {
         }
     }
 
+    /// `position` with its child's keys that a token carried abridged inside it
+    /// (``AbridgedKey``) made whole by the child, as a cursor of the child's own is
+    /// (``ListAdapter/whole(_:in:)``): read back from the child's item, or widened to the
+    /// side the page reads toward. A position that holds none is returned as it is.
+    public func whole(_ position: Position, backward: Bool) async throws -> Position {
+        guard position.values.count == 1, case .array(let parts) = position.values[0], parts.count == 3,
+            case .integer(let child) = parts[0], child >= 0, child < Int64(children.count),
+            case .array(let inner) = parts[2], case .list(let adapter, let childView) = children[Int(child)].content
+        else { return position }
+        let (plain, abridged) = AbridgedKey.unmarked(inner) ?? (Position(inner), [:])
+        let cursor = Cursor(
+            list: adapter.definition.name,
+            view: childView.cursorBinding,
+            position: plain,
+            inclusive: false,
+            backward: backward,
+            abridged: abridged
+        )
+        let whole = try await adapter.whole(cursor, in: childView)
+        return Position([.array([parts[0], parts[1], .array(whole.position.values)])])
+    }
+
     static func badCursor() -> DataMediatorError {
         DataMediatorError(.badCursor, "The cursor does not fit this composite list; reload from the first page.")
     }

@@ -21,17 +21,71 @@ public enum AbridgedKey {
     /// `cursor` with each text key but the last (the id) over ``maximumBytes`` cut to its
     /// first bytes (whole characters), its digest kept in ``Cursor/abridged``; the same
     /// cursor when none is that long.
+    ///
+    /// A composite's position is one JSON value that holds its child's position
+    /// (``CompositeDataProvider``): a long key in there, at any depth, becomes a marker
+    /// (``marker(of:)``) that the composite reads back through its child
+    /// (``DataProvider/whole(_:backward:)``).
     static func abridge(_ cursor: Cursor) -> Cursor {
         let values = cursor.position.values
-        guard values.dropLast().contains(where: isLong) else { return cursor }
+        guard values.dropLast().contains(where: isLong) || values.contains(where: holdsLong) else { return cursor }
         var abridged = cursor.abridged
         var kept = values
-        for index in values.indices.dropLast() {
-            guard case .string(let text) = values[index], text.utf8.count > maximumBytes else { continue }
-            kept[index] = .string(prefix(of: text))
-            abridged[index] = digest(of: text)
+        for index in values.indices {
+            switch values[index] {
+            case .string(let text) where index < values.count - 1 && text.utf8.count > maximumBytes:
+                kept[index] = .string(prefix(of: text))
+                abridged[index] = digest(of: text)
+            case .array(let nested): kept[index] = .array(marked(nested))
+            default: continue
+            }
         }
         return cursor.with(position: Position(kept), abridged: abridged)
+    }
+
+    /// `values` (a position held in a composite's) with each long text but the last (the
+    /// id) replaced by its marker, at any depth.
+    private static func marked(_ values: [JSONValue]) -> [JSONValue] {
+        values.enumerated().map { index, value in
+            switch value {
+            case .string(let text) where index < values.count - 1 && text.utf8.count > maximumBytes:
+                return marker(of: text)
+            case .array(let nested): return .array(marked(nested))
+            default: return value
+            }
+        }
+    }
+
+    /// A long key inside a JSON position: an object (no key is one) of its first bytes and
+    /// its digest in hexadecimal.
+    static func marker(of text: String) -> JSONValue {
+        .object(["abridged": .string(prefix(of: text)), "digest": .string(Hex.string(digest(of: text)))])
+    }
+
+    /// `values`, a position from inside a composite's, as its first bytes and the digests
+    /// of the keys its markers stand for (``Cursor/abridged``'s form); nil when it holds
+    /// no marker at its top level.
+    static func unmarked(_ values: [JSONValue]) -> (position: Position, abridged: [Int: [UInt8]])? {
+        var abridged: [Int: [UInt8]] = [:]
+        var plain = values
+        for (index, value) in values.enumerated() {
+            guard case .object(let members) = value, case .string(let prefix)? = members["abridged"],
+                case .string(let hex)? = members["digest"], let digest = Hex.bytes(hex)
+            else { continue }
+            plain[index] = .string(prefix)
+            abridged[index] = digest
+        }
+        return abridged.isEmpty ? nil : (Position(plain), abridged)
+    }
+
+    /// Whether `value` holds a long text inside an array (a composite's position), or a
+    /// marker of one.
+    static func holdsLong(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array(let nested): return nested.dropLast().contains(where: isLong) || nested.contains(where: holdsLong)
+        case .object(let members): return members["abridged"] != nil
+        default: return false
+        }
     }
 
     /// Whether `cursor`'s abridged keys are those of `position`, the place of its item now.

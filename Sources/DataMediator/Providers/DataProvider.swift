@@ -62,6 +62,12 @@ public protocol DataProvider: Sendable {
     /// (``View/compare(_:_:)``, the default); a composite's hold a child and that child's
     /// own position, compared as the child orders them.
     func compare(_ lhs: Position, _ rhs: Position, in view: View) -> Int
+
+    /// `position`, read from a cursor whose keys a token carried abridged inside it (a
+    /// composite's, which holds its child's position: ``AbridgedKey``), with those keys
+    /// whole again, or widened to the side a page read `backward` or forward goes; the
+    /// default returns it as it is (a position of sort keys is made whole by its list).
+    func whole(_ position: Position, backward: Bool) async throws -> Position
 }
 
 /// Counts of a view's sections (the section info of the client-side pattern).
@@ -108,6 +114,9 @@ public struct AnchoredWindow: Sendable, Hashable {
 extension DataProvider {
     /// ``CatchUp/notBehind``: the reads see every write at once.
     public func catchUp(to version: Int64) async throws -> CatchUp { .notBehind }
+
+    /// The position as it is.
+    public func whole(_ position: Position, backward: Bool) async throws -> Position { position }
 
     /// Positions compared by the view's sort keys.
     public func compare(_ lhs: Position, _ rhs: Position, in view: View) -> Int {

@@ -25,6 +25,22 @@ public enum Hex {
 
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// The bytes that `text`, lowercase hex digits two a byte (as `string` writes
+    /// them), stands for; nil for other text.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        let hex = Array(text.utf8)
+        guard hex.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(hex.count / 2)
+        for index in stride(from: 0, to: hex.count, by: 2) {
+            guard let high = digits.firstIndex(of: hex[index]), let low = digits.firstIndex(of: hex[index + 1]) else {
+                return nil
+            }
+            bytes.append(UInt8(high << 4 | low))
+        }
+        return bytes
+    }
+
     /// 16 random bytes as 32 hex digits: the id of an item created without one.
     public static func randomID() -> String {
         var generator = SystemRandomNumberGenerator()

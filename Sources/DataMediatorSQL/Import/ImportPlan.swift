@@ -20,14 +20,16 @@ public struct ImportPlan: Sendable {
     private let sequence: IDSequence?
     /// The rules of the columns that hold less than their fields' types say (``ColumnRule``).
     private let columnRules: [String: ColumnRule]
-    /// The indexes among ``columns`` of the `string` fields (the id's too), which an insert
-    /// of one row reads back to check that their text was kept (``KeptText``).
+    /// The indexes among ``columns`` of the `string` fields over columns of NUMERIC affinity
+    /// (``SQLListReader/numericTextFields``), which an insert of one row reads back to
+    /// check that their text was kept (``KeptText``).
     public let textColumns: [Int]
 
     /// The plan of an import into `list` over `source`; `casts` names the type each
     /// column's value is cast to (``SQLListReader/writeCasts``), `sequence` the one the id
     /// column draws from (``SQLListReader/idSequence``), `columnRules` the rules of its
-    /// columns (``SQLListReader/columnRules``).
+    /// columns (``SQLListReader/columnRules``), `numericTextFields` the fields whose text
+    /// is read back (``SQLListReader/numericTextFields``).
     ///
     /// - Throws: `StoreError` when the list is over a query.
     public init(
@@ -35,7 +37,8 @@ public struct ImportPlan: Sendable {
         source: StoreSource,
         casts: [String: String] = [:],
         sequence: IDSequence? = nil,
-        columnRules: [String: ColumnRule] = [:]
+        columnRules: [String: ColumnRule] = [:],
+        numericTextFields: Set<String> = []
     ) throws {
         guard case .table(let table) = source.kind else {
             throw StoreError(list: list.name, "is over a query; import into a list over a table")
@@ -50,7 +53,7 @@ public struct ImportPlan: Sendable {
         let columns = [list.idField] + declared
         self.columns = columns
         self.marks = columns.map { SQL.placeholder(of: $0, casts: casts) }
-        self.textColumns = columns.indices.filter { source.fieldTypes[columns[$0]] == .string }
+        self.textColumns = columns.indices.filter { numericTextFields.contains(columns[$0]) }
     }
 
     /// The problems of the text `values` gave that the row read back (`stored`: the

@@ -26,7 +26,8 @@ public struct SQLImporter: Sendable {
             source: source,
             casts: reader.writeCasts,
             sequence: reader.idSequence,
-            columnRules: reader.columnRules
+            columnRules: reader.columnRules,
+            numericTextFields: reader.numericTextFields
         )
     }
 
@@ -53,7 +54,7 @@ public struct SQLImporter: Sendable {
                 let storedBefore = summary.imported
                 // A record whose text its table did not keep is found once inserted
                 // (``KeptText``), and undone under its savepoint.
-                let guarded = skipBad && (session.errorsEndTheTransaction || !textColumns(session).isEmpty)
+                let guarded = skipBad && (session.errorsEndTheTransaction || !plan.textColumns.isEmpty)
                 let rowsPerStatement = rowsPerStatement(session)
                 var count = 0
                 // Checked records not inserted yet, inserted together; a bad one is counted
@@ -107,12 +108,6 @@ public struct SQLImporter: Sendable {
 
         /// The values the insert binds: those given.
         var bound: [JSONValue] { zip(values, given).filter(\.1).map(\.0) }
-    }
-
-    /// The ``ImportPlan/textColumns`` an insert reads back: SQLite's (``KeptText``); a
-    /// PostgreSQL text column keeps any text as written.
-    private func textColumns(_ session: any SQLSession) -> [Int] {
-        session.dialect == .sqlite ? plan.textColumns : []
     }
 
     /// The most records one statement inserts: one on SQLite, whose statements cost no
@@ -200,7 +195,7 @@ public struct SQLImporter: Sendable {
         let record = row.record
         if guarded { try await session.execute("SAVEPOINT data_mediator_record", []) }
         do {
-            let read = (["1"] + textColumns(session).map { SQL.quote(plan.columns[$0]) }).joined(separator: ", ")
+            let read = (["1"] + plan.textColumns.map { SQL.quote(plan.columns[$0]) }).joined(separator: ", ")
             let sql =
                 plan.insertSQL(given: [row.given]) + (skipping ? " ON CONFLICT DO NOTHING" : "") + " RETURNING \(read)"
             let inserted = try await session.rows(sql, row.bound)

@@ -44,6 +44,10 @@ public struct SQLListReader: Sendable {
     /// The rules of the columns that hold less than their fields' types say
     /// (``ColumnRule``): PostgreSQL's arrays, narrow integers and bounded text; none on SQLite.
     public let columnRules: [String: ColumnRule]
+    /// The `string` fields over columns that keep text reading as a number as that number
+    /// (SQLite's NUMERIC affinity: a `DATETIME` column), whose written text a write and an
+    /// import read back (``KeptText``); none on PostgreSQL.
+    public let numericTextFields: Set<String>
     /// The sequence the id column draws from (PostgreSQL's `serial` and identity columns),
     /// which writes take new ids from and move past the ids they write.
     public let idSequence: IDSequence?
@@ -96,9 +100,11 @@ public struct SQLListReader: Sendable {
         writeCasts: [String: String] = [:],
         columnRules: [String: ColumnRule] = [:],
         idSequence: IDSequence? = nil,
-        loggedKeys: LoggedViewKeys? = nil
+        loggedKeys: LoggedViewKeys? = nil,
+        numericTextFields: Set<String> = []
     ) {
         self.loggedKeys = loggedKeys
+        self.numericTextFields = numericTextFields
         self.listName = listName
         self.idColumnHasIntegerAffinity = idColumnHasIntegerAffinity
         self.transactions = transactions

@@ -29,22 +29,38 @@ public enum ColumnKind: Sendable, Hashable {
     /// json field.
     public init(sqliteType type: String) {
         let type = type.uppercased()
-        if type.contains("INT") {
-            self = .integer
-        } else if ["CHAR", "CLOB", "TEXT"].contains(where: type.contains) {
-            self = .text
-        } else if type.isEmpty || type.contains("BLOB") {
-            self = .any
-        } else if ["REAL", "FLOA", "DOUB"].contains(where: type.contains) {
-            self = .real
-        } else if ["DATE", "TIME"].contains(where: type.contains) {
-            self = .any
-        } else if type.contains("JSON") {
-            // NUMERIC affinity, which keeps JSON text as text: a json field's column.
-            self = .json
-        } else {
-            self = .decimal
+        switch Self.sqliteAffinity(type) {
+        case .integer: self = .integer
+        case .text: self = .text
+        case .blob: self = .any
+        case .real: self = .real
+        case .numeric:
+            if ["DATE", "TIME"].contains(where: type.contains) {
+                self = .any
+            } else if type.contains("JSON") {
+                // NUMERIC affinity, which keeps JSON text as text: a json field's column.
+                self = .json
+            } else {
+                self = .decimal
+            }
         }
+    }
+
+    /// SQLite's column affinities (sqlite.org/datatype3.html, 3).
+    public enum SQLiteAffinity: Sendable {
+        case integer, text, blob, real
+        /// Keeps text that reads as a number as that number (``KeptText``).
+        case numeric
+    }
+
+    /// The affinity SQLite gives a column declared `type` (its rules of 3.1, in order).
+    public static func sqliteAffinity(_ type: String) -> SQLiteAffinity {
+        let type = type.uppercased()
+        if type.contains("INT") { return .integer }
+        if ["CHAR", "CLOB", "TEXT"].contains(where: type.contains) { return .text }
+        if type.isEmpty || type.contains("BLOB") { return .blob }
+        if ["REAL", "FLOA", "DOUB"].contains(where: type.contains) { return .real }
+        return .numeric
     }
 
     /// The field types a column of this kind is shown and written as in `dialect` (docs/

@@ -2,7 +2,8 @@ import DataMediator
 
 /// The rule that a `string` field's text is kept as written, which writes and imports
 /// check on the row they stored (read back in the same statement), so that a refused one
-/// stores nothing.
+/// stores nothing: for the fields over columns that may convert it
+/// (``SQLListReader/numericTextFields``).
 ///
 /// A SQLite column whose declared type has NUMERIC affinity (`DATETIME`, `DATE`) keeps
 /// text that reads as a number as that number: `"007"` was stored, and shown, as `7`,
@@ -42,10 +43,12 @@ public enum KeptText {
 }
 
 extension SQLItemWriter {
-    /// `item`, the row a write read back, when every `string` field of `written` it gave as
-    /// text is text there still (``KeptText``); its refusal otherwise.
+    /// `item`, the row a write read back, when every field of `written` over a column of
+    /// NUMERIC affinity (``SQLListReader/numericTextFields``) it gave as text is text there
+    /// still (``KeptText``); its refusal otherwise.
     func keptAsText(_ item: Item, written: [String], values: [String: JSONValue]) throws -> Item {
-        let problems = written.filter { fieldTypes[$0] == .string }.compactMap {
+        guard !numericTextFields.isEmpty else { return item }
+        let problems = written.filter(numericTextFields.contains).compactMap {
             KeptText.problem(field: $0, given: values[$0] ?? .null, stored: item[$0])
         }
         if let refusal = KeptText.refusal(problems) { throw refusal }

@@ -24,6 +24,8 @@ public struct SQLItemWriter: ItemWriter {
     let columnTypes: [FieldType?]
     /// The rules of the columns that hold less than their fields' types say (``ColumnRule``).
     let columnRules: [String: ColumnRule]
+    /// The fields whose written text is read back (``SQLListReader/numericTextFields``).
+    let numericTextFields: Set<String>
     let statements: RowStatements
     /// Deletes expired idempotency keys at most once a minute.
     let purge = Throttle(every: .seconds(60))
@@ -58,6 +60,7 @@ public struct SQLItemWriter: ItemWriter {
         self.layout = ItemLayout(read)
         self.columnTypes = read.map { fieldTypes[$0] }
         self.columnRules = reader.columnRules
+        self.numericTextFields = reader.numericTextFields
         self.statements = RowStatements(
             table: table,
             idField: list.idField,

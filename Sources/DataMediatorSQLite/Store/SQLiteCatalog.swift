@@ -119,20 +119,38 @@ enum SQLiteCatalog {
         in table: String,
         _ db: Database
     ) -> [String: (kind: ColumnKind, type: String)] {
-        // `pragma_table_list` is SQLite 3.37's, as STRICT tables are: none before it.
-        let strict =
-            (try? Bool.fetchOne(
-                db,
-                sql: "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?",
-                arguments: [table]
-            )) ?? nil
+        let strict = isStrict(table, db)
         return Dictionary(
             columns.map { column in
                 let kind =
-                    strict == true && column.type.uppercased() == "ANY"
+                    strict && column.type.uppercased() == "ANY"
                     ? ColumnKind.any : ColumnKind(sqliteType: column.type)
                 return (column.name, (kind, column.type.isEmpty ? "untyped" : column.type))
             }
         ) { first, _ in first }
+    }
+
+    /// The columns of `table` among `columns` whose affinity is NUMERIC (a `DATETIME`
+    /// column, say), which keep text that reads as a number as that number (``KeptText``);
+    /// a `STRICT` table's `ANY` column keeps it as given.
+    static func numericColumns(of columns: [ColumnInfo], in table: String, _ db: Database) -> Set<String> {
+        let strict = isStrict(table, db)
+        return Set(
+            columns.filter {
+                ColumnKind.sqliteAffinity($0.type) == .numeric && !(strict && $0.type.uppercased() == "ANY")
+            }
+            .map(\.name)
+        )
+    }
+
+    /// Whether `table` is `STRICT`; `pragma_table_list` is SQLite 3.37's, as STRICT tables
+    /// are: none before it.
+    private static func isStrict(_ table: String, _ db: Database) -> Bool {
+        let strict = try? Bool.fetchOne(
+            db,
+            sql: "SELECT strict FROM pragma_table_list WHERE schema = 'main' AND name = ?",
+            arguments: [table]
+        )
+        return strict == true
     }
 }

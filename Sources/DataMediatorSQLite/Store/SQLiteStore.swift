@@ -180,8 +180,8 @@ public final class SQLiteStore: Sendable {
     public func provider(for list: ListDefinition, source: StoreSource) throws -> SQLiteDataProvider {
         let schema = TableSchema(list: list, source: source, dialect: .sqlite)
         do {
-            let (notNull, idIsIntegerColumn, collated) = try database.write { db in
-                let (notNull, idIsIntegerColumn, collated) = try Self.checkSource(of: list, source, schema, db)
+            let (notNull, idIsIntegerColumn, collated, numeric) = try database.write { db in
+                let (notNull, idIsIntegerColumn, collated, numeric) = try Self.checkSource(of: list, source, schema, db)
                 let keyset = KeysetSQL(notNullColumns: notNull, collatedColumns: collated)
                 for statement in schema.prepareStatements(keyset: keyset, indexes: indexes) {
                     try db.execute(
@@ -189,7 +189,7 @@ public final class SQLiteStore: Sendable {
                         arguments: StatementArguments(values: statement.arguments.map(\.databaseValue))
                     )
                 }
-                return (notNull, idIsIntegerColumn, collated)
+                return (notNull, idIsIntegerColumn, collated, numeric)
             }
             let keyset = KeysetSQL(notNullColumns: notNull, collatedColumns: collated)
             let reader = SQLListReader(
@@ -205,7 +205,8 @@ public final class SQLiteStore: Sendable {
                 keyset: keyset,
                 versionTables: source.allVersionTables,
                 windows: WindowQueries.versioned(columns: schema.columns, from: schema.from, keyset: keyset),
-                loggedKeys: schema.loggedKeys
+                loggedKeys: schema.loggedKeys,
+                numericTextFields: numeric.filter { source.fieldTypes[$0] == .string }
             )
             return SQLiteDataProvider(reader: reader, pageReaders: pageReaders)
         } catch let error as StoreError {
@@ -257,18 +258,20 @@ public final class SQLiteStore: Sendable {
     }
 
     /// What a list's source holds that its pages need (its NOT NULL columns, whether its
-    /// id column has integer affinity, its collated columns), checked against the list's
+    /// id column has integer affinity, its collated columns, its columns of NUMERIC
+    /// affinity), checked against the list's
     /// declaration; a missing table is made from it.
     private static func checkSource(
         of list: ListDefinition,
         _ source: StoreSource,
         _ schema: TableSchema,
         _ db: Database
-    ) throws -> (notNull: Set<String>, idIsIntegerColumn: Bool, collated: Set<String>) {
+    ) throws -> (notNull: Set<String>, idIsIntegerColumn: Bool, collated: Set<String>, numeric: Set<String>) {
         let available: [String]
         var notNull: Set<String> = []
         var idIsIntegerColumn = false
         var collated: Set<String> = []
+        var numeric: Set<String> = []
         try SQLiteCatalog.checkSpelling(of: source.allVersionTables, list, db)
         try schema.checkTables { try SQLiteCatalog.relation($0, db) }
         switch source.kind {
@@ -294,6 +297,7 @@ public final class SQLiteStore: Sendable {
             try SQLiteCatalog.checkUniqueID(list, table: table, db)
             try schema.checkFieldTypes(SQLiteCatalog.kinds(of: columns, in: table, db))
             collated = try SQLiteCatalog.collatedColumns(of: table, among: available, db)
+            numeric = SQLiteCatalog.numericColumns(of: columns, in: table, db)
         case .query(let query):
             try schema.checkQueryPlaceholders()
             let statement: Statement
@@ -312,7 +316,7 @@ public final class SQLiteStore: Sendable {
             available = statement.columnNames
         }
         try schema.checkColumns(available)
-        return (notNull, idIsIntegerColumn, collated)
+        return (notNull, idIsIntegerColumn, collated, numeric)
     }
 
     /// The adapter of a list over this store: its provider, and for a writable list its

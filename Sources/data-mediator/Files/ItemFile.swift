@@ -93,8 +93,12 @@ enum ItemFile {
             else { return nil }
             return .integer(whole)
         case .number?:
-            guard FieldType.isDecimal(text, fraction: true) else { return nil }
-            return Double(text).flatMap { $0.isFinite ? JSONValue.number($0) : nil }
+            guard FieldType.isDecimal(text, fraction: true), let real = Double(text), real.isFinite else { return nil }
+            guard real == 0 else { return .number(real) }
+            // Zero as a JSON record or a write body gives it: `-0.0` is 0, and a number no
+            // double holds but 0 (`1e-400`, its digits not all zero) is refused.
+            let digits = text.prefix { $0 != "e" && $0 != "E" }
+            return digits.contains { ("1"..."9").contains($0) } ? nil : .number(0)
         case .boolean?:
             switch text.lowercased() {
             case "true", "1": return .bool(true)

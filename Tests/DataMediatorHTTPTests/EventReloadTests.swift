@@ -116,6 +116,32 @@ import Testing
         }
     }
 
+    /// A `Last-Event-ID` (or `since`) ahead of the store, a client's of another store or of
+    /// one restored from a backup, is not echoed as the opening block's `id` before the
+    /// `reload` (a client that lost the stream between them resumed from it again); the
+    /// reload's `id` is the store's version.
+    @Test func aVersionAheadOfTheStoreIsNotEchoedBeforeTheReload() async throws {
+        let fixture = try Fixture()
+        for index in 0..<2 { try await fixture.write("n\(index)") }
+        let version = try await fixture.notes.currentVersion()
+        let router = buildRouter(registry: ListRegistry([fixture.notes, fixture.count]))
+        try await Application(router: router).test(.router) { client in
+            let ahead: HTTPFields = [EventStream.lastEventID: "\(version + 50)"]
+            for (uri, headers) in [
+                ("/lists/notes/events", ahead), ("/lists/notes/events?since=\(version + 50)", [:]),
+                ("/lists/count/events", ahead),
+            ] {
+                let answer = try await client.execute(uri: uri, method: .get, headers: headers)
+                let text = String(buffer: answer.body)
+                #expect(answer.status == .ok)
+                #expect(!text.contains("id: \(version + 50)"), "\(uri): \(text)")
+                let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }
+                #expect(ids == ["id: \(version)"], "\(uri): \(text)")
+                #expect(text.contains("id: \(version)\nevent: reload\n"), "\(uri): \(text)")
+            }
+        }
+    }
+
     @Test func aQueryListsStreamSaysReloadForEachWriteToItsTables() async throws {
         let fixture = try Fixture()
         let start = try await fixture.count.currentVersion()

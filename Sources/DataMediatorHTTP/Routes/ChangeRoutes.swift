@@ -93,8 +93,9 @@ struct ChangeRoutes: Sendable {
             let caller = try await scope.caller(for: adapter, request)
             let slice = try query.slice(of: adapter, caller: caller)
             let view = try adapter.definition.view(named: query.view, slice: slice)
+            let resumed = try Self.resumption(request, query)
             let start: Int64
-            if let resumed = try Self.resumption(request, query) {
+            if let resumed {
                 start = resumed
             } else {
                 start = try await adapter.currentVersion()
@@ -103,6 +104,7 @@ struct ChangeRoutes: Sendable {
                 adapter: adapter,
                 view: view,
                 start: start,
+                resumed: resumed != nil,
                 settings: events,
                 closed: (context as? any ConnectionRequestContext)?.connectionClosed,
                 ends: Self.expiry(of: caller.claims, leeway: scope.leeway),

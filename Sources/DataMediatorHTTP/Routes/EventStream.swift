@@ -19,6 +19,11 @@ struct EventStream: Sendable {
     let adapter: ListAdapter
     let view: View
     let start: Int64
+    /// Whether `start` came from the client (`Last-Event-ID` or `since`), which holds it
+    /// already: the opening block then names no `id`, so one ahead of the store (a client
+    /// of another store, or of one restored from a backup) is never echoed before the
+    /// `reload` that corrects it.
+    var resumed = false
     let settings: EventConfiguration
     /// Completed when the client's connection closes (``ConnectionGuard`` closes one whose
     /// client went away during a stream); nil when it cannot be told.
@@ -89,12 +94,13 @@ struct EventStream: Sendable {
         var waiting = merged.makeAsyncIterator()
         var last = start
         var live = false
-        // The opening block's `id` is the version the stream starts after; with no data
+        // A live stream's opening block's `id` is the version it starts after; with no data
         // it fires no event (WHATWG HTML 9.2.6), but a client that loses the stream before
         // any event sends it as `Last-Event-ID` and misses nothing written meanwhile.
+        let opening = resumed ? "" : "id: \(start)\n"
         try await writer.write(
             ByteBuffer(
-                string: "retry: 2000\nid: \(start)\n: \(adapter.definition.name) \(view.name) after \(start)\n\n"
+                string: "retry: 2000\n\(opening): \(adapter.definition.name) \(view.name) after \(start)\n\n"
             )
         )
         var sent = ContinuousClock.now

@@ -296,6 +296,30 @@ extension PostgresTimeColumnTests {
 }
 
 extension PostgresTimeColumnTests {
+    /// An import's record with several values their columns' casts refuse names each, as
+    /// a write does (it named the one PostgreSQL stopped at), skipped or stopping the import.
+    @Test func anImportNamesEveryRefusedTimeOfARecord() async throws {
+        let fixture = try await Self.table()
+        let provider = try await fixture.store.provider(for: Self.definition, source: Self.source)
+        let importer = try SQLImporter(reader: provider.reader, list: Self.definition, source: Self.source)
+        let bad: [String: JSONValue] = [
+            "id": .integer(2), "at": .string("not a time"), "day": .string("0044-03-15 BC"),
+            "opens": .string("25:61"), "title": .string("t"),
+        ]
+        let records = [ImportRecord(line: 1, fields: ["id": .integer(1)]), ImportRecord(line: 2, fields: bad)]
+        let summary = try await importer.run(records, skipBad: true, batch: 10)
+        #expect(summary.imported == 1 && summary.rejections.map(\.line) == [2], "\(summary.rejections)")
+        let stopped = await #expect(throws: ImportStopped.self) {
+            _ = try await importer.run([ImportRecord(line: 7, fields: bad)], skipBad: false)
+        }
+        for reason in [summary.rejections.first?.reason, stopped?.rejection.reason] {
+            let named = ["at", "day", "opens"].filter { reason?.contains("field '\($0)': ") == true }
+            #expect(named == ["at", "day", "opens"], "\(reason ?? "")")
+        }
+    }
+}
+
+extension PostgresTimeColumnTests {
     /// A list over a query reads its time columns as a table list does, with the fractional
     /// digits its columns keep (a temporary view of the query tells them), in order.
     @Test func aQueryListReadsItsTimes() async throws {

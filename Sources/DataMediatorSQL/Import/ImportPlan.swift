@@ -24,6 +24,8 @@ public struct ImportPlan: Sendable {
     /// (``SQLListReader/numericTextFields``), which an insert of one row reads back to
     /// check that their text was kept (``KeptText``).
     public let textColumns: [Int]
+    /// The casts of the columns' values, to name every value refused when one was.
+    let castRefusals: CastRefusals
 
     /// The plan of an import into `list` over `source`; `casts` names the type each
     /// column's value is cast to (``SQLListReader/writeCasts``), `sequence` the one the id
@@ -53,6 +55,7 @@ public struct ImportPlan: Sendable {
         let columns = [list.idField] + declared
         self.columns = columns
         self.marks = columns.map { SQL.placeholder(of: $0, casts: casts) }
+        self.castRefusals = CastRefusals(casts: casts)
         self.textColumns = columns.indices.filter { numericTextFields.contains(columns[$0]) }
     }
 

@@ -82,6 +82,16 @@ public struct ImportRejection: Sendable, Hashable {
     public let line: Int
     /// Why.
     public let reason: String
+    /// The record's other cast values, to be cast alone once its transaction ended
+    /// (``CastRefusals``) when the database refused one of its values: each refused one
+    /// is then named too.
+    var unnamedCasts: [FieldValue] = []
+
+    /// A field and its value as stored.
+    struct FieldValue: Sendable, Hashable {
+        let field: String
+        let value: JSONValue
+    }
 
     /// Creates a rejection.
     public init(line: Int, reason: String) {

@@ -46,7 +46,8 @@ public struct SQLImporter: Sendable {
         var finished = false
         // Without skipBad, one transaction for everything; with it, one per batch.
         let perTransaction = skipBad ? max(1, batch) : Int.max
-        while !finished {
+        /// One transaction of the import: all of it, or a batch with `skipBad`.
+        func transaction() async throws {
             try await transactions.bulkWrite { session in
                 try await StoreVersion.lock(session)
                 // The table's stamp is raised once, by `finish`, not once per record.
@@ -95,8 +96,33 @@ public struct SQLImporter: Sendable {
                 }
             }
         }
+        while !finished {
+            let rejectedBefore = summary.rejections.count
+            do {
+                try await transaction()
+            } catch let stopped as ImportStopped {
+                throw ImportStopped(rejection: await everyCastNamed(stopped.rejection))
+            }
+            for index in rejectedBefore..<summary.rejections.count {
+                summary.rejections[index] = await everyCastNamed(summary.rejections[index])
+            }
+        }
         progress(summary.imported + summary.rejected)
         return summary
+    }
+
+    /// `rejection` with each of its record's other values that their columns' casts refuse
+    /// named too (``CastRefusals``), once the transaction that refused one ended.
+    private func everyCastNamed(_ rejection: ImportRejection) async -> ImportRejection {
+        guard !rejection.unnamedCasts.isEmpty,
+            let problems = await plan.castRefusals.problems(
+                of: rejection.unnamedCasts.map { ($0.field, $0.value) },
+                in: transactions
+            ),
+            !problems.isEmpty
+        else { return rejection }
+        let more = problems.map { "field '\($0.field)': \($0.detail)" }
+        return ImportRejection(line: rejection.line, reason: ([rejection.reason] + more).joined(separator: "; "))
     }
 
     /// A record checked against the list's rules, its values in the plan's columns, and
@@ -221,7 +247,13 @@ public struct SQLImporter: Sendable {
             else {
                 return ImportRejection(line: record.line, reason: reason)
             }
-            return ImportRejection(line: record.line, reason: "field '\(field)': \(reason)")
+            var rejection = ImportRejection(line: record.line, reason: "field '\(field)': \(reason)")
+            rejection.unnamedCasts = plan.columns.indices.compactMap { index in
+                let column = plan.columns[index]
+                guard row.given[index], column != field, plan.castRefusals.casts(column) else { return nil }
+                return ImportRejection.FieldValue(field: column, value: row.values[index])
+            }
+            return rejection
         }
     }
 }

@@ -56,12 +56,9 @@ struct RowStatements: Sendable {
     private let fields: [String]
     private let partial = InsertsKept()
 
-    /// The statement that casts one value for `field` as a write casts it, with no table
-    /// (argument: the value as stored); nil when the field's value is bound as it is. A
-    /// write refused for one field's value runs it for the others, to name every one.
-    func castCheck(of field: String) -> String? {
-        casts[field] == nil ? nil : "SELECT \(SQL.placeholder(of: field, casts: casts)) IS NULL"
-    }
+    /// The casts of the written values, to name every one refused when a write was
+    /// refused for one.
+    var castRefusals: CastRefusals { CastRefusals(casts: casts) }
 
     /// - Parameters:
     ///   - casts: the type each column's written value is cast to

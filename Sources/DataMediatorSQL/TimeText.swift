@@ -61,14 +61,25 @@ public enum TimeText {
         case .time:
             return "(SELECT CASE WHEN written = '24:00:00+00' THEN CAST('24:00:00' AS time) "
                 + "ELSE CAST(written AT TIME ZONE 'UTC' AS time) END "
-                + "FROM (SELECT CAST(\(given) AS timetz) AS written) AS value)"
+                + "FROM (SELECT \(zoned(given, as: "timetz", checkedAs: "time")) AS written) AS value)"
         // So does a `timestamp` drop a zone its text gives: read as a timestamptz first,
         // the time is the instant's in UTC.
-        case .timestamp: value = "CAST(CAST(\(given) AS timestamptz) AS timestamp\(kept))"
+        case .timestamp:
+            value = "CAST(\(zoned(given, as: "timestamptz", checkedAs: "timestamp")) AS timestamp\(kept))"
         case .timestamptz: value = "CAST(\(given) AS timestamptz\(kept))"
         case .date: value = "CAST(\(given) AS date)"
         }
         return "\(writtenFunction)(\(value), \(SQL.literal(field)))"
+    }
+
+    /// `given` cast to `zoned`, the type with a zone that a column of type `plain` is
+    /// written through, as SQL: cast to `plain` first, so that text that is no time is
+    /// refused in the words of the column's own type (`invalid input syntax for type
+    /// time`), not of the zoned one (`... time with time zone`), whatever language the
+    /// server speaks. Both types read text alike.
+    static func zoned(_ given: String, as zoned: String, checkedAs plain: String) -> String {
+        "(SELECT CASE WHEN CAST(t AS \(plain)) IS NULL THEN NULL ELSE CAST(t AS \(zoned)) END "
+            + "FROM (SELECT CAST(\(given) AS text) AS t) AS given)"
     }
 
     /// The JSON text of the array column `field` of times of `kind`, as SQL: each element

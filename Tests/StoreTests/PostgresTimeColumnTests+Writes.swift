@@ -156,6 +156,17 @@ extension PostgresTimeColumnTests {
             )
         }
         #expect(try await adapter.currentVersion() == start, "nothing was written")
+        // Text that is no time is refused in the words of its column's type, though a
+        // `time` and a `timestamp` are read through their zoned types (it said
+        // "time with time zone" of a `time` column).
+        let words = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.create(
+                body: .object(["data": .object(["opens": .string("noonish"), "local": .string("someday")])])
+            )
+        }
+        let details = Dictionary(uniqueKeysWithValues: (words?.fieldProblems ?? []).map { ($0.field, $0.detail) })
+        #expect(details["opens"]?.contains("type time:") == true, "\(details)")
+        #expect(details["local"]?.contains("type timestamp:") == true, "\(details)")
     }
 
     /// A time without a zone written into a timestamptz column is read as UTC, whatever

@@ -152,6 +152,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         check?.cancel()
         check = nil
+        // The watch's call holds this handler's context, which holds this handler: let go,
+        // or every connection's guard, watch and context outlive it.
+        startWatch = nil
         connections.stopWaiting(ObjectIdentifier(self))
         if counted {
             counted = false

@@ -11,12 +11,19 @@ import NIOCore
 /// stops reading new requests and closes once they have gone, or once the client has taken
 /// none of them for the idle limit (it has stopped reading), or, in a shutdown, once the
 /// shutdown's grace period is nearly over (the service must stop within it).
+///
+/// Bytes a flush leaves buffered are watched from then on (each second, until none is
+/// left), so that the idle limit counts from the last bytes the client took, not from the
+/// close: an answer its client never reads is let go one idle limit after it was written,
+/// not two (the framework's idle close itself comes one idle limit after the request).
 final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = IOData
 
     /// How often a held close looks at what is still buffered.
     static let lookInterval: TimeAmount = .milliseconds(50)
+    /// How often bytes left buffered by a flush are looked at before any close.
+    static let watchInterval: TimeAmount = .seconds(1)
     /// How long before the shutdown's grace period ends a held close gives up, leaving the
     /// framework time to end.
     static let shutdownMargin: TimeAmount = .milliseconds(500)
@@ -28,8 +35,10 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The promises of the closes held, completed by the close made at last.
     private var heldPromises: [EventLoopPromise<Void>] = []
     private var holding = false
-    /// The bytes buffered at the last look, and when the client last took some.
+    /// The bytes buffered at the last look, those written since, and when the client last
+    /// took some.
     private var buffered = 0
+    private var added = 0
     private var lastTaken = NIODeadline.now()
     private var look: Scheduled<Void>?
 
@@ -53,10 +62,28 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(mode: mode, promise: promise)
             return
         }
+        let watched = look != nil
+        look?.cancel()
         holding = true
         if let promise { heldPromises.append(promise) }
-        buffered = waiting
-        lastTaken = .now()
+        // Bytes watched since a flush keep the time the client last took some; others
+        // were buffered a moment ago.
+        if !watched { lastTaken = .now() }
+        noteTaken(waiting)
+        scheduleLook(context)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if look != nil { added += unwrapOutboundIn(data).readableBytes }
+        context.write(data, promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        context.flush()
+        guard look == nil, !holding else { return }
+        let waiting = bufferedBytes(context)
+        guard waiting > 0 else { return }
+        (buffered, added, lastTaken) = (waiting, 0, .now())
         scheduleLook(context)
     }
 
@@ -88,18 +115,27 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
         (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
     }
 
-    /// Looks again in a moment: closes when nothing is buffered, the client has taken
-    /// nothing for the idle limit, or the shutdown's deadline has come.
+    /// Notes the bytes buffered now: the client took some when fewer are left than were
+    /// at the last look with those written since.
+    private func noteTaken(_ waiting: Int) {
+        if waiting < buffered + added { lastTaken = .now() }
+        (buffered, added) = (waiting, 0)
+    }
+
+    /// Looks again in a moment (``watchInterval``, or ``lookInterval`` while a close is
+    /// held): stops watching when nothing is buffered; a held close closes then, or when the
+    /// client has taken nothing for the idle limit, or the shutdown's deadline has come.
     private func scheduleLook(_ context: ChannelHandlerContext) {
-        look = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lookInterval) { [self] in
+        let interval = holding ? Self.lookInterval : Self.watchInterval
+        look = context.eventLoop.assumeIsolated().scheduleTask(in: interval) { [self] in
             look = nil
-            guard holding else { return }
-            let now = NIODeadline.now()
             let waiting = bufferedBytes(context)
-            if waiting < buffered {
-                buffered = waiting
-                lastTaken = now
+            noteTaken(waiting)
+            guard holding else {
+                if waiting > 0 { scheduleLook(context) }
+                return
             }
+            let now = NIODeadline.now()
             if waiting == 0 || now - lastTaken >= idleLimit || shutdownDeadline.map({ now >= $0 }) == true {
                 release(context)
             } else {

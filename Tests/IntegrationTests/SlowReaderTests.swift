@@ -48,6 +48,23 @@ import Testing
         #expect(status == 0)
     }
 
+    /// A client that reads none of a large page is let go with the framework's idle close,
+    /// one idle limit after its request, as the client took none of it since: the close was
+    /// held one idle limit more, counted from the close (probe 49: pages of 20 MB held
+    /// about 2 minutes on each such connection, the limit 60 s). Read after 8 s of an idle
+    /// limit of 5 s, the answer is cut (it came whole: the close was held until 10 s).
+    @Test(.timeLimit(.minutes(2))) func anAnswerNeverReadIsLetGoAtTheIdleLimit() async throws {
+        let server = try await Self.serverWithLargeItems(["DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "5"])
+        defer { server.removeData() }
+        let stuck = try RawClient(port: server.port)
+        stuck.send(Self.request)
+        try await Task.sleep(for: .seconds(8))
+        let read = await stuck.readAnswerSlowly(chunk: 65_536, pause: .zero, within: 30)
+        #expect(read.head.hasPrefix("HTTP/1.1 200"), "\(read.head)")
+        #expect(read.announced > 8_000_000)
+        #expect(read.received < read.announced, "\(read.received) of \(read.announced) bytes: it was held")
+    }
+
     /// A client that stops reading a large page holds a shutdown no longer than its grace
     /// period: the service ends within it, with status 0.
     @Test(.timeLimit(.minutes(2))) func aClientThatStopsReadingHoldsAShutdownNoLongerThanItsGrace() async throws {

@@ -14,6 +14,8 @@ import Testing
     @Test func aClosedConnectionsGuardIsFreed() throws {
         weak var heldGuard: ConnectionGuard?
         weak var heldWatch: RequestStartWatch?
+        weak var heldDrain: AnswerDrainGuard?
+        weak var heldGate: PipelinedRequestGate?
         let connections = ConnectionCount()
         try {
             let channel = EmbeddedChannel()
@@ -24,8 +26,11 @@ import Testing
                 logger: Logger(label: "test")
             )
             heldGuard = connectionGuard
-            try channel.pipeline.syncOperations.addHandler(connectionGuard)
+            let gate = PipelinedRequestGate()
+            heldGate = gate
+            try channel.pipeline.syncOperations.addHandlers([connectionGuard, gate])
             heldWatch = try channel.pipeline.syncOperations.handler(type: RequestStartWatch.self)
+            heldDrain = try channel.pipeline.syncOperations.handler(type: AnswerDrainGuard.self)
             #expect(heldWatch != nil)
             #expect(connections.value.load(ordering: .relaxed) == 1)
             _ = try channel.finish(acceptAlreadyClosed: true)
@@ -33,5 +38,6 @@ import Testing
         #expect(connections.value.load(ordering: .relaxed) == 0)
         #expect(heldGuard == nil, "the guard outlived its connection")
         #expect(heldWatch == nil, "the start watch outlived its connection")
+        #expect(heldDrain == nil && heldGate == nil, "a handler outlived its connection")
     }
 }

@@ -166,6 +166,7 @@ public func buildRouter(
                 ClientRates(perSecond: $0, now: configuration.rateClock)
             },
             readLines: ClientLines(share: configuration.limits.readsPerClient),
+            maximumBodySize: configuration.maximumBodySize,
             identity: identity,
             composites: Set(registry.adapters.filter { $0.definition.composition != nil }.map(\.definition.name))
         )

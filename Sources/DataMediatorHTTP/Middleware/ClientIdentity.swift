@@ -23,6 +23,12 @@ struct ClientIdentity: Sendable {
         request.headers[.authorization] != nil
     }
 
+    /// Whether `client` (``client(of:context:)``) is a credential the server verified,
+    /// not an address.
+    static func isCredential(_ client: String) -> Bool {
+        client.hasPrefix("token:") || client.hasPrefix("subject:") || client.hasPrefix("jwt:")
+    }
+
     /// The client of `request`.
     func client(of request: Request, context: some RequestContext) async -> String {
         if request.headers[.authorization] != nil {

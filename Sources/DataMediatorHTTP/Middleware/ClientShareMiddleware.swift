@@ -19,6 +19,8 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     var writeRates: ClientRates? = nil
     /// Each client's line of reads of lists (not event streams); nil for none.
     var readLines: ClientLines? = nil
+    /// The largest write body read (``WriteRoutes/body(of:limit:)``).
+    var maximumBodySize = 1 << 20
     let identity: ClientIdentity
     /// The names of the composite lists, whose pages count too.
     var composites: Set<String> = []
@@ -42,6 +44,15 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
                 )
             }
             guard let writeLines else { return try await next(request, context) }
+            var request = request
+            if ClientIdentity.isCredential(client), request.headers[.expect] == nil {
+                // A credentialed write's body is read before its turn: one whose body comes
+                // slowly (a client on a poor network, or one that stalls) would otherwise hold
+                // the turn until its body's time limit, and every other write of the client
+                // (of each program sharing its token) waited behind it. Not a body that waits
+                // for `100 Continue`: the route's checks may refuse it unread (RequestHeadCheck).
+                request.body = RequestBody(buffer: try await WriteRoutes.body(of: request, limit: maximumBodySize))
+            }
             let turn = try await writeLines.enter(client)
             // The turn is held until the answer is made (a write's answer is built whole).
             defer { withExtendedLifetime(turn) {} }

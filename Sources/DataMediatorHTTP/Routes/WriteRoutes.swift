@@ -93,6 +93,27 @@ struct WriteRoutes: Sendable {
         throw MethodNotAllowed.problem(request.method, allow: allow)
     }
 
+    /// The body of a write, read whole (``ClientShareMiddleware`` reads a credentialed
+    /// write's before its turn; the route then reads what it read).
+    ///
+    /// - Throws: `413` for a body over `limit` bytes, `400` (closing the connection) for one
+    ///   whose framing cannot be read.
+    static func body(of request: Request, limit: Int) async throws -> ByteBuffer {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw Problem(.bodyTooLarge, detail: "The body is \(length) bytes; this server takes at most \(limit).")
+        }
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            // A body without `Content-Length` (chunked) is only known to be too large here.
+            throw Problem(.bodyTooLarge, detail: "The body is larger than this server's limit of \(limit) bytes.")
+        } catch let error as HTTPParserError {
+            // The client's framing (a chunk size that is not hexadecimal, say), not the server.
+            // The parser cannot find the next request after it either: the connection closes.
+            throw Problem(.badRequest, detail: "The body cannot be read: \(error).", headers: [.connection: "close"])
+        }
+    }
+
     /// The list's adapter, the request's JSON body, the slice the caller may write (nil:
     /// every item) and who the caller is (``WriteRoutes/writeScope(_:_:)``), after every
     /// check before the store.
@@ -150,26 +171,7 @@ struct WriteRoutes: Sendable {
                 headers: [.acceptEncoding: "identity"]
             )
         }
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
-            throw Problem(
-                .bodyTooLarge,
-                detail: "The body is \(length) bytes; this server takes at most \(maximumBodySize)."
-            )
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maximumBodySize)
-        } catch is NIOTooManyBytesError {
-            // A body without `Content-Length` (chunked) is only known to be too large here.
-            throw Problem(
-                .bodyTooLarge,
-                detail: "The body is larger than this server's limit of \(maximumBodySize) bytes."
-            )
-        } catch let error as HTTPParserError {
-            // The client's framing (a chunk size that is not hexadecimal, say), not the server.
-            // The parser cannot find the next request after it either: the connection closes.
-            throw Problem(.badRequest, detail: "The body cannot be read: \(error).", headers: [.connection: "close"])
-        }
+        let buffer = try await Self.body(of: request, limit: maximumBodySize)
         let bytes = Array(buffer.readableBytesView)
         if let name = JSONValue.duplicateKey(in: bytes) {
             throw Problem(.badRequest, detail: "The body names '\(name)' twice in one object; give each member once.")

@@ -1,0 +1,45 @@
+import DataMediatorTesting
+import Foundation
+import Testing
+
+/// A write whose body comes slowly holds no turn of its client's writes: its body is read
+/// before its turn, so another write of the same token is answered at once, not after the
+/// slow body's time limit (probe 49: a write waited 28 s behind four slow bodies sent with
+/// its token).
+@Suite struct SlowBodyLineTests {
+    static let token = "a-write-token-for-slow-bodies"
+    static let item = #"{"data": {"player": "ana", "points": 3, "reason": "r", "created_at": "2026-11-19T21:04:00Z"}}"#
+
+    @Test(.timeLimit(.minutes(2))) func aSlowBodyHoldsNoTurnOfItsClientsWrites() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: [
+                "DATA_MEDIATOR_WRITE_TOKENS": Self.token, "DATA_MEDIATOR_CLIENT_WRITES": "1",
+                "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "30",
+            ]
+        )
+        defer { server.removeData() }
+        let slow = try RawClient(port: server.port)
+        let half = Self.item.utf8.count / 2
+        slow.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(Self.token)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(Self.item.utf8.count)\r\n\r\n"
+                + String(Self.item.prefix(half))
+        )
+        try await Task.sleep(for: .milliseconds(500))
+        let start = ContinuousClock.now
+        let created = try await server.send(
+            "POST",
+            "/lists/transactions/items",
+            headers: ["Authorization": "Bearer \(Self.token)", "Content-Type": "application/json"],
+            body: Self.item
+        )
+        let took = ContinuousClock.now - start
+        #expect(created.status == 201)
+        #expect(took < .seconds(15), "the write waited \(took) behind a slow body of its token")
+        // The slow one is written once its body has come.
+        slow.send(String(Self.item.dropFirst(half)))
+        #expect(await slow.readAnswer(within: 20)?.hasPrefix("HTTP/1.1 201") == true)
+        #expect(await server.stop() == 0)
+    }
+}

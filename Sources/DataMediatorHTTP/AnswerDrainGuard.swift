@@ -16,6 +16,10 @@ import NIOCore
 /// left), so that the idle limit counts from the last bytes the client took, not from the
 /// close: an answer its client never reads is let go one idle limit after it was written,
 /// not two (the framework's idle close itself comes one idle limit after the request).
+/// A client's turn to read given to it (``keepUntilSent(_:on:)``) goes once the next answer
+/// has left but for what the connection takes without waiting (its write buffer's marks),
+/// or with the connection: a client that reads none of its answers has no more of them held
+/// than its share of reads.
 final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = IOData
@@ -41,6 +45,9 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var added = 0
     private var lastTaken = NIODeadline.now()
     private var look: Scheduled<Void>?
+    /// Holds given for the next answer, and those kept until no byte is left buffered.
+    private var forNextAnswer: [any Sendable] = []
+    private var keptUntilSent: [any Sendable] = []
 
     init(idleLimit: Duration, shutdownGrace: Duration) {
         self.idleLimit = .nanoseconds(Int64(idleLimit.components.seconds) * 1_000_000_000)
@@ -80,11 +87,34 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func flush(context: ChannelHandlerContext) {
         context.flush()
-        guard look == nil, !holding else { return }
         let waiting = bufferedBytes(context)
-        guard waiting > 0 else { return }
+        if !forNextAnswer.isEmpty {
+            // The answer the holds were given for: kept while more of it waits here than
+            // the connection lets be written (its high-water mark), until it is writable.
+            if !context.channel.isWritable { keptUntilSent += forNextAnswer }
+            forNextAnswer = []
+        }
+        guard look == nil, !holding, waiting > 0 else { return }
         (buffered, added, lastTaken) = (waiting, 0, .now())
         scheduleLook(context)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { keptUntilSent = [] }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Keeps `hold` (a client's turn to read) until the next answer written to `connection`
+    /// has left (the connection is writable again), or the connection closes; given before
+    /// that answer is made (its read yields after, so this comes first on the connection's
+    /// event loop).
+    static func keepUntilSent(_ hold: any Sendable, on connection: any Channel) {
+        connection.eventLoop.execute {
+            guard let context = try? connection.pipeline.syncOperations.context(handlerType: AnswerDrainGuard.self),
+                let drain = context.handler as? AnswerDrainGuard, context.channel.isActive
+            else { return }
+            drain.forNextAnswer.append(hold)
+        }
     }
 
     func read(context: ChannelHandlerContext) {
@@ -108,6 +138,7 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         look?.cancel()
         look = nil
+        (forNextAnswer, keptUntilSent) = ([], [])
     }
 
     /// The bytes written to the connection and not yet handed to the socket.
@@ -131,6 +162,7 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
             look = nil
             let waiting = bufferedBytes(context)
             noteTaken(waiting)
+            if waiting == 0 { keptUntilSent = [] }
             guard holding else {
                 if waiting > 0 { scheduleLook(context) }
                 return
@@ -149,6 +181,7 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
         holding = false
         look?.cancel()
         look = nil
+        (forNextAnswer, keptUntilSent) = ([], [])
         let promises = heldPromises
         heldPromises = []
         let closed = context.eventLoop.makePromise(of: Void.self)

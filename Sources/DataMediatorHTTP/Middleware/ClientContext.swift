@@ -9,19 +9,24 @@ public struct ClientContext: RequestContext, RemoteAddressRequestContext, Connec
     /// The peer's address; nil when the request came through no socket (a test's).
     public let remoteAddress: SocketAddress?
     /// Completed when the request's connection closes.
-    public let connectionClosed: EventLoopFuture<Void>?
+    public var connectionClosed: EventLoopFuture<Void>? { connection?.closeFuture }
+    /// The request's connection.
+    public let connection: (any Channel)?
 
     /// The context of a request read from a connection.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
-        connectionClosed = source.channel.closeFuture
+        connection = source.channel
     }
 }
 
-/// A request context that knows when the request's connection closes: an event stream
-/// then ends at once, giving back its share of the streams, rather than at its next write.
+/// A request context that knows the request's connection: an event stream ends at once
+/// when it closes, giving back its share of the streams, rather than at its next write,
+/// and a client's turn to read passes on once its answer has left (``AnswerDrainGuard``).
 public protocol ConnectionRequestContext {
     /// Completed when the connection closes; nil when there is none (a test's request).
     var connectionClosed: EventLoopFuture<Void>? { get }
+    /// The connection; nil when there is none (a test's request).
+    var connection: (any Channel)? { get }
 }

@@ -99,6 +99,12 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         guard lined, let readLines else { return try await next(request, context) }
         let turn = try await readLines.enter(client)
+        // The turn is held until the answer has left for its client, not only made: a
+        // client that reads none of its pages would otherwise have one held in memory on
+        // each of its connections (a thousand pages of 20 MB).
+        if let connection = (context as? any ConnectionRequestContext)?.connection {
+            AnswerDrainGuard.keepUntilSent(turn, on: connection)
+        }
         // A read given its turn goes behind the tasks already waiting for a thread, other
         // clients' among them: without it another client's request waited for about a
         // whole round of a flooding client's connections (ReadFloodTests). Every read yields,

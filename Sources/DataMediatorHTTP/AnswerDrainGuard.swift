@@ -15,7 +15,10 @@ import NIOCore
 /// Bytes a flush leaves buffered are watched from then on (each second, until none is
 /// left), so that the idle limit counts from the last bytes the client took, not from the
 /// close: an answer its client never reads is let go one idle limit after it was written,
-/// not two (the framework's idle close itself comes one idle limit after the request).
+/// not two (the framework's idle close itself comes one idle limit after the request). A
+/// connection whose client has taken none of what waits for the idle limit is closed even
+/// when no close was asked: requests it pipelined behind the answer keep the framework's
+/// idle close from coming.
 /// A client's turn to read given to it (``keepUntilSent(_:on:)``) goes once the next answer
 /// has left but for what the connection takes without waiting (its write buffer's marks),
 /// or with the connection: a client that reads none of its answers has no more of them held
@@ -163,11 +166,19 @@ final class AnswerDrainGuard: ChannelDuplexHandler, RemovableChannelHandler {
             let waiting = bufferedBytes(context)
             noteTaken(waiting)
             if waiting == 0 { keptUntilSent = [] }
+            let now = NIODeadline.now()
             guard holding else {
-                if waiting > 0 { scheduleLook(context) }
+                // A client that has taken none of its answer for the idle limit is gone
+                // or stalled: its connection closes, though requests it pipelined behind
+                // the answer are in flight (the framework's idle close waits for them, and
+                // one may wait for the turn this answer holds: they were never let go).
+                if waiting > 0, now - lastTaken >= idleLimit {
+                    release(context)
+                } else if waiting > 0 {
+                    scheduleLook(context)
+                }
                 return
             }
-            let now = NIODeadline.now()
             if waiting == 0 || now - lastTaken >= idleLimit || shutdownDeadline.map({ now >= $0 }) == true {
                 release(context)
             } else {

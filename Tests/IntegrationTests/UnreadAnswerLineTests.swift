@@ -30,4 +30,27 @@ import Testing
         #expect(await next.read(within: 10)?.hasPrefix("HTTP/1.1 200") == true)
         #expect(await server.stop() == 0)
     }
+
+    /// Requests pipelined behind an answer the client never reads do not keep its
+    /// connection, and with it the client's turn, for good: the next one waited for the
+    /// turn the unread answer held, and the framework's idle close waits for requests in
+    /// flight (probe 52: open at 100 s with an idle limit of 20 s, the client's other reads
+    /// waiting all along). The connection goes once its client has taken nothing for the
+    /// idle limit.
+    @Test(.timeLimit(.minutes(2))) func requestsPipelinedBehindAnUnreadAnswerDoNotKeepItsTurn() async throws {
+        let server = try await SlowReaderTests.serverWithLargeItems([
+            "DATA_MEDIATOR_CLIENT_READS": "1", "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "4",
+        ])
+        defer { server.removeData() }
+        let stuck = try RawClient(port: server.port)
+        stuck.send(
+            SlowReaderTests.request + "GET /lists/transactions/items?limit=1 HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        )
+        let next = try RawClient(port: server.port)
+        next.send("GET /lists/transactions/items?limit=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        // Waited for while the unread answer holds the turn, answered once its connection
+        // closes, about the idle limit after the client last took something.
+        #expect(await next.readAnswer(within: 30)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(await server.stop() == 0)
+    }
 }

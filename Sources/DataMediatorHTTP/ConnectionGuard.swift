@@ -96,8 +96,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         .seconds(limits.requestHeadTimeout.components.seconds)
     }
 
+    /// Within the idle limit too: the framework closes a connection whose body stops for
+    /// that long without a word, so the `408` must come first.
     private var bodyTimeout: TimeAmount {
-        .seconds(limits.requestBodyTimeout.components.seconds)
+        min(
+            .seconds(limits.requestBodyTimeout.components.seconds),
+            .seconds(limits.idleTimeout.components.seconds) - .milliseconds(250)
+        )
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

@@ -42,4 +42,26 @@ import Testing
         #expect(await slow.readAnswer(within: 20)?.hasPrefix("HTTP/1.1 201") == true)
         #expect(await server.stop() == 0)
     }
+
+    /// A write whose body stops coming is answered `408` within the idle limit when that is
+    /// the shorter: the framework's idle close cut it with no answer first (probe 52: closed
+    /// at 20 s, idle limit 20 s, body limit 30 s, the log saying 400).
+    @Test(.timeLimit(.minutes(2))) func aStalledBodyIsAnswered408WithinAShorterIdleLimit() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: [
+                "DATA_MEDIATOR_WRITE_TOKENS": Self.token, "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "3",
+                "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "30",
+            ]
+        )
+        defer { server.removeData() }
+        let stalled = try RawClient(port: server.port)
+        stalled.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(Self.token)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(Self.item.utf8.count)\r\n\r\n{\"data\": "
+        )
+        let answer = await stalled.readAnswer(within: 20)
+        #expect(answer?.hasPrefix("HTTP/1.1 408") == true, "\(answer ?? "no answer")")
+        #expect(await server.stop() == 0)
+    }
 }

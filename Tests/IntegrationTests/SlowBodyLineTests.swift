@@ -10,14 +10,18 @@ import Testing
     static let token = "a-write-token-for-slow-bodies"
     static let item = #"{"data": {"player": "ana", "points": 3, "reason": "r", "created_at": "2026-11-19T21:04:00Z"}}"#
 
-    @Test(.timeLimit(.minutes(2))) func aSlowBodyHoldsNoTurnOfItsClientsWrites() async throws {
-        let server = try await ServerProcess(
+    /// The demo taking writes with ``token``, a body limit of 30 s, and `settings`.
+    static func server(_ settings: [String: String]) async throws -> ServerProcess {
+        try await ServerProcess(
             arguments: ["--demo-transactions", "10"],
-            environment: [
-                "DATA_MEDIATOR_WRITE_TOKENS": Self.token, "DATA_MEDIATOR_CLIENT_WRITES": "1",
-                "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "30",
-            ]
+            environment: settings.merging(
+                ["DATA_MEDIATOR_WRITE_TOKENS": token, "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "30"]
+            ) { own, _ in own }
         )
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aSlowBodyHoldsNoTurnOfItsClientsWrites() async throws {
+        let server = try await Self.server(["DATA_MEDIATOR_CLIENT_WRITES": "1"])
         defer { server.removeData() }
         let slow = try RawClient(port: server.port)
         let half = Self.item.utf8.count / 2
@@ -47,13 +51,7 @@ import Testing
     /// the shorter: the framework's idle close cut it with no answer first (probe 52: closed
     /// at 20 s, idle limit 20 s, body limit 30 s, the log saying 400).
     @Test(.timeLimit(.minutes(2))) func aStalledBodyIsAnswered408WithinAShorterIdleLimit() async throws {
-        let server = try await ServerProcess(
-            arguments: ["--demo-transactions", "10"],
-            environment: [
-                "DATA_MEDIATOR_WRITE_TOKENS": Self.token, "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "3",
-                "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "30",
-            ]
-        )
+        let server = try await Self.server(["DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "3"])
         defer { server.removeData() }
         let stalled = try RawClient(port: server.port)
         stalled.send(

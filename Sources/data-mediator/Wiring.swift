@@ -17,9 +17,11 @@ enum OpenStore: Sendable {
 }
 
 /// Builds the service from its settings, in two steps: ``init(settings:environment:eventLoops:logger:)``
-/// loads the config (or the demo's), opens the store and the cursor secret; then
-/// ``registry(logger:)`` checks each list's source and puts the lists in a registry (for
-/// PostgreSQL, once the store's clients run).
+/// loads the config (or the demo's) and opens the store; then ``registry(logger:)`` checks
+/// each list's source and puts the lists in a registry (for PostgreSQL, once the store's
+/// clients run). The data folder and the cursor secret are made once nothing refused the
+/// start can be known: before a SQLite store is opened (its file may be in the folder),
+/// after a PostgreSQL store's lists and pool sizes passed.
 struct Wiring: Sendable {
     /// Wakes every list's live streams after writes; finished at shutdown.
     let notifier = ChangeNotifier()
@@ -29,7 +31,10 @@ struct Wiring: Sendable {
     let isDemo: Bool
     private let configuration: MediatorConfiguration
     private let configFile: String
-    private let signer: CursorSigner
+    /// The cursors' signer, for a SQLite store; nil for PostgreSQL until ``registry(logger:)``.
+    private let signer: CursorSigner?
+    /// Where a cursor secret not made yet comes from: the environment, else the data folder.
+    private let secretSource: (environment: [String: String], dataDir: String)
     private let demoTransactions: Int
     /// The item files' items by list, read when the config was checked against a SQLite
     /// store before it was opened (nil otherwise: ``registry(logger:)`` checks then).
@@ -74,9 +79,12 @@ struct Wiring: Sendable {
         } else {
             checkedFiles = nil
         }
-        try DataFolder.make(settings.dataDir)
-        let secret = try CursorSecret.load(environment: environment, dataDir: settings.dataDir, logger: logger)
-        signer = CursorSigner(secret: secret)
+        secretSource = (environment, settings.dataDir)
+        if case .sqlite = target {
+            signer = try Self.signer(from: secretSource, logger: logger)
+        } else {
+            signer = nil
+        }
         switch target {
         case .sqlite(let path):
             if isDemo {
@@ -220,6 +228,18 @@ struct Wiring: Sendable {
         }
     }
 
+    /// The data folder, made when missing, and the signer of the cursor secret it keeps
+    /// (or the environment's).
+    private static func signer(
+        from source: (environment: [String: String], dataDir: String),
+        logger: Logger
+    ) throws -> CursorSigner {
+        try DataFolder.make(source.dataDir)
+        return CursorSigner(
+            secret: try CursorSecret.load(environment: source.environment, dataDir: source.dataDir, logger: logger)
+        )
+    }
+
     /// Refuses a PostgreSQL store whose pools are larger than their servers allow, before
     /// the pools open their connections (``PostgresStore/checkConnectionLimits()``).
     func checkConnectionLimits() async throws {
@@ -232,14 +252,16 @@ struct Wiring: Sendable {
     /// - Throws: ``ConfigFileErrors`` for lists whose source does not fit their declaration.
     func registry(logger: Logger) async throws -> ListRegistry {
         var checked = checkedFiles
-        if case .postgres(let store) = store {
+        if case .postgres(let store) = store, !isDemo {
             // Every list checked before the service's own tables are made: a refused config
             // makes nothing in the database (the demo's lists are over tables made below).
-            if !isDemo {
-                checked = try await Self.rehearse(configuration, file: configFile) { lists in
-                    try await store.check(lists, bounded: false)
-                }
+            checked = try await Self.rehearse(configuration, file: configFile) { lists in
+                try await store.check(lists, bounded: false)
             }
+        }
+        // Nor a data folder or a cursor secret (a SQLite store's were made before it opened).
+        let signer = try self.signer ?? Self.signer(from: secretSource, logger: logger)
+        if case .postgres(let store) = store {
             try await store.prepare()
             if isDemo {
                 let start = ContinuousClock.now

@@ -86,6 +86,8 @@ import Testing
         #expect(served != 0)
         #expect(serving.contains("field 'body' (integer) is over a text column"), "\(serving)")
         #expect(try await Self.held(folder, target) == before, "serve made nothing in the store")
+        let data = folder.appendingPathComponent("data").path
+        #expect(!FileManager.default.fileExists(atPath: data), "serve made a data folder (and a cursor secret)")
 
         try Data(("store: \(target.store)\n" + Self.lists("body: string, n: integer")).utf8).write(to: config)
         let (passed, passing) = try await DemoWalkTests.run(
@@ -94,6 +96,22 @@ import Testing
         )
         #expect(passed == 0, "\(passing)")
         #expect(try await Self.held(folder, target) == before, "nothing made in the store")
+    }
+
+    /// A PostgreSQL demo refused for a pool larger than its server takes makes no data folder
+    /// (nor a cursor secret in it): they are made once the store is known to serve.
+    @Test func aPoolThePostgreSQLServerRefusesMakesNoDataFolder() async throws {
+        let target = try await ImportTests.Target.make("postgres")
+        let folder = try ImportTests.folder([:], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("data").path
+        let (served, serving) = try await DemoWalkTests.run(
+            ["serve", "--port", String(Int.random(in: 20_000...40_000)), "--data-dir", data],
+            environment: target.environment.merging(["DATA_MEDIATOR_DATABASE_CONNECTIONS": "1000"]) { $1 }
+        )
+        #expect(served != 0)
+        #expect(serving.contains("DATA_MEDIATOR_DATABASE_CONNECTIONS"), "\(serving)")
+        #expect(!FileManager.default.fileExists(atPath: data), "serve made a data folder (and a cursor secret)")
     }
 
     /// A SQLite store that does not exist yet is checked as serve would make it, and not made.

@@ -215,6 +215,10 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as StoreError {
             printError("serve: \(error)")
             throw ExitCode.failure
+        } catch let error where error is DataFolder.Problem || error is CursorSecretError {
+            // A PostgreSQL store's data folder and cursor secret are made once its lists passed.
+            printError("serve: \(error)")
+            throw ExitCode.failure
         } catch let error as IOError where Self.listenFixes[error.errnoCode] != nil {
             printError(
                 "serve: cannot listen on \(settings.host):\(settings.port): \(Self.listenFixes[error.errnoCode] ?? "")"

@@ -84,13 +84,19 @@ public enum TimeText {
 
     /// The JSON text of the array column `field` of times of `kind`, as SQL: each element
     /// as ``form(of:kind:digits:)`` shows a column of its kind (`null` for a `NULL` one),
-    /// so that an array's times read as the same times in columns do. An array of more
-    /// than one dimension is PostgreSQL's own JSON of it (writes make none).
+    /// so that an array's times read as the same times in columns do; one of two dimensions
+    /// as a JSON array of its rows (`unnest` gives its elements row after row). An array of
+    /// more dimensions is PostgreSQL's own JSON of it (writes make none).
     public static func arrayForm(of field: String, kind: Kind, digits: Int) -> String {
         let column = SQL.quote(field)
-        return "CASE WHEN COALESCE(array_ndims(\(column)), 0) <> 1 THEN CAST(to_json(\(column)) AS text) "
-            + "ELSE CAST((SELECT json_agg(\(form(of: "element", kind: kind, digits: digits)) ORDER BY n) "
-            + "FROM unnest(\(column)) WITH ORDINALITY AS elements(element, n)) AS text) END"
+        let element = form(of: "element", kind: kind, digits: digits)
+        return "CASE COALESCE(array_ndims(\(column)), 0) "
+            + "WHEN 1 THEN CAST((SELECT json_agg(\(element) ORDER BY n) "
+            + "FROM unnest(\(column)) WITH ORDINALITY AS elements(element, n)) AS text) "
+            + "WHEN 2 THEN CAST((SELECT json_agg(cells ORDER BY r) FROM (SELECT (n - 1) / array_length(\(column), 2) AS r, "
+            + "json_agg(\(element) ORDER BY n) AS cells FROM unnest(\(column)) WITH ORDINALITY AS elements(element, n) "
+            + "GROUP BY 1) AS rows) AS text) "
+            + "ELSE CAST(to_json(\(column)) AS text) END"
     }
 
     /// The fractional digits a time column keeps, from its type modifier (-1 or nil when

@@ -46,7 +46,7 @@ extension PostgresArrayColumnTests {
                     "stamps": .array([.string("2026-11-19T19:04:00.000Z"), .string("2020-01-01T00:00:00.500Z")]),
                     "opens": .array([.string("08:30:00"), .string("24:00:00")]),
                 ]),
-                // An array of two dimensions (no write makes one) is PostgreSQL's JSON of it.
+                // An array of two dimensions is a JSON array of its rows, each time shown as in one.
                 .object([
                     "days": .array([]), "stamps": .null,
                     "opens": .array([.array([.string("08:00:00")]), .array([.string("09:00:00")])]),

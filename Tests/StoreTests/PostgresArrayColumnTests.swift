@@ -90,7 +90,8 @@ import Testing
         let start = try await adapter.currentVersion()
         for value: JSONValue in [
             .array([.string("nope")]), .array([.bool(true)]), .object(["a": .integer(1)]),
-            .array([.array([.integer(1)])]), .integer(5),
+            .array([.array([.integer(1)]), .array([.integer(2), .integer(3)])]), .array([.array([])]),
+            .array([.array([.array([.integer(1)])])]), .array([.integer(1), .array([.integer(2)])]), .integer(5),
         ] {
             let refused = await #expect(throws: DataMediatorError.self) {
                 _ = try await adapter.patch(id: "1", body: .object(["data": .object(["scores": value])]))

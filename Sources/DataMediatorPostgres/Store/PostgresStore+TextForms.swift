@@ -103,10 +103,11 @@ extension PostgresStore {
 
     /// How `list`'s array columns (`arrays`: their types' names) are read and written: as
     /// the JSON array of their elements (`to_json`), and from one (its elements cast to the
-    /// array's type; JSON `null` is `NULL`, a JSON value that is no array of such elements
-    /// a value the column cannot hold). An array of times (`types`: the columns' types)
-    /// shows and checks each element as a time column of its kind does (``TimeText``),
-    /// keeping the fractional digits its column declares (`modifiers`).
+    /// array's type, an array of arrays as one of two dimensions; JSON `null` is `NULL`, a
+    /// JSON value that is no array of such elements a value the column cannot hold). An
+    /// array of times (`types`: the columns' types) shows and checks each element as a time
+    /// column of its kind does (``TimeText``), keeping the fractional digits its column
+    /// declares (`modifiers`).
     ///
     /// - Throws: `StoreError` when an array column's field is declared another type than
     ///   json.
@@ -133,8 +134,14 @@ extension PostgresStore {
                 times.map { TimeText.arrayForm(of: column, kind: $0, digits: digits) }
                 ?? "CAST(to_json(\(SQL.quote(column))) AS text)"
             let element = times.map { TimeText.written(column, kind: $0, digits: digits, given: "e") } ?? "e"
+            // Two dimensions when the first element is an array (``ColumnRule`` let through
+            // only rows all as long): an array of the rows' arrays.
             write[column] = """
-                (SELECT CASE WHEN j IS NULL THEN NULL ELSE CAST(ARRAY(SELECT \(element) FROM json_array_elements_text(j) \
+                (SELECT CASE WHEN j IS NULL THEN NULL \
+                WHEN json_typeof(j -> 0) = 'array' THEN CAST(ARRAY(SELECT ARRAY(SELECT \(element) \
+                FROM json_array_elements_text(r) WITH ORDINALITY AS t(e, n) ORDER BY n) \
+                FROM json_array_elements(j) WITH ORDINALITY AS u(r, m) ORDER BY m) AS \(type)) \
+                ELSE CAST(ARRAY(SELECT \(element) FROM json_array_elements_text(j) \
                 WITH ORDINALITY AS t(e, n) ORDER BY n) AS \(type)) END FROM (SELECT CAST(? AS json) AS j) AS v)
                 """
         }

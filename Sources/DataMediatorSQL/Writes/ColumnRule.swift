@@ -8,8 +8,9 @@ import Foundation
 /// json_array_elements_text on a scalar").
 public enum ColumnRule: Sendable, Hashable {
     /// An array (PostgreSQL's `text[]`, `bigint[]`, ...), shown as a JSON array: a value
-    /// is a JSON array of strings, numbers, booleans and nulls, or null; each element keeps
-    /// the rule of the element type when it has one (`varchar(3)[]`, `integer[]`).
+    /// is a JSON array of strings, numbers, booleans and nulls (or of equally long arrays of
+    /// them: two dimensions), or null; each element keeps the rule of the element type when
+    /// it has one (`varchar(3)[]`, `integer[]`).
     indirect case array(of: ColumnRule?)
     /// Whole numbers of a column narrower than 64 bits (`smallint`, `integer`), named.
     case wholeNumbers(ClosedRange<Int64>, type: String)
@@ -53,25 +54,46 @@ public enum ColumnRule: Sendable, Hashable {
         throw DataMediatorError(.invalidItem, message, fieldProblems: problems)
     }
 
+    /// The elements of an array column's value with their places (`2`, or `1, 0` in an
+    /// array of two dimensions), nil when it is neither: PostgreSQL's arrays are
+    /// rectangular (rows all as long, none empty), and one of two dimensions another program
+    /// wrote reads as such a JSON array, so it is written back as one.
+    static func placed(_ elements: [JSONValue]) -> [(place: String, element: JSONValue)]? {
+        func isContainer(_ value: JSONValue) -> Bool {
+            switch value {
+            case .array, .object: true
+            default: false
+            }
+        }
+        guard elements.contains(where: isContainer) else {
+            return elements.enumerated().map { (String($0.offset), $0.element) }
+        }
+        var placed: [(place: String, element: JSONValue)] = []
+        var width: Int?
+        for (row, value) in elements.enumerated() {
+            guard case .array(let cells) = value, !cells.isEmpty, cells.count == width ?? cells.count,
+                !cells.contains(where: isContainer)
+            else { return nil }
+            width = cells.count
+            placed += cells.enumerated().map { ("\(row), \($0.offset)", $0.element) }
+        }
+        return placed
+    }
+
     /// Why `value` breaks the rule, nil when it does not.
     func problem(of value: JSONValue) -> String? {
         switch (self, value) {
         case (_, .null): return nil
         case (.domain(_, let base), _): return base?.problem(of: value)
         case (.array(let rule), .array(let elements)):
-            let nested = elements.contains {
-                switch $0 {
-                case .array, .object: return true
-                default: return false
-                }
-            }
-            if nested {
-                return "must hold strings, numbers, booleans or nulls (its column is an array of one dimension)"
+            guard let placed = Self.placed(elements) else {
+                return "must hold strings, numbers, booleans or nulls, or arrays of them all as long and not empty "
+                    + "(its column is an array, of one dimension or two)"
             }
             guard let rule else { return nil }
-            for (index, element) in elements.enumerated() {
+            for (place, element) in placed {
                 if let problem = rule.problem(of: element) {
-                    return "has an element (at index \(index)) that \(problem)"
+                    return "has an element (at index \(place)) that \(problem)"
                 }
             }
             return nil

@@ -258,6 +258,9 @@ import Testing
         #expect(text.contains(#"data_mediator_page_query_seconds_count{list="transactions"} 3"#))
         #expect(text.contains("data_mediator_sse_streams 1.0\n"))
         #expect(text.contains("data_mediator_store_version 1.0\n"))
+        // The outside writes' counters are there at 0 before any table changed outside.
+        #expect(text.contains(#"data_mediator_outside_writes{table="transactions"} 0"#), "\(text)")
+        #expect(text.contains("data_mediator_outside_write_look_errors 0\n"), "\(text)")
         // A stream is an active request until it ends; so is the `/metrics` request itself.
         let active = #"http_server_active_requests{http_request_method="GET"} "#
         #expect(text.contains(active + "2.0\n"), "\(text)")

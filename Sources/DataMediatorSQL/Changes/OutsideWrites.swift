@@ -58,6 +58,15 @@ public enum OutsideWrites {
         )
     }
 
+    /// The tables whose changes are looked for (those the service keeps a stamp for), by
+    /// the names ``Look/recorded`` gives them.
+    public static func watchedTables(_ transactions: any SQLTransactions) async throws -> [String] {
+        try await transactions.read { session in
+            try await session.rows("SELECT source FROM \(ServiceTables.stamps) ORDER BY source", [])
+                .compactMap { $0.first?.stringValue }
+        }
+    }
+
     /// The statement that finds the tables with changes in their stamp's log: changes no
     /// write through the API moved into the counter as it committed.
     private static let movedSQL = "SELECT DISTINCT source FROM \(ServiceTables.stampLog) ORDER BY source"

@@ -24,6 +24,12 @@ struct OutsideWriteWatch: Sendable {
         var failing = false
         var lastVersion: Int64?
         var noticed = Set<String>()
+        // Every series there at 0 from the start, so that an alert on them sees 0, not "no
+        // data", until a table changes or a look fails.
+        _ = Counter(label: "data_mediator_outside_write_look_errors")
+        for table in (try? await OutsideWrites.watchedTables(transactions)) ?? [] {
+            _ = Counter(label: "data_mediator_outside_writes", dimensions: [("table", table)])
+        }
         // The first look at once: what other programs wrote while the service was down is
         // recorded before a client follows a feed for a whole interval.
         repeat {

@@ -86,6 +86,13 @@ def live_changes_keep_place(driver, base, token, written):
         raise CheckFailed(f"the row in sight moved from {offset} to {moved} px below the top as rows above went")
 
 
+ID_SHOWN = (
+    "const r = Array.from(document.querySelectorAll('#screen section[data-kind=\"items\"] .row'))"
+    ".find((r) => r.dataset.id === arguments[0]); const i = r && r.querySelector('.id');"
+    " return i ? [i.innerText] : null;"
+)
+
+
 def typed_values_as_they_are(driver, base, token, written):
     """the form opens at an id, and with a parameter value, as typed: spaces and all"""
     player = " padded "
@@ -96,10 +103,13 @@ def typed_values_as_they_are(driver, base, token, written):
     field.clear()
     field.send_keys(player)
     field.send_keys(Keys.ENTER)
-    wait_for(driver, "the row of the id typed", lambda d: row_with(d, player) or "Unknown item" in problem_text(d))
-    if "Unknown item" in problem_text(driver):
+    # The row and its id read in one script: the list's reload after the write may draw its
+    # rows again between two reads (a row found, then gone from the page).
+    found = wait_for(driver, "the row of the id typed",
+                     lambda d: d.execute_script(ID_SHOWN, player) or "Unknown item" in problem_text(d))
+    if found is True:
         raise CheckFailed(f"opening at {player!r} says {problem_text(driver)!r}")
-    shown_id = row_with(driver, player).find_element(By.CSS_SELECTOR, ".id").get_attribute("innerText")
+    shown_id = found[0]
     if shown_id != player:
         raise CheckFailed(f"the row of {player!r} shows its id as {shown_id!r}")
     driver.execute_script("location.hash = '#/lists/transactions?view=by_player&player=explorer-empty';")

@@ -87,7 +87,11 @@ extension PostgresStore {
         // Type ids are numbers: written into the statement.
         let rows = try await connection.query(
             PostgresQuery(
-                unsafeSQL: "SELECT CAST(oid AS bigint), typtype = 'e', format_type(oid, NULL) FROM pg_type "
+                // `character[]` is an array of `character(1)`: a cast to it cut each element to
+                // its first character, where `bpchar[]` keeps them whole for the column's own.
+                unsafeSQL: "SELECT CAST(oid AS bigint), typtype = 'e', "
+                    + "CASE WHEN oid = CAST('bpchar[]' AS regtype) THEN 'bpchar[]' ELSE format_type(oid, NULL) END "
+                    + "FROM pg_type "
                     + "WHERE (typtype = 'e' OR typcategory = 'A') "
                     + "AND oid IN (\(unknown.map(String.init).joined(separator: ", ")))"
             ),
@@ -130,9 +134,11 @@ extension PostgresStore {
             }
             let times = types[column].flatMap { Self.timeArrayKinds[$0] }
             let digits = TimeText.digits(typeModifier: modifiers[column])
+            // A `char(n)` element without the blanks that pad it, as a `char(n)` column shows.
+            let shown = type == "bpchar[]" ? "CAST(\(SQL.quote(column)) AS text[])" : SQL.quote(column)
             read[column] =
                 times.map { TimeText.arrayForm(of: column, kind: $0, digits: digits) }
-                ?? "CAST(to_json(\(SQL.quote(column))) AS text)"
+                ?? "CAST(to_json(\(shown)) AS text)"
             let element = times.map { TimeText.written(column, kind: $0, digits: digits, given: "e") } ?? "e"
             // Two dimensions when the first element is an array (``ColumnRule`` let through
             // only rows all as long): an array of the rows' arrays.

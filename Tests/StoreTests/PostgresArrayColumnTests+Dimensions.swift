@@ -86,41 +86,43 @@ extension PostgresArrayColumnTests {
 
 extension PostgresArrayColumnTests {
     /// A `char(n)[]` element keeps its characters (probe 55: written through a cast to
-    /// `character[]`, an array of `character(1)`, each was cut to its first one) and shows
+    /// `character[]`, an array of `character(1)`, each was cut to its first one; a `bit(n)[]`
+    /// element so cut was refused) and shows
     /// without the blanks that pad it, as a `char(n)` column does; read and written back,
     /// the row is as it was.
     @Test func aCharArrayKeepsItsElementsWhole() async throws {
         let fixture = try await PostgresFixture()
         for statement in [
-            "CREATE TABLE codes (id bigserial PRIMARY KEY, codes char(3)[], rev bigint)",
-            "INSERT INTO codes (codes) VALUES ('{{ab,c},{xyz,NULL}}')",
+            "CREATE TABLE codes (id bigserial PRIMARY KEY, codes char(3)[], bits bit(3)[], rev bigint)",
+            "INSERT INTO codes (codes, bits) VALUES ('{{ab,c},{xyz,NULL}}', '{101,010}')",
         ] {
             try await fixture.store.primary.query(PostgresQuery(unsafeSQL: statement))
         }
-        let fields: [String: FieldType] = ["codes": .json]
+        let fields: [String: FieldType] = ["codes": .json, "bits": .json]
         let adapter = try await fixture.store.adapter(
-            for: .byID("codes", fields: fields, shown: ["codes"], cellType: "code"),
+            for: .byID("codes", fields: fields, shown: ["bits", "codes"], cellType: "code"),
             source: StoreSource(kind: .table("codes"), fieldTypes: fields),
             signer: CursorSigner(secret: SampleList.secret)
         )
         func stored() async throws -> [String] {
             var texts: [String] = []
-            let query: PostgresQuery = "SELECT CAST(codes AS text) FROM codes ORDER BY id"
+            let query: PostgresQuery = "SELECT CAST(codes AS text) || ' ' || CAST(bits AS text) FROM codes ORDER BY id"
             for try await text in try await fixture.store.primary.query(query).decode(String.self) {
                 texts.append(text)
             }
             return texts
         }
         let read = JSONValue.object([
-            "codes": .array([.array([.string("ab"), .string("c")]), .array([.string("xyz"), .null])])
+            "codes": .array([.array([.string("ab"), .string("c")]), .array([.string("xyz"), .null])]),
+            "bits": .array([.string("101"), .string("010")]),
         ])
         #expect(try await Self.data(adapter) == [read])
         let before = try await stored()
         #expect(try await adapter.replace(id: "1", body: .object(["data": read])).cell.data == read)
         let created = try await adapter.create(
-            body: .object(["data": .object(["codes": .array([.string("xyz"), .string(" b")])])])
+            body: .object(["data": .object(["codes": .array([.string("xyz"), .string(" b")]), "bits": .array([])])])
         )
-        #expect(created.cell.data == .object(["codes": .array([.string("xyz"), .string(" b")])]))
-        #expect(try await stored() == before + [#"{xyz," b "}"#])
+        #expect(created.cell.data == .object(["codes": .array([.string("xyz"), .string(" b")]), "bits": .array([])]))
+        #expect(try await stored() == before + [#"{xyz," b "} {}"#])
     }
 }

@@ -87,10 +87,12 @@ extension PostgresStore {
         // Type ids are numbers: written into the statement.
         let rows = try await connection.query(
             PostgresQuery(
-                // `character[]` is an array of `character(1)`: a cast to it cut each element to
-                // its first character, where `bpchar[]` keeps them whole for the column's own.
+                // `character[]` is an array of `character(1)` and `bit[]` of `bit(1)`: a cast to
+                // them cut each element to its first character or bit, where `bpchar[]` and
+                // `varbit[]` keep them whole for the column's own type.
                 unsafeSQL: "SELECT CAST(oid AS bigint), typtype = 'e', "
-                    + "CASE WHEN oid = CAST('bpchar[]' AS regtype) THEN 'bpchar[]' ELSE format_type(oid, NULL) END "
+                    + "CASE WHEN oid = CAST('bpchar[]' AS regtype) THEN 'bpchar[]' "
+                    + "WHEN oid = CAST('bit[]' AS regtype) THEN 'varbit[]' ELSE format_type(oid, NULL) END "
                     + "FROM pg_type "
                     + "WHERE (typtype = 'e' OR typcategory = 'A') "
                     + "AND oid IN (\(unknown.map(String.init).joined(separator: ", ")))"

@@ -9,6 +9,15 @@ import Testing
 extension PostgresArrayColumnTests {
     static let gridFields: [String: FieldType] = ["cells": .json, "names": .json, "opens": .json, "stamps": .json]
 
+    /// The texts `query` reads, one a row: the arrays as PostgreSQL holds them.
+    static func texts(_ query: PostgresQuery, in fixture: PostgresFixture) async throws -> [String] {
+        var texts: [String] = []
+        for try await text in try await fixture.store.primary.query(query).decode(String.self) {
+            texts.append(text)
+        }
+        return texts
+    }
+
     /// An array of two dimensions another program wrote reads as a JSON array of its rows
     /// and is written back as it was read (probe 47: it was refused `422`, so a client that
     /// read an item and put it back could not, nor patch another of its arrays so); each
@@ -41,15 +50,13 @@ extension PostgresArrayColumnTests {
         ])
         #expect(try await Self.data(adapter) == [read])
         func stored() async throws -> [String] {
-            var texts: [String] = []
-            let query: PostgresQuery = """
+            try await Self.texts(
+                """
                 SELECT CAST(cells AS text) || ' ' || CAST(names AS text) || ' ' || CAST(opens AS text) || ' '
                     || CAST(stamps AS text) FROM grid
-                """
-            for try await text in try await fixture.store.primary.query(query).decode(String.self) {
-                texts.append(text)
-            }
-            return texts
+                """,
+                in: fixture
+            )
         }
         let before = try await stored()
 
@@ -87,9 +94,8 @@ extension PostgresArrayColumnTests {
 extension PostgresArrayColumnTests {
     /// A `char(n)[]` element keeps its characters (probe 55: written through a cast to
     /// `character[]`, an array of `character(1)`, each was cut to its first one; a `bit(n)[]`
-    /// element so cut was refused) and shows
-    /// without the blanks that pad it, as a `char(n)` column does; read and written back,
-    /// the row is as it was.
+    /// element so cut was refused) and shows without the blanks that pad it, as a `char(n)`
+    /// column does; read and written back, the row is as it was.
     @Test func aCharArrayKeepsItsElementsWhole() async throws {
         let fixture = try await PostgresFixture()
         for statement in [
@@ -105,12 +111,10 @@ extension PostgresArrayColumnTests {
             signer: CursorSigner(secret: SampleList.secret)
         )
         func stored() async throws -> [String] {
-            var texts: [String] = []
-            let query: PostgresQuery = "SELECT CAST(codes AS text) || ' ' || CAST(bits AS text) FROM codes ORDER BY id"
-            for try await text in try await fixture.store.primary.query(query).decode(String.self) {
-                texts.append(text)
-            }
-            return texts
+            try await Self.texts(
+                "SELECT CAST(codes AS text) || ' ' || CAST(bits AS text) FROM codes ORDER BY id",
+                in: fixture
+            )
         }
         let read = JSONValue.object([
             "codes": .array([.array([.string("ab"), .string("c")]), .array([.string("xyz"), .null])]),

@@ -153,7 +153,8 @@ import Testing
             _ = try await store.reader.query("UPDATE data_mediator_store SET version = 7")
             try await Task.sleep(for: PostgresStore.catchUpPoll * 3)
             #expect(try await store.replicaLag() == ReplicaLag(versions: 0, seconds: 0))
-            #expect(await store.readinessProblem() == nil)
+            let ready = await store.readinessProblem()
+            #expect(ready == nil, "\(String(describing: ready))")
             // The replica goes away: it stands where it was last seen, and its lag grows
             // with the primary's writes and the time since; readiness names it.
             let server = try #require(ProcessInfo.processInfo.environment["DATA_MEDIATOR_TEST_DATABASE_URL"])
@@ -197,9 +198,39 @@ import Testing
             _ = try await store.reader.query("UPDATE data_mediator_store SET version = 6")
             #expect(await store.readinessProblem()?.contains("version 7 at") == true)
             _ = try await store.reader.query("UPDATE data_mediator_store SET version = 7")
-            #expect(await store.readinessProblem() == nil, "the primary's later writes are the lag's")
+            let caughtUp = await store.readinessProblem()
+            #expect(caughtUp == nil, "the primary's later writes are the lag's: \(String(describing: caughtUp))")
             _ = try await store.reader.query("UPDATE data_mediator_store SET version = 6")
-            #expect(await store.readinessProblem() == nil, "held once, not looked at again")
+            let heldOnce = await store.readinessProblem()
+            #expect(heldOnce == nil, "held once, not looked at again: \(String(describing: heldOnce))")
+        }
+    }
+
+    /// A read replica that is no standby (a logical one, or a standby since promoted) is
+    /// ready at once, on a server that recovered from a crash too: such a server keeps
+    /// answering the last WAL position its recovery replayed, which the primary's passed.
+    @Test(.timeLimit(.minutes(4))) func aReplicaOutOfRecoveryIsReadyOnAServerThatRecoveredFromACrash() async throws {
+        try await OwnPostgres.withServer { url, directory in
+            try #require(try await OwnPostgres.control("crash", directory) == 0)
+            try #require(try await OwnPostgres.control("resume", directory) == 0)
+            let recovered = try await TestDatabase.run(
+                "/usr/bin/psql",
+                [url, "-Atc", "SELECT pg_last_wal_replay_lsn() IS NOT NULL AND NOT pg_is_in_recovery()"]
+            )
+            try #require(recovered.output.hasPrefix("t"), "a recovered server out of recovery: \(recovered.output)")
+            let store = try PostgresStore(
+                url: url + "?sslmode=disable",
+                readURL: url + "?sslmode=disable",
+                maximumConnections: 2,
+                timeout: .seconds(60),
+                keepConnectionsOpen: false,
+                logger: PostgresFixture.logger
+            )
+            try await store.withClientsRunning {
+                try await store.prepare()
+                let problem = await store.readinessProblem()
+                #expect(problem == nil, "\(String(describing: problem))")
+            }
         }
     }
 

@@ -158,11 +158,14 @@ extension PostgresStore {
     }
 
     /// The read replica's store version, and whether it has replayed the primary's WAL up
-    /// to `position` (always, for a replica that is no standby: a logical one).
+    /// to `position` (always, for a replica that is no standby: a logical one, or a standby
+    /// since promoted). A server out of recovery keeps answering the last position its
+    /// recovery replayed, even one that recovered from a crash: only a standby's counts.
     private func replicaStanding(against position: String) async throws -> (version: Int64, holdsPosition: Bool) {
         try await boundedStatement(within: Self.readinessBound) { [logger] connection in
             let query: PostgresQuery = """
-                SELECT version, COALESCE(pg_last_wal_replay_lsn() >= \(position)::pg_lsn, true)
+                SELECT version, CASE WHEN pg_is_in_recovery()
+                    THEN COALESCE(pg_last_wal_replay_lsn() >= \(position)::pg_lsn, true) ELSE true END
                 FROM \(unescaped: ServiceTables.store)
                 """
             for try await row in try await connection.query(query, logger: logger).decode((Int64, Bool).self) {

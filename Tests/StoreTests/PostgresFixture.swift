@@ -112,6 +112,12 @@ final class PostgresFixture: Sendable {
         running.cancel()
     }
 
+    /// Shuts the store's clients down, as a service that stops does before its other parts.
+    func stopClients() async {
+        running.cancel()
+        await running.value
+    }
+
     /// Inserts items into the sample table (created by the store from the sample source).
     func insert(_ items: [Item], into table: String = "sample") async throws {
         let fields = ["id", "group", "score", "created", "kind", "title"]

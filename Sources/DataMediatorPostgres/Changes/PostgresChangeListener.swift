@@ -32,6 +32,7 @@ public struct PostgresChangeListener: Service {
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
+                var lost: (any Error)?
                 do {
                     try await store.primaryGate.withConnection { connection in
                         try await connection.listen(on: ServiceTables.channel) { notifications in
@@ -44,13 +45,19 @@ public struct PostgresChangeListener: Service {
                         }
                     }
                 } catch {
-                    if Task.isCancelled { break }
+                    lost = error
+                }
+                // The loss is told after the pause, and only when the listener is to listen
+                // again: a service that stops (or refuses to start) shuts the store's
+                // clients down before it cancels the listener, which is no loss.
+                try? await Task.sleep(for: retryDelay)
+                if Task.isCancelled { break }
+                if let lost {
                     logger.warning(
                         "lost the change notifications; listening again",
-                        metadata: ["error": "\(PostgresStore.describe(error))"]
+                        metadata: ["error": "\(PostgresStore.describe(lost))"]
                     )
                 }
-                try? await Task.sleep(for: retryDelay)
             }
         }
     }

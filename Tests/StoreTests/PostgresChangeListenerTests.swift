@@ -1,0 +1,68 @@
+import DataMediator
+import DataMediatorPostgres
+import DataMediatorTesting
+import Logging
+import Testing
+
+/// The change listener tells a lost connection once it is to listen again, and not when the
+/// service stops: a service that stops, or refuses to start, shuts the store's clients down
+/// before it cancels the listener, and its log should not warn of a loss then.
+@Suite struct PostgresChangeListenerTests {
+    /// A listener over a fresh database whose records go to `logs`, listening (it published
+    /// once) when this returns.
+    static func listening(
+        _ fixture: PostgresFixture,
+        logs: CapturedLogs,
+        retryDelay: Duration
+    ) async throws -> Task<Void, any Error> {
+        let notifier = ChangeNotifier()
+        let listener = PostgresChangeListener(
+            store: fixture.store,
+            notifier: notifier,
+            logger: logs.logger,
+            retryDelay: retryDelay
+        )
+        let task = Task { try await listener.run() }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while notifier.generation == 0 {
+            guard ContinuousClock.now < deadline else { throw FixtureError("the listener never listened") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return task
+    }
+
+    /// The warnings `logs` holds.
+    static func warnings(_ logs: CapturedLogs) -> [String] {
+        logs.records.filter { $0.level >= .warning }.map(\.message)
+    }
+
+    @Test func aListenerCancelledAfterItsStoreStoppedTellsNoLoss() async throws {
+        let fixture = try await PostgresFixture()
+        let logs = CapturedLogs()
+        let listening = try await Self.listening(fixture, logs: logs, retryDelay: .seconds(30))
+        await fixture.stopClients()
+        // Time for the listener to meet the closed clients, as a service's group takes to
+        // cancel its other parts.
+        try await Task.sleep(for: .seconds(1))
+        listening.cancel()
+        let cancelled = ContinuousClock.now
+        try await listening.value
+        #expect(ContinuousClock.now - cancelled < .seconds(10), "the pause ends when the listener is cancelled")
+        #expect(Self.warnings(logs).isEmpty)
+    }
+
+    @Test func aLostConnectionIsToldWhenTheListenerListensAgain() async throws {
+        let fixture = try await PostgresFixture()
+        let logs = CapturedLogs()
+        let listening = try await Self.listening(fixture, logs: logs, retryDelay: .milliseconds(100))
+        defer { listening.cancel() }
+        await fixture.stopClients()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while Self.warnings(logs).isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let warning = try #require(logs.records.first { $0.level >= .warning })
+        #expect(warning.message == "lost the change notifications; listening again")
+        #expect(warning.metadata["error"] != nil)
+    }
+}

@@ -50,7 +50,15 @@ public enum TimeText {
     /// `given` is what is written in place of the `?`: an array's element. A time is checked
     /// as its column keeps it, rounded to the column's `digits` (0 to 6): `23:59:59.5` on
     /// the last day of 9999 is year 10000 in a column of whole seconds.
-    public static func written(_ field: String, kind: Kind, digits: Int = 6, given: String = "?") -> String {
+    /// `place`, SQL text of an array element's place (`1` or `1, 0`), is named beside the
+    /// time refused.
+    public static func written(
+        _ field: String,
+        kind: Kind,
+        digits: Int = 6,
+        given: String = "?",
+        place: String? = nil
+    ) -> String {
         let kept = "(\(min(max(digits, 0), 6)))"
         let value: String
         switch kind {
@@ -69,7 +77,7 @@ public enum TimeText {
         case .timestamptz: value = "CAST(\(given) AS timestamptz\(kept))"
         case .date: value = "CAST(\(given) AS date)"
         }
-        return "\(writtenFunction)(\(value), \(SQL.literal(field)))"
+        return "\(writtenFunction)(\(value), \(SQL.literal(field))\(place.map { ", \($0)" } ?? ""))"
     }
 
     /// `given` cast to `zoned`, the type with a zone that a column of type `plain` is
@@ -132,23 +140,26 @@ public enum TimeText {
     }()
 
     /// The statements that make ``writtenFunction`` for each kind a write checks, when
-    /// missing (its text has not changed since it was first made).
+    /// missing (its text has not changed since it was first made): with the field's name,
+    /// and with an array element's place after it too.
     public static let writtenFunctions: [String] = [
         ("date", "'0001-01-01'", "'10000-01-01'"),
         ("timestamp", "'0001-01-01 00:00:00'", "'10000-01-01 00:00:00'"),
         ("timestamptz", "'0001-01-01 00:00:00+00'", "'10000-01-01 00:00:00+00'"),
-    ].map { type, first, past in
-        """
-        DO $do$ BEGIN
-        IF to_regprocedure('\(writtenFunction)(\(type), text)') IS NULL THEN
-        CREATE OR REPLACE FUNCTION \(writtenFunction)(\(type), text) RETURNS \(type)
-        LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$ BEGIN
-        IF NOT isfinite($1) OR ($1 >= \(first) AND $1 < \(past)) THEN RETURN $1; END IF;
-        RAISE EXCEPTION '% is outside the years 1 to 9999, the times the service shows and orders as written', $1
-        USING ERRCODE = '22008', COLUMN = $2;
-        END $fn$;
-        END IF;
-        END $do$
-        """
+    ].flatMap { type, first, past in
+        [("text", "%", "$1"), ("text, text", "% (at index %)", "$1, $3")].map { parameters, named, values in
+            """
+            DO $do$ BEGIN
+            IF to_regprocedure('\(writtenFunction)(\(type), \(parameters))') IS NULL THEN
+            CREATE OR REPLACE FUNCTION \(writtenFunction)(\(type), \(parameters)) RETURNS \(type)
+            LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$ BEGIN
+            IF NOT isfinite($1) OR ($1 >= \(first) AND $1 < \(past)) THEN RETURN $1; END IF;
+            RAISE EXCEPTION '\(named) is outside the years 1 to 9999, the times the service shows and orders as written',
+            \(values) USING ERRCODE = '22008', COLUMN = $2;
+            END $fn$;
+            END IF;
+            END $do$
+            """
+        }
     }
 }

@@ -72,18 +72,24 @@ extension PostgresArrayColumnTests {
         #expect(again.cell.data == read[0])
 
         let start = try await adapter.currentVersion()
-        for (field, text) in [
-            ("days", "0044-03-15 BC"), ("days", "10000-01-01"), ("stamps", "0001-01-01T00:30:00+01"),
+        // Each refused naming its field, and the element's place in its array.
+        let day = JSONValue.string("2026-01-01")
+        for (field, value, place) in [
+            ("days", JSONValue.array([day, .string("0044-03-15 BC")]), "1"),
+            ("days", .array([.string("10000-01-01"), day]), "0"),
+            ("stamps", .array([day, .string("0001-01-01T00:30:00+01")]), "1"),
+            ("days", .array([.array([day, day]), .array([day, .string("10000-01-01")])]), "1, 1"),
+            ("stamps", .array([.array([.string("0001-01-01T00:30:00+01")]), .array([day])]), "0, 0"),
         ] {
             let refused = await #expect(throws: DataMediatorError.self) {
-                _ = try await adapter.patch(
-                    id: created.cell.id,
-                    body: .object(["data": .object([field: .array([.string("2026-01-01"), .string(text)])])])
-                )
+                _ = try await adapter.patch(id: created.cell.id, body: .object(["data": .object([field: value])]))
             }
-            #expect(refused?.code == .invalidItem, "\(field) \(text): \(String(describing: refused))")
-            #expect(refused?.fieldProblems.map(\.field) == [field], "\(field) \(text): \(String(describing: refused))")
-            #expect(refused?.message.contains("outside the years 1 to 9999") == true, "\(String(describing: refused))")
+            #expect(refused?.code == .invalidItem, "\(field) \(value): \(String(describing: refused))")
+            #expect(refused?.fieldProblems.map(\.field) == [field], "\(field) \(value): \(String(describing: refused))")
+            #expect(
+                refused?.message.contains("(at index \(place)) is outside the years 1 to 9999") == true,
+                "\(String(describing: refused))"
+            )
         }
         #expect(try await adapter.currentVersion() == start, "nothing was written")
         #expect(try await adapter.locate(id: created.cell.id, view: nil).item.data == shown)

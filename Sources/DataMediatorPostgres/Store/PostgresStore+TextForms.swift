@@ -141,15 +141,20 @@ extension PostgresStore {
             read[column] =
                 times.map { TimeText.arrayForm(of: column, kind: $0, digits: digits) }
                 ?? "CAST(to_json(\(shown)) AS text)"
-            let element = times.map { TimeText.written(column, kind: $0, digits: digits, given: "e") } ?? "e"
+            // An element of times is checked as a time column is, naming its place (n in its
+            // row, m its row's) when refused.
+            func element(place: String) -> String {
+                times.map { TimeText.written(column, kind: $0, digits: digits, given: "e", place: place) } ?? "e"
+            }
             // Two dimensions when the first element is an array (``ColumnRule`` let through
             // only rows all as long): an array of the rows' arrays.
             write[column] = """
                 (SELECT CASE WHEN j IS NULL THEN NULL \
-                WHEN json_typeof(j -> 0) = 'array' THEN CAST(ARRAY(SELECT ARRAY(SELECT \(element) \
+                WHEN json_typeof(j -> 0) = 'array' THEN CAST(ARRAY(SELECT ARRAY(SELECT \
+                \(element(place: "(m - 1) || ', ' || (n - 1)")) \
                 FROM json_array_elements_text(r) WITH ORDINALITY AS t(e, n) ORDER BY n) \
                 FROM json_array_elements(j) WITH ORDINALITY AS u(r, m) ORDER BY m) AS \(type)) \
-                ELSE CAST(ARRAY(SELECT \(element) FROM json_array_elements_text(j) \
+                ELSE CAST(ARRAY(SELECT \(element(place: "CAST(n - 1 AS text)")) FROM json_array_elements_text(j) \
                 WITH ORDINALITY AS t(e, n) ORDER BY n) AS \(type)) END FROM (SELECT CAST(? AS json) AS j) AS v)
                 """
         }

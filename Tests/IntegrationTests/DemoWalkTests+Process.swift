@@ -1,0 +1,94 @@
+import DataMediator
+import DataMediatorTesting
+import Foundation
+import Testing
+
+@testable import data_mediator
+
+/// The demo's process: how it stops, answers its health check and starts again on its store.
+extension DemoWalkTests {
+    @Test func sigtermEndsEventStreamsWithAFinalEventExitsZeroAndCheckpointsTheStore() async throws {
+        // A long grace period: a stream left open would hold the shutdown up for a minute.
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "50"],
+            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t", "DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS": "60"]
+        )
+        defer { server.removeData() }
+        #expect(try await Self.createTransaction(on: server) == 201)
+        let output = server.dataDirectory.appendingPathComponent("events.txt")
+        #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
+        let curl = try ChildProcess(
+            "/usr/bin/curl",
+            ["-sN", server.base + "/lists/transactions/events?since=0"],
+            standardOutput: output.path
+        )
+        defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
+        var text = ""
+        for _ in 0..<100 where !text.contains("event: insert") {
+            try await Task.sleep(for: .milliseconds(50))
+            text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        }
+        #expect(text.contains("event: insert"))
+        // SIGTERM: the stream gets its last event and ends, the process exits 0, promptly.
+        let start = ContinuousClock.now
+        #expect(await server.stop() == 0)
+        #expect(ContinuousClock.now - start < .seconds(30), "the open stream held the shutdown up")
+        for _ in 0..<100 where curl.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!curl.isRunning)
+        text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        #expect(text.hasSuffix("event: shutdown\ndata: {}\n\n"), "\(text)")
+        #expect(server.log.contains("the store is checkpointed"))
+        // The WAL was written back: the database file alone holds the write.
+        let wal = server.dataDirectory.appendingPathComponent(DemoConfig.storeFile + "-wal").path
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+        #expect(walSize == 0)
+    }
+
+    /// Runs `data-mediator ARGUMENTS` to its end; returns its exit status and standard error.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("dm-errors-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let process = try ChildProcess(
+            ServerProcess.binary.path,
+            arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardError: errors.path
+        )
+        let status = await process.exit()
+        return (status, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+    }
+
+    @Test func theHealthcheckCommandPassesOnAServingProcessAndFailsOtherwise() async throws {
+        let server = try await ServerProcess(arguments: ["--demo-transactions", "10"])
+        defer { server.removeData() }
+        let (healthy, _) = try await Self.run(["healthcheck", "--port", String(server.port)])
+        #expect(healthy == 0)
+        // DATA_MEDIATOR_PORT names the port when --port does not.
+        let (fromEnvironment, _) = try await Self.run(
+            ["healthcheck"],
+            environment: ["DATA_MEDIATOR_PORT": String(server.port)]
+        )
+        #expect(fromEnvironment == 0)
+        let port = server.port
+        #expect(await server.stop() == 0)
+        let (stopped, message) = try await Self.run(["healthcheck", "--port", String(port)])
+        #expect(stopped == 1 && message.contains("unhealthy"), "\(message)")
+    }
+
+    @Test func aCursorStaysValidAcrossARestart() async throws {
+        let first = try await ServerProcess()
+        defer { first.removeData() }
+        let page1 = try Page.decode(try await first.get("/lists/transactions/items?limit=7").body)
+        let next = try #require(page1.next)
+        let page2 = try await first.get("/lists/transactions/items?limit=7&cursor=\(next)")
+        #expect(await first.stop() == 0)
+        #expect(first.log.contains("created the demo store"))
+
+        let second = try await ServerProcess(dataDirectory: first.dataDirectory)
+        let again = try await second.get("/lists/transactions/items?limit=7&cursor=\(next)")
+        #expect(again.status == 200)
+        #expect(again.body == page2.body)
+        #expect(!second.log.contains("created the demo store"))
+        #expect(await second.stop() == 0)
+    }
+}

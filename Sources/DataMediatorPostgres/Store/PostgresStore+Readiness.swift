@@ -17,10 +17,14 @@ extension PostgresStore {
     /// store's clients, while the lists are prepared and before the server listens: the
     /// first look comes after it.)
     ///
+    /// Nor is it while the primary refuses writes, once a write met it so
+    /// (``readOnlyProblem()``).
+    ///
     /// Then, when `sources` names lists, the service's own tables must be there and every
     /// list's source must still hold what the list reads: a column another program dropped
     /// fails every read of the list, and a service started now would refuse it.
     public func readinessProblem(checking sources: SourceCheck = SourceCheck([])) async -> String? {
+        if let problem = await readOnlyProblem() { return problem }
         if let problem = await connectionProblem() {
             // The store's own table refused: say which of the service's tables are gone.
             guard problem.contains(SourceCheck.refused.message),
@@ -176,7 +180,7 @@ extension PostgresStore {
     }
 
     /// What `look` answers within ``readinessBound``; nil when it did not answer in time.
-    private static func bounded<Value: Sendable>(
+    static func bounded<Value: Sendable>(
         _ look: @escaping @Sendable () async throws -> Value
     ) async throws -> Value? {
         try await withThrowingTaskGroup(of: Value?.self) { group in

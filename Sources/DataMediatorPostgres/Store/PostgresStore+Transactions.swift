@@ -49,7 +49,7 @@ extension PostgresStore {
         let lease = Lease()
         let watch = connectionWatch
         do {
-            return try await withThrowingTaskGroup(of: Result?.self) { group in
+            let result = try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
                     // The transaction runs in a task of its own, so that the wait for it ends
                     // when its connection closes even if PostgresNIO never answers
@@ -97,12 +97,15 @@ extension PostgresStore {
                 self.logUnavailable(NoAnswer(bound: bound, leased: leased), leased: leased, on: gate)
                 throw DataMediatorError(.unavailable, "\(gate.named) did not answer in time; retry shortly.")
             }
+            if writes, start != nil { writesRefused.store(false, ordering: .relaxed) }
+            return result
         } catch is ConnectionWatch.Closed {
             // The connection closed under the transaction and PostgresNIO never answered.
             if writes, lease.committing.load(ordering: .relaxed) { throw Self.commitNotConfirmed(logger: logger) }
             throw DataMediatorError(.unavailable, "\(gate.connectionNamed) closed; retry shortly.")
         } catch {
             if writes, let refusal = Self.refusedValue(error) { throw refusal }
+            if Self.isReadOnlyRefusal(error) { writesRefused.store(true, ordering: .relaxed) }
             if writes, !lease.committing.load(ordering: .relaxed),
                 let ended = Self.endedWrite(error, versionLocked: mark?.isSet ?? false)
             {
@@ -189,7 +192,7 @@ extension PostgresStore {
             try await connection.query(start, logger: logger)
             result = try await body(connection)
         } catch {
-            await abandon(connection, logger: logger)
+            await abandon(connection, after: error, logger: logger)
             throw error
         }
         do {
@@ -197,7 +200,7 @@ extension PostgresStore {
             try await connection.query("COMMIT", logger: logger)
         } catch let error as PSQLError where error.code == .server {
             // The server answered: the transaction did not commit.
-            await abandon(connection, logger: logger)
+            await abandon(connection, after: error, logger: logger)
             throw error
         } catch {
             guard writes else { throw error }
@@ -213,8 +216,19 @@ extension PostgresStore {
     /// rollback fails, so that it never goes back to the pool inside a transaction: a
     /// standby's cancel for a recovery conflict can land on the `ROLLBACK` itself, and the
     /// next call on that connection met "current transaction is aborted" (a probe saw
-    /// reads answered 500 so).
-    private nonisolated(nonsending) static func abandon(_ connection: PostgresConnection, logger: Logger) async {
+    /// reads answered 500 so). A connection whose transaction was refused a write for being
+    /// read-only (`error`) is closed too: a session keeps the database's
+    /// `default_transaction_read_only` of when it began, so only a new one takes writes
+    /// once the database does again.
+    private nonisolated(nonsending) static func abandon(
+        _ connection: PostgresConnection,
+        after error: any Error,
+        logger: Logger
+    ) async {
+        if isReadOnlyRefusal(error) {
+            try? await connection.close()
+            return
+        }
         do {
             try await connection.query("ROLLBACK", logger: logger)
         } catch {

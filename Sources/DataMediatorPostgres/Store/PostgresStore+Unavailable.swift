@@ -71,6 +71,10 @@ extension PostgresStore {
             logUnavailable(error, leased: leased, on: gate)
             return SourceCheck.refused
         }
+        if Self.isReadOnlyRefusal(error) {
+            logUnavailable(error, leased: leased, on: gate)
+            return DataMediatorError(.unavailable, Self.readOnlyDetail(gate.named) + " retry later.")
+        }
         guard Self.isUnavailable(error) || !leased else { return error }
         logUnavailable(error, leased: leased, on: gate)
         // 57014 and 55P03: a statement or a lock wait (for the store's version lock, held by
@@ -98,11 +102,14 @@ extension PostgresStore {
                 "A column of the list's table changed type under a prepared read, which is prepared anew; retry."
             )
         }
+        // 57014 is also a statement an operator cancelled (`pg_cancel_backend`): the server's
+        // words, which say which, may be in another language.
         if state == "57014" || state == "55P03" {
             return DataMediatorError(
                 .unavailable,
-                "\(gate.named) did not finish the statement in time (busy, say another writer such as an import "
-                    + "holds the store, or it was slow to answer); retry shortly."
+                "\(gate.named) stopped the statement before it finished (at its time limit: busy, say another "
+                    + "writer such as an import holds the store, or it was slow to answer; or cancelled by an "
+                    + "operator); retry shortly."
             )
         }
         // 25P03 (and PostgreSQL 17's 25P04): the server ended a session left inside its

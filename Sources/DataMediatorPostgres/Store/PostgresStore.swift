@@ -78,6 +78,9 @@ public final class PostgresStore: Sendable {
     /// How many write runs met a held row under the version lock and ran again (a test's
     /// way to see the lock order at work, ``write(_:)``).
     let blockedRuns = Atomic<Int>(0)
+    /// Whether a write met the primary read-only since a write last committed or a
+    /// readiness look found it taking writes again (``readOnlyProblem()``).
+    let writesRefused = Atomic<Bool>(false)
 
     /// Creates the store's clients from connection URLs
     /// (`postgres://user:password@host:port/database`).

@@ -125,6 +125,24 @@ final class PoolGate: Sendable {
     /// Whether the gate lets one request wait at a time.
     var isGuarding: Bool { state.withLock { $0.guarding } }
 
+    /// What a request that got no connection is told while the server refuses the pool one
+    /// more (SQLSTATE 53300: its `max_connections`, or a connection limit of the database
+    /// or user, is taken), nil otherwise. PostgresNIO 1.33.2's pool lends no connection,
+    /// not even an open idle one, while its attempts to open one fail, so no request is
+    /// served until the server takes one more.
+    var refusedConnections: String? {
+        guard attempts.lastError?.contains("sqlState: 53300") == true else { return nil }
+        let connections = state.withLock { $0.connections }
+        return "\(named) refuses more connections (too many clients: its max_connections, or a connection limit "
+            + "of its database or user, is taken), and the pool lends none until it has opened its \(connections) "
+            + "(DATA_MEDIATOR_DATABASE_CONNECTIONS); retry later."
+    }
+
+    /// What a request that got no connection within its time is told.
+    var noConnectionInTime: String {
+        refusedConnections ?? "\(named) did not answer in time; retry shortly."
+    }
+
     /// Runs `body` on a connection leased from the pool.
     ///
     /// - Throws: `unavailable` at once while the pool is guarded and the request would
@@ -135,7 +153,8 @@ final class PoolGate: Sendable {
         guard state.withLock({ $0.admit() }) else {
             throw DataMediatorError(
                 .unavailable,
-                "\(named) is being reconnected after a connection closed or failed; retry shortly."
+                refusedConnections
+                    ?? "\(named) is being reconnected after a connection closed or failed; retry shortly."
             )
         }
         let leased = Atomic<Bool>(false)

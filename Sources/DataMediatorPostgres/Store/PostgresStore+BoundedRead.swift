@@ -56,7 +56,10 @@ extension PostgresStore {
             // The time ran out: waiting for a connection, or for a server that did not answer.
             if lease.expired.load(ordering: .relaxed), !taken || error is CancellationError {
                 logUnavailable(taken ? NoAnswer(bound: bound, leased: true) : error, leased: taken, on: readerGate)
-                throw DataMediatorError(.unavailable, "\(readerGate.named) did not answer in time; retry shortly.")
+                throw DataMediatorError(
+                    .unavailable,
+                    taken ? "\(readerGate.named) did not answer in time; retry shortly." : readerGate.noConnectionInTime
+                )
             }
             throw answer(to: error, leased: taken, on: readerGate)
         }

@@ -111,7 +111,8 @@ extension PostgresStore {
         guard readerConfiguration != nil, !startVersion.isReplayed else {
             do {
                 let answered = try await Self.bounded { try await self.version() }
-                return answered == nil ? "\(what) did not answer within \(bound)." : nil
+                guard answered == nil else { return nil }
+                return readerGate.refusedConnections ?? "\(what) did not answer within \(bound)."
             } catch {
                 return "\(what) cannot be read right now: \(Self.shortReason(error))"
             }

@@ -95,7 +95,10 @@ extension PostgresStore {
                 }
                 let leased = lease.taken.load(ordering: .relaxed)
                 self.logUnavailable(NoAnswer(bound: bound, leased: leased), leased: leased, on: gate)
-                throw DataMediatorError(.unavailable, "\(gate.named) did not answer in time; retry shortly.")
+                throw DataMediatorError(
+                    .unavailable,
+                    leased ? "\(gate.named) did not answer in time; retry shortly." : gate.noConnectionInTime
+                )
             }
             if writes, start != nil { writesRefused.store(false, ordering: .relaxed) }
             return result

@@ -40,4 +40,39 @@ import Testing
         #expect(held.items.map(\.id) == Array(fresh.items.map(\.id).prefix(held.itemCount)))
         #expect(await server.stop() == 0)
     }
+
+    /// When the first item goes and a change then puts another held item at the very top of
+    /// the view, the session cannot tell that place from one just above what it holds: the
+    /// item is put first, and the page above read around it does not join what is held (it
+    /// would leave out everything between, for good). The session reloads from where it
+    /// stood instead, and paging both ways then holds the whole view.
+    @Test func anItemMovedToTheTopAfterAGoneFirstItemLeavesNoHole() async throws {
+        let server = try await Live.demo(200)
+        defer { server.removeData() }
+        let before = try await Live.walk(server)
+        let session = try Live.session(on: server, limit: 10)
+        try await session.open(around: before.items[100].id)
+        try await session.loadMore()
+        let opened = await session.snapshot
+        #expect(opened.hasMoreBefore)
+        _ = try await Live.send("DELETE", "/lists/transactions/items/\(opened.items[0].id)", nil, on: server)
+        // Past the view's first item, on the side the view starts from.
+        let (top, next) = (try Live.moment(of: before.items[0]), try Live.moment(of: before.items[1]))
+        let step = top >= next ? 3_600.0 : -3_600.0
+        let moved = opened.items[4]
+        _ = try await Live.send(
+            "PATCH",
+            "/lists/transactions/items/\(moved.id)",
+            #"{"data": {"created_at": "\#(Live.timestamp(top.addingTimeInterval(step)))"}}"#,
+            on: server
+        )
+        try await session.catchUp()
+        while try await session.loadEarlier() {}
+        while try await session.loadMore() {}
+        let held = await session.snapshot
+        let fresh = try await Live.walk(server)
+        #expect(held.items.first?.id == moved.id, "the moved item leads the view")
+        #expect(held.items.map(\.id) == fresh.items.map(\.id), "\(held.itemCount) of \(fresh.itemCount) held")
+        #expect(await server.stop() == 0)
+    }
 }

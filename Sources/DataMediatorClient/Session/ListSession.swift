@@ -102,7 +102,7 @@ public actor ListSession {
             if let anchor = loaded.reanchor {
                 // Its rows held already stay where the page shows them; its `prev` goes on.
                 do {
-                    try await merge(("around", anchor), prepending: true)
+                    try await merge(("around", anchor), prepending: true, anchor: anchor)
                     return true
                 } catch let error as ListClientError where error.status == 404 {
                     // That item went meanwhile: read from the cursor.
@@ -222,7 +222,11 @@ public actor ListSession {
 
     /// Reads a page at `cursor` and merges it at its version with the changes since the
     /// session's version: those up to the page's version first, the rest after it.
-    private func merge(_ cursor: (String, String), prepending: Bool) async throws {
+    ///
+    /// A page read above around `anchor` that does not join the held items
+    /// (``LoadedList/joins(_:at:)``: a change put the anchor at the top from further up) is
+    /// not merged: the session reloads from where it stood, then reads the page above.
+    private func merge(_ cursor: (String, String), prepending: Bool, anchor: String? = nil) async throws {
         // A page older than what is held (events ran ahead, or a replica behind the one
         // read before) is read again a while.
         let page = try await readPage([cursor], notOlderThan: version)
@@ -243,6 +247,11 @@ public actor ListSession {
             return try await reload(extent: loaded.itemCount + page.dataSections.reduce(0) { $0 + $1.items.count })
         }
         for change in changes where change.version <= page.version { applyOne(change) }
+        if let anchor, !loaded.joins(page, at: anchor) {
+            try await reload()
+            if let fresh = loaded.prev { try await merge(("cursor", fresh), prepending: true) }
+            return
+        }
         if prepending { loaded.prepend(page) } else { loaded.append(page) }
         wantedItems = max(wantedItems, loaded.itemCount)
         holdAll(page.version)

@@ -12,6 +12,19 @@ import Testing
 /// primary reached, rather than answering as if the store had gone back. The replica here
 /// is another database whose version row stands where a lagging replica's would.
 @Suite struct PostgresCatchUpTests {
+    /// A store over the database at `url` that reads from the one at `readURL`, with a
+    /// small pool that opens its connections as needed.
+    static func store(_ url: String, readingFrom readURL: String) throws -> PostgresStore {
+        try PostgresStore(
+            url: url,
+            readURL: readURL,
+            maximumConnections: 2,
+            timeout: .seconds(60),
+            keepConnectionsOpen: false,
+            logger: PostgresFixture.logger
+        )
+    }
+
     /// Runs `body` with a store whose read replica (another database, named by the URL
     /// given) has replayed up to version 5, the primary at `primary`.
     func withLaggingStore(
@@ -20,14 +33,7 @@ import Testing
     ) async throws {
         let primaryURL = try await TestDatabase.create()
         let replicaURL = try await TestDatabase.create()
-        let store = try PostgresStore(
-            url: primaryURL,
-            readURL: replicaURL,
-            maximumConnections: 2,
-            timeout: .seconds(60),
-            keepConnectionsOpen: false,
-            logger: PostgresFixture.logger
-        )
+        let store = try Self.store(primaryURL, readingFrom: replicaURL)
         try await store.withClientsRunning {
             try await store.prepare()
             _ = try await store.primary.query("UPDATE data_mediator_store SET version = \(primary)")
@@ -218,14 +224,7 @@ import Testing
                 [url, "-Atc", "SELECT pg_last_wal_replay_lsn() IS NOT NULL AND NOT pg_is_in_recovery()"]
             )
             try #require(recovered.output.hasPrefix("t"), "a recovered server out of recovery: \(recovered.output)")
-            let store = try PostgresStore(
-                url: url + "?sslmode=disable",
-                readURL: url + "?sslmode=disable",
-                maximumConnections: 2,
-                timeout: .seconds(60),
-                keepConnectionsOpen: false,
-                logger: PostgresFixture.logger
-            )
+            let store = try Self.store(url + "?sslmode=disable", readingFrom: url + "?sslmode=disable")
             try await store.withClientsRunning {
                 try await store.prepare()
                 let problem = await store.readinessProblem()

@@ -131,6 +131,40 @@ import Testing
         #expect(try await OutsideWrites.check(transactions).recorded.isEmpty)
     }
 
+    /// A table another program dropped: its sections and counts, kept per stamp, are read
+    /// anew (and fail as its pages do) rather than answered from before, and its feeds
+    /// answer a `reload`; recorded once while it stays gone, and again once it is back.
+    @Test(arguments: [WritableKind.sqlite, .postgres])
+    func aDroppedTableIsRecordedOnceAndItsSectionsAreNotKept(kind: WritableKind) async throws {
+        let (subject, transactions, start) = try await Self.subject(kind)
+        let adapter = subject.adapter
+        #expect(try await adapter.sectionInfo(view: "flat").sections.map(\.count) == [1], "counts kept")
+        try await subject.writeBehindTheServicesBack("DROP TABLE notes")
+        let look = try await OutsideWrites.check(transactions)
+        #expect(look.gone == ["notes"])
+        let recorded = try #require(look.recorded.first)
+        #expect(recorded.table == "notes" && look.recorded.count == 1)
+        // Its sections are read anew: refused as its pages are (`503`, `/ready` says why).
+        let refused = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.sectionInfo(view: "flat")
+        }
+        #expect(refused?.code == .unavailable, "\(String(describing: refused))")
+        let again = try await OutsideWrites.check(transactions, gone: Set(look.gone))
+        #expect(again.recorded.isEmpty && again.gone == ["notes"], "recorded once while it stays gone")
+        #expect(again.version == recorded.version)
+        // Back (made again, as a restore does): its triggers are made again and it is recorded.
+        try await subject.writeBehindTheServicesBack(
+            "CREATE TABLE notes (id TEXT PRIMARY KEY, title TEXT, score INTEGER, rev INTEGER)"
+        )
+        let back = try await OutsideWrites.check(transactions, indexes: subject.tableIndexes, gone: Set(again.gone))
+        #expect(back.gone.isEmpty && back.replaced == ["notes"], "\(back.replaced)")
+        #expect(try await adapter.sectionInfo(view: "flat").sections.isEmpty)
+        #expect(
+            try await adapter.changes(view: "flat", since: String(start), limit: nil).entries.map(\.operation).last
+                == .reload
+        )
+    }
+
     /// Logical replication applies another database's writes with the session's
     /// `session_replication_role` at `replica`, under which ordinary triggers do not fire:
     /// the stamp's triggers fire always, so a replicated table's changes are seen.

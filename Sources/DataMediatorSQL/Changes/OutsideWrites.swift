@@ -105,6 +105,25 @@ public enum OutsideWrites {
         }
     }
 
+    /// The statement that finds the tables the service keeps a stamp for that are gone (another
+    /// program dropped them, or renamed them away): what was kept of them (their sections and
+    /// counts) no longer holds, and their lists cannot be read until they are back.
+    static func goneSQL(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite:
+            return """
+                SELECT stamps.source FROM \(ServiceTables.stamps) AS stamps
+                WHERE NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = stamps.source COLLATE NOCASE)
+                ORDER BY stamps.source
+                """
+        case .postgres:
+            return """
+                SELECT stamps.source FROM \(ServiceTables.stamps) AS stamps
+                WHERE to_regclass(quote_ident(stamps.source)) IS NULL ORDER BY stamps.source
+                """
+        }
+    }
+
     /// What one look found: the tables changed outside the service, each with the version
     /// it was recorded at, and the store's version (when it moved since the last look, a
     /// process that cannot signal this one, such as an import into a SQLite store, wrote).
@@ -118,6 +137,8 @@ public enum OutsideWrites {
         /// Why an index of a replaced table could not be made (the table's reads scan until
         /// the next start of `serve`); nil when all were.
         public var indexFailure: String?
+        /// The tables found gone (``goneSQL(_:)``), those recorded before among them.
+        public var gone: [String] = []
     }
 
     /// Looks for changes the service did not make and records each table's at a new version
@@ -128,18 +149,34 @@ public enum OutsideWrites {
     /// raised (what was kept of its rows is read again) and its change recorded so; then,
     /// past the version lock, the indexes `indexes` records on it (each in a write of its own
     /// with no deadline: building one on a big table takes a while).
-    public static func check(_ transactions: any SQLTransactions, indexes: TableIndexes? = nil) async throws -> Look {
-        let (moved, unwatched, version) = try await transactions.read { session in
+    ///
+    /// A table gone since the last look (not among `gone`, what it found gone) gets its stamp
+    /// raised and its change recorded so too: its lists' sections and counts are read anew
+    /// (and fail, as their pages do, until it is back), and their feeds answer a `reload`.
+    public static func check(
+        _ transactions: any SQLTransactions,
+        indexes: TableIndexes? = nil,
+        gone known: Set<String> = []
+    ) async throws -> Look {
+        let (moved, unwatched, gone, version) = try await transactions.read { session in
             (
                 try await session.rows(movedSQL, []), try await session.rows(unwatchedSQL(session.dialect), []),
+                try await session.rows(goneSQL(session.dialect), []).compactMap { $0.first?.stringValue },
                 try await StoreVersion.current(session)
             )
         }
-        guard !moved.isEmpty || !unwatched.isEmpty else { return Look(recorded: [], version: version) }
+        guard !moved.isEmpty || !unwatched.isEmpty || !Set(gone).isSubset(of: known) else {
+            return Look(recorded: [], version: version, gone: gone)
+        }
         var look = try await transactions.write { session in
             try await StoreVersion.lock(session)
             // Read again under the lock: another replica may have recorded them meanwhile.
             var sources = Set(try await session.rows(movedSQL, []).compactMap { $0.first?.stringValue })
+            let gone = try await session.rows(goneSQL(session.dialect), []).compactMap { $0.first?.stringValue }
+            for source in gone where !known.contains(source) {
+                try await session.execute(TableStamps.raiseSQL(of: source), [])
+                sources.insert(source)
+            }
             var replaced: [String] = []
             for row in try await session.rows(unwatchedSQL(session.dialect), []) {
                 guard let source = row.first?.stringValue else { continue }
@@ -156,7 +193,12 @@ public enum OutsideWrites {
                 try await record(source, at: version, session)
                 recorded.append((source, version))
             }
-            return Look(recorded: recorded, version: try await StoreVersion.current(session), replaced: replaced)
+            return Look(
+                recorded: recorded,
+                version: try await StoreVersion.current(session),
+                replaced: replaced,
+                gone: gone
+            )
         }
         // The look is recorded: a failure here is told, not thrown.
         for table in look.replaced {

@@ -24,6 +24,7 @@ struct OutsideWriteWatch: Sendable {
         var failing = false
         var lastVersion: Int64?
         var noticed = Set<String>()
+        var gone = Set<String>()
         // Every series there at 0 from the start, so that an alert on them sees 0, not "no
         // data", until a table changes or a look fails.
         _ = Counter(label: "data_mediator_outside_write_look_errors")
@@ -34,7 +35,14 @@ struct OutsideWriteWatch: Sendable {
         // recorded before a client follows a feed for a whole interval.
         repeat {
             do {
-                let look = try await OutsideWrites.check(transactions, indexes: indexes)
+                let look = try await OutsideWrites.check(transactions, indexes: indexes, gone: gone)
+                for table in look.gone where !gone.contains(table) {
+                    logger.warning(
+                        "a list's table is gone (dropped or renamed outside the service): its lists answer 503 until it is back",
+                        metadata: ["table": "\(table)"]
+                    )
+                }
+                gone = Set(look.gone)
                 for table in look.replaced {
                     logger.notice(
                         "a table was replaced outside the service: its triggers and indexes were made again",

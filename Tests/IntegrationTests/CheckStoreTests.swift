@@ -155,4 +155,27 @@ import Testing
             "\(errors)"
         )
     }
+
+    /// A SQLite store whose one writer another program holds (an import running) is said so,
+    /// in the words a write that meets it gets, not SQLite's "database is locked".
+    @Test func aSQLiteStoreWhoseWriterIsHeldIsSaidSo() async throws {
+        let target = try await ImportTests.Target.make("sqlite")
+        let folder = try ImportTests.folder([:], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("held.sqlite").path
+        var settings = Configuration()
+        settings.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: settings)
+        try await other.writeWithoutTransaction { db in
+            try db.execute(sql: "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)")
+            try db.execute(sql: "BEGIN IMMEDIATE")
+        }
+        let config = folder.appendingPathComponent("lists.yaml")
+        try Data(("store: {sqlite: \(path)}\n" + Self.lists("body: string")).utf8).write(to: config)
+        let (status, errors) = try await DemoWalkTests.run(["check", "--store", config.path])
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        #expect(status == 1)
+        #expect(errors.contains("another program holds the SQLite store's one writer"), "\(errors)")
+        #expect(!errors.contains("database is locked"), "\(errors)")
+    }
 }

@@ -51,7 +51,10 @@ enum CommandStore {
             let database = try DatabaseQueue(path: path, configuration: settings)
             return try database.writeWithoutTransaction { db in try SQLiteStore.rehearse(lists, on: db) }
         } catch let error as DatabaseError {
-            throw StoreError(list: nil, "cannot check the lists against the SQLite store at \(path): \(error)")
+            // Its one writer held past the busy timeout (an import running): said as a
+            // write that met it says it, not in SQLite's words.
+            let why = error.isBusy ? DatabaseError.busyWriterDetail : "\(error)"
+            throw StoreError(list: nil, "cannot check the lists against the SQLite store at \(path): \(why)")
         }
     }
 }

@@ -51,6 +51,20 @@ import Testing
         #expect(Self.warnings(logs).isEmpty)
     }
 
+    /// Attempts that fail one after another (a standby the primary's URL reaches answers
+    /// "cannot execute LISTEN during recovery") are made, and told, ever less often.
+    @Test func failedAttemptsBackOff() async throws {
+        let fixture = try await PostgresFixture()
+        let logs = CapturedLogs()
+        let listening = try await Self.listening(fixture, logs: logs, retryDelay: .milliseconds(50))
+        defer { listening.cancel() }
+        await fixture.stopClients()
+        // Without backing off, one a 50 ms pause: some 40 in 2 s.
+        try await Task.sleep(for: .seconds(2))
+        let told = Self.warnings(logs).count
+        #expect(told >= 2 && told <= 7, "\(told) warnings in 2 s")
+    }
+
     @Test func aLostConnectionIsToldWhenTheListenerListensAgain() async throws {
         let fixture = try await PostgresFixture()
         let logs = CapturedLogs()

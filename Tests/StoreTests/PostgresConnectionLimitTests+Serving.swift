@@ -40,7 +40,10 @@ extension PostgresConnectionLimitTests {
                 problem?.contains("The database refuses more connections (too many clients") == true,
                 "\(problem ?? "ready")"
             )
-            #expect(problem?.contains("until it has opened its 3 (DATA_MEDIATOR_DATABASE_CONNECTIONS)") == true)
+            #expect(
+                problem?.contains("until it has opened all 3 (DATA_MEDIATOR_DATABASE_CONNECTIONS); retry later.")
+                    == true
+            )
             let refused = await #expect(throws: DataMediatorError.self) {
                 _ = try await store.transactions.read { _ in 0 }
             }

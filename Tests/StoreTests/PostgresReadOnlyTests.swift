@@ -31,6 +31,7 @@ import Testing
         let fixture = try #require(subject.postgresFixture)
         let store = fixture.store
         _ = try await subject.adapter.create(body: OutsideWritesTests.note("n1", "before"), scope: nil)
+        let version = try await subject.adapter.currentVersion()
         try await Self.readOnly(true, fixture.url)
         // The sessions the pool holds began writable: ended, the pool opens read-only ones.
         try await Self.psql(
@@ -38,7 +39,6 @@ import Testing
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                 + "AND pid <> pg_backend_pid()"
         )
-        let version = try await subject.adapter.currentVersion()
         let deadline = ContinuousClock.now + .seconds(60)
         var refusal: DataMediatorError?
         while refusal == nil, ContinuousClock.now < deadline {

@@ -3,6 +3,7 @@ import DataMediatorSQL
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// Wakes this replica's live streams when any replica writes: listens on the store's
 /// channel (`LISTEN`), where every write notifies on commit, and publishes each
@@ -27,15 +28,29 @@ public struct PostgresChangeListener: Service {
         self.retryDelay = retryDelay
     }
 
+    /// The longest pause between attempts that fail one after another (the pause doubles
+    /// from ``retryDelay``): a primary that cannot listen for long (a standby the primary's
+    /// URL reaches after a failover answers "cannot execute LISTEN during recovery") is
+    /// not asked, nor logged, every second.
+    static let longestRetryDelay = Duration.seconds(30)
+
+    /// Whether an attempt began to listen.
+    private final class Attempt: Sendable {
+        let listened = Atomic<Bool>(false)
+    }
+
     /// Listens until the service group shuts down, listening again after each loss of the
     /// connection.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            var delay = retryDelay
             while !Task.isCancelled {
                 var lost: (any Error)?
+                let attempt = Attempt()
                 do {
                     try await store.primaryGate.withConnection { connection in
                         try await connection.listen(on: ServiceTables.channel) { notifications in
+                            attempt.listened.store(true, ordering: .relaxed)
                             await heardFrom()
                             for try await notification in notifications {
                                 let (version, writer) = Self.parse(notification.payload)
@@ -50,13 +65,15 @@ public struct PostgresChangeListener: Service {
                 // The loss is told after the pause, and only when the listener is to listen
                 // again: a service that stops (or refuses to start) shuts the store's
                 // clients down before it cancels the listener, which is no loss.
-                try? await Task.sleep(for: retryDelay)
+                if attempt.listened.load(ordering: .relaxed) { delay = retryDelay }
+                try? await Task.sleep(for: delay)
                 if Task.isCancelled { break }
                 if let lost {
                     logger.warning(
                         "lost the change notifications; listening again",
                         metadata: ["error": "\(PostgresStore.describe(lost))"]
                     )
+                    if !attempt.listened.load(ordering: .relaxed) { delay = min(delay * 2, Self.longestRetryDelay) }
                 }
             }
         }

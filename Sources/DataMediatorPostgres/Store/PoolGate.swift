@@ -96,6 +96,9 @@ final class PoolGate: Sendable {
     let database: String
     /// The pool's failed connection attempts, which its log counts.
     let attempts: PoolLogHandler.ConnectAttempts
+    /// What the pool's size is made of, for an operator: the setting that gives it, and
+    /// what the pool holds over it (the change listener's connection), as a refusal names them.
+    let size: String
     private let logger: Logger
     private let state: Mutex<Admission>
 
@@ -104,11 +107,13 @@ final class PoolGate: Sendable {
         connections: Int,
         database: String = "database",
         attempts: PoolLogHandler.ConnectAttempts = .init(),
+        size: String = "",
         logger: Logger = Logger(label: "data-mediator")
     ) {
         self.client = client
         self.database = database
         self.attempts = attempts
+        self.size = size
         self.logger = logger
         self.state = Mutex(Admission(connections: connections))
     }
@@ -134,8 +139,8 @@ final class PoolGate: Sendable {
         guard attempts.lastError?.contains("sqlState: 53300") == true else { return nil }
         let connections = state.withLock { $0.connections }
         return "\(named) refuses more connections (too many clients: its max_connections, or a connection limit "
-            + "of its database or user, is taken), and the pool lends none until it has opened its \(connections) "
-            + "(DATA_MEDIATOR_DATABASE_CONNECTIONS); retry later."
+            + "of its database or user, is taken), and the pool lends none until it has opened all \(connections)"
+            + (size.isEmpty ? "" : " (\(size))") + "; retry later."
     }
 
     /// What a request that got no connection within its time is told.

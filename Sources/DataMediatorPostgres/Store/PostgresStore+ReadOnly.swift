@@ -42,6 +42,8 @@ extension PostgresStore {
             writesRefused.store(false, ordering: .relaxed)
             return nil
         }
-        return Self.readOnlyDetail(primaryGate.named) + " writes are answered 503 until it takes them again."
+        return Self.readOnlyDetail(primaryGate.named)
+            + " the service's writes (the API's, and its record of other programs' writes, without which query "
+            + "lists and feeds fall behind them) fail until it takes them again."
     }
 }

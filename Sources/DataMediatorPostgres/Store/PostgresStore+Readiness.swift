@@ -113,6 +113,9 @@ extension PostgresStore {
                 let answered = try await Self.bounded { try await self.version() }
                 guard answered == nil else { return nil }
                 return readerGate.refusedConnections ?? "\(what) did not answer within \(bound)."
+            } catch let error as DataMediatorError where error.message.hasPrefix(readerGate.named) {
+                // It names the server already (the pool's refusal, say).
+                return error.message
             } catch {
                 return "\(what) cannot be read right now: \(Self.shortReason(error))"
             }

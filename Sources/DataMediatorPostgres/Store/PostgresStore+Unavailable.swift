@@ -53,6 +53,9 @@ extension PostgresStore {
     /// stays unavailable, one line each 10 s tells how many calls failed since.
     func answer(to error: any Error, leased: Bool, on gate: PoolGate? = nil) -> any Error {
         if error is DataMediatorError { return error }
+        // A call whose task was cancelled (its client went away, or the service stops or
+        // refused to start) says nothing of the server.
+        if error is CancellationError, Task.isCancelled { return error }
         let gate = gate ?? primaryGate
         let replica = readerConfiguration != nil && gate === readerGate
         // A read replica without a table or column the list reads has not replayed it yet

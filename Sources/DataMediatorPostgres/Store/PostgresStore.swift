@@ -146,6 +146,8 @@ public final class PostgresStore: Sendable {
             connections: primaryConnections,
             database: primaryName,
             attempts: primaryAttempts,
+            size: heldConnections == 0
+                ? poolSizeSetting : "\(poolSizeSetting), and \(heldConnections) held for the change listener",
             logger: logger
         )
         if let readURL {
@@ -176,6 +178,7 @@ public final class PostgresStore: Sendable {
                 connections: keepConnectionsOpen ? maximumConnections : 0,
                 database: "read replica",
                 attempts: readerAttempts,
+                size: poolSizeSetting,
                 logger: logger
             )
         } else {

@@ -73,6 +73,18 @@ extension DemoWalkTests {
         #expect(await server.stop() == 0)
         let (stopped, message) = try await Self.run(["healthcheck", "--port", String(port)])
         #expect(stopped == 1 && message.contains("unhealthy"), "\(message)")
+        // A setting it cannot use is unhealthy too (a HEALTHCHECK takes only 0 and 1), said.
+        for (arguments, environment, said) in [
+            (
+                ["healthcheck", "--port", "70000"], [:],
+                "the port (--port or DATA_MEDIATOR_PORT) must be from 1 to 65535"
+            ),
+            (["healthcheck", "--timeout", "0"], [:], "--timeout must be at least 1 second"),
+            (["healthcheck"], ["DATA_MEDIATOR_PORT": "abc"], "DATA_MEDIATOR_PORT must be a whole number"),
+        ] {
+            let (status, refused) = try await Self.run(arguments, environment: environment)
+            #expect(status == 1 && refused.contains("healthcheck: " + said), "\(arguments): \(status) \(refused)")
+        }
     }
 
     @Test func aCursorStaysValidAcrossARestart() async throws {

@@ -23,16 +23,22 @@ struct HealthcheckCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         var port = port ?? 8080
+        // A setting it cannot use is unhealthy (exit 1), as a container's HEALTHCHECK takes
+        // only 0 and 1, with what was wrong.
+        func refuse(_ why: String) -> ExitCode {
+            printError("healthcheck: \(why)")
+            return ExitCode.failure
+        }
         if self.port == nil, let text = environment["DATA_MEDIATOR_PORT"], !text.isEmpty {
             guard let given = Int(text) else {
-                throw ValidationError("DATA_MEDIATOR_PORT must be a whole number; it is '\(text)'.")
+                throw refuse("DATA_MEDIATOR_PORT must be a whole number; it is '\(text)'.")
             }
             port = given
         }
         guard (1...65_535).contains(port) else {
-            throw ValidationError("The port must be from 1 to 65535; it is \(port).")
+            throw refuse("the port (--port or DATA_MEDIATOR_PORT) must be from 1 to 65535; it is \(port).")
         }
-        guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second; it is \(timeout).") }
+        guard timeout >= 1 else { throw refuse("--timeout must be at least 1 second; it is \(timeout).") }
         switch Self.status(host: host, port: port, timeout: timeout) {
         case .success(200):
             print("healthy: \(host):\(port) answered 200")

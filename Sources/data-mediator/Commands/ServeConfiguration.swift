@@ -255,7 +255,9 @@ struct ServeConfiguration: Sendable {
             )
         }
         guard (0...65_535).contains(self.port) else {
-            throw ValidationError("The port must be from 0 to 65535; it is \(self.port).")
+            throw ValidationError(
+                "The port (--port or DATA_MEDIATOR_PORT) must be from 0 to 65535; it is \(self.port)."
+            )
         }
         guard (0...Self.maximumDemoTransactions).contains(self.demoTransactions) else {
             throw ValidationError(

@@ -10,6 +10,9 @@ import NIOCore
 struct ServeConfiguration: Sendable {
     /// The config file, nil for the demo.
     let config: String?
+    /// The variables of the environment named like the service's (`DATA_MEDIATOR_...`) that
+    /// are none of its settings (``knownVariables``): misspelt ones, most likely.
+    let unknownVariables: [String]
     /// The listening address.
     let host: String
     /// The listening port.
@@ -79,12 +82,17 @@ struct ServeConfiguration: Sendable {
 
     /// What works but is weak, for a warning at start: a bearer token short enough to be
     /// guessed (refusing it would break set-ups that work; a warning names it).
+    /// A variable named like a setting that is none is ignored, and named too (a misspelt
+    /// `DATA_MEDIATOR_WRITE_TOKEN` would leave a list without the writes meant for it).
     var warnings: [String] {
         [("DATA_MEDIATOR_WRITE_TOKENS", writeTokens), ("DATA_MEDIATOR_READ_TOKENS", readTokens)]
             .filter { $0.1.contains { $0.count < Self.minimumTokenLength } }
             .map {
                 "\($0.0) holds a token shorter than \(Self.minimumTokenLength) characters, which can be guessed; "
                     + "use random ones, e.g. `openssl rand -base64 24`"
+            }
+            + unknownVariables.map {
+                "\($0) is not a setting of the service (misspelt? docs/operations.md lists them); it is ignored"
             }
     }
 
@@ -129,6 +137,8 @@ struct ServeConfiguration: Sendable {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
         self.config = config ?? text("DATA_MEDIATOR_CONFIG")
+        self.unknownVariables = environment.keys
+            .filter { $0.hasPrefix("DATA_MEDIATOR_") && !Self.knownVariables.contains($0) }.sorted()
         self.host = host ?? text("DATA_MEDIATOR_HOST") ?? "127.0.0.1"
         self.port = try port ?? number("DATA_MEDIATOR_PORT") ?? 8080
         self.dataDir = dataDir ?? text("DATA_MEDIATOR_DATA_DIR") ?? "data"

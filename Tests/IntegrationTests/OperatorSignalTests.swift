@@ -21,6 +21,7 @@ import Testing
             logged = server.log.contains("SIGHUP: nothing to reload")
         }
         #expect(logged, "\(server.log)")
+        #expect(server.log.contains("the config and the environment are read at start"), "\(server.log)")
         #expect(server.process.isRunning)
         #expect(try await server.get("/health").status == 200)
         #expect(await server.stop() == 0)

@@ -13,7 +13,12 @@ struct HangupWatch: Service {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await _ in signals {
-                    logger.notice("SIGHUP: nothing to reload (no DATA_MEDIATOR_JWKS_FILE); the service goes on")
+                    logger.notice(
+                        """
+                        SIGHUP: nothing to reload (no DATA_MEDIATOR_JWKS_FILE); the service goes on (the config \
+                        and the environment are read at start: restart it to change them)
+                        """
+                    )
                 }
             }
             try? await gracefulShutdown()

@@ -99,5 +99,15 @@ extension PostgresIDSequenceTests {
         }
         #expect(refused?.code == .invalidItem && refused?.fieldProblems.map(\.field) == ["id"])
         await #expect(throws: DataMediatorError.self) { _ = try await adapter.delete(id: "2147483648") }
+        // Past 64 bits too: out of range, not "no whole number".
+        for id in ["9223372036854775808", "-99999999999999999999"] {
+            let past = await #expect(throws: DataMediatorError.self) {
+                _ = try await adapter.replace(id: id, body: .object(["data": .object([:])]))
+            }
+            #expect(
+                past?.message.contains("whole numbers from -2147483648 to 2147483647") == true,
+                "\(id): \(String(describing: past))"
+            )
+        }
     }
 }

@@ -356,24 +356,35 @@ public struct SQLItemWriter: ItemWriter {
             )
         }
         guard idIsInteger else { return .string(id) }
+        // Digits past 64 bits are a whole number out of range, not one that is no number.
+        let digits = id.hasPrefix("-") ? id.dropFirst() : Substring(id)
+        let pastInt64 = !digits.isEmpty && digits.first != "0" && digits.allSatisfy { $0.isASCII && $0.isNumber }
         guard let whole = Int64(id), String(whole) == id else {
             if missing { throw unknown(id) }
-            throw DataMediatorError(
-                .invalidItem,
-                "Ids of this list are whole numbers; '\(id)' is not one.",
-                fieldProblems: [FieldProblem(field: "id", detail: "must be a whole number")]
-            )
+            guard pastInt64, Int64(id) == nil else {
+                throw DataMediatorError(
+                    .invalidItem,
+                    "Ids of this list are whole numbers; '\(id)' is not one.",
+                    fieldProblems: [FieldProblem(field: "id", detail: "must be a whole number")]
+                )
+            }
+            throw idOutOfRange(id)
         }
         guard whole <= idMaximum, whole >= -idMaximum - 1 else {
             if missing { throw unknown(id) }
-            let range = "from \(-idMaximum - 1) to \(idMaximum)"
-            throw DataMediatorError(
-                .invalidItem,
-                "Ids of this list are whole numbers \(range) (what its id column holds); '\(id)' is not one.",
-                fieldProblems: [FieldProblem(field: "id", detail: "must be a whole number \(range)")]
-            )
+            throw idOutOfRange(id)
         }
         return .integer(whole)
+    }
+
+    /// The refusal of a whole number id past what the list's id column holds.
+    private func idOutOfRange(_ id: String) -> DataMediatorError {
+        let range = "from \(-idMaximum - 1) to \(idMaximum)"
+        return DataMediatorError(
+            .invalidItem,
+            "Ids of this list are whole numbers \(range) (what its id column holds); '\(id)' is not one.",
+            fieldProblems: [FieldProblem(field: "id", detail: "must be a whole number \(range)")]
+        )
     }
 
     func unknown(_ id: String) -> DataMediatorError {

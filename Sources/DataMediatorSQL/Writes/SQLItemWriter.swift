@@ -356,12 +356,12 @@ public struct SQLItemWriter: ItemWriter {
             )
         }
         guard idIsInteger else { return .string(id) }
-        // Digits past 64 bits are a whole number out of range, not one that is no number.
-        let digits = id.hasPrefix("-") ? id.dropFirst() : Substring(id)
-        let pastInt64 = !digits.isEmpty && digits.first != "0" && digits.allSatisfy { $0.isASCII && $0.isNumber }
         guard let whole = Int64(id), String(whole) == id else {
             if missing { throw unknown(id) }
-            guard pastInt64, Int64(id) == nil else {
+            // Digits (no leading zero) that are no Int64 are a whole number past 64 bits:
+            // out of range, not one that is no number.
+            let digits = id.hasPrefix("-") ? id.dropFirst() : Substring(id)
+            guard !digits.isEmpty, digits.first != "0", digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw DataMediatorError(
                     .invalidItem,
                     "Ids of this list are whole numbers; '\(id)' is not one.",

@@ -119,6 +119,37 @@ extension ConfigFileLoader {
         return Array(items)
     }
 
+    /// The tags a value of the config may have: those plain YAML gives its values (and the
+    /// merge key's). Another (`!env ${X}`, `!!binary`) would be taken as the text it tags,
+    /// which is not what who wrote it meant.
+    static let plainTags: Set<Tag.Name> = [.str, .int, .float, .bool, .null, .map, .seq, .merge]
+
+    /// Fails every node of `node` tagged otherwise than ``plainTags`` allow.
+    mutating func refuseTags(in node: Node) {
+        guard Self.plainTags.contains(Tag.Name(rawValue: node.tag.rawValue)) else {
+            let core = "tag:yaml.org,2002:"
+            let raw = node.tag.rawValue
+            let tag = raw.hasPrefix(core) ? "!!" + raw.dropFirst(core.count) : raw
+            fail(
+                node,
+                "the value tagged '\(tag)' is taken by no setting: the config holds plain YAML values (text, "
+                    + "numbers, true or false, lists, mappings); remove the tag"
+            )
+            return
+        }
+        switch node {
+        case .mapping(let mapping):
+            for (key, value) in mapping {
+                refuseTags(in: key)
+                refuseTags(in: value)
+            }
+        case .sequence(let sequence):
+            for item in sequence { refuseTags(in: item) }
+        default:
+            break
+        }
+    }
+
     mutating func string(_ node: Node, what: String) -> String? {
         guard let scalar = node.scalar, Tag.Name(rawValue: node.tag.rawValue) != .null else {
             fail(node, "\(what) must be a single value, not empty (~), a list or a mapping")

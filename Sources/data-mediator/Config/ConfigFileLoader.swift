@@ -101,7 +101,9 @@ struct ConfigFileLoader {
             )
             throw ConfigFileErrors(errors: errors)
         }
-        guard let root, let top = mapping(root, allowed: ["store", "lists"], what: "the config file") else {
+        if let root { refuseTags(in: root) }
+        guard errors.isEmpty, let root, let top = mapping(root, allowed: ["store", "lists"], what: "the config file")
+        else {
             if errors.isEmpty {
                 fail(root, "the file is empty; it needs 'store:' and 'lists:' (see docs/configuration.md)")
             }

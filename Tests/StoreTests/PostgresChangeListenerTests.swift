@@ -8,13 +8,14 @@ import Testing
 /// service stops: a service that stops, or refuses to start, shuts the store's clients down
 /// before it cancels the listener, and its log should not warn of a loss then.
 @Suite struct PostgresChangeListenerTests {
-    /// A listener over a fresh database whose records go to `logs`, listening (it published
-    /// once) when this returns.
-    static func listening(
-        _ fixture: PostgresFixture,
-        logs: CapturedLogs,
+    /// A listener over a fresh database, its records kept, that began to listen (it
+    /// published once) and whose store's clients then stopped, as a service's do first when
+    /// it stops.
+    static func listenerWhoseStoreStopped(
         retryDelay: Duration
-    ) async throws -> Task<Void, any Error> {
+    ) async throws -> (logs: CapturedLogs, task: Task<Void, any Error>) {
+        let fixture = try await PostgresFixture()
+        let logs = CapturedLogs()
         let notifier = ChangeNotifier()
         let listener = PostgresChangeListener(
             store: fixture.store,
@@ -28,7 +29,8 @@ import Testing
             guard ContinuousClock.now < deadline else { throw FixtureError("the listener never listened") }
             try await Task.sleep(for: .milliseconds(5))
         }
-        return task
+        await fixture.stopClients()
+        return (logs, task)
     }
 
     /// The warnings `logs` holds.
@@ -37,10 +39,7 @@ import Testing
     }
 
     @Test func aListenerCancelledAfterItsStoreStoppedTellsNoLoss() async throws {
-        let fixture = try await PostgresFixture()
-        let logs = CapturedLogs()
-        let listening = try await Self.listening(fixture, logs: logs, retryDelay: .seconds(30))
-        await fixture.stopClients()
+        let (logs, listening) = try await Self.listenerWhoseStoreStopped(retryDelay: .seconds(30))
         // Time for the listener to meet the closed clients, as a service's group takes to
         // cancel its other parts.
         try await Task.sleep(for: .seconds(1))
@@ -54,11 +53,8 @@ import Testing
     /// Attempts that fail one after another (a standby the primary's URL reaches answers
     /// "cannot execute LISTEN during recovery") are made, and told, ever less often.
     @Test func failedAttemptsBackOff() async throws {
-        let fixture = try await PostgresFixture()
-        let logs = CapturedLogs()
-        let listening = try await Self.listening(fixture, logs: logs, retryDelay: .milliseconds(50))
+        let (logs, listening) = try await Self.listenerWhoseStoreStopped(retryDelay: .milliseconds(50))
         defer { listening.cancel() }
-        await fixture.stopClients()
         // Without backing off, one a 50 ms pause: some 40 in 2 s.
         try await Task.sleep(for: .seconds(2))
         let told = Self.warnings(logs).count
@@ -66,11 +62,8 @@ import Testing
     }
 
     @Test func aLostConnectionIsToldWhenTheListenerListensAgain() async throws {
-        let fixture = try await PostgresFixture()
-        let logs = CapturedLogs()
-        let listening = try await Self.listening(fixture, logs: logs, retryDelay: .milliseconds(100))
+        let (logs, listening) = try await Self.listenerWhoseStoreStopped(retryDelay: .milliseconds(100))
         defer { listening.cancel() }
-        await fixture.stopClients()
         let deadline = ContinuousClock.now + .seconds(60)
         while Self.warnings(logs).isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))

@@ -7,21 +7,28 @@ enum CursorSecret {
     /// The file in the data folder that keeps a generated secret.
     static let fileName = "cursor-secret"
 
+    /// The environment's secret (`DATA_MEDIATOR_CURSOR_SECRET`), nil when it gives none:
+    /// checked before the data folder is made, so a start it refuses makes nothing.
+    ///
+    /// - Throws: when the environment's secret is shorter than 16 bytes.
+    static func configured(environment: [String: String]) throws -> [UInt8]? {
+        guard let configured = environment["DATA_MEDIATOR_CURSOR_SECRET"], !configured.isEmpty else { return nil }
+        // Spaces around it are taken as they come, but do not count: a secret of spaces
+        // is none (the kept file's is read trimmed too).
+        guard configured.trimmingCharacters(in: .whitespacesAndNewlines).utf8.count >= 16 else {
+            throw CursorSecretError(
+                "DATA_MEDIATOR_CURSOR_SECRET must be at least 16 characters long, not counting spaces around it"
+            )
+        }
+        return Array(configured.utf8)
+    }
+
     /// Loads (or makes and keeps) the secret.
     ///
     /// - Throws: when the environment's secret is shorter than 16 bytes, or the kept one
     ///   cannot be read or written.
     static func load(environment: [String: String], dataDir: String, logger: Logger) throws -> [UInt8] {
-        if let configured = environment["DATA_MEDIATOR_CURSOR_SECRET"], !configured.isEmpty {
-            // Spaces around it are taken as they come, but do not count: a secret of spaces
-            // is none (the kept file's is read trimmed too).
-            guard configured.trimmingCharacters(in: .whitespacesAndNewlines).utf8.count >= 16 else {
-                throw CursorSecretError(
-                    "DATA_MEDIATOR_CURSOR_SECRET must be at least 16 characters long, not counting spaces around it"
-                )
-            }
-            return Array(configured.utf8)
-        }
+        if let configured = try configured(environment: environment) { return configured }
         let path = URL(fileURLWithPath: dataDir).appendingPathComponent(fileName).path
         // Made only where nothing is (`O_EXCL`): a kept secret that cannot be read (its
         // permissions, a link to a volume not mounted yet) is never replaced, as that would

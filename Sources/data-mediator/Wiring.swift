@@ -234,9 +234,12 @@ struct Wiring: Sendable {
         from source: (environment: [String: String], dataDir: String),
         logger: Logger
     ) throws -> CursorSigner {
+        // The environment's secret is checked first: a start it refuses makes no folder.
+        let configured = try CursorSecret.configured(environment: source.environment)
         try DataFolder.make(source.dataDir)
         return CursorSigner(
-            secret: try CursorSecret.load(environment: source.environment, dataDir: source.dataDir, logger: logger)
+            secret: try configured
+                ?? CursorSecret.load(environment: source.environment, dataDir: source.dataDir, logger: logger)
         )
     }
 

@@ -5,7 +5,8 @@ import Testing
 
 /// Where the server listens and keeps its data: a port another program holds, an address
 /// that is none, a data folder that is a file, a setting out of range and a port
-/// `healthcheck` cannot use are named with their fix, and the exit code is 1.
+/// `healthcheck` cannot use are named with their fix, and the exit code is 1; a start
+/// refused for where it listens or for its cursor secret makes no data folder.
 @Suite struct ListeningTests {
     @Test func aPortInUseOrAnUnknownHostIsNamedWithItsFix() async throws {
         let server = try await ServerProcess(arguments: ["--demo-transactions", "10"])
@@ -27,6 +28,13 @@ import Testing
         )
         #expect(unknown == 1)
         #expect(named.contains("cannot listen on 'not a host': no such address"), "\(named)")
+        let (short, shortSays) = try await DemoWalkTests.run(
+            ["serve", "--port", "0"] + demo,
+            environment: unset.merging(["DATA_MEDIATOR_CURSOR_SECRET": "short"]) { $1 }
+        )
+        #expect(short == 1 && shortSays.contains("must be at least 16 characters"), "\(shortSays)")
+        // Refused before the start made anything: no data folder, so no secret and no store.
+        #expect(!FileManager.default.fileExists(atPath: folder.path), "a refused start made \(folder.path)")
         let file = folder.appendingPathExtension("txt")
         try Data("x".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

@@ -44,15 +44,6 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var demoTransactions: Int?
 
-    /// Why the listening socket could not be bound, by `errno`, and the fix.
-    static let listenFixes: [Int32: String] = [
-        EADDRINUSE: "another program listens there; stop it, or choose another port (--port or DATA_MEDIATOR_PORT)",
-        EADDRNOTAVAIL: "the address is not one of this machine's; give one it has (--host or DATA_MEDIATOR_HOST), "
-            + "such as 127.0.0.1 or 0.0.0.0",
-        EACCES: "not permitted (a port below 1024 needs privileges); choose a port from 1024 (--port or "
-            + "DATA_MEDIATOR_PORT)",
-    ]
-
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let settings: ServeConfiguration
@@ -78,6 +69,12 @@ struct ServeCommand: AsyncParsableCommand {
         // NIO reports on stderr ("Cannot schedule tasks on an EventLoop that has already
         // shut down").
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoopThreads)
+        do {
+            try await Self.checkListening(host: settings.host, port: settings.port, eventLoops: eventLoops)
+        } catch {
+            printError(Self.listenRefusal(error, host: settings.host, port: settings.port) ?? "serve: \(error)")
+            throw ExitCode.failure
+        }
         let wiring: Wiring
         // SQLite's lists are checked before anything listens; PostgreSQL's once its
         // clients run (as services of the group below).
@@ -219,16 +216,8 @@ struct ServeCommand: AsyncParsableCommand {
             // A PostgreSQL store's data folder and cursor secret are made once its lists passed.
             printError("serve: \(error)")
             throw ExitCode.failure
-        } catch let error as IOError where Self.listenFixes[error.errnoCode] != nil {
-            printError(
-                "serve: cannot listen on \(settings.host):\(settings.port): \(Self.listenFixes[error.errnoCode] ?? "")"
-            )
-            throw ExitCode.failure
-        } catch is SocketAddressError, is SocketAddressError.UnknownHost {
-            printError(
-                "serve: cannot listen on '\(settings.host)': no such address; give an address of this machine "
-                    + "(--host or DATA_MEDIATOR_HOST), such as 127.0.0.1 or 0.0.0.0"
-            )
+        } catch let error where Self.listenRefusal(error, host: settings.host, port: settings.port) != nil {
+            printError(Self.listenRefusal(error, host: settings.host, port: settings.port) ?? "")
             throw ExitCode.failure
         }
         guard case .sqlite(let store) = wiring.store else { return }

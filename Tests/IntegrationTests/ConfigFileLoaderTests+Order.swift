@@ -64,3 +64,28 @@ extension ConfigFileLoaderTests {
         #expect(found.allSatisfy { $0.message.contains("'j', which is json and has no order") }, "\(found)")
     }
 }
+
+extension ConfigFileLoaderTests {
+    /// The YAML problems a hand-written config meets most are said with their fix, not in
+    /// libyaml's words alone (probe 59): a tab that indents, a second document, nesting
+    /// past libyaml's bound.
+    @Test func commonYAMLProblemsAreSaidWithTheirFix() {
+        let lists = "lists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: [a]}\n"
+        let cases: [(yaml: String, line: Int, says: String)] = [
+            ("store:\n\tsqlite: a\n" + lists, 2, "a tab where YAML takes only spaces"),
+            (
+                "store:\n  sqlite: a\n" + lists.replacingOccurrences(of: "    table", with: "  \ttable"), 5,
+                "indent with spaces"
+            ),
+            ("store:\n  sqlite: a\n" + lists + "---\nstore:\n  sqlite: b\n", 9, "a config file is one document"),
+            ("store:\n  sqlite: a\n" + lists + "...\nmore: 1\n", 10, "a config file is one document"),
+            ("store: " + String(repeating: "[", count: 1100) + "\n", 1, "nested too deep"),
+        ]
+        for (yaml, line, says) in cases {
+            let found = errors(yaml)
+            #expect(found.count == 1 && found.first?.line == line, "\(found)")
+            #expect(found.first?.message.contains("YAML syntax: ") == true, "\(found)")
+            #expect(found.first?.message.contains(says) == true, "\(found)")
+        }
+    }
+}

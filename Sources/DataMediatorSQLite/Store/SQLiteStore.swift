@@ -303,8 +303,13 @@ public final class SQLiteStore: Sendable {
             let statement: Statement
             do {
                 statement = try db.makeStatement(sql: "SELECT * FROM (\(query)\n) LIMIT 0")
-            } catch {
-                throw StoreError(list: list.name, "its query does not run: \(error)")
+            } catch let error as DatabaseError {
+                // SQLite's words without the statement they ran: that is the query inside
+                // the service's `SELECT * FROM (...) LIMIT 0`, over two lines.
+                throw StoreError(
+                    list: list.name,
+                    "its query does not run: SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)")"
+                )
             }
             // SQLite's other placeholders (`?1`, `:name`, `@name`, `$name`) too.
             guard (try? statement.validateArguments([])) != nil else {

@@ -48,6 +48,8 @@ extension ConfigFileLoader {
     private func syntaxError(_ problem: String, line: Int, column: Int, in text: String) -> ConfigFileError {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let count = text.hasSuffix("\n") ? lines.count - 1 : lines.count
+        let found = line >= 1 && line <= lines.count ? lines[line - 1].unicodeScalars.dropFirst(column - 1).first : nil
+        let problem = Self.plainWords(for: problem, at: found)
         guard line > count, let last = lines.prefix(count).last else {
             return ConfigFileError(file: file, line: line, column: column, message: "YAML syntax: \(problem)")
         }
@@ -57,6 +59,25 @@ extension ConfigFileLoader {
             column: last.unicodeScalars.count + 1,
             message: "YAML syntax: \(problem)"
         )
+    }
+
+    /// libyaml's words for the problems a hand-written config meets most, said with their
+    /// fix; other problems as libyaml says them. `found` is the character at the problem's
+    /// place, when the file has one there.
+    static func plainWords(for problem: String, at found: Unicode.Scalar?) -> String {
+        if problem.hasPrefix("found a tab character")
+            || (problem == "found character that cannot start any token" && found == "\t")
+        {
+            return "a tab where YAML takes only spaces (\(problem)); indent with spaces"
+        }
+        if problem == "but found another document" || problem == "did not find expected <document start>" {
+            return "a second document ('---' or '...' followed by more): a config file is one document; "
+                + "merge the two or remove the second"
+        }
+        if problem.hasPrefix("Maximum nesting level reached") {
+            return "nested too deep: libyaml reads at most 1000 levels of mappings and sequences"
+        }
+        return problem
     }
 
     mutating func require(_ node: Node?, in parent: Node?, key: String, fix: String) -> Node? {

@@ -24,6 +24,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var corsOrigins: [String]
     /// Connection, timeout and header-size limits.
     public var limits: ServerLimits
+    /// The reverse proxies whose `X-Forwarded-For` names the client of a request, for the
+    /// per-client shares and rates; none by default.
+    public var trustedProxies: TrustedProxies
     /// The clock of each client's rate (``ClientRates``): the tests' own, which does not move
     /// while a loaded machine runs their requests slowly.
     var rateClock: @Sendable () -> ContinuousClock.Instant = { .now }
@@ -74,6 +77,7 @@ public struct HTTPServerConfiguration: Sendable {
         metrics: PrometheusCollectorRegistry? = nil,
         corsOrigins: [String] = [],
         limits: ServerLimits = ServerLimits(),
+        trustedProxies: TrustedProxies = .none,
         storeVersion: (@Sendable () async throws -> Int64)? = nil,
         claims: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])? = nil,
         tokenLeeway: Duration = ClaimsConfiguration.defaultLeeway,
@@ -97,6 +101,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.metrics = metrics
         self.corsOrigins = corsOrigins
         self.limits = limits
+        self.trustedProxies = trustedProxies
         self.claims = claims
         self.tokenLeeway = tokenLeeway
         self.storeVersion = storeVersion
@@ -153,7 +158,8 @@ public func buildRouter(
     // Each client's share of the routes that cost more than a page, and of the streams.
     let identity = ClientIdentity(
         tokens: BearerAccess(tokens: configuration.readTokens + configuration.writeTokens),
-        verify: configuration.claims
+        verify: configuration.claims,
+        proxies: configuration.trustedProxies
     )
     router.add(
         middleware: ClientShareMiddleware(

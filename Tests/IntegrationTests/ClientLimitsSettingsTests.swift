@@ -6,7 +6,7 @@ import Testing
 /// `DATA_MEDIATOR_CLIENT_STREAMS`, `DATA_MEDIATOR_CLIENT_REQUESTS`,
 /// `DATA_MEDIATOR_CLIENT_RATE`, `DATA_MEDIATOR_CLIENT_WRITES`,
 /// `DATA_MEDIATOR_CLIENT_WRITE_RATE` and `DATA_MEDIATOR_CLIENT_READS`: each client's shares
-/// and rates.
+/// and rates; `DATA_MEDIATOR_TRUSTED_PROXIES`: who a client behind a proxy is.
 @Suite struct ClientLimitsSettingsTests {
     @Test func theSharesDefaultBelowTheServersLimits() throws {
         let defaults = try ServeConfiguration.of([:])
@@ -67,5 +67,20 @@ import Testing
             #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_STREAMS": share]) }
         }
         #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_REQUESTS": "0"]) }
+    }
+
+    /// `DATA_MEDIATOR_TRUSTED_PROXIES`: none by default; addresses and ranges; anything else
+    /// refused naming the value (a proxy left out would make every user behind it one client).
+    @Test func trustedProxiesAreAddressesAndRanges() throws {
+        #expect(try ServeConfiguration.of([:]).trustedProxies.isEmpty)
+        let proxies = try ServeConfiguration.of(["DATA_MEDIATOR_TRUSTED_PROXIES": " 10.0.0.0/8, ::1 "]).trustedProxies
+        #expect(proxies == (try TrustedProxies(["10.0.0.0/8", "::1"])))
+        do {
+            _ = try ServeConfiguration.of(["DATA_MEDIATOR_TRUSTED_PROXIES": "10.0.0.1, proxy.local"])
+            Issue.record("a host name was taken as a proxy")
+        } catch {
+            #expect("\(error)".contains("DATA_MEDIATOR_TRUSTED_PROXIES names 'proxy.local'"), "\(error)")
+        }
+        #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_TRUSTED_PROXIES": ","]) }
     }
 }

@@ -8,13 +8,16 @@ import Hummingbird
 /// An `Authorization` value counts only when it verifies: one of the configured tokens
 /// (as the digest of the token itself, so `Bearer  t` and `bearer t` are one client), or a
 /// JWT that the list keys verify (as its `sub`, so one user's tokens are one client, else
-/// its digest). Anything else, a made-up token included, is the sender's address: a
-/// client cannot become many by sending many made-up tokens.
+/// its digest). Anything else, a made-up token included, is the sender's address (behind a
+/// trusted proxy, the one its `X-Forwarded-For` names: ``TrustedProxies``): a client
+/// cannot become many by sending many made-up tokens.
 struct ClientIdentity: Sendable {
     /// The configured read and write tokens.
     let tokens: BearerAccess
     /// Verifies a JWT (the `Authorization` field); nil when no key is configured.
     let verify: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
+    /// The proxies whose `X-Forwarded-For` names the address a request comes from.
+    var proxies = TrustedProxies.none
 
     /// Whether the sender of `request` may have written: every write carries a write token
     /// or a JWT (``BearerAccess/authorize(_:)``, the scope's claims), so a request without
@@ -41,7 +44,7 @@ struct ClientIdentity: Sendable {
             }
         }
         if let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress {
-            return "address:" + address
+            return "address:" + proxies.client(peer: address, headers: request.headers)
         }
         return "unknown"
     }

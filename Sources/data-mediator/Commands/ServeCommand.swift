@@ -148,6 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
                     metrics: metrics,
                     corsOrigins: settings.corsOrigins,
                     limits: settings.limits,
+                    trustedProxies: settings.trustedProxies,
                     storeVersion: wiring.storeVersion,
                     claims: claims,
                     tokenLeeway: tokenLeeway,

@@ -52,6 +52,9 @@ struct ServeConfiguration: Sendable {
     let logFormat: String?
     /// Origins whose browsers may read answers (`DATA_MEDIATOR_CORS_ORIGINS`, comma-separated, or `*`).
     let corsOrigins: [String]
+    /// The reverse proxies whose `X-Forwarded-For` names a request's client
+    /// (`DATA_MEDIATOR_TRUSTED_PROXIES`, addresses and CIDR ranges, comma-separated).
+    let trustedProxies: TrustedProxies
     /// Seconds in-flight requests get to finish after SIGTERM
     /// (`DATA_MEDIATOR_SHUTDOWN_GRACE_SECONDS`, 1–600, default 10).
     let shutdownGraceSeconds: Int
@@ -159,6 +162,11 @@ struct ServeConfiguration: Sendable {
         self.writeTokens = try tokens("DATA_MEDIATOR_WRITE_TOKENS")
         self.readTokens = try tokens("DATA_MEDIATOR_READ_TOKENS")
         self.corsOrigins = try tokens("DATA_MEDIATOR_CORS_ORIGINS").map(Self.origin)
+        do {
+            self.trustedProxies = try TrustedProxies(tokens("DATA_MEDIATOR_TRUSTED_PROXIES"))
+        } catch let problem as TrustedProxies.Problem {
+            throw ValidationError("DATA_MEDIATOR_TRUSTED_PROXIES names \(problem).")
+        }
         self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
         self.databaseURL = try Self.databaseURL("DATA_MEDIATOR_DATABASE_URL", in: environment)
         self.databaseReadURL = try Self.databaseURL("DATA_MEDIATOR_DATABASE_READ_URL", in: environment)

@@ -1,0 +1,84 @@
+import DataMediatorTesting
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import DataMediatorHTTP
+
+/// Behind a reverse proxy every request comes from the proxy's address: without knowing
+/// the proxy, one anonymous user took every other's share of the streams and rates
+/// (probe 61). A trusted proxy's `X-Forwarded-For` names the client; anyone else's is not
+/// believed.
+@Suite struct TrustedProxyTests {
+    @Test func addressesAndRangesAreReadAndAnythingElseIsRefused() throws {
+        let proxies = try TrustedProxies(["10.0.0.0/8", "127.0.0.1", "fd00::/8", "::1"])
+        let forwarded = { (value: String) -> HTTPFields in [TrustedProxies.forwardedFor: value] }
+        // Not a proxy: its own address, whatever it says.
+        #expect(proxies.client(peer: "203.0.113.9", headers: forwarded("198.51.100.7")) == "203.0.113.9")
+        // A proxy: the last address of the list that is no proxy; what the client wrote
+        // further left is not taken.
+        #expect(proxies.client(peer: "127.0.0.1", headers: forwarded("198.51.100.7")) == "198.51.100.7")
+        #expect(proxies.client(peer: "127.0.0.1", headers: forwarded("1.1.1.1, 198.51.100.7")) == "198.51.100.7")
+        #expect(
+            proxies.client(peer: "10.2.3.4", headers: forwarded("198.51.100.7,10.9.9.9 ,10.0.0.1")) == "198.51.100.7"
+        )
+        // An IPv4 peer on an IPv6 socket, ports, brackets and another spelling of one address.
+        #expect(proxies.client(peer: "::ffff:127.0.0.1", headers: forwarded("198.51.100.7:4711")) == "198.51.100.7")
+        #expect(proxies.client(peer: "::1", headers: forwarded("[2001:DB8::0:1]:443")) == "2001:db8::1")
+        #expect(proxies.client(peer: "fd12::5", headers: forwarded("::ffff:198.51.100.7")) == "198.51.100.7")
+        // Fields given twice are one list, in order.
+        let twice: HTTPFields = [
+            TrustedProxies.forwardedFor: "198.51.100.1", TrustedProxies.forwardedFor: "198.51.100.2",
+        ]
+        #expect(proxies.client(peer: "127.0.0.1", headers: twice) == "198.51.100.2")
+        // No field, or one whose last entry is no address: the last proxy's own address.
+        #expect(proxies.client(peer: "127.0.0.1", headers: [:]) == "127.0.0.1")
+        #expect(proxies.client(peer: "127.0.0.1", headers: forwarded("198.51.100.7, unknown")) == "127.0.0.1")
+        #expect(proxies.client(peer: "127.0.0.1", headers: forwarded("198.51.100.7, unknown, 10.0.0.3")) == "10.0.0.3")
+        // Every entry a proxy: the first of them.
+        #expect(proxies.client(peer: "127.0.0.1", headers: forwarded("10.0.0.5, 10.0.0.6")) == "10.0.0.5")
+        #expect(TrustedProxies.none.client(peer: "127.0.0.1", headers: forwarded("198.51.100.7")) == "127.0.0.1")
+        for bad in ["10.0.0.0/33", "10.0.0.0/", "10.0.0.0/+8", "fd00::/129", "localhost", "10.0.0", "", "*"] {
+            #expect(throws: TrustedProxies.Problem.self, "\(bad)") { try TrustedProxies([bad]) }
+        }
+        #expect(try TrustedProxies(["0.0.0.0/0"]).client(peer: "9.9.9.9", headers: forwarded("1.2.3.4")) == "1.2.3.4")
+    }
+
+    /// Through a trusted proxy (this test's client, on 127.0.0.1) two users are two clients,
+    /// each with its own rate; a user cannot pass as another by writing the other's address
+    /// first. Without the proxy trusted, both are the proxy: one's requests use up the other's.
+    @Test(arguments: [true, false])
+    func usersBehindATrustedProxyHaveTheirOwnRate(trusted: Bool) async throws {
+        var configuration = HTTPServerConfiguration(
+            port: 0,
+            limits: ServerLimits(requestRatePerClient: 2),
+            trustedProxies: trusted ? try TrustedProxies(["127.0.0.1", "::1"]) : .none
+        )
+        let start = ContinuousClock.now
+        configuration.rateClock = { start }
+        let app = buildApplication(
+            registry: HTTPTestSupport.registry(),
+            configuration: configuration,
+            logger: Logger(label: "trusted-proxy-tests")
+        )
+        try await app.test(.live) { client in
+            func sections(from user: String) async throws -> HTTPResponse.Status {
+                try await client.execute(
+                    uri: "/lists/sample/sections",
+                    method: .get,
+                    headers: [TrustedProxies.forwardedFor: user]
+                ).status
+            }
+            var statuses: [HTTPResponse.Status] = []
+            statuses.append(try await sections(from: "198.51.100.7"))
+            // Ana's second, with Bo's address written before hers: still hers.
+            statuses.append(try await sections(from: "198.51.100.8, 198.51.100.7"))
+            // A third within the second.
+            statuses.append(try await sections(from: "198.51.100.7"))
+            statuses.append(try await sections(from: "198.51.100.8"))
+            #expect(statuses == [.ok, .ok, .tooManyRequests, trusted ? .ok : .tooManyRequests])
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import DataMediator
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -117,12 +118,24 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
     /// 5.2.2.7), as a browser's own may, to revalidate; and it says `Vary: Authorization`,
     /// since another token may select another answer (a scoped list's slice: RFC 9110
     /// 12.5.5), so that a browser that keeps one user's answer never offers it for
-    /// another's request.
+    /// another's request. The `Vary` fields the middlewares added one by one (`Origin`,
+    /// `Accept-Encoding`, `Authorization`, `Accept`) are sent as one: RFC 9110 allows
+    /// either, but caches such as nginx before 1.23 key an answer by the last `Vary` field
+    /// alone.
     static func mark(_ response: inout Response, for request: Request) {
         if response.headers[.xContentTypeOptions] == nil { response.headers[.xContentTypeOptions] = "nosniff" }
         if request.headers[.authorization] != nil, response.headers[.cacheControl] == JSONResponse.cacheControl {
             response.headers[.cacheControl] = "private, " + JSONResponse.cacheControl
             response.headers.append(HTTPField(name: .vary, value: "Authorization"))
+        }
+        let vary = response.headers[values: .vary]
+        if vary.count > 1 {
+            var names: [String] = []
+            for name in vary.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) })
+            where !name.isEmpty && !names.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                names.append(name)
+            }
+            response.headers[values: .vary] = [names.joined(separator: ", ")]
         }
     }
 

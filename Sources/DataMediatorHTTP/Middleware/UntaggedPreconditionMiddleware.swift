@@ -7,7 +7,7 @@ import Hummingbird
 /// while the route answers, a list of tags never does (none can name an answer without
 /// one), so it is `412` before the route runs, and a field that is neither is `400`. Their
 /// `If-None-Match: *` matches any answer (RFC 9110 13.1.2): `304` without a body (but on a
-/// stream); tags never match. The routes with an `ETag` check both against theirs (``JSONResponse``).
+/// stream), with the caching fields the answer has; tags never match. The routes with an `ETag` check both against theirs (``JSONResponse``).
 struct UntaggedPreconditionMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
         _ request: Request,
@@ -34,7 +34,13 @@ struct UntaggedPreconditionMiddleware<Context: RequestContext>: RouterMiddleware
             let answer = try await next(request, context)
             // Only an answer that exists matches: an error stays as it is.
             guard (200..<300).contains(answer.status.code) else { return answer }
-            return Response(status: .notModified, headers: [.cacheControl: "no-cache"])
+            // With the fields the answer would have had that RFC 9110 15.4.5 names: a
+            // `no-store` answer's `304` is `no-store` too, so no cache keeps either.
+            var headers = HTTPFields()
+            for name in [HTTPField.Name.cacheControl, .expires, .vary, .contentLocation, .date] {
+                headers[values: name] = answer.headers[values: name]
+            }
+            return Response(status: .notModified, headers: headers)
         }
         return try await next(request, context)
     }

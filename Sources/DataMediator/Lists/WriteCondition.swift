@@ -22,7 +22,8 @@ public struct WriteCondition: Sendable, Hashable {
     /// again in vain.
     public static let weakOnly =
         "If-Match: a weak entity tag (W/\"…\") never matches If-Match, which compares strongly "
-        + "(RFC 9110 13.1.1); send the ETag as answered, without W/."
+        + "(RFC 9110 13.1.1); send the ETag the service answered, without W/ (a cache between may have "
+        + "weakened it, as varnish does for a client that takes no gzip: read with Accept-Encoding: gzip)."
 
     /// Checks the item as it stands (nil when there is none), `tag` giving an item's tag.
     ///

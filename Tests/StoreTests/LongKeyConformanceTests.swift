@@ -133,4 +133,44 @@ import Testing
         let earlier = Set(remaining.prefix { $0 != ahead })
         #expect(earlier.isSubset(of: before), "\(before) of \(remaining)")
     }
+
+    /// Keys of 501 bytes that differ after their first 400 (within the bytes a token may
+    /// carry to tell them apart): a cursor whose item is deleted or moved reads on exactly,
+    /// showing no item again (probe 60: cut at 256 bytes, the page before the cursor was
+    /// shown again after its last item was deleted).
+    @Test(
+        "a cursor past a long key whose item is gone shows nothing again",
+        arguments: WritableKind.allCases
+    )
+    func aCursorPastALongKeyWhoseItemIsGoneShowsNothingAgain(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        defer { withExtendedLifetime(subject) {} }
+        let adapter = subject.adapter
+        let stem = String(repeating: "\u{E9}", count: 200)
+        for (index, letter) in ["a", "b", "c", "d", "e", "f", "g"].enumerated() {
+            let data: JSONValue = .object([
+                "group": .string(stem + letter + String(repeating: "x", count: 100)), "score": .integer(1),
+                "title": .string(letter), "created": .string("2026-11-01T10:00:00Z"), "kind": .string("big"),
+            ])
+            _ = try await adapter.replace(id: String(index + 1), body: .object(["data": data]))
+        }
+        let order = try await adapter.page(view: "by_group", limit: "50", cursor: nil).items.map(\.id)
+        #expect(order == ["1", "2", "3", "4", "5", "6", "7"])
+        let first = try await adapter.page(view: "by_group", limit: "2", cursor: nil)
+        _ = try await adapter.delete(id: "2")
+        #expect(try await Self.rest(of: adapter, from: first.next, limit: 2) == ["3", "4", "5", "6", "7"])
+        // Moved far away (to the top: "zz" orders before "\u{E9}"): the same.
+        let second = try await adapter.page(view: "by_group", limit: "2", cursor: first.next)
+        #expect(second.items.map(\.id) == ["3", "4"])
+        _ = try await adapter.patch(id: "4", body: .object(["data": .object(["group": .string("zz")])]))
+        #expect(try await Self.rest(of: adapter, from: second.next, limit: 2) == ["5", "6", "7"])
+        // Backward from a page whose first item is gone: the items before it, none after.
+        let third = try await adapter.page(view: "by_group", limit: "2", cursor: second.next)
+        #expect(third.items.map(\.id) == ["5", "6"])
+        _ = try await adapter.delete(id: "5")
+        let before = try await adapter.page(view: "by_group", limit: "50", cursor: third.prev)
+        #expect(before.items.map(\.id) == ["4", "1", "3"])
+        // Tokens stay within a proxy's header buffer: two of them fit a `Link` of 4 KiB.
+        for token in [first.next, second.next, third.prev].compactMap(\.self) { #expect(token.utf8.count < 1_600) }
+    }
 }

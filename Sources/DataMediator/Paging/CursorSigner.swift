@@ -31,10 +31,11 @@ public struct CursorSigner: Sendable {
     }
 
     /// The signed token for a cursor, its text keys over ``AbridgedKey/maximumBytes``
-    /// abridged.
-    public func sign(_ whole: Cursor) -> String {
+    /// abridged; `neighbor` is the position of the item beside its item on the side its
+    /// page showed, which the abridged keys are told apart from (``AbridgedKey/abridge(_:beside:)``).
+    public func sign(_ whole: Cursor, beside neighbor: Position? = nil) -> String {
         // Long text keys go in abridged: a token stays short whatever the keys hold.
-        let cursor = AbridgedKey.abridge(whole)
+        let cursor = AbridgedKey.abridge(whole, beside: neighbor)
         let sealedView = sealed(cursor.view)
         let payload = CursorPayload.encode(
             sealedView == cursor.view ? cursor : cursor.bound(to: sealedView)

@@ -1,5 +1,7 @@
+import DataMediator
 import HTTPTypes
 import Logging
+import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -53,14 +55,35 @@ extension ConnectionGuard {
         fields[.date] = HTTPDate.now()
         fields[.server] = "data-mediator"
         fields[RequestMiddleware<ClientContext>.field] = request.id
+        let took = ContinuousClock.now - request.started
         logger.info(
             "request",
             metadata: [
                 "method": .string(request.method), "path": .string(request.path ?? "-"),
                 "status": .stringConvertible(LoggedNumber(problem.status.code)), "problem": .string(problem.slug),
                 "request_id": .string(request.id),
+                "duration_ms": .stringConvertible(
+                    LoggedNumber(
+                        decimal: RequestMiddleware<ClientContext>.milliseconds(microseconds: took.nanoseconds / 1000)
+                    )
+                ),
             ]
         )
+        // Counted as the routes' answers are (a request the server could not read is not:
+        // it names no method or route).
+        if request.method != "-", let method = HTTPRequest.Method(request.method) {
+            let handles = Self.answers.handles(
+                route: RequestMiddleware<ClientContext>.route(nil, path: request.path ?? "/"),
+                method: method,
+                status: problem.status
+            )
+            handles.record(since: request.started)
+            handles.errors?.increment()
+        }
         return (fields, body)
     }
+
+    /// The metric handles of the answers the guards write themselves (a `408`, a `503` to
+    /// a write whose connection a newcomer took, a readable `CONNECT`'s `405`).
+    static let answers = RequestMetrics()
 }

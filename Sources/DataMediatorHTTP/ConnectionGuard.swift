@@ -249,8 +249,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if case .head(var head) = unwrapOutboundIn(data) {
             answering = true
             if head.status == .tooManyRequests { pauseReads(context) }
-            // Its client sends no body (it awaits `100 Continue`): the answer closes.
-            closesUnread = continueWithheld && reading && inFlight == 1
+            // Its client sends no body (it awaits `100 Continue`), or one too large: the answer closes.
+            closesUnread = (continueWithheld || head.status == .contentTooLarge) && reading && inFlight == 1
             continueWithheld = false
             if closesUnread {
                 head.headerFields[.connection] = "close"
@@ -286,7 +286,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // with an empty 400 and closes: the answer becomes a problem like every other.
             // Answered as the routes' answers are (RequestMiddleware): an id, the date and
             // server (RFC 9110 6.6.1, 10.2.4), and a line in the log.
-            let request = ReadRequest(path: unreadableInstance, id: RequestIDs.next(), method: "-")
+            let request = ReadRequest.unread(path: unreadableInstance, connect: unreadableConnect)
             if unreadableConnect {
                 answeredPastEncoder = true
                 writePastEncoder(context, problem, request: request, promise: promise)

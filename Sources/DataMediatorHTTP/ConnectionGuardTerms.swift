@@ -11,11 +11,20 @@ extension ConnectionGuard {
     struct RequestCut: Error {}
 
     /// What the guard's own answer to a request names of it: its path (the problem's
-    /// `instance`), its id (the client's when kept, as ``RequestMiddleware`` does) and method.
+    /// `instance`), its id (the client's when kept, as ``RequestMiddleware`` does), method
+    /// (`-` for a request it could not read) and when it began.
     struct ReadRequest {
         let path: String?
         let id: String
         let method: String
+        /// When its head was read, for its line's `duration_ms` and its metrics.
+        var started = ContinuousClock.now
+
+        /// A request the framework could not read, answered now: a `CONNECT` (which it reads
+        /// no further) by its method, any other as `-`.
+        static func unread(path: String?, connect: Bool) -> ReadRequest {
+            ReadRequest(path: path, id: RequestIDs.next(), method: connect ? "CONNECT" : "-")
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import DataMediator
+import Logging
 import NIOCore
 import Synchronization
 
@@ -16,11 +17,19 @@ final class ConnectionCount: Sendable {
     /// Connections refused since the last log line that told of them.
     private let refusals = LogThrottle()
 
-    /// Counts a connection refused at a limit; answers how many to tell of now (this one and
-    /// those since the last line), or nil within 10 s of that line: a flood of refused
-    /// connections makes one line each 10 s, not one each.
-    func refused() -> Int? {
-        refusals.count()
+    /// Tells of a connection refused at a limit (`why`): at once, or, within 10 s of the
+    /// last line, in one line when those 10 s end (on `loop`), with every one refused
+    /// meanwhile: a flood of refused connections makes one line each 10 s, not one each,
+    /// and the last of a burst are told too.
+    func tellRefused(_ why: String, logger: Logger, on loop: any EventLoop) {
+        if let count = refusals.count() {
+            logger.warning("connections refused", metadata: ["count": "\(count)", "why": "\(why)"])
+        } else if let delay = refusals.flushDelay() {
+            loop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) { [refusals] in
+                guard let count = refusals.flush() else { return }
+                logger.warning("connections refused", metadata: ["count": "\(count)", "why": "\(why)"])
+            }
+        }
     }
 
     /// Counts one more connection from `address`; whether it is within `cap`.

@@ -109,8 +109,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
             countedAddress = address
             if !connections.open(from: address, cap: cap) {
-                tellRefused("\(cap) connections from one address, the most one address may open")
-                context.close(promise: nil)
+                refuse("\(cap) connections from one address, the most one address may open", context)
                 return
             }
         }
@@ -121,8 +120,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // the one that has waited longest for a request goes; its client opens another
             // when it has one to send.
             guard let idle = connections.waitingLongest(besides: ObjectIdentifier(self)) else {
-                tellRefused("\(limits.maximumConnections) connections, the most in all, each with a request in flight")
-                context.close(promise: nil)
+                refuse("\(limits.maximumConnections) connections, the most in all, each one busy", context)
                 return
             }
             // Its own guard closes it, answering first a request whose body it awaits.
@@ -148,10 +146,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         )
     }
 
-    /// Logs a refused connection, at most one line each 10 s with how many since.
-    private func tellRefused(_ why: String) {
-        guard let count = connections.refused() else { return }
-        logger.warning("connections refused", metadata: ["count": "\(count)", "why": "\(why)"])
+    /// Closes a connection refused at a limit and logs it (a line each 10 s at most).
+    private func refuse(_ why: String, _ context: ChannelHandlerContext) {
+        connections.tellRefused(why, logger: logger, on: context.eventLoop)
+        context.close(promise: nil)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

@@ -6,7 +6,7 @@ import Synchronization
 public final class LogThrottle: Sendable {
     /// The least time between two lines.
     public let interval: Duration
-    private let state = Mutex<(count: Int, told: ContinuousClock.Instant?)>((0, nil))
+    private let state = Mutex<(count: Int, told: ContinuousClock.Instant?, flushAsked: Bool)>((0, nil, false))
 
     /// A throttle of one line each `interval`.
     public init(interval: Duration = .seconds(10)) {
@@ -19,7 +19,32 @@ public final class LogThrottle: Sendable {
         state.withLock { state in
             state.count += 1
             if let told = state.told, now - told < interval { return nil }
-            defer { state = (0, now) }
+            defer { state = (0, now, false) }
+            return state.count
+        }
+    }
+
+    /// After ``count(at:)`` answered nil: how long until the events held since the last
+    /// line may be told (``flush(at:)``), once for each line (nil when asked again): a
+    /// burst's last events are told when its interval ends, not at the next event, which
+    /// may never come.
+    public func flushDelay(at now: ContinuousClock.Instant = .now) -> Duration? {
+        state.withLock { state in
+            guard !state.flushAsked, state.count > 0, let told = state.told else { return nil }
+            state.flushAsked = true
+            return max(.zero, interval - (now - told))
+        }
+    }
+
+    /// The events held since the last line, to tell of now (a line that starts a new
+    /// interval); nil when none is held.
+    public func flush(at now: ContinuousClock.Instant = .now) -> Int? {
+        state.withLock { state in
+            guard state.count > 0 else {
+                state.flushAsked = false
+                return nil
+            }
+            defer { state = (0, now, false) }
             return state.count
         }
     }

@@ -1,6 +1,7 @@
 """The explorer's edges where a page and the live changes race, checked by
 scripts/check-explorer: a change made while a page is on its way, changes the stream has
-not brought when a newer page comes, and a reload whose row in sight left the view."""
+not brought when a newer page comes, a reload whose row in sight left the view, and one whose first page
+does not reach the row the reader opened."""
 
 import time
 
@@ -129,5 +130,40 @@ def reload_keeps_the_next_row_when_the_row_in_sight_went(driver, base, token, wr
         raise CheckFailed(f"{following}, open and focused before the reload, is open: {kept[0]}, focused: {kept[1]}")
 
 
+def reload_keeps_open_rows_its_first_page_does_not_reach(driver, base, token, written):
+    """a reload whose first page (3 rows around the row in sight) does not reach the row the
+    reader opened and focused opens and focuses it again when a later page brings it back
+    (probe 62: it came back closed, the focus on the body)"""
+    driver.execute_script("location.hash = '#/lists/highscore?limit=3';")
+    wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+    for _ in range(20):
+        if len(driver.execute_script(ROW_IDS)) >= 24:
+            break
+        scroll_to_loading(driver)
+        time.sleep(0.3)
+    settled_rows(driver)
+    ids = driver.execute_script(ROW_IDS)
+    chosen = ids[9]
+    # The reader scrolled (a reload reads around the row in sight), then opened a row below.
+    driver.execute_script("""const s = document.getElementById('screen');
+        const r = Array.from(s.querySelectorAll('.row')).find((x) => x.dataset.id === arguments[0]);
+        s.scrollTop += r.getBoundingClientRect().top - s.getBoundingClientRect().top;""", ids[2])
+    kept = """const r = Array.from(document.querySelectorAll('#screen .row')).find((x) => x.dataset.id === arguments[0]);
+        if (r && arguments[1]) { r.querySelector('.toggle').click(); r.querySelector('.toggle').focus({ preventScroll: true }); }
+        return r ? [r.classList.contains('open'), r.contains(document.activeElement)] : null;"""
+    if driver.execute_script(kept, chosen, True) != [True, True]:
+        raise CheckFailed(f"{chosen} did not open and take the focus")
+    mark_rows(driver)
+    # Any write changes the aggregate's rows: its stream says `reload`.
+    written.append(transaction(base, token, "zz-reload", 1, "2020-01-02T00:00:00Z"))
+    wait_for(driver, "the reload", rows_replaced)
+    try:
+        wait_for(driver, f"{chosen} open and focused again", lambda d: d.execute_script(kept, chosen, False) == [True, True],
+                 timeout=20)
+    except CheckFailed:
+        state = driver.execute_script(kept, chosen, False)
+        raise CheckFailed(f"{chosen}, open and focused before the reload, is (open, focused) {state} after it") from None
+
+
 STEPS = [change_while_a_page_is_on_its_way, changes_come_with_the_next_page,
-         reload_keeps_the_next_row_when_the_row_in_sight_went]
+         reload_keeps_the_next_row_when_the_row_in_sight_went, reload_keeps_open_rows_its_first_page_does_not_reach]

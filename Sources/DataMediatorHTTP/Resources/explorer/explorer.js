@@ -250,7 +250,10 @@ function submitControls(event) {
     if (input.value !== '') params[input.name.slice('param:'.length)] = input.value;
   }
   params.around = $('around').value;
-  params.limit = $('limit').value.trim();
+  // A number input takes `1e3` and `20.0`, which the server (reading digits) refuses: a
+  // whole number goes in digits, anything else as typed (the server says what is wrong).
+  const size = $('limit').valueAsNumber;
+  params.limit = Number.isInteger(size) && size > 0 ? String(size) : $('limit').value.trim();
   const hash = '#/lists/' + encodeURIComponent(state.list) + query(params);
   if (location.hash === hash) route();
   else location.hash = hash;
@@ -262,6 +265,10 @@ function viewChanged() {
 }
 
 async function loadFirst(current, keep) {
+  // A reload keeps the rows the reader opened, and the focus, also those a reload before
+  // this one has not brought back yet (`reopen`, `refocus`).
+  const reloading = Boolean(keep);
+  const carried = keep || {};
   const url = (around) => itemsURL(current.list) + '/items' + query(pageQuery({ around, cursor: current.cursor }));
   let page;
   // Assistive technology is told the list is being read (the rows a reload replaces are
@@ -301,17 +308,18 @@ async function loadFirst(current, keep) {
   clearProblem();
   // The rows the reader opened, and the row whose button has the focus, stay so through a
   // reload, which makes every row anew.
-  const opened = keep ? Array.from(screen.querySelectorAll('.row.open'), (row) => row.dataset.id) : [];
-  const focused = keep && document.activeElement ? document.activeElement.closest('.row') : null;
+  const opened = reloading ? Array.from(screen.querySelectorAll('.row.open'), (row) => row.dataset.id) : [];
+  const focused = reloading && document.activeElement ? document.activeElement.closest('.row') : null;
   screen.replaceChildren();
   current.observer = new IntersectionObserver(onLoadingRowSeen, { root: screen, rootMargin: '150px 0px' });
   // The version the screen holds; `complete` while it holds all of it (see live.js).
   current.version = Number(page.version);
   current.complete = true;
+  // Opened again, and focused, as the pages that hold them come (a small page around the
+  // row in sight may not reach them): addPage looks for them after each.
+  current.reopen = new Set([...opened, ...(carried.reopen || [])]);
+  current.refocus = focused ? focused.dataset.id : carried.refocus || null;
   addPage(page, 'forward');
-  for (const row of opened.map(findRow)) if (row) toggleRow(row);
-  const refocus = focused && findRow(focused.dataset.id);
-  if (refocus && refocus.querySelector('.toggle')) refocus.querySelector('.toggle').focus({ preventScroll: true });
   // A page read backward (a `prev` in the address) ends with no loading row: its `next`
   // leads to items a reader holds, and this one holds none of them yet.
   if (page.next && !loadingSectionNamed('loading')) {

@@ -154,6 +154,9 @@ export function reload(current, { refused = false } = {}) {
     }));
     const keep = inSight.length ? Object.assign(inSight[0], { others: inSight.slice(1) }) : { id: '', offset: 0 };
     keep.refused = refused;
+    // The rows the last reload has not brought back yet stay to be opened and focused.
+    keep.reopen = current.reopen;
+    keep.refocus = current.refocus;
     openList(current.list, search, keep);
   }, 300);
 }

@@ -18,6 +18,7 @@ import {
   findRow,
   removeRow,
   dropRow,
+  toggleRow,
 } from '/explorer/dom.js';
 import { state, openList, pageQuery, viewQuery, route } from '/explorer/explorer.js';
 import { receive, apply, reload } from '/explorer/live.js';
@@ -61,6 +62,24 @@ function letGoPast(sections) {
 }
 
 /** Puts a page's cells on the screen: appended below (forward) or above (backward). */
+/**
+ * Opens the rows a reload kept open (`reopen`) and focuses the one that had the focus
+ * (`refocus`, unless the reader has put it elsewhere since) once a page brings them back.
+ */
+function restoreKept(current) {
+  for (const id of current.reopen || []) {
+    const row = findRow(id);
+    if (!row) continue;
+    if (!row.classList.contains('open')) toggleRow(row);
+    current.reopen.delete(id);
+  }
+  const row = current.refocus && findRow(current.refocus);
+  if (!row) return;
+  current.refocus = null;
+  const idle = !document.activeElement || document.activeElement === document.body || document.activeElement === screen;
+  if (idle && row.querySelector('.toggle')) row.querySelector('.toggle').focus({ preventScroll: true });
+}
+
 export function addPage(page, direction) {
   const sections = page.sections.filter((section) => section.kind === 'items');
   if (direction === 'forward') letGoPast(sections);
@@ -132,6 +151,7 @@ export function addPage(page, direction) {
       state.observer.observe(newTop.querySelector('.row'));
     }
   }
+  restoreKept(state);
 }
 
 export function onLoadingRowSeen(entries) {

@@ -87,3 +87,23 @@ extension ConnectionGuard {
     /// a write whose connection a newcomer took, a readable `CONNECT`'s `405`).
     static let answers = RequestMetrics()
 }
+
+extension ConnectionGuard {
+    /// Writes `end`, then closes the connection's output, and the connection once its client
+    /// closes or `time` later (closed at once, its next bytes could lose the answer): a
+    /// second after the guard's own answers, a body's time after a `413`, whose client may
+    /// still be sending the body. Answers the close's task, for the guard to cancel.
+    static func linger(
+        _ context: ChannelHandlerContext,
+        after end: NIOAny,
+        promise: EventLoopPromise<Void>?,
+        for time: TimeAmount
+    ) -> Scheduled<Void> {
+        let channel = context.channel
+        context.writeAndFlush(end).whenComplete { result in
+            promise?.completeWith(result)
+            channel.close(mode: .output, promise: nil)
+        }
+        return context.eventLoop.assumeIsolated().scheduleTask(in: time) { channel.close(promise: nil) }
+    }
+}

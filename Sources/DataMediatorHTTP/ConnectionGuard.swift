@@ -266,7 +266,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             lingering = true
             requestDeadline = nil
             check?.cancel()
-            linger(context, after: data, promise: promise)
+            check = Self.linger(context, after: data, promise: promise, for: bodyTimeout)
             return
         case (.end, _):
             streaming = false
@@ -350,18 +350,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         writeHeadAndBody(context, problem, request: readRequest, promise: nil)
         // The framework's reading of the body ends now, with an error it does not answer.
         context.fireErrorCaught(RequestCut())
-        linger(context, after: wrapOutboundOut(.end(nil)), promise: nil)
-    }
-
-    /// Writes `end`, then closes the connection's output, and the connection once its client
-    /// closes or a second later (closed at once, its next bytes could lose the answer).
-    private func linger(_ context: ChannelHandlerContext, after end: NIOAny, promise: EventLoopPromise<Void>?) {
-        let channel = context.channel
-        context.writeAndFlush(end).whenComplete { result in
-            promise?.completeWith(result)
-            channel.close(mode: .output, promise: nil)
-        }
-        check = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        check = Self.linger(context, after: wrapOutboundOut(.end(nil)), promise: nil, for: .seconds(1))
     }
 
     /// Checks at `time`: closes the connection when its head deadline has passed (answering

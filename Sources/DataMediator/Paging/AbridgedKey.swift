@@ -28,8 +28,8 @@ public enum AbridgedKey {
     /// first bytes (whole characters), its digest kept in ``Cursor/abridged``; the same
     /// cursor when none is that long.
     ///
-    /// `neighbor` is the position of the item beside the cursor's on the side its page has
-    /// shown (the one before a `next`'s item, after a `prev`'s): a key is then carried up
+    /// `neighbor` gives the position of the item beside the cursor's on the side its page
+    /// has shown (asked only when a key is long) (the one before a `next`'s item, after a `prev`'s): a key is then carried up
     /// to the first character where it differs from the neighbour's (whole when they are
     /// equal), within ``distinguishingBytes`` past ``maximumBytes`` for all keys together.
     /// When the cursor's item is gone, the page reads on from that bound
@@ -41,13 +41,13 @@ public enum AbridgedKey {
     /// (``CompositeDataProvider``): a long key in there, at any depth, becomes a marker
     /// (``marker(of:)``) that the composite reads back through its child
     /// (``DataProvider/whole(_:backward:)``).
-    static func abridge(_ cursor: Cursor, beside neighbor: Position? = nil) -> Cursor {
+    static func abridge(_ cursor: Cursor, beside neighbor: () -> Position? = { nil }) -> Cursor {
         let values = cursor.position.values
         guard values.dropLast().contains(where: isLong) || values.contains(where: holdsLong) else { return cursor }
         var abridged = cursor.abridged
         var kept = values
         // A key tells the two items apart only while every key before it is the same.
-        var beside = neighbor.flatMap { $0.values.count == values.count ? $0.values : nil }
+        var beside = neighbor().flatMap { $0.values.count == values.count ? $0.values : nil }
         var budget = distinguishingBytes
         for index in values.indices {
             switch values[index] {

@@ -31,9 +31,9 @@ public struct CursorSigner: Sendable {
     }
 
     /// The signed token for a cursor, its text keys over ``AbridgedKey/maximumBytes``
-    /// abridged; `neighbor` is the position of the item beside its item on the side its
+    /// abridged; `neighbor` gives the position of the item beside its item on the side its
     /// page showed, which the abridged keys are told apart from (``AbridgedKey/abridge(_:beside:)``).
-    public func sign(_ whole: Cursor, beside neighbor: Position? = nil) -> String {
+    public func sign(_ whole: Cursor, beside neighbor: () -> Position? = { nil }) -> String {
         // Long text keys go in abridged: a token stays short whatever the keys hold.
         let cursor = AbridgedKey.abridge(whole, beside: neighbor)
         let sealedView = sealed(cursor.view)

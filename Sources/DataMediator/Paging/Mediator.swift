@@ -80,7 +80,7 @@ public struct Mediator: Sendable {
                 backward: true,
                 version: version
             )
-            let token = signer.sign(cursor, beside: shown.count > 1 ? view.position(of: shown[1]) : nil)
+            let token = signer.sign(cursor) { shown.count > 1 ? view.position(of: shown[1]) : nil }
             prev = token
             if before == .more { sections.append(Self.loadingSection(Self.loadingBeforeID, key: "prev", token)) }
         }
@@ -112,7 +112,7 @@ public struct Mediator: Sendable {
                 inclusive: shown.isEmpty && anchor?.includesItem == true,
                 version: version
             )
-            let token = signer.sign(cursor, beside: shown.count > 1 ? view.position(of: shown[shown.count - 2]) : nil)
+            let token = signer.sign(cursor) { shown.count > 1 ? view.position(of: shown[shown.count - 2]) : nil }
             next = token
             if after == .more { sections.append(Self.loadingSection(Self.loadingID, key: "next", token)) }
         }

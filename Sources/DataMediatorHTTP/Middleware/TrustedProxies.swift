@@ -70,12 +70,12 @@ public struct TrustedProxies: Sendable, Hashable {
     public var isEmpty: Bool { ranges.isEmpty }
 
     /// The address a request from `peer` (its connection's) with `headers` comes from, in
-    /// its usual text (an IPv4 address mapped into IPv6 as IPv4): `peer`'s own unless it is
-    /// a trusted proxy; else the last address of the `X-Forwarded-For` fields (all of them,
+    /// its usual text (an IPv4 address mapped into IPv6 as IPv4): `peer` as it is when no
+    /// proxy is trusted, its own unless it is a trusted proxy; else the last address of the `X-Forwarded-For` fields (all of them,
     /// in order) that is no trusted proxy, or the last one that was when an entry before it
     /// is not an address (what a trusted proxy appended is taken, never what it passed on).
     public func client(peer: String, headers: HTTPFields) -> String {
-        guard var current = Self.bytes(of: peer) else { return peer }
+        guard !ranges.isEmpty, var current = Self.bytes(of: peer) else { return peer }
         guard isTrusted(current) else { return Self.text(of: current) }
         let forwarded = headers[values: Self.forwardedFor].flatMap { $0.split(separator: ",") }
         for entry in forwarded.reversed() {

@@ -29,9 +29,10 @@ public enum AbridgedKey {
     /// cursor when none is that long.
     ///
     /// `neighbor` gives the position of the item beside the cursor's on the side its page
-    /// has shown (asked only when a key is long) (the one before a `next`'s item, after a `prev`'s): a key is then carried up
-    /// to the first character where it differs from the neighbour's (whole when they are
-    /// equal), within ``distinguishingBytes`` past ``maximumBytes`` for all keys together.
+    /// has shown (the one before a `next`'s item, after a `prev`'s; asked only when a key is
+    /// long): a key is then carried up to the first character where it differs from the
+    /// neighbour's (whole when they are equal), within ``distinguishingBytes`` past
+    /// ``maximumBytes`` for all keys together.
     /// When the cursor's item is gone, the page reads on from that bound
     /// (``widened(_:in:)``), and no item the page showed lies between the bound and the
     /// key: it shows none again. Cut at ``maximumBytes``, the items the page showed whose

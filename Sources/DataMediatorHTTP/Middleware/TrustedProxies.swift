@@ -71,9 +71,10 @@ public struct TrustedProxies: Sendable, Hashable {
 
     /// The address a request from `peer` (its connection's) with `headers` comes from, in
     /// its usual text (an IPv4 address mapped into IPv6 as IPv4): `peer` as it is when no
-    /// proxy is trusted, its own unless it is a trusted proxy; else the last address of the `X-Forwarded-For` fields (all of them,
-    /// in order) that is no trusted proxy, or the last one that was when an entry before it
-    /// is not an address (what a trusted proxy appended is taken, never what it passed on).
+    /// proxy is trusted; its own unless it is a trusted proxy; else the last address of the
+    /// `X-Forwarded-For` fields (all of them, in order) that is no trusted proxy, or the
+    /// last one that was when an entry before it is not an address (what a trusted proxy
+    /// appended is taken, never what it passed on).
     public func client(peer: String, headers: HTTPFields) -> String {
         guard !ranges.isEmpty, var current = Self.bytes(of: peer) else { return peer }
         guard isTrusted(current) else { return Self.text(of: current) }

@@ -7,7 +7,8 @@ import Hummingbird
 /// while the route answers, a list of tags never does (none can name an answer without
 /// one), so it is `412` before the route runs, and a field that is neither is `400`. Their
 /// `If-None-Match: *` matches any answer (RFC 9110 13.1.2): `304` without a body (but on a
-/// stream), with the caching fields the answer has; tags never match. The routes with an `ETag` check both against theirs (``JSONResponse``).
+/// stream), with the caching fields the answer has; tags never match. The routes with an
+/// `ETag` check both against theirs (``JSONResponse``).
 struct UntaggedPreconditionMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
         _ request: Request,

@@ -267,6 +267,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             requestDeadline = nil
             check?.cancel()
             check = Self.linger(context, after: data, promise: promise, for: bodyTimeout)
+            // Its client has its answer: a connection beyond the limit takes its place first.
+            connections.wait(ObjectIdentifier(self), context.channel)
             return
         case (.end, _):
             streaming = false

@@ -140,51 +140,6 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
-    /// A write whose body is over the limit is answered `413` before the body comes, and
-    /// its connection closes after the answer: the rest of the body is not read as another
-    /// request (probe 63: a second log line, a `400` of method `-`, when the client then
-    /// sent more or closed), and a client still sending it is given a body's time to.
-    @Test func aBodyOverTheLimitIsAnsweredAndItsConnectionCloses() async throws {
-        let server = try await ServerProcess(
-            arguments: ["--demo-transactions", "10"],
-            environment: ["DATA_MEDIATOR_WRITE_TOKENS": "t"]
-        )
-        defer { server.removeData() }
-        for more in [true, false] {
-            let client = try RawClient(port: server.port)
-            client.send(
-                "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                    + "X-Request-ID: too-large-\(more)\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: 5000000\r\n\r\n{\"da"
-            )
-            let answer = await client.readAnswer(within: 5) ?? ""
-            #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("Connection: close"), "\(answer)")
-            if more { client.send(String(repeating: "x", count: 10_000)) }
-            // The client closes (its socket, when it goes at the end of the turn).
-        }
-        // A client that reads only once it has sent its whole body, slowly (2.5 s of it):
-        // the connection waits for it, so the 413 is not lost to a reset.
-        let uploader = try RawClient(port: server.port)
-        uploader.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                + "X-Request-ID: too-large-slow\r\nContent-Type: application/json\r\nContent-Length: 1200000\r\n\r\n"
-        )
-        let part = String(repeating: "x", count: 100_000)
-        var taken = 0
-        for _ in 0..<12 {
-            if uploader.send(part) { taken += 1 }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        #expect(taken == 12, "the server stopped taking the body after \(taken) parts")
-        let slow = await uploader.readAnswer(within: 5) ?? ""
-        #expect(slow.hasPrefix("HTTP/1.1 413"), "the slow uploader's answer was lost: \(slow)")
-        try await Task.sleep(for: .seconds(2))
-        let lines = server.log.split(separator: "\n").filter { $0.contains(#""message":"request""#) }
-        #expect(lines.filter { $0.contains("too-large-") }.count == 3, "\(lines)")
-        #expect(!lines.contains { $0.contains(#""method":"-""#) }, "\(lines)")
-        #expect(await server.stop() == 0)
-    }
-
     /// A connection beyond the limit takes the place of the one that has waited longest
     /// for a request (idle connections held open must not keep others out); when every
     /// connection has a request in flight (event streams here), it is closed.

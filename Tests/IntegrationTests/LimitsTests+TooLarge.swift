@@ -51,27 +51,34 @@ extension LimitsTests {
     }
 
     /// A connection waiting out a `413`'s body holds no place another needs: at the limit,
-    /// a newcomer takes the place of one of them (its client has its answer).
+    /// a newcomer takes its place (its client has its answer) before that of a write whose
+    /// body is still coming, even one awaited longer.
     @Test func aConnectionAfterA413GivesItsPlaceToANewcomer() async throws {
         let server = try await ServerProcess(
             arguments: ["--demo-transactions", "10"],
             environment: ["DATA_MEDIATOR_MAX_CONNECTIONS": "2", "DATA_MEDIATOR_WRITE_TOKENS": "t"]
         )
         defer { server.removeData() }
-        var answered: [RawClient] = []
-        for _ in 0..<2 {
-            let client = try RawClient(port: server.port)
-            client.send(
-                "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"
-            )
-            #expect(await client.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 413") == true)
-            answered.append(client)
-        }
+        let body = #"{"data": {"player": "slow", "points": 5, "reason": "r", "created_at": "2030-01-01T00:00:00Z"}}"#
+        let write = try RawClient(port: server.port)
+        write.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{"
+        )
+        #expect(await write.read(within: 1) == nil, "the write answered before its body came")
+        let tooLarge = try RawClient(port: server.port)
+        tooLarge.send(
+            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"
+        )
+        #expect(await tooLarge.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 413") == true)
         let newcomer = try RawClient(port: server.port)
         newcomer.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(await newcomer.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true, "the newcomer was not served")
-        withExtendedLifetime(answered) {}
+        // The write whose body was awaited kept its place: its body comes and it is stored.
+        write.send(String(body.dropFirst()))
+        #expect(await write.read(within: 5)?.hasPrefix("HTTP/1.1 201") == true, "the write lost its place")
+        withExtendedLifetime(tooLarge) {}
         #expect(await server.stop() == 0)
     }
 }

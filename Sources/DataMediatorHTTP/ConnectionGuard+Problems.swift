@@ -54,6 +54,7 @@ extension ConnectionGuard {
         fields[.connection] = "close"
         fields[.date] = HTTPDate.now()
         fields[.server] = "data-mediator"
+        fields[.xContentTypeOptions] = "nosniff"
         fields[RequestMiddleware<ClientContext>.field] = request.id
         let took = ContinuousClock.now - request.started
         logger.info(

@@ -40,7 +40,15 @@ import Testing
         // Every entry a proxy: the first of them.
         #expect(proxies.client(peer: "127.0.0.1", headers: forwarded("10.0.0.5, 10.0.0.6")) == "10.0.0.5")
         #expect(TrustedProxies.none.client(peer: "127.0.0.1", headers: forwarded("198.51.100.7")) == "127.0.0.1")
-        for bad in ["10.0.0.0/33", "10.0.0.0/", "10.0.0.0/+8", "fd00::/129", "localhost", "10.0.0", "", "*"] {
+        // A length in plain digits only (probe 64: `/-0` was read as 0 and trusted every
+        // IPv4 client); an IPv4 range written in IPv6 counts IPv6's bits.
+        let mapped = try TrustedProxies(["::ffff:10.0.0.0/104"])
+        #expect(mapped.client(peer: "10.1.2.3", headers: forwarded("198.51.100.7")) == "198.51.100.7")
+        #expect(mapped.client(peer: "11.1.2.3", headers: forwarded("198.51.100.7")) == "11.1.2.3")
+        for bad in [
+            "10.0.0.0/33", "10.0.0.0/", "10.0.0.0/+8", "fd00::/129", "localhost", "10.0.0", "", "*", "10.9.9.9/-0",
+            "10.0.0.0/08", "10.0.0.0/ 8", "::ffff:10.0.0.0/24", "10.0.0.0/\u{0668}",
+        ] {
             #expect(throws: TrustedProxies.Problem.self, "\(bad)") { try TrustedProxies([bad]) }
         }
         #expect(try TrustedProxies(["0.0.0.0/0"]).client(peer: "9.9.9.9", headers: forwarded("1.2.3.4")) == "1.2.3.4")

@@ -118,6 +118,7 @@ import Testing
         #expect(answer.hasPrefix("HTTP/1.1 408"), "the pipelined body's cut was not answered: \(answer)")
         #expect(waited < .seconds(15), "cut at \(waited), not at its 3 s body timeout")
         #expect(answer.contains("X-Request-ID: pipelined-write-7"), "\(answer)")
+        #expect(answer.contains("X-Content-Type-Options: nosniff"), "\(answer)")
         #expect(answer.contains(#""instance":"/lists/transactions/items""#), "\(answer)")
         // The connection closes a second after the answer at most; the framework's own
         // reading of the cut body ends then.

@@ -51,7 +51,8 @@ public struct TrustedProxies: Sendable, Hashable {
     }
 
     /// The proxies of `values`: each an IPv4 or IPv6 address, or a range in CIDR form
-    /// (`10.0.0.0/8`).
+    /// (`10.0.0.0/8`, `fd00::/8`; an IPv4 range written in IPv6, `::ffff:10.0.0.0/104`,
+    /// counts its bits as IPv6 does), the prefix's length in plain digits.
     ///
     /// - Throws: ``Problem`` naming the first value that is neither.
     public init(_ values: [String]) throws {
@@ -59,10 +60,15 @@ public struct TrustedProxies: Sendable, Hashable {
             let parts = value.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
             guard let bytes = Self.bytes(of: String(parts[0])) else { throw Problem(value: value) }
             guard parts.count == 2 else { return Range(bytes: bytes, prefix: bytes.count * 8) }
-            guard parts[1].allSatisfy(\.isASCII), let prefix = Int(parts[1]), (0...bytes.count * 8).contains(prefix),
-                !parts[1].hasPrefix("+")
+            // Digits alone, without a leading zero: `-0` and `+8` are no lengths, and `08`
+            // is no spelling of one.
+            let digits = parts[1]
+            let mapped = bytes.count == 4 && parts[0].contains(":") ? 96 : 0
+            guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) }),
+                digits == "0" || digits.first != "0",
+                let written = Int(digits), (mapped...mapped + bytes.count * 8).contains(written)
             else { throw Problem(value: value) }
-            return Range(bytes: bytes, prefix: prefix)
+            return Range(bytes: bytes, prefix: written - mapped)
         }
     }
 

@@ -128,6 +128,10 @@ def token_on_a_deep_link(driver, base, token, written):
     trap(driver, "/lists/highscore", "answer", 401, UNAUTHORIZED)
     driver.execute_script("location.hash = '#/lists/highscore';")
     wait_for(driver, "the token field", lambda d: "Unauthorized" in problem_text(d) and shown(d, "token-field"))
+    # The keyboard is in the token field (probe 62: it stayed on the page's body).
+    focused = driver.execute_script("return document.activeElement && document.activeElement.id;")
+    if focused != "token":
+        raise CheckFailed(f"after a 401 the focus is on {focused!r}, not the token field")
     options = driver.execute_script("return document.getElementById('view').options.length;")
     params = driver.execute_script("return document.getElementById('params').children.length;")
     if options or params:

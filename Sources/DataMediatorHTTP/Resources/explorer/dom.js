@@ -153,6 +153,9 @@ export function showProblem(error, action, note) {
     $('token-field').hidden = false;
   }
   problemBox.hidden = false;
+  // A 401 asks for a token: the keyboard goes to its field, unless the reader is in a control.
+  const idle = !document.activeElement || document.activeElement === document.body || document.activeElement === screen;
+  if (error.status === 401 && idle) $('token').focus({ preventScroll: true });
 }
 
 export function clearProblem() {

@@ -1,6 +1,12 @@
 import Foundation
 import HTTPTypes
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The reverse proxies and load balancers whose `X-Forwarded-For` names the client a
 /// request comes from (`DATA_MEDIATOR_TRUSTED_PROXIES`).
 ///
@@ -119,13 +125,15 @@ public struct TrustedProxies: Sendable, Hashable {
     /// `inet_pton`, the C library's reader of addresses: the forms it takes are the
     /// standard ones, and a hand-written reader would take others.
     static func bytes(of text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
+        // Plain byte buffers rather than `in_addr`/`in6_addr`: the C types' Swift home
+        // is whichever C module declared them first, which a fresh build may name as
+        // SwiftNIO's (`CNIOLinux`) and then refuse without its import.
+        var v4 = [UInt8](repeating: 0, count: 4)
+        if v4.withUnsafeMutableBytes({ inet_pton(AF_INET, text, $0.baseAddress) }) == 1 {
+            return v4
         }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard bytes.withUnsafeMutableBytes({ inet_pton(AF_INET6, text, $0.baseAddress) }) == 1 else { return nil }
         if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
             return Array(bytes.suffix(4))
         }

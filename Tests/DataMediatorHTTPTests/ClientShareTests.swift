@@ -236,6 +236,58 @@ import Testing
         }
     }
 
+    /// A JWT without `sub` (a list scoped by a team's claim) is the holder its other
+    /// claims name: fresh tokens of one holder (a new `jti`, `iat`, `exp`, as each login
+    /// or refresh mints) are one client, so one holder cannot take every share; a token of
+    /// another holder (another team) is another client.
+    @Test func freshTokensOfOneHolderWithoutASubAreOneClient() async throws {
+        let provider = GatedProvider()
+        // "Bearer team-T-N": a verified token of team T, its N-th: its own `jti` and times.
+        let claims: @Sendable (String?) async throws -> [String: JSONValue] = { authorization in
+            let parts = (authorization ?? "").dropFirst("Bearer ".count).split(separator: "-")
+            guard parts.count == 3, let serial = Int64(parts[2]) else { throw CancellationError() }
+            return [
+                "iss": .string("issuer"), "team": .string(String(parts[1])), "jti": .string("token-\(serial)"),
+                "iat": .integer(1_700_000_000 + serial), "nbf": .integer(1_700_000_000 + serial),
+                "exp": .integer(4_000_000_000 + serial),
+            ]
+        }
+        let router = buildRouter(
+            registry: HTTPTestSupport.registry(provider: provider),
+            configuration: HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2), claims: claims)
+        )
+        try await Application(router: router).test(.router) { client in
+            let waiting = (0..<2).map { index in
+                Task {
+                    try await client.execute(
+                        uri: "/lists/sample/items/\(GatedProvider.held)",
+                        method: .get,
+                        headers: [.authorization: "Bearer team-7-\(index)"]
+                    )
+                }
+            }
+            while await provider.gate.arrived < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            let fresh = try await client.execute(
+                uri: "/lists/sample/sections",
+                method: .get,
+                headers: [.authorization: "Bearer team-7-3"]
+            )
+            #expect(fresh.status == .tooManyRequests)
+            let otherTeam = try await client.execute(
+                uri: "/lists/sample/sections",
+                method: .get,
+                headers: [.authorization: "Bearer team-8-0"]
+            )
+            #expect(otherTeam.status == .ok)
+            await provider.gate.open()
+            for task in waiting { #expect(try await task.value.status == .ok) }
+        }
+        let seven = ClientIdentity.holder(of: ["team": .string("7")])
+        #expect(ClientIdentity.holder(of: ["team": .string("7"), "jti": .string("a"), "exp": .integer(9)]) == seven)
+        #expect(ClientIdentity.holder(of: ["team": .string("8")]) != seven)
+        #expect(ClientIdentity.holder(of: ["team": .integer(7)]) != seven)
+    }
+
     @Test func theCountedRoutesAreLookupsSectionsChangesAndCompositePages() {
         // Spelled as the router reads them too: empty segments and a trailing slash pass.
         for path in [

@@ -7,8 +7,9 @@ import Hummingbird
 ///
 /// An `Authorization` value counts only when it verifies: one of the configured tokens
 /// (as the digest of the token itself, so `Bearer  t` and `bearer t` are one client), or a
-/// JWT that the list keys verify (as its `sub`, so one user's tokens are one client, else
-/// its digest). Anything else, a made-up token included, is the sender's address (behind a
+/// JWT that the list keys verify (as its `sub`, so one user's tokens are one client; a JWT
+/// without `sub` as the claims it names that are not its own token's: ``holder(of:)``).
+/// Anything else, a made-up token included, is the sender's address (behind a
 /// trusted proxy, the one its `X-Forwarded-For` names: ``TrustedProxies``): a client
 /// cannot become many by sending many made-up tokens.
 struct ClientIdentity: Sendable {
@@ -29,7 +30,23 @@ struct ClientIdentity: Sendable {
     /// Whether `client` (``client(of:context:)``) is a credential the server verified,
     /// not an address.
     static func isCredential(_ client: String) -> Bool {
-        client.hasPrefix("token:") || client.hasPrefix("subject:") || client.hasPrefix("jwt:")
+        client.hasPrefix("token:") || client.hasPrefix("subject:") || client.hasPrefix("holder:")
+    }
+
+    /// The claims every token has its own of (its lifetime and its id): a login or a
+    /// refresh mints new ones for the same holder.
+    static let perTokenClaims = ["exp", "iat", "nbf", "jti"]
+
+    /// The client a JWT without `sub` stands for: the digest of its other claims (`iss`,
+    /// `aud`, the scope's claims, ...). Counted by the token itself, each fresh token of
+    /// one holder (a new `jti` or `exp`) was a new client, with shares and rates of its
+    /// own: one holder took every event stream of the service.
+    static func holder(of claims: [String: JSONValue]) -> String {
+        var named = claims
+        for claim in perTokenClaims { named[claim] = nil }
+        var writer = JSONWriter(capacity: 256)
+        writer.write(JSONValue.object(named))
+        return "holder:" + Hex.string(Array(SHA256.hash(data: writer.bytes).prefix(12)))
     }
 
     /// The client of `request`.
@@ -40,7 +57,7 @@ struct ClientIdentity: Sendable {
                 if case .string(let subject)? = claims["sub"] {
                     return "subject:" + Hex.string(Array(SHA256.hash(data: Array(subject.utf8)).prefix(12)))
                 }
-                return "jwt:" + BearerAccess.credential(of: request)
+                return Self.holder(of: claims)
             }
         }
         if let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress {

@@ -1,7 +1,7 @@
 """The explorer's edges where a page and the live changes race, checked by
 scripts/check-explorer: a change made while a page is on its way, changes the stream has
-not brought when a newer page comes, a reload whose row in sight left the view, and one whose first page
-does not reach the row the reader opened."""
+not brought when a newer page comes, a reload whose row in sight left the view, one whose first page
+does not reach the row the reader opened, and a section's new head put while the page above is read."""
 
 import time
 
@@ -165,5 +165,36 @@ def reload_keeps_open_rows_its_first_page_does_not_reach(driver, base, token, wr
         raise CheckFailed(f"{chosen}, open and focused before the reload, is (open, focused) {state} after it") from None
 
 
+def head_put_while_the_page_above_is_read(driver, base, token, written):
+    """a row put at the head of the first section held, after its first row went while the page above was on its way, shows"""
+    day = "2019-03-07"
+    top, anchor, after = (transaction(base, token, "head", 1, f"{day}T{hour}:00:00Z") for hour in ("12", "10", "09"))
+    written.extend([top, anchor, after])
+    # Every page read from a cursor is held on its way (3 s), from the first: the page
+    # above the three rows is read from the first row's place while that row goes and an
+    # item becomes its section's new head, between its place and the next row.
+    trap(driver, "cursor=", "delay", 3000)
+    driver.execute_script(f"location.hash = '#/lists/transactions?limit=3&around={anchor}';")
+    wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+    wait_for(driver, "the page above read by the server", lambda d: d.execute_script("return window.delayedRead") >= 1)
+    shown = driver.execute_script(ROW_IDS)
+    if shown[:2] != [top, anchor]:
+        raise CheckFailed(f"opened around {anchor}, the rows are {shown}, not {top} first")
+    api(base, "DELETE", "/lists/transactions/items/" + top, token=token)
+    head = transaction(base, token, "head", 2, f"{day}T11:00:00Z")
+    written.append(head)
+    wait_for(driver, "the first row gone", lambda d: not row_with(d, top))
+    time.sleep(7)
+    untrap(driver)
+    for _ in range(20):
+        if row_with(driver, head) or not driver.find_elements(By.CSS_SELECTOR, '[data-section-id="loading-before"]'):
+            break
+        driver.execute_script("const r = document.querySelector('[data-section-id=\"loading-before\"] .row');"
+                              " if (r) r.scrollIntoView();")
+        time.sleep(0.5)
+    wait_for(driver, f"{head}, the section's new head", lambda d: row_with(d, head))
+
+
 STEPS = [change_while_a_page_is_on_its_way, changes_come_with_the_next_page,
-         reload_keeps_the_next_row_when_the_row_in_sight_went, reload_keeps_open_rows_its_first_page_does_not_reach]
+         reload_keeps_the_next_row_when_the_row_in_sight_went, reload_keeps_open_rows_its_first_page_does_not_reach,
+         head_put_while_the_page_above_is_read]

@@ -168,7 +168,10 @@ async function loadMore(current, direction) {
   // The top boundary moved or went: `prev` would read from its old place and miss what a
   // change put between it and the first row held now, so the page around that row is read
   // instead (its rows already held stay where it shows them, and its `prev` goes on).
-  const firstRow = current.topChanged ? dataSections()[0]?.querySelector('.row') : null;
+  // Only a page read backward starts from that place: one read forward goes on from the
+  // bottom boundary, and one read around the top row would skip the rows between.
+  const firstRow =
+    direction === 'backward' && current.topChanged ? dataSections()[0]?.querySelector('.row') : null;
   const extra = firstRow ? { around: firstRow.dataset.id } : { cursor };
   current.busy.add(direction);
   // Assistive technology is told the list is being loaded, and when it is done.
@@ -186,6 +189,14 @@ async function loadMore(current, direction) {
           addPage(page, 'forward');
           holdRow(current);
         } else {
+          // The top boundary moved or went while this page was read from its old place (a
+          // change of the stream, or of the backlog just applied): what changes put between
+          // that place and the first row held now lies between this page and the screen, so
+          // the page is left out and the next one is read around that row (`topChanged`).
+          if (!extra.around && current.topChanged && dataSections().length) return;
+          // Read around the first row held: when a change moved or took that row meanwhile,
+          // the page shows its new place, not the rows above the screen; read again.
+          if (extra.around && dataSections()[0]?.querySelector('.row')?.dataset.id !== extra.around) return;
           // Keep what the reader looks at in place while rows are put above it.
           const before = screen.scrollHeight;
           const top = screen.scrollTop;
@@ -198,8 +209,11 @@ async function loadMore(current, direction) {
   } catch (error) {
     if (state !== current || error.name === 'AbortError') return;
     if (extra.around && error.status === 404) {
-      // That row went meanwhile: its change re-anchors again; `prev` is asked next time.
-      current.topChanged = false;
+      // That row went meanwhile: once its change is here the page is read around the row
+      // first then (`topChanged` stays: `prev` would skip what lies between). A little
+      // later, and twice as late each time in a row (the change may be slow to come).
+      current.failures += 1;
+      wait = Math.min(250 * 2 ** (current.failures - 1), 8000);
     } else if (error.kind === 'bad-cursor' || error.kind === 'cursor-mismatch') {
       // The server will not take this cursor again (its secret changed, say): the view is
       // read again around the row in sight, which needs no cursor. Refused again after

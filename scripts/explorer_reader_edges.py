@@ -320,8 +320,9 @@ if (!window.recordedFetch) {
 
 def refusals_of_the_address(driver, base, token, written):
     """a cursor the server refuses, or a list it does not have, in the address offers a
-    way on rather than the same request again; two notices are said together; pages read
-    with a token are not written to the browser's disk cache"""
+    way on rather than the same request again; notices are said together (an unknown
+    view, item and parameter); pages read with a token are not written to the browser's
+    disk cache"""
     driver.execute_script("location.hash = '#/lists/transactions?view=feed&cursor=garbage';")
     way_on = "#problem .retry"
     wait_for(driver, "the refused cursor", lambda d: "(400)" in problem_text(d) and d.find_elements(By.CSS_SELECTOR, way_on))
@@ -338,9 +339,10 @@ def refusals_of_the_address(driver, base, token, written):
         raise CheckFailed(f"an unknown list offers {button.text!r}")
     button.click()
     wait_for(driver, "the lists", lambda d: d.execute_script("return location.hash;") == "#/")
-    driver.execute_script("location.hash = '#/lists/transactions?view=nope&around=no-such-item';")
-    wait_for(driver, "both notices", lambda d: "no view 'nope'" in problem_text(d)
-             and "'no-such-item' is not in this view" in problem_text(d))
+    driver.execute_script("location.hash = '#/lists/transactions?view=nope&around=no-such-item&bogus=1';")
+    wait_for(driver, "the three notices", lambda d: "no view 'nope'" in problem_text(d)
+             and "'no-such-item' is not in this view" in problem_text(d)
+             and "takes no parameter 'bogus'" in problem_text(d))
     driver.execute_script(RECORD_FETCHES + "sessionStorage.setItem('data-mediator-token', arguments[0]);"
                           " location.hash = '#/lists/transactions?view=feed&with-token=1';", token)
     wait_for(driver, "the feed read with a token", lambda d: rows(d))

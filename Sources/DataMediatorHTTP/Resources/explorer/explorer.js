@@ -193,6 +193,18 @@ export async function openList(name, search, keep) {
     const detail = "This list has no view '" + asked + "'; it shows its view '" + chosen.name + "'.";
     addNotice(current, 'Unknown view', detail);
   }
+  // A parameter of the address the view does not take (a typo, another view's) is left out
+  // of every request, where the API would refuse it: the reader is told, as for a view.
+  const known = new Set(['view', 'around', 'limit', 'cursor']);
+  for (const parameter of (chosen && chosen.parameters) || []) known.add(parameter.name);
+  const unknown = [...new Set(search.keys())].filter((name) => !known.has(name));
+  if (unknown.length) {
+    const names = unknown.map((name) => "'" + name + "'").join(', ');
+    const one = unknown.length === 1;
+    const who = current.view ? "The view '" + current.view + "'" : 'This list';
+    const detail = who + ' takes no parameter' + (one ? ' ' : 's ') + names + (one ? '; it is' : '; they are') + ' left out.';
+    addNotice(current, 'Unknown parameter', detail);
+  }
   await loadFirst(current, keep);
   if (current.notice && state === current) showProblem(current.notice);
 }

@@ -44,14 +44,17 @@ extension DemoWalkTests {
         #expect(walSize == 0)
     }
 
-    /// Runs `data-mediator ARGUMENTS` to its end; returns its exit status and standard error.
+    /// Runs the command to its end and returns its status and standard error (text unless
+    /// `environment` names a log format: a refused start is said in the log's).
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("dm-errors-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: errors) }
         let process = try ChildProcess(
             ServerProcess.binary.path,
             arguments,
-            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            environment: ProcessInfo.processInfo.environment
+                .merging(["DATA_MEDIATOR_LOG_FORMAT": "text"]) { $1 }
+                .merging(environment) { $1 },
             standardError: errors.path
         )
         let status = await process.exit()

@@ -119,4 +119,51 @@ import Testing
         try #require(bound)
         return Int(UInt16(bigEndian: address.sin_port))
     }
+
+    /// Where the log is JSON (a container's collector reads it), a refused start says why
+    /// in JSON too: a `critical` record a line, a config's problems one record each; in
+    /// text, as before.
+    @Test func aRefusedStartIsSaidInTheLogsFormat() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-refusal-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lists.yaml")
+        try Data("listz: {}\nstores: 1\n".utf8).write(to: config)
+        let serve = ["serve", "--port", "0", "--data-dir", folder.appendingPathComponent("data").path]
+        let cases: [(arguments: [String], environment: [String: String], says: [String])] = [
+            (
+                serve + ["--config", config.path], [:],
+                [
+                    "lists.yaml:1:1: error: the config file has unknown key 'listz'", "missing 'store'",
+                    "missing 'lists'", "lists.yaml:2:1: error: the config file has unknown key 'stores'",
+                ]
+            ),
+            (serve, ["DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "0"], ["must be from 1 to 86400"]),
+            (serve, ["DATA_MEDIATOR_HOST": "not a host"], ["cannot listen on 'not a host'"]),
+        ]
+        for (arguments, environment, says) in cases {
+            let (status, json) = try await DemoWalkTests.run(
+                arguments,
+                environment: environment.merging(["DATA_MEDIATOR_LOG_FORMAT": "JSON", "DATA_MEDIATOR_CONFIG": ""]) {
+                    $1
+                }
+            )
+            #expect(status == 1)
+            let records = try json.split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+            }
+            #expect(records.count == says.count, "\(json)")
+            for (record, said) in zip(records, says) {
+                #expect(record["level"] as? String == "critical" && record["logger"] as? String == "data-mediator")
+                #expect((record["message"] as? String)?.contains(said) == true, "\(record)")
+            }
+            let (_, text) = try await DemoWalkTests.run(
+                arguments,
+                environment: environment.merging(["DATA_MEDIATOR_LOG_FORMAT": "text", "DATA_MEDIATOR_CONFIG": ""]) {
+                    $1
+                }
+            )
+            #expect(says.allSatisfy(text.contains) && !text.contains(#""level""#), "\(text)")
+        }
+    }
 }

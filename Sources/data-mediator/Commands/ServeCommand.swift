@@ -46,6 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        // A refusal is said in the log's format, also when the settings themselves are refused.
+        let logFormat = LogFormat.named(environment["DATA_MEDIATOR_LOG_FORMAT"])
         let settings: ServeConfiguration
         do {
             settings = try ServeConfiguration(
@@ -58,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
             )
         } catch let error as ValidationError {
             // A setting, not the command line: its message alone, without the usage.
-            printError("serve: \(error.message)")
+            Self.refuse("serve: \(error.message)", format: logFormat)
             throw ExitCode.failure
         }
         let logger = bootstrapLogging(level: environment["DATA_MEDIATOR_LOG_LEVEL"], format: settings.logFormat)
@@ -72,7 +74,10 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await Self.checkListening(host: settings.host, port: settings.port, eventLoops: eventLoops)
         } catch {
-            printError(Self.listenRefusal(error, host: settings.host, port: settings.port) ?? "serve: \(error)")
+            Self.refuse(
+                Self.listenRefusal(error, host: settings.host, port: settings.port) ?? "serve: \(error)",
+                format: logFormat
+            )
             throw ExitCode.failure
         }
         let wiring: Wiring
@@ -85,7 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
                 verifier = try await ReloadingClaimsVerifier(claims)
             }
         } catch {
-            printError("serve: \(error)")
+            Self.refuse("serve: \(error)", format: logFormat)
             throw ExitCode.failure
         }
         do {
@@ -100,10 +105,10 @@ struct ServeCommand: AsyncParsableCommand {
             case .postgres: try await wiring.checkConnectionLimits()
             }
         } catch let error as ConfigFileErrors {
-            printError(error.description)
+            Self.refuse(error.description, format: logFormat)
             throw ExitCode.failure
         } catch {
-            printError("serve: \(error)")
+            Self.refuse("serve: \(error)", format: logFormat)
             throw ExitCode.failure
         }
         let metrics = PrometheusCollectorRegistry()
@@ -208,17 +213,20 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch let error as ConfigFileErrors {
-            printError(error.description)
+            Self.refuse(error.description, format: logFormat)
             throw ExitCode.failure
         } catch let error as StoreError {
-            printError("serve: \(error)")
+            Self.refuse("serve: \(error)", format: logFormat)
             throw ExitCode.failure
         } catch let error where error is DataFolder.Problem || error is CursorSecretError {
             // A PostgreSQL store's data folder and cursor secret are made once its lists passed.
-            printError("serve: \(error)")
+            Self.refuse("serve: \(error)", format: logFormat)
             throw ExitCode.failure
         } catch let error where Self.listenRefusal(error, host: settings.host, port: settings.port) != nil {
-            printError(Self.listenRefusal(error, host: settings.host, port: settings.port) ?? "")
+            Self.refuse(Self.listenRefusal(error, host: settings.host, port: settings.port) ?? "", format: logFormat)
+            throw ExitCode.failure
+        } catch {
+            Self.refuse("serve: \(error)", format: logFormat)
             throw ExitCode.failure
         }
         guard case .sqlite(let store) = wiring.store else { return }

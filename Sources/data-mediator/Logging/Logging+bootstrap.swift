@@ -7,13 +7,21 @@ import Logging
 /// `format` is `text` (a line a human reads), `json` (one JSON object a line), or nil
 /// for automatic: text on a terminal, JSON otherwise (a container's log collector).
 func bootstrapLogging(level: String?, format: String?) -> Logger {
-    let json = format.map { $0.lowercased() == "json" } ?? (isatty(STDERR_FILENO) == 0)
-    if json {
-        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: .json) }
-    } else {
-        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: .text) }
-    }
-    var logger = Logger(label: "data-mediator")
+    let chosen = LogFormat.named(format)
+    LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: chosen) }
+    var logger = Logger(label: logLabel)
     logger.logLevel = level.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
     return logger
+}
+
+/// The label of the service's own log records.
+let logLabel = "data-mediator"
+
+extension LogFormat {
+    /// The format `name` says (`json` in any case; anything else is text), or for nil
+    /// text on a terminal and JSON otherwise (a container's log collector).
+    static func named(_ name: String?) -> LogFormat {
+        guard let name else { return isatty(STDERR_FILENO) == 0 ? .json : .text }
+        return name.lowercased() == "json" ? .json : .text
+    }
 }

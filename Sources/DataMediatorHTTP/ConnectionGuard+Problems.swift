@@ -63,11 +63,7 @@ extension ConnectionGuard {
                 "method": .string(request.method), "path": .string(request.path ?? "-"),
                 "status": .stringConvertible(LoggedNumber(problem.status.code)), "problem": .string(problem.slug),
                 "request_id": .string(request.id),
-                "duration_ms": .stringConvertible(
-                    LoggedNumber(
-                        decimal: RequestMiddleware<ClientContext>.milliseconds(microseconds: took.nanoseconds / 1000)
-                    )
-                ),
+                "duration_ms": .stringConvertible(LoggedNumber(milliseconds: took)),
             ]
         )
         // Counted as the routes' answers are (a request the server could not read is not:

@@ -45,10 +45,10 @@ import Testing
     }
 
     @Test func durationsAreMillisecondsWithThreeDecimals() {
-        #expect(RequestMiddleware<BasicRequestContext>.milliseconds(microseconds: 0) == "0.000")
-        #expect(RequestMiddleware<BasicRequestContext>.milliseconds(microseconds: 7) == "0.007")
-        #expect(RequestMiddleware<BasicRequestContext>.milliseconds(microseconds: 1250) == "1.250")
-        #expect(RequestMiddleware<BasicRequestContext>.milliseconds(microseconds: 12_345_678) == "12345.678")
+        #expect(LoggedNumber.milliseconds(microseconds: 0) == "0.000")
+        #expect(LoggedNumber.milliseconds(microseconds: 7) == "0.007")
+        #expect(LoggedNumber.milliseconds(microseconds: 1250) == "1.250")
+        #expect(LoggedNumber.milliseconds(microseconds: 12_345_678) == "12345.678")
     }
 
     @Test func newIDsAreDistinctHexOf32Digits() {

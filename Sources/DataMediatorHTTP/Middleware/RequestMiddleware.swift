@@ -153,18 +153,8 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
                 "method": .string(request.method.rawValue),
                 "path": .string(request.uri.path),
                 "status": .stringConvertible(LoggedNumber(status.code)),
-                "duration_ms": .stringConvertible(
-                    LoggedNumber(
-                        decimal: Self.milliseconds(microseconds: (ContinuousClock.now - start).nanoseconds / 1000)
-                    )
-                ),
+                "duration_ms": .stringConvertible(LoggedNumber(milliseconds: ContinuousClock.now - start)),
             ]
         )
-    }
-
-    /// `microseconds` as milliseconds with three decimals, e.g. `1.250`.
-    static func milliseconds(microseconds: Int64) -> String {
-        let fraction = String(microseconds % 1000)
-        return "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

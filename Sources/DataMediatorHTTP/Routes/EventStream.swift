@@ -52,9 +52,15 @@ struct EventStream: Sendable {
     /// whole response, and is logged at `error` as a request's fault is: the client
     /// reconnects after `retry` with `Last-Event-ID` and misses nothing. (Thrown on, the
     /// error would cut the connection, which the framework logs only at `trace`.)
+    ///
+    /// Its end is logged at `info` with why and how long it ran (its request's line is
+    /// written when it opens): `client gone`, `token expired`, `shutdown`, `too slow`,
+    /// `history gone` (both after their `reload`).
     func run(into writer: inout some ResponseBodyWriter) async throws {
+        let opened = ContinuousClock.now
         do {
-            try await send(into: &writer)
+            let ending = try await send(into: &writer)
+            logEnd(ending, since: opened)
         } catch let failure as ReadFailure {
             logger.error(
                 "event stream ended: a read failed",
@@ -63,7 +69,31 @@ struct EventStream: Sendable {
                     "error": "\(String(reflecting: failure.error))",
                 ]
             )
+        } catch {
+            // A write failed: the client's connection is gone.
+            logEnd(.clientGone, since: opened)
+            throw error
         }
+    }
+
+    /// Why a stream ended, as its last line says.
+    enum Ending: String {
+        case clientGone = "client gone"
+        case expired = "token expired"
+        case shutdown
+        case tooSlow = "too slow"
+        case historyGone = "history gone"
+    }
+
+    private func logEnd(_ ending: Ending, since opened: ContinuousClock.Instant) {
+        logger.info(
+            "event stream ended",
+            metadata: [
+                "list": .string(adapter.definition.name), "view": .string(view.name),
+                "reason": .string(ending.rawValue),
+                "duration_ms": .stringConvertible(LoggedNumber(milliseconds: ContinuousClock.now - opened)),
+            ]
+        )
     }
 
     /// A read of the stream's that failed for another reason than the store being
@@ -72,8 +102,9 @@ struct EventStream: Sendable {
         let error: any Error
     }
 
-    /// What ``run(into:)`` does, a read's fault thrown as ``ReadFailure``.
-    private func send(into writer: inout some ResponseBodyWriter) async throws {
+    /// What ``run(into:)`` does, a read's fault thrown as ``ReadFailure``; returns why it
+    /// ended.
+    private func send(into writer: inout some ResponseBodyWriter) async throws -> Ending {
         // The notifier's signals, and nil once the client's connection closed: a stream
         // that only waits would otherwise learn it at its next write (a heartbeat away).
         let signals = adapter.notifier.subscribe(tick: settings.heartbeat)
@@ -143,7 +174,7 @@ struct EventStream: Sendable {
                         break
                     }
                     try await writer.write(Self.reload(version: version))
-                    return
+                    return .historyGone
                 } catch let error as DataMediatorError where error.code == .unavailable {
                     // The store cannot be read now (a database outage, a pool busy with an
                     // import): the stream stays open, its heartbeats go on, and it reads from
@@ -157,7 +188,7 @@ struct EventStream: Sendable {
                 if live, changes.next != nil, readSinceWait >= settings.buffer {
                     // More is waiting than the stream may hold: it is too slow to follow.
                     try await writer.write(Self.reload(version: changes.version))
-                    return
+                    return .tooSlow
                 }
                 var buffer = ByteBuffer()
                 for (index, entry) in changes.entries.enumerated() {
@@ -194,9 +225,12 @@ struct EventStream: Sendable {
             guard let next = await waiting.next() else {
                 // The notifier finished every stream: the service is shutting down.
                 try await writer.write(ByteBuffer(string: "event: shutdown\ndata: {}\n\n"))
-                return
+                return .shutdown
             }
-            guard let signal = next else { return }
+            guard let signal = next else {
+                // The connection closed, or the token's `exp` came.
+                return ends.map { ContinuousClock.now >= $0 } == true ? .expired : .clientGone
+            }
             if signal == .tick {
                 try await writer.write(Self.heartbeat)
                 sent = .now

@@ -18,9 +18,7 @@ extension LimitsTests {
         for more in [true, false] {
             let client = try RawClient(port: server.port)
             client.send(
-                "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                    + "X-Request-ID: too-large-\(more)\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: 5000000\r\n\r\n{\"da"
+                RawClient.transactionWrite(length: 5_000_000, fields: "X-Request-ID: too-large-\(more)\r\n") + #"{"da"#
             )
             let answer = await client.readAnswer(within: 5) ?? ""
             #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("Connection: close"), "\(answer)")
@@ -31,8 +29,7 @@ extension LimitsTests {
         // the connection waits for it, so the 413 is not lost to a reset.
         let uploader = try RawClient(port: server.port)
         uploader.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                + "X-Request-ID: too-large-slow\r\nContent-Type: application/json\r\nContent-Length: 1200000\r\n\r\n"
+            RawClient.transactionWrite(length: 1_200_000, fields: "X-Request-ID: too-large-slow\r\n")
         )
         let part = String(repeating: "x", count: 100_000)
         var taken = 0
@@ -62,14 +59,12 @@ extension LimitsTests {
         let body = #"{"data": {"player": "slow", "points": 5, "reason": "r", "created_at": "2030-01-01T00:00:00Z"}}"#
         let write = try RawClient(port: server.port)
         write.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{"
+            RawClient.transactionWrite(length: body.utf8.count) + "{"
         )
         #expect(await write.read(within: 1) == nil, "the write answered before its body came")
         let tooLarge = try RawClient(port: server.port)
         tooLarge.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"
+            RawClient.transactionWrite(length: 5_000_000) + "{"
         )
         #expect(await tooLarge.readAnswer(within: 5)?.hasPrefix("HTTP/1.1 413") == true)
         let newcomer = try RawClient(port: server.port)

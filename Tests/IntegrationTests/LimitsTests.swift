@@ -71,8 +71,7 @@ import Testing
         defer { server.removeData() }
         let slow = try RawClient(port: server.port)
         slow.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+            RawClient.transactionWrite(length: 100) + "{"
         )
         let started = ContinuousClock.now
         var cut = false
@@ -187,8 +186,7 @@ import Testing
             let body = body(index)
             let client = try RawClient(port: server.port)
             client.send(
-                "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{"
+                RawClient.transactionWrite(length: body.utf8.count) + "{"
             )
             #expect(await client.read(within: 1) == nil, "the write answered before its body came")
             slow.append(client)

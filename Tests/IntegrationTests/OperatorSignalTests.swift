@@ -37,8 +37,7 @@ import Testing
         defer { server.removeData() }
         let slow = try RawClient(port: server.port)
         slow.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+            RawClient.transactionWrite(length: 100) + "{"
         )
         try await Task.sleep(for: .milliseconds(300))
         kill(server.process.processIdentifier, SIGTERM)

@@ -25,8 +25,7 @@ import Testing
         let client = try RawClient(port: server.port)
         client.send(
             "GET /lists/transactions/items?limit=2 HTTP/1.1\r\nHost: localhost\r\n\r\n"
-                + "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                + RawClient.transactionWrite(length: body.utf8.count) + body
                 + "HEAD /lists/transactions/items?limit=1 HTTP/1.1\r\nHost: localhost\r\n\r\n"
                 + "GET /nothing-here HTTP/1.1\r\nHost: localhost\r\n\r\n"
                 + "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"

@@ -26,8 +26,7 @@ import Testing
         let slow = try RawClient(port: server.port)
         let half = Self.item.utf8.count / 2
         slow.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(Self.token)\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(Self.item.utf8.count)\r\n\r\n"
+            RawClient.transactionWrite(length: Self.item.utf8.count, token: Self.token)
                 + String(Self.item.prefix(half))
         )
         try await Task.sleep(for: .milliseconds(500))
@@ -55,8 +54,7 @@ import Testing
         defer { server.removeData() }
         let stalled = try RawClient(port: server.port)
         stalled.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(Self.token)\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(Self.item.utf8.count)\r\n\r\n{\"data\": "
+            RawClient.transactionWrite(length: Self.item.utf8.count, token: Self.token) + #"{"data": "#
         )
         let answer = await stalled.readAnswer(within: 20)
         #expect(answer?.hasPrefix("HTTP/1.1 408") == true, "\(answer ?? "no answer")")

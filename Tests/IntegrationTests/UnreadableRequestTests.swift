@@ -284,8 +284,8 @@ import Testing
         }
         let client = try RawClient(port: server.port)
         client.send(
-            "POST /lists/transactions/items HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer t\r\n"
-                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks.joined() + "0\r\n\r\n"
+            RawClient.transactionWrite(length: nil, fields: "Transfer-Encoding: chunked\r\n") + chunks.joined()
+                + "0\r\n\r\n"
         )
         let answer = try #require(await client.readAnswer(within: 10), "no answer")
         let problem = try Self.problem(in: answer[...])

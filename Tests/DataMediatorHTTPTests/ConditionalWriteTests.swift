@@ -86,6 +86,60 @@ import Testing
         }
     }
 
+    /// The tag `GET /items/{id}` answers names the item's place and the store's version,
+    /// which every write moves: as `If-Match` of a write it holds while the item itself is
+    /// as that answer showed it (another item's write between, a busy store, made it `412`),
+    /// while the answer's own tag, and a read's `If-Match`, follow the whole answer.
+    @Test func aLookupsTagHoldsForAWriteWhileTheItemIsUnchanged() async throws {
+        let fixture = try Fixture()
+        try await fixture.run { client in
+            _ = try await Self.write(client, .put, "n1", #"{"data": {"title": "one"}}"#, [:])
+            let read = try await client.execute(uri: "/lists/notes/items/n1", method: .get)
+            let looked = try #require(read.headers[.eTag])
+            // Another item, before it: its place and the store's version move.
+            let other = try await Self.write(client, .put, "n0", #"{"data": {"title": "a first"}}"#, [:])
+            #expect(other.status == .created)
+            let again = try await client.execute(uri: "/lists/notes/items/n1", method: .get)
+            #expect(again.headers[.eTag] != looked)
+            let revalidated = try await client.execute(
+                uri: "/lists/notes/items/n1",
+                method: .get,
+                headers: [.ifNoneMatch: looked]
+            )
+            #expect(revalidated.status == .ok)
+            let readIfMatch = try await client.execute(
+                uri: "/lists/notes/items/n1",
+                method: .get,
+                headers: [.ifMatch: looked]
+            )
+            try ProblemTests.expectProblem(readIfMatch, status: 412, type: "precondition-failed")
+            // The item is as it was: the write holds, and its own change makes the tag stale.
+            let patched = try await Self.write(client, .patch, "n1", #"{"data": {"score": 1}}"#, [.ifMatch: looked])
+            #expect(patched.status == .ok)
+            let (before, version) = try await fixture.state()
+            for (method, extra): (HTTPRequest.Method, HTTPFields) in [
+                (.patch, [.ifMatch: looked]), (.delete, [.ifMatch: looked]),
+            ] {
+                let refused = try await Self.write(
+                    client,
+                    method,
+                    "n1",
+                    method == .delete ? nil : "{\"data\": {}}",
+                    extra
+                )
+                try ProblemTests.expectProblem(refused, status: 412, type: "precondition-failed")
+            }
+            #expect(try await fixture.state() == (before, version))
+            // `If-None-Match` with the current lookup's tag refuses while the item is as shown.
+            let current = try #require(
+                try await client.execute(uri: "/lists/notes/items/n1", method: .get).headers[.eTag]
+            )
+            _ = try await Self.write(client, .put, "n2", #"{"data": {"title": "b"}}"#, [:])
+            let unless = try await Self.write(client, .delete, "n1", nil, [.ifNoneMatch: current])
+            try ProblemTests.expectProblem(unless, status: 412, type: "precondition-failed")
+        }
+    }
+
     /// On `POST` the target is the list, whose representation is its first page.
     @Test func aCreateHoldsOnlyWhileTheListsFirstPageHasTheETagItNames() async throws {
         let fixture = try Fixture()

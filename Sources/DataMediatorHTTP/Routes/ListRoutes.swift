@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Metrics
+import NIOCore
 
 /// The read routes of the list contract: `/lists`, a list's description, its pages,
 /// one item, and its section info.
@@ -86,7 +87,12 @@ struct ListRoutes: Sendable {
         let query = try ListQuery(request, allowed: [.view])
         let slice = try query.slice(of: adapter, caller: try await scope.caller(for: adapter, request))
         let location = try await adapter.locate(id: id, view: query.view, slice: slice)
-        return try JSONResponse.make(location.json(), for: request)
+        let body = location.json()
+        return try JSONResponse.make(
+            body: ByteBuffer(bytes: body),
+            tag: LookupTag.of(location, body: body),
+            for: request
+        )
     }
 
     private func page<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {

@@ -8,26 +8,19 @@ import Hummingbird
 /// An item has two current entity tags: its write answer's (the cell, `ETag` of `PUT`,
 /// `PATCH`, `POST`), which changes when the item does, and that of `GET
 /// /lists/{list}/items/{id}` in the default view, which also names the item's place and the
-/// list's version. The store compares the first; a tag of the second is taken as the cell's
-/// tag of the item it showed, when it is still the current place's.
+/// store's version (``LookupTag``). The store compares the first; a tag of the second is
+/// taken as the item's tag it begins with, so it holds while the item is as it showed it,
+/// whatever other writes did meanwhile.
 enum WriteConditions {
     /// The condition of `request`'s headers, nil when it has neither.
     ///
     /// - Throws: `bad-request` for a header that is not `*` or a list of entity tags.
-    static func condition(
-        of request: Request,
-        adapter: ListAdapter,
-        id: String,
-        scope: WriteScope?
-    ) async throws -> WriteCondition? {
-        var ifMatch = try tags(request.headers[values: .ifMatch], weak: false, name: "If-Match")
-        var ifNoneMatch = try tags(request.headers[values: .ifNoneMatch], weak: true, name: "If-None-Match")
+    static func condition(of request: Request) throws(Problem) -> WriteCondition? {
+        let lookups = { (tags: Set<String>) in tags.union(tags.compactMap(LookupTag.itemTag(in:))) }
+        let ifMatch = try tags(request.headers[values: .ifMatch], weak: false, name: "If-Match").map(lookups)
+        let ifNoneMatch = try tags(request.headers[values: .ifNoneMatch], weak: true, name: "If-None-Match")
+            .map(lookups)
         guard ifMatch != nil || ifNoneMatch != nil else { return nil }
-        let named = (ifMatch ?? []).union(ifNoneMatch ?? []).subtracting(["*"])
-        if !named.isEmpty, let place = await place(of: id, in: adapter, scope: scope), named.contains(place.tag) {
-            if ifMatch?.contains(place.tag) == true { ifMatch?.insert(place.itemTag) }
-            if ifNoneMatch?.contains(place.tag) == true { ifNoneMatch?.insert(place.itemTag) }
-        }
         return WriteCondition(ifMatch: ifMatch, ifNoneMatch: ifNoneMatch)
     }
 
@@ -102,17 +95,5 @@ enum WriteConditions {
             return false
         }
         return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
-    }
-
-    /// The ETag `GET /lists/{list}/items/{id}` answers now in the default view, and the
-    /// tag of the item's cell it shows; nil when that answer is an error.
-    private static func place(
-        of id: String,
-        in adapter: ListAdapter,
-        scope: WriteScope?
-    ) async -> (tag: String, itemTag: String)? {
-        let slice = adapter.slice(writtenBy: scope)
-        guard let location = try? await adapter.locate(id: id, view: nil, slice: slice) else { return nil }
-        return (EntityTag.of(location.json()), location.item.entityTag)
     }
 }

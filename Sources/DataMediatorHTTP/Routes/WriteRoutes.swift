@@ -63,7 +63,7 @@ struct WriteRoutes: Sendable {
     private func write<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> Response {
         let (adapter, body, scope, _) = try await prepare(request, context, readsBody: request.method != .delete)
         let id = try ListQuery.itemID(request) ?? ""
-        let condition = try await WriteConditions.condition(of: request, adapter: adapter, id: id, scope: scope)
+        let condition = try WriteConditions.condition(of: request)
         switch request.method {
         case .put:
             let written = try await adapter.replace(id: id, body: body, scope: scope, condition: condition)

@@ -7,6 +7,11 @@ extension ListSession {
     public func catchUp() async throws {
         await acquire()
         defer { release() }
+        try await catchUpHeld()
+    }
+
+    /// ``catchUp()`` within an operation that holds the session.
+    func catchUpHeld() async throws {
         guard started else { return try await replace(with: readPage([])) }
         let changes: [ListChange]
         let latest: Int64

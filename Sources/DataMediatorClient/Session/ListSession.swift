@@ -100,15 +100,10 @@ public actor ListSession {
         guard started, let cursor = loaded.prev else { return false }
         do {
             if let anchor = loaded.reanchor {
-                // Its rows held already stay where the page shows them; its `prev` goes on.
-                do {
-                    try await merge(("around", anchor), prepending: true, anchor: anchor)
-                    return true
-                } catch let error as ListClientError where error.status == 404 {
-                    // That item went meanwhile: read from the cursor.
-                }
+                try await readAbove(around: anchor)
+            } else {
+                try await merge(("cursor", cursor), prepending: true)
             }
-            try await merge(("cursor", cursor), prepending: true)
         } catch let error as ListClientError where error.refusedCursor {
             try await reload()
             if let fresh = loaded.prev { try await merge(("cursor", fresh), prepending: true) }
@@ -247,6 +242,16 @@ public actor ListSession {
             return try await reload(extent: loaded.itemCount + page.dataSections.reduce(0) { $0 + $1.items.count })
         }
         for change in changes where change.version <= page.version { applyOne(change) }
+        if prepending, anchor == nil, let first = loaded.reanchor {
+            // Those changes moved or took the top boundary item, from whose old place the
+            // page was read: what they put between that place and the first held item lies
+            // between the page and the held items, and no later page would read it. The
+            // page is left out, and the one around the first held item read instead.
+            for change in changes where change.version > page.version { applyOne(change) }
+            holdAll(page.version)
+            holdAll(latest)
+            return try await readAbove(around: first)
+        }
         if let anchor, !loaded.joins(page, at: anchor) {
             try await reload()
             if let fresh = loaded.prev { try await merge(("cursor", fresh), prepending: true) }
@@ -258,6 +263,25 @@ public actor ListSession {
         for change in changes where change.version > page.version { applyOne(change) }
         holdAll(latest)
         try await publish()
+    }
+
+    /// Reads the page above around `first` (``LoadedList/reanchor``), its rows held already
+    /// staying where the page shows them and its `prev` going on. When that item went
+    /// meanwhile, its change is read and the page read around the first held item then
+    /// (read from the cursor, it would miss what changes put between the cursor's place and
+    /// the held items); gone again, the view is read again from where it stood.
+    private func readAbove(around first: String) async throws {
+        do {
+            return try await merge(("around", first), prepending: true, anchor: first)
+        } catch let error as ListClientError where error.status == 404 {}
+        try await catchUpHeld()
+        if let next = loaded.reanchor {
+            do {
+                return try await merge(("around", next), prepending: true, anchor: next)
+            } catch let error as ListClientError where error.status == 404 {}
+            try await reload()
+        }
+        if let fresh = loaded.prev { try await merge(("cursor", fresh), prepending: true) }
     }
 
     /// The version after which changes are read (`/changes?since=`, `Last-Event-ID`): the

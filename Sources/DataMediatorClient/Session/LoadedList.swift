@@ -31,18 +31,21 @@ struct LoadedList: Sendable {
     /// How many items are held.
     var itemCount: Int { sections.reduce(0) { $0 + $1.items.count } }
 
-    /// Whether a page read around `anchor` (``reanchor``) joins the held items: the items it
-    /// shows after the anchor are the ones held after it, in order, as far as both go. Not
-    /// so when a change put the anchor at the top though it lies further up (the top
-    /// boundary item had gone, so the change could not tell): prepended, the page would
-    /// leave out the items between it and the held ones, and no later page would read them.
+    /// Whether a page read around `anchor` (``reanchor``) joins the held items: the anchor
+    /// is still the first held item and the items the page shows after it are the ones held
+    /// after it, in order, as far as both go. Not so when a change put the anchor at the top
+    /// though it lies further up (the top boundary item had gone, so the change could not
+    /// tell): prepended, the page would leave out the items between it and the held ones,
+    /// and no later page would read them; nor when a change moved the anchor down while the
+    /// page was read: prepended, the page would put it back above the items it passed.
     func joins(_ page: PageBody, at anchor: String) -> Bool {
         let held = sections.flatMap(\.items)
         let shown = page.dataSections.flatMap(\.items)
         guard let heldAnchor = held.firstIndex(where: { $0.id.isExactly(anchor) }),
             let shownAnchor = shown.firstIndex(where: { $0.id.isExactly(anchor) })
         else { return false }
-        return zip(shown[(shownAnchor + 1)...], held[(heldAnchor + 1)...]).allSatisfy { $0.id.isExactly($1.id) }
+        return heldAnchor == 0
+            && zip(shown[(shownAnchor + 1)...], held[(heldAnchor + 1)...]).allSatisfy { $0.id.isExactly($1.id) }
     }
 
     init(list: String) {

@@ -52,13 +52,19 @@ def gap_at_the_top_is_read(driver, base, token, written):
     gap = transaction(base, token, "gap", 1, between)
     written.append(gap)
     wait_for(driver, "the first row gone", lambda d: not row_with(d, first))
+    read_up_to(driver, gap, "the item put in the gap")
+
+
+def read_up_to(driver, item, what):
+    """Scrolls to the loading row above until `item`'s row shows or nothing is above; then
+    waits for the row."""
     for _ in range(20):
-        if row_with(driver, gap) or not driver.find_elements(By.CSS_SELECTOR, '[data-section-id="loading-before"]'):
+        if row_with(driver, item) or not driver.find_elements(By.CSS_SELECTOR, '[data-section-id="loading-before"]'):
             break
         driver.execute_script("const r = document.querySelector('[data-section-id=\"loading-before\"] .row');"
                               " if (r) r.scrollIntoView();")
         time.sleep(0.5)
-    wait_for(driver, "the item put in the gap", lambda d: row_with(d, gap))
+    wait_for(driver, what, lambda d: row_with(d, item))
 
 
 def settled_rows(driver):

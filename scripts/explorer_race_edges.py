@@ -9,7 +9,7 @@ from selenium.webdriver.common.by import By
 
 from explorer_browser import CheckFailed, api, mark_rows, rows_replaced, scroll_to_loading, trap, untrap, wait_for
 from explorer_edges import row_with, transaction
-from explorer_gap_edges import ROW_IDS, first_rows, moments_of, settled_rows, stamp
+from explorer_gap_edges import ROW_IDS, first_rows, moments_of, read_up_to, settled_rows, stamp
 
 # The id and revision of each row on the screen, in order.
 ROW_REVS = """
@@ -186,13 +186,7 @@ def head_put_while_the_page_above_is_read(driver, base, token, written):
     wait_for(driver, "the first row gone", lambda d: not row_with(d, top))
     time.sleep(7)
     untrap(driver)
-    for _ in range(20):
-        if row_with(driver, head) or not driver.find_elements(By.CSS_SELECTOR, '[data-section-id="loading-before"]'):
-            break
-        driver.execute_script("const r = document.querySelector('[data-section-id=\"loading-before\"] .row');"
-                              " if (r) r.scrollIntoView();")
-        time.sleep(0.5)
-    wait_for(driver, f"{head}, the section's new head", lambda d: row_with(d, head))
+    read_up_to(driver, head, f"{head}, the section's new head")
 
 
 STEPS = [change_while_a_page_is_on_its_way, changes_come_with_the_next_page,

@@ -165,5 +165,11 @@ import Testing
             )
             #expect(says.allSatisfy(text.contains) && !text.contains(#""level""#), "\(text)")
         }
+        // Set empty, the format is chosen as when unset: JSON, standard error being a file.
+        let (_, chosen) = try await DemoWalkTests.run(
+            serve,
+            environment: ["DATA_MEDIATOR_LOG_FORMAT": "", "DATA_MEDIATOR_IDLE_TIMEOUT_SECONDS": "0"]
+        )
+        #expect(chosen.hasPrefix(#"{"time":"#) && chosen.contains(#""level":"critical""#), "\(chosen)")
     }
 }

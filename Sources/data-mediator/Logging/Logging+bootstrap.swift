@@ -18,10 +18,11 @@ func bootstrapLogging(level: String?, format: String?) -> Logger {
 let logLabel = "data-mediator"
 
 extension LogFormat {
-    /// The format `name` says (`json` in any case; anything else is text), or for nil
-    /// text on a terminal and JSON otherwise (a container's log collector).
+    /// The format `name` says (`json` in any case; anything else is text), or for nil or
+    /// empty (a variable set empty counts as unset) text on a terminal and JSON otherwise
+    /// (a container's log collector).
     static func named(_ name: String?) -> LogFormat {
-        guard let name else { return isatty(STDERR_FILENO) == 0 ? .json : .text }
+        guard let name, !name.isEmpty else { return isatty(STDERR_FILENO) == 0 ? .json : .text }
         return name.lowercased() == "json" ? .json : .text
     }
 }

@@ -209,28 +209,38 @@ import Testing
     /// Tokens the server does not know (reads are open, so none is checked) do not make a
     /// client many: they count as their sender, whose share is used up.
     @Test func madeUpTokensDoNotMakeAClientMany() async throws {
-        let provider = GatedProvider()
-        let router = buildRouter(
-            registry: HTTPTestSupport.registry(provider: provider),
-            configuration: HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2))
-        )
-        try await Application(router: router).test(.router) { client in
-            let waiting = (0..<2).map { index in
-                Task {
-                    try await client.execute(
-                        uri: "/lists/sample/items/\(GatedProvider.held)",
-                        method: .get,
-                        headers: [.authorization: "Bearer made-up-\(index)"]
-                    )
-                }
-            }
-            while await provider.gate.arrived < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let configuration = HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2))
+        try await Self.whileTwoAreHeld(configuration, by: ["Bearer made-up-0", "Bearer made-up-1"]) { client in
             let refused = try await client.execute(
                 uri: "/lists/sample/sections",
                 method: .get,
                 headers: [.authorization: "Bearer made-up-3"]
             )
             #expect(refused.status == .tooManyRequests)
+        }
+    }
+
+    /// Runs `check` while two lookups sent with the `Authorization` values `holders` hold
+    /// two shares at the provider's gate; then opens it, and both must be answered.
+    static func whileTwoAreHeld(
+        _ configuration: HTTPServerConfiguration,
+        by holders: [String],
+        _ check: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let provider = GatedProvider()
+        let router = buildRouter(registry: HTTPTestSupport.registry(provider: provider), configuration: configuration)
+        try await Application(router: router).test(.router) { client in
+            let waiting = holders.map { authorization in
+                Task {
+                    try await client.execute(
+                        uri: "/lists/sample/items/\(GatedProvider.held)",
+                        method: .get,
+                        headers: [.authorization: authorization]
+                    )
+                }
+            }
+            while await provider.gate.arrived < holders.count { try await Task.sleep(for: .milliseconds(5)) }
+            try await check(client)
             await provider.gate.open()
             for task in waiting { #expect(try await task.value.status == .ok) }
         }
@@ -241,7 +251,6 @@ import Testing
     /// or refresh mints) are one client, so one holder cannot take every share; a token of
     /// another holder (another team) is another client.
     @Test func freshTokensOfOneHolderWithoutASubAreOneClient() async throws {
-        let provider = GatedProvider()
         // "Bearer team-T-N": a verified token of team T, its N-th: its own `jti` and times.
         let claims: @Sendable (String?) async throws -> [String: JSONValue] = { authorization in
             let parts = (authorization ?? "").dropFirst("Bearer ".count).split(separator: "-")
@@ -252,21 +261,8 @@ import Testing
                 "exp": .integer(4_000_000_000 + serial),
             ]
         }
-        let router = buildRouter(
-            registry: HTTPTestSupport.registry(provider: provider),
-            configuration: HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2), claims: claims)
-        )
-        try await Application(router: router).test(.router) { client in
-            let waiting = (0..<2).map { index in
-                Task {
-                    try await client.execute(
-                        uri: "/lists/sample/items/\(GatedProvider.held)",
-                        method: .get,
-                        headers: [.authorization: "Bearer team-7-\(index)"]
-                    )
-                }
-            }
-            while await provider.gate.arrived < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let configuration = HTTPServerConfiguration(limits: ServerLimits(requestsPerClient: 2), claims: claims)
+        try await Self.whileTwoAreHeld(configuration, by: ["Bearer team-7-0", "Bearer team-7-1"]) { client in
             let fresh = try await client.execute(
                 uri: "/lists/sample/sections",
                 method: .get,
@@ -279,11 +275,12 @@ import Testing
                 headers: [.authorization: "Bearer team-8-0"]
             )
             #expect(otherTeam.status == .ok)
-            await provider.gate.open()
-            for task in waiting { #expect(try await task.value.status == .ok) }
         }
         let seven = ClientIdentity.holder(of: ["team": .string("7")])
-        #expect(ClientIdentity.holder(of: ["team": .string("7"), "jti": .string("a"), "exp": .integer(9)]) == seven)
+        let login: [String: JSONValue] = [
+            "jti": .string("a"), "exp": .integer(9), "sid": .string("s"), "nonce": .string("n"),
+        ]
+        #expect(ClientIdentity.holder(of: login.merging(["team": .string("7")]) { $1 }) == seven)
         #expect(ClientIdentity.holder(of: ["team": .string("8")]) != seven)
         #expect(ClientIdentity.holder(of: ["team": .integer(7)]) != seven)
     }

@@ -33,9 +33,10 @@ struct ClientIdentity: Sendable {
         client.hasPrefix("token:") || client.hasPrefix("subject:") || client.hasPrefix("holder:")
     }
 
-    /// The claims every token has its own of (its lifetime and its id): a login or a
-    /// refresh mints new ones for the same holder.
-    static let perTokenClaims = ["exp", "iat", "nbf", "jti"]
+    /// The claims every token or login has its own of (its lifetime and id, RFC 7519; the
+    /// login's time, nonce, session and hashes, OpenID Connect Core 2 and Front-Channel
+    /// Logout): a login or a refresh mints new ones for the same holder.
+    static let perTokenClaims = ["exp", "iat", "nbf", "jti", "auth_time", "nonce", "sid", "at_hash", "c_hash"]
 
     /// The client a JWT without `sub` stands for: the digest of its other claims (`iss`,
     /// `aud`, the scope's claims, ...). Counted by the token itself, each fresh token of

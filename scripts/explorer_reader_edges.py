@@ -343,6 +343,10 @@ def refusals_of_the_address(driver, base, token, written):
     wait_for(driver, "the three notices", lambda d: "no view 'nope'" in problem_text(d)
              and "'no-such-item' is not in this view" in problem_text(d)
              and "takes no parameter 'bogus'" in problem_text(d))
+    # A misspelt required parameter: the view's need, and the misspelling named with it.
+    driver.execute_script("location.hash = '#/lists/transactions?view=game&gmae=3';")
+    wait_for(driver, "the need and the misspelt parameter", lambda d: "This view needs game." in d.execute_script(
+        "return document.getElementById('screen').innerText;") and "takes no parameter 'gmae'" in problem_text(d))
     driver.execute_script(RECORD_FETCHES + "sessionStorage.setItem('data-mediator-token', arguments[0]);"
                           " location.hash = '#/lists/transactions?view=feed&with-token=1';", token)
     wait_for(driver, "the feed read with a token", lambda d: rows(d))

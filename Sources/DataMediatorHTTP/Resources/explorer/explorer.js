@@ -184,11 +184,6 @@ export async function openList(name, search, keep) {
   $('title').textContent = $('crumb').textContent;
   $('title').hidden = false;
   if (!keep) fillControls(description, chosen);
-  const missing = ((chosen && chosen.parameters) || []).filter((p) => p.required && !current.params[p.name]);
-  if (missing.length) {
-    screen.replaceChildren(el('p', 'note', 'This view needs ' + missing.map((p) => p.name).join(', ') + '.'));
-    return;
-  }
   if (asked && chosen && asked !== chosen.name) {
     const detail = "This list has no view '" + asked + "'; it shows its view '" + chosen.name + "'.";
     addNotice(current, 'Unknown view', detail);
@@ -204,6 +199,13 @@ export async function openList(name, search, keep) {
     const who = current.view ? "The view '" + current.view + "'" : 'This list';
     const detail = who + ' takes no parameter' + (one ? ' ' : 's ') + names + (one ? '; it is' : '; they are') + ' left out.';
     addNotice(current, 'Unknown parameter', detail);
+  }
+  const missing = ((chosen && chosen.parameters) || []).filter((p) => p.required && !current.params[p.name]);
+  if (missing.length) {
+    screen.replaceChildren(el('p', 'note', 'This view needs ' + missing.map((p) => p.name).join(', ') + '.'));
+    // A misspelt parameter is often why: it is named too.
+    if (current.notice) showProblem(current.notice);
+    return;
   }
   await loadFirst(current, keep);
   if (current.notice && state === current) showProblem(current.notice);

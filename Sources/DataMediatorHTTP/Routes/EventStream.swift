@@ -65,7 +65,8 @@ struct EventStream: Sendable {
             logger.error(
                 "event stream ended: a read failed",
                 metadata: [
-                    "list": "\(adapter.definition.name)", "view": "\(view.name)",
+                    "list": "\(adapter.definition.name)", "view": "\(view.name)", "reason": "read failed",
+                    "duration_ms": .stringConvertible(LoggedNumber(milliseconds: ContinuousClock.now - opened)),
                     "error": "\(String(reflecting: failure.error))",
                 ]
             )

@@ -12,9 +12,9 @@ public enum ChangeReadBudget {
     /// The largest version, the bound of a read that is not cut.
     static let uncut = Int64.max
 
-    /// The first version a read of the changes of one view key after a version leaves out,
-    /// as a subquery (nil: none). Its arguments: the list, the two view keys, the version
-    /// after which changes are read, the most changes read, then the budget. Sizes are the
+    /// The first version a read of a view's changes after a version leaves out, as a
+    /// subquery (nil: none). Its arguments: those of ``ViewChangeReads/bothKeysSQL(where:)``,
+    /// the most changes read, then the budget. Sizes are the
     /// ones each write kept with its items (``ChangeItems``), so the items are not read to
     /// be measured; rows an earlier release logged with their items inline are measured by
     /// the items' stored lengths.
@@ -32,8 +32,7 @@ public enum ChangeReadBudget {
               FROM (
                 SELECT version, SUM(bytes) AS bytes FROM (
                   SELECT c.version, COALESCE(i.bytes, 0) + \(size("c.item")) + \(size("c.old_item")) AS bytes
-                  FROM \(ServiceTables.changes) AS c \(ChangeItems.joinSQL)
-                  WHERE c.list = ? AND c.view IN (?, ?) AND c.version > ?
+                  FROM \(ViewChangeReads.bothKeysSQL()) \(ChangeItems.joinSQL)
                   ORDER BY c.version LIMIT ?
                 ) AS logged GROUP BY version
               ) AS per_version

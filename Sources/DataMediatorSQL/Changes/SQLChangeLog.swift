@@ -137,20 +137,9 @@ public struct SQLChangeLog: ChangeLog {
             // At most ``ChangeReadBudget/bytes`` of items, in whole versions: the statement
             // names the first version it leaves out (column 8; ``ChangeReadBudget/uncut``
             // when none).
-            let keyed: [JSONValue] = [.string(list), .string(key), .string(registeredKey), .integer(since)]
-            let most = JSONValue.integer(Int64(max(0, limit)))
             let rows = try await session.rows(
-                """
-                WITH cut AS (
-                  SELECT COALESCE((\(ChangeReadBudget.firstLeftOutSQL(session.dialect))), \(ChangeReadBudget.uncut)) AS at
-                )
-                SELECT c.version, c.op, c.item_id, \(ChangeItems.itemSQL), c.section, c.section_after, c.after,
-                    \(ChangeItems.oldItemSQL), (SELECT at FROM cut)
-                FROM \(ServiceTables.changes) AS c \(ChangeItems.joinSQL)
-                WHERE c.list = ? AND c.view IN (?, ?) AND c.version > ? AND c.version < (SELECT at FROM cut)
-                ORDER BY c.version LIMIT ?
-                """,
-                keyed + [most, .integer(ChangeReadBudget.bytes)] + keyed + [most]
+                ViewChangeReads.windowSQL(session.dialect),
+                ViewChangeReads.windowArguments(list: list, keys: (key, registeredKey), since: since, limit: limit)
             )
             let isCut = (rows.first?[8].integerValue ?? ChangeReadBudget.uncut) != ChangeReadBudget.uncut
             var outside = try await OutsideWrites.firstVersion(of: table, after: since, session)

@@ -62,11 +62,75 @@ final class LaggingFirstPageTransport: StreamsPassThrough {
         #expect(held.version == now, "the session went back to \(held.version)")
         #expect(!held.items.contains { $0.id == gone })
 
-        // A replica that stays behind is asked a bounded number of times.
+        // A replica that stays behind is asked a bounded number of times; its page is then
+        // taken, and the changes since its version applied, the delete held before too (a
+        // stream that follows would go on after it, and never send it again).
         transport.served.withLock { $0 = 0 }
         transport.armed.withLock { $0 = 100 }
         try await session.refresh()
         #expect(transport.served.withLock { $0 } == 6)
+        let taken = await session.snapshot
+        #expect(taken.version == now, "the session went back to \(taken.version)")
+        #expect(!taken.items.contains { $0.id == gone }, "the delete held before the refresh is lost")
         #expect(await server.stop() == 0)
+    }
+
+    /// A page merged with the changes since the session's version, those read from a
+    /// replica behind the page's: they are read again a while, and when they stay behind
+    /// the session reloads; it never holds the page's version with changes left out.
+    @Test func changesOlderThanThePageTheyAreMergedWithAreReadAgain() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let transport = LaggingChangesTransport(URLSessionTransport(baseURL: try #require(URL(string: server.base))))
+        let session = ListSession(configuration: Live.configuration(limit: 10), transport: transport)
+        try await session.loadFirstPage()
+        // The answer a lagging replica keeps giving: no change since the first page.
+        try await session.catchUp()
+        for (held, stale) in [(3, 2), (5, 100)] {
+            let gone = try #require(await session.snapshot.items.dropFirst(held).first).id
+            let deleted = try await server.send("DELETE", "/lists/transactions/items/\(gone)", headers: Self.headers)
+            #expect(deleted.status == 204)
+            transport.served.withLock { $0 = 0 }
+            transport.armed.withLock { $0 = stale }
+            try await session.loadMore()
+            #expect(transport.served.withLock { $0 } == min(stale, 6), "the older changes were read")
+            let snapshot = await session.snapshot
+            let fresh = try await Live.walk(server)
+            #expect(snapshot.version == fresh.version)
+            #expect(!snapshot.items.contains { $0.id == gone }, "\(stale) older answers: the delete is lost")
+            #expect(snapshot.items.map(\.id) == Array(fresh.items.map(\.id).prefix(snapshot.itemCount)))
+        }
+        #expect(await server.stop() == 0)
+    }
+}
+
+/// A transport that keeps the first `/changes` answer it passes on and, once armed,
+/// answers the next `/changes` with it: a service replica on a database replica that has
+/// not replayed what a page read from another replica shows.
+final class LaggingChangesTransport: StreamsPassThrough {
+    let inner: URLSessionTransport
+    let kept = Mutex<TransportAnswer?>(nil)
+    /// How many `/changes` to answer with the kept one.
+    let armed = Mutex(0)
+    /// How many were.
+    let served = Mutex(0)
+
+    init(_ inner: URLSessionTransport) { self.inner = inner }
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        let isChanges = path.hasSuffix("/changes")
+        if isChanges, let old = kept.withLock({ $0 }) {
+            let stale = armed.withLock { armed in
+                defer { armed = max(armed - 1, 0) }
+                return armed > 0
+            }
+            if stale {
+                served.withLock { $0 += 1 }
+                return old
+            }
+        }
+        let answer = try await inner.get(path: path, query: query, headers: headers)
+        if isChanges { kept.withLock { $0 = $0 ?? answer } }
+        return answer
     }
 }

@@ -53,6 +53,22 @@ extension ListSession {
         return page
     }
 
+    /// Reads every change since `since` as ``readChanges(since:)`` does, and reads them
+    /// again while the answer is older than `floor`, as ``readPage(_:notOlderThan:)`` reads
+    /// a page: behind a load balancer, the replica that answers `/changes` may lag the one
+    /// that answered the page the changes are merged with (a `since` older than a replica's
+    /// version is answered at once, at that version). Answers the last read, older or not.
+    func readChanges(since: Int64, reaching floor: Int64) async throws -> (changes: [ListChange], version: Int64) {
+        var read = try await readChanges(since: since)
+        var pause = Duration.milliseconds(50)
+        for _ in 0..<5 where read.version < floor {
+            try await Task.sleep(for: pause)
+            pause *= 2
+            read = try await readChanges(since: since)
+        }
+        return read
+    }
+
     /// Reads every change since `since`, following `next`; returns them and the version
     /// the last answer was current at. More changes than the session holds items (and
     /// over 1,000: one answer's worth) are not read on: a single `reload` at the version

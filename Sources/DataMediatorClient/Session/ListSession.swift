@@ -199,11 +199,39 @@ public actor ListSession {
             guard fresh.itemCount > held else { break }
         }
         wantedItems = cut ? extent : fresh.itemCount
+        let before = started ? version : 0
         loaded = fresh
         version = at
         appliedAtVersion = nil
         started = true
+        // Taken older than what was held (every replica asked lags): the changes from its
+        // version are read and applied, so that those held before are not lost (a stream
+        // that follows goes on after the version held before, and would never send them).
+        if at < before {
+            do {
+                try await applyChanges(since: at, reaching: before)
+            } catch {
+                try await publish()
+                throw error
+            }
+        }
         try await publish()
+    }
+
+    /// Applies the changes after `since`, the session's version, read again a while when
+    /// older than `floor`; a `reload` among them or a history gone leaves the session as
+    /// it is (it reloaded just now).
+    private func applyChanges(since: Int64, reaching floor: Int64) async throws {
+        let changes: [ListChange]
+        let latest: Int64
+        do {
+            (changes, latest) = try await readChanges(since: since, reaching: floor)
+        } catch let error as ListClientError where error.code == .historyGone {
+            return
+        }
+        guard !changes.contains(where: { $0.op == .reload }) else { return }
+        for change in changes { applyOne(change) }
+        holdAll(latest)
     }
 
     func replace(with page: PageBody) async throws {
@@ -232,12 +260,16 @@ public actor ListSession {
         var latest = version
         if page.version > resumeVersion {
             do {
-                (changes, latest) = try await readChanges(since: resumeVersion)
+                (changes, latest) = try await readChanges(since: resumeVersion, reaching: page.version)
             } catch let error as ListClientError where error.code == .historyGone {
                 return try await reload()
             }
         }
-        if changes.contains(where: { $0.op == .reload }) {
+        // Changes that stop short of the page's version (read from a replica that stays
+        // behind the page's) leave out some between: held at the page's version, the items
+        // outside the page would miss them for good. What was held and the page are read
+        // again at one version instead.
+        if changes.contains(where: { $0.op == .reload }) || latest < page.version {
             // What was held and the page just read, again at one version.
             return try await reload(extent: loaded.itemCount + page.dataSections.reduce(0) { $0 + $1.items.count })
         }

@@ -37,15 +37,20 @@ struct LoadedList: Sendable {
     /// though it lies further up (the top boundary item had gone, so the change could not
     /// tell): prepended, the page would leave out the items between it and the held ones,
     /// and no later page would read them; nor when a change moved the anchor down while the
-    /// page was read: prepended, the page would put it back above the items it passed.
+    /// page was read: prepended, the page would put it back above the items it passed. A
+    /// page that shows nothing after the anchor while items are held after it (a page of
+    /// one item) cannot tell, and is taken as not joining.
     func joins(_ page: PageBody, at anchor: String) -> Bool {
         let held = sections.flatMap(\.items)
         let shown = page.dataSections.flatMap(\.items)
         guard let heldAnchor = held.firstIndex(where: { $0.id.isExactly(anchor) }),
-            let shownAnchor = shown.firstIndex(where: { $0.id.isExactly(anchor) })
+            let shownAnchor = shown.firstIndex(where: { $0.id.isExactly(anchor) }),
+            heldAnchor == 0
         else { return false }
-        return heldAnchor == 0
-            && zip(shown[(shownAnchor + 1)...], held[(heldAnchor + 1)...]).allSatisfy { $0.id.isExactly($1.id) }
+        let shownAfter = shown[(shownAnchor + 1)...]
+        let heldAfter = held[(heldAnchor + 1)...]
+        guard !shownAfter.isEmpty || heldAfter.isEmpty else { return false }
+        return zip(shownAfter, heldAfter).allSatisfy { $0.id.isExactly($1.id) }
     }
 
     init(list: String) {

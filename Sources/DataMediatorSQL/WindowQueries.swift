@@ -97,29 +97,45 @@ public final class WindowQueries: Sendable {
     }
 
     /// The one statement that reads a window of several index ranges (the statements of
-    /// ``queries(of:from:inclusive:)``) at once: each range's first `limit` rows, joined by
-    /// `UNION ALL`, and the values of its placeholders. It reads up to `limit` rows a range
-    /// more than reading the ranges one after another would, in one snapshot without a
-    /// transaction and in one round trip. `UNION ALL` need not keep the order of its parts:
-    /// the reader puts the rows in view order (``View/ordered(_:)``) and keeps the first
-    /// `limit`.
-    public static func union(
+    /// ``queries(of:from:inclusive:)`` for `view`) at once: each range's first `limit` rows,
+    /// joined by `UNION ALL`, in one snapshot without a transaction and in one round trip,
+    /// and the values of its placeholders; on PostgreSQL the database keeps the first
+    /// `limit` of them in view order (``sideSQL(_:of:limit:)``). The rows need not come in
+    /// that order: the reader puts them in view order (``View/ordered(_:)``) and keeps the
+    /// first `limit`.
+    public func union(
         _ queries: [(sql: String, arguments: [JSONValue])],
+        of view: View,
         limit: Int
     ) -> (sql: String, arguments: [JSONValue]) {
-        let parts = queries.map { limited($0, limit: limit) }
-        let sql = parts.enumerated().map { index, part in "SELECT * FROM (\(part.sql)) AS dm_range_\(index)" }
-        return (sql.joined(separator: " UNION ALL "), parts.flatMap(\.arguments))
+        let parts = queries.map { Self.limited($0, limit: limit) }
+        return (sideSQL(parts.map(\.sql), of: view, limit: "\(max(0, limit))"), parts.flatMap(\.arguments))
+    }
+
+    /// The ranges `ranges` of one side of a window (in `view`'s order from its start),
+    /// each read up to the side's limit, joined by `UNION ALL`; on PostgreSQL, of those the
+    /// first `limit` in view order: a view of several ranges (keys in both directions,
+    /// nullable keys) would otherwise send up to the limit's rows of every range over the
+    /// connection, each decoded by the service, for one range's worth kept. SQLite's rows
+    /// are the process's own, and its plan would sort them in a temporary tree: its ranges
+    /// are read as they are, as is one range. The statement is one `SELECT` that a
+    /// `UNION ALL` may join to another.
+    func sideSQL(_ ranges: [String], of view: View, limit: String) -> String {
+        let parts = ranges.enumerated().map { index, part in "SELECT * FROM (\(part)) AS dm_range_\(index)" }
+        guard parts.count > 1, keyset.dialect == .postgres else { return parts.joined(separator: " UNION ALL ") }
+        return "SELECT * FROM (SELECT * FROM (\(parts.joined(separator: " UNION ALL "))) AS dm_ranges "
+            + "ORDER BY \(keyset.orderBySelected(view)) LIMIT \(limit)) AS dm_side"
     }
 
     /// The one statement that reads the window on both sides of `start`
     /// (``DataProvider/window(of:at:inclusive:before:from:)``): the ranges of the view
-    /// reversed from `start` (up to `before` rows each, the rows the other side leaves out)
-    /// and the ranges of the view from it (up to `from` rows each), joined by `UNION ALL`,
-    /// with the values of its placeholders. The limits are bound (`bindingLimits`: one
-    /// text for every limit, for a store that caches statements by text) or written in
-    /// (``limited(_:limit:)``). The rows come in no promised order; the reader sorts them
-    /// out by position (``SQLListReader/split(_:at:inclusive:in:before:from:version:)``).
+    /// reversed from `start` (up to `before` rows, the rows the other side leaves out)
+    /// and the ranges of the view from it (up to `from` rows), each side as
+    /// ``union(_:of:limit:)`` reads its ranges, joined by `UNION ALL`, with the values of
+    /// its placeholders. The limits are bound (`bindingLimits`: one text for every limit,
+    /// for a store that caches statements by text) or written in (``limited(_:limit:)``).
+    /// The rows come in no promised order; the reader sorts them out by position
+    /// (``SQLListReader/split(_:at:inclusive:in:before:from:version:)``).
     public func both(
         of view: View,
         at start: Position,
@@ -128,20 +144,23 @@ public final class WindowQueries: Sendable {
         from: Int,
         bindingLimits: Bool
     ) -> (sql: String, arguments: [JSONValue]) {
-        let parts =
-            queries(of: view.reversed, from: start, inclusive: !inclusive).map { ($0, before) }
-            + queries(of: view, from: start, inclusive: inclusive).map { ($0, from) }
-        var sql: [String] = []
+        var sides: [String] = []
         var arguments: [JSONValue] = []
-        for (index, (query, limit)) in parts.enumerated() {
-            let part =
+        for (side, queries, limit) in [
+            (view.reversed, queries(of: view.reversed, from: start, inclusive: !inclusive), before),
+            (view, queries(of: view, from: start, inclusive: inclusive), from),
+        ] {
+            let limit = JSONValue.integer(Int64(max(0, limit)))
+            let parts = queries.map { query in
                 bindingLimits
-                ? (sql: query.sql, arguments: query.arguments + [.integer(Int64(max(0, limit)))])
-                : Self.limited(query, limit: limit)
-            sql.append("SELECT * FROM (\(part.sql)) AS dm_range_\(index)")
-            arguments += part.arguments
+                    ? (sql: query.sql, arguments: query.arguments + [limit])
+                    : Self.limited(query, limit: Int(limit.integerValue ?? 0))
+            }
+            let bound = bindingLimits && parts.count > 1 && keyset.dialect == .postgres
+            sides.append(sideSQL(parts.map(\.sql), of: side, limit: bound ? "?" : "\(limit.integerValue ?? 0)"))
+            arguments += parts.flatMap(\.arguments) + (bound ? [limit] : [])
         }
-        return (sql.joined(separator: " UNION ALL "), arguments)
+        return (sides.joined(separator: " UNION ALL "), arguments)
     }
 
     /// The one statement that reads the items around the row `item` selects (a condition

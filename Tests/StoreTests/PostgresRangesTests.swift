@@ -51,4 +51,45 @@ import Testing
         }
         #expect(severalRanges > 0)
     }
+
+    /// A window of several ranges brings no more rows to the service than it holds: of
+    /// each range's rows up to the limit, PostgreSQL keeps the first in view order (each
+    /// range's rows alike came over the connection, to be decoded and left out).
+    @Test func aWindowOfSeveralRangesSendsOnlyTheRowsItHolds() async throws {
+        let fixture = try await PostgresFixture(connections: 1)
+        let provider = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
+        try await fixture.insert(SampleList.items())
+        func rows(_ statement: (sql: String, arguments: [JSONValue])) async throws -> Int {
+            var count = 0
+            let answer = try await fixture.store.reader.query(
+                PostgresQuery(sql: SQL.numbered(statement.sql), values: statement.arguments)
+            )
+            for try await _ in answer { count += 1 }
+            return count
+        }
+        var checked = 0
+        for view in SampleList.views where view.parameters.isEmpty {
+            let items = SampleList.expectedOrder(SampleList.items(), view: view)
+            for index in [0, items.count / 3, items.count / 2, items.count - 5] {
+                let start = view.position(of: items[index])
+                let queries = provider.reader.windows.queries(of: view, from: start, inclusive: true)
+                guard queries.count > 1 else { continue }
+                checked += 1
+                let window = try await provider.window(of: view, from: start, inclusive: true, limit: 4)
+                let union = provider.reader.windows.union(queries, of: view, limit: 4)
+                #expect(try await rows(union) == window.items.count, "\(view.name) at \(index)")
+                let both = provider.reader.windows.both(
+                    of: view,
+                    at: start,
+                    inclusive: true,
+                    before: 3,
+                    from: 4,
+                    bindingLimits: false
+                )
+                let held = min(index, 3) + min(items.count - index, 4)
+                #expect(try await rows(both) == held, "\(view.name) at \(index)")
+            }
+        }
+        #expect(checked > 0)
+    }
 }

@@ -24,7 +24,7 @@ public struct PostgresDataProvider: SQLDataProvider {
     /// in view order, until the window is full (a query list's from its kept result).
     ///
     /// A window of several ranges (a view with nullable keys, or keys in both directions) is
-    /// one statement too (``WindowQueries/union(_:limit:)``), with the version.
+    /// one statement too (``WindowQueries/union(_:of:limit:)``), with the version.
     public func window(of view: View, from start: Position?, inclusive: Bool, limit: Int) async throws -> Window {
         if let kept = try await keptWindow(of: view, from: start, inclusive: inclusive, limit: limit) { return kept }
         // A query's text is the operator's, and may call a function that writes: it runs
@@ -38,7 +38,7 @@ public struct PostgresDataProvider: SQLDataProvider {
             return try await window(WindowQueries.limited(queries[0], limit: limit), orderedBy: view)
         }
         if queries.count > 1, limit > 0 {
-            let union = WindowQueries.union(queries, limit: limit)
+            let union = reader.windows.union(queries, of: view, limit: limit)
             if let window = try await read(union.sql, union.arguments, versionFirst: false) {
                 return Window(items: Array(view.ordered(window.items).prefix(limit)), version: window.version)
             }

@@ -34,12 +34,12 @@ public struct SQLiteDataProvider: SQLDataProvider {
         if !queries.isEmpty, limit > 0, reader.viewsAreIndexed {
             // One statement reads the items and, in its last column, the store's version:
             // SQLite runs a statement in one snapshot, so no transaction is opened around
-            // it. Several index ranges are one statement too (`WindowQueries.union`). An
+            // it. Several index ranges are one statement too (`WindowQueries.union(_:of:limit:)`). An
             // empty answer has no row to carry the version: it is read again below.
             let statement =
                 queries.count == 1
                 ? (sql: queries[0].sql, arguments: queries[0].arguments + [.integer(Int64(limit))])
-                : WindowQueries.union(queries, limit: limit)
+                : reader.windows.union(queries, of: view, limit: limit)
             let arguments = statement.arguments.map(\.databaseValue)
             if let answer = try pageReaders.read({ db in
                 try fetch(db, sql: statement.sql, arguments: arguments, expected: limit)

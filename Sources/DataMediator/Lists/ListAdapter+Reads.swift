@@ -210,15 +210,25 @@ extension ListAdapter {
     /// The side from the item is read as long as the page needs it when enough items
     /// precede (one more, to tell whether more follow), so an around page reads as many
     /// rows as a forward page; near the view's start, where fewer precede and the page
-    /// takes more after the item, the window is read again with the longer side.
+    /// takes more after the item, the rows after those read are read as a forward page is,
+    /// and the window again with the longer side when a write came between.
     private func page(of view: View, limit: Int, around id: String) async throws -> Page {
         let wanted = (limit - 1) / 2
         let usual = limit - wanted + 1
         // No stored id holds U+0000 (see `String.holdsNUL`); a store is not asked for one.
         var window =
             id.holdsNUL ? nil : try await provider.window(of: view, around: id, before: wanted + 1, from: usual)
-        if let short = window, short.before.count < wanted, short.from.count >= usual {
-            window = try await provider.window(of: view, around: id, before: wanted + 1, from: limit + 1)
+        if let short = window, short.before.count < wanted, short.from.count >= usual, let last = short.from.last {
+            let rest = try await provider.window(
+                of: view,
+                from: view.position(of: last),
+                inclusive: false,
+                limit: limit + 1 - short.from.count
+            )
+            window =
+                rest.version == short.version
+                ? AnchoredWindow(before: short.before, from: short.from + rest.items, version: short.version)
+                : try await provider.window(of: view, around: id, before: wanted + 1, from: limit + 1)
         }
         guard let window else {
             throw DataMediatorError(

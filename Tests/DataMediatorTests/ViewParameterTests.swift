@@ -38,6 +38,30 @@ import Testing
         #expect(try Self.number.value(of: text) == .number(expected))
     }
 
+    /// `-0` is the slice of 0: the one whose changes a write of 0 logs (a write stores no
+    /// `-0`), so `/changes` and `/events` of `?price=-0` are those of the items it pages.
+    @Test(arguments: ["-0", "-0.0", "-0e0", "-0.000e5"])
+    func negativeZeroIsTheSliceOfZero(text: String) throws {
+        let view = View(
+            name: "by_price",
+            sort: [SortKey("id")],
+            idField: "id",
+            cellType: .fixed("row"),
+            fields: ["price"],
+            parameters: [Self.number]
+        )
+        let definition = ListDefinition(name: "goods", title: "Goods", idField: "id", views: [view])
+        let asked = try definition.view(named: "by_price", slice: SliceRequest(parameters: ["price": [text]]))
+        let item = Item(["id": .string("g1"), "price": .number(0)])
+        let logged = Slice.slices(of: item, in: view, scope: nil).map(\.cursorBinding)
+        #expect(logged.contains(asked.cursorBinding), "\(logged) against \(asked.cursorBinding)")
+        guard case .number(let zero) = try Self.number.value(of: text) else {
+            Issue.record("'\(text)' is no number")
+            return
+        }
+        #expect(zero == 0 && zero.sign == .plus)
+    }
+
     @Test(arguments: [".5", "1.", "1e", "+1", "0x1p3", "nan", "inf", "1e999", " 1", "1,5", "1e-400", "-2.5e-999"])
     func otherNumberTextIsRefused(text: String) {
         #expect(throws: DataMediatorError.self) { try Self.number.value(of: text) }

@@ -44,11 +44,14 @@ public struct ViewParameter: Sendable, Hashable {
         case .integer: value = FieldType.isDecimal(text, fraction: false) ? Int64(text).map { .integer($0) } : nil
         case .number:
             // A number too near 0 for a double (`1e-400`) reads as 0: out of range, as
-            // `1e400` is, and as a write of it is (``JSONValue/outOfRangeDetail``).
+            // `1e400` is, and as a write of it is (``JSONValue/outOfRangeDetail``). `-0` is
+            // 0: a field holds no `-0` (a write stores 0), and the slice is the one whose
+            // changes the writes of 0 log (a slice is bound to its values' spelling).
             let nonzero = text.prefix { $0 != "e" && $0 != "E" }.contains { $0 >= "1" && $0 <= "9" }
             value =
                 FieldType.isDecimal(text, fraction: true)
-                ? Double(text).flatMap { $0.isFinite && ($0 != 0 || !nonzero) ? .number($0) : nil } : nil
+                ? Double(text).flatMap { $0.isFinite && ($0 != 0 || !nonzero) ? .number($0 == 0 ? 0 : $0) : nil }
+                : nil
         case .boolean: value = ["true": .bool(true), "false": .bool(false)][text]
         case .json: value = .string(text)
         }

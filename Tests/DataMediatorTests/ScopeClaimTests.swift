@@ -31,4 +31,27 @@ import Testing
     @Test func aNumberClaimIsTakenAsItIs() throws {
         #expect(try Self.list.scopeValue(["sub": .integer(7)]) == .integer(7))
     }
+
+    /// A number field's slice for a claim is the one the caller's writes log: their items
+    /// hold the claim as a number (`5.0` for `5`, `0` for `-0`), so the token of `5` reads
+    /// the changes of its own writes.
+    @Test(arguments: [
+        (JSONValue.integer(5), 5.0), (.number(5), 5), (.number(-0.0), 0), (.integer(0), 0), (.number(2.5), 2.5),
+    ])
+    func aNumberFieldsClaimIsTheSliceItsWritesLog(claim: JSONValue, stored: Double) throws {
+        let view = View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("row"), fields: ["team"])
+        let list = ListDefinition(
+            name: "notes",
+            title: "Notes",
+            idField: "id",
+            views: [view],
+            rules: FieldRules(types: ["team": .number]),
+            scope: ListScope(field: "team", claim: "team")
+        )
+        let asked = try list.view(named: "all", slice: SliceRequest(claims: ["team": claim]))
+        let item = Item(["id": .string("n1"), "team": .number(stored)])
+        let value = try list.scopeValue(["team": claim])
+        let logged = Slice.slices(of: item, in: view, scope: (field: "team", value: value)).map(\.cursorBinding)
+        #expect(logged.contains(asked.cursorBinding), "\(claim): \(logged) against \(asked.cursorBinding)")
+    }
 }

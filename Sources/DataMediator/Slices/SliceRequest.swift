@@ -89,6 +89,12 @@ extension ListDefinition {
             throw DataMediatorError(.unauthorized, "The token's claim '\(scope.claim)' \(JSONValue.nulDetail).")
         }
         switch (type, claim) {
+        // A number field's slice is bound to its values as a number (the items a write
+        // stores and logs hold `5.0` for a claim of `5`, `0` for `-0`).
+        case (.number?, .integer(let whole)):
+            return .number(Double(whole))
+        case (.number?, .number(let real)) where real == 0:
+            return .number(0)
         case (let type?, _) where type.accepts(claim):
             return claim
         case (nil, .string), (nil, .integer), (nil, .number), (nil, .bool):

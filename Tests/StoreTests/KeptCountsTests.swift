@@ -197,10 +197,36 @@ import Testing
         #expect(try await kept.value("a", stamp: 2) { 8 } == 8)
         await #expect(throws: FixtureError.self) { try await kept.value("b", stamp: 1) { throw FixtureError("no") } }
         #expect(try await kept.value("b", stamp: 1) { 9 } == 9)
-        // At capacity, the key used longest ago goes.
+        // At capacity, a key asked for once goes before one asked for again.
         _ = try await kept.value("c", stamp: 1) { 10 }
-        #expect(kept.latest("a") == nil)
-        #expect(kept.latest("c") == 10)
+        #expect(kept.latest("b") == nil)
+        #expect(kept.latest("a") == 8 && kept.latest("c") == 10)
+    }
+
+    /// One client asking for many slices once each (new parameter values, one after
+    /// another) drops only slices asked for once, never those the clients come back to
+    /// (probe 67: ~300 `/sections` of empty slices made everyone's next lookups cold); a
+    /// slice asked for anew still stays once asked again, the protected one used longest
+    /// ago going back on probation.
+    @Test func slicesAskedForOnceNeverDropThoseAskedForAgain() async throws {
+        let kept = KeptResults<Int>(capacity: 10)
+        for round in 0..<2 {
+            for player in 0..<8 { _ = try await kept.value("by_player#\(player)", stamp: 1) { player + round } }
+        }
+        for game in 0..<300 { _ = try await kept.value("game#\(game)", stamp: 1) { game } }
+        let players = (0..<8).map { kept.latest("by_player#\($0)") }
+        #expect(players == (0..<8).map(Optional.some))
+        // New slices asked for again are kept, and the protected used longest ago demoted.
+        for team in 0..<4 {
+            for round in 0..<2 { _ = try await kept.value("team#\(team)", stamp: 1) { team + round } }
+        }
+        for game in 300..<600 { _ = try await kept.value("game#\(game)", stamp: 1) { game } }
+        let teams = (0..<4).map { kept.latest("team#\($0)") }
+        #expect(teams == (0..<4).map(Optional.some))
+        // Each promotion put one back on probation, which a new key then dropped.
+        let stayed = (0..<8).compactMap { kept.latest("by_player#\($0)") }
+        #expect(stayed == [4, 5, 6, 7])
+        #expect(kept.latest("game#599") == 599 && kept.latest("game#300") == nil)
     }
 
     /// Slices' keys (`#`: one per parameter value or caller, as many as clients make up)

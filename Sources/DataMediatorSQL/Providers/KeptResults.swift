@@ -6,7 +6,12 @@ import Synchronization
 /// the kept result, and the first request at a new stamp computes it once while the others
 /// at that stamp wait for it, so a write does not make every following reader recompute.
 ///
-/// At most `capacity` keys are kept; the one used longest ago goes first.
+/// At most `capacity` keys are kept. A key asked for once is on probation; asked again, it
+/// is protected, and the one used longest ago among those on probation goes first: one
+/// client asking for many keys once each (new slices, one after another) drops only
+/// other keys asked once, never those the clients come back to. Protected keys are at
+/// most four fifths of the capacity (the one used longest ago goes back on probation), so
+/// a key asked for anew can stay long enough to be asked again.
 ///
 /// A slow computation (``slowComputation`` or longer) rests its key for ``restFactor``
 /// times its length: no computation of it starts in the background
@@ -20,6 +25,8 @@ public final class KeptResults<Value: Sendable>: Sendable {
         let task: Task<Value, any Error>?
         var value: Value?
         var used: UInt64
+        /// Whether the key was asked for again since it was kept (``KeptResults``).
+        var protected: Bool = false
         /// Until when no computation of the key starts in the background.
         var restsUntil: ContinuousClock.Instant?
     }
@@ -49,11 +56,8 @@ public final class KeptResults<Value: Sendable>: Sendable {
     /// against the stamp of its snapshot); nil while none is computed.
     public func latest(_ key: String) -> Value? {
         state.withLock { state in
-            guard var entry = state.entries[key], let value = entry.value else { return nil }
-            state.clock += 1
-            entry.used = state.clock
-            state.entries[key] = entry
-            return value
+            guard state.entries[key]?.value != nil else { return nil }
+            return Self.use(key, in: &state, protecting: protectedMost)
         }
     }
 
@@ -65,20 +69,16 @@ public final class KeptResults<Value: Sendable>: Sendable {
         compute: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let kept: Value? = state.withLock { state in
-            guard var entry = state.entries[key], entry.stamp == stamp, let value = entry.value else { return nil }
-            state.clock += 1
-            entry.used = state.clock
-            state.entries[key] = entry
-            return value
+            guard let entry = state.entries[key], entry.stamp == stamp, entry.value != nil else { return nil }
+            return Self.use(key, in: &state, protecting: protectedMost)
         }
         if let kept { return kept }
         let task: Task<Value, any Error> = state.withLock { state in
-            state.clock += 1
-            if var entry = state.entries[key], entry.stamp == stamp, let task = entry.task {
-                entry.used = state.clock
-                state.entries[key] = entry
+            if let entry = state.entries[key], entry.stamp == stamp, let task = entry.task {
+                _ = Self.use(key, in: &state, protecting: protectedMost)
                 return task
             }
+            state.clock += 1
             return start(key, stamp: stamp, compute, in: &state)
         }
         return try await task.value
@@ -106,10 +106,43 @@ public final class KeptResults<Value: Sendable>: Sendable {
                 throw error
             }
         }
-        let rests = state.entries[key]?.restsUntil
+        let old = state.entries[key]
         makeRoom(for: key, in: &state)
-        state.entries[key] = Entry(stamp: stamp, task: task, value: nil, used: state.clock, restsUntil: rests)
+        state.entries[key] = Entry(
+            stamp: stamp,
+            task: task,
+            value: nil,
+            used: state.clock,
+            protected: old != nil,
+            restsUntil: old?.restsUntil
+        )
+        if old != nil { Self.demote(in: &state, protecting: protectedMost) }
         return task
+    }
+
+    /// The most keys kept protected: four fifths of the capacity.
+    private var protectedMost: Int { capacity - max(1, capacity / 5) }
+
+    /// Marks `key` (kept) as used now and protected; answers its value.
+    private static func use(_ key: String, in state: inout State, protecting most: Int) -> Value? {
+        guard var entry = state.entries[key] else { return nil }
+        state.clock += 1
+        entry.used = state.clock
+        let promoted = !entry.protected
+        entry.protected = true
+        state.entries[key] = entry
+        if promoted { demote(in: &state, protecting: most) }
+        return entry.value
+    }
+
+    /// Puts the protected key used longest ago back on probation while more than `most`
+    /// are protected.
+    private static func demote(in state: inout State, protecting most: Int) {
+        let protected = state.entries.filter(\.value.protected)
+        guard protected.count > most, let oldest = protected.min(by: { $0.value.used < $1.value.used })?.key else {
+            return
+        }
+        state.entries[oldest]?.protected = false
     }
 
     /// Whether the result for `key` at `stamp` is being computed.
@@ -158,8 +191,15 @@ public final class KeptResults<Value: Sendable>: Sendable {
             }
             state.clock += 1
             makeRoom(for: key, in: &state)
-            let rests = state.entries[key]?.restsUntil
-            state.entries[key] = Entry(stamp: stamp, task: nil, value: value, used: state.clock, restsUntil: rests)
+            let old = state.entries[key]
+            state.entries[key] = Entry(
+                stamp: stamp,
+                task: nil,
+                value: value,
+                used: state.clock,
+                protected: old?.protected ?? false,
+                restsUntil: old?.restsUntil
+            )
         }
     }
 
@@ -174,14 +214,17 @@ public final class KeptResults<Value: Sendable>: Sendable {
         }
     }
 
-    /// Drops the key used longest ago when `key` is new and the store is full: a slice's
-    /// key (a binding with `#`: one per parameter value or caller, as many as clients
-    /// make up) before a view's own (as many as the config has), so that a client asking
-    /// for new slices over and over never drops what every client's views use.
+    /// Drops a key when `key` is new and the store is full: a slice's key (a binding with
+    /// `#`: one per parameter value or caller, as many as clients make up) before a view's
+    /// own (as many as the config has), so that a client asking for new slices over and
+    /// over never drops what every client's views use; of those, one on probation before a
+    /// protected one; then the one used longest ago.
     private func makeRoom(for key: String, in state: inout State) {
         guard state.entries[key] == nil, state.entries.count >= capacity else { return }
         let slices = state.entries.filter { $0.key.contains("#") }
-        let candidates = slices.isEmpty ? state.entries : slices
+        let kind = slices.isEmpty ? state.entries : slices
+        let probation = kind.filter { !$0.value.protected }
+        let candidates = probation.isEmpty ? kind : probation
         if let oldest = candidates.min(by: { $0.value.used < $1.value.used })?.key {
             state.entries[oldest] = nil
         }
@@ -205,7 +248,14 @@ public final class KeptResults<Value: Sendable>: Sendable {
             for (key, value) in derived {
                 guard let entry = state.entries[key], entry.stamp == old else { continue }
                 state.entries[key] = value.map {
-                    Entry(stamp: new, task: nil, value: $0, used: entry.used, restsUntil: entry.restsUntil)
+                    Entry(
+                        stamp: new,
+                        task: nil,
+                        value: $0,
+                        used: entry.used,
+                        protected: entry.protected,
+                        restsUntil: entry.restsUntil
+                    )
                 }
             }
         }

@@ -4,22 +4,38 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A transport that keeps the first answer of a first page it passes on and, once armed,
-/// answers the next first pages with it: a service replica on a database replica that
-/// has not replayed what the session read since.
-final class LaggingFirstPageTransport: StreamsPassThrough {
+/// A transport that keeps the first answer it passes on to the requests it stands behind
+/// (``Kind``) and, once armed, answers the next such requests with it: a service replica
+/// on a database replica that has not replayed what the session read since.
+final class LaggingTransport: StreamsPassThrough {
+    /// The requests whose answers lag.
+    enum Kind {
+        /// First pages (no `cursor`, no `around`).
+        case firstPages
+        /// `/changes`.
+        case changes
+    }
+
     let inner: URLSessionTransport
+    let kind: Kind
     let kept = Mutex<TransportAnswer?>(nil)
-    /// How many first pages to answer with the kept one.
+    /// How many requests to answer with the kept answer.
     let armed = Mutex(0)
     /// How many were.
     let served = Mutex(0)
 
-    init(_ inner: URLSessionTransport) { self.inner = inner }
+    init(_ inner: URLSessionTransport, lagging kind: Kind) {
+        self.inner = inner
+        self.kind = kind
+    }
 
     func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
-        let isFirstPage = path.hasSuffix("/items") && !query.contains { ["cursor", "around"].contains($0.0) }
-        if isFirstPage, let old = kept.withLock({ $0 }) {
+        let lags =
+            switch kind {
+            case .firstPages: path.hasSuffix("/items") && !query.contains { ["cursor", "around"].contains($0.0) }
+            case .changes: path.hasSuffix("/changes")
+            }
+        if lags, let old = kept.withLock({ $0 }) {
             let stale = armed.withLock { armed in
                 defer { armed = max(armed - 1, 0) }
                 return armed > 0
@@ -30,7 +46,7 @@ final class LaggingFirstPageTransport: StreamsPassThrough {
             }
         }
         let answer = try await inner.get(path: path, query: query, headers: headers)
-        if isFirstPage { kept.withLock { $0 = $0 ?? answer } }
+        if lags { kept.withLock { $0 = $0 ?? answer } }
         return answer
     }
 }
@@ -44,7 +60,10 @@ final class LaggingFirstPageTransport: StreamsPassThrough {
     @Test func aRefreshOlderThanWhatIsHeldIsReadAgain() async throws {
         let server = try await Live.demo(100)
         defer { server.removeData() }
-        let transport = LaggingFirstPageTransport(URLSessionTransport(baseURL: try #require(URL(string: server.base))))
+        let transport = LaggingTransport(
+            URLSessionTransport(baseURL: try #require(URL(string: server.base))),
+            lagging: .firstPages
+        )
         let session = ListSession(configuration: Live.configuration(limit: 10), transport: transport)
         try await session.loadFirstPage()
         let gone = try #require(await session.snapshot.items.first).id
@@ -81,7 +100,10 @@ final class LaggingFirstPageTransport: StreamsPassThrough {
     @Test func changesOlderThanThePageTheyAreMergedWithAreReadAgain() async throws {
         let server = try await Live.demo(100)
         defer { server.removeData() }
-        let transport = LaggingChangesTransport(URLSessionTransport(baseURL: try #require(URL(string: server.base))))
+        let transport = LaggingTransport(
+            URLSessionTransport(baseURL: try #require(URL(string: server.base))),
+            lagging: .changes
+        )
         let session = ListSession(configuration: Live.configuration(limit: 10), transport: transport)
         try await session.loadFirstPage()
         // The answer a lagging replica keeps giving: no change since the first page.
@@ -101,36 +123,5 @@ final class LaggingFirstPageTransport: StreamsPassThrough {
             #expect(snapshot.items.map(\.id) == Array(fresh.items.map(\.id).prefix(snapshot.itemCount)))
         }
         #expect(await server.stop() == 0)
-    }
-}
-
-/// A transport that keeps the first `/changes` answer it passes on and, once armed,
-/// answers the next `/changes` with it: a service replica on a database replica that has
-/// not replayed what a page read from another replica shows.
-final class LaggingChangesTransport: StreamsPassThrough {
-    let inner: URLSessionTransport
-    let kept = Mutex<TransportAnswer?>(nil)
-    /// How many `/changes` to answer with the kept one.
-    let armed = Mutex(0)
-    /// How many were.
-    let served = Mutex(0)
-
-    init(_ inner: URLSessionTransport) { self.inner = inner }
-
-    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
-        let isChanges = path.hasSuffix("/changes")
-        if isChanges, let old = kept.withLock({ $0 }) {
-            let stale = armed.withLock { armed in
-                defer { armed = max(armed - 1, 0) }
-                return armed > 0
-            }
-            if stale {
-                served.withLock { $0 += 1 }
-                return old
-            }
-        }
-        let answer = try await inner.get(path: path, query: query, headers: headers)
-        if isChanges { kept.withLock { $0 = $0 ?? answer } }
-        return answer
     }
 }

@@ -109,7 +109,7 @@ public final class WindowQueries: Sendable {
         limit: Int
     ) -> (sql: String, arguments: [JSONValue]) {
         let parts = queries.map { Self.limited($0, limit: limit) }
-        return (sideSQL(parts.map(\.sql), of: view, limit: "\(max(0, limit))"), parts.flatMap(\.arguments))
+        return (sideSQL(parts.map(\.sql), of: view, limit: max(0, limit)), parts.flatMap(\.arguments))
     }
 
     /// The ranges `ranges` of one side of a window (in `view`'s order from its start),
@@ -119,8 +119,8 @@ public final class WindowQueries: Sendable {
     /// connection, each decoded by the service, for one range's worth kept. SQLite's rows
     /// are the process's own, and its plan would sort them in a temporary tree: its ranges
     /// are read as they are, as is one range. The statement is one `SELECT` that a
-    /// `UNION ALL` may join to another.
-    func sideSQL(_ ranges: [String], of view: View, limit: String) -> String {
+    /// `UNION ALL` may join to another; its own limit is written in.
+    func sideSQL(_ ranges: [String], of view: View, limit: Int) -> String {
         let parts = ranges.enumerated().map { index, part in "SELECT * FROM (\(part)) AS dm_range_\(index)" }
         guard parts.count > 1, keyset.dialect == .postgres else { return parts.joined(separator: " UNION ALL ") }
         return "SELECT * FROM (SELECT * FROM (\(parts.joined(separator: " UNION ALL "))) AS dm_ranges "
@@ -147,18 +147,16 @@ public final class WindowQueries: Sendable {
         var sides: [String] = []
         var arguments: [JSONValue] = []
         for (side, queries, limit) in [
-            (view.reversed, queries(of: view.reversed, from: start, inclusive: !inclusive), before),
-            (view, queries(of: view, from: start, inclusive: inclusive), from),
-        ] {
-            let limit = JSONValue.integer(Int64(max(0, limit)))
+            (view.reversed, queries(of: view.reversed, from: start, inclusive: !inclusive), max(0, before)),
+            (view, queries(of: view, from: start, inclusive: inclusive), max(0, from)),
+        ] where !queries.isEmpty {
             let parts = queries.map { query in
                 bindingLimits
-                    ? (sql: query.sql, arguments: query.arguments + [limit])
-                    : Self.limited(query, limit: Int(limit.integerValue ?? 0))
+                    ? (sql: query.sql, arguments: query.arguments + [.integer(Int64(limit))])
+                    : Self.limited(query, limit: limit)
             }
-            let bound = bindingLimits && parts.count > 1 && keyset.dialect == .postgres
-            sides.append(sideSQL(parts.map(\.sql), of: side, limit: bound ? "?" : "\(limit.integerValue ?? 0)"))
-            arguments += parts.flatMap(\.arguments) + (bound ? [limit] : [])
+            sides.append(sideSQL(parts.map(\.sql), of: side, limit: limit))
+            arguments += parts.flatMap(\.arguments)
         }
         return (sides.joined(separator: " UNION ALL "), arguments)
     }

@@ -193,16 +193,23 @@ struct Wiring: Sendable {
     }
 
     /// Why the store cannot serve now (nil when it can), for `GET /ready`: it cannot be
-    /// read, or a list's source no longer holds what the list reads (``SourceCheck``).
+    /// read, or a list's source no longer holds what the list reads (``SourceCheck``), and
+    /// then the composites showing such a list (``compositesProblem(_:composites:)``).
     var readiness: @Sendable () async -> String? {
         let sourced = configuration.lists.filter { $0.file == nil }.compactMap { list in
             list.source.map { (list.definition, $0) }
         }
         let dialect: SQLDialect = if case .sqlite = store { .sqlite } else { .postgres }
         let sources = SourceCheck(sourced.map { TableSchema(list: $0, source: $1, dialect: dialect) })
-        switch store {
-        case .sqlite(let store): return { await store.readinessProblem(checking: sources) }
-        case .postgres(let store): return { await store.readinessProblem(checking: sources) }
+        let problem: @Sendable () async -> String? =
+            switch store {
+            case .sqlite(let store): { await store.readinessProblem(checking: sources) }
+            case .postgres(let store): { await store.readinessProblem(checking: sources) }
+            }
+        let composites = configuration.composites
+        return {
+            guard let said = await problem() else { return nil }
+            return Self.compositesProblem(said, composites: composites).map { said + " " + $0 } ?? said
         }
     }
 

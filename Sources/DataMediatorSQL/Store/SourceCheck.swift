@@ -102,10 +102,10 @@ public struct SourceCheck: Sendable {
             case .query:
                 what = "its query reads a table or column that is gone, or one the service may no longer read."
             }
-            return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(what)"
+            return Self.cannotServe(schema.list.name) + ": \(Self.changed) \(what)"
         }
         if case .table(let table) = schema.source.kind, !found.withheld.isEmpty {
-            return "List '\(schema.list.name)' cannot be served: \(Self.changed) "
+            return Self.cannotServe(schema.list.name) + ": \(Self.changed) "
                 + Self.withheld(found.withheld, table: table) + "."
         }
         do {
@@ -114,13 +114,20 @@ public struct SourceCheck: Sendable {
         } catch let error as StoreError {
             let missing = schema.missingColumns(found.names)
             if !missing.isEmpty {
-                return "List '\(schema.list.name)' cannot be served: \(Self.changed) its "
+                return Self.cannotServe(schema.list.name) + ": \(Self.changed) its "
                     + (schema.source.isTable ? "table" : "query")
                     + " has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")), which it reads."
             }
-            return "List '\(schema.list.name)' cannot be served: \(Self.changed) \(error.message)."
+            return Self.cannotServe(schema.list.name) + ": \(Self.changed) \(error.message)."
         }
         return nil
+    }
+
+    /// How ``problem(missingServiceTables:withheldServiceTables:columns:)`` begins what it
+    /// says of a list that cannot be served (what follows is a colon and why): one
+    /// spelling, which the service's readiness looks for to name the composites showing it.
+    public static func cannotServe(_ list: String) -> String {
+        "List '\(list)' cannot be served"
     }
 
     /// The rights on its table a writable list's writes need (PostgreSQL's names): they read,

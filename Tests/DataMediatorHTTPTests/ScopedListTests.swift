@@ -19,15 +19,15 @@ import Testing
 
     /// Two writable lists over one `notes` table of a new SQLite store: `notes` (global) and
     /// `mine` (scoped by `owner` to the claim `mineClaim`, `sub` unless told, with an
-    /// optional parameter `tag`).
+    /// optional parameter `tag`; `owner` of `ownerType`, text unless told).
     final class Fixture: Sendable {
         let temporary: TemporaryStore
         let registry: ListRegistry
 
-        init(mineClaim: String = "sub") throws {
+        init(mineClaim: String = "sub", ownerType: FieldType = .string) throws {
             temporary = try TemporaryStore("dm-scoped")
             let store = temporary.store
-            let types: [String: FieldType] = ["title": .string, "owner": .string, "tag": .string]
+            let types: [String: FieldType] = ["title": .string, "owner": ownerType, "tag": .string]
             let source = StoreSource(
                 kind: .table("notes"),
                 fieldTypes: types.merging(["id": .string, "rev": .integer]) { $1 }

@@ -1,3 +1,4 @@
+import DataMediator
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -89,8 +90,22 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
         return try await read(request, context, by: client, lined: lined, next: next)
     }
 
-    /// Answers a read of `client`'s, in its line of reads when `lined`.
+    /// Answers a read of `client`'s, in its line of reads when `lined`, as made for it
+    /// (``ReadOrigin``: what a store keeps for readers counts the client's share by it).
     private func read(
+        _ request: Request,
+        _ context: Context,
+        by client: String,
+        lined: Bool,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        try await ReadOrigin.$client.withValue(client) {
+            try await readInLine(request, context, by: client, lined: lined, next: next)
+        }
+    }
+
+    /// ``read(_:_:by:lined:next:)`` once the read is tagged with its client.
+    private func readInLine(
         _ request: Request,
         _ context: Context,
         by client: String,

@@ -13,6 +13,11 @@ import Synchronization
 /// most four fifths of the capacity (the one used longest ago goes back on probation), so
 /// a key asked for anew can stay long enough to be asked again.
 ///
+/// A slice's key asked for by one client alone (``ReadOrigin``) counts against that
+/// client's share, a quarter of the capacity: a client past it drops its own key used
+/// longest ago, so one client asking for new slices, once or twice each, never drops the
+/// keys of the others. A key another client asks for too is no one's.
+///
 /// A slow computation (``slowComputation`` or longer) rests its key for ``restFactor``
 /// times its length: no computation of it starts in the background
 /// (``refresh(_:stamp:compute:)``) meanwhile. Under a steady stream of writes the service
@@ -29,12 +34,26 @@ public final class KeptResults<Value: Sendable>: Sendable {
         var protected: Bool = false
         /// Until when no computation of the key starts in the background.
         var restsUntil: ContinuousClock.Instant?
+        /// The client that alone asked for the key (``ReadOrigin``), whose share it counts
+        /// against; nil for a view's own key, or one asked for by several clients.
+        var owner: String?
+
+        /// Whether the key's result is being computed, none kept yet.
+        var isComputing: Bool { task != nil && value == nil }
     }
 
     private struct State: Sendable {
         var entries: [String: Entry] = [:]
         var clock: UInt64 = 0
+        /// How many computations each client's requests started in the background
+        /// (``refresh(_:stamp:compute:)``) are running, by its tag (``ReadOrigin``).
+        var background: [String: Int] = [:]
     }
+
+    /// The most computations one client's requests run in the background at once: each
+    /// is a pass over a view or slice that goes on after the request has answered, outside
+    /// the client's share of requests in flight.
+    public static var backgroundPerClient: Int { 2 }
 
     private let state = Mutex(State())
     /// The most keys kept.
@@ -57,7 +76,7 @@ public final class KeptResults<Value: Sendable>: Sendable {
     public func latest(_ key: String) -> Value? {
         state.withLock { state in
             guard state.entries[key]?.value != nil else { return nil }
-            return Self.use(key, in: &state, protecting: protectedMost)
+            return Self.use(key, in: &state, protecting: protectedMost, by: ReadOrigin.client)
         }
     }
 
@@ -70,12 +89,12 @@ public final class KeptResults<Value: Sendable>: Sendable {
     ) async throws -> Value {
         let kept: Value? = state.withLock { state in
             guard let entry = state.entries[key], entry.stamp == stamp, entry.value != nil else { return nil }
-            return Self.use(key, in: &state, protecting: protectedMost)
+            return Self.use(key, in: &state, protecting: protectedMost, by: ReadOrigin.client)
         }
         if let kept { return kept }
         let task: Task<Value, any Error> = state.withLock { state in
             if let entry = state.entries[key], entry.stamp == stamp, let task = entry.task {
-                _ = Self.use(key, in: &state, protecting: protectedMost)
+                _ = Self.use(key, in: &state, protecting: protectedMost, by: ReadOrigin.client)
                 return task
             }
             state.clock += 1
@@ -91,9 +110,18 @@ public final class KeptResults<Value: Sendable>: Sendable {
         _ key: String,
         stamp: Int64,
         _ compute: @escaping @Sendable () async throws -> Value,
+        inBackgroundFor runner: String? = nil,
         in state: inout State
     ) -> Task<Value, any Error> {
         let task = Task {
+            defer {
+                if let runner {
+                    self.state.withLock { state in
+                        state.background[runner, default: 1] -= 1
+                        if state.background[runner] == 0 { state.background[runner] = nil }
+                    }
+                }
+            }
             let start = ContinuousClock.now
             do {
                 let value = try await compute()
@@ -107,14 +135,16 @@ public final class KeptResults<Value: Sendable>: Sendable {
             }
         }
         let old = state.entries[key]
-        makeRoom(for: key, in: &state)
+        let asker = ReadOrigin.client
+        makeRoom(for: key, by: asker, in: &state)
         state.entries[key] = Entry(
             stamp: stamp,
             task: task,
             value: nil,
             used: state.clock,
             protected: old != nil,
-            restsUntil: old?.restsUntil
+            restsUntil: old?.restsUntil,
+            owner: Self.owner(of: key, kept: old, askedBy: asker)
         )
         if old != nil { Self.demote(in: &state, protecting: protectedMost) }
         return task
@@ -123,11 +153,25 @@ public final class KeptResults<Value: Sendable>: Sendable {
     /// The most keys kept protected: four fifths of the capacity.
     private var protectedMost: Int { capacity - max(1, capacity / 5) }
 
-    /// Marks `key` (kept) as used now and protected; answers its value.
-    private static func use(_ key: String, in state: inout State, protecting most: Int) -> Value? {
+    /// The most keys of slices one client alone asked for: a quarter of the capacity.
+    private var share: Int { max(1, capacity / 4) }
+
+    /// The client whose share `key` counts against once `asker` asked for it: `asker` for
+    /// a slice's new key, or one only `asker` asked for before; no one's for a view's own
+    /// key (as many as the config has), or once a second client asked for it. A read the
+    /// service makes itself (no asker) leaves it as it was.
+    private static func owner(of key: String, kept old: Entry?, askedBy asker: String?) -> String? {
+        guard let asker else { return old?.owner }
+        guard let old else { return key.contains("#") ? asker : nil }
+        return old.owner == asker ? asker : nil
+    }
+
+    /// Marks `key` (kept) as used now, by `asker`, and protected; answers its value.
+    private static func use(_ key: String, in state: inout State, protecting most: Int, by asker: String?) -> Value? {
         guard var entry = state.entries[key] else { return nil }
         state.clock += 1
         entry.used = state.clock
+        entry.owner = owner(of: key, kept: entry, askedBy: asker)
         let promoted = !entry.protected
         entry.protected = true
         state.entries[key] = entry
@@ -149,7 +193,7 @@ public final class KeptResults<Value: Sendable>: Sendable {
     public func isComputing(_ key: String, at stamp: Int64) -> Bool {
         state.withLock { state in
             guard let entry = state.entries[key] else { return false }
-            return entry.stamp == stamp && entry.task != nil && entry.value == nil
+            return entry.stamp == stamp && entry.isComputing
         }
     }
 
@@ -157,7 +201,7 @@ public final class KeptResults<Value: Sendable>: Sendable {
     public func isComputing(_ key: String) -> Bool {
         state.withLock { state in
             guard let entry = state.entries[key] else { return false }
-            return entry.task != nil && entry.value == nil
+            return entry.isComputing
         }
     }
 
@@ -165,15 +209,21 @@ public final class KeptResults<Value: Sendable>: Sendable {
     /// kept or being computed at that stamp, or one for `key` is being computed at another
     /// (a later call starts it once that one ended): a caller that need not wait for the
     /// result answers another way meanwhile, and at most one computation per key runs.
+    /// Nor while the client asking (``ReadOrigin``) has ``backgroundPerClient`` running.
     /// A failed computation is not kept.
     public func refresh(_ key: String, stamp: Int64, compute: @escaping @Sendable () async throws -> Value) {
+        let asker = ReadOrigin.client
         state.withLock { state in
             if let entry = state.entries[key] {
                 if let rests = entry.restsUntil, ContinuousClock.now < rests { return }
-                if entry.stamp == stamp || (entry.task != nil && entry.value == nil) { return }
+                if entry.stamp == stamp || entry.isComputing { return }
+            }
+            if let asker {
+                guard state.background[asker, default: 0] < Self.backgroundPerClient else { return }
+                state.background[asker, default: 0] += 1
             }
             state.clock += 1
-            _ = start(key, stamp: stamp, compute, in: &state)
+            _ = start(key, stamp: stamp, compute, inBackgroundFor: asker, in: &state)
         }
     }
 
@@ -190,7 +240,8 @@ public final class KeptResults<Value: Sendable>: Sendable {
                 }
             }
             state.clock += 1
-            makeRoom(for: key, in: &state)
+            let asker = ReadOrigin.client
+            makeRoom(for: key, by: asker, in: &state)
             let old = state.entries[key]
             state.entries[key] = Entry(
                 stamp: stamp,
@@ -198,7 +249,8 @@ public final class KeptResults<Value: Sendable>: Sendable {
                 value: value,
                 used: state.clock,
                 protected: old?.protected ?? false,
-                restsUntil: old?.restsUntil
+                restsUntil: old?.restsUntil,
+                owner: Self.owner(of: key, kept: old, askedBy: asker)
             )
         }
     }
@@ -214,15 +266,29 @@ public final class KeptResults<Value: Sendable>: Sendable {
         }
     }
 
-    /// Drops a key when `key` is new and the store is full: a slice's key (a binding with
+    /// Drops a key when `key` is new and `asker` has its whole share: the one of its own
+    /// it used longest ago. Otherwise when the store is full: a slice's key (a binding with
     /// `#`: one per parameter value or caller, as many as clients make up) before a view's
     /// own (as many as the config has), so that a client asking for new slices over and
     /// over never drops what every client's views use; of those, one on probation before a
-    /// protected one; then the one used longest ago.
-    private func makeRoom(for key: String, in state: inout State) {
-        guard state.entries[key] == nil, state.entries.count >= capacity else { return }
-        let slices = state.entries.filter { $0.key.contains("#") }
-        let kind = slices.isEmpty ? state.entries : slices
+    /// protected one; then the one used longest ago. Never one being computed: its pass
+    /// runs on anyway, and dropping its result would let the key's next request start a
+    /// second (the store holds more keys meanwhile).
+    private func makeRoom(for key: String, by asker: String?, in state: inout State) {
+        guard state.entries[key] == nil else { return }
+        if let asker {
+            let own = state.entries.filter { $0.value.owner == asker }
+            if own.count >= share,
+                let oldest = own.filter({ !$0.value.isComputing }).min(by: { $0.value.used < $1.value.used })?.key
+            {
+                state.entries[oldest] = nil
+                return
+            }
+        }
+        guard state.entries.count >= capacity else { return }
+        let idle = state.entries.filter { !$0.value.isComputing }
+        let slices = idle.filter { $0.key.contains("#") }
+        let kind = slices.isEmpty ? idle : slices
         let probation = kind.filter { !$0.value.protected }
         let candidates = probation.isEmpty ? kind : probation
         if let oldest = candidates.min(by: { $0.value.used < $1.value.used })?.key {
@@ -254,7 +320,8 @@ public final class KeptResults<Value: Sendable>: Sendable {
                         value: $0,
                         used: entry.used,
                         protected: entry.protected,
-                        restsUntil: entry.restsUntil
+                        restsUntil: entry.restsUntil,
+                        owner: entry.owner
                     )
                 }
             }

@@ -106,7 +106,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if let cap = limits.connectionsPerAddress, let address = context.channel.remoteAddress?.ipAddress {
+        if let cap = limits.connectionsPerAddress, let peer = context.channel.remoteAddress?.ipAddress {
+            // An IPv6 host holds a whole /64 (``ClientIdentity/network(of:)``).
+            let address = ClientIdentity.network(of: peer)
             countedAddress = address
             if !connections.open(from: address, cap: cap) {
                 refuse("\(cap) connections from one address, the most one address may open", context)

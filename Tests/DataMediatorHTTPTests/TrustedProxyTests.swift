@@ -89,4 +89,42 @@ import Testing
             #expect(statuses == [.ok, .ok, .tooManyRequests, trusted ? .ok : .tooManyRequests])
         }
     }
+
+    /// An IPv6 host is given a whole /64 and may send from any address of it: counted
+    /// by address, one host was as many clients as it liked (review 80). Two addresses
+    /// of one /64 share one rate; another /64 has its own; IPv4 addresses stay their own.
+    @Test func anIPv6NetworkIsOneClient() async throws {
+        #expect(ClientIdentity.network(of: "2001:db8:1:2::7") == "2001:db8:1:2::/64")
+        #expect(ClientIdentity.network(of: "2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64")
+        #expect(ClientIdentity.network(of: "::ffff:198.51.100.7") == "198.51.100.7")
+        #expect(ClientIdentity.network(of: "198.51.100.7") == "198.51.100.7")
+        var configuration = HTTPServerConfiguration(
+            port: 0,
+            limits: ServerLimits(requestRatePerClient: 2),
+            trustedProxies: try TrustedProxies(["127.0.0.1", "::1"])
+        )
+        let start = ContinuousClock.now
+        configuration.rateClock = { start }
+        let app = buildApplication(
+            registry: HTTPTestSupport.registry(),
+            configuration: configuration,
+            logger: Logger(label: "trusted-proxy-tests")
+        )
+        try await app.test(.live) { client in
+            func sections(from user: String) async throws -> HTTPResponse.Status {
+                try await client.execute(
+                    uri: "/lists/sample/sections",
+                    method: .get,
+                    headers: [TrustedProxies.forwardedFor: user]
+                ).status
+            }
+            var statuses: [HTTPResponse.Status] = []
+            for user in ["2001:db8:1:2::7", "[2001:db8:1:2::8]:4711", "2001:db8:1:2:ffff::9", "2001:db8:1:3::7"] {
+                statuses.append(try await sections(from: user))
+            }
+            for _ in 0..<3 { statuses.append(try await sections(from: "198.51.100.7")) }
+            statuses.append(try await sections(from: "198.51.100.8"))
+            #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .ok, .ok, .tooManyRequests, .ok])
+        }
+    }
 }

@@ -10,8 +10,9 @@ import Hummingbird
 /// JWT that the list keys verify (as its `sub`, so one user's tokens are one client; a JWT
 /// without `sub` as the claims it names that are not its own token's: ``holder(of:)``).
 /// Anything else, a made-up token included, is the sender's address (behind a
-/// trusted proxy, the one its `X-Forwarded-For` names: ``TrustedProxies``): a client
-/// cannot become many by sending many made-up tokens.
+/// trusted proxy, the one its `X-Forwarded-For` names: ``TrustedProxies``; an IPv6
+/// address as its /64: ``network(of:)``): a client cannot become many by sending many
+/// made-up tokens, nor from many addresses of its own network.
 struct ClientIdentity: Sendable {
     /// The configured read and write tokens.
     let tokens: BearerAccess
@@ -62,8 +63,18 @@ struct ClientIdentity: Sendable {
             }
         }
         if let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress {
-            return "address:" + proxies.client(peer: address, headers: request.headers)
+            return "address:" + Self.network(of: proxies.client(peer: address, headers: request.headers))
         }
         return "unknown"
+    }
+
+    /// What an address counts as to the per-client shares: an IPv4 address itself, an IPv6
+    /// address its /64 (`2001:db8:1:2::/64`). A host is given a whole /64 and may send
+    /// from any address of it without asking anyone: counted one by one, a single host
+    /// would be as many clients as it liked, and take every stream and share.
+    static func network(of address: String) -> String {
+        guard let bytes = TrustedProxies.bytes(of: address) else { return address }
+        guard bytes.count == 16 else { return TrustedProxies.text(of: bytes) }
+        return TrustedProxies.text(of: Array(bytes.prefix(8)) + [UInt8](repeating: 0, count: 8)) + "/64"
     }
 }

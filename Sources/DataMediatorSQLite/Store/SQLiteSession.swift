@@ -9,11 +9,13 @@ import GRDB
 /// (``CallingThreadExecutor``), so the connection is used on GRDB's thread only.
 struct SQLiteSession: SQLSession, @unchecked Sendable {
     let db: Database
+    /// The texts the store's connections keep compiled.
+    let texts: SQLiteStatementTexts
 
     var dialect: SQLDialect { .sqlite }
 
     func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
-        let statement = try db.cachedStatement(sql: sql)
+        let statement = try texts.statement(sql, on: db)
         let count = statement.columnCount
         let steps = try StatementSteps(statement, arguments: StatementArguments(values: arguments.map(\.databaseValue)))
         var rows: [[JSONValue]] = []
@@ -24,7 +26,7 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
     }
 
     func execute(_ sql: String, _ arguments: [JSONValue]) async throws {
-        try db.cachedStatement(sql: sql).execute(
+        try texts.statement(sql, on: db).execute(
             arguments: StatementArguments(values: arguments.map(\.databaseValue))
         )
     }
@@ -67,8 +69,12 @@ struct SQLiteSession: SQLSession, @unchecked Sendable {
     /// `body`'s answer over a session of `db`, computed on the calling thread (GRDB's).
     /// A statement SQLite refuses for a table or column gone since start-up (another
     /// program altered the file) is `unavailable`, as ``SourceCheck/refused`` says.
-    static func run<Result>(_ body: (any SQLSession) async throws -> Result, on db: Database) throws -> Result {
-        let session = SQLiteSession(db: db)
+    static func run<Result>(
+        _ body: (any SQLSession) async throws -> Result,
+        on db: Database,
+        texts: SQLiteStatementTexts
+    ) throws -> Result {
+        let session = SQLiteSession(db: db, texts: texts)
         do {
             return try CallingThreadExecutor.run { try await body(session) }
         } catch let error as DatabaseError where error.isRefusedStatement {
@@ -87,6 +93,8 @@ struct SQLiteTransactions: SQLTransactions {
     /// when they could not be read).
     let path: String
     let openedFile: [UInt64]?
+    /// The statement texts its connections keep compiled.
+    let texts: SQLiteStatementTexts
 
     /// A short read in a transaction of its own on a page reader, on the calling thread
     /// (no thread switch), or through the pool when every page reader is in use.
@@ -96,7 +104,7 @@ struct SQLiteTransactions: SQLTransactions {
         let answer: Result?? = try pageReaders.read { db in
             var result: Result?
             try db.inTransaction(.deferred) {
-                result = try SQLiteSession.run(body, on: db)
+                result = try SQLiteSession.run(body, on: db, texts: texts)
                 return .commit
             }
             return result
@@ -110,7 +118,8 @@ struct SQLiteTransactions: SQLTransactions {
     func readStatements<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        let answer: Result?? = try pageReaders.read { db -> Result? in try SQLiteSession.run(body, on: db) }
+        let answer: Result?? = try pageReaders.read { db -> Result? in try SQLiteSession.run(body, on: db, texts: texts)
+        }
         if let answer, let result = answer { return result }
         return try await read(body)
     }
@@ -118,7 +127,7 @@ struct SQLiteTransactions: SQLTransactions {
     func read<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        try await database.read { db in try SQLiteSession.run(body, on: db) }
+        try await database.read { db in try SQLiteSession.run(body, on: db, texts: texts) }
     }
 
     func write<Result: Sendable>(
@@ -134,7 +143,7 @@ struct SQLiteTransactions: SQLTransactions {
             )
         }
         do {
-            return try await database.write { db in try SQLiteSession.run(body, on: db) }
+            return try await database.write { db in try SQLiteSession.run(body, on: db, texts: texts) }
         } catch let error as DatabaseError where error.isBusy {
             // Another program (an import) held the store's one writer for longer than the
             // busy timeout: nothing of this write was stored, and a retry may pass.
@@ -160,7 +169,7 @@ struct SQLiteTransactions: SQLTransactions {
             return try database.writeWithoutTransaction { db in
                 var result: Result?
                 try db.inTransaction(.immediate) {
-                    result = try SQLiteSession.run(body, on: db)
+                    result = try SQLiteSession.run(body, on: db, texts: texts)
                     return .commit
                 }
                 guard let result else { preconditionFailure("a committed transaction without an answer") }

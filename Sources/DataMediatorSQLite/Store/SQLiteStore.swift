@@ -81,7 +81,8 @@ public final class SQLiteStore: Sendable {
             database: database,
             pageReaders: pageReaders,
             path: path,
-            openedFile: openedFile
+            openedFile: openedFile,
+            texts: SQLiteStatementTexts()
         )
     }
 

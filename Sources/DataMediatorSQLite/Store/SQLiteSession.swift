@@ -118,7 +118,8 @@ struct SQLiteTransactions: SQLTransactions {
     func readStatements<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) async throws -> Result
     ) async throws -> Result {
-        let answer: Result?? = try pageReaders.read { db -> Result? in try SQLiteSession.run(body, on: db, texts: texts)
+        let answer: Result?? = try pageReaders.read { db -> Result? in
+            try SQLiteSession.run(body, on: db, texts: texts)
         }
         if let answer, let result = answer { return result }
         return try await read(body)

@@ -180,4 +180,28 @@ import Testing
         #expect(statements.statement(of: sql, binding: [.integer(1), .integer(1)])?.name == number)
         #expect(PreparedStatements.none.statement(of: sql, binding: [.integer(1), .integer(1)]) == nil)
     }
+
+    /// A client chooses a page's limit, which is written into its SQL, and a write's
+    /// columns: texts that differ only in their limits take ``PreparedStatements/limitsPerFamily``
+    /// names, writes half of them, so that no client takes the names every other statement
+    /// needs (review 80: about 500 pages with other limits would have).
+    @Test func pagesOfManyLimitsAndWritesOfManyColumnsLeaveNamesForTheRest() {
+        let statements = PreparedStatements(enabled: true, limit: 64)
+        let page = { (limit: Int) in
+            "SELECT * FROM (SELECT * FROM t WHERE k > ? LIMIT \(limit)) UNION ALL (SELECT * FROM t LIMIT \(limit))"
+        }
+        let pages = (1...200).map { statements.statement(of: page($0), binding: [.integer(1)])?.name }
+        #expect(pages.prefix(PreparedStatements.limitsPerFamily).allSatisfy { $0 != nil })
+        #expect(pages.dropFirst(PreparedStatements.limitsPerFamily).allSatisfy { $0 == nil })
+        let writes = (0..<100).map { statements.statement(of: "UPDATE t SET c\($0) = ? WHERE id = ?", binding: [])?.name }
+        #expect(writes.compactMap { $0 }.count == 32)
+        #expect(statements.statement(of: "SELECT * FROM u WHERE k > ? LIMIT 51", binding: [.integer(1)]) != nil)
+        #expect(statements.statement(of: "SELECT count(*) FROM u", binding: []) != nil)
+        // A name dropped (a failed preparation) frees its place in its family.
+        statements.forget(page(1), binding: [.integer(1)])
+        #expect(statements.statement(of: page(300), binding: [.integer(1)]) != nil)
+        #expect(statements.statement(of: page(301), binding: [.integer(1)]) == nil)
+        #expect(PreparedStatements.family(of: page(7)) == PreparedStatements.family(of: page(1_000)))
+        #expect(PreparedStatements.family(of: "SELECT * FROM t LIMIT ?") == nil)
+    }
 }

@@ -14,6 +14,13 @@ import Synchronization
 /// text and one bound as a number are not one statement). The names are kept for the SQL of
 /// ``limit`` statements at most; a store that runs more runs the rest unnamed, so the
 /// statements a connection holds stay bounded.
+///
+/// The names are given first come, and a client chooses some of a statement's text: a
+/// page's limit is written into its SQL (``WindowQueries/limited(_:limit:)``), and a
+/// write's columns are the fields its body names. So that one client cannot take every
+/// name (about 500 pages with other `limit`s would have, and every statement first run
+/// after them was planned on every run until a restart), the texts that differ only in
+/// their limits take ``limitsPerFamily`` names at most, and writes half of ``limit``.
 final class PreparedStatements: Sendable {
     /// The statement's SQL and the types its parameters are bound as (see
     /// ``DataMediator/JSONValue/bind(to:)``: one letter a value).
@@ -46,6 +53,10 @@ final class PreparedStatements: Sendable {
     private struct Names {
         var byKey: [Key: Statement] = [:]
         var next = 1
+        /// How many names each family of texts that differ only in their limits holds.
+        var families: [String: Int] = [:]
+        /// How many names writes hold.
+        var writes = 0
         /// Statements the server refused to prepare, run unnamed until `until`; `pause` is
         /// the rest that led there (``refused(_:binding:)``).
         var resting: [Key: (until: ContinuousClock.Instant, pause: Duration)] = [:]
@@ -81,11 +92,55 @@ final class PreparedStatements: Sendable {
             if let known = names.byKey[key] { return known }
             if let rest = names.resting[key], now() < rest.until { return nil }
             guard names.byKey.count < limit else { return nil }
+            let family = Self.family(of: sql)
+            let write = Self.isWrite(sql)
+            if let family, names.families[family, default: 0] >= Self.limitsPerFamily { return nil }
+            if write, names.writes >= limit / 2 { return nil }
             let statement = Statement(name: "dm_statement_\(names.next)", text: text)
             names.next += 1
             names.byKey[key] = statement
+            if let family { names.families[family, default: 0] += 1 }
+            if write { names.writes += 1 }
             return statement
         }
+    }
+
+    /// The most names the texts that differ only in their limits take.
+    static let limitsPerFamily = 8
+
+    /// `sql` with each limit written in it (`LIMIT 51`) as `LIMIT #`: the family of texts
+    /// that differ only there; nil for a text that writes no limit.
+    static func family(of sql: String) -> String? {
+        guard sql.contains("LIMIT ") else { return nil }
+        var family = ""
+        var rest = Substring(sql)
+        var found = false
+        while let range = rest.firstRange(of: "LIMIT ") {
+            family += rest[..<range.upperBound]
+            rest = rest[range.upperBound...]
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            if !digits.isEmpty {
+                family += "#"
+                rest = rest.dropFirst(digits.count)
+                found = true
+            }
+        }
+        return found ? family + rest : nil
+    }
+
+    /// Whether `sql` writes rows (its columns may be the fields a body names).
+    static func isWrite(_ sql: String) -> Bool {
+        ["INSERT ", "UPDATE ", "DELETE ", "WITH inserted "].contains { sql.hasPrefix($0) }
+    }
+
+    /// Drops the name of `key`, and its count in its family and among writes.
+    private static func drop(_ key: Key, in names: inout Names) {
+        guard names.byKey.removeValue(forKey: key) != nil else { return }
+        if let family = family(of: key.sql) {
+            names.families[family, default: 1] -= 1
+            if names.families[family] == 0 { names.families[family] = nil }
+        }
+        if isWrite(key.sql) { names.writes -= 1 }
     }
 
     /// Forgets the name of `query`, so that it is prepared anew under another name: for a
@@ -93,7 +148,7 @@ final class PreparedStatements: Sendable {
     /// PostgresNIO would otherwise answer for that name on that connection from then on.
     func forget(_ sql: String, binding values: [JSONValue]) {
         let key = Key(sql, values)
-        names.withLock { names in _ = names.byKey.removeValue(forKey: key) }
+        names.withLock { names in Self.drop(key, in: &names) }
     }
 
     /// The longest a refused statement runs unnamed before it is prepared again.
@@ -110,7 +165,7 @@ final class PreparedStatements: Sendable {
         let key = Key(sql, values)
         let now = now()
         names.withLock { names in
-            names.byKey[key] = nil
+            Self.drop(key, in: &names)
             var pause = Duration.seconds(1)
             if let last = names.resting[key], now < last.until + last.pause * 2 {
                 pause = min(last.pause * 2, Self.longestRest)

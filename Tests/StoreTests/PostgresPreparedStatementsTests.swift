@@ -193,7 +193,9 @@ import Testing
         let pages = (1...200).map { statements.statement(of: page($0), binding: [.integer(1)])?.name }
         #expect(pages.prefix(PreparedStatements.limitsPerFamily).allSatisfy { $0 != nil })
         #expect(pages.dropFirst(PreparedStatements.limitsPerFamily).allSatisfy { $0 == nil })
-        let writes = (0..<100).map { statements.statement(of: "UPDATE t SET c\($0) = ? WHERE id = ?", binding: [])?.name }
+        let writes = (0..<100).map {
+            statements.statement(of: "UPDATE t SET c\($0) = ? WHERE id = ?", binding: [])?.name
+        }
         #expect(writes.compactMap { $0 }.count == 32)
         #expect(statements.statement(of: "SELECT * FROM u WHERE k > ? LIMIT 51", binding: [.integer(1)]) != nil)
         #expect(statements.statement(of: "SELECT count(*) FROM u", binding: []) != nil)

@@ -170,6 +170,26 @@ import Testing
         #expect(rates.take(for: "ana") != nil, "more than a second's worth after a quiet while")
     }
 
+    /// Past the clients remembered, those whose buckets are full again are forgotten at
+    /// most once a second: while more clients sent requests within a second, a pass over
+    /// all of them for each new one (under the lock) grew with the square of their number
+    /// (review 80).
+    @Test func clientsAreForgottenAtMostOnceASecond() {
+        let clock = Mutex(ContinuousClock.now)
+        let rates = ClientRates(perSecond: 4) { clock.withLock { $0 } }
+        for index in 0..<ClientRates.remembered { #expect(rates.take(for: "c\(index)") == nil) }
+        // A pass that forgets none: every bucket was drawn within the second.
+        clock.withLock { $0 += .milliseconds(900) }
+        #expect(rates.take(for: "new0") == nil)
+        // The first buckets are full again, but the last pass was within the second.
+        clock.withLock { $0 += .milliseconds(600) }
+        #expect(rates.take(for: "new1") == nil)
+        #expect(rates.remembering == ClientRates.remembered + 2, "no second pass within the second")
+        clock.withLock { $0 += .milliseconds(500) }
+        #expect(rates.take(for: "new2") == nil)
+        #expect(rates.remembering < 10, "the full buckets forgotten a second later")
+    }
+
     /// Over its rate, a client's lookups, sections and changes are `429` (its pages are not
     /// counted), with `Retry-After`; another client is served.
     @Test func aClientOverItsRateIs429() async throws {

@@ -10,7 +10,13 @@ final class ClientRates: Sendable {
     /// The requests a client may send a second (and at once, after a quiet second).
     let perSecond: Int
     private let now: @Sendable () -> ContinuousClock.Instant
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let state = Mutex(State())
+
+    private struct State {
+        var buckets: [String: Bucket] = [:]
+        /// When the clients whose buckets are full again were last forgotten.
+        var prunedAt: ContinuousClock.Instant?
+    }
 
     private struct Bucket {
         var tokens: Double
@@ -18,7 +24,10 @@ final class ClientRates: Sendable {
     }
 
     /// The most clients remembered; past it, those whose buckets are full again are
-    /// forgotten (a full bucket is what a new client gets).
+    /// forgotten (a full bucket is what a new client gets), at most once a second: while
+    /// more clients than this sent requests within the last second, none is full again,
+    /// and a pass over all of them for each new one (under the lock every request of these
+    /// kinds takes) would have grown with the square of their number.
     static let remembered = 4_096
 
     /// Rates of `perSecond` requests a second per client, timed by `now`.
@@ -32,25 +41,31 @@ final class ClientRates: Sendable {
     func take(for client: String) -> Int? {
         let now = now()
         let rate = Double(perSecond)
-        return buckets.withLock { buckets in
-            var bucket = buckets[client] ?? Bucket(tokens: rate, at: now)
+        return state.withLock { state in
+            var bucket = state.buckets[client] ?? Bucket(tokens: rate, at: now)
             let elapsed = bucket.at.duration(to: now)
             let seconds = elapsed.inSeconds
             bucket.tokens = min(rate, bucket.tokens + max(0, seconds) * rate)
             bucket.at = now
             guard bucket.tokens >= 1 else {
-                buckets[client] = bucket
+                state.buckets[client] = bucket
                 return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
             }
             bucket.tokens -= 1
-            if buckets[client] == nil, buckets.count >= Self.remembered {
-                buckets = buckets.filter { entry in
+            if state.buckets[client] == nil, state.buckets.count >= Self.remembered,
+                state.prunedAt.map({ $0.duration(to: now) >= .seconds(1) }) ?? true
+            {
+                state.prunedAt = now
+                state.buckets = state.buckets.filter { entry in
                     let idle = entry.value.at.duration(to: now)
                     return Double(idle.components.seconds) * rate + entry.value.tokens < rate
                 }
             }
-            buckets[client] = bucket
+            state.buckets[client] = bucket
             return nil
         }
     }
+
+    /// How many clients are remembered.
+    var remembering: Int { state.withLock { $0.buckets.count } }
 }

@@ -161,6 +161,8 @@ public func buildRouter(
         verify: configuration.claims,
         proxies: configuration.trustedProxies
     )
+    // Each client's line of reads: its pages and lookups, and its streams' catching up.
+    let readLines = ClientLines(share: configuration.limits.readsPerClient)
     router.add(
         middleware: ClientShareMiddleware(
             shares: ClientShares(share: configuration.limits.requestsPerClient),
@@ -171,7 +173,7 @@ public func buildRouter(
             writeRates: configuration.limits.writeRatePerClient.map {
                 ClientRates(perSecond: $0, now: configuration.rateClock)
             },
-            readLines: ClientLines(share: configuration.limits.readsPerClient),
+            readLines: readLines,
             maximumBodySize: configuration.maximumBodySize,
             identity: identity,
             composites: Set(registry.adapters.filter { $0.definition.composition != nil }.map(\.definition.name))
@@ -209,9 +211,13 @@ public func buildRouter(
         leeway: configuration.tokenLeeway
     )
     ListRoutes(registry: registry, scope: scope).register(on: router)
-    ChangeRoutes(registry: registry, scope: scope, events: configuration.events, identity: identity).register(
-        on: router
-    )
+    ChangeRoutes(
+        registry: registry,
+        scope: scope,
+        events: configuration.events,
+        identity: identity,
+        readLines: readLines
+    ).register(on: router)
     WriteRoutes(
         registry: registry,
         access: BearerAccess(tokens: configuration.writeTokens),

@@ -53,14 +53,24 @@ struct ChangeRoutes: Sendable {
     let clientStreams: ClientShares
     /// Who holds each stream, for ``clientStreams``.
     let identity: ClientIdentity
+    /// Each client's line of reads, which its streams' catching up takes a turn in per
+    /// batch; nil for none.
+    let readLines: ClientLines?
     /// The one key of ``streams``.
     static let everyone = "everyone"
 
-    init(registry: ListRegistry, scope: ScopeAccess, events: EventConfiguration, identity: ClientIdentity) {
+    init(
+        registry: ListRegistry,
+        scope: ScopeAccess,
+        events: EventConfiguration,
+        identity: ClientIdentity,
+        readLines: ClientLines? = nil
+    ) {
         self.registry = registry
         self.scope = scope
         self.events = events
         self.identity = identity
+        self.readLines = readLines
         self.streams = ClientShares(share: events.maximumStreams)
         self.clientStreams = ClientShares(share: events.maximumStreamsPerClient)
         // The gauge is in /metrics from the start, at 0, not only once a stream has opened.
@@ -100,6 +110,13 @@ struct ChangeRoutes: Sendable {
             } else {
                 start = try await adapter.currentVersion()
             }
+            let client = await identity.client(of: request, context: context)
+            let readTurn: (@Sendable () async throws -> ClientShares.Hold)?
+            if let readLines {
+                readTurn = { try await readLines.enter(client) }
+            } else {
+                readTurn = nil
+            }
             let stream = EventStream(
                 adapter: adapter,
                 view: view,
@@ -108,9 +125,10 @@ struct ChangeRoutes: Sendable {
                 settings: events,
                 closed: (context as? any ConnectionRequestContext)?.connectionClosed,
                 ends: Self.expiry(of: caller.claims, leeway: scope.leeway),
-                logger: context.logger
+                logger: context.logger,
+                readTurn: readTurn
             )
-            let (open, hold) = try await takeShares(request, context)
+            let (open, hold) = try takeShares(for: client)
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,
@@ -137,7 +155,7 @@ struct ChangeRoutes: Sendable {
             _ = try Self.resumption(request, query)
             // As its GET would be answered now: a 503 when no stream could open (the shares
             // taken go back at once).
-            _ = try await takeShares(request, context)
+            _ = try takeShares(for: await identity.client(of: request, context: context))
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,
@@ -154,11 +172,7 @@ struct ChangeRoutes: Sendable {
     /// caps together.
     ///
     /// - Throws: `too-many-streams` (503, `Retry-After`) when either is used up.
-    private func takeShares<Context: RequestContext>(
-        _ request: Request,
-        _ context: Context
-    ) async throws(Problem) -> (ClientShares.Hold, ClientShares.Hold) {
-        let client = await identity.client(of: request, context: context)
+    private func takeShares(for client: String) throws(Problem) -> (ClientShares.Hold, ClientShares.Hold) {
         guard let open = streams.take(for: Self.everyone) else {
             throw Problem(
                 .tooManyStreams,

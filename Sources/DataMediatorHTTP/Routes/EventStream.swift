@@ -35,6 +35,11 @@ struct EventStream: Sendable {
     /// Where a read that failed for another reason than an outage is logged (the stream
     /// ends then, and nothing else would say why).
     var logger = Logger(label: "data-mediator")
+    /// Takes a turn in the client's line of reads (``ClientLines``), held while one batch
+    /// is read catching up: a client's streams that resume far behind read no more at once
+    /// than its pages may (32 streams each reading 4 MB batches at once held every reader
+    /// of the store); nil for none. Not once live: a live read is one write's changes.
+    var readTurn: (@Sendable () async throws -> ClientShares.Hold)? = nil
 
     /// Sends events until the client goes away, the stream falls more than
     /// ``EventConfiguration/buffer`` events behind, or its history is gone (both end with
@@ -155,8 +160,11 @@ struct EventStream: Sendable {
                     let limit =
                         live ? max(1, min(Self.catchUpBatch, settings.buffer - readSinceWait)) : Self.catchUpBatch
                     let (adapter, view, since, shared) = (adapter, view, last, !caughtUp)
+                    let readTurn = live ? nil : readTurn
                     changes = try await beating(&writer, sent: &sent) {
-                        shared
+                        let turn = try await readTurn?()
+                        defer { withExtendedLifetime(turn) {} }
+                        return shared
                             ? try await adapter.streamChanges(of: view, since: since, limit: limit)
                             : try await adapter.changes(of: view, since: since, limit: limit)
                     }

@@ -159,7 +159,10 @@ public func buildRouter(
     let identity = ClientIdentity(
         tokens: BearerAccess(tokens: configuration.readTokens + configuration.writeTokens),
         verify: configuration.claims,
-        proxies: configuration.trustedProxies
+        proxies: configuration.trustedProxies,
+        readOnlyTokens: BearerAccess(
+            tokens: configuration.readTokens.filter { !configuration.writeTokens.contains($0) }
+        )
     )
     // Each client's line of reads: its pages and lookups, and its streams' catching up.
     let readLines = ClientLines(share: configuration.limits.readsPerClient)

@@ -127,4 +127,42 @@ import Testing
             #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .ok, .ok, .tooManyRequests, .ok])
         }
     }
+
+    /// A read token may be handed to many users (built into an app): counted as one
+    /// client, one user took every stream and share of the others (review 80). It is
+    /// counted with the address it comes from; a write token stays one client wherever
+    /// it comes from.
+    @Test func aReadTokenIsOneClientPerAddressAndAWriteTokenOneInAll() async throws {
+        var configuration = HTTPServerConfiguration(
+            port: 0,
+            writeTokens: ["writer"],
+            limits: ServerLimits(requestRatePerClient: 1),
+            trustedProxies: try TrustedProxies(["127.0.0.1", "::1"])
+        )
+        configuration.readTokens = ["app", "writer"]
+        let start = ContinuousClock.now
+        configuration.rateClock = { start }
+        let app = buildApplication(
+            registry: HTTPTestSupport.registry(),
+            configuration: configuration,
+            logger: Logger(label: "trusted-proxy-tests")
+        )
+        try await app.test(.live) { client in
+            func sections(_ token: String, from user: String) async throws -> HTTPResponse.Status {
+                try await client.execute(
+                    uri: "/lists/sample/sections",
+                    method: .get,
+                    headers: [.authorization: "Bearer \(token)", TrustedProxies.forwardedFor: user]
+                ).status
+            }
+            var statuses: [HTTPResponse.Status] = []
+            for (token, user) in [
+                ("app", "198.51.100.7"), ("app", "198.51.100.8"), ("app", "198.51.100.7"),
+                ("writer", "198.51.100.7"), ("writer", "198.51.100.8"),
+            ] {
+                statuses.append(try await sections(token, from: user))
+            }
+            #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .tooManyRequests])
+        }
+    }
 }

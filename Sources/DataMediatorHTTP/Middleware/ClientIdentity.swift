@@ -6,7 +6,8 @@ import Hummingbird
 /// server verified, else the address the request comes from.
 ///
 /// An `Authorization` value counts only when it verifies: one of the configured tokens
-/// (as the digest of the token itself, so `Bearer  t` and `bearer t` are one client), or a
+/// (as the digest of the token itself, so `Bearer  t` and `bearer t` are one client; a
+/// read token at the address it comes from, as an app's one token is each of its users'), or a
 /// JWT that the list keys verify (as its `sub`, so one user's tokens are one client; a JWT
 /// without `sub` as the claims it names that are not its own token's: ``holder(of:)``).
 /// Anything else, a made-up token included, is the sender's address (behind a
@@ -20,6 +21,11 @@ struct ClientIdentity: Sendable {
     let verify: (@Sendable (_ authorization: String?) async throws -> [String: JSONValue])?
     /// The proxies whose `X-Forwarded-For` names the address a request comes from.
     var proxies = TrustedProxies.none
+    /// The read tokens that are no write tokens: one such token may be handed to many
+    /// users (built into an app), and counted as one client, one of them took every
+    /// stream and share of all the others; counted with its address, each is its own.
+    /// A write token is one client wherever it comes from (its reads wait for its writes).
+    var readOnlyTokens = BearerAccess(tokens: [])
 
     /// Whether the sender of `request` may have written: every write carries a write token
     /// or a JWT (``BearerAccess/authorize(_:)``, the scope's claims), so a request without
@@ -54,7 +60,11 @@ struct ClientIdentity: Sendable {
     /// The client of `request`.
     func client(of request: Request, context: some RequestContext) async -> String {
         if request.headers[.authorization] != nil {
-            if tokens.accepts(request) { return "token:" + BearerAccess.credential(of: request) }
+            if tokens.accepts(request) {
+                let token = "token:" + BearerAccess.credential(of: request)
+                guard readOnlyTokens.accepts(request) else { return token }
+                return token + "@" + address(of: request, context: context)
+            }
             if let verify, let claims = try? await verify(request.headers[.authorization]) {
                 if case .string(let subject)? = claims["sub"] {
                     return "subject:" + Hex.string(Array(SHA256.hash(data: Array(subject.utf8)).prefix(12)))
@@ -62,10 +72,16 @@ struct ClientIdentity: Sendable {
                 return Self.holder(of: claims)
             }
         }
-        if let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress {
-            return "address:" + Self.network(of: proxies.client(peer: address, headers: request.headers))
+        return "address:" + address(of: request, context: context)
+    }
+
+    /// The address `request` comes from (``TrustedProxies``), as its network
+    /// (``network(of:)``); `unknown` when the context cannot tell.
+    private func address(of request: Request, context: some RequestContext) -> String {
+        guard let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress else {
+            return "unknown"
         }
-        return "unknown"
+        return Self.network(of: proxies.client(peer: address, headers: request.headers))
     }
 
     /// What an address counts as to the per-client shares: an IPv4 address itself, an IPv6

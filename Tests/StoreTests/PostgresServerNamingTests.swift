@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import Foundation
 import Logging
@@ -98,5 +99,25 @@ import Testing
         #expect(attempts.lastError == "refused again")
         #expect(attempts.connected() == 3)
         #expect(attempts.lastError == nil && attempts.connected() == 0)
+    }
+
+    /// A statement the server refused for what it names (a table gone behind the service's
+    /// back: 42P01) met a server that was reached: the log says it refused, not that it is
+    /// unavailable (probe 63).
+    @Test func aRefusedStatementIsLoggedAsRefusedNotAsUnavailable() async throws {
+        let url = try await TestDatabase.create()
+        let logs = CapturedLogs()
+        let store = try PostgresStore(url: url, maximumConnections: 2, timeout: .seconds(5), logger: logs.logger)
+        try await store.withClientsRunning {
+            try await store.prepare()
+            await #expect(throws: DataMediatorError.self) {
+                try await store.transactions.read { session in
+                    try await session.rows("SELECT * FROM probe_63_not_there", [])
+                }
+            }
+        }
+        let messages = logs.records.filter { $0.level >= .debug }.map(\.message)
+        #expect(messages.contains("the database " + PostgresStore.refusedStatementLog), "\(messages)")
+        #expect(!messages.contains { $0.hasSuffix("is unavailable") }, "\(messages)")
     }
 }

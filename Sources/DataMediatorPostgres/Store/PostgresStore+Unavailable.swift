@@ -28,9 +28,10 @@ extension PostgresStore {
     }
 
     /// Logs a call that failed with `error` because the server behind `gate` cannot be used
-    /// now: a warning once each 10 s per server, with how many calls failed since, the
-    /// lines between at `debug`.
-    func logUnavailable(_ error: any Error, leased: Bool, on gate: PoolGate) {
+    /// now (`what` says how, after the server's name: `is unavailable` unless it was
+    /// reached and refused the call): a warning once each 10 s per server, with how many
+    /// calls failed since, the lines between at `debug`.
+    func logUnavailable(_ error: any Error, leased: Bool, on gate: PoolGate, what: String = "is unavailable") {
         let replica = readerConfiguration != nil && gate === readerGate
         var metadata: Logger.Metadata = ["database": "\(gate.database)", "error": "\(String(reflecting: error))"]
         // A call that got no connection failed for what the pool's attempts met (a refused
@@ -38,9 +39,9 @@ extension PostgresStore {
         if !leased, let connecting = gate.attempts.lastError { metadata["last_connect_error"] = "\(connecting)" }
         if let count = (replica ? replicaFailures : primaryFailures).count() {
             metadata["failed_calls"] = "\(count)"
-            logger.warning("the \(gate.database) is unavailable", metadata: metadata)
+            logger.warning("the \(gate.database) \(what)", metadata: metadata)
         } else {
-            logger.debug("the \(gate.database) is unavailable", metadata: metadata)
+            logger.debug("the \(gate.database) \(what)", metadata: metadata)
         }
     }
 
@@ -61,7 +62,7 @@ extension PostgresStore {
         // A read replica without a table or column the list reads has not replayed it yet
         // (a service started with the primary's tables new, say).
         if replica, Self.isRefusedStatement(error) {
-            logUnavailable(error, leased: leased, on: gate)
+            logUnavailable(error, leased: leased, on: gate, what: Self.refusedStatementLog)
             return DataMediatorError(
                 .unavailable,
                 "The database's read replica does not hold a table or column the list reads yet; retry shortly."
@@ -71,11 +72,11 @@ extension PostgresStore {
         // (another program dropped, renamed or retyped it, or revoked a right). The log
         // keeps the server's message; `GET /ready` says which list and what.
         if Self.isRefusedStatement(error), !Self.changingSchema {
-            logUnavailable(error, leased: leased, on: gate)
+            logUnavailable(error, leased: leased, on: gate, what: Self.refusedStatementLog)
             return SourceCheck.refused
         }
         if Self.isReadOnlyRefusal(error) {
-            logUnavailable(error, leased: leased, on: gate)
+            logUnavailable(error, leased: leased, on: gate, what: "refused a write: it is read-only")
             return DataMediatorError(.unavailable, Self.readOnlyDetail(gate.named) + " retry later.")
         }
         guard Self.isUnavailable(error) || !leased else { return error }
@@ -144,6 +145,10 @@ extension PostgresStore {
         return state.hasPrefix("08") || state.hasPrefix("40") || state.hasPrefix("57") || state == "55P03"
             || state == "25P02" || state == "25P03" || state == "25P04" || isStalePlan(error)
     }
+
+    /// What the log says of a server that refused a statement for what its SQL names
+    /// (``isRefusedStatement(_:)``): reached, not unavailable.
+    static let refusedStatementLog = "refused a statement: a table, column or right it names is not there"
 
     /// Whether the server refused a statement for what its SQL names (SQLSTATE class 42: a
     /// table, column or function that is not there, a type that does not match, a right

@@ -82,6 +82,19 @@ import Testing
             )
         }
 
+        /// `notes` read through `provider` (one that forwards to its own, changing some
+        /// of its answers), with its own writer, change log and notifier.
+        func notes(readingFrom provider: any DataProvider & SectionInfoProvider) -> ListAdapter {
+            ListAdapter(
+                definition: notes.definition,
+                provider: provider,
+                signer: CursorSigner(secret: SampleList.secret),
+                writer: notes.writer,
+                changeLog: notes.changeLog,
+                notifier: notes.notifier
+            )
+        }
+
         func write(_ title: String) async throws {
             _ = try await notes.create(body: .object(["data": .object(["title": .string(title)])]))
         }

@@ -40,15 +40,7 @@ import Testing
         let fixture = try EventReloadTests.Fixture()
         let written = try await fixture.notes.create(body: .object(["data": .object(["title": .string("first")])]))
         let witness = Witness(fixture.notes.provider)
-        let notes = fixture.notes
-        let adapter = ListAdapter(
-            definition: notes.definition,
-            provider: witness,
-            signer: CursorSigner(secret: SampleList.secret),
-            writer: notes.writer,
-            changeLog: notes.changeLog,
-            notifier: notes.notifier
-        )
+        let adapter = fixture.notes(readingFrom: witness)
         let configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
         let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)
         try await Application(router: router).test(.router) { client in

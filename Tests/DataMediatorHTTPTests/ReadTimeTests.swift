@@ -37,15 +37,7 @@ import Testing
         // History of 3 versions: a stream from the start is told to reload, and ends.
         for index in 0..<6 { try await fixture.write("n\(index)") }
         let witness = Witness(fixture.notes.provider)
-        let notes = fixture.notes
-        let adapter = ListAdapter(
-            definition: notes.definition,
-            provider: witness,
-            signer: CursorSigner(secret: SampleList.secret),
-            writer: notes.writer,
-            changeLog: notes.changeLog,
-            notifier: notes.notifier
-        )
+        let adapter = fixture.notes(readingFrom: witness)
         var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes"])
         configuration.readYourWrites = .seconds(60)
         let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)

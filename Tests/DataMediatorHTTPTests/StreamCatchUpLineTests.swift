@@ -35,15 +35,7 @@ import Testing
         let start = try await fixture.notes.currentVersion()
         try await fixture.write("first")
         let pages = GatedPages(fixture.notes.provider)
-        let notes = fixture.notes
-        let adapter = ListAdapter(
-            definition: notes.definition,
-            provider: pages,
-            signer: CursorSigner(secret: SampleList.secret),
-            writer: notes.writer,
-            changeLog: notes.changeLog,
-            notifier: notes.notifier
-        )
+        let adapter = fixture.notes(readingFrom: pages)
         var configuration = HTTPServerConfiguration(
             port: 0,
             writeTokens: ["ana-writes", "bo-writes"],

@@ -54,16 +54,24 @@ import Testing
         #expect(try TrustedProxies(["0.0.0.0/0"]).client(peer: "9.9.9.9", headers: forwarded("1.2.3.4")) == "1.2.3.4")
     }
 
-    /// Through a trusted proxy (this test's client, on 127.0.0.1) two users are two clients,
-    /// each with its own rate; a user cannot pass as another by writing the other's address
-    /// first. Without the proxy trusted, both are the proxy: one's requests use up the other's.
-    @Test(arguments: [true, false])
-    func usersBehindATrustedProxyHaveTheirOwnRate(trusted: Bool) async throws {
+    /// The statuses of `/lists/sample/sections` sent as each of `requests` (a token, or
+    /// none, and the `X-Forwarded-For` it comes with), one after another within one second,
+    /// to a service whose clients may send `rate` of them a second, behind a trusted proxy
+    /// (this test's client, on 127.0.0.1) unless `trusted` is false.
+    static func sectionStatuses(
+        _ requests: [(token: String?, from: String)],
+        rate: Int,
+        trusted: Bool = true,
+        readTokens: [String] = [],
+        writeTokens: [String] = []
+    ) async throws -> [HTTPResponse.Status] {
         var configuration = HTTPServerConfiguration(
             port: 0,
-            limits: ServerLimits(requestRatePerClient: 2),
+            writeTokens: writeTokens,
+            limits: ServerLimits(requestRatePerClient: rate),
             trustedProxies: trusted ? try TrustedProxies(["127.0.0.1", "::1"]) : .none
         )
+        configuration.readTokens = readTokens
         let start = ContinuousClock.now
         configuration.rateClock = { start }
         let app = buildApplication(
@@ -71,23 +79,29 @@ import Testing
             configuration: configuration,
             logger: Logger(label: "trusted-proxy-tests")
         )
-        try await app.test(.live) { client in
-            func sections(from user: String) async throws -> HTTPResponse.Status {
-                try await client.execute(
-                    uri: "/lists/sample/sections",
-                    method: .get,
-                    headers: [TrustedProxies.forwardedFor: user]
-                ).status
-            }
+        return try await app.test(.live) { client in
             var statuses: [HTTPResponse.Status] = []
-            statuses.append(try await sections(from: "198.51.100.7"))
-            // Ana's second, with Bo's address written before hers: still hers.
-            statuses.append(try await sections(from: "198.51.100.8, 198.51.100.7"))
-            // A third within the second.
-            statuses.append(try await sections(from: "198.51.100.7"))
-            statuses.append(try await sections(from: "198.51.100.8"))
-            #expect(statuses == [.ok, .ok, .tooManyRequests, trusted ? .ok : .tooManyRequests])
+            for (token, user) in requests {
+                var headers: HTTPFields = [TrustedProxies.forwardedFor: user]
+                if let token { headers[.authorization] = "Bearer \(token)" }
+                statuses.append(
+                    try await client.execute(uri: "/lists/sample/sections", method: .get, headers: headers).status
+                )
+            }
+            return statuses
         }
+    }
+
+    /// Through a trusted proxy two users are two clients, each with its own rate; a user
+    /// cannot pass as another by writing the other's address first. Without the proxy
+    /// trusted, both are the proxy: one's requests use up the other's.
+    @Test(arguments: [true, false])
+    func usersBehindATrustedProxyHaveTheirOwnRate(trusted: Bool) async throws {
+        // Ana's second, with Bo's address written before hers: still hers; a third within
+        // the second; then Bo's.
+        let users = ["198.51.100.7", "198.51.100.8, 198.51.100.7", "198.51.100.7", "198.51.100.8"]
+        let statuses = try await Self.sectionStatuses(users.map { (nil, $0) }, rate: 2, trusted: trusted)
+        #expect(statuses == [.ok, .ok, .tooManyRequests, trusted ? .ok : .tooManyRequests])
     }
 
     /// An IPv6 host is given a whole /64 and may send from any address of it: counted
@@ -98,34 +112,12 @@ import Testing
         #expect(ClientIdentity.network(of: "2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64")
         #expect(ClientIdentity.network(of: "::ffff:198.51.100.7") == "198.51.100.7")
         #expect(ClientIdentity.network(of: "198.51.100.7") == "198.51.100.7")
-        var configuration = HTTPServerConfiguration(
-            port: 0,
-            limits: ServerLimits(requestRatePerClient: 2),
-            trustedProxies: try TrustedProxies(["127.0.0.1", "::1"])
-        )
-        let start = ContinuousClock.now
-        configuration.rateClock = { start }
-        let app = buildApplication(
-            registry: HTTPTestSupport.registry(),
-            configuration: configuration,
-            logger: Logger(label: "trusted-proxy-tests")
-        )
-        try await app.test(.live) { client in
-            func sections(from user: String) async throws -> HTTPResponse.Status {
-                try await client.execute(
-                    uri: "/lists/sample/sections",
-                    method: .get,
-                    headers: [TrustedProxies.forwardedFor: user]
-                ).status
-            }
-            var statuses: [HTTPResponse.Status] = []
-            for user in ["2001:db8:1:2::7", "[2001:db8:1:2::8]:4711", "2001:db8:1:2:ffff::9", "2001:db8:1:3::7"] {
-                statuses.append(try await sections(from: user))
-            }
-            for _ in 0..<3 { statuses.append(try await sections(from: "198.51.100.7")) }
-            statuses.append(try await sections(from: "198.51.100.8"))
-            #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .ok, .ok, .tooManyRequests, .ok])
-        }
+        let users = [
+            "2001:db8:1:2::7", "[2001:db8:1:2::8]:4711", "2001:db8:1:2:ffff::9", "2001:db8:1:3::7",
+            "198.51.100.7", "198.51.100.7", "198.51.100.7", "198.51.100.8",
+        ]
+        let statuses = try await Self.sectionStatuses(users.map { (nil, $0) }, rate: 2)
+        #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .ok, .ok, .tooManyRequests, .ok])
     }
 
     /// A read token may be handed to many users (built into an app): counted as one
@@ -133,36 +125,15 @@ import Testing
     /// counted with the address it comes from; a write token stays one client wherever
     /// it comes from.
     @Test func aReadTokenIsOneClientPerAddressAndAWriteTokenOneInAll() async throws {
-        var configuration = HTTPServerConfiguration(
-            port: 0,
-            writeTokens: ["writer"],
-            limits: ServerLimits(requestRatePerClient: 1),
-            trustedProxies: try TrustedProxies(["127.0.0.1", "::1"])
-        )
-        configuration.readTokens = ["app", "writer"]
-        let start = ContinuousClock.now
-        configuration.rateClock = { start }
-        let app = buildApplication(
-            registry: HTTPTestSupport.registry(),
-            configuration: configuration,
-            logger: Logger(label: "trusted-proxy-tests")
-        )
-        try await app.test(.live) { client in
-            func sections(_ token: String, from user: String) async throws -> HTTPResponse.Status {
-                try await client.execute(
-                    uri: "/lists/sample/sections",
-                    method: .get,
-                    headers: [.authorization: "Bearer \(token)", TrustedProxies.forwardedFor: user]
-                ).status
-            }
-            var statuses: [HTTPResponse.Status] = []
-            for (token, user) in [
+        let statuses = try await Self.sectionStatuses(
+            [
                 ("app", "198.51.100.7"), ("app", "198.51.100.8"), ("app", "198.51.100.7"),
                 ("writer", "198.51.100.7"), ("writer", "198.51.100.8"),
-            ] {
-                statuses.append(try await sections(token, from: user))
-            }
-            #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .tooManyRequests])
-        }
+            ],
+            rate: 1,
+            readTokens: ["app", "writer"],
+            writeTokens: ["writer"]
+        )
+        #expect(statuses == [.ok, .ok, .tooManyRequests, .ok, .tooManyRequests])
     }
 }

@@ -112,6 +112,10 @@ import Testing
         #expect(ClientIdentity.network(of: "2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64")
         #expect(ClientIdentity.network(of: "::ffff:198.51.100.7") == "198.51.100.7")
         #expect(ClientIdentity.network(of: "198.51.100.7") == "198.51.100.7")
+        // IPv4 clients a translator (SIIT, NAT64) wrote into IPv6: each its own.
+        #expect(ClientIdentity.network(of: "64:ff9b::198.51.100.7") == "198.51.100.7")
+        #expect(ClientIdentity.network(of: "64:ff9b::c633:6408") == "198.51.100.8")
+        #expect(ClientIdentity.network(of: "64:ff9b:0:0:1::7") == "64:ff9b::/64")
         let users = [
             "2001:db8:1:2::7", "[2001:db8:1:2::8]:4711", "2001:db8:1:2:ffff::9", "2001:db8:1:3::7",
             "198.51.100.7", "198.51.100.7", "198.51.100.7", "198.51.100.8",

@@ -87,10 +87,17 @@ struct ClientIdentity: Sendable {
     /// What an address counts as to the per-client shares: an IPv4 address itself, an IPv6
     /// address its /64 (`2001:db8:1:2::/64`). A host is given a whole /64 and may send
     /// from any address of it without asking anyone: counted one by one, a single host
-    /// would be as many clients as it liked, and take every stream and share.
+    /// would be as many clients as it liked, and take every stream and share. An IPv4
+    /// address a translator wrote into IPv6 (the well-known prefix `64:ff9b::/96`, RFC
+    /// 6052, as a service reached through SIIT or NAT64 sees its IPv4 clients) counts as
+    /// that IPv4 address: by its /64 every IPv4 client would have been one.
     static func network(of address: String) -> String {
         guard let bytes = TrustedProxies.bytes(of: address) else { return address }
         guard bytes.count == 16 else { return TrustedProxies.text(of: bytes) }
+        if bytes.prefix(12).elementsEqual(translatedIPv4) { return TrustedProxies.text(of: Array(bytes.suffix(4))) }
         return TrustedProxies.text(of: Array(bytes.prefix(8)) + [UInt8](repeating: 0, count: 8)) + "/64"
     }
+
+    /// The first 12 bytes of an IPv4 address written into IPv6 by a translator: `64:ff9b::/96`.
+    private static let translatedIPv4: [UInt8] = [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]
 }

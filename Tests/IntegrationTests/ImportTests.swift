@@ -1,6 +1,7 @@
 import DataMediator
 import DataMediatorTesting
 import Foundation
+import GRDB
 import Testing
 
 /// `data-mediator import` with the real binary: JSON arrays, NDJSON and CSV into a list's
@@ -333,5 +334,23 @@ import Testing
         #expect(refused != 0 && why.contains("--batch must be at least 1"), "\(why)")
         let (negative, negativeSays) = try await Self.importing("multi.csv", in: folder, target, ["--batch", "-5"])
         #expect(negative != 0 && negativeSays.contains("--batch must be at least 1; it is -5"), "\(negativeSays)")
+    }
+
+    /// A SQLite import leaves its rows in the store's file, not in its write-ahead log:
+    /// the command's connections are not closed at exit, and a backup that copied the file
+    /// alone right after an import had none of them (probe 81).
+    @Test func aSQLiteImportLeavesItsRowsInTheStoresFile() async throws {
+        let target = try await Target.make("sqlite")
+        let ndjson = (1...300).map { #"{"id": \#($0), "title": "n\#($0)"}"# }.joined(separator: "\n") + "\n"
+        let folder = try Self.folder(["a.ndjson": ndjson], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, errors) = try await Self.importing("a.ndjson", in: folder, target)
+        #expect(status == 0, "\(errors)")
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("store.sqlite"), to: copy)
+        let rows = try await DatabaseQueue(path: copy.path).read {
+            try Int.fetchOne($0, sql: "SELECT count(*) FROM notes")
+        }
+        #expect(rows == 300, "the file alone holds the import")
     }
 }

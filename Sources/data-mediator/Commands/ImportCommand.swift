@@ -93,6 +93,13 @@ struct ImportCommand: AsyncParsableCommand {
             switch configuration.store {
             case .sqlite(let path):
                 let store = try SQLiteStore(path: path)
+                // What was imported is written from the log into the store's file before
+                // the command ends (its connections are not closed at exit, which would
+                // do it), so the file alone holds it: a backup that copies the file right
+                // after an import had none of it. An import refused is rolled back; the
+                // log is emptied all the same. (A server serving the store may keep the log
+                // from being emptied; its rows are in the file then.)
+                defer { try? store.checkpoint() }
                 let provider = try store.provider(for: target.definition, source: source)
                 let importer = try SQLImporter(
                     reader: provider.reader,

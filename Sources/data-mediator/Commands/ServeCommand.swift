@@ -85,14 +85,17 @@ struct ServeCommand: AsyncParsableCommand {
         // clients run (as services of the group below).
         var checked: ListRegistry?
         var verifier: ReloadingClaimsVerifier?
+        var audienceless = false
         do {
             if let claims = try ClaimsConfiguration.load(from: environment) {
                 verifier = try await ReloadingClaimsVerifier(claims)
+                audienceless = claims.audience == nil
             }
         } catch {
             Self.refuse("serve: \(error)", format: logFormat)
             throw ExitCode.failure
         }
+        let acceptsAnyAudience = audienceless
         do {
             wiring = try await Wiring(
                 settings: settings,
@@ -131,6 +134,14 @@ struct ServeCommand: AsyncParsableCommand {
                 )
             }
             let scoped = registry.adapters.filter { $0.definition.scope != nil }.map(\.definition.name)
+            if scopedKeys, acceptsAnyAudience, !scoped.isEmpty {
+                // RFC 7519 4.1.3 has a token whose `aud` does not name its reader refused;
+                // API.md checks `aud` only when one is configured.
+                logger.notice(
+                    "\(Self.anyAudience)",
+                    metadata: ["lists": "\(scoped.joined(separator: ","))"]
+                )
+            }
             if !scopedKeys, !scoped.isEmpty {
                 logger.warning(
                     "scoped lists answer 401 to everyone: neither DATA_MEDIATOR_JWT_SECRET nor DATA_MEDIATOR_JWKS_FILE is set",
@@ -284,6 +295,12 @@ extension ServiceGroupConfiguration {
 }
 
 extension ServeCommand {
+    /// What `serve` says at start when it verifies JWTs for scoped lists without
+    /// `DATA_MEDIATOR_JWT_AUDIENCE`.
+    static let anyAudience =
+        "JWTs are accepted whatever their 'aud' names: DATA_MEDIATOR_JWT_AUDIENCE is not set (a token its keys "
+        + "verify that was issued for another service is accepted here too)"
+
     /// The claims of a request's `Authorization` header, as the routes of scoped lists ask.
     static func claims(of verifier: ReloadingClaimsVerifier) -> @Sendable (String?) async throws -> [String: JSONValue]
     {

@@ -188,4 +188,30 @@ import Testing
             #expect(collection.headers[accept] == nil, "the collection takes no PATCH")
         }
     }
+
+    /// A `PUT` with `Content-Range` (a part of a body, RFC 9110 14.5) is `400` and the item
+    /// is left as it was: it replaced the item with the part.
+    @Test func aPutWithContentRangeIsRefused() async throws {
+        let fixture = try WriteRouteTests.Fixture()
+        try await fixture.run { client in
+            let created = try await client.execute(
+                uri: "/lists/notes/items/r1",
+                method: .put,
+                headers: WriteRouteTests.headers(),
+                body: WriteRouteTests.body(#"{"data": {"title": "whole", "weight": 2}}"#)
+            )
+            #expect(created.status == .created)
+            let answer = try await client.execute(
+                uri: "/lists/notes/items/r1",
+                method: .put,
+                headers: WriteRouteTests.headers([.contentRange: "bytes 0-19/40"]),
+                body: WriteRouteTests.body(#"{"data": {"title": "part"}}"#)
+            )
+            let text = String(buffer: answer.body)
+            #expect(answer.status == .badRequest && text.contains("Content-Range"), "\(text)")
+            #expect(answer.headers[.contentType] == "application/problem+json")
+            let item = String(buffer: try await client.execute(uri: "/lists/notes/items/r1", method: .get).body)
+            #expect(item.contains("whole") && !item.contains("part"), "\(item)")
+        }
+    }
 }

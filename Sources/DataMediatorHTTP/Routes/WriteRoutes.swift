@@ -133,6 +133,15 @@ struct WriteRoutes: Sendable {
         // A write takes no query parameter (API.md, scoped lists' rule 2): one a client
         // meant to narrow the write (`?game=8`) would otherwise be ignored as it writes.
         try ListQuery.refuseAny(request)
+        // RFC 9110 14.5: a `PUT` with `Content-Range` is a partial body; replacing the item
+        // with it would lose the rest, so it is refused.
+        if request.method == .put, request.headers[.contentRange] != nil {
+            throw Problem(
+                .badRequest,
+                detail: "PUT replaces the whole item and takes no Content-Range (RFC 9110 14.5); "
+                    + "send the whole item, or PATCH the fields to change."
+            )
+        }
         guard readsBody else { return (adapter, .null, scope, caller) }
         guard let type = request.headers[.contentType], Self.isJSON(type) else {
             throw Problem(

@@ -107,6 +107,26 @@ public struct ImportRejection: Sendable, Hashable {
             ? error.message
             : error.fieldProblems.summary
     }
+
+    /// The rejection of `record` for `error`: its field problems, each with the value the
+    /// record gave (as JSON, cut at 60 characters) so a file's writer sees what to mend as a
+    /// CSV cell's does, or its message.
+    public init(record: ImportRecord, error: DataMediatorError) {
+        self.line = record.line
+        guard !error.fieldProblems.isEmpty else {
+            self.reason = error.message
+            return
+        }
+        self.reason =
+            error.fieldProblems.map { problem in
+                guard let value = record.fields[problem.field], value != .null else { return problem }
+                var writer = JSONWriter()
+                writer.write(value)
+                let text = writer.string
+                let shown = text.count <= 60 ? text : "\(text.prefix(60))… (\(text.count) characters)"
+                return FieldProblem(field: problem.field, detail: "\(problem.detail); got \(shown)")
+            }.summary
+    }
 }
 
 /// What an import did.
@@ -119,6 +139,10 @@ public struct ImportSummary: Sendable {
     public var rejections: [ImportRejection] = []
     /// The store's version after the import.
     public var version: Int64 = 0
+    /// When the import's first transaction held the store's writes: the time before it
+    /// was spent waiting for the store's other writes (another import's, a server's), not
+    /// importing.
+    public var began: ContinuousClock.Instant?
 
     /// Creates an empty summary.
     public init() {}

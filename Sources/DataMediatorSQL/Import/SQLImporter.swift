@@ -50,6 +50,7 @@ public struct SQLImporter: Sendable {
         func transaction() async throws {
             try await transactions.bulkWrite { session in
                 try await StoreVersion.lock(session)
+                if summary.began == nil { summary.began = .now }
                 // The table's stamp is raised once, by `finish`, not once per record.
                 try await TableStamps.beginBulk(session)
                 let storedBefore = summary.imported
@@ -78,7 +79,7 @@ public struct SQLImporter: Sendable {
                         values = try plan.values(of: record)
                     } catch let error as DataMediatorError {
                         try await insertPending()
-                        let rejection = ImportRejection(line: record.line, error: error)
+                        let rejection = ImportRejection(record: record, error: error)
                         try summary.count(rejection, skipBad: skipBad, batch: batch, progress: progress)
                         continue
                     }

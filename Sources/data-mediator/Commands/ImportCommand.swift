@@ -133,7 +133,7 @@ struct ImportCommand: AsyncParsableCommand {
         progress.finish()
         for rejection in summary.rejections { printError("\(file):\(rejection.line): \(rejection.reason)") }
         if summary.rejected > summary.rejections.count {
-            printError("... and \(summary.rejected - summary.rejections.count) more bad records")
+            printError("... and \(Self.records(summary.rejected - summary.rejections.count, "more bad "))")
         }
         guard summary.imported > 0 else {
             // `[]`, a CSV header alone, or only bad records: nothing was stored, and the
@@ -141,13 +141,24 @@ struct ImportCommand: AsyncParsableCommand {
             printError("import: \(file) holds no record to import; nothing was stored")
             throw ExitCode.failure
         }
-        let seconds = progress.elapsed
+        // The rate is of the time spent importing, not waiting for the store's other writes.
+        let waited = summary.began.map { ($0 - progress.start).inSeconds } ?? 0
+        let seconds = max(0, progress.elapsed - waited)
         let rate = seconds > 0 ? Int(Double(summary.imported) / seconds) : summary.imported
         print(
-            "imported \(summary.imported) records into '\(list)' in \(String(format: "%.1f", seconds)) s (\(rate) records/s)"
-                + (summary.rejected > 0 ? "; left out \(summary.rejected) bad records" : "")
+            "imported \(Self.records(summary.imported)) into '\(list)' in \(String(format: "%.1f", seconds)) s "
+                + "(\(rate) records/s)"
+                + (waited >= 0.5
+                    ? " after waiting \(String(format: "%.1f", waited)) s for the store's other writes" : "")
+                + (summary.rejected > 0 ? "; left out \(Self.records(summary.rejected, "bad "))" : "")
                 + "; the store is at version \(summary.version)"
         )
+    }
+
+    /// `count` records as a sentence says it (`1 record`, `2 bad records`), `kind` (with
+    /// its space) before the noun.
+    static func records(_ count: Int, _ kind: String = "") -> String {
+        "\(count) \(kind)" + (count == 1 ? "record" : "records")
     }
 }
 
@@ -155,7 +166,8 @@ struct ImportCommand: AsyncParsableCommand {
 /// ETA from the bytes read), a plain line every few seconds otherwise.
 final class ImportProgress {
     private let total: Int
-    private let start = ContinuousClock.now
+    /// When the command began (before it opened the store).
+    let start = ContinuousClock.now
     private var lastLine = ContinuousClock.now
     private let terminal = isatty(STDERR_FILENO) != 0
     private var drawn = false

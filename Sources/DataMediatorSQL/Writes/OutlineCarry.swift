@@ -20,8 +20,22 @@ struct OutlineCarry: Sendable {
     func apply() {
         for (reader, write) in writes {
             reader.outlines.advance(from: before, to: after) { _, outline in
-                outline.applying(write, stamp: after)
+                carried(outline, write)
             }
+        }
+    }
+
+    /// `outline`, kept at the stamp before, at the stamp after `write`. A pass asked for at
+    /// the stamp before reads in a snapshot of its own, which may begin after the write
+    /// committed: its outline holds the write already (applied again, a section would
+    /// count an insert twice and every mark after it would be one off, carried on by each
+    /// later write), so it is kept as read; one read after a later write still is dropped,
+    /// to be read again.
+    func carried(_ outline: ViewOutline, _ write: OutlineWrite) -> ViewOutline? {
+        switch outline.stamp {
+        case before: outline.applying(write, stamp: after)
+        case after: outline
+        default: nil
         }
     }
 }

@@ -65,6 +65,18 @@ final class GarbageFirstTransport: ListTransport {
         #expect(ListClientError.answered(503, body: [], retryAfter: "soon").retryAfter == nil)
     }
 
+    /// A problem without `type` (`about:blank`, RFC 9457 4.2.1; a gateway's) or with a
+    /// member of another type still says its detail: the whole body was dropped.
+    @Test func aProblemWithoutATypeOrWithAMemberOfAnotherTypeSaysItsDetail() {
+        let plain = ListClientError.answered(
+            503,
+            body: Array(#"{"title": "Service Unavailable", "detail": "down for maintenance", "status": 503}"#.utf8)
+        )
+        #expect(plain.message == "HTTP 503: down for maintenance" && plain.problem == nil, "\(plain)")
+        let odd = ListClientError.answered(502, body: Array(#"{"type": 7, "title": "Bad Gateway", "detail": 3}"#.utf8))
+        #expect(odd.message == "HTTP 502: Bad Gateway" && odd.problem == nil, "\(odd)")
+    }
+
     @Test func anEventThatCannotBeReadReloadsAndTheSessionFollowsOn() async throws {
         let server = try await Live.demo(100)
         defer { server.removeData() }
@@ -93,10 +105,10 @@ final class GarbageFirstTransport: ListTransport {
 
 extension ReconnectTests {
     /// A stream's `retry:` sets how long a session waits before opening it again, over the
-    /// configured delay: here 10 ms, where the configuration says a minute. The time is read
+    /// configured delay: here 150 ms, where the configuration says a minute. The time is read
     /// from the session, not counted in reconnects: CI's parallel run starves the clock.
     @Test func theStreamsRetrySetsTheReconnectionTime() async throws {
-        let transport = ScriptedStreamTransport("retry: 10\n: open\n\nevent: message\ndata: hello\n\n")
+        let transport = ScriptedStreamTransport("retry: 150\n: open\n\nevent: message\ndata: hello\n\n")
         let configuration = ListSessionConfiguration(list: "l", reconnectDelay: .seconds(60))
         let session = ListSession(configuration: configuration, transport: transport)
         let follower = Task { try await session.follow() }
@@ -105,7 +117,22 @@ extension ReconnectTests {
         while await session.statistics.reconnectionTime == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(await session.statistics.reconnectionTime == .milliseconds(10))
+        #expect(await session.statistics.reconnectionTime == .milliseconds(150))
+    }
+
+    /// A `retry:` under the floor (`0`, from a broken or hostile peer that then ends each
+    /// stream) is taken as the floor: the session opened streams again at once, for ever.
+    @Test func aRetryOfZeroIsTakenAsTheShortestReconnectionTime() async throws {
+        let transport = ScriptedStreamTransport("retry: 0\n: open\n\nevent: message\ndata: hello\n\n")
+        let configuration = ListSessionConfiguration(list: "l", reconnectDelay: .seconds(60))
+        let session = ListSession(configuration: configuration, transport: transport)
+        let follower = Task { try await session.follow() }
+        defer { follower.cancel() }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while await session.statistics.reconnectionTime == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(await session.statistics.reconnectionTime == .milliseconds(100))
     }
 
     /// A stream that only says `reload` makes no headway: streams in a row that do so are

@@ -53,7 +53,7 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
             status == 410 ? .historyGone : .status,
             status: status,
             message: (problem?.detail ?? problem?.title).map { "HTTP \(status): \($0)" } ?? "HTTP \(status)",
-            problem: problem?.type.split(separator: "/").last.map(String.init)
+            problem: problem?.type?.split(separator: "/").last.map(String.init)
         )
         error.retryAfter = retryAfter.flatMap { Self.wait($0, now: Date()) }
         return error
@@ -80,9 +80,22 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String { "\(code): \(message)" }
 }
 
-/// The members of a problem (RFC 9457) the kit reads; others are ignored.
+/// The members of a problem (RFC 9457) the kit reads; others are ignored, and so is one of
+/// these that is not a string (RFC 9457 3.1: a member of the wrong type is ignored, and a
+/// problem without `type` is `about:blank`), so a gateway's problem still says its detail.
 private struct ProblemBody: Decodable {
-    let type: String
+    let type: String?
     let title: String?
     let detail: String?
+
+    private enum Member: String, CodingKey {
+        case type, title, detail
+    }
+
+    init(from decoder: any Decoder) throws {
+        let members = try decoder.container(keyedBy: Member.self)
+        type = try? members.decode(String.self, forKey: .type)
+        title = try? members.decode(String.self, forKey: .title)
+        detail = try? members.decode(String.self, forKey: .detail)
+    }
 }

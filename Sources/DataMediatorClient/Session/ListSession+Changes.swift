@@ -88,7 +88,10 @@ extension ListSession {
                 do {
                     for try await event in events {
                         if let retry = event.retry {
-                            reconnection = .milliseconds(retry)
+                            // Not shorter than a floor: a broken or hostile peer that sends
+                            // `retry: 0` and ends each stream would be asked again at once,
+                            // for ever.
+                            reconnection = max(.milliseconds(retry), Self.shortestReconnection)
                             statistics.reconnectionTime = reconnection
                         }
                         // A notice that the reconnection time changed is no event.
@@ -133,6 +136,9 @@ extension ListSession {
         }
     }
 
+    /// The shortest reconnection time a stream's `retry:` sets.
+    public static let shortestReconnection = Duration.milliseconds(100)
+
     /// How long to wait before opening a stream again: `base`, doubled for each failure in
     /// a row after the first (at most 32 times), with up to a quarter more at random; never
     /// less than the server's `Retry-After`.
@@ -157,7 +163,20 @@ extension ListSession {
             applyOne(change)
             try await publish()
         case "reload":
-            try await refresh()
+            // Its `id:` is the version it stands for (API.md: every event's `id:` is its
+            // version). Pages the session read at that version or later show what it
+            // stands for: a reload again (a burst of writes to a list over a query sends one
+            // each) would read every held page for nothing. Otherwise the pages read again
+            // must be at least that new: a replica that lags the stream's answers older
+            // ones, and the stream, past that version, would not say reload again.
+            let at = Int64(event.id)
+            await acquire()
+            defer { release() }
+            if let at, started, at <= version {
+                statistics.changesSkipped += 1
+                return
+            }
+            try await reload(reaching: at ?? 0)
         default:
             // `shutdown` (the stream ends; we reconnect), `message`, and types not known yet.
             break

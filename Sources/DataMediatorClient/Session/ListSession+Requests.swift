@@ -112,35 +112,46 @@ extension ListSession {
 
     /// Looks up the titles of the sections that changes created: the section of their
     /// first item (`/items/{id}`), else the view's section list (`/sections`). A lookup the
-    /// server does not answer (busy: `429`; gone) leaves the title unknown until the next
-    /// publish: the changes are applied all the same.
+    /// server does not answer (busy: `429`; down) leaves the titles unknown, and none is
+    /// looked up for ``titleLookupPause`` or the answer's `Retry-After`, the longer: they
+    /// run on each publish, and asked again on each event, a busy server's routes that
+    /// count a client's cost would be kept busy by the client itself. The changes are
+    /// applied all the same.
     func resolveTitles() async throws {
         var missing = loaded.untitled.filter { id in loaded.sections.contains { $0.id.isExactly(id.text) } }
+        guard !missing.isEmpty, titlesPausedUntil.map({ ContinuousClock.now >= $0 }) ?? true else { return }
+        titlesPausedUntil = nil
         for id in missing {
             guard let item = loaded.sections.first(where: { $0.id.isExactly(id.text) })?.items.first else { continue }
-            guard
-                let answer = try? await transport.get(
-                    path: configuration.path("/items/\(URLSessionTransport.encodeSegment(item.id))"),
-                    query: try configuration.query(paging: false),
-                    headers: try await requestHeaders()
-                ),
-                answer.status == 200,
+            guard let answer = await titleLookup("/items/\(URLSessionTransport.encodeSegment(item.id))") else { return }
+            guard answer.status == 200,
                 let located = try? JSONDecoder().decode(LocatedItem.self, from: Data(answer.body)),
                 located.section.id.isExactly(id.text)
             else { continue }
             loaded.setTitle(located.section.title, of: id.text)
             missing.remove(id)
         }
-        guard !missing.isEmpty else { return }
-        guard
-            let answer = try? await transport.get(
-                path: configuration.path("/sections"),
-                query: try configuration.query(paging: false),
-                headers: try await requestHeaders()
-            ),
+        guard !missing.isEmpty, let answer = await titleLookup("/sections"),
             let infos = try? Self.decode(SectionList.self, answer, what: "sections")
         else { return }
         for info in infos.sections where missing.contains(ExactID(info.id)) { loaded.setTitle(info.title, of: info.id) }
+    }
+
+    /// How long section titles are not looked up after a lookup the server did not answer.
+    public static let titleLookupPause = Duration.seconds(5)
+
+    /// The answer to a title lookup of `route`; nil, pausing lookups, when the server did not
+    /// answer it (it could not be reached, or answered `429` or `5xx`).
+    private func titleLookup(_ route: String) async -> TransportAnswer? {
+        let answer = try? await transport.get(
+            path: configuration.path(route),
+            query: try configuration.query(paging: false),
+            headers: try await requestHeaders()
+        )
+        if let answer, answer.status != 429, answer.status < 500 { return answer }
+        let asked = answer?.headers["retry-after"].flatMap { ListClientError.wait($0, now: Date()) } ?? .zero
+        titlesPausedUntil = ContinuousClock.now + max(asked, Self.titleLookupPause)
+        return nil
     }
 
     private func countPage() {

@@ -42,6 +42,9 @@ public actor ListSession {
     /// The page size the server used for the last page read (it clamps what is asked, and
     /// chooses it when the configuration names none).
     var servedLimit: Int?
+    /// Until when section titles are not looked up, after a lookup the server did not
+    /// answer (``resolveTitles()``); nil when they may be.
+    var titlesPausedUntil: ContinuousClock.Instant?
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -155,8 +158,10 @@ public actor ListSession {
     ///
     /// What the session holds changes only once every page is read: a reload that fails
     /// (or is cancelled) on a later page leaves the session as it was, at its version, so
-    /// the changes it reads next apply to what they were written against.
-    func reload(extent: Int? = nil) async throws {
+    /// the changes it reads next apply to what they were written against. The first page is
+    /// read again a while when older than what is held or than `floor` (the version of the
+    /// `reload` event that asked for it).
+    func reload(extent: Int? = nil, reaching floor: Int64 = 0) async throws {
         statistics.reloads += 1
         let extent = max(extent ?? loaded.itemCount, wantedItems)
         var start: PageBody?
@@ -172,7 +177,7 @@ public actor ListSession {
             let first = min(lead, held.count - 1)
             for anchor in held[first..<min(first + 4, held.count)] where start == nil {
                 do {
-                    start = try await readPage([("around", anchor.id)], notOlderThan: version)
+                    start = try await readPage([("around", anchor.id)], notOlderThan: max(version, floor))
                 } catch let error as ListClientError where error.status == 404 {
                     continue
                 }
@@ -180,7 +185,7 @@ public actor ListSession {
         }
         // Read again a while when older than what is held (a replica behind the one read
         // before), then taken as it is: a refresh does not fail on a replica's lag.
-        if start == nil { start = try await readPage([], notOlderThan: started ? version : 0) }
+        if start == nil { start = try await readPage([], notOlderThan: max(started ? version : 0, floor)) }
         guard let start else { return }
         var fresh = loaded
         fresh.replace(with: start)

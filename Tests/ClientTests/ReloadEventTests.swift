@@ -32,6 +32,42 @@ final class VersionedPagesTransport: ListTransport {
     }
 }
 
+/// A load balancer over replicas that lag: the first page answers version 20, every page
+/// after it 15 and `/changes` 17, however often asked; the first event stream says `reload`
+/// at 25 and stays open; records each stream's `Last-Event-ID`.
+final class LaggingEverywhereTransport: ListTransport {
+    let pages = Mutex(0)
+    let resumedFrom = Mutex<[String?]>([])
+
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        if path.hasSuffix("/changes") {
+            return TransportAnswer(status: 200, body: Array(#"{"version":"17","changes":[],"next":null}"#.utf8))
+        }
+        let version = pages.withLock { pages in
+            pages += 1
+            return pages == 1 ? 20 : 15
+        }
+        let page = #"{"list":"l","view":"v","version":"\#(version)","sections":[],"next":null,"prev":null}"#
+        return TransportAnswer(status: 200, body: Array(page.utf8))
+    }
+
+    func events(
+        path: String,
+        query: [(String, String)],
+        headers: [String: String]
+    ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+        let first = resumedFrom.withLock { resumed in
+            resumed.append(headers["Last-Event-ID"])
+            return resumed.count == 1
+        }
+        var parser = ServerSentEventParser()
+        let events = first ? parser.feed(Array("id: 25\nevent: reload\ndata: {}\n\n".utf8)) : []
+        return AsyncThrowingStream { continuation in
+            for event in events { continuation.yield(event) }
+        }
+    }
+}
+
 /// `event: reload` against the version the session holds: one its pages already show is
 /// skipped, and one past them reloads pages at least that new (review 83 F1, F2).
 @Suite struct ReloadEventTests {
@@ -75,5 +111,45 @@ final class VersionedPagesTransport: ListTransport {
         }
         #expect(await session.snapshot.version == 15)
         #expect(await session.statistics.pagesRead == 4)
+    }
+
+    /// A reload whose pages and changes every replica answers older than what the session
+    /// held (20: a page at 15, changes to 17) holds 17, and the stream is opened again from
+    /// 17: the open one, past 25, never sent 18 to 20, which were lost for good (review 83 F4).
+    @Test func aReloadThatEndsBehindTheStreamOpensItAgainFromThere() async throws {
+        let transport = LaggingEverywhereTransport()
+        let configuration = ListSessionConfiguration(list: "l", reconnectDelay: .milliseconds(100))
+        let session = ListSession(configuration: configuration, transport: transport)
+        try await session.loadFirstPage()
+        await Self.follow(session) { _ in transport.resumedFrom.withLock { $0.count } >= 2 }
+        #expect(await session.snapshot.version == 17)
+        #expect(transport.resumedFrom.withLock { $0 }.prefix(2) == ["20", "17"])
+    }
+
+    /// A page by cursor that every replica answers older than what the session holds is
+    /// a `behind` error that asks to try again, not a `bad-answer` (an app shows those as a
+    /// broken server), and the session is left as it was (review 83 F5).
+    @Test func aPageThatStaysOlderThanTheSessionIsBehindNotABadAnswer() async throws {
+        let transport = CursorPageBehindTransport()
+        let session = ListSession(configuration: ListSessionConfiguration(list: "l"), transport: transport)
+        try await session.loadFirstPage()
+        do {
+            try await session.loadMore()
+            Issue.record("the page older than the session was taken")
+        } catch let error as ListClientError {
+            #expect(error.code == .behind && error.retryAfter == .seconds(1), "\(error)")
+        }
+        #expect(await session.snapshot.version == 20)
+        #expect(await session.snapshot.nextCursor == "c")
+    }
+}
+
+/// A first page at version 20 whose `next` is `c`, and a page at `c` that every replica
+/// answers at 15.
+struct CursorPageBehindTransport: StreamsNothing {
+    func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
+        let (version, next) = query.contains { $0.0 == "cursor" } ? (15, "null") : (20, #""c""#)
+        let page = #"{"list":"l","view":"v","version":"\#(version)","sections":[],"next":\#(next),"prev":null}"#
+        return TransportAnswer(status: 200, body: Array(page.utf8))
     }
 }

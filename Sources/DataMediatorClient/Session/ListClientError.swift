@@ -14,6 +14,10 @@ public struct ListClientError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let badAnswer = Code(name: "bad-answer")
         /// The connection failed or was cut.
         public static let transport = Code(name: "transport")
+        /// Every answer to a page by cursor was older than what the session holds (a
+        /// replica behind the one read before, for longer than the session reads again):
+        /// nothing changed; try again after ``ListClientError/retryAfter``.
+        public static let behind = Code(name: "behind")
         /// The session's configuration cannot make a request (a parameter named as one of
         /// the routes' own, `limit` say): nothing was sent, and trying again fails again.
         public static let badConfiguration = Code(name: "bad-configuration")

@@ -98,6 +98,13 @@ extension ListSession {
                         guard !event.type.isEmpty else { continue }
                         try await handle(event)
                         if event.type == "reload" { reloaded = true } else { delivered = true }
+                        // A reload that every replica answered older than the stream's
+                        // place: opened again from the version held, the stream sends the
+                        // changes between, which this one, past them, never would.
+                        if resumesBehindStream {
+                            resumesBehindStream = false
+                            break
+                        }
                     }
                 } catch let error as ListClientError where error.code == .historyGone || error.code == .badAnswer {
                     // History gone, or an event that cannot be read (reading it again would

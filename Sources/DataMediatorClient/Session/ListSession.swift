@@ -45,6 +45,10 @@ public actor ListSession {
     /// Until when section titles are not looked up, after a lookup the server did not
     /// answer (``resolveTitles()``); nil when they may be.
     var titlesPausedUntil: ContinuousClock.Instant?
+    /// Whether a reload ended at an older version than the session held before it (every
+    /// replica it read lagged): ``follow()`` opens its stream again from there, since the
+    /// one open is past the changes between and would never send them.
+    var resumesBehindStream = false
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -213,6 +217,7 @@ public actor ListSession {
         // version are read and applied, so that those held before are not lost (a stream
         // that follows goes on after the version held before, and would never send them).
         if at < before {
+            defer { resumesBehindStream = version < before }
             do {
                 try await applyChanges(since: at, reaching: before)
             } catch {
@@ -259,7 +264,13 @@ public actor ListSession {
         // read before) is read again a while.
         let page = try await readPage([cursor], notOlderThan: version)
         guard page.version >= version else {
-            throw ListClientError(.badAnswer, message: "page version \(page.version) is older than \(version)")
+            // A replica's lag, not a broken server: the app may try again shortly.
+            var behind = ListClientError(
+                .behind,
+                message: "the server answered version \(page.version), older than the \(version) held; try again"
+            )
+            behind.retryAfter = .seconds(1)
+            throw behind
         }
         var changes: [ListChange] = []
         var latest = version

@@ -158,7 +158,9 @@ extension ListSession {
         statistics.pagesRead += 1
     }
 
-    private static func decode<T: Decodable>(_ type: T.Type, _ answer: TransportAnswer, what: String) throws -> T {
+    /// `answer`'s body as `type` when it is a `200`; the ``ListClientError`` it stands for
+    /// otherwise (`what` names the answer in a message).
+    static func decode<T: Decodable>(_ type: T.Type, _ answer: TransportAnswer, what: String) throws -> T {
         guard answer.status == 200 else {
             throw ListClientError.answered(answer.status, body: answer.body, retryAfter: answer.headers["retry-after"])
         }

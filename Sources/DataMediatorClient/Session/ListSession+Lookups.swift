@@ -1,0 +1,34 @@
+import Foundation
+
+extension ListSession {
+    /// The view's sections over the whole view, with their counts and the total
+    /// (`GET /lists/{list}/sections`, with the session's view, parameters and headers). It
+    /// changes nothing the session holds, and does not wait for its other operations.
+    ///
+    /// - Throws: ``ListClientError`` when the server cannot be reached or refuses (`429`
+    ///   with ``ListClientError/retryAfter`` when the client asked for counts too often).
+    public func sectionInfo() async throws -> ListSectionInfo {
+        let answer = try await transport.get(
+            path: configuration.path("/sections"),
+            query: try configuration.query(paging: false),
+            headers: try await requestHeaders()
+        )
+        return try Self.decode(ListSectionInfo.self, answer, what: "sections")
+    }
+
+    /// Where the item `id` stands in the whole view (`GET /lists/{list}/items/{id}`, with the
+    /// session's view, parameters and headers): its path among all sections, its place and
+    /// a cursor whose page starts with it. It changes nothing the session holds, and does
+    /// not wait for its other operations.
+    ///
+    /// - Throws: ``ListClientError`` with status `404` when the view (or the caller's
+    ///   slice) has no such item; others as ``sectionInfo()``.
+    public func locate(_ id: String) async throws -> ListLocation {
+        let answer = try await transport.get(
+            path: configuration.path("/items/\(URLSessionTransport.encodeSegment(id))"),
+            query: try configuration.query(paging: false),
+            headers: try await requestHeaders()
+        )
+        return try Self.decode(ListLocation.self, answer, what: "item")
+    }
+}

@@ -298,7 +298,11 @@ public enum TableStamps {
     /// reads in the snapshot it started with, before it waited for the version lock, but
     /// a row it locks is read as the write before it left it (else a write queued behind
     /// others would read the counter as it was before they raised it, and look changed by
-    /// more than its own step).
+    /// more than its own step). The log's sum is still read in the older snapshot: other
+    /// programs' rows logged, or rows folded, while the write waited are missed or counted
+    /// twice. Writes carry outlines only when the stamp after is this one plus exactly one
+    /// (``SQLItemWriter``), which such a miscount cannot pass unless its errors cancel, and
+    /// then the stamp is exact: that check must stay as strict.
     static func beforeWriteSQL(of table: String, _ dialect: SQLDialect) -> String {
         let name = SQL.literal(table)
         let read = """

@@ -89,6 +89,9 @@ extension SQLItemWriter {
             session
         )
         guard let stampBefore, let stampAfter else { return (version, .none, false) }
+        // Exactly one step: the stamp before may be miscounted by outside writes during the
+        // wait for the version lock (``TableStamps/beforeWriteSQL(of:_:)``), never in a way
+        // that passes this check and carries a wrong outline.
         guard stampAfter == stampBefore + 1 else { return (version, .none, true) }
         var writes: [(reader: SQLListReader, write: OutlineWrite)] = []
         for (index, observer) in observers.enumerated() where observer.reader.versionTables == [table] {

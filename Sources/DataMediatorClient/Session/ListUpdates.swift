@@ -16,6 +16,10 @@ public final class ListUpdates: AsyncSequence, Sendable {
 
     private struct State {
         var pending: [ListUpdate] = []
+        /// How many updates were taken off the front of ``pending`` (read, or merged into
+        /// the one after): tells a merge computed outside the lock whether the two it
+        /// merged are still the first two.
+        var taken = 0
         /// The snapshot of the last update the reader took: where the first pending starts.
         var read: ListSnapshot
         var waiter: CheckedContinuation<ListUpdate?, Never>?
@@ -32,8 +36,11 @@ public final class ListUpdates: AsyncSequence, Sendable {
     }
 
     /// Publishes `update`: to the waiting reader, or held for it (merging the oldest two
-    /// held ones when more than ``limit`` are). Nothing after ``finish()``.
+    /// held ones when more than ``limit`` are). Nothing after ``finish()``. The merge's
+    /// diff of two whole snapshots runs outside the lock, which the reader's ``next()``
+    /// takes too: a reader behind (on the main actor, say) is not held up by it.
     func yield(_ update: ListUpdate) {
+        var merge: (from: ListSnapshot, to: ListSnapshot, taken: Int)?
         let waiter = state.withLock { state -> CheckedContinuation<ListUpdate?, Never>? in
             guard !state.finished else { return nil }
             if let waiter = state.waiter {
@@ -42,14 +49,28 @@ public final class ListUpdates: AsyncSequence, Sendable {
                 return waiter
             }
             state.pending.append(update)
-            if state.pending.count > limit {
-                let later = state.pending[1].snapshot
-                let merged = ListUpdate(batch: BatchUpdate(from: state.read, to: later), snapshot: later)
-                state.pending.replaceSubrange(0...1, with: [merged])
-            }
+            merge = Self.merge(in: state, limit: limit)
             return nil
         }
         waiter?.resume(returning: update)
+        while let (from, to, taken) = merge {
+            let merged = ListUpdate(batch: BatchUpdate(from: from, to: to), snapshot: to)
+            merge = state.withLock { state in
+                // Read meanwhile: the first two held are others now (or fewer are held).
+                if state.taken == taken, state.pending.count > limit {
+                    state.pending.replaceSubrange(0...1, with: [merged])
+                    state.taken += 1
+                }
+                return Self.merge(in: state, limit: limit)
+            }
+        }
+    }
+
+    /// The oldest two held updates to merge, when more than `limit` are held: from the
+    /// snapshot the reader read last to the second one's.
+    private static func merge(in state: State, limit: Int) -> (from: ListSnapshot, to: ListSnapshot, taken: Int)? {
+        guard state.pending.count > limit else { return nil }
+        return (state.read, state.pending[1].snapshot, state.taken)
     }
 
     /// Ends the updates: the reader gets those still held, then the end.
@@ -72,6 +93,7 @@ public final class ListUpdates: AsyncSequence, Sendable {
                 let answer = state.withLock { state -> ListUpdate?? in
                     if !state.pending.isEmpty {
                         let update = state.pending.removeFirst()
+                        state.taken += 1
                         state.read = update.snapshot
                         return .some(update)
                     }

@@ -98,6 +98,46 @@ import Testing
         #expect(try await Self.held(folder, target) == before, "nothing made in the store")
     }
 
+    /// Every problem of a list's source is named at once: a missing column beside fields
+    /// over columns of other types (SQLite named the types only; PostgreSQL the missing
+    /// column only), and on PostgreSQL a time or array column's field of another type
+    /// beside them (named only once the others were mended; probe 81).
+    @Test(arguments: ImportTests.stores)
+    func everyProblemOfAListsSourceIsNamedAtOnce(store: String) async throws {
+        let target = try await ImportTests.Target.make(store)
+        let folder = try ImportTests.folder([:], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lists.yaml")
+        var table = "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT, n INTEGER"
+        var fields = "body: integer, n: string, gone: string"
+        var said = [
+            "its source has no column 'gone'", "field 'body' (integer) is over a text column",
+            "field 'n' (string) is over a integer column",
+        ]
+        if let url = target.environment["DATA_MEDIATOR_DATABASE_URL"] {
+            table += ", day DATE, at TIMESTAMPTZ, tags TEXT[])"
+            fields += ", day: number, at: integer, tags: string"
+            said += [
+                "field 'day' is declared number but its column is a date",
+                "field 'at' is declared integer but its column is a timestamptz",
+                "field 'tags' is declared string but its column is an array",
+            ]
+            #expect(try await TestDatabase.run("/usr/bin/psql", [url, "-qc", table]).status == 0)
+        } else {
+            let created = table + ")"
+            try await DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path).write { db in
+                try db.execute(sql: created)
+            }
+        }
+        try Data(("store: \(target.store)\n" + Self.lists(fields)).utf8).write(to: config)
+        let (refused, errors) = try await DemoWalkTests.run(
+            ["check", "--store", config.path],
+            environment: target.environment
+        )
+        #expect(refused == 1)
+        for problem in said { #expect(errors.contains(problem), "\(problem) in \(errors)") }
+    }
+
     /// A PostgreSQL demo refused for a pool larger than its server takes makes no data folder
     /// (nor a cursor secret in it): they are made once the store is known to serve.
     @Test func aPoolThePostgreSQLServerRefusesMakesNoDataFolder() async throws {

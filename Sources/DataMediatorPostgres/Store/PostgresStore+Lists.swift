@@ -199,14 +199,24 @@ extension PostgresStore {
         } catch {
             throw StoreError(list: list.name, "its query does not run: \(Self.describe(error))")
         }
-        try schema.checkColumns(types.keys.sorted())
+        // Each check below that finds the source unfit for the list is named, and the list
+        // refused once all ran: `check --store` names every problem of a list at once.
+        var problems: [String] = []
+        func collecting<T>(_ fallback: T, _ check: () throws -> T) throws -> T {
+            do {
+                return try check()
+            } catch let error as StoreError {
+                problems.append(error.message)
+                return fallback
+            }
+        }
+        try collecting(()) { try schema.checkColumnsAndTypes(types.keys.sorted(), kinds: Self.columnKinds(types)) }
         if !source.isTable { try await checkReadsOnly(list, from: schema.from, connection) }
         // Writes raise the revision by one (`rev + 1`), which only an integer column takes.
         if list.isWritable, let revision = list.revisionField, let type = types[revision],
             ![PostgresDataType.int2, .int4, .int8].contains(type)
         {
-            throw StoreError(
-                list: list.name,
+            problems.append(
                 "column '\(revision)' holds the items' revision, which every write raises by one: it must be "
                     + "a bigint, integer or smallint column, not \(type.description.lowercased())"
             )
@@ -215,23 +225,21 @@ extension PostgresStore {
             modifiers = try await Self.typeModifiers(ofQuery: schema.from, session, logger: self.logger)
         }
         let (enums, arrays) = try await Self.namedTypes(types, connection, logger: self.logger)
+        // A missing column was named above, not as one of a type the service cannot show.
         let unsupported = schema.columns.filter {
-            PostgresColumnKind(types[$0] ?? .null) == nil && enums[$0] == nil && arrays[$0] == nil
+            types[$0].map { PostgresColumnKind($0) == nil } == true && enums[$0] == nil && arrays[$0] == nil
         }
         if !unsupported.isEmpty {
-            throw StoreError(
-                list: list.name,
+            problems.append(
                 "column \(unsupported.map { "'\($0)'" }.joined(separator: ", ")) has a type the service "
                     + "cannot show; cast it to text, a number or a boolean in a query list"
             )
         }
-        try schema.checkFieldTypes(Self.columnKinds(types))
         // Views compare and order a uuid column as its text (``KeysetSQL/column(_:)``);
         // a section of one would be a section per item, or of a few hex digits.
         let uuidSections = list.views.compactMap(\.section?.field).filter { types[$0] == .uuid }
         if let field = uuidSections.first {
-            throw StoreError(
-                list: list.name,
+            problems.append(
                 "a view sections by column '\(field)', a uuid: section by another column, or "
                     + "read it as text (CAST(column AS text)) in a query list"
             )
@@ -259,13 +267,13 @@ extension PostgresStore {
                     } ?? enums[column]
             }
         }
-        let arrayForms = try Self.arrayForms(
-            of: list,
-            source: source,
-            arrays: arrays,
-            types: types,
-            modifiers: modifiers
-        )
+        let arrayForms = try collecting((read: [String: String](), write: [String: String]())) {
+            try Self.arrayForms(of: list, source: source, arrays: arrays, types: types, modifiers: modifiers)
+        }
+        let textForms = try collecting([:]) {
+            try Self.textForms(of: list, source: source, types: types, modifiers: modifiers, enums: enums)
+        }
+        if !problems.isEmpty { throw StoreError(list: list.name, problems.joined(separator: "; ")) }
         writeCasts.merge(arrayForms.write) { _, array in array }
         let keyset = KeysetSQL(
             dialect: .postgres,
@@ -273,13 +281,7 @@ extension PostgresStore {
             textColumns: Set(types.filter { PostgresColumnKind($0.value) == .text && $0.value != .uuid }.keys)
                 .union(enums.keys),
             uuidColumns: Set(types.filter { $0.value == .uuid }.keys),
-            textForms: try Self.textForms(
-                of: list,
-                source: source,
-                types: types,
-                modifiers: modifiers,
-                enums: enums
-            ).merging(arrayForms.read) { _, array in array },
+            textForms: textForms.merging(arrayForms.read) { _, array in array },
             valueForms: types.filter { $0.value == .numeric }.mapValues { _ in Self.numericValue }
         )
         for statement in rehearsal ? [] : schema.prepareStatements(keyset: keyset, indexes: self.indexes) {

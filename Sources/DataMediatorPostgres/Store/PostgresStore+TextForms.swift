@@ -25,9 +25,9 @@ extension PostgresStore {
     /// (`modifiers`, a table's or a query's), an enum (`enums`: its columns' types' names)
     /// as its label, a `char(n)` without the blanks that pad it.
     ///
-    /// - Throws: `StoreError` when such a column is the list's id (ids are compared and
-    ///   addressed exactly, by their stored type) or its field is declared another type
-    ///   than string (both are written and shown as text).
+    /// - Throws: `StoreError` naming every such column that is the list's id (ids are
+    ///   compared and addressed exactly, by their stored type) or whose field is declared
+    ///   another type than string (both are written and shown as text).
     static func textForms(
         of list: ListDefinition,
         source: StoreSource,
@@ -36,7 +36,8 @@ extension PostgresStore {
         enums: [String: String]
     ) throws -> [String: String] {
         var forms: [String: String] = [:]
-        for (column, type) in types {
+        var misfits: [String] = []
+        for (column, type) in types.sorted(by: { $0.key < $1.key }) {
             if type == .bpchar {
                 // `char(n)` pads its text with blanks that PostgreSQL's comparisons ignore
                 // ('a' = 'a   '); read as such text, a cursor's value (padded) and the
@@ -59,19 +60,15 @@ extension PostgresStore {
                 continue
             }
             if column == list.idField {
-                throw StoreError(
-                    list: list.name,
-                    "the id column '\(column)' is a \(kind): an id is an integer, text or a uuid"
-                )
-            }
-            if let declared = source.fieldTypes[column], declared != .string {
-                throw StoreError(
-                    list: list.name,
+                misfits.append("the id column '\(column)' is a \(kind): an id is an integer, text or a uuid")
+            } else if let declared = source.fieldTypes[column], declared != .string {
+                misfits.append(
                     "field '\(column)' is declared \(declared.rawValue) but its column is a \(kind), "
                         + "which the service shows as text: declare it string"
                 )
             }
         }
+        if !misfits.isEmpty { throw StoreError(list: list.name, misfits.joined(separator: "; ")) }
         return forms
     }
 
@@ -115,8 +112,8 @@ extension PostgresStore {
     /// column of its kind does (``TimeText``), keeping the fractional digits its column
     /// declares (`modifiers`).
     ///
-    /// - Throws: `StoreError` when an array column's field is declared another type than
-    ///   json.
+    /// - Throws: `StoreError` naming every array column whose field is declared another
+    ///   type than json.
     static func arrayForms(
         of list: ListDefinition,
         source: StoreSource,
@@ -126,13 +123,14 @@ extension PostgresStore {
     ) throws -> (read: [String: String], write: [String: String]) {
         var read: [String: String] = [:]
         var write: [String: String] = [:]
+        var misfits: [String] = []
         for (column, type) in arrays.sorted(by: { $0.key < $1.key }) {
             if let declared = source.fieldTypes[column], declared != .json {
-                throw StoreError(
-                    list: list.name,
+                misfits.append(
                     "field '\(column)' is declared \(declared.rawValue) but its column is an array (\(type)), "
                         + "which the service shows as a JSON array: declare it json"
                 )
+                continue
             }
             let times = types[column].flatMap { Self.timeArrayKinds[$0] }
             let digits = TimeText.digits(typeModifier: modifiers[column])
@@ -158,6 +156,7 @@ extension PostgresStore {
                 WITH ORDINALITY AS t(e, n) ORDER BY n) AS \(type)) END FROM (SELECT CAST(? AS json) AS j) AS v)
                 """
         }
+        if !misfits.isEmpty { throw StoreError(list: list.name, misfits.joined(separator: "; ")) }
         return (read, write)
     }
 

@@ -112,4 +112,22 @@ extension TableSchema {
                     : ", or cast the column in the query")
         )
     }
+
+    /// Checks the columns (``checkColumns(_:)``) and their kinds (``checkFieldTypes(_:)``)
+    /// together, so that one refusal names every missing column and every field over a
+    /// column of another type: a config's author mends them all at once, not one a run.
+    ///
+    /// - Throws: `StoreError` naming both kinds of problem.
+    public func checkColumnsAndTypes(_ available: [String], kinds: [String: (kind: ColumnKind, type: String)]) throws {
+        var problems: [String] = []
+        for check in [{ try checkColumns(available) }, { try checkFieldTypes(kinds) }] {
+            do {
+                try check()
+            } catch let error as StoreError {
+                problems.append(error.message)
+            }
+        }
+        guard !problems.isEmpty else { return }
+        throw StoreError(list: list.name, problems.joined(separator: "; "))
+    }
 }

@@ -269,6 +269,7 @@ public final class SQLiteStore: Sendable {
         _ db: Database
     ) throws -> (notNull: Set<String>, idIsIntegerColumn: Bool, collated: Set<String>, numeric: Set<String>) {
         let available: [String]
+        var kinds: [String: (kind: ColumnKind, type: String)] = [:]
         var notNull: Set<String> = []
         var idIsIntegerColumn = false
         var collated: Set<String> = []
@@ -296,7 +297,7 @@ public final class SQLiteStore: Sendable {
                 notNull.insert(list.idField)
             }
             try SQLiteCatalog.checkUniqueID(list, table: table, db)
-            try schema.checkFieldTypes(SQLiteCatalog.kinds(of: columns, in: table, db))
+            kinds = SQLiteCatalog.kinds(of: columns, in: table, db)
             collated = try SQLiteCatalog.collatedColumns(of: table, among: available, db)
             numeric = SQLiteCatalog.numericColumns(of: columns, in: table, db)
         case .query(let query):
@@ -321,7 +322,7 @@ public final class SQLiteStore: Sendable {
             }
             available = statement.columnNames
         }
-        try schema.checkColumns(available)
+        try schema.checkColumnsAndTypes(available, kinds: kinds)
         return (notNull, idIsIntegerColumn, collated, numeric)
     }
 

@@ -29,6 +29,12 @@ extension ConfigFileLoaderTests {
                 "list 'x': 'limit.default' (5000) is above 1000, the most items a page may hold"
             ]
         )
+        // Each value is checked whatever the other is: a refused default hid a maximum over
+        // the bound (probe 81).
+        let both = limitErrors("{default: 0, max: 5000}")
+        #expect(both.count == 2, "\(both)")
+        #expect(both.contains { $0.contains("'limit.default' must be a whole number of at least 1") }, "\(both)")
+        #expect(both.contains("list 'x': 'limit.max' (5000) is above 1000, the most items a page may hold"), "\(both)")
     }
 
     /// Every error says FILE:LINE:COLUMN (or FILE:LINE when no column is known): an alias

@@ -368,33 +368,4 @@ struct ConfigFileLoader {
             line: node.mark?.line ?? 0
         )
     }
-
-    mutating func parseLimits(_ node: Node?, list: String) -> PageLimits? {
-        guard let node else { return PageLimits() }
-        guard let limit = mapping(node, allowed: ["default", "max"], what: "'limit'") else { return nil }
-        let bound = PageLimits.upperBound
-        let givenDefault = limit["default"].map { positiveInt($0, what: "'limit.default'", bound: bound) }
-        let givenMaximum = limit["max"].map { positiveInt($0, what: "'limit.max'", bound: bound) }
-        // A value refused above is not compared with the other (nor one put in its place).
-        if givenDefault == .some(nil) || givenMaximum == .some(nil) { return nil }
-        let defaultLimit = givenDefault.flatMap { $0 } ?? 20
-        let maximum = givenMaximum.flatMap { $0 } ?? max(100, defaultLimit)
-        if maximum > PageLimits.upperBound {
-            // Without a 'max', the default stands for it: name the value written.
-            let name = givenMaximum == nil ? "limit.default" : "limit.max"
-            fail(
-                node,
-                "list '\(list)': '\(name)' (\(maximum)) is above \(PageLimits.upperBound), the most items a page may hold"
-            )
-            return nil
-        }
-        if defaultLimit > maximum {
-            fail(
-                node,
-                "list '\(list)': 'limit.default' (\(defaultLimit)) is above 'limit.max' (\(maximum)); lower it or raise the maximum"
-            )
-            return nil
-        }
-        return PageLimits(defaultLimit: defaultLimit, maximumLimit: maximum)
-    }
 }

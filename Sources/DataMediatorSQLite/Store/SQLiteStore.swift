@@ -31,16 +31,23 @@ public final class SQLiteStore: Sendable {
     /// (`journal_size_limit`): eight times what it holds between two automatic checkpoints.
     static let logSizeLimit = 32 << 20
 
+    /// How many readers GRDB's pool opens at most (each only once reads need it at once):
+    /// twice the costly requests one client may have in flight by default (`max(2, cores)`,
+    /// `DATA_MEDIATOR_CLIENT_REQUESTS`), so that one client's slow counts and lookups,
+    /// which hold a reader each, leave as many for other clients' change reads and
+    /// streams. One per core was as many as that share: one client's share held them all.
+    public static let readerCount = 2 * max(2, ProcessInfo.processInfo.activeProcessorCount)
+
     /// Opens (creating if needed) the store at `path`.
     ///
     /// - Throws: `StoreError` when the file cannot be opened as a SQLite database.
     public init(path: String) throws {
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(5)
-        // Reads that are not a page (counts, a query's result, a write's neighbours) run on
-        // GRDB's readers, off the calling thread: one per core is as many as can run at
-        // once, and each more would hold a page cache of its own.
-        configuration.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        // Reads that are not a page (counts, a query's result, a write's neighbours, change
+        // reads) run on GRDB's readers, off the calling thread.
+        configuration.maximumReaderCount = Self.readerCount
+
         // The write-ahead log grows with every write while a reader (another program's
         // long transaction) keeps the checkpoint from its start, and SQLite keeps the file
         // at its largest until the store is closed; it is cut back to this once the log

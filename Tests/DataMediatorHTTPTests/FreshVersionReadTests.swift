@@ -1,3 +1,4 @@
+import DataMediator
 import Synchronization
 import Testing
 
@@ -56,5 +57,20 @@ import Testing
         #expect(await failing.value() == nil)
         #expect(await failing.value() == nil)
         #expect(reads.load(ordering: .relaxed) == 2, "a failed read answered a later caller")
+    }
+
+    /// A read is every caller's: it runs with the store's whole timeout, not with what is
+    /// left of the request that started it (review 84 F1: a chain of reads kept the first
+    /// request's time, and once it was spent its callers skipped the wait for writes).
+    @Test func aReadRunsOnTheStoresTimeNotOnItsFirstCallers() async throws {
+        let seen = Mutex<[Bool]>([])
+        let fresh = FreshVersionRead(within: .seconds(60)) {
+            seen.withLock { $0.append(ReadTime.began != nil) }
+            return 1
+        }
+        let spent = ContinuousClock.now - .seconds(100)
+        let version = await ReadTime.$began.withValue(spent) { await fresh.value() }
+        #expect(version == 1)
+        #expect(seen.withLock { $0 } == [false])
     }
 }

@@ -1,3 +1,4 @@
+import DataMediator
 import Synchronization
 
 /// Reads of a version (the primary's) where each caller gets one begun after it asked,
@@ -41,9 +42,13 @@ final class FreshVersionRead: Sendable {
     }
 
     /// Runs `batch`'s read, then starts the one queued behind it and answers `batch`'s callers.
+    /// The read is every caller's, so it is bounded by the store's timeout, not by what is
+    /// left of the request that started it (``ReadTime``): a chain of reads started one
+    /// from another kept the first request's time, and once it was spent every read failed
+    /// and its callers read without waiting for the writes they had not heard of.
     private func run(_ batch: Batch) {
         Task {
-            let version = try? await read()
+            let version = try? await ReadTime.$began.withValue(nil) { try await read() }
             state.withLock { state in
                 state.running = state.queued
                 state.queued = nil

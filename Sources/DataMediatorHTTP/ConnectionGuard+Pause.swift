@@ -2,6 +2,11 @@ import NIOCore
 
 /// The pause of a connection's reads after a `429`.
 extension ConnectionGuard {
+    /// How long a connection's next request waits to be read after a `429`: a client that
+    /// sends again at once (not after its `Retry-After`) is answered at this pace at most,
+    /// and its `429`s do not take the cores from the other clients' requests.
+    static let pauseAfterRefusal: TimeAmount = .milliseconds(500)
+
     /// Holds the connection's reads for ``pauseAfterRefusal``: what its client sends meanwhile
     /// waits in the socket, or here when it was read already.
     func pauseReads(_ context: ChannelHandlerContext) {

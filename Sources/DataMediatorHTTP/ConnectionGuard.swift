@@ -70,13 +70,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the request being read is late while answers to the requests before it are
     /// still being written: it is answered `408` after them.
     private var cutAfterAnswers = false
+    /// Whether a newcomer took its place after it was picked as idle: it closes once answered.
+    private var closesWhenAnswered = false
     /// Whether the connection only waits, its answer written, for its client to close.
     private var lingering = false
 
-    /// How long a connection's next request waits to be read after a `429`: a client that
-    /// sends again at once (not after its `Retry-After`) is answered at this pace at most,
-    /// and its `429`s do not take the cores from the other clients' requests.
-    static let pauseAfterRefusal: TimeAmount = .milliseconds(500)
     /// Until when the connection's reads wait after a `429`, whether one is held, and what
     /// came meanwhile (passed on when the pause ends).
     var pausedUntil: NIODeadline?
@@ -160,11 +158,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         // The watch's call holds this handler's context, which holds this handler: let go,
         // or every connection's guard, watch and context outlive it.
         startWatch = nil
-        connections.stopWaiting(ObjectIdentifier(self))
-        if counted {
-            counted = false
-            connections.value.subtract(1, ordering: .relaxed)
-        }
+        stopCounting()
         if let address = countedAddress {
             countedAddress = nil
             connections.close(from: address)
@@ -222,6 +216,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if event is Evicted {
+            // Picked as idle on another connection's event loop, it may have read a whole
+            // request since: cut, that request (a write) would be dropped as it runs.
+            if inFlight > 0, !reading {
+                closesWhenAnswered = true
+                stopCounting()
+                return
+            }
             endRequest(context, .evicted)
             return
         }
@@ -310,6 +311,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard reading else {
             requestDeadline = nil
             if inFlight == 0 {
+                if closesWhenAnswered {
+                    context.close(promise: nil)
+                    return
+                }
                 startWatch?.waiting = true
                 connections.wait(ObjectIdentifier(self), context.channel)
             }
@@ -322,6 +327,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             connections.wait(ObjectIdentifier(self), context.channel, receiving: true)
         }
+    }
+
+    /// Stops counting the connection against the limits (it is on its way out).
+    private func stopCounting() {
+        connections.stopWaiting(ObjectIdentifier(self))
+        guard counted else { return }
+        counted = false
+        connections.value.subtract(1, ordering: .relaxed)
     }
 
     /// Sets when the request being read must have come, arming the check earlier if needed.
@@ -339,11 +352,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// the answer, RFC 9112 9.6); otherwise closes it. It stops counting against the limits
     /// at once.
     private func endRequest(_ context: ChannelHandlerContext, _ problem: Problem) {
-        connections.stopWaiting(ObjectIdentifier(self))
-        if counted {
-            counted = false
-            connections.value.subtract(1, ordering: .relaxed)
-        }
+        stopCounting()
         guard reading, inFlight == 1, !answering, !lingering, context.channel.isActive else {
             context.close(promise: nil)
             return

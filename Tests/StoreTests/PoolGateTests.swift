@@ -51,7 +51,7 @@ import Testing
         var gate = PoolGate.Admission(connections: 3)
         #expect(Self.admit(3, &gate) == [true, true, true])
         for connection in [Self.first, Self.second, Self.third] { _ = gate.leased(connection) }
-        for _ in 0..<3 { gate.released() }
+        for connection in [Self.first, Self.second, Self.third] { gate.released(connection) }
         gate.closed(Self.first)
         #expect(gate.guarding)
         // Two open connections idle: two requests find one each, one more waits; no other.
@@ -59,8 +59,30 @@ import Testing
         _ = gate.leased(Self.second)
         _ = gate.leased(Self.third)
         #expect(Self.admit(1, &gate) == [false], "both held and one waiting: another would wait too")
-        gate.released()
+        gate.released(Self.second)
         #expect(Self.admit(2, &gate) == [true, false], "one connection idle: one more goes in")
+    }
+
+    /// A connection that closes gives back the holds of the requests on it: a statement
+    /// sent as it closed may never be answered, and its request, abandoned, never gives its
+    /// lease back (review 84 F3: each such hold stayed counted, and every later guarded
+    /// spell let fewer requests in). One that does end later gives back nothing twice.
+    @Test func aClosedConnectionGivesBackTheHoldsOnIt() {
+        var gate = PoolGate.Admission(connections: 2)
+        #expect(Self.admit(3, &gate) == [true, true, true])
+        _ = gate.leased(Self.first)
+        _ = gate.leased(Self.first)
+        _ = gate.leased(Self.second)
+        gate.released(Self.first)
+        #expect(gate.holding == 2)
+        gate.closed(Self.first)
+        #expect(gate.holding == 1, "the hold on the closed connection stayed counted")
+        gate.released(Self.first)
+        #expect(gate.holding == 1, "a hold given back twice")
+        gate.released(Self.second)
+        #expect(gate.holding == 0)
+        // Guarded now with one open connection, idle: a request finds it, one more waits.
+        #expect(Self.admit(3, &gate) == [true, true, false])
     }
 
     @Test func aFailureOfThePoolGuardsItAndARequestGivenUpDoesNot() {

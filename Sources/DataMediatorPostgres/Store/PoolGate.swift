@@ -36,6 +36,10 @@ final class PoolGate: Sendable {
         private(set) var guarding = false
         /// The connections leased so far that are open.
         private var open: Set<ObjectIdentifier> = []
+        /// How many requests hold each connection: a connection that closes gives their
+        /// holds back (a statement sent just as it closed may never be answered, and its
+        /// request, abandoned, never gives its lease back: each such hold stayed counted).
+        private var held: [ObjectIdentifier: Int] = [:]
 
         init(connections: Int) {
             self.connections = connections
@@ -55,13 +59,17 @@ final class PoolGate: Sendable {
         mutating func leased(_ connection: ObjectIdentifier) -> Bool {
             waiting -= 1
             holding += 1
+            held[connection, default: 0] += 1
             let first = open.insert(connection).inserted
             if open.count >= connections { guarding = false }
             return first
         }
 
-        /// A request gave back the connection it leased.
-        mutating func released() {
+        /// A request gave back `connection`, which it leased (nothing when the connection
+        /// closed meanwhile: its close gave the hold back).
+        mutating func released(_ connection: ObjectIdentifier) {
+            guard let count = held[connection] else { return }
+            held[connection] = count > 1 ? count - 1 : nil
             holding -= 1
         }
 
@@ -78,6 +86,7 @@ final class PoolGate: Sendable {
         @discardableResult
         mutating func closed(_ connection: ObjectIdentifier) -> Bool {
             open.remove(connection)
+            holding -= held.removeValue(forKey: connection) ?? 0
             return startGuarding()
         }
 
@@ -162,18 +171,18 @@ final class PoolGate: Sendable {
                     ?? "\(named) is being reconnected after a connection closed or failed; retry shortly."
             )
         }
-        let leased = Atomic<Bool>(false)
+        let leased = Mutex<ObjectIdentifier?>(nil)
         // Counted free once the pool has it back (after its `withConnection`), never before:
         // a request let in for an idle connection must find one.
-        defer { if leased.load(ordering: .relaxed) { state.withLock { $0.released() } } }
+        defer { if let connection = leased.withLock({ $0 }) { state.withLock { $0.released(connection) } } }
         do {
             return try await client.withConnection { connection in
-                leased.store(true, ordering: .relaxed)
+                leased.withLock { $0 = ObjectIdentifier(connection) }
                 self.leased(connection)
                 return try await body(connection)
             }
         } catch {
-            if !leased.load(ordering: .relaxed) {
+            if leased.withLock({ $0 }) == nil {
                 let failed = !(error is CancellationError) && !Task.isCancelled
                 if state.withLock({ $0.gaveUp(failed: failed) }) { noteGuarding(why: String(reflecting: error)) }
             }

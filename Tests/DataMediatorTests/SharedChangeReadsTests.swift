@@ -56,4 +56,15 @@ import Testing
         notifier.publish()
         #expect(notifier.generation == before + 1)
     }
+
+    /// A read is let go once its moment is over, not kept (a batch of changes with their
+    /// items) until the list's next stream asks (review 84 F6).
+    @Test func aReadIsLetGoOnceItsMomentIsOver() async throws {
+        let shared = SharedChangeReads()
+        _ = try await shared.changes(binding: "v", since: 1, limit: 10, generation: 1) { Self.answer(2) }
+        #expect(shared.keptCount == 1)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while shared.keptCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(shared.keptCount == 0)
+    }
 }

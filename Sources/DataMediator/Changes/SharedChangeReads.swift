@@ -52,7 +52,16 @@ final class SharedChangeReads: Sendable {
             // Reads of another moment are dropped as new ones come: the table holds this
             // moment's questions only.
             state.reads = state.reads.filter { now - $0.value.began < Self.maximumAge }
-            let task = Task { try await read() }
+            let task = Task {
+                let changes = try await read()
+                // Let go once its moment is over, not when the next stream of the list
+                // asks: streams gone, it held up to a batch of changes with their items.
+                Task { [weak self] in
+                    try? await Task.sleep(for: Self.maximumAge)
+                    self?.forget(key, began: now)
+                }
+                return changes
+            }
             state.reads[key] = Read(task: task, began: now)
             return task
         }
@@ -65,4 +74,14 @@ final class SharedChangeReads: Sendable {
             throw error
         }
     }
+
+    /// Drops the read of `key` begun at `began`, if it is still the one kept.
+    private func forget(_ key: Key, began: ContinuousClock.Instant) {
+        state.withLock { state in
+            if state.reads[key]?.began == began { state.reads[key] = nil }
+        }
+    }
+
+    /// How many reads are kept.
+    var keptCount: Int { state.withLock { $0.reads.count } }
 }

@@ -28,10 +28,6 @@ public final class ChangeNotifier: Sendable {
     public func subscribe(tick interval: Duration) -> AsyncStream<Signal> {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let (stream, continuation) = AsyncStream<Signal>.makeStream(bufferingPolicy: .bufferingNewest(2))
-        if finished.load(ordering: .acquiring) {
-            continuation.finish()
-            return stream
-        }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
@@ -42,7 +38,15 @@ public final class ChangeNotifier: Sendable {
             ticker.cancel()
             _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
         }
-        subscribers.withLock { $0[id] = continuation }
+        // Looked at and added under the lock ``finishAll()`` sets it under: a subscriber
+        // added between its look and the shutdown's was never finished, and held the
+        // shutdown for its whole grace.
+        let added = subscribers.withLock { subscribers in
+            guard !finished.load(ordering: .acquiring) else { return false }
+            subscribers[id] = continuation
+            return true
+        }
+        if !added { continuation.finish() }
         return stream
     }
 
@@ -132,8 +136,10 @@ public final class ChangeNotifier: Sendable {
 
     /// Ends every subscriber's stream, now and from now on: the service is shutting down.
     public func finishAll() {
-        finished.store(true, ordering: .releasing)
-        let all = subscribers.withLock { Array($0.values) }
+        let all = subscribers.withLock { subscribers in
+            finished.store(true, ordering: .releasing)
+            return Array(subscribers.values)
+        }
         for continuation in all { continuation.finish() }
     }
 

@@ -102,6 +102,15 @@ struct EventStream: Sendable {
         )
     }
 
+    /// The input of a stream's signals, for a callback that may outlive the stream.
+    private final class Wakes: Sendable {
+        let input: AsyncStream<ChangeNotifier.Signal?>.Continuation
+
+        init(_ input: AsyncStream<ChangeNotifier.Signal?>.Continuation) {
+            self.input = input
+        }
+    }
+
     /// A read of the stream's that failed for another reason than the store being
     /// unavailable (or the stream being cancelled): the stream ends.
     struct ReadFailure: Error {
@@ -120,7 +129,11 @@ struct EventStream: Sendable {
             input.finish()
         }
         defer { forward.cancel() }
-        closed?.whenComplete { _ in input.yield(nil) }
+        // Held weakly by the connection's close callback, which stays until the connection
+        // closes: each stream a kept-alive connection served held its buffers till then.
+        let wakes = Wakes(input)
+        defer { withExtendedLifetime(wakes) {} }
+        closed?.whenComplete { [weak wakes] _ in wakes?.input.yield(nil) }
         let expiry = ends.map { deadline in
             Task {
                 try await Task.sleep(until: deadline)

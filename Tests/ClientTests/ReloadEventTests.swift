@@ -14,9 +14,7 @@ final class VersionedPagesTransport: ListTransport {
     }
 
     func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
-        let version = versions.withLock { versions in versions.count > 1 ? versions.removeFirst() : versions[0] }
-        let page = #"{"list":"l","view":"v","version":"\#(version)","sections":[],"next":null,"prev":null}"#
-        return TransportAnswer(status: 200, body: Array(page.utf8))
+        emptyPage(at: versions.withLock { versions in versions.count > 1 ? versions.removeFirst() : versions[0] })
     }
 
     func events(
@@ -24,11 +22,22 @@ final class VersionedPagesTransport: ListTransport {
         query: [(String, String)],
         headers: [String: String]
     ) -> AsyncThrowingStream<ServerSentEvent, any Error> {
-        var parser = ServerSentEventParser()
-        let events = parser.feed(Array(text.utf8))
-        return AsyncThrowingStream { continuation in
-            for event in events { continuation.yield(event) }
-        }
+        openStream(sending: text)
+    }
+}
+
+/// A page of an empty list (`l`, view `v`) at `version`, with no cursors.
+func emptyPage(at version: Int64) -> TransportAnswer {
+    let page = #"{"list":"l","view":"v","version":"\#(version)","sections":[],"next":null,"prev":null}"#
+    return TransportAnswer(status: 200, body: Array(page.utf8))
+}
+
+/// An event stream that sends the events of `text`, then stays open, sending nothing.
+func openStream(sending text: String) -> AsyncThrowingStream<ServerSentEvent, any Error> {
+    var parser = ServerSentEventParser()
+    let events = parser.feed(Array(text.utf8))
+    return AsyncThrowingStream { continuation in
+        for event in events { continuation.yield(event) }
     }
 }
 
@@ -43,12 +52,12 @@ final class LaggingEverywhereTransport: ListTransport {
         if path.hasSuffix("/changes") {
             return TransportAnswer(status: 200, body: Array(#"{"version":"17","changes":[],"next":null}"#.utf8))
         }
-        let version = pages.withLock { pages in
-            pages += 1
-            return pages == 1 ? 20 : 15
-        }
-        let page = #"{"list":"l","view":"v","version":"\#(version)","sections":[],"next":null,"prev":null}"#
-        return TransportAnswer(status: 200, body: Array(page.utf8))
+        return emptyPage(
+            at: pages.withLock { pages in
+                pages += 1
+                return pages == 1 ? 20 : 15
+            }
+        )
     }
 
     func events(
@@ -60,11 +69,7 @@ final class LaggingEverywhereTransport: ListTransport {
             resumed.append(headers["Last-Event-ID"])
             return resumed.count == 1
         }
-        var parser = ServerSentEventParser()
-        let events = first ? parser.feed(Array("id: 25\nevent: reload\ndata: {}\n\n".utf8)) : []
-        return AsyncThrowingStream { continuation in
-            for event in events { continuation.yield(event) }
-        }
+        return openStream(sending: first ? "id: 25\nevent: reload\ndata: {}\n\n" : "")
     }
 }
 

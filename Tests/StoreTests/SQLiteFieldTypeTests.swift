@@ -46,7 +46,7 @@ import Testing
         ("label", .number, "over a varchar(20) column: declare it string or json"),
         ("score", .integer, "over a real column: declare it number"),
         ("score", .string, "declare it number"),
-        ("count", .string, "over a int column: declare it integer or number or boolean"),
+        ("count", .string, "over an int column: declare it integer or number or boolean"),
         ("amount", .string, "over a numeric column: declare it number or integer or boolean"),
         ("flag", .json, "declare it number or integer or boolean"),
         ("id", .string, "declare it integer or number or boolean"),
@@ -190,6 +190,6 @@ extension SQLiteFieldTypeTests {
                 signer: CursorSigner(secret: SampleList.secret)
             )
         }
-        #expect("\(refused.map { "\($0)" } ?? "")".contains("field 'word' (string) is over a any column"))
+        #expect("\(refused.map { "\($0)" } ?? "")".contains("field 'word' (string) is over an any column"))
     }
 }

@@ -99,7 +99,7 @@ extension TableSchema {
             let fitting = column.kind.fitting(dialect)
             if fitting.contains(declared) { continue }
             misfits.append(
-                "field '\(field)' (\(declared.rawValue)) is over a \(column.type.lowercased()) column: "
+                "field '\(field)' (\(declared.rawValue)) is over \(Self.article(column.type))\(column.type.lowercased()) column: "
                     + "declare it \(fitting.map(\.rawValue).joined(separator: " or "))"
             )
         }
@@ -129,5 +129,11 @@ extension TableSchema {
         }
         guard !problems.isEmpty else { return }
         throw StoreError(list: list.name, problems.joined(separator: "; "))
+    }
+
+    /// "an " before a type whose name begins with a vowel's sound (`an integer column`),
+    /// "a " before others (`a text column`, `a uuid column`).
+    static func article(_ type: String) -> String {
+        ["a", "e", "i", "o"].contains(type.prefix(1).lowercased()) ? "an " : "a "
     }
 }

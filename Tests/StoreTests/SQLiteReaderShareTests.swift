@@ -33,7 +33,7 @@ import Testing
                 }
             }
         }
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         while holding.count.withLock({ $0 }) < share, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -42,7 +42,8 @@ import Testing
         let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask { try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT 2") } == 2 }
             group.addTask {
-                try await Task.sleep(for: .seconds(10))
+                // Long: the full parallel run starves tasks for tens of seconds.
+                try await Task.sleep(for: .seconds(60))
                 // Let the slow reads go, so that the read queued behind them ends too.
                 for _ in 0..<share { released.signal() }
                 return false

@@ -29,7 +29,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private let limits: ServerLimits
+    /// The server's limits on connections, heads and bodies.
+    let limits: ServerLimits
     /// The largest body the routes read (``RequestHeadCheck`` asks for no larger one).
     private let maximumBodySize: Int
     private let connections: ConnectionCount
@@ -88,19 +89,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         self.maximumBodySize = maximumBodySize
         self.connections = connections
         self.logger = logger
-    }
-
-    private var headTimeout: TimeAmount {
-        .seconds(limits.requestHeadTimeout.components.seconds)
-    }
-
-    /// Within the idle limit too: the framework closes a connection whose body stops for
-    /// that long without a word, so the `408` must come first.
-    private var bodyTimeout: TimeAmount {
-        min(
-            .seconds(limits.requestBodyTimeout.components.seconds),
-            .seconds(limits.idleTimeout.components.seconds) - .milliseconds(250)
-        )
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -186,7 +174,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             reading = true
             // Until its body has come whole, a connection's one request has done nothing: it
             // may give its place too (after the idle ones), or slow bodies keep all out.
-            if inFlight == 1 {
+            if inFlight == 1, !closesWhenAnswered {
                 connections.wait(ObjectIdentifier(self), context.channel, receiving: true)
             } else {
                 connections.stopWaiting(ObjectIdentifier(self))
@@ -241,6 +229,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var data = data
         // The request was answered by the guard (``endRequest(_:_:)``): the framework's late
         // answer to it goes nowhere.
         if lingering {
@@ -249,6 +238,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if case .head(var head) = unwrapOutboundIn(data) {
             answering = true
+            // One that closes once answered says so (RFC 9112 9.6): its client sends no more.
+            if closesWhenAnswered {
+                head.headerFields[.connection] = "close"
+                data = wrapOutboundOut(.head(head))
+            }
             if head.status == .tooManyRequests { pauseReads(context) }
             // Its client sends no body (it awaits `100 Continue`), or one too large: the answer closes.
             closesUnread = (continueWithheld || head.status == .contentTooLarge) && reading && inFlight == 1
@@ -324,7 +318,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if cutAfterAnswers {
             cutAfterAnswers = false
             endRequest(context, .late(limits.requestBodyTimeout))
-        } else {
+        } else if !closesWhenAnswered {
             connections.wait(ObjectIdentifier(self), context.channel, receiving: true)
         }
     }

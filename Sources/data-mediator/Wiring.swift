@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorHTTP
 import DataMediatorPostgres
 import DataMediatorSQL
 import DataMediatorSQLite
@@ -100,7 +101,12 @@ struct Wiring: Sendable {
                 }
                 logger.info("serving the built-in demo", metadata: ["store": "\(path)"])
             }
-            store = .sqlite(try SQLiteStore(path: path))
+            store = .sqlite(
+                try SQLiteStore(
+                    path: path,
+                    readers: SQLiteStore.readers(forClientShare: settings.limits.requestsPerClient)
+                )
+            )
         case .postgres(let url):
             store = .postgres(
                 try PostgresStore(

@@ -42,6 +42,12 @@ import Testing
         try channel.writeOutbound(ConnectionGuard.OutboundIn.head(HTTPResponse(status: .created)))
         try channel.writeOutbound(ConnectionGuard.OutboundIn.end(nil))
         #expect(!channel.isActive, "answered, it stayed open")
+        // Its answer says it closes (RFC 9112 9.6): its client sends nothing more on it.
+        guard case .head(let head) = try channel.readOutbound(as: ConnectionGuard.OutboundOut.self) else {
+            Issue.record("no answer's head")
+            return
+        }
+        #expect(head.status == .created && head.headerFields[.connection] == "close")
         _ = try channel.finish(acceptAlreadyClosed: true)
     }
 

@@ -2,7 +2,6 @@ import DataMediator
 import DataMediatorTesting
 import Foundation
 import GRDB
-import Synchronization
 import Testing
 
 /// `data-mediator import` with the real binary: JSON arrays, NDJSON and CSV into a list's
@@ -353,76 +352,5 @@ import Testing
             try Int.fetchOne($0, sql: "SELECT count(*) FROM notes")
         }
         #expect(rows == 300, "the file alone holds the import")
-    }
-
-    /// A JSON record's bad value is shown as a CSV cell's is, the summary counts "1
-    /// record" as a sentence does, and an import that waited for the store's other writes
-    /// says so and leaves the wait out of its rate (probe 81: "1 records ... in 4.6 s (0
-    /// records/s)" after a wait for another import).
-    @Test func aRecordsBadValueIsShownAndTheSummaryLeavesOutTheWait() async throws {
-        let target = try await Target.make("sqlite")
-        let lines = [
-            #"{"id": "009", "title": "a"}"#, #"{"id": 2, "title": "b", "score": "x"}"#, #"{"id": 3, "title": "c"}"#,
-        ]
-        let folder = try Self.folder(
-            ["n.ndjson": lines.joined(separator: "\n") + "\n", "m.ndjson": #"{"id": 4, "title": "d"}"# + "\n"],
-            target
-        )
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let (status, said, errors) = try await Self.importingSaid("n.ndjson", in: folder, target, ["--skip-bad"])
-        #expect(status == 0, "\(errors)")
-        #expect(errors.contains(#"n.ndjson:1: 'id' must be a whole number; got "009""#), "\(errors)")
-        #expect(errors.contains(#"n.ndjson:2: 'score' must be"#) && errors.contains(#"; got "x""#), "\(errors)")
-        #expect(said.contains("imported 1 record into 'notes'") && said.contains("left out 2 bad records"), "\(said)")
-        #expect(!said.contains("after waiting"), "\(said)")
-
-        // Another writer holds the store's one writer for 4 s from before the import starts.
-        let store = try DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path)
-        let held = Mutex(false)
-        let holding = Task.detached {
-            try store.inTransaction(.immediate) { _ in
-                held.withLock { $0 = true }
-                Thread.sleep(forTimeInterval: 4)
-                return .commit
-            }
-        }
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !held.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        let (waited, waitSaid, waitErrors) = try await Self.importingSaid("m.ndjson", in: folder, target)
-        try await holding.value
-        #expect(waited == 0, "\(waitErrors)")
-        // "imported 1 record into 'notes' in X s (R records/s) after waiting Y s ...": the
-        // wait is named, and not counted as import time.
-        let spent = waitSaid.firstMatch(of: /into 'notes' in ([0-9.]+) s/).flatMap { Double($0.1) }
-        let wait = waitSaid.firstMatch(of: /after waiting ([0-9.]+) s for the store's other writes/)
-            .flatMap { Double($0.1) }
-        #expect(waitSaid.contains("imported 1 record into 'notes' in "), "\(waitSaid)")
-        let (importing, waiting) = (try #require(spent, "\(waitSaid)"), try #require(wait, "\(waitSaid)"))
-        #expect(waiting >= 1 && importing < waiting, "the wait is not import time: \(waitSaid)")
-    }
-
-    /// As ``importing(_:in:_:_:)``, with what the command printed on standard output too.
-    static func importingSaid(
-        _ file: String,
-        in folder: URL,
-        _ target: Target,
-        _ extra: [String] = []
-    ) async throws -> (Int32, String, String) {
-        let output = folder.appendingPathComponent("said-\(UUID().uuidString)")
-        let errors = folder.appendingPathComponent("errors-\(UUID().uuidString)")
-        let process = try ChildProcess(
-            ServerProcess.binary.path,
-            [
-                "import", folder.appendingPathComponent(file).path, "--list", "notes", "--config",
-                folder.appendingPathComponent("lists.yaml").path,
-            ] + extra,
-            environment: ProcessInfo.processInfo.environment.merging(["DATA_MEDIATOR_LOG_FORMAT": "text"]) { $1 }
-                .merging(target.environment) { $1 },
-            standardOutput: output.path,
-            standardError: errors.path
-        )
-        let status = await process.exit()
-        let read = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
-        return (status, read(output), read(errors))
     }
 }

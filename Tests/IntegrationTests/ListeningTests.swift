@@ -72,7 +72,9 @@ import Testing
         missing.path = "/dm_no_such_database"
         var refused = missing
         refused.path = "/lists"
-        refused.port = try Self.closedPort()
+        let (port, held) = try Self.closedPort()
+        defer { close(held) }
+        refused.port = port
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-nodb-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let arguments = ["serve", "--port", "0", "--data-dir", folder.path]
@@ -103,10 +105,12 @@ import Testing
         #expect(refusedSays.contains("connection refused"), "\(refusedSays)")
     }
 
-    /// A loopback port nothing listens on: bound, then closed.
-    static func closedPort() throws -> Int {
+    /// A loopback port nothing listens on, and the socket that holds it, bound and not
+    /// listening (a connection to it is refused), until its caller closes it: closed at
+    /// once, the port was free for another test's server to take in a full run (which then
+    /// closed the connection instead of refusing it).
+    static func closedPort() throws -> (port: Int, socket: Int32) {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -116,9 +120,15 @@ import Testing
                 bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
             }
         }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(socket)
+            throw ClosedPortUnavailable()
+        }
+        return (Int(UInt16(bigEndian: address.sin_port)), socket)
     }
+
+    /// No loopback port could be bound.
+    struct ClosedPortUnavailable: Error {}
 
     /// Where the log is JSON (a container's collector reads it), a refused start says why
     /// in JSON too: a `critical` record a line, a config's problems one record each; in

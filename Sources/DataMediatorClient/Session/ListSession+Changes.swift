@@ -80,6 +80,9 @@ extension ListSession {
                 if !started { try await loadFirstPage() }
                 var headers = try await requestHeaders()
                 headers["Last-Event-ID"] = String(resumeVersion)
+                // This stream starts from the version held: a reload before it (a refresh, a
+                // `410`) left nothing for it to go past.
+                resumesBehindStream = false
                 let events = transport.events(
                     path: configuration.path("/events"),
                     query: try configuration.query(paging: false),

@@ -123,35 +123,39 @@ extension ListSession {
         titlesPausedUntil = nil
         for id in missing {
             guard let item = loaded.sections.first(where: { $0.id.isExactly(id.text) })?.items.first else { continue }
-            guard let answer = await titleLookup("/items/\(URLSessionTransport.encodeSegment(item.id))") else { return }
-            guard answer.status == 200,
-                let located = try? JSONDecoder().decode(LocatedItem.self, from: Data(answer.body)),
-                located.section.id.isExactly(id.text)
-            else { continue }
-            loaded.setTitle(located.section.title, of: id.text)
-            missing.remove(id)
+            do {
+                let location = try await locate(item.id)
+                guard location.sectionID.isExactly(id.text) else { continue }
+                loaded.setTitle(location.sectionTitle, of: id.text)
+                missing.remove(id)
+            } catch {
+                if pausesTitles(after: error) { return }
+            }
         }
-        guard !missing.isEmpty, let answer = await titleLookup("/sections"),
-            let infos = try? Self.decode(SectionList.self, answer, what: "sections")
-        else { return }
-        for info in infos.sections where missing.contains(ExactID(info.id)) { loaded.setTitle(info.title, of: info.id) }
+        guard !missing.isEmpty else { return }
+        do {
+            for info in try await sectionInfo().sections where missing.contains(ExactID(info.id)) {
+                loaded.setTitle(info.title, of: info.id)
+            }
+        } catch {
+            _ = pausesTitles(after: error)
+        }
     }
 
     /// How long section titles are not looked up after a lookup the server did not answer.
     public static let titleLookupPause = Duration.seconds(5)
 
-    /// The answer to a title lookup of `route`; nil, pausing lookups, when the server did not
-    /// answer it (it could not be reached, or answered `429` or `5xx`).
-    private func titleLookup(_ route: String) async -> TransportAnswer? {
-        let answer = try? await transport.get(
-            path: configuration.path(route),
-            query: try configuration.query(paging: false),
-            headers: try await requestHeaders()
-        )
-        if let answer, answer.status != 429, answer.status < 500 { return answer }
-        let asked = answer?.headers["retry-after"].flatMap { ListClientError.wait($0, now: Date()) } ?? .zero
-        titlesPausedUntil = ContinuousClock.now + max(asked, Self.titleLookupPause)
-        return nil
+    /// Whether a title lookup that failed with `error` ends the lookups: the server did not
+    /// answer it (it could not be reached, or answered `429` or `5xx`), and none is made for
+    /// ``titleLookupPause`` or its `Retry-After`, the longer; or the task was cancelled. An
+    /// item gone meanwhile (`404`) or an answer the kit cannot read does not.
+    private func pausesTitles(after error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        let refused = error as? ListClientError
+        if refused?.code == .badAnswer { return false }
+        if let status = refused?.status, status != 429, status < 500 { return false }
+        titlesPausedUntil = ContinuousClock.now + max(refused?.retryAfter ?? .zero, Self.titleLookupPause)
+        return true
     }
 
     private func countPage() {
@@ -170,24 +174,4 @@ extension ListSession {
             throw ListClientError(.badAnswer, message: "\(what): \(error)")
         }
     }
-}
-
-/// The parts of `/items/{id}` that name the item's section.
-private struct LocatedItem: Decodable {
-    struct Section: Decodable {
-        let id: String
-        let title: String?
-    }
-
-    let section: Section
-}
-
-/// The parts of `/sections` that name each section.
-private struct SectionList: Decodable {
-    struct Section: Decodable {
-        let id: String
-        let title: String?
-    }
-
-    let sections: [Section]
 }

@@ -208,14 +208,15 @@ public actor ListSession {
             guard fresh.itemCount > held else { break }
         }
         wantedItems = cut ? extent : fresh.itemCount
-        let before = started ? version : 0
+        // What the stream that follows is past: the version held, or the `reload` event's.
+        let before = max(started ? version : 0, floor)
         loaded = fresh
         version = at
         appliedAtVersion = nil
         started = true
-        // Taken older than what was held (every replica asked lags): the changes from its
-        // version are read and applied, so that those held before are not lost (a stream
-        // that follows goes on after the version held before, and would never send them).
+        // Taken older than that (every replica asked lags): the changes from its version
+        // are read and applied, so that those the stream went past are not lost (it goes on
+        // after them, and would never send them).
         if at < before {
             defer { resumesBehindStream = version < before }
             do {

@@ -4,7 +4,6 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Metrics
-import Synchronization
 
 /// What every request gets, in one pass: an id, its metrics, one log line and the headers
 /// every answer carries (``mark(_:for:)``).
@@ -108,33 +107,15 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         return response
     }
 
-    /// `body`, calling `done` once: when it has been written, or when it is dropped unwritten
-    /// (its connection closed before its head could be written: the framework then never
-    /// writes the body, and a request counted active stayed so for good).
+    /// `body`, calling `done` once it has been written and let go, or let go unwritten (its
+    /// connection closed before its head could be written: the framework then never writes
+    /// the body, and a request counted active stayed so for good).
     static func counted(_ body: ResponseBody, _ done: @escaping @Sendable () -> Void) -> ResponseBody {
-        let once = Once(done)
+        let hold = ClientShares.Hold(release: done)
         return ResponseBody { writer in
-            defer { once.run() }
+            defer { withExtendedLifetime(hold) {} }
             try await body.write(writer)
         }
-    }
-
-    /// A call made once: by ``run()``, or when the last reference goes.
-    final class Once: Sendable {
-        private let call: Mutex<(@Sendable () -> Void)?>
-
-        init(_ call: @escaping @Sendable () -> Void) {
-            self.call = Mutex(call)
-        }
-
-        func run() {
-            call.withLock { call in
-                defer { call = nil }
-                return call
-            }?()
-        }
-
-        deinit { run() }
     }
 
     /// The headers every answer carries: `X-Content-Type-Options: nosniff` (a browser never

@@ -211,7 +211,13 @@ extension PostgresStore {
             }
         }
         try collecting(()) { try schema.checkColumnsAndTypes(types.keys.sorted(), kinds: Self.columnKinds(types)) }
-        if !source.isTable { try await checkReadsOnly(list, from: schema.from, connection) }
+        if !source.isTable {
+            do {
+                try await checkReadsOnly(list, from: schema.from, connection)
+            } catch let error as StoreError {
+                problems.append(error.message)
+            }
+        }
         // Writes raise the revision by one (`rev + 1`), which only an integer column takes.
         if list.isWritable, let revision = list.revisionField, let type = types[revision],
             ![PostgresDataType.int2, .int4, .int8].contains(type)

@@ -108,6 +108,12 @@ public struct ImportRejection: Sendable, Hashable {
             : error.fieldProblems.summary
     }
 
+    /// A value's text as a report shows it, between `mark`s: its first 60 characters, then
+    /// how long it is (a 400 KB cell was printed whole for each bad row).
+    public static func shown(_ text: String, between mark: String = "") -> String {
+        text.count <= 60 ? mark + text + mark : "\(mark)\(text.prefix(60))…\(mark) (\(text.count) characters)"
+    }
+
     /// The rejection of `record` for `error`: its field problems, each with the value the
     /// record gave (as JSON, cut at 60 characters) so a file's writer sees what to mend as a
     /// CSV cell's does, or its message.
@@ -123,7 +129,7 @@ public struct ImportRejection: Sendable, Hashable {
                 var writer = JSONWriter()
                 writer.write(value)
                 let text = writer.string
-                let shown = text.count <= 60 ? text : "\(text.prefix(60))… (\(text.count) characters)"
+                let shown = Self.shown(text)
                 return FieldProblem(field: problem.field, detail: "\(problem.detail); got \(shown)")
             }.summary
     }
@@ -140,8 +146,8 @@ public struct ImportSummary: Sendable {
     /// The store's version after the import.
     public var version: Int64 = 0
     /// When the import's first transaction held the store's writes: the time before it
-    /// was spent waiting for the store's other writes (another import's, a server's), not
-    /// importing.
+    /// was spent opening the store and waiting for its other writes (another import's, a
+    /// server's), not importing.
     public var began: ContinuousClock.Instant?
 
     /// Creates an empty summary.

@@ -131,9 +131,10 @@ extension TableSchema {
         throw StoreError(list: list.name, problems.joined(separator: "; "))
     }
 
-    /// "an " before a type whose name begins with a vowel's sound (`an integer column`),
-    /// "a " before others (`a text column`, `a uuid column`).
+    /// "an " before a type whose name begins with a vowel's sound (`an integer column`,
+    /// `an unsigned big int column`), "a " before others (`a text column`, `a uuid column`).
     static func article(_ type: String) -> String {
-        ["a", "e", "i", "o"].contains(type.prefix(1).lowercased()) ? "an " : "a "
+        let name = type.lowercased()
+        return ["a", "e", "i", "o"].contains(name.prefix(1)) || name.hasPrefix("un") ? "an " : "a "
     }
 }

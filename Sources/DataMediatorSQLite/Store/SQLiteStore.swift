@@ -31,22 +31,30 @@ public final class SQLiteStore: Sendable {
     /// (`journal_size_limit`): eight times what it holds between two automatic checkpoints.
     static let logSizeLimit = 32 << 20
 
-    /// How many readers GRDB's pool opens at most (each only once reads need it at once):
-    /// twice the costly requests one client may have in flight by default (`max(2, cores)`,
-    /// `DATA_MEDIATOR_CLIENT_REQUESTS`), so that one client's slow counts and lookups,
-    /// which hold a reader each, leave as many for other clients' change reads and
-    /// streams. One per core was as many as that share: one client's share held them all.
-    public static let readerCount = 2 * max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// How many readers GRDB's pool opens at most (each only once reads need it at once)
+    /// when the server's share of costly requests per client is not given: twice the
+    /// default share (`max(2, cores)`, ``readers(forClientShare:)``).
+    public static let readerCount = readers(forClientShare: max(2, ProcessInfo.processInfo.activeProcessorCount))
 
-    /// Opens (creating if needed) the store at `path`.
+    /// The readers for a server whose clients may each have `share` costly requests in
+    /// flight (`DATA_MEDIATOR_CLIENT_REQUESTS`): twice that, so that one client's slow
+    /// counts and lookups, which hold a reader each, leave as many for other clients' change
+    /// reads and streams (one per core was the default share: one client held them all);
+    /// at most 64 (each holds a page cache and a file).
+    public static func readers(forClientShare share: Int) -> Int {
+        min(64, 2 * max(1, share))
+    }
+
+    /// Opens (creating if needed) the store at `path`, with at most `readers` of GRDB's
+    /// readers.
     ///
     /// - Throws: `StoreError` when the file cannot be opened as a SQLite database.
-    public init(path: String) throws {
+    public init(path: String, readers: Int = SQLiteStore.readerCount) throws {
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(5)
         // Reads that are not a page (counts, a query's result, a write's neighbours, change
         // reads) run on GRDB's readers, off the calling thread.
-        configuration.maximumReaderCount = Self.readerCount
+        configuration.maximumReaderCount = readers
 
         // The write-ahead log grows with every write while a reader (another program's
         // long transaction) keeps the checkpoint from its start, and SQLite keeps the file

@@ -141,7 +141,8 @@ struct ImportCommand: AsyncParsableCommand {
             printError("import: \(file) holds no record to import; nothing was stored")
             throw ExitCode.failure
         }
-        // The rate is of the time spent importing, not waiting for the store's other writes.
+        // The rate is of the time spent importing, not opening the store and waiting for its
+        // other writes (another import's, a server's).
         let waited = summary.began.map { ($0 - progress.start).inSeconds } ?? 0
         let seconds = max(0, progress.elapsed - waited)
         let rate = seconds > 0 ? Int(Double(summary.imported) / seconds) : summary.imported
@@ -149,7 +150,8 @@ struct ImportCommand: AsyncParsableCommand {
             "imported \(Self.records(summary.imported)) into '\(list)' in \(String(format: "%.1f", seconds)) s "
                 + "(\(rate) records/s)"
                 + (waited >= 0.5
-                    ? " after waiting \(String(format: "%.1f", waited)) s for the store's other writes" : "")
+                    ? " after \(String(format: "%.1f", waited)) s opening the store and waiting for its other writes"
+                    : "")
                 + (summary.rejected > 0 ? "; left out \(Self.records(summary.rejected, "bad "))" : "")
                 + "; the store is at version \(summary.version)"
         )

@@ -307,10 +307,9 @@ final class RecordStream: Sequence, IteratorProtocol {
         JSONValue.holdsBadText(bytes) ? "is not UTF-8 text (or escapes half a surrogate pair)" : "is not a JSON object"
     }
 
-    /// A cell's text as a report quotes it: its first 60 characters, then how long it is
-    /// (a 400 KB cell was printed whole for each bad row).
+    /// A cell's text as a report quotes it (``ImportRejection/shown(_:between:)``).
     static func quoted(_ text: String) -> String {
-        text.count <= 60 ? "'\(text)'" : "'\(text.prefix(60))…' (\(text.count) characters)"
+        ImportRejection.shown(text, between: "'")
     }
 
     /// Whether `byte` ends a scalar element of the array: a separator, white space or

@@ -16,21 +16,22 @@ import Testing
         let provider = try #require(subject.adapter.provider as? any SQLDataProvider)
         let importer = try SQLImporter(reader: provider.reader, list: subject.definition, source: subject.source)
         // Another program holds the store's one writer until let go, a second after the
-        // import asked for it.
+        // import asked for it, by a thread of its own (the full parallel run starves the
+        // tasks for longer than the import's busy timeout).
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true
         let other = try DatabaseQueue(path: path, configuration: configuration)
-        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        try other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         let asked = ContinuousClock.now
-        let importing = Task {
-            try await importer.run(
-                [ImportRecord(line: 1, fields: ["id": .string("w1"), "title": .string("waited")])],
-                skipBad: false
-            )
+        let release = Thread {
+            Thread.sleep(forTimeInterval: 1)
+            try? other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
         }
-        try await Task.sleep(for: .seconds(1))
-        try await other.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
-        let summary = try await importing.value
+        release.start()
+        let summary = try await importer.run(
+            [ImportRecord(line: 1, fields: ["id": .string("w1"), "title": .string("waited")])],
+            skipBad: false
+        )
         #expect(summary.imported == 1)
         let began = try #require(summary.began)
         #expect(began - asked >= .seconds(1), "it began before the other writer let go")

@@ -21,7 +21,7 @@ import Testing
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true
         let other = try DatabaseQueue(path: path, configuration: configuration)
-        try other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        try await other.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         let asked = ContinuousClock.now
         let release = Thread {
             Thread.sleep(forTimeInterval: 1)

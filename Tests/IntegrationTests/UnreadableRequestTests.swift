@@ -229,13 +229,15 @@ import Testing
         }
         // A body declared over the limit is not asked for: `413` at once, and the connection
         // closes (it was `100 Continue`, then `413` once the client had sent 5 MB); nor is a
-        // write's without a token (`401`), nor one of another media type than JSON (`415`).
+        // write's without a token (`401`), nor one of another media type than JSON (`415`),
+        // nor a `PUT`'s part (`400`, RFC 9110 14.5).
         let (json, token) = ("Content-Type: application/json\r\n", "Authorization: Bearer t\r\n")
         for (head, status) in [
             ("PUT /lists/transactions/items/big", "\(token)\(json)Content-Length: 5000000", 413),
             ("POST /lists/transactions/items", "\(json)Content-Length: \(body.utf8.count)", 401),
             ("POST /lists/transactions/items", "\(token)Content-Type: text/csv\r\nContent-Length: 9", 415),
             ("PATCH /lists/transactions/items/1", "\(token)Content-Length: 9", 415),
+            ("PUT /lists/transactions/items/1", "\(token)\(json)Content-Range: bytes 0-8/20\r\nContent-Length: 9", 400),
         ].map({ ("\($0.0) HTTP/1.1\r\nHost: localhost\r\n\($0.1)\r\n", $0.2) }) {
             let client = try RawClient(port: server.port)
             client.send(head + "Expect: 100-continue\r\n\r\n")

@@ -109,11 +109,13 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
         connectionFields.append((closes ? "close" : http10 ? "keep-alive" : nil, http10))
         var expects = ContinueAnswer.none
         if Self.expectsContinue(head) {
-            // A body declared over the limit, or a write's without a token or of another
-            // media type than JSON, is not asked for: the route answers `413`, `401` or `415`
-            // from the head and closes, and the client sends nothing it would throw away.
+            // A body declared over the limit, a write's without a token or of another media
+            // type than JSON, or a `PUT`'s part (`Content-Range`) is not asked for: the route
+            // answers `413`, `401`, `415` or `400` from the head and closes, and the client
+            // sends nothing it would throw away.
             let refused =
                 Self.declaresMore(than: maximumBodySize, head) || Self.lacksCredentials(head) || Self.sendsNoJSON(head)
+                || Self.putsPart(head)
             expects = refused ? .withheld : .interim
         }
         unanswered.append(expects)
@@ -223,6 +225,12 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
     static func sendsNoJSON(_ head: HTTPRequestHead) -> Bool {
         [.POST, .PUT, .PATCH].contains(head.method)
             && head.headers["Content-Type"].first.map(WriteRoutes.isJSON) != true
+    }
+
+    /// Whether `head` is a `PUT` of a part (`Content-Range`), which the write route refuses
+    /// (`400`, RFC 9110 14.5) before reading its body.
+    static func putsPart(_ head: HTTPRequestHead) -> Bool {
+        head.method == .PUT && head.headers.contains(name: "Content-Range")
     }
 
     /// Tells the request whose answer is next what it waits for, if it waits for

@@ -14,4 +14,11 @@ public enum ReadTime {
         guard let began else { return timeout }
         return max(.zero, min(timeout, began + timeout - .now))
     }
+
+    /// Runs `work` on the store's whole timeout, whatever request began it: work shared by
+    /// many requests (a read every caller waits on, a kept result's computation) must not
+    /// fail for all of them because the request that started it had spent its time.
+    public static func shared<T: Sendable>(_ work: @Sendable () async throws -> T) async rethrows -> T {
+        try await $began.withValue(nil) { try await work() }
+    }
 }

@@ -48,7 +48,7 @@ final class FreshVersionRead: Sendable {
     /// and its callers read without waiting for the writes they had not heard of.
     private func run(_ batch: Batch) {
         Task {
-            let version = try? await ReadTime.$began.withValue(nil) { try await read() }
+            let version = try? await ReadTime.shared(read)
             state.withLock { state in
                 state.running = state.queued
                 state.queued = nil

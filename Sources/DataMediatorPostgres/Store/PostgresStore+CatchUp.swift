@@ -92,7 +92,7 @@ final class SharedVersionRead: Sendable {
             if let current, now - current.began < age { return current.task }
             // The read is every caller's: bounded by the store's timeout, not by what is
             // left of the request that began it (``ReadTime``).
-            let task = Task { try await ReadTime.$began.withValue(nil) { try await read() } }
+            let task = Task { try await ReadTime.shared(read) }
             begun.add(1, ordering: .relaxed)
             current = (task, now)
             return task

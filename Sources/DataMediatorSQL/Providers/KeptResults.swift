@@ -127,7 +127,7 @@ public final class KeptResults<Value: Sendable>: Sendable {
                 // Every waiter's, so bounded by the store's timeout, not by what is left of
                 // the request that started it (``ReadTime``): one that had spent its time
                 // waiting for a replica failed the computation for all of them.
-                let value = try await ReadTime.$began.withValue(nil) { try await compute() }
+                let value = try await ReadTime.shared(compute)
                 self.finish(key, stamp: stamp, value, after: ContinuousClock.now - start)
                 return value
             } catch {

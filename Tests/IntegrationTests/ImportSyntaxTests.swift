@@ -29,7 +29,8 @@ extension ImportTests {
             (
                 "cells.csv",
                 [
-                    "cells.csv:2: 'score' must be", "cells.csv:3: 'tags' must be", "cells.csv:4: 'tags' must be",
+                    "cells.csv:2: 'score' must be", "cells.csv:3: 'tags' must be", "names 'a' twice in one object",
+                    "cells.csv:4: 'tags' must be", "it is not JSON (RFC 8259): at byte",
                     "cells.csv:5: 'score' must be", "cells.csv:9: 'score' must be",
                 ]
             ),

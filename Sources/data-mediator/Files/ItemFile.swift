@@ -109,10 +109,17 @@ enum ItemFile {
             // RFC 8259 to the letter, as write bodies and NDJSON records are read: a member
             // named twice or a trailing comma is no JSON (Foundation's parser takes both).
             let bytes = Array(text.utf8)
-            guard JSONSyntax.problem(in: bytes) == nil, JSONValue.duplicateKey(in: bytes) == nil else { return nil }
+            guard jsonProblem(bytes) == nil else { return nil }
             return try? JSONValue.parse(bytes)
         case .string?, nil: return .string(text)
         }
+    }
+
+    /// Why a json cell's text is no JSON to the letter (a member named twice, RFC 8259's
+    /// grammar left), as a JSON record's problem says it, or nil when it is JSON.
+    static func jsonProblem(_ bytes: [UInt8]) -> String? {
+        if let name = JSONValue.duplicateKey(in: bytes) { return "it names '\(name)' twice in one object" }
+        return JSONSyntax.problem(in: bytes).map { "it is not JSON (RFC 8259): \($0)" }
     }
 }
 

@@ -172,10 +172,12 @@ final class RecordStream: Sequence, IteratorProtocol {
             var fields: [String: JSONValue] = [:]
             for (name, text) in zip(header, row) {
                 guard let value = ItemFile.cell(text, as: types[name]) else {
+                    let why = types[name] == .json ? ItemFile.jsonProblem(Array(text.utf8)).map { "; \($0)" } : nil
                     return ImportRecord(
                         line: record,
                         fields: [:],
                         problem: "'\(name)' must be \(types[name]?.description ?? "a value"); got \(Self.quoted(text))"
+                            + (why ?? "")
                     )
                 }
                 fields[name] = value

@@ -22,6 +22,35 @@ extension CompositeTests {
         return ListAdapter(definition: definition, provider: store, signer: signer, writer: store, changeLog: store)
     }
 
+    /// A child that keeps no change log (a file list: its items were read at start) adds
+    /// nothing to the composite's changes, capped or not. Its version is 0 for good: it
+    /// answered `410` to every `since` past 0 (uncapped), or a `reload` to every read
+    /// (capped), and no write to the other children reached a follower.
+    @Test(arguments: [nil, 2] as [Int?])
+    func aChildWithoutAChangeLogAddsNothingToTheChanges(cap: Int?) async throws {
+        let notes = Self.notes()
+        let view = try notes.definition.view(named: nil)
+        let fileView = try Self.sample.definition.view(named: nil)
+        let screen = ListAdapter.composite(
+            name: "s",
+            title: "S",
+            children: [
+                CompositeChild(name: "faq", content: .list(Self.sample, view: fileView), cap: cap, more: cap != nil),
+                CompositeChild(name: "one", content: .list(notes, view: view)),
+            ],
+            signer: Self.signer
+        )
+        for title in ["a", "b"] {
+            _ = try await notes.create(
+                body: .object(["id": .string(title), "data": .object(["title": .string(title)])])
+            )
+        }
+        let none = try await screen.changes(view: nil, since: "2", limit: nil)
+        #expect(none.version == 2 && none.entries.isEmpty, "\(none.entries)")
+        let one = try await screen.changes(view: nil, since: "1", limit: nil)
+        #expect(one.entries.map { "\($0.operation.rawValue) \($0.id) \($0.version)" } == ["insert one/b 2"])
+    }
+
     @Test func aChildsWritesAreTheCompositesChangesInItsIds() async throws {
         let notes = Self.notes()
         let view = try notes.definition.view(named: nil)

@@ -57,6 +57,7 @@ import Testing
               by_rank: {sort: [rank], cell: faq}
           notes:
             table: notes
+            writable: true
             fields: {id: integer, text: string}
             views:
               all: {sort: [id], cell: note}
@@ -111,6 +112,13 @@ import Testing
         let screen = try await SampleList.walk(try registry.adapter(named: "screen"), view: nil, limit: 1)
         #expect(screen.violations == [])
         #expect(screen.items.map(\.id) == ["faq/a", "faq/b", "faq:more"])
+        // A write to the store list is the composite's one change; the file adds none.
+        let composite = try registry.adapter(named: "screen")
+        _ = try await registry.adapter(named: "notes").create(body: .object(["data": .object(["text": .string("n")])]))
+        let version = try await composite.page(view: nil, limit: nil, cursor: nil).version
+        #expect(try await composite.changes(view: nil, since: "\(version)", limit: nil).entries.isEmpty)
+        let changes = try await composite.changes(view: nil, since: "\(version - 1)", limit: nil).entries
+        #expect(changes.map { "\($0.operation.rawValue) \($0.id)" } == ["insert notes/1"])
         #expect(registry.adapters.map(\.definition.name) == ["faq", "notes", "screen"])
     }
 

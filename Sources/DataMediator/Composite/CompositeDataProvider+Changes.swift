@@ -37,7 +37,9 @@ extension CompositeDataProvider {
         var complete = Int64.max
         var reload = false
         for (index, child) in children.enumerated() {
-            guard case .list(let adapter, let childView) = child.content else { continue }
+            // A child without a change feed (a file list) never changes: it adds nothing, as
+            // in `catchUp` (its own version, 0, would refuse every `since` past it).
+            guard case .list(let adapter, let childView) = child.content, child.changes else { continue }
             if child.cap != nil {
                 // All of the child's writes since `since` are replayed, however few reach its
                 // first items: up to ``cappedWrites`` of them, not just the answer's limit.

@@ -54,4 +54,24 @@ import Testing
         let logged = Slice.slices(of: item, in: view, scope: (field: "team", value: value)).map(\.cursorBinding)
         #expect(logged.contains(asked.cursorBinding), "\(claim): \(logged) against \(asked.cursorBinding)")
     }
+
+    /// A whole-number claim past what a double holds exactly is refused for a number field:
+    /// 9007199254740993 and 9007199254740992 were one number, so one slice, and each
+    /// caller read and wrote the other's items.
+    @Test func aWholeClaimANumberFieldCannotHoldIsRefused() throws {
+        let view = View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("row"), fields: ["uid"])
+        let list = ListDefinition(
+            name: "accounts",
+            title: "Accounts",
+            idField: "id",
+            views: [view],
+            rules: FieldRules(types: ["uid": .number]),
+            scope: ListScope(field: "uid", claim: "uid")
+        )
+        let refused = #expect(throws: DataMediatorError.self) {
+            _ = try list.view(named: "all", slice: SliceRequest(claims: ["uid": .integer(9_007_199_254_740_993)]))
+        }
+        #expect(refused?.code == .unauthorized && refused?.message.contains("cannot hold exactly") == true)
+        #expect(try list.scopeValue(["uid": .integer(9_007_199_254_740_992)]) == .number(9_007_199_254_740_992))
+    }
 }

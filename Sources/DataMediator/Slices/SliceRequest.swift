@@ -91,8 +91,16 @@ extension ListDefinition {
         switch (type, claim) {
         // A number field's slice is bound to its values as a number (the items a write
         // stores and logs hold `5.0` for a claim of `5`, `0` for `-0`).
+        // A whole number no double holds exactly (past 2^53) is refused: as a number it
+        // would be a neighbour's too (9007199254740993 is 9007199254740992), one slice for both.
         case (.number?, .integer(let whole)):
-            return .number(Double(whole))
+            guard let real = Double(exactly: whole) else {
+                throw DataMediatorError(
+                    .unauthorized,
+                    "The token's claim '\(scope.claim)' is \(whole), which number field '\(scope.field)' of list '\(name)' cannot hold exactly (it would be another caller's too); declare the field integer."
+                )
+            }
+            return .number(real)
         case (.number?, .number(let real)) where real == 0:
             return .number(0)
         case (let type?, _) where type.accepts(claim):

@@ -10,6 +10,7 @@ extension SQLItemWriter {
     func record(
         old: Item?,
         stampBefore: Int64?,
+        writing values: [String: JSONValue],
         _ session: any SQLSession,
         write: () async throws -> Item
     ) async throws -> (result: WriteResult, carry: OutlineCarry) {
@@ -26,6 +27,7 @@ extension SQLItemWriter {
             // answered as it is now (the lists reload, ``OutsideWrites``).
             written = stored
         }
+        try keptInSlice(written, values: values)
         return (WriteResult(item: written, version: recorded.version, created: old == nil), recorded.carry)
     }
 

@@ -26,6 +26,8 @@ public struct SQLItemWriter: ItemWriter {
     let columnRules: [String: ColumnRule]
     /// The fields whose written text is read back (``SQLListReader/numericTextFields``).
     let numericTextFields: Set<String>
+    /// The list's scope field, whose stored value each write checks (``keptInSlice(_:values:)``).
+    let scopeField: String?
     let statements: RowStatements
     /// Deletes expired idempotency keys at most once a minute.
     let purge = Throttle(every: .seconds(60))
@@ -61,6 +63,7 @@ public struct SQLItemWriter: ItemWriter {
         self.columnTypes = read.map { fieldTypes[$0] }
         self.columnRules = reader.columnRules
         self.numericTextFields = reader.numericTextFields
+        self.scopeField = list.scope?.field
         self.statements = RowStatements(
             table: table,
             idField: list.idField,
@@ -101,7 +104,7 @@ public struct SQLItemWriter: ItemWriter {
             }
             if let precondition { try precondition(try await StoreVersion.current(session)) }
             // Whether the id is taken is read by the insert (the transaction rolls back).
-            let written = try await record(old: nil, stampBefore: stampBefore, session) {
+            let written = try await record(old: nil, stampBefore: stampBefore, writing: values, session) {
                 guard let item = try await insertRow(key: key, values: values, session) else {
                     throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
                 }
@@ -126,7 +129,7 @@ public struct SQLItemWriter: ItemWriter {
             if let scope, let old, !scope.contains(old) { throw unknown(id) }
             try precondition?(old)
             guard let old else {
-                return try await record(old: nil, stampBefore: stampBefore, session) {
+                return try await record(old: nil, stampBefore: stampBefore, writing: values, session) {
                     // Another program wrote the id since the read.
                     guard let item = try await insertRow(key: key, values: values, session) else {
                         throw DataMediatorError(.conflict, "The item '\(id)' was written meanwhile; retry.")
@@ -134,7 +137,7 @@ public struct SQLItemWriter: ItemWriter {
                     return item
                 }
             }
-            return try await record(old: old, stampBefore: stampBefore, session) {
+            return try await record(old: old, stampBefore: stampBefore, writing: values, session) {
                 try await updateRow(key: key, values: values, session)
             }
         }
@@ -164,7 +167,7 @@ public struct SQLItemWriter: ItemWriter {
             let named = patch.objectValue ?? [:]
             let written = fields.filter { named[$0] != nil }
             try ColumnRule.check(named, rules: columnRules)
-            return try await record(old: old, stampBefore: stampBefore, session) {
+            return try await record(old: old, stampBefore: stampBefore, writing: named, session) {
                 try await updateRow(key: key, values: merged, writing: written, session)
             }
         }

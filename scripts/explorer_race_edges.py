@@ -1,7 +1,8 @@
 """The explorer's edges where a page and the live changes race, checked by
 scripts/check-explorer: a change made while a page is on its way, changes the stream has
 not brought when a newer page comes, a reload whose row in sight left the view, one whose first page
-does not reach the row the reader opened, and a section's new head put while the page above is read."""
+does not reach the row the reader opened, a section's new head put while the page above is read,
+and a row the reader opened that a change moves."""
 
 import time
 
@@ -189,6 +190,32 @@ def head_put_while_the_page_above_is_read(driver, base, token, written):
     read_up_to(driver, head, f"{head}, the section's new head")
 
 
+def a_moved_row_stays_open_and_focused(driver, base, token, written):
+    """a row the reader opened and focused stays open, and keeps the focus, when a live
+    `move` puts it elsewhere (review 87: it was made anew closed, the focus on the body)"""
+    day = "2019-05-01"
+    mover, anchor, below = (transaction(base, token, "zz-move", 1, f"{day}T{hour}:00:00Z") for hour in ("12", "10", "08"))
+    written.extend([mover, anchor, below])
+    driver.execute_script(f"location.hash = '#/lists/transactions?limit=5&around={anchor}';")
+    wait_for(driver, "the list live", lambda d: d.find_element(By.ID, "live").get_attribute("data-state") == "live")
+    wait_for(driver, "the three rows", lambda d: all(row_with(d, item) for item in (mover, anchor, below)))
+    state = """const r = Array.from(document.querySelectorAll('#screen section[data-kind="items"] .row'))
+        .find((x) => x.dataset.id === arguments[0]);
+        if (r && arguments[1]) { r.querySelector('.toggle').click(); r.querySelector('.toggle').focus({ preventScroll: true }); }
+        return r ? [r.classList.contains('open'), r.contains(document.activeElement)] : null;"""
+    if driver.execute_script(state, mover, True) != [True, True]:
+        raise CheckFailed(f"{mover} did not open and take the focus")
+    api(base, "PATCH", "/lists/transactions/items/" + mover, token=token, body={"data": {"created_at": f"{day}T09:00:00Z"}})
+
+    def moved(d):
+        ids = d.execute_script(ROW_IDS)
+        return mover in ids and anchor in ids and ids.index(anchor) < ids.index(mover)
+    wait_for(driver, f"{mover} moved below {anchor}", moved)
+    if driver.execute_script(state, mover, False) != [True, True]:
+        raise CheckFailed(f"{mover}, open and focused before its move, is (open, focused) "
+                          f"{driver.execute_script(state, mover, False)} after it")
+
+
 STEPS = [change_while_a_page_is_on_its_way, changes_come_with_the_next_page,
          reload_keeps_the_next_row_when_the_row_in_sight_went, reload_keeps_open_rows_its_first_page_does_not_reach,
-         head_put_while_the_page_above_is_read]
+         head_put_while_the_page_above_is_read, a_moved_row_stays_open_and_focused]

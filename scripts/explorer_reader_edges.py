@@ -218,6 +218,19 @@ def stream_ended_says_why(driver, base, token, written):
     untrap(driver)
 
 
+def stream_refused_shows_the_token(driver, base, token, written):
+    """a stream refused with 401 (the server ends it at the token's exp; the page asks
+    again and is refused) says so as a problem and shows the token input, as a page's
+    refusal does (review 87: only the badge changed, the rows went stale)"""
+    trap(driver, "/events", "answer", 401, UNAUTHORIZED)
+    driver.execute_script("location.hash = '#/lists/transactions?view=feed&stream=refused';")
+    wait_for(driver, "the refusal and the token input", lambda d: "Unauthorized (401)" in problem_text(d)
+             and shown(d, "token-field"))
+    untrap(driver)
+    if "not live" not in (driver.find_element(By.ID, "live").text or ""):
+        raise CheckFailed(f"the badge says {driver.find_element(By.ID, 'live').text!r} after a refused stream")
+
+
 def page_size_and_cursor_links(driver, base, token, written):
     """the page size in the address (and its control) holds for every page; a page's
     cursor in the address opens that page, and one read backward goes on forward"""
@@ -241,6 +254,10 @@ def page_size_and_cursor_links(driver, base, token, written):
     link = "#/lists/transactions?view=feed&limit=3&cursor="
     driver.execute_script("location.hash = arguments[0];", link + urllib.parse.quote(first["next"]))
     wait_for(driver, "the linked page's rows first", lambda d: shown_ids(d)[:3] == ids(second))
+    # Read forward, it has a `prev` and no loading row of its own: one above it reads the
+    # page before as it comes in sight (review 87: the items before it were never read).
+    driver.execute_script("document.getElementById('screen').scrollTop = 0;")
+    wait_for(driver, "the page before the linked one, above it", lambda d: shown_ids(d)[:6] == ids(first) + ids(second))
     # A page read backward ends with no loading row of its own; the pages after it follow.
     driver.execute_script("location.hash = arguments[0];", link + urllib.parse.quote(second["prev"]))
     wait_for(driver, "the page before, then the pages after it", lambda d: shown_ids(d)[:6] == ids(first) + ids(second))
@@ -360,12 +377,13 @@ STEPS = [isolated_values, long_values_fit, live_changes_keep_place, gap_at_the_t
          gap_at_the_bottom_keeps_order, far_item_is_not_put_beside, typed_values_as_they_are,
          token_on_a_deep_link,
          unknown_item_shows_the_view, emptied_view_says_so, refused_page_is_not_asked_again,
-         answer_not_of_the_api, stream_ended_says_why, page_size_and_cursor_links,
+         answer_not_of_the_api, stream_ended_says_why, stream_refused_shows_the_token, page_size_and_cursor_links,
          row_shows_all_its_data, titles_as_they_are, refusals_of_the_address]
 
 
 def check_reader_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: reader's edges: isolated values, long ids, live changes above"
                 " the rows in sight, a gap at the top, a gap at the bottom, an item far past the rows, ids and values as typed, a token on a deep link, an unknown item, a view emptied live, a refused page, an answer"
-                " not of the API, a stream the server ended, page sizes and cursors in the address, a row's whole data,"
+                " not of the API, a stream the server ended, a stream refused, page sizes and cursors in the address"
+                " (a linked page read both ways), a row's whole data,"
                 " section titles as they are and the address's refusals")

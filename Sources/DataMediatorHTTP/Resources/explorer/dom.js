@@ -290,10 +290,7 @@ export function findSection(id) {
 }
 
 export function findRow(id) {
-  for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
-    if (row.dataset.id === id) return row;
-  }
-  return null;
+  return screen.querySelector('section[data-kind="items"] .row[data-id="' + CSS.escape(id) + '"]');
 }
 
 /**
@@ -307,11 +304,20 @@ export function rowInSight(exceptID) {
 /** The first `count` rows whose tops are in sight, in order, as `rowInSight` answers one. */
 export function rowsInSight(count, exceptID) {
   const top = screen.getBoundingClientRect().top;
+  const rows = screen.querySelectorAll('section[data-kind="items"] .row');
+  const offset = (row) => row.getBoundingClientRect().top - top;
+  // Rows stand in document order, so the first in sight is found by halving (measuring
+  // every row above it made each live change at depth take a long task).
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (offset(rows[middle]) >= 0) high = middle;
+    else low = middle + 1;
+  }
   const found = [];
-  for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
-    const offset = row.getBoundingClientRect().top - top;
-    if (offset >= 0 && row.dataset.id !== exceptID) found.push({ row, offset });
-    if (found.length === count) break;
+  for (let index = low; index < rows.length && found.length < count; index += 1) {
+    if (rows[index].dataset.id !== exceptID) found.push({ row: rows[index], offset: offset(rows[index]) });
   }
   return found;
 }

@@ -27,7 +27,7 @@ import {
   toggleRow,
 } from '/explorer/dom.js';
 import { setLive, follow } from '/explorer/live.js';
-import { addPage, holdRow, onLoadingRowSeen } from '/explorer/pages.js';
+import { addPage, addLoadingBefore, holdRow, onLoadingRowSeen } from '/explorer/pages.js';
 
 const controls = $('controls');
 
@@ -341,6 +341,9 @@ async function loadFirst(current, keep) {
     screen.append(bottom);
     current.observer.observe(bottom.querySelector('.row'));
   }
+  // A page read from a `next` cursor (in the address) has a `prev` but no loading row above
+  // it: the list goes on from it both ways.
+  if (page.prev && !loadingSectionNamed('loading-before')) addLoadingBefore(page);
   // The page size used: a larger one than the list allows is clamped (API.md).
   if (current.limit && String(page.limit) !== current.limit) {
     current.limit = String(page.limit);

@@ -20,9 +20,12 @@ import {
   removeRow,
   rowInSight,
   rowsInSight,
+  toggleRow,
+  showProblem,
+  ProblemError,
   el,
 } from '/explorer/dom.js';
-import { state, openList, viewQuery, pageQuery } from '/explorer/explorer.js';
+import { state, openList, viewQuery, pageQuery, route } from '/explorer/explorer.js';
 
 const liveBadge = $('live');
 const liveStatus = $('live-status');
@@ -69,6 +72,12 @@ export async function follow(current, version) {
         if (response.status >= 400 && response.status < 500 && response.status !== 429) {
           // Asking again would get the same answer.
           setLive('off', 'not live (' + response.status + ')', why);
+          // A token that expired (the server ends the stream at its `exp`) or was refused:
+          // the reader is told, and the token input shows, as for a page.
+          if (response.status === 401 || response.status === 403) {
+            const url = itemsURL(current.list) + '/events';
+            showProblem(new ProblemError(response.status, problem, url, 0), { label: 'Open again', run: route });
+          }
           return;
         }
         throw new Error(why);
@@ -217,10 +226,21 @@ function applyChange(change) {
       break;
     }
     case 'insert':
-    case 'move':
+    case 'move': {
+      // A moved row stays open, and keeps the focus, at its new place (its row is made anew
+      // there); one placed past the pages held opens again when a page brings it.
+      const old = findRow(id);
+      const open = Boolean(old && old.classList.contains('open'));
+      const focused = Boolean(old && document.activeElement && old.contains(document.activeElement));
       removeRow(id);
       place(change.item, change);
+      const row = findRow(id);
+      if (open && row) toggleRow(row);
+      else if (open && state.reopen) state.reopen.add(id);
+      if (focused && row && row.querySelector('.toggle')) row.querySelector('.toggle').focus({ preventScroll: true });
+      else if (focused) state.refocus = id;
       break;
+    }
     default:
       break;
   }

@@ -80,10 +80,30 @@ function restoreKept(current) {
   if (idle && row.querySelector('.toggle')) row.querySelector('.toggle').focus({ preventScroll: true });
 }
 
+/**
+ * Puts the loading row above the rows held, which reads `page.prev` when it comes in
+ * sight: the page's own (`cell`, a page read around an item) or one made up for a page
+ * read from a `next` cursor, which has a `prev` but no loading row (its reader came from
+ * the items before it; one who opened its link holds none of them).
+ */
+export function addLoadingBefore(page, cell) {
+  const items = page.sections.filter((section) => section.kind === 'items').flatMap((section) => section.items);
+  state.prev = page.prev;
+  holdTop(items.length ? items[0].id : null);
+  const top = loadingSection(cell || { id: 'loading-before', type: 'loading', rev: '0', data: { prev: page.prev } });
+  screen.prepend(top);
+  state.observer.observe(top.querySelector('.row'));
+}
+
 export function addPage(page, direction) {
   const sections = page.sections.filter((section) => section.kind === 'items');
   if (direction === 'forward') letGoPast(sections);
-  for (const section of sections) for (const cell of section.items) removeRow(cell.id);
+  // The rows the page shows again go, in one pass over the rows held (a lookup for each of
+  // a page of 1,000 made adding a page at depth take seconds).
+  const shown = new Set(sections.flatMap((section) => section.items.map((cell) => cell.id)));
+  for (const row of screen.querySelectorAll('section[data-kind="items"] .row')) {
+    if (shown.has(row.dataset.id)) dropRow(row);
+  }
   const loadingBefore = page.sections.find((section) => section.kind === 'loading' && section.id === 'loading-before');
   const loadingAfter = page.sections.find((section) => section.kind === 'loading' && section.id !== 'loading-before');
   if (direction === 'forward') {
@@ -113,13 +133,7 @@ export function addPage(page, direction) {
     state.next = page.next;
     state.boundary = page.next ? (items.length ? items[items.length - 1].id : state.boundary) : null;
     state.boundaryChanged = false;
-    if (loadingBefore && !loadingSectionNamed('loading-before')) {
-      state.prev = page.prev;
-      holdTop(items.length ? items[0].id : null);
-      const top = loadingSection(loadingBefore.items[0]);
-      screen.prepend(top);
-      state.observer.observe(top.querySelector('.row'));
-    }
+    if (loadingBefore && !loadingSectionNamed('loading-before')) addLoadingBefore(page, loadingBefore.items[0]);
     if (loadingAfter) {
       const bottomSection = loadingSection(loadingAfter.items[0]);
       screen.append(bottomSection);

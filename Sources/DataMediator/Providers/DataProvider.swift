@@ -145,17 +145,32 @@ extension DataProvider {
     /// Locates the item and reads the windows on both sides of it, each in its own
     /// snapshot: the earliest version of the three, so that replaying the changes after it
     /// can only repeat a change the items already show.
+    ///
+    /// A write that moves the item between the reads would leave it out of the page, or
+    /// not at its head: the three reads are made again (up to ``aroundReads`` times in all)
+    /// until the window read from its place starts with it there.
     public func window(of view: View, around id: String, before: Int, from: Int) async throws -> AnchoredWindow? {
-        guard let location = try await locate(id: id, in: view) else { return nil }
-        let position = view.position(of: location.item)
-        let preceding = try await window(of: view, before: position, inclusive: false, limit: before)
-        let following = try await window(of: view, from: position, inclusive: true, limit: from)
-        return AnchoredWindow(
-            before: preceding.items,
-            from: following.items,
-            version: min(location.version, preceding.version, following.version)
-        )
+        var read: AnchoredWindow?
+        for _ in 0..<aroundReads {
+            guard let location = try await locate(id: id, in: view) else { return nil }
+            let position = view.position(of: location.item)
+            let preceding = try await window(of: view, before: position, inclusive: false, limit: before)
+            let following = try await window(of: view, from: position, inclusive: true, limit: from)
+            read = AnchoredWindow(
+                before: preceding.items,
+                from: following.items,
+                version: min(location.version, preceding.version, following.version)
+            )
+            if let first = following.items.first, compare(view.position(of: first), position, in: view) == 0 {
+                break
+            }
+        }
+        return read
     }
+
+    /// How many times ``window(of:around:before:from:)`` reads when writes keep moving the
+    /// item between its reads; the last read is answered.
+    var aroundReads: Int { 3 }
 }
 
 /// Where one item stands in a view.

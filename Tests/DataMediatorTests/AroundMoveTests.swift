@@ -40,18 +40,7 @@ import Testing
     }
 
     @Test func anAroundPageHoldsItsItemWhenAWriteMovesItBetweenTheReads() async throws {
-        let definition = ListDefinition(
-            name: "notes",
-            title: "Notes",
-            idField: "id",
-            revisionField: "rev",
-            views: [
-                View(name: "all", sort: [SortKey("title")], idField: "id", cellType: .fixed("note"), fields: ["title"])
-            ],
-            isWritable: true,
-            rules: FieldRules(types: ["title": .string])
-        )
-        let store = InMemoryDataProvider(definition: definition, columns: ["title"])
+        let (definition, store) = CompositeTests.notesStore()
         let writer = ListAdapter(
             definition: definition,
             provider: store,

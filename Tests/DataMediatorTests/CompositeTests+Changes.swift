@@ -7,6 +7,12 @@ import Testing
 extension CompositeTests {
     /// A writable in-memory list of notes sorted by title.
     static func notes() -> ListAdapter {
+        let (definition, store) = notesStore()
+        return ListAdapter(definition: definition, provider: store, signer: signer, writer: store, changeLog: store)
+    }
+
+    /// The definition and the in-memory store of ``notes()``.
+    static func notesStore() -> (ListDefinition, InMemoryDataProvider) {
         let definition = ListDefinition(
             name: "notes",
             title: "Notes",
@@ -18,8 +24,7 @@ extension CompositeTests {
             isWritable: true,
             rules: FieldRules(types: ["title": .string])
         )
-        let store = InMemoryDataProvider(definition: definition, columns: ["title"])
-        return ListAdapter(definition: definition, provider: store, signer: signer, writer: store, changeLog: store)
+        return (definition, InMemoryDataProvider(definition: definition, columns: ["title"]))
     }
 
     /// A child that keeps no change log (a file list: its items were read at start) adds

@@ -39,15 +39,7 @@ import Testing
         (JSONValue.integer(5), 5.0), (.number(5), 5), (.number(-0.0), 0), (.integer(0), 0), (.number(2.5), 2.5),
     ])
     func aNumberFieldsClaimIsTheSliceItsWritesLog(claim: JSONValue, stored: Double) throws {
-        let view = View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("row"), fields: ["team"])
-        let list = ListDefinition(
-            name: "notes",
-            title: "Notes",
-            idField: "id",
-            views: [view],
-            rules: FieldRules(types: ["team": .number]),
-            scope: ListScope(field: "team", claim: "team")
-        )
+        let (view, list) = Self.scopedByNumber()
         let asked = try list.view(named: "all", slice: SliceRequest(claims: ["team": claim]))
         let item = Item(["id": .string("n1"), "team": .number(stored)])
         let value = try list.scopeValue(["team": claim])
@@ -59,19 +51,25 @@ import Testing
     /// 9007199254740993 and 9007199254740992 were one number, so one slice, and each
     /// caller read and wrote the other's items.
     @Test func aWholeClaimANumberFieldCannotHoldIsRefused() throws {
-        let view = View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("row"), fields: ["uid"])
-        let list = ListDefinition(
-            name: "accounts",
-            title: "Accounts",
-            idField: "id",
-            views: [view],
-            rules: FieldRules(types: ["uid": .number]),
-            scope: ListScope(field: "uid", claim: "uid")
-        )
+        let (_, list) = Self.scopedByNumber()
         let refused = #expect(throws: DataMediatorError.self) {
-            _ = try list.view(named: "all", slice: SliceRequest(claims: ["uid": .integer(9_007_199_254_740_993)]))
+            _ = try list.view(named: "all", slice: SliceRequest(claims: ["team": .integer(9_007_199_254_740_993)]))
         }
         #expect(refused?.code == .unauthorized && refused?.message.contains("cannot hold exactly") == true)
-        #expect(try list.scopeValue(["uid": .integer(9_007_199_254_740_992)]) == .number(9_007_199_254_740_992))
+        #expect(try list.scopeValue(["team": .integer(9_007_199_254_740_992)]) == .number(9_007_199_254_740_992))
+    }
+
+    /// A list scoped by the `number` field `team` (the claim `team`), and its one view.
+    static func scopedByNumber() -> (View, ListDefinition) {
+        let view = View(name: "all", sort: [SortKey("id")], idField: "id", cellType: .fixed("row"), fields: ["team"])
+        let list = ListDefinition(
+            name: "notes",
+            title: "Notes",
+            idField: "id",
+            views: [view],
+            rules: FieldRules(types: ["team": .number]),
+            scope: ListScope(field: "team", claim: "team")
+        )
+        return (view, list)
     }
 }

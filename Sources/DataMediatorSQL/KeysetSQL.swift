@@ -172,8 +172,9 @@ public struct KeysetSQL: Sendable {
     /// otherwise the ranges are `k1 = a AND k2 > b`, then `k1 > a` (mixed directions and
     /// `NULL`s each get their own range, since one `OR` would defeat the index order).
     ///
-    /// The SQL depends only on which position values are `NULL` (`nulls`), so it can be
-    /// built once and cached; each `?` binds the position value whose index is listed.
+    /// The SQL depends only on which position values are `NULL` (`nulls`) and which keys
+    /// the slice fixes, so it can be built once and cached; each `?` binds the position
+    /// value whose index is listed.
     public func segments(nulls: [Bool], in view: View, inclusive: Bool) -> [Bound] {
         let keys = view.sort
         if !nulls.contains(true) {
@@ -189,7 +190,10 @@ public struct KeysetSQL: Sendable {
                 : Bound(sql: "\(column(keys[index].field)) = \(mark(keys[index].field))", values: [index])
         }
         if inclusive { segments.append(Bound(all: equalities)) }
-        for index in keys.indices.reversed() {
+        // A key the view's slice fixes has no rows beyond its one value: its ranges are
+        // left out (read, `group = ? AND group > ?` walked an index led by another
+        // parameter's field, the whole of that slice, for nothing).
+        for index in keys.indices.reversed() where view.slice[keys[index].field] == nil {
             for range in ranges(beyond: index, isNull: nulls[index], key: keys[index]) {
                 segments.append(Bound(all: Array(equalities[..<index]) + [range]))
             }

@@ -187,14 +187,27 @@ public struct TableSchema: Sendable {
         return statements
     }
 
-    /// The fields that lead each index of `view`: none (the whole view), each parameter's
-    /// field, all behind the scope's field when the list has one; so a page of any slice
-    /// is one range of an index.
+    /// The fields that lead each index of `view`: the fields of each set of its parameters
+    /// a request may give (none, one, two or all three of them, the required ones always),
+    /// behind the scope's field when the list has one and the fields its filter fixes
+    /// (`eq`); so a page of any slice is one range of an index. With one index a
+    /// parameter, a request giving two walked the first one's whole slice for the second,
+    /// and a rare filter's page walked the table.
     static func indexLeads(of view: View, scope: ListScope?) -> [[String]] {
-        let scoped = scope.map { [$0.field] } ?? []
-        // A view with a required parameter is never read but in a slice of it.
-        let whole = view.parameters.contains(where: \.isRequired) ? [] : [scoped]
-        return whole + view.parameters.map { scoped + [$0.field] }
+        var fixed = scope.map { [$0.field] } ?? []
+        for condition in view.filter where condition.op == .eq && !fixed.contains(condition.field) {
+            fixed.append(condition.field)
+        }
+        let parameters = view.parameters
+        // At most three parameters (the configuration's bound): at most eight sets.
+        return (0..<(1 << parameters.count)).compactMap { mask -> [String]? in
+            let given = parameters.indices.filter { mask & (1 << $0) != 0 }
+            // A view with a required parameter is never read but in a slice holding it.
+            guard parameters.indices.allSatisfy({ given.contains($0) || !parameters[$0].isRequired }) else {
+                return nil
+            }
+            return fixed + given.map { parameters[$0].field }
+        }
     }
 
     /// The `FROM` of the list's reads: the quoted table, or the query as a subquery (the

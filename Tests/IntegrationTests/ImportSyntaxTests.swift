@@ -17,7 +17,11 @@ extension ImportTests {
                 "leading.json": #"[,{"id": 3, "title": "c"}]"#,
                 "trailing.json": #"[{"id": 4, "title": "d"},]"#,
                 "cells.csv": "id,title,score,tags\n5,e,0x10,\n6,f,1,\"{\"\"a\"\":1,\"\"a\"\":2}\"\n7,g,1,\"[1,]\"\n"
-                    + "8,h,+3,\n9,i,007,\"[1]\"\n10,j,1.0,\n11,k,2e2,\n12,l,1.5,\n",
+                    + "8,h,+3,\n9,i,007,\"[1]\"\n10,j,1.0,\n11,k,2e2,\n12,l,1.5,\n"
+                    // 30 levels is what a write's body takes of a field's value (32 in all).
+                    + "13,m,1,\(String(repeating: "[", count: 30) + String(repeating: "]", count: 30))\n"
+                    + "14,n,1,\(String(repeating: "[", count: 31) + String(repeating: "]", count: 31))\n"
+                    + "15,o,1,1e400\n",
             ],
             target
         )
@@ -32,6 +36,8 @@ extension ImportTests {
                     "cells.csv:2: 'score' must be", "cells.csv:3: 'tags' must be", "names 'a' twice in one object",
                     "cells.csv:4: 'tags' must be", "it is not JSON (RFC 8259): at byte",
                     "cells.csv:5: 'score' must be", "cells.csv:9: 'score' must be",
+                    "cells.csv:11: 'tags' must be", "more than 30 levels deep",
+                    "cells.csv:12: 'tags' must be any JSON value; got '1e400'; it holds a number out of range",
                 ]
             ),
         ] {
@@ -40,12 +46,12 @@ extension ImportTests {
             for text in says { #expect(report.contains(text), "\(text) in \(report)") }
         }
         let served = try await Self.served(folder, target)
-        #expect(served.map(\.id) == ["1", "3", "4", "9", "10", "11"])
+        #expect(served.map(\.id) == ["1", "3", "4", "9", "10", "11", "13"])
         let nine = served.first { $0.id == "9" }
         #expect(nine?.data.objectValue?["score"] == .integer(7))
         #expect(nine?.data.objectValue?["tags"] == .array([.integer(1)]))
         // A whole number with a fraction or an exponent is one, as in a JSON record.
-        #expect(served.suffix(2).map { $0.data.objectValue?["score"] } == [.integer(1), .integer(200)])
+        #expect(served.dropLast().suffix(2).map { $0.data.objectValue?["score"] } == [.integer(1), .integer(200)])
     }
 }
 

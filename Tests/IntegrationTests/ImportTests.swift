@@ -132,6 +132,14 @@ import Testing
                 + "}",
             #"{"id": 9, "title": "f", "tags": "# + String(repeating: "[", count: 600)
                 + String(repeating: "]", count: 600) + "}",
+            // 31 levels in all is what a write's body takes of it (in `data`, 32); 32 was
+            // imported, and a `PUT` of what `GET` showed was refused.
+            #"{"id": 10, "title": "g", "tags": "# + String(repeating: "[", count: 30)
+                + String(repeating: "]", count: 30)
+                + "}",
+            #"{"id": 11, "title": "h", "tags": "# + String(repeating: "[", count: 31)
+                + String(repeating: "]", count: 31)
+                + "}",
         ]
         let folder = try Self.folder(["n.ndjson": lines.joined(separator: "\n") + "\n"], target)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -142,12 +150,13 @@ import Testing
             "n.ndjson:2: is not JSON (RFC 8259): at byte 35:",
             "n.ndjson:3: 'score' holds a number out of range", "n.ndjson:4: is not a JSON object",
             "n.ndjson:5: is not a JSON object", "n.ndjson:7: 'score' holds a number out of range",
-            "n.ndjson:8: nests arrays and objects more than 32 levels deep",
-            "n.ndjson:9: nests arrays and objects more than 32 levels deep",
+            "n.ndjson:8: nests arrays and objects more than 31 levels deep",
+            "n.ndjson:9: nests arrays and objects more than 31 levels deep",
+            "n.ndjson:11: nests arrays and objects more than 31 levels deep",
         ] {
             #expect(report.contains(expected), "\(expected) in \(report)")
         }
-        #expect(try await Self.served(folder, target).map(\.id) == ["6"])
+        #expect(try await Self.served(folder, target).map(\.id) == ["6", "10"])
     }
 
     @Test(arguments: stores)

@@ -108,18 +108,41 @@ enum ItemFile {
         case .json?:
             // RFC 8259 to the letter, as write bodies and NDJSON records are read: a member
             // named twice or a trailing comma is no JSON (Foundation's parser takes both).
-            let bytes = Array(text.utf8)
-            guard jsonProblem(bytes) == nil else { return nil }
-            return try? JSONValue.parse(bytes)
+            return try? jsonValue(Array(text.utf8)).get()
         case .string?, nil: return .string(text)
         }
     }
 
-    /// Why a json cell's text is no JSON to the letter (a member named twice, RFC 8259's
-    /// grammar left), as a JSON record's problem says it, or nil when it is JSON.
-    static func jsonProblem(_ bytes: [UInt8]) -> String? {
-        if let name = JSONValue.duplicateKey(in: bytes) { return "it names '\(name)' twice in one object" }
-        return JSONSyntax.problem(in: bytes).map { "it is not JSON (RFC 8259): \($0)" }
+    /// A json cell's value, or why its text is none a write would take: a member named
+    /// twice, RFC 8259's grammar left, text that is no UTF-8, a number out of a double's
+    /// range, or nesting deeper than the cell's value may in a write's body (`{"data":
+    /// {field: value}}` nests two levels around it), where a `PUT` of what `GET` shows
+    /// would be refused.
+    static func jsonValue(_ bytes: [UInt8]) -> Result<JSONValue, JSONCellProblem> {
+        if let name = JSONValue.duplicateKey(in: bytes) {
+            return .failure(.init("it names '\(name)' twice in one object"))
+        }
+        if let problem = JSONSyntax.problem(in: bytes) {
+            return .failure(.init("it is not JSON (RFC 8259): \(problem)"))
+        }
+        let depth = JSONValue.maximumDepth - 2
+        do {
+            return .success(try JSONValue.parse(bytes, maximumDepth: depth))
+        } catch is JSONValue.TooDeep {
+            return .failure(
+                .init("it nests arrays and objects more than \(depth) levels deep, past what a write takes")
+            )
+        } catch {
+            let why =
+                JSONValue.holdsBadText(bytes) ? "it escapes half a surrogate pair" : "it holds a number out of range"
+            return .failure(.init(why))
+        }
+    }
+
+    /// Why a json cell's text is no value (``jsonValue(_:)``).
+    struct JSONCellProblem: Error {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
     }
 }
 

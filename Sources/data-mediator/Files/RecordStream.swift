@@ -172,7 +172,10 @@ final class RecordStream: Sequence, IteratorProtocol {
             var fields: [String: JSONValue] = [:]
             for (name, text) in zip(header, row) {
                 guard let value = ItemFile.cell(text, as: types[name]) else {
-                    let why = types[name] == .json ? ItemFile.jsonProblem(Array(text.utf8)).map { "; \($0)" } : nil
+                    var why: String?
+                    if types[name] == .json, case .failure(let problem) = ItemFile.jsonValue(Array(text.utf8)) {
+                        why = "; " + problem.reason
+                    }
                     return ImportRecord(
                         line: record,
                         fields: [:],
@@ -281,20 +284,24 @@ final class RecordStream: Sequence, IteratorProtocol {
 
     /// The record of one JSON object's text, read as a write body is: a member named
     /// twice, text that is not RFC 8259 JSON (a trailing comma, a leading zero), nesting
-    /// deeper than a body may, or a number out of a 64-bit float's range is a bad record that
+    /// deeper than a body would, or a number out of a 64-bit float's range is a bad record that
     /// says so, not read as the lenient decoder would.
     private static func record(_ bytes: [UInt8], line: Int) -> ImportRecord {
         func bad(_ problem: String) -> ImportRecord { ImportRecord(line: line, fields: [:], problem: problem) }
         if let name = JSONValue.duplicateKey(in: bytes) { return bad("names '\(name)' twice in one object") }
         if let problem = JSONSyntax.problem(in: bytes) { return bad("is not JSON (RFC 8259): \(problem)") }
         do {
-            guard case .object(let fields) = try JSONValue.parse(bytes, maximumDepth: JSONValue.maximumDepth) else {
+            // A record is an item's data and its id: written back, its fields nest one level
+            // deeper, in a body's `data` (a `PUT` of what `GET` shows was refused).
+            let depth = JSONValue.maximumDepth - 1
+            guard case .object(let fields) = try JSONValue.parse(bytes, maximumDepth: depth) else {
                 return bad("is not a JSON object")
             }
             return ImportRecord(line: line, fields: fields)
         } catch let error as JSONValue.TooDeep {
             return bad(
-                "nests arrays and objects more than \(error.limit) levels deep; a write takes at most \(error.limit)"
+                "nests arrays and objects more than \(error.limit) levels deep; a write's body, whose 'data' holds "
+                    + "the record's fields one level deeper, takes at most \(JSONValue.maximumDepth)"
             )
         } catch DecodingError.typeMismatch(_, let context) where !JSONValue.holdsBadText(bytes) {
             let field = context.codingPath.first?.stringValue ?? "?"

@@ -216,6 +216,25 @@ import Testing
             #expect(missing.status == .notFound)
             let tagged = try await client.execute(uri: "/health", method: .get, headers: [.ifNoneMatch: "\"x\""])
             #expect(tagged.status == .ok)
+            // Only an answer that would be 2xx is held to them (RFC 9110 13.2.1): what does
+            // not exist stays 404 (it was 412, or 400 for a malformed field).
+            for path in ["/problems/nope", "/lists/none/events"] {
+                for condition in ["\"x\"", "x"] {
+                    let read = try await client.execute(uri: path, method: .get, headers: [.ifMatch: condition])
+                    #expect(read.status == .notFound, "\(path) If-Match: \(condition)")
+                }
+            }
+            // A stream is never 304, its path spelt with a slash too.
+            let stream = try await client.execute(
+                uri: "/lists/sample/events/",
+                method: .head,
+                headers: [.ifNoneMatch: "*"]
+            )
+            #expect(stream.status != .notModified, "\(stream.status)")
+        }
+        try await HTTPTestSupport.withClient(ready: false) { client in
+            let ready = try await client.execute(uri: "/ready", method: .get, headers: [.ifMatch: "\"x\""])
+            #expect(ready.status == .serviceUnavailable && ready.headers[.retryAfter] != nil, "\(ready.status)")
         }
     }
 

@@ -129,6 +129,9 @@ struct ChangeRoutes: Sendable {
                 readTurn: readTurn
             )
             let (open, hold) = try takeShares(for: client)
+            // Held to its If-Match once the stream would open (RFC 9110 13.2.1); the shares
+            // go back with a refusal.
+            try UntaggedPreconditionMiddleware<Context>.checkIfMatch(request)
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,
@@ -156,6 +159,7 @@ struct ChangeRoutes: Sendable {
             // As its GET would be answered now: a 503 when no stream could open (the shares
             // taken go back at once).
             _ = try takeShares(for: await identity.client(of: request, context: context))
+            try UntaggedPreconditionMiddleware<Context>.checkIfMatch(request)
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,

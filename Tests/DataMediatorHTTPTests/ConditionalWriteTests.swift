@@ -93,9 +93,18 @@ import Testing
     @Test func aLookupsTagHoldsForAWriteWhileTheItemIsUnchanged() async throws {
         let fixture = try Fixture()
         try await fixture.run { client in
-            _ = try await Self.write(client, .put, "n1", #"{"data": {"title": "one"}}"#, [:])
+            let put = try await Self.write(client, .put, "n1", #"{"data": {"title": "one"}}"#, [:])
             let read = try await client.execute(uri: "/lists/notes/items/n1", method: .get)
             let looked = try #require(read.headers[.eTag])
+            // The tag the write answered is the item's own: a read's If-Match holds for it,
+            // as a write's does (RFC 9110 13.1.1; it was 412).
+            let written = try #require(put.headers[.eTag])
+            let readWritten = try await client.execute(
+                uri: "/lists/notes/items/n1",
+                method: .get,
+                headers: [.ifMatch: written]
+            )
+            #expect(readWritten.status == .ok && readWritten.headers[.eTag] == looked)
             // Another item, before it: its place and the store's version move.
             let other = try await Self.write(client, .put, "n0", #"{"data": {"title": "a first"}}"#, [:])
             #expect(other.status == .created)

@@ -11,7 +11,7 @@ enum JSONResponse {
 
     /// A `200` (or `status`) JSON answer, or a `304` when `If-None-Match` matches its ETag.
     ///
-    /// - Throws: as ``checkIfMatch(_:tag:)``.
+    /// - Throws: as ``checkIfMatch(_:tag:also:)``.
     static func make(
         _ bytes: [UInt8],
         for request: Request,
@@ -32,11 +32,13 @@ enum JSONResponse {
     }
 
     /// A JSON answer of a body already encoded, with its entity tag (``entityTag(of:)``):
-    /// `304` when the request's `If-None-Match` names the tag.
+    /// `304` when the request's `If-None-Match` names the tag. Its `If-Match` holds for
+    /// `itemTag` too: an item lookup's item's own tag, which a write of it answers and a
+    /// later write's `If-Match` takes (the read said `412` to the tag a `PUT` had just given).
     ///
-    /// - Throws: as ``checkIfMatch(_:tag:)``.
-    static func make(body: ByteBuffer, tag: String, for request: Request) throws -> Response {
-        try checkIfMatch(request, tag: tag)
+    /// - Throws: as ``checkIfMatch(_:tag:also:)``.
+    static func make(body: ByteBuffer, tag: String, itemTag: String? = nil, for request: Request) throws -> Response {
+        try checkIfMatch(request, tag: tag, also: itemTag)
         var headers: HTTPFields = [.eTag: tag, .cacheControl: cacheControl]
         if matches(request.headers[values: .ifNoneMatch], tag) {
             return Response(status: .notModified, headers: headers)
@@ -46,14 +48,14 @@ enum JSONResponse {
     }
 
     /// A read's `If-Match` (RFC 9110 13.1.1, 13.2.2: evaluated before the method, on reads
-    /// too): it holds when it is `*` or names `tag` (strong comparison).
+    /// too): it holds when it is `*` or names `tag` (or `also`; strong comparison).
     ///
     /// - Throws: `precondition-failed` when it names other tags only; `bad-request` when it
     ///   is not `*` alone or a list of entity tags.
-    static func checkIfMatch(_ request: Request, tag: String) throws {
+    static func checkIfMatch(_ request: Request, tag: String, also: String? = nil) throws {
         guard request.headers.contains(.ifMatch),
             let tags = try WriteConditions.tags(request.headers[values: .ifMatch], weak: false, name: "If-Match"),
-            !tags.contains("*"), !tags.contains(tag)
+            !tags.contains("*"), !tags.contains(tag), !(also.map(tags.contains) ?? false)
         else { return }
         throw DataMediatorError(
             .preconditionFailed,

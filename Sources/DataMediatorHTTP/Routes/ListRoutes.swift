@@ -91,6 +91,7 @@ struct ListRoutes: Sendable {
         return try JSONResponse.make(
             body: ByteBuffer(bytes: body),
             tag: LookupTag.of(location, body: body),
+            itemTag: location.item.entityTag,
             for: request
         )
     }

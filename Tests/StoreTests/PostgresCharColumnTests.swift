@@ -69,6 +69,21 @@ import Testing
             _ = try await adapter.replace(id: "c12345", body: .object(["data": .object([:])]))
         }
         #expect(long?.fieldProblems.map(\.field) == ["id"], "\(String(describing: long))")
+        // A lookup by a padded id is a seek of the primary key, not a scan of the table (its
+        // cast to text was a function of the column: every `/items/{id}` and `around` scanned).
+        let provider = try await fixture.store.provider(
+            for: Self.definition,
+            source: StoreSource(kind: .table("codes"), fieldTypes: Self.fields)
+        )
+        let view = try Self.definition.view(named: "by_code")
+        let lookup = try #require(provider.reader.itemQuery(id: "c14", in: view))
+        let plan = try await fixture.plan(lookup.sql.replacingOccurrences(of: "?", with: "'c14'"))
+        #expect(plan.contains("Index") && !plan.contains("Seq Scan"), "\(plan)")
+        // An id that is the row's with a blank more names no item (the comparison ignores it).
+        let padded = await #expect(throws: DataMediatorError.self) {
+            _ = try await adapter.locate(id: "c14 ", view: "by_code")
+        }
+        #expect(padded?.code == .unknownItem, "\(String(describing: padded))")
     }
 
     static func code(of cell: Cell) -> String? {

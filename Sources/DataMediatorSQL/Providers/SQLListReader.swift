@@ -348,6 +348,10 @@ public struct SQLListReader: Sendable {
             // Ids are shown as PostgreSQL writes a uuid; any other spelling names no item.
             guard UUIDText.isCanonical(id) else { return nil }
             return ("\(column) = CAST(? AS uuid)", [.string(id)])
+        case (.postgres, false) where keyset.textForms[idField] != nil:
+            // A `char(n)` id (read through a text form) is compared as its type, on its key
+            // (cast to text, each lookup scanned the table); ``isItem(_:id:)`` sees blanks.
+            return ("\(column) = CAST(? AS bpchar)", [.string(id)])
         case (.postgres, false):
             return ("\(column)::text = ?", [.string(id)])
         case (.sqlite, _):

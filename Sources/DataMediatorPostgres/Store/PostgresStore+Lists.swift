@@ -259,6 +259,8 @@ extension PostgresStore {
             case .json: writeCasts[column] = "json"
             case .jsonb: writeCasts[column] = "jsonb"
             case .uuid: writeCasts[column] = "uuid"
+            // A `char(n)` id bound as text cast the column: each write by id scanned the table.
+            case .bpchar where column == list.idField: writeCasts[column] = "bpchar"
             // PostgreSQL casts a double to numeric with 15 significant digits; its
             // text is the shortest decimal that is the double, every digit kept.
             case .numeric: writeCasts[column] = Self.numericValue

@@ -52,7 +52,7 @@ public struct SQLImporter: Sendable {
                 try await StoreVersion.lock(session)
                 if summary.began == nil { summary.began = .now }
                 // The table's stamp is raised once, by `finish`, not once per record.
-                try await TableStamps.beginBulk(session)
+                try await TableStamps.beginBulk(of: plan.table, session)
                 let storedBefore = summary.imported
                 // A record whose text its table did not keep is found once inserted
                 // (``KeptText``), and undone under its savepoint.

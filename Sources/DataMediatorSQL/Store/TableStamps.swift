@@ -55,7 +55,9 @@ public enum TableStamps {
         CREATE OR REPLACE FUNCTION data_mediator_stamp() RETURNS trigger LANGUAGE plpgsql
         SET search_path FROM CURRENT AS $$
         BEGIN
-            IF current_setting('\(bulkSetting)', true) = 'on' THEN
+            -- An import's own table, whose stamp it raises once itself; a table its
+            -- triggers write counts as ever.
+            IF current_setting('\(bulkSetting)', true) = TG_ARGV[0] THEN
                 RETURN NULL;
             END IF;
             -- Logical replication's apply fires row triggers only: one count per
@@ -132,11 +134,12 @@ public enum TableStamps {
     static let bulkSetting = "data_mediator.bulk"
 
     /// Makes the rest of the transaction a bulk write of `table` (PostgreSQL: its
-    /// statements leave the stamp alone until ``endBulk(of:_:)``; SQLite's row triggers
-    /// cost one page-cache update each and stay).
-    static func beginBulk(_ session: any SQLSession) async throws {
+    /// statements leave its stamp alone until ``endBulk(of:_:)``, and only its: a trigger
+    /// of it that writes another served table counts there; SQLite's row triggers cost one
+    /// page-cache update each and stay).
+    static func beginBulk(of table: String, _ session: any SQLSession) async throws {
         guard session.dialect == .postgres else { return }
-        try await session.execute("SET LOCAL \(bulkSetting) = 'on'", [])
+        try await session.execute("SELECT set_config('\(bulkSetting)', ?, true)", [.string(table)])
     }
 
     /// Raises `table`'s stamp once for a bulk write's changes (PostgreSQL; SQLite's

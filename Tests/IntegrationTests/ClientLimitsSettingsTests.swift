@@ -1,4 +1,5 @@
 import DataMediatorHTTP
+import DataMediatorSQLite
 import Testing
 
 @testable import data_mediator
@@ -28,6 +29,12 @@ import Testing
         // A small stream limit brings the default share below it.
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_MAX_STREAMS": "10"]).maximumStreamsPerClient == 9)
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_REQUESTS": "3"]).limits.requestsPerClient == 3)
+        // At most 1,000, as the other shares: 2^62 crashed `serve` on SQLite (its readers are
+        // twice the share, an overflow), after the cursor secret was written.
+        for refused in ["0", "1001", "4611686018427387904", "x"] {
+            #expect(throws: (any Error).self) { try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_REQUESTS": refused]) }
+        }
+        #expect(SQLiteStore.readers(forClientShare: .max) == 64)
         // A rate of 100 a second by default; 0 is none.
         #expect(defaults.limits.requestRatePerClient == 100)
         #expect(try ServeConfiguration.of(["DATA_MEDIATOR_CLIENT_RATE": "0"]).limits.requestRatePerClient == nil)

@@ -42,7 +42,7 @@ public final class SQLiteStore: Sendable {
     /// reads and streams (one per core was the default share: one client held them all);
     /// at most 64 (each holds a page cache and a file).
     public static func readers(forClientShare share: Int) -> Int {
-        min(64, 2 * max(1, share))
+        min(64, 2 * min(32, max(1, share)))
     }
 
     /// Opens (creating if needed) the store at `path`, with at most `readers` of GRDB's

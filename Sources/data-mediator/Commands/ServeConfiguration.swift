@@ -227,7 +227,8 @@ struct ServeConfiguration: Sendable {
             maximumHeaderBytes: try positive("DATA_MEDIATOR_MAX_HEADER_BYTES", 16 * 1024, in: 1_024...1_048_576),
             requestsPerClient: try positive(
                 "DATA_MEDIATOR_CLIENT_REQUESTS",
-                Self.defaultRequestsPerClient(databaseConnections: databaseURL == nil ? nil : databaseConnections)
+                Self.defaultRequestsPerClient(databaseConnections: databaseURL == nil ? nil : databaseConnections),
+                in: 1...1_000
             ),
             // 0: no bound on the rate.
             requestRatePerClient: rate == 0 ? nil : rate,

@@ -80,4 +80,31 @@ import Testing
         let read = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
         return (status, read(output), read(errors))
     }
+
+    /// A refused import makes nothing, as `serve` and `check --store` make nothing: beside a
+    /// database URL a SQLite config is refused (the rows went into a new file next to the
+    /// config, and it said "imported"), and a store whose table disagrees with the list is
+    /// left as it was (the service's thirteen tables were made in it first).
+    @Test func aRefusedImportMakesNothing() async throws {
+        let target = try await ImportTests.Target.make("sqlite")
+        let folder = try ImportTests.folder(["n.ndjson": #"{"id": 1, "title": "a"}"# + "\n"], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let beside = ImportTests.Target(
+            store: target.store,
+            environment: ["DATA_MEDIATOR_DATABASE_URL": "postgres://u@127.0.0.1:1/x"]
+        )
+        let (status, report) = try await ImportTests.importing("n.ndjson", in: folder, beside)
+        #expect(status != 0 && report.contains("is set, but the store is SQLite"), "\(report)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        try await DatabaseQueue(path: path).write {
+            try $0.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT)")
+        }
+        let (refused, why) = try await ImportTests.importing("n.ndjson", in: folder, target)
+        #expect(refused != 0 && why.contains("no column"), "\(why)")
+        let tables = try await DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        #expect(tables == ["notes"])
+    }
 }

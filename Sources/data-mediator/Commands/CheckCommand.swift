@@ -35,7 +35,7 @@ struct CheckCommand: AsyncParsableCommand {
             configuration = try ConfigFileLoader.load(path: file)
             if store {
                 _ = try await Wiring.rehearse(configuration, file: file) { lists in
-                    try await Self.rehearse(lists, in: configuration.store)
+                    try await CommandStore.rehearse(lists, in: configuration.store, for: "check")
                 }
             }
         } catch {
@@ -46,25 +46,5 @@ struct CheckCommand: AsyncParsableCommand {
         let composites = configuration.composites.isEmpty ? "" : ", \(configuration.composites.count) composite"
         let checked = store ? ", checked against the store" : ""
         print("\(file): ok (\(configuration.order.count) lists\(composites), \(views) views\(checked))")
-    }
-
-    /// What is wrong with each list over `location`, checked as `serve` checks it.
-    private static func rehearse(
-        _ lists: [(list: ListDefinition, source: StoreSource)],
-        in location: StoreLocation
-    ) async throws -> [StoreError] {
-        switch location {
-        case .sqlite(let path):
-            // As serve refuses it: a database URL set for a config whose store is SQLite.
-            let environment = ProcessInfo.processInfo.environment
-            for name in ["DATA_MEDIATOR_DATABASE_URL", "DATA_MEDIATOR_DATABASE_READ_URL"]
-            where environment[name].map({ !$0.isEmpty }) == true {
-                throw StoreError(list: nil, Wiring.urlBesideSQLite(name, path: path))
-            }
-            return try CommandStore.rehearse(lists, inSQLiteAt: path)
-        case .postgres:
-            let store = try CommandStore.postgres(for: "check", connections: 1)
-            return try await store.withClientsRunning { try await store.check(lists) }
-        }
     }
 }

@@ -57,4 +57,28 @@ enum CommandStore {
             throw StoreError(list: nil, "cannot check the lists against the SQLite store at \(path): \(why)")
         }
     }
+
+    /// What is wrong with each list over `location`, checked as `serve` checks it, leaving
+    /// the store as it was (`command` names the caller in a connection's errors).
+    ///
+    /// - Throws: `StoreError` for a database URL set beside a SQLite store (serve refuses
+    ///   it: the rows would go to a file nobody meant), or a store that cannot be checked.
+    static func rehearse(
+        _ lists: [(list: ListDefinition, source: StoreSource)],
+        in location: StoreLocation,
+        for command: String
+    ) async throws -> [StoreError] {
+        switch location {
+        case .sqlite(let path):
+            let environment = ProcessInfo.processInfo.environment
+            for name in ["DATA_MEDIATOR_DATABASE_URL", "DATA_MEDIATOR_DATABASE_READ_URL"]
+            where environment[name].map({ !$0.isEmpty }) == true {
+                throw StoreError(list: nil, Wiring.urlBesideSQLite(name, path: path))
+            }
+            return try rehearse(lists, inSQLiteAt: path)
+        case .postgres:
+            let store = try postgres(for: command, connections: 1)
+            return try await store.withClientsRunning { try await store.check(lists) }
+        }
+    }
 }

@@ -90,6 +90,15 @@ struct ImportCommand: AsyncParsableCommand {
         let report = { (count: Int) in progress.report(rows: count, bytes: records.bytesRead) }
         let summary: ImportSummary
         do {
+            // Checked as `serve` and `check --store` check it, before anything is made: a
+            // refused import made the service's tables (and a new SQLite file) all the same,
+            // and one beside a database URL filled a SQLite file nobody meant.
+            let problems = try await CommandStore.rehearse(
+                [(target.definition, source)],
+                in: configuration.store,
+                for: "import"
+            )
+            if let problem = problems.first { throw problem }
             switch configuration.store {
             case .sqlite(let path):
                 let store = try SQLiteStore(path: path)

@@ -45,4 +45,32 @@ import Testing
         }
         #expect(try logSize() <= limit, "the log is cut back to the limit")
     }
+
+    /// A checkpoint that does not wait (an import's last step) writes back what it can
+    /// while another program reads an older snapshot, at once: emptying the log waited
+    /// for that reader up to the busy timeout, holding off every write of a serving
+    /// process meanwhile (5 s, then `503`), and then failed.
+    @Test func aCheckpointThatDoesNotWaitLeavesAnOlderReaderBe() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let store = try SQLiteStore(path: path)
+        try await store.database.write { db in
+            try db.execute(sql: "CREATE TABLE t (n INTEGER)")
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+        }
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let reader = try DatabaseQueue(path: path, configuration: configuration)
+        try reader.inDatabase { db in
+            try db.execute(sql: "BEGIN")
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
+        }
+        try await store.database.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+        // Waiting, it failed (busy) once the timeout was spent.
+        #expect(throws: Never.self) { try store.checkpoint(waiting: false) }
+        try reader.inDatabase { db in try db.execute(sql: "COMMIT") }
+        #expect(try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 2)
+    }
 }

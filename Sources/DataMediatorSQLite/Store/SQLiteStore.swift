@@ -133,8 +133,26 @@ public final class SQLiteStore: Sendable {
 
     /// Writes the WAL back into the database file and empties it, so a stopped service
     /// leaves one self-contained file behind.
-    public func checkpoint() throws {
-        try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    ///
+    /// Not `waiting`, it writes back what it can at once (another program's read of an older
+    /// snapshot keeps the rest in the WAL): emptying the WAL waits for such readers, up to
+    /// the busy timeout, and holds off every write meanwhile (an import's last step kept a
+    /// serving process's writes waiting 5 s, then `503`, while a backup read the file).
+    public func checkpoint(waiting: Bool = true) throws {
+        try database.writeWithoutTransaction { db in
+            guard !waiting else {
+                _ = try db.checkpoint(.truncate)
+                return
+            }
+            let timeout = try Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 0
+            try db.execute(sql: "PRAGMA busy_timeout = 0")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(timeout)") }
+            do {
+                _ = try db.checkpoint(.truncate)
+            } catch let error as DatabaseError where error.isBusy {
+                _ = try db.checkpoint(.passive)
+            }
+        }
     }
 
     /// The store's version: the sum of every table's counter, which every write raises by one.

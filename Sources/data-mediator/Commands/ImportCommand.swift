@@ -108,7 +108,7 @@ struct ImportCommand: AsyncParsableCommand {
                 // after an import had none of it. An import refused is rolled back; the
                 // log is emptied all the same. (A server serving the store may keep the log
                 // from being emptied; its rows are in the file then.)
-                defer { try? store.checkpoint() }
+                defer { try? store.checkpoint(waiting: false) }
                 let provider = try store.provider(for: target.definition, source: source)
                 let importer = try SQLImporter(
                     reader: provider.reader,

@@ -72,6 +72,18 @@ extension DemoWalkTests {
             environment: ["DATA_MEDIATOR_PORT": String(server.port)]
         )
         #expect(fromEnvironment == 0)
+        // DATA_MEDIATOR_HOST names the address as serve reads it (it was always 127.0.0.1);
+        // one listening on every address is asked at loopback.
+        let (everywhere, _) = try await Self.run(
+            ["healthcheck", "--port", String(server.port)],
+            environment: ["DATA_MEDIATOR_HOST": "0.0.0.0"]
+        )
+        #expect(everywhere == 0)
+        let (elsewhere, said) = try await Self.run(
+            ["healthcheck", "--port", String(server.port), "--timeout", "1"],
+            environment: ["DATA_MEDIATOR_HOST": "127.0.0.2"]
+        )
+        #expect(elsewhere == 1 && said.contains("127.0.0.2:\(server.port)"), "\(said)")
         let port = server.port
         #expect(await server.stop() == 0)
         let (stopped, message) = try await Self.run(["healthcheck", "--port", String(port)])

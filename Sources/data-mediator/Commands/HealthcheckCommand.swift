@@ -11,8 +11,8 @@ struct HealthcheckCommand: ParsableCommand {
         abstract: "Exit 0 when the service on HOST:PORT answers GET /health with 200, else 1."
     )
 
-    @Option(help: "The address to ask.")
-    var host: String = "127.0.0.1"
+    @Option(help: "The address to ask (default: DATA_MEDIATOR_HOST, a wildcard one asked at loopback, else 127.0.0.1).")
+    var host: String?
 
     @Option(parsing: .unconditional, help: "The port to ask (default: DATA_MEDIATOR_PORT, else 8080).")
     var port: Int?
@@ -39,6 +39,10 @@ struct HealthcheckCommand: ParsableCommand {
             throw refuse("the port (--port or DATA_MEDIATOR_PORT) must be from 1 to 65535; it is \(port).")
         }
         guard timeout >= 1 else { throw refuse("--timeout must be at least 1 second; it is \(timeout).") }
+        // Where `serve` listens (its DATA_MEDIATOR_HOST): a service on `::1` alone was asked
+        // at 127.0.0.1 and said unhealthy. One listening on every address is asked at loopback.
+        let listening = host ?? environment["DATA_MEDIATOR_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        let host = ["0.0.0.0": "127.0.0.1", "::": "::1", "[::]": "::1"][listening] ?? listening
         switch Self.status(host: host, port: port, timeout: timeout) {
         case .success(200):
             print("healthy: \(host):\(port) answered 200")

@@ -38,11 +38,13 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Records per transaction with --skip-bad, and between progress reports.")
     var batch = 10_000
 
-    func validate() throws {
-        guard batch >= 1 else { throw ValidationError("--batch must be at least 1; it is \(batch).") }
-    }
-
     func run() async throws {
+        // A value out of its range is a setting refused (exit 1, as `serve --port 70000`),
+        // not a command line that cannot be parsed (64, with the usage).
+        guard batch >= 1 else {
+            printError("import: --batch must be at least 1; it is \(batch).")
+            throw ExitCode.failure
+        }
         let environment = ProcessInfo.processInfo.environment
         let configuration: MediatorConfiguration
         do {

@@ -345,7 +345,12 @@ public struct KeysetSQL: Sendable {
         for byte in (leading.map(column) + view.sort.map(orderTerm)).joined(separator: ",").utf8 {
             hash = (hash ^ UInt32(byte)) &* 16_777_619
         }
-        let name = "dm_\(table)_\(view.name)\(leading.map { "_" + $0 }.joined())_\(String(hash, radix: 16))"
+        let digest = String(hash, radix: 16)
+        var readable = "dm_\(table)_\(view.name)\(leading.map { "_" + $0 }.joined())"
+        // PostgreSQL cuts a name at 63 bytes: the digest must stay in it, or two indexes of
+        // a view whose names differ past the cut are one name, and the second is never made.
+        while readable.utf8.count + 1 + digest.utf8.count > 63 { readable.removeLast() }
+        let name = readable + "_" + digest
         let keys = indexColumns(for: view, leading: leading).map(\.term).joined(separator: ", ")
         return "CREATE INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) (\(keys))"
     }

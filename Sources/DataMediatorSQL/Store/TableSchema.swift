@@ -153,7 +153,7 @@ public struct TableSchema: Sendable {
             // No index another one already serves (views of one order, a slice of a view
             // led by the slice's field, another list's): every write would keep both.
             for view in list.views {
-                for leading in Self.indexLeads(of: view, scope: list.scope) {
+                for leading in Self.indexLeads(of: view, scope: list.scope, types: source.fieldTypes) {
                     if let index = indexes.claim(table, for: view, leading: leading, keyset: keyset) {
                         statements.append((index, []))
                     }
@@ -190,16 +190,22 @@ public struct TableSchema: Sendable {
     /// The fields that lead each index of `view`: the fields of each set of its parameters
     /// a request may give (none, one, two or all three of them, the required ones always),
     /// behind the scope's field when the list has one and the fields its filter fixes
-    /// (`eq`); so a page of any slice is one range of an index. With one index a
-    /// parameter, a request giving two walked the first one's whole slice for the second,
-    /// and a rare filter's page walked the table.
-    static func indexLeads(of view: View, scope: ListScope?) -> [[String]] {
+    /// (`eq`, but a `json` field's: PostgreSQL's `json` has no btree order); so a page of
+    /// any slice is one range of an index. With one index a parameter, a request giving two
+    /// walked the first one's whole slice for the second, and a rare filter's page walked
+    /// the table.
+    static func indexLeads(of view: View, scope: ListScope?, types: [String: FieldType] = [:]) -> [[String]] {
         var fixed = scope.map { [$0.field] } ?? []
-        for condition in view.filter where condition.op == .eq && !fixed.contains(condition.field) {
+        for condition in view.filter
+        where condition.op == .eq && types[condition.field] != .json && !fixed.contains(condition.field) {
             fixed.append(condition.field)
         }
         let parameters = view.parameters
-        // At most three parameters (the configuration's bound): at most eight sets.
+        // The configuration takes at most three parameters (eight sets); a view made in code
+        // with more gets one index a parameter and one for all, not 2^n.
+        guard parameters.count <= 3 else {
+            return [fixed] + parameters.map { fixed + [$0.field] } + [fixed + parameters.map(\.field)]
+        }
         return (0..<(1 << parameters.count)).compactMap { mask -> [String]? in
             let given = parameters.indices.filter { mask & (1 << $0) != 0 }
             // A view with a required parameter is never read but in a slice holding it.

@@ -68,8 +68,14 @@ import Testing
             _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
         }
         try await store.database.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+        let timeout = {
+            try await store.database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA busy_timeout") }
+        }
+        let before = try await timeout()
         // Waiting, it failed (busy) once the timeout was spent.
         #expect(throws: Never.self) { try store.checkpoint(waiting: false) }
+        // The writer's busy timeout is given back for the writes after it.
+        #expect(try await timeout() == before && before ?? 0 > 0)
         try reader.inDatabase { db in try db.execute(sql: "COMMIT") }
         #expect(try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 2)
     }

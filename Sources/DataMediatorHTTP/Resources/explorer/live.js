@@ -67,6 +67,8 @@ export async function follow(current, version) {
         } catch (_) {
           // Not a problem document: the status says enough.
         }
+        // Another list opened meanwhile: this stream's refusal is not its to show.
+        if (state !== current) return;
         why = (problem.detail || problem.title || 'HTTP ' + response.status) + '';
         wait = retryAfter(response) * 1000;
         if (response.status >= 400 && response.status < 500 && response.status !== 429) {

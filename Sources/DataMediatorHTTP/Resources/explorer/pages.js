@@ -61,7 +61,6 @@ function letGoPast(sections) {
   for (const row of rows.slice(first)) dropRow(row);
 }
 
-/** Puts a page's cells on the screen: appended below (forward) or above (backward). */
 /**
  * Opens the rows a reload kept open (`reopen`) and focuses the one that had the focus
  * (`refocus`, unless the reader has put it elsewhere since) once a page brings them back.
@@ -95,6 +94,7 @@ export function addLoadingBefore(page, cell) {
   state.observer.observe(top.querySelector('.row'));
 }
 
+/** Puts a page's cells on the screen: appended below (forward) or above (backward). */
 export function addPage(page, direction) {
   const sections = page.sections.filter((section) => section.kind === 'items');
   if (direction === 'forward') letGoPast(sections);

@@ -1,8 +1,9 @@
 /// A named equality filter a view takes from a request's query string (`?game=7`): one
 /// view then serves a family of lists, one per value.
 ///
-/// The store backs each parameter with an index on its field followed by the view's sort
-/// keys, so a page of a slice at any depth costs what its first page costs.
+/// The store backs each set of parameters a request may give with an index on their fields
+/// followed by the view's sort keys, so a page of a slice at any depth costs what its first
+/// page costs.
 public struct ViewParameter: Sendable, Hashable {
     /// The query parameter's name.
     public let name: String
@@ -21,7 +22,7 @@ public struct ViewParameter: Sendable, Hashable {
         self.isRequired = isRequired
     }
 
-    /// The most parameters a view may declare (each needs an index).
+    /// The most parameters a view may declare (each set of them needs an index: eight).
     public static let maximumPerView = 3
 
     /// A query string's value as the field's type.

@@ -108,8 +108,8 @@ struct ImportCommand: AsyncParsableCommand {
                 // the command ends (its connections are not closed at exit, which would
                 // do it), so the file alone holds it: a backup that copies the file right
                 // after an import had none of it. An import refused is rolled back; the
-                // log is emptied all the same. (A server serving the store may keep the log
-                // from being emptied; its rows are in the file then.)
+                // log is emptied all the same. (Another program reading an older snapshot
+                // keeps what it has not read in the log: not waited for, see checkpoint.)
                 defer { try? store.checkpoint(waiting: false) }
                 let provider = try store.provider(for: target.definition, source: source)
                 let importer = try SQLImporter(

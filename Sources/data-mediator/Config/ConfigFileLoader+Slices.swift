@@ -20,7 +20,7 @@ extension ConfigFileLoader {
             fail(
                 node,
                 "\(context) declares \(entries.count) parameters; at most \(ViewParameter.maximumPerView) are allowed "
-                    + "(each needs an index)"
+                    + "(each set of them a request may give needs an index)"
             )
         }
         var parameters: [ViewParameter] = []

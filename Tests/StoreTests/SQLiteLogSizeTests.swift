@@ -18,13 +18,7 @@ import Testing
             (try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
         }
         // Another program reads in one transaction, which keeps every write in the log.
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true
-        let reader = try DatabaseQueue(path: path, configuration: configuration)
-        try reader.inDatabase { db in
-            try db.execute(sql: "BEGIN")
-            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM notes")
-        }
+        let reader = try Self.reader(of: path, holding: "notes")
         let limit = SQLiteStore.logSizeLimit
         var written = 0
         while try logSize() <= limit + limit / 2, written < 5_000 {
@@ -60,13 +54,7 @@ import Testing
             try db.execute(sql: "CREATE TABLE t (n INTEGER)")
             try db.execute(sql: "INSERT INTO t VALUES (1)")
         }
-        var configuration = Configuration()
-        configuration.allowsUnsafeTransactions = true
-        let reader = try DatabaseQueue(path: path, configuration: configuration)
-        try reader.inDatabase { db in
-            try db.execute(sql: "BEGIN")
-            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
-        }
+        let reader = try Self.reader(of: path, holding: "t")
         try await store.database.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
         let timeout = {
             try await store.database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA busy_timeout") }
@@ -78,5 +66,18 @@ import Testing
         #expect(try await timeout() == before && before ?? 0 > 0)
         try reader.inDatabase { db in try db.execute(sql: "COMMIT") }
         #expect(try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 2)
+    }
+
+    /// Another program's connection to the store at `path`, in a read transaction of
+    /// `table` left open: the snapshot it holds keeps later writes in the log.
+    static func reader(of path: String, holding table: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let reader = try DatabaseQueue(path: path, configuration: configuration)
+        try reader.inDatabase { db in
+            try db.execute(sql: "BEGIN")
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)")
+        }
+        return reader
     }
 }

@@ -165,7 +165,7 @@ struct ServeConfiguration: Sendable {
         do {
             self.trustedProxies = try TrustedProxies(tokens("DATA_MEDIATOR_TRUSTED_PROXIES"))
         } catch let problem as TrustedProxies.Problem {
-            throw ValidationError("DATA_MEDIATOR_TRUSTED_PROXIES names \(problem).")
+            throw ValidationError("DATA_MEDIATOR_TRUSTED_PROXIES: \(problem).")
         }
         self.logFormat = text("DATA_MEDIATOR_LOG_FORMAT")
         self.databaseURL = try Self.databaseURL("DATA_MEDIATOR_DATABASE_URL", in: environment)

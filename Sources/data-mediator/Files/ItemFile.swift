@@ -108,39 +108,42 @@ enum ItemFile {
         case .json?:
             // RFC 8259 to the letter, as write bodies and NDJSON records are read: a member
             // named twice or a trailing comma is no JSON (Foundation's parser takes both).
-            return try? jsonValue(Array(text.utf8)).get()
+            return try? readJSON(Array(text.utf8), depth: cellDepth).get()
         case .string?, nil: return .string(text)
         }
     }
 
-    /// A json cell's value, or why its text is none a write would take: a member named
-    /// twice, RFC 8259's grammar left, text that is no UTF-8, a number out of a double's
-    /// range, or nesting deeper than the cell's value may in a write's body (`{"data":
-    /// {field: value}}` nests two levels around it), where a `PUT` of what `GET` shows
-    /// would be refused.
-    static func jsonValue(_ bytes: [UInt8]) -> Result<JSONValue, JSONCellProblem> {
+    /// JSON text read as a write body reads it, nesting at most `depth` levels, or why it
+    /// cannot be (said of the text: "names 'a' twice in one object"): a member named twice,
+    /// RFC 8259's grammar left, text that is no UTF-8, a number out of a double's range, or
+    /// nesting deeper than a write takes it (a record's fields sit one level deeper in a
+    /// body's `data`, a cell's value two: a `PUT` of what `GET` showed was refused). A JSON
+    /// record and a CSV `json` cell are read by this one rule.
+    static func readJSON(_ bytes: [UInt8], depth: Int) -> Result<JSONValue, JSONTextProblem> {
         if let name = JSONValue.duplicateKey(in: bytes) {
-            return .failure(.init("it names '\(name)' twice in one object"))
+            return .failure(.init("names '\(name)' twice in one object"))
         }
-        if let problem = JSONSyntax.problem(in: bytes) {
-            return .failure(.init("it is not JSON (RFC 8259): \(problem)"))
-        }
-        let depth = JSONValue.maximumDepth - 2
+        if let problem = JSONSyntax.problem(in: bytes) { return .failure(.init("is not JSON (RFC 8259): \(problem)")) }
         do {
             return .success(try JSONValue.parse(bytes, maximumDepth: depth))
         } catch is JSONValue.TooDeep {
             return .failure(
-                .init("it nests arrays and objects more than \(depth) levels deep, past what a write takes")
+                .init("nests arrays and objects more than \(depth) levels deep, past what a write's body takes of it")
             )
+        } catch DecodingError.typeMismatch(_, let context) where !JSONValue.holdsBadText(bytes) {
+            let field = context.codingPath.first.map { "'\($0.stringValue)' " } ?? ""
+            return .failure(.init(field + JSONValue.outOfRangeDetail))
         } catch {
-            let why =
-                JSONValue.holdsBadText(bytes) ? "it escapes half a surrogate pair" : "it holds a number out of range"
-            return .failure(.init(why))
+            return .failure(.init("is not UTF-8 text (or escapes half a surrogate pair)"))
         }
     }
 
-    /// Why a json cell's text is no value (``jsonValue(_:)``).
-    struct JSONCellProblem: Error {
+    /// The deepest a CSV `json` cell nests: a body's `{"data": {field: value}}` holds it two
+    /// levels down.
+    static let cellDepth = JSONValue.maximumDepth - 2
+
+    /// Why JSON text cannot be read (``readJSON(_:depth:)``), said of the text.
+    struct JSONTextProblem: Error {
         let reason: String
         init(_ reason: String) { self.reason = reason }
     }

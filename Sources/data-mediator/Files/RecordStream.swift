@@ -173,8 +173,10 @@ final class RecordStream: Sequence, IteratorProtocol {
             for (name, text) in zip(header, row) {
                 guard let value = ItemFile.cell(text, as: types[name]) else {
                     var why: String?
-                    if types[name] == .json, case .failure(let problem) = ItemFile.jsonValue(Array(text.utf8)) {
-                        why = "; " + problem.reason
+                    if types[name] == .json,
+                        case .failure(let problem) = ItemFile.readJSON(Array(text.utf8), depth: ItemFile.cellDepth)
+                    {
+                        why = "; it " + problem.reason
                     }
                     return ImportRecord(
                         line: record,
@@ -287,33 +289,13 @@ final class RecordStream: Sequence, IteratorProtocol {
     /// deeper than a body would, or a number out of a 64-bit float's range is a bad record that
     /// says so, not read as the lenient decoder would.
     private static func record(_ bytes: [UInt8], line: Int) -> ImportRecord {
-        func bad(_ problem: String) -> ImportRecord { ImportRecord(line: line, fields: [:], problem: problem) }
-        if let name = JSONValue.duplicateKey(in: bytes) { return bad("names '\(name)' twice in one object") }
-        if let problem = JSONSyntax.problem(in: bytes) { return bad("is not JSON (RFC 8259): \(problem)") }
-        do {
-            // A record is an item's data and its id: written back, its fields nest one level
-            // deeper, in a body's `data` (a `PUT` of what `GET` shows was refused).
-            let depth = JSONValue.maximumDepth - 1
-            guard case .object(let fields) = try JSONValue.parse(bytes, maximumDepth: depth) else {
-                return bad("is not a JSON object")
-            }
-            return ImportRecord(line: line, fields: fields)
-        } catch let error as JSONValue.TooDeep {
-            return bad(
-                "nests arrays and objects more than \(error.limit) levels deep; a write's body, whose 'data' holds "
-                    + "the record's fields one level deeper, takes at most \(JSONValue.maximumDepth)"
-            )
-        } catch DecodingError.typeMismatch(_, let context) where !JSONValue.holdsBadText(bytes) {
-            let field = context.codingPath.first?.stringValue ?? "?"
-            return bad("'\(field)' \(JSONValue.outOfRangeDetail)")
-        } catch {
-            return bad(Self.problem(with: bytes))
+        // A record is an item's data and its id: written back, its fields nest one level
+        // deeper, in a body's `data`.
+        switch ItemFile.readJSON(bytes, depth: JSONValue.maximumDepth - 1) {
+        case .success(.object(let fields)): return ImportRecord(line: line, fields: fields)
+        case .success: return ImportRecord(line: line, fields: [:], problem: "is not a JSON object")
+        case .failure(let problem): return ImportRecord(line: line, fields: [:], problem: problem.reason)
         }
-    }
-
-    /// Why a record's JSON text does not read as an object.
-    private static func problem(with bytes: [UInt8]) -> String {
-        JSONValue.holdsBadText(bytes) ? "is not UTF-8 text (or escapes half a surrogate pair)" : "is not a JSON object"
     }
 
     /// A cell's text as a report quotes it (``ImportRejection/shown(_:between:)``).

@@ -138,6 +138,43 @@ import Testing
         for problem in said { #expect(errors.contains(problem), "\(problem) in \(errors)") }
     }
 
+    /// A writable list's refusal lists the table's columns as the operator's own tools
+    /// show them: not the revision column the start-up added before it read them (and
+    /// keeps not, the start being refused; review 92 #7).
+    @Test(arguments: ImportTests.stores)
+    func aRefusalListsTheColumnsAsTheTableHasThem(store: String) async throws {
+        let target = try await ImportTests.Target.make(store)
+        let folder = try ImportTests.folder([:], target)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lists.yaml")
+        let table = "CREATE TABLE notes (id TEXT PRIMARY KEY, title TEXT, extra TEXT)"
+        if let url = target.environment["DATA_MEDIATOR_DATABASE_URL"] {
+            #expect(try await TestDatabase.run("/usr/bin/psql", [url, "-qc", table]).status == 0)
+        } else {
+            try await DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path).write { db in
+                try db.execute(sql: table)
+            }
+        }
+        let lists = """
+            lists:
+              notes:
+                table: notes
+                writable: true
+                fields: {id: string, title: string, n: integer}
+                views: {all: {sort: [title]}}
+
+            """
+        try Data(("store: \(target.store)\n" + lists).utf8).write(to: config)
+        let (refused, errors) = try await DemoWalkTests.run(
+            ["check", "--store", config.path],
+            environment: target.environment
+        )
+        #expect(refused == 1)
+        #expect(errors.contains("its source has no column 'n'; the columns are "), "\(errors)")
+        #expect(!errors.contains("'rev'"), "\(errors)")
+        for column in ["'id'", "'title'", "'extra'"] { #expect(errors.contains(column), "\(errors)") }
+    }
+
     /// A PostgreSQL demo refused for a pool larger than its server takes makes no data folder
     /// (nor a cursor secret in it): they are made once the store is known to serve.
     @Test func aPoolThePostgreSQLServerRefusesMakesNoDataFolder() async throws {

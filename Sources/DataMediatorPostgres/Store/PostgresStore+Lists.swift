@@ -161,6 +161,7 @@ extension PostgresStore {
         var modifiers: [String: Int32] = [:]
         var domains: [String: String] = [:]
         var idSequence: IDSequence?
+        var added: Set<String> = []
         if case .table(let table) = source.kind {
             if relations[table] == .missing {
                 try await session.execute(schema.createTable(table), [])
@@ -180,6 +181,7 @@ extension PostgresStore {
                     .contains(revision)
             {
                 try await session.execute(statement, [])
+                added.insert(revision)
             }
             try await Self.checkUniqueID(list, table: table, connection, logger: self.logger)
             notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
@@ -210,7 +212,9 @@ extension PostgresStore {
                 return fallback
             }
         }
-        try collecting(()) { try schema.checkColumnsAndTypes(types.keys.sorted(), kinds: Self.columnKinds(types)) }
+        try collecting(()) {
+            try schema.checkColumnsAndTypes(types.keys.sorted(), kinds: Self.columnKinds(types), added: added)
+        }
         if !source.isTable {
             do {
                 try await checkReadsOnly(list, from: schema.from, connection)

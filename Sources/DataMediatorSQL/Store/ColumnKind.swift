@@ -113,14 +113,19 @@ extension TableSchema {
         )
     }
 
-    /// Checks the columns (``checkColumns(_:)``) and their kinds (``checkFieldTypes(_:)``)
+    /// Checks the columns (``checkColumns(_:added:)``) and their kinds (``checkFieldTypes(_:)``)
     /// together, so that one refusal names every missing column and every field over a
     /// column of another type: a config's author mends them all at once, not one a run.
     ///
+    /// - Parameter added: columns the start-up added itself (``checkColumns(_:added:)``).
     /// - Throws: `StoreError` naming both kinds of problem.
-    public func checkColumnsAndTypes(_ available: [String], kinds: [String: (kind: ColumnKind, type: String)]) throws {
+    public func checkColumnsAndTypes(
+        _ available: [String],
+        kinds: [String: (kind: ColumnKind, type: String)],
+        added: Set<String> = []
+    ) throws {
         var problems: [String] = []
-        for check in [{ try checkColumns(available) }, { try checkFieldTypes(kinds) }] {
+        for check in [{ try checkColumns(available, added: added) }, { try checkFieldTypes(kinds) }] {
             do {
                 try check()
             } catch let error as StoreError {

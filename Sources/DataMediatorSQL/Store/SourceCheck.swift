@@ -4,7 +4,7 @@ import DataMediator
 ///
 /// Another program may drop or rename a column or table a list reads, or change a
 /// column's type, while the service serves it: every read of the list then fails. A
-/// service started now would refuse the config (``TableSchema/checkColumns(_:)``,
+/// service started now would refuse the config (``TableSchema/checkColumns(_:added:)``,
 /// ``TableSchema/checkFieldTypes(_:)``), so this one is not ready either, and says which
 /// list and what it misses.
 public struct SourceCheck: Sendable {

@@ -60,14 +60,18 @@ public struct TableSchema: Sendable {
     /// Checks that the source has every column the list reads and, for a writable list,
     /// every declared field (a write stores them all).
     ///
+    /// - Parameter added: columns the start-up added to the table itself (the revision
+    ///   column): not named among those there are, which an operator compares with the
+    ///   table as it stood (the start that refuses the list keeps nothing it did).
     /// - Throws: `StoreError` naming the missing columns and those there are.
-    public func checkColumns(_ available: [String]) throws {
+    public func checkColumns(_ available: [String], added: Set<String> = []) throws {
         let missing = missingColumns(available)
         guard missing.isEmpty else {
+            let there = available.filter { !added.contains($0) }
             throw StoreError(
                 list: list.name,
                 "its source has no column \(missing.map { "'\($0)'" }.joined(separator: ", ")); "
-                    + "the columns are \(available.map { "'\($0)'" }.joined(separator: ", "))"
+                    + "the columns are \(there.map { "'\($0)'" }.joined(separator: ", "))"
             )
         }
     }

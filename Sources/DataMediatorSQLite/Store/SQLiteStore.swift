@@ -307,6 +307,7 @@ public final class SQLiteStore: Sendable {
         var idIsIntegerColumn = false
         var collated: Set<String> = []
         var numeric: Set<String> = []
+        var added: Set<String> = []
         try SQLiteCatalog.checkSpelling(of: source.allVersionTables, list, db)
         try schema.checkTables { try SQLiteCatalog.relation($0, db) }
         switch source.kind {
@@ -318,6 +319,7 @@ public final class SQLiteStore: Sendable {
                 try !db.columns(in: table).contains(where: { $0.name == revision })
             {
                 try db.execute(sql: statement)
+                added.insert(revision)
             }
             let columns = try db.columns(in: table)
             available = columns.map(\.name)
@@ -355,7 +357,7 @@ public final class SQLiteStore: Sendable {
             }
             available = statement.columnNames
         }
-        try schema.checkColumnsAndTypes(available, kinds: kinds)
+        try schema.checkColumnsAndTypes(available, kinds: kinds, added: added)
         return (notNull, idIsIntegerColumn, collated, numeric)
     }
 

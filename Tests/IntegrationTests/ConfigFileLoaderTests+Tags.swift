@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import data_mediator
@@ -25,5 +26,32 @@ extension ConfigFileLoaderTests {
         let binary = errors(config("Notes", "!!binary YQ=="))
         #expect(binary.map(\.line) == [6] && binary.first?.message.contains("'!!binary'") == true, "\(binary)")
         #expect(errors(config("!!str Notes")).isEmpty, "plain YAML's own tags pass")
+    }
+
+    /// A file meant for `envsubst` read as it is: a `${NAME}` left in a value is refused
+    /// where it stands, not made a table or a file of that name (review 92 #8).
+    @Test func anUnexpandedVariableIsRefused() throws {
+        let yaml = """
+            store:
+              sqlite: ${DB}
+            lists:
+              t:
+                table: ${TABLE}
+                fields: {x: string}
+                views: {v: {sort: [x]}}
+            """
+        let found = errors(yaml)
+        #expect(found.map(\.line) == [2, 5], "\(found)")
+        #expect(found.map(\.column) == [11, 12], "\(found)")
+        #expect(found.last?.message.contains("holds '${TABLE}', a variable nothing expanded") == true, "\(found)")
+        #expect(errors(yaml.replacingOccurrences(of: "${DB}", with: "a.sqlite")).count == 1)
+        #expect(
+            errors(
+                yaml.replacingOccurrences(of: "${DB}", with: "a$.sqlite").replacingOccurrences(
+                    of: "${TABLE}",
+                    with: "t_$x"
+                )
+            ).isEmpty
+        )
     }
 }

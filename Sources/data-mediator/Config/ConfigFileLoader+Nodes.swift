@@ -177,7 +177,21 @@ extension ConfigFileLoader {
             return nil
         }
         if scalar.string.isEmpty { fail(node, "\(what) is empty") }
+        if let variable = Self.unexpandedVariable(in: scalar.string) {
+            fail(
+                node,
+                "\(what) holds '\(variable)', a variable nothing expanded; run the file through envsubst "
+                    + "(docs/configuration.md) or write the value"
+            )
+        }
         return scalar.string
+    }
+
+    /// The first `${NAME}` in `text`, or nil: a file meant for `envsubst` read as it is
+    /// would make a table or a file of that name, which nothing would notice.
+    static func unexpandedVariable(in text: String) -> String? {
+        guard let match = text.firstMatch(of: /\$\{[A-Za-z_][A-Za-z0-9_]*\}/) else { return nil }
+        return String(text[match.range])
     }
 
     mutating func stringList(_ node: Node, what: String) -> [String]? {

@@ -173,6 +173,12 @@ import Testing
         #expect(errors.contains("its source has no column 'n'; the columns are "), "\(errors)")
         #expect(!errors.contains("'rev'"), "\(errors)")
         for column in ["'id'", "'title'", "'extra'"] { #expect(errors.contains(column), "\(errors)") }
+        // Mended, it is one list of one view (it said "1 lists, 1 views").
+        let mended = lists.replacingOccurrences(of: "n: integer", with: "extra: string")
+        try Data(("store: \(target.store)\n" + mended).utf8).write(to: config)
+        let passed = try await DemoWalkTests.said(["check", "--store", config.path], environment: target.environment)
+        #expect(passed.status == 0, "\(passed.errors)")
+        #expect(passed.output == "\(config.path): ok (1 list, 1 view, checked against the store)\n")
     }
 
     /// A PostgreSQL demo refused for a pool larger than its server takes makes no data folder

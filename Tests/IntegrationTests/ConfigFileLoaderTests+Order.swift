@@ -35,16 +35,30 @@ extension ConfigFileLoaderTests {
         #expect(both.count == 2, "\(both)")
         #expect(both.contains { $0.contains("'limit.default' must be a whole number of at least 1") }, "\(both)")
         #expect(both.contains("list 'x': 'limit.max' (5000) is above 1000, the most items a page may hold"), "\(both)")
+        // A maximum below the default nobody wrote names that default as the service's,
+        // and a number where the mapping goes says the mapping's shape (review 92 #10).
+        #expect(
+            limitErrors("{max: 5}") == [
+                "list 'x': 'limit.max' (5) is below the page size when none is asked, 'limit.default' "
+                    + "(20 when not written); give a default of at most 5 too"
+            ]
+        )
+        #expect(limitErrors("20") == ["list 'x': 'limit' is the page sizes, a mapping: limit: {default: 20, max: 100}"])
     }
 
     /// Every error says FILE:LINE:COLUMN (or FILE:LINE when no column is known): an alias
-    /// that names no anchor is a syntax error at its place, and bytes that are not UTF-8
-    /// name their line without a column 0.
+    /// that names no anchor is a syntax error at its place, naming it (review 92 #10),
+    /// and bytes that are not UTF-8 name their line without a column 0.
     @Test func aYAMLOrUTF8ErrorSaysWhere() throws {
         let alias = errors(
             "store:\n  sqlite: a\nlists:\n  x:\n    table: t\n    fields: {a: string}\n    views:\n      v: {sort: *nope}\n"
         )
-        #expect(alias.map(\.description) == ["test.yaml:8:17: error: YAML syntax: found undefined alias"], "\(alias)")
+        #expect(
+            alias.map(\.description) == [
+                "test.yaml:8:17: error: YAML syntax: found undefined alias '*nope': no anchor '&nope' before it"
+            ],
+            "\(alias)"
+        )
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("latin1-\(UUID()).yaml").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(Array("store:\n  sqlite: a\nlists:\n  caf".utf8) + [0xE9] + Array(":\n".utf8)).write(

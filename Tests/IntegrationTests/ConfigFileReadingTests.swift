@@ -67,10 +67,13 @@ import Testing
     }
 
     /// A YAML error is given at a line of the file: a control character where it is, an
-    /// unclosed quote at the end of the last line (not a line past the end).
+    /// unclosed quote where it opens (not at the file's end, nor a line past it; review
+    /// 92 #10), a flow sequence left open at the end of the last line.
     @Test(arguments: [
         ("a:\n  b: c\u{0}\n", 2, 7, "control characters are not allowed (U+0000)"),
-        ("a:\n  b: 'c\n", 2, 8, "unexpected end of stream"),
+        ("a:\n  b: 'c\n", 2, 6, "unexpected end of stream while scanning a quoted scalar that begins here"),
+        ("a:\n  b: \"c\n  d: e\n  f: g\n", 2, 6, "while scanning a quoted scalar that begins here; close it"),
+        ("a:\n  b: [c, d\n", 2, 11, "did not find expected ',' or ']'"),
     ])
     func aYAMLErrorIsAtALineOfTheFile(yaml: String, line: Int, column: Int, says: String) {
         var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")

@@ -47,18 +47,31 @@ extension DemoWalkTests {
     /// Runs the command to its end and returns its status and standard error (text unless
     /// `environment` names a log format: a refused start is said in the log's).
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("dm-errors-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: errors) }
+        let (status, _, errors) = try await said(arguments, environment: environment)
+        return (status, errors)
+    }
+
+    /// ``run(_:environment:)`` with what the command printed on its standard output too.
+    static func said(
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) async throws -> (status: Int32, output: String, errors: String) {
+        let folder = FileManager.default.temporaryDirectory
+        let output = folder.appendingPathComponent("dm-output-\(UUID().uuidString)")
+        let errors = folder.appendingPathComponent("dm-errors-\(UUID().uuidString)")
+        defer { for file in [output, errors] { try? FileManager.default.removeItem(at: file) } }
         let process = try ChildProcess(
             ServerProcess.binary.path,
             arguments,
             environment: ProcessInfo.processInfo.environment
                 .merging(["DATA_MEDIATOR_LOG_FORMAT": "text"]) { $1 }
                 .merging(environment) { $1 },
+            standardOutput: output.path,
             standardError: errors.path
         )
         let status = await process.exit()
-        return (status, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+        let read = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+        return (status, read(output), read(errors))
     }
 
     @Test func theHealthcheckCommandPassesOnAServingProcessAndFailsOtherwise() async throws {

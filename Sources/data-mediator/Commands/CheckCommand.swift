@@ -43,8 +43,15 @@ struct CheckCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let views = configuration.lists.reduce(0) { $0 + $1.definition.views.count } + configuration.composites.count
-        let composites = configuration.composites.isEmpty ? "" : ", \(configuration.composites.count) composite"
+        let composites =
+            configuration.composites.isEmpty ? "" : ", " + Self.count(configuration.composites.count, "composite")
         let checked = store ? ", checked against the store" : ""
-        print("\(file): ok (\(configuration.order.count) lists\(composites), \(views) views\(checked))")
+        let lists = Self.count(configuration.order.count, "list")
+        print("\(file): ok (\(lists)\(composites), \(Self.count(views, "view"))\(checked))")
+    }
+
+    /// "1 list", "2 lists".
+    static func count(_ number: Int, _ thing: String) -> String {
+        "\(number) \(thing)\(number == 1 ? "" : "s")"
     }
 }

@@ -9,6 +9,11 @@ extension ConfigFileLoader {
     /// errors reported, when one is refused.
     mutating func parseLimits(_ node: Node?, list: String) -> PageLimits? {
         guard let node else { return PageLimits() }
+        if node.scalar != nil {
+            // A composite child's `limit: 5` is a number: the slip is likely here.
+            fail(node, "list '\(list)': 'limit' is the page sizes, a mapping: limit: {default: 20, max: 100}")
+            return nil
+        }
         guard let limit = mapping(node, allowed: ["default", "max"], what: "'limit'") else { return nil }
         let bound = PageLimits.upperBound
         let givenDefault = limit["default"].map { positiveInt($0, what: "'limit.default'", bound: bound) }
@@ -27,10 +32,13 @@ extension ConfigFileLoader {
         let defaultLimit = givenDefault.flatMap { $0 } ?? 20
         let maximum = givenMaximum.flatMap { $0 } ?? max(100, defaultLimit)
         if defaultLimit > maximum {
-            fail(
-                node,
-                "list '\(list)': 'limit.default' (\(defaultLimit)) is above 'limit.max' (\(maximum)); lower it or raise the maximum"
-            )
+            // Only a maximum was written: the default is the service's, which it is below.
+            let problem =
+                givenDefault == nil
+                ? "'limit.max' (\(maximum)) is below the page size when none is asked, 'limit.default' "
+                    + "(\(defaultLimit) when not written); give a default of at most \(maximum) too"
+                : "'limit.default' (\(defaultLimit)) is above 'limit.max' (\(maximum)); lower it or raise the maximum"
+            fail(node, "list '\(list)': \(problem)")
             return nil
         }
         return PageLimits(defaultLimit: defaultLimit, maximumLimit: maximum)

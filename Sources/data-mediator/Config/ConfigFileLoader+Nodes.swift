@@ -14,12 +14,26 @@ extension ConfigFileLoader {
         if let yaml = error as? YamlError, case .parser(_, let problem, let mark, let text) = yaml {
             return syntaxError(problem, line: mark.line, column: mark.column, in: text)
         }
-        if let yaml = error as? YamlError, case .scanner(_, let problem, let mark, let text) = yaml {
+        if let yaml = error as? YamlError, case .scanner(let context, let problem, let mark, let text) = yaml {
+            if let context, problem == "found unexpected end of stream" {
+                // An unclosed quote or bracket: its end is the file's, its start is news.
+                return syntaxError(
+                    "\(problem) \(context.text) that begins here; close it",
+                    line: context.mark.line,
+                    column: context.mark.column,
+                    in: text
+                )
+            }
             return syntaxError(problem, line: mark.line, column: mark.column, in: text)
         }
         if let yaml = error as? YamlError, case .composer(_, let problem, let mark, let text) = yaml {
-            // An alias that names no anchor (`*nope`), say.
-            return syntaxError(problem, line: mark.line, column: mark.column, in: text)
+            // An alias that names no anchor (`*nope`), said by its name.
+            let line = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(mark.line - 1).first
+            let alias = line.map { $0.dropFirst(mark.column - 1).prefix { !" \t,[]{}#".contains($0) } } ?? ""
+            let named =
+                alias.hasPrefix("*") && alias.count > 1
+                ? " '\(alias)': no anchor '&\(alias.dropFirst())' before it" : ""
+            return syntaxError(problem + named, line: mark.line, column: mark.column, in: text)
         }
         if let yaml = error as? YamlError, case .reader(let problem, let offset?, let value, let text) = yaml {
             // The reader gives a byte offset: the line is the newlines before it.

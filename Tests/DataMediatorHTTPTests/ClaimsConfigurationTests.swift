@@ -94,7 +94,14 @@ extension ClaimsVerifierTests {
     @Test(arguments: [
         ("not json", "is not a JSON Web Key Set"),
         (#"{"keys": []}"#, "holds no keys"),
-        (#"{"keys": [{"kty": "oct", "kid": "k", "k": "c2VjcmV0"}]}"#, "is not a JSON Web Key Set"),
+        (
+            #"{"keys": [{"kty": "oct", "kid": "k", "k": "c2VjcmV0"}]}"#,
+            "key 'k' is of type 'oct'; the file holds public RSA"
+        ),
+        (
+            #"{"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB"}, {"kty": "OKP"}]}"#,
+            "key 2 is of type 'OKP'"
+        ),
         (#"{"keys": [{"kty": "RSA", "n": "AQAB", "e": "AQAB"}]}"#, "key 1 has no 'kid'"),
         (#"{"keys": [{"kty": "RSA", "kid": "", "n": "AQAB", "e": "AQAB"}]}"#, "has no 'kid' (or an empty one)"),
         (

@@ -62,7 +62,7 @@ import Testing
         for (text, says) in [
             ("{\"keys\": [", "is not a JSON Web Key Set"),
             ("{\"keys\": []}", "holds no keys"),
-            ("{\"keys\": [{\"kty\": \"oct\", \"kid\": \"h\", \"k\": \"c2VjcmV0\"}]}", "is not a JSON Web Key Set"),
+            ("{\"keys\": [{\"kty\": \"oct\", \"kid\": \"h\", \"k\": \"c2VjcmV0\"}]}", "key 'h' is of type 'oct'"),
         ] {
             _ = try keys.file(name, text)
             guard case .refused(let why) = await verifier.reload() else {

@@ -194,6 +194,20 @@ public struct ClaimsConfiguration: Sendable {
 
     /// The public keys of a key set file's bytes, each with its `alg` set to RS256 or ES256.
     private static func keySet(from data: Data, at path: String) throws(ClaimsConfigurationError) -> JWKS {
+        // A key of another type is said in the words of the file, before jwt-kit's decoder
+        // refuses it in its own ("Cannot initialize Backing from invalid String value oct").
+        let listed = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["keys"] as? [Any] ?? []
+        for (index, member) in listed.enumerated() {
+            guard let member = member as? [String: Any], let type = member["kty"] as? String,
+                type != "RSA", type != "EC"
+            else { continue }
+            let name = (member["kid"] as? String).map { "key '\($0)'" } ?? "key \(index + 1)"
+            throw ClaimsConfigurationError(
+                .malformedKeySet,
+                "DATA_MEDIATOR_JWKS_FILE '\(path)': \(name) is of type '\(type)'; the file holds public RSA and EC "
+                    + "keys (a shared secret goes in DATA_MEDIATOR_JWT_SECRET)"
+            )
+        }
         var keySet: JWKS
         do {
             keySet = try JSONDecoder().decode(JWKS.self, from: data)

@@ -89,6 +89,7 @@ struct Wiring: Sendable {
         switch target {
         case .sqlite(let path):
             if isDemo {
+                try DataFolder.make(settings.dataDir, for: .demoStore)
                 let start = ContinuousClock.now
                 if try DemoData.create(at: path, transactions: settings.demoTransactions) {
                     logger.info(
@@ -241,18 +242,20 @@ struct Wiring: Sendable {
         }
     }
 
-    /// The data folder, made when missing, and the signer of the cursor secret it keeps
-    /// (or the environment's).
+    /// The signer of the environment's cursor secret, or else of the one the data folder
+    /// keeps (the folder made when missing: only then, since nothing else of a config's
+    /// goes in it).
     private static func signer(
         from source: (environment: [String: String], dataDir: String),
         logger: Logger
     ) throws -> CursorSigner {
         // The environment's secret is checked first: a start it refuses makes no folder.
-        let configured = try CursorSecret.configured(environment: source.environment)
-        try DataFolder.make(source.dataDir)
+        if let configured = try CursorSecret.configured(environment: source.environment) {
+            return CursorSigner(secret: configured)
+        }
+        try DataFolder.make(source.dataDir, for: .cursorSecret)
         return CursorSigner(
-            secret: try configured
-                ?? CursorSecret.load(environment: source.environment, dataDir: source.dataDir, logger: logger)
+            secret: try CursorSecret.load(environment: source.environment, dataDir: source.dataDir, logger: logger)
         )
     }
 

@@ -182,4 +182,55 @@ import Testing
         )
         #expect(chosen.hasPrefix(#"{"time":"#) && chosen.contains(#""level":"critical""#), "\(chosen)")
     }
+
+    /// The data folder is made only for what goes in it: with a config and the cursor
+    /// secret in the environment nothing does, so a folder that cannot be made (under a
+    /// file here; a read-only working directory in a container) is no refusal, and one
+    /// that can is not left behind empty; without the secret its refusal says what it is
+    /// for and both ways round; a demo import refused for its list leaves none either
+    /// (review 92 #4).
+    @Test func aConfigsStartMakesNoDataFolderForASecretItIsGiven() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-folder-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("lists.yaml")
+        try Data(
+            "store: {sqlite: s.sqlite}\nlists:\n  t:\n    table: t\n    fields: {x: string}\n    views: {v: {sort: [x]}}\n"
+                .utf8
+        ).write(to: config)
+        let file = folder.appendingPathComponent("file.txt")
+        try Data("x".utf8).write(to: file)
+        let unmakeable = file.path + "/data"
+        let unused = folder.appendingPathComponent("unused")
+        for dataFolder in [unmakeable, unused.path] {
+            let server = try await ServerProcess(
+                dataDirectory: folder.appendingPathComponent("logs"),
+                arguments: ["--config", config.path, "--data-dir", dataFolder],
+                environment: ["DATA_MEDIATOR_CURSOR_SECRET": "abcdefghijklmnopqrstuvwxyz"]
+            )
+            #expect(try DemoWalkTests.curl(server.base + "/lists/t").count > 0)
+            #expect(await server.stop() == 0)
+        }
+        #expect(!FileManager.default.fileExists(atPath: unused.path), "an empty data folder was left")
+        let (refused, says) = try await DemoWalkTests.run(
+            ["serve", "--port", "0", "--config", config.path, "--data-dir", unmakeable],
+            environment: ["DATA_MEDIATOR_CURSOR_SECRET": ""]
+        )
+        #expect(refused == 1)
+        #expect(
+            says.contains(
+                "the data folder '\(unmakeable)' cannot be made: '\(file.path)' is a file; name a folder that can be "
+                    + "made (--data-dir or DATA_MEDIATOR_DATA_DIR) for the cursor secret, or set DATA_MEDIATOR_CURSOR_SECRET"
+            ),
+            "\(says)"
+        )
+        let records = folder.appendingPathComponent("n.ndjson")
+        try Data(#"{"id": 1}"#.utf8).write(to: records)
+        let (unknown, _) = try await DemoWalkTests.run(
+            ["import", records.path, "--list", "nope", "--data-dir", unused.path],
+            environment: ["DATA_MEDIATOR_CONFIG": "", "DATA_MEDIATOR_DATABASE_URL": ""]
+        )
+        #expect(unknown == 1)
+        #expect(!FileManager.default.fileExists(atPath: unused.path), "a refused import left an empty data folder")
+    }
 }

@@ -47,19 +47,22 @@ struct ImportCommand: AsyncParsableCommand {
         }
         let environment = ProcessInfo.processInfo.environment
         let configuration: MediatorConfiguration
+        // The built-in demo's SQLite store's folder, made once the list and the file were
+        // found (a refused import left an empty one).
+        var demoFolder: String?
         do {
             if let path = config ?? environment["DATA_MEDIATOR_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
                 configuration = try ConfigFileLoader.load(path: path)
             } else {
                 let folder =
                     dataDir ?? environment["DATA_MEDIATOR_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
-                try DataFolder.make(folder)
+                demoFolder = folder
                 var loader = ConfigFileLoader(file: "(built-in demo)", baseDirectory: folder)
                 let postgres = environment["DATA_MEDIATOR_DATABASE_URL"].map { !$0.isEmpty } ?? false
                 configuration = try loader.parse(postgres ? DemoConfig.postgresYAML : DemoConfig.yaml)
             }
-        } catch let error as ConfigFileErrors {
-            printError(error.description)
+        } catch {
+            printError("\(error)")
             throw ExitCode.failure
         }
         let tables = configuration.lists.filter {
@@ -95,6 +98,7 @@ struct ImportCommand: AsyncParsableCommand {
             // Checked as `serve` and `check --store` check it, before anything is made: a
             // refused import made the service's tables (and a new SQLite file) all the same,
             // and one beside a database URL filled a SQLite file nobody meant.
+            if let demoFolder, case .sqlite = configuration.store { try DataFolder.make(demoFolder, for: .demoStore) }
             let problems = try await CommandStore.rehearse(
                 [(target.definition, source)],
                 in: configuration.store,

@@ -103,10 +103,20 @@ struct ServeCommand: AsyncParsableCommand {
                 eventLoops: eventLoops,
                 logger: logger
             )
+            var sqlite = false
             switch wiring.store {
-            case .sqlite: checked = try await wiring.registry(logger: logger)
+            case .sqlite:
+                sqlite = true
+                checked = try await wiring.registry(logger: logger)
             case .postgres: try await wiring.checkConnectionLimits()
             }
+            let unused = ServeConfiguration.unusedSettings(
+                in: environment,
+                sqlite: sqlite,
+                config: settings.config != nil,
+                demoFlag: demoTransactions != nil
+            )
+            for warning in unused { logger.warning("\(warning)") }
         } catch let error as ConfigFileErrors {
             Self.refuse(error.description, format: logFormat)
             throw ExitCode.failure

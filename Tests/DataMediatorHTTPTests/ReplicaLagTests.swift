@@ -1,4 +1,5 @@
 import DataMediatorSQL
+import DataMediatorTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -134,11 +135,17 @@ import Testing
         let fixture = try EventReloadTests.Fixture()
         let lag = Lag(behind: try await fixture.notes.currentVersion(), stuck: stuck)
         let adapter = try lagging(fixture, behind: lag.behind, lag: lag)
+        // A list of no store (a file's) beside it, whose reads never lag.
+        let sample = ListAdapter(
+            definition: SampleList.definition,
+            provider: ArrayDataProvider(items: SampleList.items(), idField: "id", views: SampleList.views),
+            signer: CursorSigner(secret: SampleList.secret)
+        )
         var configuration = HTTPServerConfiguration(writeTokens: ["ana-writes", "bo-writes"])
         configuration.readYourWrites = .seconds(60)
         configuration.writeNotifier = notifier
         configuration.writeNotificationWait = .milliseconds(1)
-        let router = buildRouter(registry: ListRegistry([adapter]), configuration: configuration)
+        let router = buildRouter(registry: ListRegistry([adapter, sample]), configuration: configuration)
         try await Application(router: router).test(.router) { client in
             try await Self.anaWrites(with: client)
             try await body(client, lag)
@@ -234,6 +241,23 @@ import Testing
         }
         let caughtUp = lag.caughtUp.load(ordering: .relaxed)
         #expect(caughtUp, "the retry did not wait for the write")
+    }
+
+    /// A read of a list of no store (a file's) after a write is answered at once and says
+    /// nothing of the store's replica: the write is kept, and the client's next read of
+    /// the store's list still waits for it (it was forgotten, and that read answered
+    /// without the client's write; review 95 #2).
+    @Test func aReadOfAListOfNoStoreKeepsTheWriteWaitedFor() async throws {
+        let lag = try await afterAnasWrite(stuck: true) { client, lag in
+            let sample = try await client.execute(uri: "/lists/sample/items", method: .get, headers: Self.ana)
+            #expect(sample.status == .ok)
+            let refused = try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.ana)
+            #expect(refused.status == .serviceUnavailable, "the write was forgotten")
+            lag.stuck.store(false, ordering: .relaxed)
+            #expect(try await client.execute(uri: "/lists/notes/items", method: .get, headers: Self.ana).status == .ok)
+        }
+        let caughtUp = lag.caughtUp.load(ordering: .relaxed)
+        #expect(caughtUp, "the store's read did not wait for the write")
     }
 
     /// A look at the reads' version that fails (a replica's connection ended) cannot say

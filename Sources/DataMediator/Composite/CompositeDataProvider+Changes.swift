@@ -2,16 +2,17 @@
 extension CompositeDataProvider {
     /// Waits until every child whose items change has caught up with `version` (a child's
     /// store's read replica behind its primary): `stillBehind` when one has not in time,
-    /// `caughtUp` when one had to be asked again, `notBehind` when none was behind. The
-    /// children of one store share its wait.
+    /// `caughtUp` when one had to be asked again, `notBehind` when none was behind, and
+    /// `independent` when no child reads a store. The children of one store share its wait.
     public func catchUp(to version: Int64) async throws -> CatchUp {
-        var outcome = CatchUp.notBehind
+        var outcome = CatchUp.independent
         for child in children where child.changes {
             guard case .list(let adapter, _) = child.content else { continue }
             switch try await adapter.catchUp(to: version) {
             case .stillBehind: return .stillBehind
             case .caughtUp: outcome = .caughtUp
-            case .notBehind: break
+            case .notBehind: if outcome == .independent { outcome = .notBehind }
+            case .independent: break
             }
         }
         return outcome

@@ -46,7 +46,7 @@ extension ListAdapter {
             return try await changesRead(of: view, since: since, limit: limit)
         } catch let error as DataMediatorError where error.code == .historyGone {
             switch try await provider.catchUp(to: since) {
-            case .notBehind: throw error
+            case .notBehind, .independent: throw error
             case .caughtUp: return try await changesRead(of: view, since: since, limit: limit)
             case .stillBehind:
                 throw DataMediatorError(

@@ -54,7 +54,7 @@ extension ListAdapter {
         // version does: a walk never goes back to items its client already followed past.
         guard let version = verified.version, found.version < version else { return found }
         switch try await provider.catchUp(to: version) {
-        case .notBehind: return found
+        case .notBehind, .independent: return found
         case .caughtUp: return try await read()
         case .stillBehind:
             throw DataMediatorError(

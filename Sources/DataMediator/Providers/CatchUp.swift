@@ -10,4 +10,8 @@ public enum CatchUp: Sendable, Hashable {
     /// The reads are still behind the version the source reached, after the provider's
     /// bound: a read now would answer as if the client's version were not yet written.
     case stillBehind
+    /// The provider reads no store a version could be of (a file list, a composite of
+    /// such lists): its reads never lag, and say nothing of whether a store's reads hold
+    /// the version (a client's write waited for is not done with after such a read).
+    case independent
 }

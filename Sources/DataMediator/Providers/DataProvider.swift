@@ -52,8 +52,9 @@ public protocol DataProvider: Sendable {
     /// The version of the provider's source now: what a window read now would carry.
     func currentVersion() async throws -> Int64
     /// Waits until the provider's reads reach `version`, one its source has reached (a read
-    /// replica that lags its primary), and says how that went (``CatchUp``). A provider
-    /// whose reads see every write at once answers ``CatchUp/notBehind`` (the default).
+    /// replica that lags its primary), and says how that went (``CatchUp``). A store's
+    /// provider whose reads see every write at once answers ``CatchUp/notBehind``; one of
+    /// no store, ``CatchUp/independent`` (the default).
     func catchUp(to version: Int64) async throws -> CatchUp
 
     /// Compares two positions of `view`'s items in view order (negative when `lhs` comes
@@ -112,8 +113,9 @@ public struct AnchoredWindow: Sendable, Hashable {
 }
 
 extension DataProvider {
-    /// ``CatchUp/notBehind``: the reads see every write at once.
-    public func catchUp(to version: Int64) async throws -> CatchUp { .notBehind }
+    /// ``CatchUp/independent``: the reads are of no store (a store's provider says how its
+    /// reads stand).
+    public func catchUp(to version: Int64) async throws -> CatchUp { .independent }
 
     /// The position as it is.
     public func whole(_ position: Position, backward: Bool) async throws -> Position { position }

@@ -110,6 +110,9 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
         state.withLock(\.version)
     }
 
+    /// ``CatchUp/notBehind``: a store of its own, whose reads see every write at once.
+    public func catchUp(to version: Int64) async throws -> CatchUp { .notBehind }
+
     /// The item with `id` and its place in the view, from the current snapshot.
     public func locate(id: String, in view: View) async throws -> Location? {
         try await state.withLock(\.snapshot).locate(id: id, in: view)

@@ -169,7 +169,8 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
             // rather than a list without the client's write, and keeps the write for the
             // retry to wait for; so does a look that failed (a replica's connection ended,
             // the primary unreachable): it cannot say the replica holds the write.
-            if case .stillBehind = try await adapter.catchUp(to: version) {
+            switch try await adapter.catchUp(to: version) {
+            case .stillBehind:
                 let what =
                     version == own
                     ? "your latest write (version \(version))"
@@ -178,6 +179,11 @@ struct ReadYourWritesMiddleware<Context: RequestContext>: RouterMiddleware {
                     .unavailable,
                     "This server's read replica has not replayed \(what) yet; retry shortly."
                 )
+            case .independent:
+                // A list of no store (a file's) is answered as it is, and says nothing of
+                // the store's replica: the write waits for the client's next read of one.
+                return try await next(request, context)
+            case .notBehind, .caughtUp: break
             }
             if let own { writes.forget(client, version: own) }
             if let unheard { writes.forget(WriteOrigin.everyone, version: unheard) }

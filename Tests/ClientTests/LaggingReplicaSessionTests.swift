@@ -4,12 +4,12 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A transport that keeps the first answer it passes on to the requests it stands behind
-/// (``Kind``) and, once armed, answers the next such requests with it: a service replica
-/// on a database replica that has not replayed what the session read since.
+/// A transport that keeps the first answer it passes on to each kind of request it stands
+/// behind (``Kind``) and, once armed, answers the next such requests with it: a service
+/// replica on a database replica that has not replayed what the session read since.
 final class LaggingTransport: StreamsPassThrough {
     /// The requests whose answers lag.
-    enum Kind {
+    enum Kind: Hashable {
         /// First pages (no `cursor`, no `around`).
         case firstPages
         /// `/changes`.
@@ -17,25 +17,29 @@ final class LaggingTransport: StreamsPassThrough {
     }
 
     let inner: URLSessionTransport
-    let kind: Kind
-    let kept = Mutex<TransportAnswer?>(nil)
+    let kinds: Set<Kind>
+    let kept = Mutex<[Kind: TransportAnswer]>([:])
     /// How many requests to answer with the kept answer.
     let armed = Mutex(0)
     /// How many were.
     let served = Mutex(0)
 
-    init(_ inner: URLSessionTransport, lagging kind: Kind) {
+    init(_ inner: URLSessionTransport, lagging kinds: Set<Kind>) {
         self.inner = inner
-        self.kind = kind
+        self.kinds = kinds
     }
 
     func get(path: String, query: [(String, String)], headers: [String: String]) async throws -> TransportAnswer {
-        let lags =
-            switch kind {
-            case .firstPages: path.hasSuffix("/items") && !query.contains { ["cursor", "around"].contains($0.0) }
-            case .changes: path.hasSuffix("/changes")
+        let kind: Kind? =
+            if path.hasSuffix("/items") && !query.contains(where: { ["cursor", "around"].contains($0.0) }) {
+                .firstPages
+            } else if path.hasSuffix("/changes") {
+                .changes
+            } else {
+                nil
             }
-        if lags, let old = kept.withLock({ $0 }) {
+        let lags = kind.map(kinds.contains) ?? false
+        if lags, let kind, let old = kept.withLock({ $0[kind] }) {
             let stale = armed.withLock { armed in
                 defer { armed = max(armed - 1, 0) }
                 return armed > 0
@@ -46,7 +50,7 @@ final class LaggingTransport: StreamsPassThrough {
             }
         }
         let answer = try await inner.get(path: path, query: query, headers: headers)
-        if lags { kept.withLock { $0 = $0 ?? answer } }
+        if lags, let kind { kept.withLock { $0[kind] = $0[kind] ?? answer } }
         return answer
     }
 }
@@ -62,7 +66,7 @@ final class LaggingTransport: StreamsPassThrough {
         defer { server.removeData() }
         let transport = LaggingTransport(
             URLSessionTransport(baseURL: try #require(URL(string: server.base))),
-            lagging: .firstPages
+            lagging: [.firstPages]
         )
         let session = ListSession(configuration: Live.configuration(limit: 10), transport: transport)
         try await session.loadFirstPage()
@@ -102,7 +106,7 @@ final class LaggingTransport: StreamsPassThrough {
         defer { server.removeData() }
         let transport = LaggingTransport(
             URLSessionTransport(baseURL: try #require(URL(string: server.base))),
-            lagging: .changes
+            lagging: [.changes]
         )
         let session = ListSession(configuration: Live.configuration(limit: 10), transport: transport)
         try await session.loadFirstPage()
@@ -122,6 +126,56 @@ final class LaggingTransport: StreamsPassThrough {
             #expect(!snapshot.items.contains { $0.id == gone }, "\(stale) older answers: the delete is lost")
             #expect(snapshot.items.map(\.id) == Array(fresh.items.map(\.id).prefix(snapshot.itemCount)))
         }
+        #expect(await server.stop() == 0)
+    }
+
+    /// A refresh, or a first page loaded again, that every replica answers older than what
+    /// the session holds while ``ListSession/follow()`` runs: the stream open is past the
+    /// changes between, so the session applies none of its events until it opened the
+    /// stream again from the version it went back to, which sends them (it applied the
+    /// next event, moving its version past them, and reopened from there: a delete undone
+    /// and an update lost for good; review 95 #1).
+    @Test(arguments: ["refresh", "loadFirstPage"])
+    func aPageOlderThanTheStreamsPlaceIsFollowedFromItsVersion(going: String) async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let transport = LaggingTransport(
+            URLSessionTransport(baseURL: try #require(URL(string: server.base))),
+            lagging: [.firstPages, .changes]
+        )
+        let session = ListSession(configuration: Live.configuration(limit: 10), transport: transport)
+        try await session.loadFirstPage()
+        // The answers the lagging replica keeps giving: the first page, no change since it.
+        try await session.catchUp()
+        let following = Task { try await session.follow() }
+        defer { following.cancel() }
+        func waitFor(_ version: Int64) async throws {
+            for _ in 0..<200 where await session.snapshot.version < version {
+                try await Task.sleep(for: .milliseconds(25))
+            }
+        }
+        let items = await session.snapshot.items
+        let (changed, gone, last) = (items[1].id, items[3].id, items[5].id)
+        let path = "/lists/transactions/items/"
+        _ = try await Live.send("PATCH", path + changed, #"{"data": {"points": 4242}}"#, on: server)
+        _ = try await Live.send("DELETE", path + gone, nil, on: server)
+        try await waitFor(try await Live.version(of: server))
+        #expect(await !session.snapshot.items.contains { $0.id == gone }, "the stream's changes were applied")
+
+        transport.armed.withLock { $0 = 100 }
+        if going == "refresh" { try await session.refresh() } else { try await session.loadFirstPage() }
+        #expect(transport.served.withLock { $0 } > 0, "the older answers were read")
+        transport.armed.withLock { $0 = 0 }
+        _ = try await Live.send("PATCH", path + last, #"{"data": {"points": 7}}"#, on: server)
+        let now = try await Live.version(of: server)
+        try await waitFor(now)
+        let fresh = try await Live.walk(server)
+        let held = await session.snapshot
+        #expect(held.version == now)
+        #expect(!held.items.contains { $0.id == gone }, "the delete was undone")
+        #expect(held.items.first { $0.id == changed }?.data["points"] == .integer(4242), "the update was lost")
+        #expect(held.items.map(\.id) == Array(fresh.items.map(\.id).prefix(held.itemCount)))
+        following.cancel()
         #expect(await server.stop() == 0)
     }
 }

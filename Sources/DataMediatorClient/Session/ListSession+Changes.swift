@@ -99,12 +99,13 @@ extension ListSession {
                         }
                         // A notice that the reconnection time changed is no event.
                         guard !event.type.isEmpty else { continue }
-                        try await handle(event)
+                        let behind = try await handle(event)
                         if event.type == "reload" { reloaded = true } else { delivered = true }
-                        // A reload that every replica answered older than the stream's
-                        // place: opened again from the version held, the stream sends the
-                        // changes between, which this one, past them, never would.
-                        if resumesBehindStream {
+                        // A reload or a page that every replica answered older than the
+                        // stream's place (a refresh or an `open` while this stream ran):
+                        // opened again from the version held, the stream sends the changes
+                        // between, which this one, past them, never would.
+                        if behind {
                             resumesBehindStream = false
                             break
                         }
@@ -158,8 +159,11 @@ extension ListSession {
         return max(jittered, retryAfter ?? .zero)
     }
 
-    /// Applies one event of the stream.
-    private func handle(_ event: ServerSentEvent) async throws {
+    /// Applies one event of the stream, unless the session stands behind the stream's place
+    /// (``resumesBehindStream``): then the change is left for the stream opened again from
+    /// the session's version, which sends it after those between (applied now, it would
+    /// move the session's version past them). Returns whether the session stands so.
+    private func handle(_ event: ServerSentEvent) async throws -> Bool {
         switch event.type {
         case "insert", "update", "move", "delete":
             let change: ListChange
@@ -170,6 +174,7 @@ extension ListSession {
             }
             await acquire()
             defer { release() }
+            if resumesBehindStream { return true }
             applyOne(change)
             try await publish()
         case "reload":
@@ -184,12 +189,13 @@ extension ListSession {
             defer { release() }
             if let at, started, at <= version {
                 statistics.changesSkipped += 1
-                return
+                return resumesBehindStream
             }
             try await reload(reaching: at ?? 0)
         default:
             // `shutdown` (the stream ends; we reconnect), `message`, and types not known yet.
             break
         }
+        return resumesBehindStream
     }
 }

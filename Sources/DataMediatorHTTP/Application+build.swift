@@ -20,6 +20,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// The registry `GET /metrics` answers from (the one the process's metrics factory
     /// records into); nil serves no `/metrics`.
     public var metrics: PrometheusCollectorRegistry?
+    /// The bearer tokens `GET /metrics` asks for; none leaves it open. Not the read tokens:
+    /// an app's read token is in every copy of the app, and the metrics say what every
+    /// caller does (each list's requests and writes, the store's version).
+    public var metricsTokens: [String] = []
     /// Origins whose browsers may read the answers (CORS); `*` for any; empty for none.
     public var corsOrigins: [String]
     /// Connection, timeout and header-size limits.
@@ -134,6 +138,8 @@ public func buildRouter(
     OperationRoutes(
         readiness: readiness,
         metrics: configuration.metrics,
+        metricsAccess: configuration.metricsTokens.isEmpty
+            ? nil : BearerAccess(tokens: configuration.metricsTokens, action: "Metrics"),
         storeVersion: configuration.storeVersion,
         replicaLag: configuration.replicaLag,
         readyMaximumLag: configuration.readyMaximumLag

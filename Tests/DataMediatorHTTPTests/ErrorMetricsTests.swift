@@ -45,6 +45,50 @@ import Testing
         }
     }
 
+    /// With metrics tokens set, `/metrics` answers only a request that holds one: a read or
+    /// write token is none (an app's read token is in every copy of the app), and a caller
+    /// without one learns neither the lists nor what their callers do (review 94 #2). The
+    /// other operation routes stay open.
+    @Test func metricsTokensKeepTheMetricsFromOthers() async throws {
+        var configuration = HTTPServerConfiguration(metrics: Self.registry)
+        configuration.readTokens = ["read-token-of-the-app"]
+        configuration.writeTokens = ["write-token-of-ops"]
+        configuration.metricsTokens = ["scraper-token"]
+        let app = buildApplication(
+            registry: HTTPTestSupport.registry(),
+            configuration: configuration,
+            logger: Logger(label: "ErrorMetricsTests")
+        )
+        try await app.test(.router) { client in
+            for token in [nil, "read-token-of-the-app", "write-token-of-ops", "scraper-tokenx"] {
+                let headers: HTTPFields = token.map { [.authorization: "Bearer \($0)"] } ?? [:]
+                let refused = try await client.execute(uri: "/metrics", method: .get, headers: headers)
+                #expect(refused.status == .unauthorized, "\(token ?? "no token")")
+                #expect(refused.headers[.contentType] == "application/problem+json")
+                #expect(refused.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+                #expect(!String(buffer: refused.body).contains("sample"), "the refusal names no list")
+            }
+            let scraped = try await client.execute(
+                uri: "/metrics",
+                method: .get,
+                headers: [.authorization: "Bearer scraper-token"]
+            )
+            #expect(scraped.status == .ok)
+            #expect(String(buffer: scraped.body).contains("hb_requests"))
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+        }
+        // Without metrics tokens it is open, as before.
+        let open = buildApplication(
+            registry: HTTPTestSupport.registry(),
+            configuration: HTTPServerConfiguration(metrics: Self.registry),
+            logger: Logger(label: "ErrorMetricsTests")
+        )
+        try await open.test(.router) { client in
+            let answer = try await client.execute(uri: "/metrics", method: .get)
+            #expect(answer.status == .ok)
+        }
+    }
+
     /// A method no route serves (`TRACE`, `PROPFIND`) is `405` at a route's path, and is
     /// counted under that route, as `POST /health` is; a path no route has stays `NotFound`.
     @Test func aMethodNoRouteServesIsCountedUnderItsPathsRoute() async throws {

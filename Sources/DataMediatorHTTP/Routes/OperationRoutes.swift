@@ -8,6 +8,8 @@ struct OperationRoutes: Sendable {
     /// Why the store cannot serve now; nil when it can.
     let readiness: @Sendable () async -> String?
     let metrics: PrometheusCollectorRegistry?
+    /// The tokens `/metrics` asks for; nil when it is open.
+    let metricsAccess: BearerAccess?
     let storeVersion: (@Sendable () async throws -> Int64)?
     let replicaLag: (@Sendable () async throws -> ReplicaLag?)?
     let readyMaximumLag: Duration?
@@ -50,7 +52,8 @@ struct OperationRoutes: Sendable {
         }
         var paths = ["/health", "/ready", "/openapi.yaml", "/problems/:slug"]
         if let metrics {
-            router.get("/metrics") { _, _ in
+            router.get("/metrics") { request, _ in
+                try metricsAccess?.authorize(request)
                 // Both looks at once, each bounded: what cannot be read in time keeps the
                 // value shown last, and the scrape is answered. A gauge is made at its first
                 // value (the registry gives the same one after), so one never read is left

@@ -158,35 +158,37 @@ struct ServeCommand: AsyncParsableCommand {
                     metadata: ["lists": "\(scoped.joined(separator: ","))"]
                 )
             }
+            var http = HTTPServerConfiguration(
+                host: settings.host,
+                port: settings.port,
+                writeTokens: settings.writeTokens,
+                maximumBodySize: settings.maximumBodyBytes,
+                readTokens: settings.readTokens,
+                events: EventConfiguration(
+                    heartbeat: .seconds(settings.heartbeatSeconds),
+                    maximumStreams: settings.maximumStreams,
+                    maximumStreamsPerClient: settings.maximumStreamsPerClient
+                ),
+                metrics: metrics,
+                corsOrigins: settings.corsOrigins,
+                limits: settings.limits,
+                trustedProxies: settings.trustedProxies,
+                storeVersion: wiring.storeVersion,
+                claims: claims,
+                tokenLeeway: tokenLeeway,
+                // A read replica lags the primary: a client's reads wait for its writes.
+                readYourWrites: settings.databaseReadURL == nil ? nil : .seconds(60),
+                // Writes through other replicas of the service too, by their notifications
+                // (PostgreSQL's, which name each write's client).
+                writeNotifier: settings.databaseURL == nil ? nil : wiring.notifier,
+                primaryVersion: settings.databaseReadURL == nil ? nil : wiring.primaryVersion,
+                replicaLag: settings.databaseReadURL == nil ? nil : wiring.replicaLag,
+                readyMaximumLag: settings.readyMaximumLagSeconds.map { .seconds($0) }
+            )
+            http.metricsTokens = settings.metricsTokens
             let app = buildApplication(
                 registry: registry,
-                configuration: HTTPServerConfiguration(
-                    host: settings.host,
-                    port: settings.port,
-                    writeTokens: settings.writeTokens,
-                    maximumBodySize: settings.maximumBodyBytes,
-                    readTokens: settings.readTokens,
-                    events: EventConfiguration(
-                        heartbeat: .seconds(settings.heartbeatSeconds),
-                        maximumStreams: settings.maximumStreams,
-                        maximumStreamsPerClient: settings.maximumStreamsPerClient
-                    ),
-                    metrics: metrics,
-                    corsOrigins: settings.corsOrigins,
-                    limits: settings.limits,
-                    trustedProxies: settings.trustedProxies,
-                    storeVersion: wiring.storeVersion,
-                    claims: claims,
-                    tokenLeeway: tokenLeeway,
-                    // A read replica lags the primary: a client's reads wait for its writes.
-                    readYourWrites: settings.databaseReadURL == nil ? nil : .seconds(60),
-                    // Writes through other replicas of the service too, by their notifications
-                    // (PostgreSQL's, which name each write's client).
-                    writeNotifier: settings.databaseURL == nil ? nil : wiring.notifier,
-                    primaryVersion: settings.databaseReadURL == nil ? nil : wiring.primaryVersion,
-                    replicaLag: settings.databaseReadURL == nil ? nil : wiring.replicaLag,
-                    readyMaximumLag: settings.readyMaximumLagSeconds.map { .seconds($0) }
-                ),
+                configuration: http,
                 readiness: wiring.readiness,
                 eventLoops: .shared(eventLoops),
                 logger: logger,

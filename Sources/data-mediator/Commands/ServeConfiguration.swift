@@ -25,6 +25,9 @@ struct ServeConfiguration: Sendable {
     let writeTokens: [String]
     /// The bearer tokens that may read (`DATA_MEDIATOR_READ_TOKENS`); none leaves reads open.
     let readTokens: [String]
+    /// The bearer tokens `GET /metrics` asks for (`DATA_MEDIATOR_METRICS_TOKENS`); none
+    /// leaves it open.
+    let metricsTokens: [String]
     /// Seconds between heartbeats of a quiet event stream (`DATA_MEDIATOR_HEARTBEAT_SECONDS`, 1–15).
     let heartbeatSeconds: Int
     /// Seconds between two looks for changes to the lists' tables that other programs made
@@ -88,12 +91,15 @@ struct ServeConfiguration: Sendable {
     /// A variable named like a setting that is none is ignored, and named too (a misspelt
     /// `DATA_MEDIATOR_WRITE_TOKEN` would leave a list without the writes meant for it).
     var warnings: [String] {
-        [("DATA_MEDIATOR_WRITE_TOKENS", writeTokens), ("DATA_MEDIATOR_READ_TOKENS", readTokens)]
-            .filter { $0.1.contains { $0.count < Self.minimumTokenLength } }
-            .map {
-                "\($0.0) holds a token shorter than \(Self.minimumTokenLength) characters, which can be guessed; "
-                    + "use random ones, e.g. `openssl rand -base64 24`"
-            }
+        [
+            ("DATA_MEDIATOR_WRITE_TOKENS", writeTokens), ("DATA_MEDIATOR_READ_TOKENS", readTokens),
+            ("DATA_MEDIATOR_METRICS_TOKENS", metricsTokens),
+        ]
+        .filter { $0.1.contains { $0.count < Self.minimumTokenLength } }
+        .map {
+            "\($0.0) holds a token shorter than \(Self.minimumTokenLength) characters, which can be guessed; "
+                + "use random ones, e.g. `openssl rand -base64 24`"
+        }
             + unknownVariables.map {
                 "\($0) is not a setting of the service (misspelt? docs/operations.md lists them); it is ignored"
             }
@@ -161,6 +167,7 @@ struct ServeConfiguration: Sendable {
         }
         self.writeTokens = try tokens("DATA_MEDIATOR_WRITE_TOKENS")
         self.readTokens = try tokens("DATA_MEDIATOR_READ_TOKENS")
+        self.metricsTokens = try tokens("DATA_MEDIATOR_METRICS_TOKENS")
         self.corsOrigins = try tokens("DATA_MEDIATOR_CORS_ORIGINS").map(Self.origin)
         do {
             self.trustedProxies = try TrustedProxies(tokens("DATA_MEDIATOR_TRUSTED_PROXIES"))

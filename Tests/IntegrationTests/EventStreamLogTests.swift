@@ -32,4 +32,42 @@ import Testing
         #expect(await server.stop() == 0)
         #expect(ends().map { $0["reason"] as? String } == ["client gone", "shutdown"], "\(ends())")
     }
+
+    /// A client that resets its connection right after its request: the stream's open line
+    /// was written, and its end line too, though the framework let its body go unwritten
+    /// (most such streams had no end line: a count of open streams from the log grew for
+    /// good; review 94 #4).
+    @Test func aStreamLetGoUnwrittenIsLoggedAsEnded() async throws {
+        let server = try await ServerProcess(arguments: ["--demo-transactions", "10"])
+        defer { server.removeData() }
+        let count = 40
+        for index in 0..<count {
+            let client = try RawClient(port: server.port)
+            client.send(
+                "GET /lists/transactions/events HTTP/1.1\r\nHost: localhost\r\nX-Request-ID: reset-\(index)\r\n\r\n"
+            )
+            // Closed with a reset (RST), not a FIN: nothing the server writes is read.
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client.socket, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        }
+        func lines(_ message: String?) -> Set<String> {
+            Set(
+                server.log.split(separator: "\n").compactMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                }.filter { ($0["request_id"] as? String)?.hasPrefix("reset-") == true }
+                    .filter { message == nil || $0["message"] as? String == message }
+                    .compactMap { $0["request_id"] as? String }
+            )
+        }
+        var opened = Set<String>()
+        var ended = Set<String>()
+        for _ in 0..<100 {
+            try await Task.sleep(for: .milliseconds(50))
+            (opened, ended) = (lines(nil), lines("event stream ended"))
+            if !opened.isEmpty, opened == ended { break }
+        }
+        #expect(!opened.isEmpty, "\(server.log)")
+        #expect(opened.subtracting(ended).isEmpty, "opened but never ended: \(opened.subtracting(ended).sorted())")
+        #expect(await server.stop() == 0)
+    }
 }

@@ -132,10 +132,12 @@ struct ChangeRoutes: Sendable {
             // Held to its If-Match once the stream would open (RFC 9110 13.2.1); the shares
             // go back with a refusal.
             try UntaggedPreconditionMiddleware<Context>.checkIfMatch(request)
+            let unwritten = stream.unwrittenEnd()
             return Response(
                 status: .ok,
                 headers: Self.streamHeaders,
                 body: ResponseBody { writer in
+                    unwritten.began()
                     // The shares are held while the body runs, and given back when it ends.
                     let holds = (open, hold)
                     defer { withExtendedLifetime(holds) {} }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// One client's live stream of a view's changes (Server-Sent Events).
 ///
@@ -100,6 +101,29 @@ struct EventStream: Sendable {
                 "duration_ms": .stringConvertible(LoggedNumber(milliseconds: ContinuousClock.now - opened)),
             ]
         )
+    }
+
+    /// What logs the stream's end when its body is let go unwritten (its connection closed
+    /// before the head was written: the framework never runs it, and its open line had no
+    /// end line), unless ``UnwrittenEnd/began()`` said the body began.
+    func unwrittenEnd() -> UnwrittenEnd {
+        let opened = ContinuousClock.now
+        return UnwrittenEnd { logEnd(.clientGone, since: opened) }
+    }
+
+    /// Logs a stream's end when let go before its body ran (``unwrittenEnd()``).
+    final class UnwrittenEnd: Sendable {
+        private let ran = Atomic<Bool>(false)
+        private let log: @Sendable () -> Void
+
+        init(_ log: @escaping @Sendable () -> Void) {
+            self.log = log
+        }
+
+        /// Says the body began: ``run(into:)`` logs its end then.
+        func began() { ran.store(true, ordering: .relaxed) }
+
+        deinit { if !ran.load(ordering: .relaxed) { log() } }
     }
 
     /// The input of a stream's signals, for a callback that may outlive the stream.

@@ -1,34 +1,129 @@
 import Foundation
-import Synchronization
+import Metrics
 
-/// Where log lines go: a file descriptor written whole lines at a time, so lines of
-/// concurrent tasks never interleave.
-final class LogOutput: Sendable {
+/// Where log lines go: a file descriptor, written whole lines at a time by one thread of
+/// its own, so lines of concurrent tasks never interleave and a reader of standard error
+/// that stops reading (a log collector's pipe, full) holds up no request.
+///
+/// A line is handed to the writer, and its caller waits until it is written, as a write
+/// of its own would, while the writer keeps up: lines are out in the order they were
+/// logged, before the answers they tell of. Once the writer has been held in one write
+/// longer than ``stuckAfter``, callers no longer wait, and lines past ``queueBound`` bytes
+/// waiting are dropped and counted (`data_mediator_log_lines_dropped`): the service goes on
+/// answering, and its log resumes when the reader does.
+final class LogOutput: @unchecked Sendable {
+    // Unchecked: every stored var is read and written under `condition` only.
+
     /// Standard error.
     static let standardError = LogOutput(descriptor: STDERR_FILENO)
 
-    private let descriptor: Mutex<Int32>
+    /// How long the writer may be in one write before callers stop waiting for it.
+    static let stuckAfter = Duration.milliseconds(20)
 
-    private init(descriptor: Int32) {
-        self.descriptor = Mutex(descriptor)
+    private let descriptor: Int32
+    /// The most bytes of lines waiting to be written.
+    let queueBound: Int
+    private let condition = NSCondition()
+    private var queue: [[UInt8]] = []
+    private var queuedBytes = 0
+    /// Lines handed over, and written, since the start: a caller waits for its own number.
+    private var handed: UInt64 = 0
+    private var written: UInt64 = 0
+    /// Lines dropped and not yet counted in the metric, and since the start.
+    private var dropped = 0
+    private var droppedInAll = 0
+    /// When the write in progress began; nil between writes.
+    private var writeBegan: ContinuousClock.Instant?
+    private var writing = false
+
+    init(descriptor: Int32, queueBound: Int = 4 << 20) {
+        self.descriptor = descriptor
+        self.queueBound = queueBound
     }
 
-    /// Writes `line` (whole, retrying short writes); a failed write is dropped, as a log
-    /// line cannot be reported anywhere else.
+    /// Hands `line` to the writer and waits until it is written, unless the writer is
+    /// stuck (then it is written when the reader reads again, or dropped past the bound).
     func write(_ line: [UInt8]) {
-        descriptor.withLock { descriptor in
-            line.withUnsafeBytes { buffer in
-                guard let start = buffer.baseAddress else { return }
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Foundation.write(descriptor, start + offset, buffer.count - offset)
-                    if written > 0 {
-                        offset += written
-                    } else if written < 0, errno == EINTR {
-                        continue
-                    } else {
-                        return
-                    }
+        condition.lock()
+        defer { condition.unlock() }
+        if !writing {
+            writing = true
+            Thread.detachNewThread { [self] in writeForever() }
+        }
+        guard queuedBytes + line.count <= queueBound else {
+            dropped += 1
+            droppedInAll += 1
+            return
+        }
+        queue.append(line)
+        queuedBytes += line.count
+        handed += 1
+        let mine = handed
+        condition.broadcast()
+        while written < mine, !isStuck {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+        }
+    }
+
+    /// Waits until every line handed over is written, for at most `bound`: what a process
+    /// about to exit logged last is not lost (a reader that stopped reading is not
+    /// waited for longer).
+    func flush(within bound: Duration = .seconds(2)) {
+        let deadline = ContinuousClock.now + bound
+        condition.lock()
+        defer { condition.unlock() }
+        while written < handed, ContinuousClock.now < deadline {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+        }
+    }
+
+    /// How many lines were dropped since the start.
+    var droppedLines: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return droppedInAll
+    }
+
+    /// Whether the write in progress has taken longer than ``stuckAfter``; under `condition`.
+    private var isStuck: Bool {
+        writeBegan.map { ContinuousClock.now - $0 > Self.stuckAfter } ?? false
+    }
+
+    /// The writer's loop: takes every line waiting, writes them in one go, and says so.
+    private func writeForever() {
+        condition.lock()
+        while true {
+            while queue.isEmpty { condition.wait() }
+            let lines = queue
+            queue = []
+            queuedBytes = 0
+            let lost = dropped
+            dropped = 0
+            writeBegan = .now
+            condition.unlock()
+            if lost > 0 { Counter(label: "data_mediator_log_lines_dropped").increment(by: lost) }
+            writeWhole(lines.flatMap { $0 })
+            condition.lock()
+            written += UInt64(lines.count)
+            writeBegan = nil
+            condition.broadcast()
+        }
+    }
+
+    /// Writes `bytes` whole, retrying short writes; a failed write is dropped, as a log
+    /// line cannot be reported anywhere else.
+    private func writeWhole(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            guard let start = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let count = Foundation.write(descriptor, start + offset, buffer.count - offset)
+                if count > 0 {
+                    offset += count
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
                 }
             }
         }

@@ -9,6 +9,8 @@ import Logging
 func bootstrapLogging(level: String?, format: String?) -> Logger {
     let chosen = LogFormat.named(format)
     LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: chosen) }
+    // What was logged last before the process exits is written first (for at most 2 s).
+    atexit { LogOutput.standardError.flush() }
     var logger = Logger(label: logLabel)
     logger.logLevel = level.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
     return logger

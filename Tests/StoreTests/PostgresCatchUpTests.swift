@@ -180,6 +180,36 @@ import Testing
         }
     }
 
+    /// A primary that goes away (an outage the read replica serves through) stands at the
+    /// newest version it was seen at: the lag is what the replica has not replayed of it,
+    /// not a failure (which held `/ready` at `503` on every service replica with a lag
+    /// bound, where reads were answered; review 95 #3).
+    @Test func aPrimaryThatGoesAwayStandsWhereItWasLastSeen() async throws {
+        let primaryURL = try await TestDatabase.create()
+        let replicaURL = try await TestDatabase.create()
+        let store = try Self.store(primaryURL, readingFrom: replicaURL)
+        try await store.withClientsRunning {
+            try await store.prepare()
+            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 7")
+            _ = try await store.reader.query("CREATE TABLE data_mediator_store (version bigint NOT NULL)")
+            _ = try await store.reader.query("INSERT INTO data_mediator_store VALUES (5)")
+            let before = try #require(try await store.replicaLag())
+            #expect(before.versions == 2, "\(before)")
+            let server = try #require(ProcessInfo.processInfo.environment["DATA_MEDIATOR_TEST_DATABASE_URL"])
+            let primary = try #require(URLComponents(string: primaryURL)?.path.dropFirst())
+            let dropped = try await TestDatabase.run(
+                "/usr/bin/psql",
+                [server, "-qc", "DROP DATABASE \(primary) WITH (FORCE)"]
+            )
+            try #require(dropped.status == 0, "\(dropped.output)")
+            let during = try await store.replicaLag()
+            #expect(during?.versions == 2, "\(String(describing: during))")
+            _ = try await store.reader.query("UPDATE data_mediator_store SET version = 7")
+            try await Task.sleep(for: PostgresStore.catchUpPoll * 3)
+            #expect(try await store.replicaLag() == ReplicaLag(versions: 0, seconds: 0))
+        }
+    }
+
     /// A wait's look at the replica counts as a sighting of it: a replica that went away
     /// after it stands where that look saw it, not where an earlier scrape did.
     @Test func aWaitsLookAtTheReplicaIsWhereItWasLastSeen() async throws {

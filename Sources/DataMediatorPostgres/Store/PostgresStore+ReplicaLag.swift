@@ -13,7 +13,10 @@ extension PostgresStore {
     ///
     /// A replica that cannot be read within ``readinessBound`` (stopped, restarting, cut
     /// off) counts as standing where it was last seen: its lag grows while it is away, as
-    /// an alert on it needs, rather than showing the last value read.
+    /// an alert on it needs, rather than showing the last value read. A primary that cannot
+    /// be read so counts as standing at the newest version it was seen at: through its
+    /// outage the replica serves reads, and its lag is what it has not replayed of that
+    /// (`/ready`'s lag bound held every service replica out of a load balancer then).
     public func replicaLag() async throws -> ReplicaLag? {
         guard readerConfiguration != nil else { return nil }
         // The replica first: a write committed between the two reads counts as lag, never
@@ -27,7 +30,16 @@ extension PostgresStore {
             guard let last = primarySightings.lastReplayed else { throw error }
             replayed = last
         }
-        let reached = try await primaryVersion()
+        let reached: Int64
+        do {
+            guard let read = try await Self.bounded({ try await self.primaryVersion() }) else {
+                throw DataMediatorError(.unavailable, "The primary did not answer in time.")
+            }
+            reached = read
+        } catch {
+            guard let newest = primarySightings.newest else { throw error }
+            reached = newest
+        }
         primarySightings.saw(reached)
         return primarySightings.lag(replayed: replayed, reached: reached)
     }
@@ -47,14 +59,14 @@ final class PrimarySightings: Sendable {
     /// The version the replica was last seen holding.
     private let replayed = Mutex<Int64?>(nil)
     /// The newest version the primary was seen at, or the replica seen holding.
-    private let newest = Atomic<Int64>(.min)
+    private let newestSeen = Atomic<Int64>(.min)
     /// How many sightings are kept at most: past it every second one is let go, so a
     /// replica stuck for hours costs a bounded list, and the oldest stays.
     static let capacity = 1_024
 
     /// Notes `version` seen on the primary now, if it is newer than every version seen.
     func saw(_ version: Int64, at now: ContinuousClock.Instant = .now) {
-        newest.max(version, ordering: .relaxed)
+        newestSeen.max(version, ordering: .relaxed)
         sightings.withLock { sightings in
             guard version > (sightings.last?.version ?? .min) else { return }
             if sightings.count >= Self.capacity {
@@ -64,14 +76,21 @@ final class PrimarySightings: Sendable {
         }
     }
 
+    /// The newest version the primary was seen at (or the replica seen holding); nil
+    /// before any.
+    var newest: Int64? {
+        let version = newestSeen.load(ordering: .relaxed)
+        return version == .min ? nil : version
+    }
+
     /// Whether the primary was seen at `version` or past it (a look, a write's
     /// notification): a version it surely reached, without asking it.
-    func reached(_ version: Int64) -> Bool { newest.load(ordering: .relaxed) >= version }
+    func reached(_ version: Int64) -> Bool { newestSeen.load(ordering: .relaxed) >= version }
 
     /// Notes the primary's version as a look at it read it: a store made anew stands
     /// below what was seen before, and its old versions are not taken as reached.
     func primaryStands(at version: Int64) {
-        newest.store(version, ordering: .relaxed)
+        newestSeen.store(version, ordering: .relaxed)
     }
 
     /// The version the replica was last seen holding; nil before the first look.
@@ -80,7 +99,7 @@ final class PrimarySightings: Sendable {
     /// Notes the replica seen holding `version` by a look of another caller (a wait for it
     /// to replay a client's version), so a replica that goes away after one stands there.
     func replicaHolds(_ version: Int64) {
-        newest.max(version, ordering: .relaxed)
+        newestSeen.max(version, ordering: .relaxed)
         replayed.withLock { $0 = max($0 ?? version, version) }
     }
 

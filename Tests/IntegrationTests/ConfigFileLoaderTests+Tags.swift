@@ -28,8 +28,10 @@ extension ConfigFileLoaderTests {
         #expect(errors(config("!!str Notes")).isEmpty, "plain YAML's own tags pass")
     }
 
-    /// A file meant for `envsubst` read as it is: a `${NAME}` left in a value is refused
-    /// where it stands, not made a table or a file of that name (review 92 #8).
+    /// A file meant for `envsubst` read as it is: a `${NAME}` (or a leading `$NAME`) left in
+    /// the name of a table or a file is refused where it stands, not made a table or a
+    /// file of that name (review 92 #8); other values may hold `${` of their own (a
+    /// section title's template showing a price, a query's text: probe 85).
     @Test func anUnexpandedVariableIsRefused() throws {
         let yaml = """
             store:
@@ -53,5 +55,19 @@ extension ConfigFileLoaderTests {
                 )
             ).isEmpty
         )
+        let bare = yaml.replacingOccurrences(of: "${DB}", with: "$DIR/a.sqlite")
+            .replacingOccurrences(of: "${TABLE}", with: "$TABLE")
+        #expect(errors(bare).map(\.message).allSatisfy { $0.contains("a variable nothing expanded") })
+        #expect(errors(bare).count == 2)
+        let own = """
+            store:
+              sqlite: a.sqlite
+            lists:
+              t:
+                query: "SELECT id, '${USER}' AS x FROM t"
+                fields: {x: string}
+                views: {v: {sort: [x], section: {field: x, title: "${key}"}}}
+            """
+        #expect(errors(own).isEmpty, "\(errors(own))")
     }
 }

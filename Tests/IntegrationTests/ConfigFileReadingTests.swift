@@ -68,12 +68,17 @@ import Testing
 
     /// A YAML error is given at a line of the file: a control character where it is, an
     /// unclosed quote where it opens (not at the file's end, nor a line past it; review
-    /// 92 #10), a flow sequence left open at the end of the last line.
+    /// 92 #10), a flow sequence left open at the end of the last line; in a file whose
+    /// lines end in CR LF too (probe 85).
     @Test(arguments: [
         ("a:\n  b: c\u{0}\n", 2, 7, "control characters are not allowed (U+0000)"),
         ("a:\n  b: 'c\n", 2, 6, "unexpected end of stream while scanning a quoted scalar that begins here"),
         ("a:\n  b: \"c\n  d: e\n  f: g\n", 2, 6, "while scanning a quoted scalar that begins here; close it"),
         ("a:\n  b: [c, d\n", 2, 11, "did not find expected ',' or ']'"),
+        // Saved on Windows: each error at its line (all were at the end of line 1).
+        ("a:\r\n  b: \"c\r\n  d: e\r\n", 2, 6, "while scanning a quoted scalar that begins here"),
+        ("a:\r\n  b: c\r\n  d: *e\r\n", 3, 6, "found undefined alias '*e'"),
+        ("a:\r\n  b: [c, d\r\n", 2, 11, "did not find expected ',' or ']'"),
     ])
     func aYAMLErrorIsAtALineOfTheFile(yaml: String, line: Int, column: Int, says: String) {
         var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")

@@ -107,21 +107,28 @@ extension ConfigFileLoader {
             return nil
         }
         if scalar.string.isEmpty { fail(node, "\(what) is empty") }
-        if let variable = Self.unexpandedVariable(in: scalar.string) {
-            fail(
-                node,
-                "\(what) holds '\(variable)', a variable nothing expanded; run the file through envsubst "
-                    + "(docs/configuration.md) or write the value"
-            )
-        }
         return scalar.string
     }
 
-    /// The first `${NAME}` in `text`, or nil: a file meant for `envsubst` read as it is
-    /// would make a table or a file of that name, which nothing would notice.
+    /// Refuses a name of something the service makes or opens (a table, a file) that holds
+    /// an environment variable nothing expanded: a file meant for `envsubst` read as it is
+    /// would make a table or a file of that name, which nothing would notice. Not other
+    /// values: a query's text or a title's template may hold `${` of their own.
+    mutating func refuseUnexpanded(_ value: String, at node: Node?, what: String) {
+        guard let variable = Self.unexpandedVariable(in: value) else { return }
+        fail(
+            node,
+            "\(what) holds '\(variable)', a variable nothing expanded; run the file through envsubst "
+                + "(docs/configuration.md) or write the value"
+        )
+    }
+
+    /// The first `${NAME}` in `text`, or `$NAME` at its start or a path part's, as
+    /// `envsubst` expands them; nil when there is none.
     static func unexpandedVariable(in text: String) -> String? {
-        guard let match = text.firstMatch(of: /\$\{[A-Za-z_][A-Za-z0-9_]*\}/) else { return nil }
-        return String(text[match.range])
+        let variable = /(?:^|\/)(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)|\$\{[A-Za-z_][A-Za-z0-9_]*\}/
+        guard let match = text.firstMatch(of: variable) else { return nil }
+        return String(match.output.1 ?? match.output.0)
     }
 
     mutating func stringList(_ node: Node, what: String) -> [String]? {

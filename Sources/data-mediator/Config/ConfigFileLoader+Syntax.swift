@@ -21,7 +21,7 @@ extension ConfigFileLoader {
         }
         if let yaml = error as? YamlError, case .composer(_, let problem, let mark, let text) = yaml {
             // An alias that names no anchor (`*nope`), said by its name.
-            let line = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(mark.line - 1).first
+            let line = Self.lines(of: text).dropFirst(mark.line - 1).first
             let alias = line.map { $0.dropFirst(mark.column - 1).prefix { !" \t,[]{}#".contains($0) } } ?? ""
             let named =
                 alias.hasPrefix("*") && alias.count > 1
@@ -35,7 +35,7 @@ extension ConfigFileLoader {
             let column = before.reversed().prefix { $0 != UInt8(ascii: "\n") }.count + 1
             let hex = String(value, radix: 16, uppercase: true)
             let character = value >= 0 ? " (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))" : ""
-            let quoted = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(line - 1).first ?? ""
+            let quoted = Self.lines(of: text).dropFirst(line - 1).first ?? ""
             return syntaxError("\(problem)\(character) in '\(quoted)'", line: line, column: column, in: text)
         }
         if let yaml = error as? YamlError, case .duplicatedKeysInMapping(let keys, let context) = yaml {
@@ -53,8 +53,8 @@ extension ConfigFileLoader {
     /// A syntax error at `line` and `column` of `text`; past its end (an unclosed quote or
     /// bracket), at the end of its last line.
     private func syntaxError(_ problem: String, line: Int, column: Int, in text: String) -> ConfigFileError {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let count = text.hasSuffix("\n") ? lines.count - 1 : lines.count
+        let lines = Self.lines(of: text)
+        let count = text.last?.isNewline == true ? lines.count - 1 : lines.count
         let found = line >= 1 && line <= lines.count ? lines[line - 1].unicodeScalars.dropFirst(column - 1).first : nil
         let problem = Self.plainWords(for: problem, at: found)
         guard line > count, let last = lines.prefix(count).last else {
@@ -85,5 +85,12 @@ extension ConfigFileLoader {
             return "nested too deep: libyaml reads at most 1000 levels of mappings and sequences"
         }
         return problem
+    }
+
+    /// The lines of `text` as libyaml counts them: a `\r\n` (a file saved on Windows) ends
+    /// one line, as `\n` does (split at `\n` alone, such a file was one line, and every
+    /// error was put at its end).
+    static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
     }
 }

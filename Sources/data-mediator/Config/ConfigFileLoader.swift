@@ -190,6 +190,7 @@ struct ConfigFileLoader {
             ),
             let path = string(pathNode, what: "'store.sqlite'")
         else { return nil }
+        refuseUnexpanded(path, at: pathNode, what: "'store.sqlite'")
         return .sqlite(
             path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
         )
@@ -222,6 +223,7 @@ struct ConfigFileLoader {
         let versions = list["versions"].flatMap { distinctStrings($0, what: "'versions'") } ?? []
         for table in versions {
             if let problem = tableNameProblem(table) { fail(list["versions"], "list '\(name)': \(problem)") }
+            refuseUnexpanded(table, at: list["versions"], what: "'versions'")
         }
 
         var kind: StoreSource.Kind?
@@ -231,12 +233,14 @@ struct ConfigFileLoader {
             fail(sources[1], "list '\(name)' has more than one of 'table', 'query' and 'file'; keep one")
         } else if let table = list["table"] {
             kind = string(table, what: "'table'").map(StoreSource.Kind.table)
+            if case .table(let name)? = kind { refuseUnexpanded(name, at: table, what: "'table'") }
             if case .table(let tableName)? = kind, let problem = tableNameProblem(tableName) {
                 fail(table, "list '\(name)': \(problem)")
             }
         } else if let query = list["query"] {
             kind = string(query, what: "'query'").map(StoreSource.Kind.query)
         } else if let fileNode = list["file"], let path = string(fileNode, what: "'file'") {
+            refuseUnexpanded(path, at: fileNode, what: "'file'")
             file = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
             if ItemFile.Format(path: path) == nil {
                 fail(fileNode, "list '\(name)': '\(path)' is not a .json, .ndjson, .jsonl or .csv file; rename it")

@@ -140,7 +140,7 @@ import Testing
 
     /// A writable list's refusal lists the table's columns as the operator's own tools
     /// show them: not the revision column the start-up added before it read them (and
-    /// keeps not, the start being refused; review 92 #7).
+    /// keeps not, the start being refused; review 92 #7), for it or another list.
     @Test(arguments: ImportTests.stores)
     func aRefusalListsTheColumnsAsTheTableHasThem(store: String) async throws {
         let target = try await ImportTests.Target.make(store)
@@ -164,21 +164,33 @@ import Testing
                 views: {all: {sort: [title]}}
 
             """
-        try Data(("store: \(target.store)\n" + lists).utf8).write(to: config)
-        let (refused, errors) = try await DemoWalkTests.run(
-            ["check", "--store", config.path],
-            environment: target.environment
-        )
-        #expect(refused == 1)
-        #expect(errors.contains("its source has no column 'n'; the columns are "), "\(errors)")
-        #expect(!errors.contains("'rev'"), "\(errors)")
-        for column in ["'id'", "'title'", "'extra'"] { #expect(errors.contains(column), "\(errors)") }
+        // Alone, and after another writable list over the table (which added the revision
+        // column first: probe 85).
+        let first =
+            "  first:\n    table: notes\n    writable: true\n    fields: {id: string, title: string}\n"
+            + "    views: {all: {sort: [title]}}\n"
+        for config in [lists, lists.replacingOccurrences(of: "lists:\n", with: "lists:\n" + first)] {
+            try Data(("store: \(target.store)\n" + config).utf8).write(to: folder.appendingPathComponent("lists.yaml"))
+            let (refused, errors) = try await DemoWalkTests.run(
+                ["check", "--store", folder.appendingPathComponent("lists.yaml").path],
+                environment: target.environment
+            )
+            #expect(refused == 1)
+            #expect(errors.contains("its source has no column 'n'; the columns are "), "\(errors)")
+            #expect(!errors.contains("'rev'"), "\(errors)")
+            for column in ["'id'", "'title'", "'extra'"] { #expect(errors.contains(column), "\(errors)") }
+        }
         // Mended, it is one list of one view (it said "1 lists, 1 views").
         let mended = lists.replacingOccurrences(of: "n: integer", with: "extra: string")
         try Data(("store: \(target.store)\n" + mended).utf8).write(to: config)
         let passed = try await DemoWalkTests.said(["check", "--store", config.path], environment: target.environment)
         #expect(passed.status == 0, "\(passed.errors)")
         #expect(passed.output == "\(config.path): ok (1 list, 1 view, checked against the store)\n")
+        // A composite is counted as such, not as a list too (probe 85).
+        let screen = mended + "  screen:\n    compose:\n      - {name: all, list: notes}\n"
+        try Data(("store: \(target.store)\n" + screen).utf8).write(to: config)
+        let composed = try await DemoWalkTests.said(["check", config.path], environment: target.environment)
+        #expect(composed.output == "\(config.path): ok (1 list, 1 composite, 2 views)\n", "\(composed.errors)")
     }
 
     /// A PostgreSQL demo refused for a pool larger than its server takes makes no data folder

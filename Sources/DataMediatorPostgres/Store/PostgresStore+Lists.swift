@@ -14,7 +14,15 @@ extension PostgresStore {
         let schema = TableSchema(list: list, source: source, dialect: .postgres)
         do {
             return try await changeSchema { connection in
-                try await self.prepare(list, source: source, schema: schema, connection, rehearsal: false)
+                var added: [String: Set<String>] = [:]
+                return try await self.prepare(
+                    list,
+                    source: source,
+                    schema: schema,
+                    connection,
+                    rehearsal: false,
+                    added: &added
+                )
             }
         } catch let error as StoreError {
             throw error
@@ -53,7 +61,10 @@ extension PostgresStore {
                     }
                 }
                 var problems: [StoreError] = []
+                // The columns the rehearsal added to each table (rolled back at its end).
+                var added: [String: Set<String>] = [:]
                 for (list, source) in lists {
+                    let addedBefore = added
                     do {
                         _ = try source.writeTarget(of: list)
                         let schema = TableSchema(list: list, source: source, dialect: .postgres)
@@ -66,9 +77,11 @@ extension PostgresStore {
                                 source: source,
                                 schema: schema,
                                 connection,
-                                rehearsal: true
+                                rehearsal: true,
+                                added: &added
                             )
                         } catch {
+                            added = addedBefore
                             try await connection.query("ROLLBACK TO SAVEPOINT data_mediator_list", logger: self.logger)
                             throw error
                         }
@@ -142,12 +155,15 @@ extension PostgresStore {
 
     /// Checks a list's source on `connection` and prepares it (unless `rehearsal`: the
     /// service's triggers, version rows and indexes are left out), returning its provider.
+    /// `added` holds the columns this transaction added to each table (a revision column),
+    /// which a refusal does not name among those the table has.
     private func prepare(
         _ list: ListDefinition,
         source: StoreSource,
         schema: TableSchema,
         _ connection: PostgresConnection,
-        rehearsal: Bool
+        rehearsal: Bool,
+        added: inout [String: Set<String>]
     ) async throws -> PostgresDataProvider {
         let session = PostgresSession(connection: connection, logger: self.logger)
         var relations: [String: TableSchema.Relation] = [:]
@@ -161,7 +177,7 @@ extension PostgresStore {
         var modifiers: [String: Int32] = [:]
         var domains: [String: String] = [:]
         var idSequence: IDSequence?
-        var added: Set<String> = []
+        var addedHere: Set<String> = []
         if case .table(let table) = source.kind {
             if relations[table] == .missing {
                 try await session.execute(schema.createTable(table), [])
@@ -181,8 +197,9 @@ extension PostgresStore {
                     .contains(revision)
             {
                 try await session.execute(statement, [])
-                added.insert(revision)
+                added[table, default: []].insert(revision)
             }
+            addedHere = added[table] ?? []
             try await Self.checkUniqueID(list, table: table, connection, logger: self.logger)
             notNull = try await Self.notNullColumns(of: table, connection, logger: self.logger)
             modifiers = try await Self.typeModifiers(of: table, connection, logger: self.logger)
@@ -213,7 +230,7 @@ extension PostgresStore {
             }
         }
         try collecting(()) {
-            try schema.checkColumnsAndTypes(types.keys.sorted(), kinds: Self.columnKinds(types), added: added)
+            try schema.checkColumnsAndTypes(types.keys.sorted(), kinds: Self.columnKinds(types), added: addedHere)
         }
         if !source.isTable {
             do {

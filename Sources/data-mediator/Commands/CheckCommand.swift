@@ -46,7 +46,7 @@ struct CheckCommand: AsyncParsableCommand {
         let composites =
             configuration.composites.isEmpty ? "" : ", " + Self.count(configuration.composites.count, "composite")
         let checked = store ? ", checked against the store" : ""
-        let lists = Self.count(configuration.order.count, "list")
+        let lists = Self.count(configuration.lists.count, "list")
         print("\(file): ok (\(lists)\(composites), \(Self.count(views, "view"))\(checked))")
     }
 

@@ -82,14 +82,13 @@ struct Wiring: Sendable {
         }
         secretSource = (environment, settings.dataDir)
         if case .sqlite = target {
-            signer = try Self.signer(from: secretSource, logger: logger)
+            signer = try Self.signer(from: secretSource, demoStore: isDemo, logger: logger)
         } else {
             signer = nil
         }
         switch target {
         case .sqlite(let path):
             if isDemo {
-                try DataFolder.make(settings.dataDir, for: .demoStore)
                 let start = ContinuousClock.now
                 if try DemoData.create(at: path, transactions: settings.demoTransactions) {
                     logger.info(
@@ -243,16 +242,18 @@ struct Wiring: Sendable {
     }
 
     /// The signer of the environment's cursor secret, or else of the one the data folder
-    /// keeps (the folder made when missing: only then, since nothing else of a config's
-    /// goes in it).
+    /// keeps (the folder made when missing: only then, or for the demo's SQLite store,
+    /// `demoStore`, since nothing else goes in it).
     private static func signer(
         from source: (environment: [String: String], dataDir: String),
+        demoStore: Bool = false,
         logger: Logger
     ) throws -> CursorSigner {
         // The environment's secret is checked first: a start it refuses makes no folder.
-        if let configured = try CursorSecret.configured(environment: source.environment) {
-            return CursorSigner(secret: configured)
-        }
+        let configured = try CursorSecret.configured(environment: source.environment)
+        // The demo's store is the folder's first use, and its refusal says so.
+        if demoStore { try DataFolder.make(source.dataDir, for: .demoStore) }
+        if let configured { return CursorSigner(secret: configured) }
         try DataFolder.make(source.dataDir, for: .cursorSecret)
         return CursorSigner(
             secret: try CursorSecret.load(environment: source.environment, dataDir: source.dataDir, logger: logger)

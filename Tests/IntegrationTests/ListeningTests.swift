@@ -232,5 +232,14 @@ import Testing
         )
         #expect(unknown == 1)
         #expect(!FileManager.default.fileExists(atPath: unused.path), "a refused import left an empty data folder")
+        // Nor one into a demo whose store `serve` has not made (it made a store of the one
+        // list's table, which `serve` then never filled: probe 85).
+        let (storeless, storelessSays) = try await DemoWalkTests.run(
+            ["import", records.path, "--list", "transactions", "--data-dir", unused.path],
+            environment: ["DATA_MEDIATOR_CONFIG": "", "DATA_MEDIATOR_DATABASE_URL": ""]
+        )
+        #expect(storeless == 1)
+        #expect(storelessSays.contains("does not exist yet; start `data-mediator serve` once"), "\(storelessSays)")
+        #expect(!FileManager.default.fileExists(atPath: unused.path), "a refused import made the demo's store")
     }
 }

@@ -47,16 +47,15 @@ struct ImportCommand: AsyncParsableCommand {
         }
         let environment = ProcessInfo.processInfo.environment
         let configuration: MediatorConfiguration
-        // The built-in demo's SQLite store's folder, made once the list and the file were
-        // found (a refused import left an empty one).
-        var demoFolder: String?
+        // Whether the store is the built-in demo's.
+        var demo = false
         do {
             if let path = config ?? environment["DATA_MEDIATOR_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
                 configuration = try ConfigFileLoader.load(path: path)
             } else {
                 let folder =
                     dataDir ?? environment["DATA_MEDIATOR_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "data"
-                demoFolder = folder
+                demo = true
                 var loader = ConfigFileLoader(file: "(built-in demo)", baseDirectory: folder)
                 let postgres = environment["DATA_MEDIATOR_DATABASE_URL"].map { !$0.isEmpty } ?? false
                 configuration = try loader.parse(postgres ? DemoConfig.postgresYAML : DemoConfig.yaml)
@@ -98,7 +97,16 @@ struct ImportCommand: AsyncParsableCommand {
             // Checked as `serve` and `check --store` check it, before anything is made: a
             // refused import made the service's tables (and a new SQLite file) all the same,
             // and one beside a database URL filled a SQLite file nobody meant.
-            if let demoFolder, case .sqlite = configuration.store { try DataFolder.make(demoFolder, for: .demoStore) }
+            // The demo's SQLite store is made by `serve`, with its generated rows: one an
+            // import made held the imported list's table alone, and `serve` then took it
+            // as made, and never filled it.
+            if demo, case .sqlite(let path) = configuration.store, !FileManager.default.fileExists(atPath: path) {
+                throw StoreError(
+                    list: nil,
+                    "the demo's store '\(path)' does not exist yet; start `data-mediator serve` once to make it "
+                        + "(with its generated rows), then import"
+                )
+            }
             let problems = try await CommandStore.rehearse(
                 [(target.definition, source)],
                 in: configuration.store,

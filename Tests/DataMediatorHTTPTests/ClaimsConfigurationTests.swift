@@ -100,7 +100,7 @@ extension ClaimsVerifierTests {
         ),
         (
             #"{"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB"}, {"kty": "OKP"}]}"#,
-            "key 2 is of type 'OKP'"
+            "key 2 is of type 'OKP'; the file holds public RSA and EC keys."
         ),
         (#"{"keys": [{"kty": "RSA", "n": "AQAB", "e": "AQAB"}]}"#, "key 1 has no 'kid'"),
         (#"{"keys": [{"kty": "RSA", "kid": "", "n": "AQAB", "e": "AQAB"}]}"#, "has no 'kid' (or an empty one)"),

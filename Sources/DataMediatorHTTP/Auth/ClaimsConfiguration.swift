@@ -205,7 +205,7 @@ public struct ClaimsConfiguration: Sendable {
             throw ClaimsConfigurationError(
                 .malformedKeySet,
                 "DATA_MEDIATOR_JWKS_FILE '\(path)': \(name) is of type '\(type)'; the file holds public RSA and EC "
-                    + "keys (a shared secret goes in DATA_MEDIATOR_JWT_SECRET)"
+                    + (type == "oct" ? "keys (a shared secret goes in DATA_MEDIATOR_JWT_SECRET)." : "keys.")
             )
         }
         var keySet: JWKS

@@ -177,7 +177,9 @@ public struct ProblemType: Sendable, Hashable {
         "unauthorized",
         .unauthorized,
         "Unauthorized",
-        "Writes need 'Authorization: Bearer <token>' with a token the server is configured with."
+        "Writes need 'Authorization: Bearer <token>' with a token the server is configured with; so do reads "
+            + "when read tokens are configured (a scoped list's a JWT naming the caller's slice), and /metrics when "
+            + "metrics tokens are."
     )
     /// Writes are not enabled.
     public static let forbidden = ProblemType(

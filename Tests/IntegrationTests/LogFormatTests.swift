@@ -66,6 +66,27 @@ import Testing
                 == "2026-11-19T23:00:00.250Z info data-mediator: request method=GET request_id=7 status=200\n"
         )
     }
+
+    /// A text line is one line a logfmt reader splits right: a value holding a blank, `=`
+    /// or `"` is quoted, control characters are escaped in values and in the message (a
+    /// statement logged at `trace` split one record over many lines; review 94 #7).
+    @Test func aTextLineQuotesAndEscapesWhatWouldSplitIt() {
+        let line = LogFormat.text.line(
+            milliseconds: 1_795_129_200_250,
+            level: .warning,
+            label: "data-mediator",
+            message: "SELECT 1\nFROM t",
+            sortedFields: [
+                ("a", ""), ("path", "/lists/x"), ("quote", #"say "hi"\"#), ("why", "20 connections, each one busy"),
+                ("x", "k=v\r\n\u{1B}[31m"),
+            ]
+        )
+        #expect(
+            String(decoding: line, as: UTF8.self)
+                == #"2026-11-19T23:00:00.250Z warning data-mediator: SELECT 1\nFROM t a="" path=/lists/x "#
+                + #"quote="say \"hi\"\\" why="20 connections, each one busy" x="k=v\r\n\u001B[31m""# + "\n"
+        )
+    }
 }
 
 @Suite struct LineLogHandlerTests {

@@ -5,7 +5,9 @@ import Logging
 /// How a log record is written on its line.
 enum LogFormat: Sendable {
     /// A line a human reads: time (UTC), level, logger, message, then the metadata as
-    /// `key=value` in key order.
+    /// `key=value` in key order (logfmt: a value holding a blank, `=`, `"` or a control
+    /// character is quoted, with `\"`, `\\`, `\n`, `\r`, `\t` and `\u00XX` escapes; a
+    /// message's control characters are escaped so: a record is always one line).
     case text
     /// One JSON object, for log collectors: `time` (ISO 8601, UTC, milliseconds), `level`,
     /// `logger`, `message`, then the metadata as members in key order (nested metadata as
@@ -34,15 +36,15 @@ enum LogFormat: Sendable {
             bytes.append(UInt8(ascii: " "))
             bytes.append(contentsOf: label.utf8)
             bytes.append(contentsOf: ": ".utf8)
-            bytes.append(contentsOf: message.utf8)
+            Self.appendText(message, quoting: false, to: &bytes)
             for field in fields {
                 bytes.append(UInt8(ascii: " "))
                 bytes.append(contentsOf: field.key.utf8)
                 bytes.append(UInt8(ascii: "="))
                 if case .string(let text) = field.value {
-                    bytes.append(contentsOf: text.utf8)
+                    Self.appendText(text, quoting: true, to: &bytes)
                 } else {
-                    bytes.append(contentsOf: field.value.description.utf8)
+                    Self.appendText(field.value.description, quoting: true, to: &bytes)
                 }
             }
             bytes.append(UInt8(ascii: "\n"))
@@ -65,6 +67,34 @@ enum LogFormat: Sendable {
             writer.raw("}\n")
             return writer.bytes
         }
+    }
+
+    /// Appends `text` as a text line's message (`quoting` false: control characters
+    /// escaped) or value (quoted when it must be, for logfmt readers).
+    private static func appendText(_ text: String, quoting: Bool, to bytes: inout [UInt8]) {
+        let utf8 = text.utf8
+        let plain = utf8.allSatisfy {
+            $0 >= 0x20 && $0 != 0x7F && (!quoting || ($0 != 0x20 && $0 != 0x3D && $0 != 0x22))
+        }
+        if plain, !(quoting && utf8.isEmpty) {
+            bytes.append(contentsOf: utf8)
+            return
+        }
+        if quoting { bytes.append(UInt8(ascii: "\"")) }
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\"") where quoting: bytes.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\") where quoting: bytes.append(contentsOf: "\\\\".utf8)
+            case 0x0A: bytes.append(contentsOf: "\\n".utf8)
+            case 0x0D: bytes.append(contentsOf: "\\r".utf8)
+            case 0x09: bytes.append(contentsOf: "\\t".utf8)
+            case ..<0x20, 0x7F:
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(contentsOf: Hex.string([byte]).uppercased().utf8)
+            default: bytes.append(byte)
+            }
+        }
+        if quoting { bytes.append(UInt8(ascii: "\"")) }
     }
 
     /// The members every JSON line has; metadata of the same name is left out.

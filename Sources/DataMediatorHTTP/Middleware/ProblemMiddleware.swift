@@ -24,6 +24,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let cut as ConnectionGuard.RequestCut {
             throw cut
+        } catch let cut as BodyCutShort {
+            throw cut
         } catch let error as HTTPError {
             throw Self.problem(for: error, method: request.method, allow: { allow(request.uri.path) })
         } catch is CancellationError {

@@ -68,6 +68,18 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
             // goes nowhere and is not counted.
             active.decrement()
             throw cut
+        } catch let cut as BodyCutShort {
+            // Its client left mid-body: logged and counted as such, not as an error answer.
+            let status = BodyCutShort.status
+            metrics.handles(
+                route: Self.route(context.endpointPath, path: request.uri.path),
+                method: request.method,
+                status: status
+            )
+            .record(since: start)
+            active.decrement()
+            log(request, status: status, since: start, context: context)
+            throw cut
         } catch {
             // Every error thrown below answers problem+json (``ProblemMiddleware``); it is
             // answered here rather than by the router so that a HEAD request's error, like

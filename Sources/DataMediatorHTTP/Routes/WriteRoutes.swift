@@ -97,7 +97,8 @@ struct WriteRoutes: Sendable {
     /// write's before its turn; the route then reads what it read).
     ///
     /// - Throws: `413` for a body over `limit` bytes, `400` (closing the connection) for one
-    ///   whose framing cannot be read.
+    ///   whose framing cannot be read, ``BodyCutShort`` for one its client stopped sending
+    ///   (its connection closed).
     static func body(of request: Request, limit: Int) async throws -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw Problem(.bodyTooLarge, detail: "The body is \(length) bytes; this server takes at most \(limit).")
@@ -107,6 +108,9 @@ struct WriteRoutes: Sendable {
         } catch is NIOTooManyBytesError {
             // A body without `Content-Length` (chunked) is only known to be too large here.
             throw Problem(.bodyTooLarge, detail: "The body is larger than this server's limit of \(limit) bytes.")
+        } catch HTTPParserError.invalidEOFState {
+            // The client closed its connection before the body ended: nobody reads an answer.
+            throw BodyCutShort()
         } catch let error as HTTPParserError {
             // The client's framing (a chunk size that is not hexadecimal, say), not the server.
             // The parser cannot find the next request after it either: the connection closes.
@@ -348,4 +352,12 @@ struct WriteRoutes: Sendable {
 
     /// The patch formats `PATCH` applies: JSON merge patches.
     static let patchFormats = "application/merge-patch+json, application/json"
+}
+
+/// A request body its client stopped sending, closing its connection: no answer reaches
+/// it, so the request is logged and counted as the client's leaving (`499`, the status
+/// nginx gives it), not as a `400` among the server's refusals of bad requests.
+struct BodyCutShort: Error {
+    /// The status the request is logged and counted with.
+    static let status = HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
 }

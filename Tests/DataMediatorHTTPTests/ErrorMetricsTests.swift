@@ -1,5 +1,4 @@
 import DataMediator
-import DataMediatorHTTP
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -7,7 +6,10 @@ import Logging
 import Metrics
 import NIOCore
 import Prometheus
+import Synchronization
 import Testing
+
+@testable import DataMediatorHTTP
 
 /// Error answers reach `/metrics`: each is counted as a request and as an error, with its status.
 @Suite struct ErrorMetricsTests {
@@ -86,6 +88,37 @@ import Testing
         try await open.test(.router) { client in
             let answer = try await client.execute(uri: "/metrics", method: .get)
             #expect(answer.status == .ok)
+        }
+    }
+
+    /// Scrapes within a second of one another share one look at the store's version: a
+    /// flood of `/metrics` (which no client share bounds) reads the store once a second,
+    /// not once a scrape (review 94 #3: a scrape a store read, 3 s each with the pool full).
+    @Test func scrapesShareALookAtTheStore() async throws {
+        final class Looks: Sendable {
+            let count = Atomic<Int>(0)
+        }
+        let looks = Looks()
+        var configuration = HTTPServerConfiguration(metrics: Self.registry)
+        configuration.storeVersion = {
+            looks.count.add(1, ordering: .relaxed)
+            return 42
+        }
+        let app = buildApplication(
+            registry: HTTPTestSupport.registry(),
+            configuration: configuration,
+            logger: Logger(label: "ErrorMetricsTests")
+        )
+        try await app.test(.router) { client in
+            for _ in 0..<20 {
+                let scraped = try await client.execute(uri: "/metrics", method: .get)
+                #expect(String(buffer: scraped.body).contains("data_mediator_store_version"))
+            }
+            let first = looks.count.load(ordering: .relaxed)
+            #expect(first >= 1 && first <= 2, "\(first) looks for 20 scrapes")
+            try await Task.sleep(for: .milliseconds(1_100))
+            _ = try await client.execute(uri: "/metrics", method: .get)
+            #expect(looks.count.load(ordering: .relaxed) == first + 1, "a scrape a second later looks again")
         }
     }
 

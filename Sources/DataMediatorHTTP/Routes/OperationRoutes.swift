@@ -52,16 +52,18 @@ struct OperationRoutes: Sendable {
         }
         var paths = ["/health", "/ready", "/openapi.yaml", "/problems/:slug"]
         if let metrics {
+            let versions = SharedLook<Int64>(age: Self.lookAge)
+            let lags = SharedLook<ReplicaLag>(age: Self.lookAge)
             router.get("/metrics") { request, _ in
                 try metricsAccess?.authorize(request)
                 // Both looks at once, each bounded: what cannot be read in time keeps the
                 // value shown last, and the scrape is answered. A gauge is made at its first
                 // value (the registry gives the same one after), so one never read is left
                 // out rather than shown as 0.
-                async let version = Self.bounded(storeVersion)
-                async let lag = Self.bounded(replicaLag)
+                async let version = versions.value { await Self.bounded(storeVersion) }
+                async let lag = lags.value { await Self.bounded(replicaLag) ?? nil }
                 if let version = await version { Gauge(label: "data_mediator_store_version").record(version) }
-                if let lag = await lag, let lag {
+                if let lag = await lag {
                     Gauge(label: "data_mediator_replica_lag_versions").record(lag.versions)
                     Gauge(label: "data_mediator_replica_lag_seconds").record(lag.seconds)
                 }
@@ -77,6 +79,9 @@ struct OperationRoutes: Sendable {
             MethodNotAllowed.register(RouterPath(path), on: router)
         }
     }
+
+    /// How long a scrape's look at the store is shared with the scrapes after it.
+    static let lookAge = Duration.seconds(1)
 
     /// What `look` answers within ``BoundedLook/bound``; nil when there is none, or it
     /// failed or did not answer in time.

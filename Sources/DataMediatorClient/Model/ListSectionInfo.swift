@@ -17,4 +17,7 @@ public struct ListSectionInfo: Sendable, Hashable, Decodable {
     public let sections: [Section]
     /// How many items the view holds in all.
     public let total: Int
+    /// The version the sections were counted at (a replica that lags answers an older
+    /// one); nil from a server that does not say.
+    public let version: String?
 }

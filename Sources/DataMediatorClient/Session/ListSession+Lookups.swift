@@ -16,6 +16,20 @@ extension ListSession {
         return try Self.decode(ListSectionInfo.self, answer, what: "sections")
     }
 
+    /// ``sectionInfo()``, read again while it is older than `floor`, as
+    /// ``readPage(_:notOlderThan:)`` reads a page: a section a change created is not in
+    /// the sections of a replica that lags, nor its title. Answers the last read.
+    func sectionInfo(notOlderThan floor: Int64) async throws -> ListSectionInfo {
+        var info = try await sectionInfo()
+        var pause = Duration.milliseconds(50)
+        for _ in 0..<5 where info.version.flatMap({ Int64($0) }).map({ $0 < floor }) ?? false {
+            try await Task.sleep(for: pause)
+            pause *= 2
+            info = try await sectionInfo()
+        }
+        return info
+    }
+
     /// Where the item `id` stands in the whole view (`GET /lists/{list}/items/{id}`, with the
     /// session's view, parameters and headers): its path among all sections, its place and
     /// a cursor whose page starts with it. It changes nothing the session holds, and does

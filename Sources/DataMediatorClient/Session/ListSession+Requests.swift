@@ -134,7 +134,9 @@ extension ListSession {
         }
         guard !missing.isEmpty else { return }
         do {
-            for info in try await sectionInfo().sections where missing.contains(ExactID(info.id)) {
+            // Read again while older than the changes (a replica that lags holds neither the
+            // item looked up above nor its section: the title was left unknown for good).
+            for info in try await sectionInfo(notOlderThan: version).sections where missing.contains(ExactID(info.id)) {
                 loaded.setTitle(info.title, of: info.id)
             }
         } catch {

@@ -103,4 +103,13 @@ extension ConnectionGuard {
         }
         return context.eventLoop.assumeIsolated().scheduleTask(in: time) { channel.close(promise: nil) }
     }
+
+    /// Closes a connection refused at a limit and logs it (a line each 10 s at most), and
+    /// counts it by `kind` (`data_mediator_connections_refused{why}`: `address` or `all`),
+    /// so that a saturated server is a value in the metrics, not only a failed scrape.
+    func refuse(_ why: String, kind: String, _ context: ChannelHandlerContext) {
+        Counter(label: "data_mediator_connections_refused", dimensions: [("why", kind)]).increment()
+        connections.tellRefused(why, logger: logger, on: context.eventLoop)
+        context.close(promise: nil)
+    }
 }

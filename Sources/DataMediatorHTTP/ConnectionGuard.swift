@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdCore
 import Logging
+import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -33,7 +34,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     let limits: ServerLimits
     /// The largest body the routes read (``RequestHeadCheck`` asks for no larger one).
     private let maximumBodySize: Int
-    private let connections: ConnectionCount
+    /// The open connections, counted by every guard together.
+    let connections: ConnectionCount
     private var counted = false
     /// The remote address counted under the per-address cap, while it is.
     private var countedAddress: String?
@@ -97,7 +99,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             let address = ClientIdentity.network(of: peer)
             countedAddress = address
             if !connections.open(from: address, cap: cap) {
-                refuse("\(cap) connections from one address, the most one address may open", context)
+                refuse("\(cap) connections from one address, the most one address may open", kind: "address", context)
                 return
             }
         }
@@ -108,7 +110,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // the one that has waited longest for a request goes; its client opens another
             // when it has one to send.
             guard let idle = connections.waitingLongest(besides: ObjectIdentifier(self)) else {
-                refuse("\(limits.maximumConnections) connections, the most in all, each one busy", context)
+                refuse("\(limits.maximumConnections) connections, the most in all, each one busy", kind: "all", context)
                 return
             }
             // Its own guard closes it, answering first a request whose body it awaits.
@@ -132,12 +134,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             AnswerDrainGuard(idleLimit: limits.idleTimeout, shutdownGrace: limits.shutdownGrace),
             position: .first
         )
-    }
-
-    /// Closes a connection refused at a limit and logs it (a line each 10 s at most).
-    private func refuse(_ why: String, _ context: ChannelHandlerContext) {
-        connections.tellRefused(why, logger: logger, on: context.eventLoop)
-        context.close(promise: nil)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -378,6 +374,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             guard reading else {
+                // A request head begun and not ended in time (a slowloris), closed without a
+                // word to the client: counted, so that it is seen.
+                Counter(label: "data_mediator_head_timeouts").increment()
                 channel.close(promise: nil)
                 return
             }

@@ -1,5 +1,6 @@
 import DataMediatorTesting
 import Foundation
+import Glibc
 import Testing
 
 /// A write whose client closes its connection before the body ended is logged and counted
@@ -17,13 +18,18 @@ import Testing
         }
         let route = #"{http_route="/lists/{list}/items",http_request_method="POST""#
         let errorsBefore = try await metric("hb_request_errors" + route)
-        for index in 0..<3 {
+        for index in 0..<4 {
             let client = try RawClient(port: server.port)
             client.send(RawClient.transactionWrite(length: 100, fields: "X-Request-ID: cut-\(index)\r\n") + #"{"da"#)
             try await Task.sleep(for: .milliseconds(100))
+            if index.isMultiple(of: 2) {
+                // Reset (RST), not closed (FIN): a 500, logged as a fault, before (review 96).
+                var reset = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client.socket, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            }
         }
         var lines: [[String: Any]] = []
-        for _ in 0..<100 where lines.count < 3 {
+        for _ in 0..<100 where lines.count < 4 {
             try await Task.sleep(for: .milliseconds(50))
             lines = server.log.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -31,10 +37,10 @@ import Testing
                 ($0["request_id"] as? String)?.hasPrefix("cut-") == true && $0["message"] as? String == "request"
             }
         }
-        #expect(lines.count == 3, "\(server.log)")
+        #expect(lines.count == 4, "\(server.log)")
         #expect(lines.allSatisfy { $0["status"] as? Int == 499 }, "\(lines)")
         #expect(try await metric("hb_request_errors" + route) == errorsBefore, "counted among the error answers")
-        #expect(try await metric("hb_requests" + route + #",http_response_status_code="499"}"#) == 3)
+        #expect(try await metric("hb_requests" + route + #",http_response_status_code="499"}"#) == 4)
         // A body whose framing is bad is still the client's bad request.
         let bad = try RawClient(port: server.port)
         bad.send(RawClient.transactionWrite(length: nil, fields: "Transfer-Encoding: chunked\r\n") + "zz\r\n")

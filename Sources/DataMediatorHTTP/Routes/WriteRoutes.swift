@@ -111,6 +111,9 @@ struct WriteRoutes: Sendable {
         } catch HTTPParserError.invalidEOFState {
             // The client closed its connection before the body ended: nobody reads an answer.
             throw BodyCutShort()
+        } catch let error as IOError where [ECONNRESET, EPIPE].contains(error.errnoCode) {
+            // ...or reset it.
+            throw BodyCutShort()
         } catch let error as HTTPParserError {
             // The client's framing (a chunk size that is not hexadecimal, say), not the server.
             // The parser cannot find the next request after it either: the connection closes.

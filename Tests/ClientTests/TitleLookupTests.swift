@@ -104,5 +104,14 @@ extension TitleLookupTests {
         #expect(snapshot.sections.map(\.id) == ["a", "b"])
         #expect(snapshot.sections.last?.title == "B")
         #expect(transport.sectionReads.withLock { $0 } == 3)
+        // A replica that stays behind is read 6 times (1.55 s), then not again for the
+        // pause: each publish waited for it again (review 96).
+        let stuck = LaggingLookupTransport(staleSections: 100)
+        let held = ListSession(configuration: ListSessionConfiguration(list: "l"), transport: stuck)
+        try await held.loadFirstPage()
+        try await held.apply([Self.insert("b1", version: 4, in: "b", after: nil)])
+        try await held.apply([Self.insert("b2", version: 5, in: "b", after: "b1")])
+        #expect(await held.snapshot.sections.last?.title == nil)
+        #expect(stuck.sectionReads.withLock { $0 } == 6)
     }
 }

@@ -72,6 +72,8 @@ extension ListSession {
             var delivered = false
             var reloaded = false
             var failed = false
+            // The session went back behind the stream's place: opened again at once.
+            var behindStream = false
             var retryAfter: Duration?
             do {
                 // Loading the first page, asking for fresh headers and reloading fail as a
@@ -107,6 +109,7 @@ extension ListSession {
                         // between, which this one, past them, never would.
                         if behind {
                             resumesBehindStream = false
+                            behindStream = true
                             break
                         }
                     }
@@ -137,6 +140,7 @@ extension ListSession {
                 failed = true
             }
             failures = (failed || reloaded) && !delivered ? failures + 1 : 0
+            if behindStream { continue }
             do {
                 try await Task.sleep(
                     for: Self.reconnectDelay(reconnection, failures: failures, retryAfter: retryAfter)

@@ -68,7 +68,10 @@ extension ListSession {
         // are read and applied, so that those the stream went past are not lost (it goes on
         // after them, and would never send them).
         if at < before {
-            defer { resumesBehindStream = version < before }
+            // Set, never cleared here: a second reload that lags compares with the version
+            // the first went back to, not with the stream's place (the stream's reopening
+            // clears it).
+            defer { if version < before { resumesBehindStream = true } }
             do {
                 try await applyChanges(since: at, reaching: before)
             } catch {

@@ -135,9 +135,15 @@ extension ListSession {
         guard !missing.isEmpty else { return }
         do {
             // Read again while older than the changes (a replica that lags holds neither the
-            // item looked up above nor its section: the title was left unknown for good).
-            for info in try await sectionInfo(notOlderThan: version).sections where missing.contains(ExactID(info.id)) {
-                loaded.setTitle(info.title, of: info.id)
+            // item looked up above nor its section: the title was left unknown for good);
+            // still older, not looked up again for a pause, as after a refusal (each publish
+            // would wait for it again).
+            let info = try await sectionInfo(notOlderThan: version)
+            for section in info.sections where missing.contains(ExactID(section.id)) {
+                loaded.setTitle(section.title, of: section.id)
+            }
+            if info.version.flatMap({ Int64($0) }).map({ $0 < version }) == true {
+                titlesPausedUntil = ContinuousClock.now + Self.titleLookupPause
             }
         } catch {
             _ = pausesTitles(after: error)

@@ -123,12 +123,13 @@ extension ConfigFileLoader {
         )
     }
 
-    /// The first `${NAME}` in `text`, or `$NAME` at its start or a path part's, as
-    /// `envsubst` expands them; nil when there is none.
+    /// The first `${NAME}` (a shell's `${NAME:-default}` too) or `$NAME` in `text`: what
+    /// `envsubst` (or a shell) expands; nil when there is none.
     static func unexpandedVariable(in text: String) -> String? {
-        let variable = /(?:^|\/)(\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)|\$\{[A-Za-z_][A-Za-z0-9_]*\}/
-        guard let match = text.firstMatch(of: variable) else { return nil }
-        return String(match.output.1 ?? match.output.0)
+        guard let match = text.firstMatch(of: /\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*/) else {
+            return nil
+        }
+        return String(match.output)
     }
 
     mutating func stringList(_ node: Node, what: String) -> [String]? {

@@ -68,6 +68,11 @@ import Testing
         }
         #expect(!opened.isEmpty, "\(server.log)")
         #expect(opened.subtracting(ended).isEmpty, "opened but never ended: \(opened.subtracting(ended).sorted())")
+        // Once each: the body run and the body let go do not both say it.
+        let endLines = server.log.split(separator: "\n").filter {
+            $0.contains(#""event stream ended""#) && $0.contains(#""request_id":"reset-"#)
+        }
+        #expect(endLines.count == ended.count, "\(endLines.count) end lines for \(ended.count) streams")
         #expect(await server.stop() == 0)
     }
 }

@@ -20,14 +20,10 @@ extension ListSession {
     /// ``readPage(_:notOlderThan:)`` reads a page: a section a change created is not in
     /// the sections of a replica that lags, nor its title. Answers the last read.
     func sectionInfo(notOlderThan floor: Int64) async throws -> ListSectionInfo {
-        var info = try await sectionInfo()
-        var pause = Duration.milliseconds(50)
-        for _ in 0..<5 where info.version.flatMap({ Int64($0) }).map({ $0 < floor }) ?? false {
-            try await Task.sleep(for: pause)
-            pause *= 2
-            info = try await sectionInfo()
-        }
-        return info
+        try await readAgain(
+            { try await self.sectionInfo() },
+            while: { $0.version.flatMap { Int64($0) }.map { $0 < floor } ?? false }
+        )
     }
 
     /// Where the item `id` stands in the whole view (`GET /lists/{list}/items/{id}`, with the

@@ -43,14 +43,24 @@ extension ListSession {
     /// than what the session read before (the page's `version` says so). Answers the last
     /// page read, older or not.
     func readPage(_ extra: [(String, String)], notOlderThan floor: Int64) async throws -> PageBody {
-        var page = try await readPage(extra)
+        try await readAgain({ try await self.readPage(extra) }, while: { $0.version < floor })
+    }
+
+    /// What `read` answers, read again while `older` says it is older than wanted, up to 5
+    /// times after pauses of 50 ms doubling (1.55 s in all); the last read, older or not.
+    /// The one rule of the reads a lagging replica may answer (pages, changes, sections).
+    func readAgain<Answer>(
+        _ read: () async throws -> Answer,
+        while older: (Answer) -> Bool
+    ) async throws -> Answer {
+        var answer = try await read()
         var pause = Duration.milliseconds(50)
-        for _ in 0..<5 where page.version < floor {
+        for _ in 0..<5 where older(answer) {
             try await Task.sleep(for: pause)
             pause *= 2
-            page = try await readPage(extra)
+            answer = try await read()
         }
-        return page
+        return answer
     }
 
     /// Reads every change since `since` as ``readChanges(since:)`` does, and reads them
@@ -59,14 +69,7 @@ extension ListSession {
     /// that answered the page the changes are merged with (a `since` older than a replica's
     /// version is answered at once, at that version). Answers the last read, older or not.
     func readChanges(since: Int64, reaching floor: Int64) async throws -> (changes: [ListChange], version: Int64) {
-        var read = try await readChanges(since: since)
-        var pause = Duration.milliseconds(50)
-        for _ in 0..<5 where read.version < floor {
-            try await Task.sleep(for: pause)
-            pause *= 2
-            read = try await readChanges(since: since)
-        }
-        return read
+        try await readAgain({ try await self.readChanges(since: since) }, while: { $0.version < floor })
     }
 
     /// Reads every change since `since`, following `next`; returns them and the version

@@ -102,6 +102,8 @@ import Testing
         var configuration = HTTPServerConfiguration(metrics: Self.registry)
         configuration.storeVersion = {
             looks.count.add(1, ordering: .relaxed)
+            // A store that takes its time: scrapes that come meanwhile wait for this look.
+            try await Task.sleep(for: .milliseconds(200))
             return 42
         }
         let app = buildApplication(
@@ -119,6 +121,13 @@ import Testing
             try await Task.sleep(for: .milliseconds(1_100))
             _ = try await client.execute(uri: "/metrics", method: .get)
             #expect(looks.count.load(ordering: .relaxed) == first + 1, "a scrape a second later looks again")
+            // Scrapes at once, a second later still: one look for all of them.
+            try await Task.sleep(for: .milliseconds(1_100))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<10 { group.addTask { _ = try await client.execute(uri: "/metrics", method: .get) } }
+                try await group.waitForAll()
+            }
+            #expect(looks.count.load(ordering: .relaxed) == first + 2, "scrapes at once each looked")
         }
     }
 

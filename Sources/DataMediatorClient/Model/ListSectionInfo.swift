@@ -19,5 +19,17 @@ public struct ListSectionInfo: Sendable, Hashable, Decodable {
     public let total: Int
     /// The version the sections were counted at (a replica that lags answers an older
     /// one); nil from a server that does not say.
-    public let version: String?
+    public let version: Int64?
+
+    private enum CodingKeys: String, CodingKey {
+        case sections, total, version
+    }
+
+    /// Reads the answer; `version` is a string of digits, as every version in API.md.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sections = try container.decode([Section].self, forKey: .sections)
+        total = try container.decode(Int.self, forKey: .total)
+        version = try container.decodeIfPresent(String.self, forKey: .version).flatMap { Int64($0) }
+    }
 }

@@ -22,7 +22,7 @@ extension ListSession {
     func sectionInfo(notOlderThan floor: Int64) async throws -> ListSectionInfo {
         try await readAgain(
             { try await self.sectionInfo() },
-            while: { $0.version.flatMap { Int64($0) }.map { $0 < floor } ?? false }
+            while: { $0.version.map { $0 < floor } ?? false }
         )
     }
 

@@ -145,7 +145,7 @@ extension ListSession {
             for section in info.sections where missing.contains(ExactID(section.id)) {
                 loaded.setTitle(section.title, of: section.id)
             }
-            if info.version.flatMap({ Int64($0) }).map({ $0 < version }) == true {
+            if info.version.map({ $0 < version }) == true {
                 titlesPausedUntil = ContinuousClock.now + Self.titleLookupPause
             }
         } catch {

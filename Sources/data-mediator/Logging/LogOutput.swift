@@ -23,10 +23,13 @@ final class LogOutput: @unchecked Sendable {
     /// How long the writer may be in one write before callers stop waiting for it.
     static let stuckAfter = Duration.milliseconds(20)
 
+    /// Where the lines go.
     private let descriptor: Int32
     /// The most bytes of lines waiting to be written.
     let queueBound: Int
+    /// Guards every var below, and wakes the writer and the callers waiting for it.
     private let condition = NSCondition()
+    /// The lines handed to the writer, in order, and their bytes.
     private var queue: [[UInt8]] = []
     private var queuedBytes = 0
     /// Lines handed over, and written, since the start: a caller waits for its own number.
@@ -36,8 +39,10 @@ final class LogOutput: @unchecked Sendable {
     private var droppedInAll = 0
     /// When the write in progress began; nil between writes.
     private var writeBegan: ContinuousClock.Instant?
+    /// Whether the writer thread was started (at the first line handed to it).
     private var writing = false
 
+    /// An output writing to `descriptor`, with at most `queueBound` bytes of lines waiting.
     init(descriptor: Int32, queueBound: Int = 4 << 20) {
         self.descriptor = descriptor
         self.queueBound = queueBound
@@ -113,7 +118,11 @@ final class LogOutput: @unchecked Sendable {
             queuedBytes = 0
             writeBegan = .now
             condition.unlock()
-            writeWhole(lines.flatMap { $0 })
+            if !writeWhole(lines.flatMap { $0 }) {
+                // The descriptor failed (closed, or made non-blocking by another): the
+                // batch's lines are lost, and counted so.
+                Counter(label: "data_mediator_log_lines_dropped").increment(by: lines.count)
+            }
             condition.lock()
             written += UInt64(lines.count)
             writeBegan = nil
@@ -121,11 +130,12 @@ final class LogOutput: @unchecked Sendable {
         }
     }
 
-    /// Writes `bytes` whole, retrying short writes; a failed write is dropped, as a log
-    /// line cannot be reported anywhere else.
-    private func writeWhole(_ bytes: [UInt8]) {
+    /// Writes `bytes` whole, retrying short writes; whether it could (a failed write is
+    /// dropped, as a log line cannot be reported anywhere else).
+    @discardableResult
+    private func writeWhole(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { buffer in
-            guard let start = buffer.baseAddress else { return }
+            guard let start = buffer.baseAddress else { return true }
             var offset = 0
             while offset < buffer.count {
                 let count = Foundation.write(descriptor, start + offset, buffer.count - offset)
@@ -134,9 +144,10 @@ final class LogOutput: @unchecked Sendable {
                 } else if count < 0, errno == EINTR {
                     continue
                 } else {
-                    return
+                    return false
                 }
             }
+            return true
         }
     }
 }

@@ -113,9 +113,12 @@ struct EventStream: Sendable {
 
     /// Logs a stream's end when let go before its body ran (``unwrittenEnd()``).
     final class UnwrittenEnd: Sendable {
+        /// Whether the body began.
         private let ran = Atomic<Bool>(false)
+        /// Logs the end.
         private let log: @Sendable () -> Void
 
+        /// What logs the end with `log` unless the body began.
         init(_ log: @escaping @Sendable () -> Void) {
             self.log = log
         }
@@ -123,6 +126,8 @@ struct EventStream: Sendable {
         /// Says the body began: ``run(into:)`` logs its end then.
         func began() { ran.store(true, ordering: .relaxed) }
 
+        // The body closure holds this object: it goes when the framework lets the body go,
+        // written or not (relaxed is enough: the last release orders the store before it).
         deinit { if !ran.load(ordering: .relaxed) { log() } }
     }
 

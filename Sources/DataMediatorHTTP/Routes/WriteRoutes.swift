@@ -359,7 +359,9 @@ struct WriteRoutes: Sendable {
 
 /// A request body its client stopped sending, closing its connection: no answer reaches
 /// it, so the request is logged and counted as the client's leaving (`499`, the status
-/// nginx gives it), not as a `400` among the server's refusals of bad requests.
+/// nginx gives it), not as a `400` among the server's refusals of bad requests. Not a
+/// `...Error` of a domain: it ends a request no client hears, as
+/// ``ConnectionGuard/RequestCut`` does, and never becomes a problem.
 struct BodyCutShort: Error {
     /// The status the request is logged and counted with.
     static let status = HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")

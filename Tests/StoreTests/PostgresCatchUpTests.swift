@@ -25,11 +25,11 @@ import Testing
         )
     }
 
-    /// Runs `body` with a store whose read replica (another database, named by the URL
+    /// Runs `body` with a store whose read replica (another database; the URLs of both are
     /// given) has replayed up to version 5, the primary at `primary`.
     func withLaggingStore(
         primary: Int64,
-        _ body: @escaping @Sendable (PostgresStore, String) async throws -> Void
+        _ body: @escaping @Sendable (PostgresStore, (primary: String, replica: String)) async throws -> Void
     ) async throws {
         let primaryURL = try await TestDatabase.create()
         let replicaURL = try await TestDatabase.create()
@@ -39,7 +39,7 @@ import Testing
             _ = try await store.primary.query("UPDATE data_mediator_store SET version = \(primary)")
             _ = try await store.reader.query("CREATE TABLE data_mediator_store (version bigint NOT NULL)")
             _ = try await store.reader.query("INSERT INTO data_mediator_store VALUES (5)")
-            try await body(store, replicaURL)
+            try await body(store, (primaryURL, replicaURL))
         }
     }
 
@@ -136,7 +136,8 @@ import Testing
     /// The lag counts the versions the replica has not replayed, and the time since the
     /// primary was first seen at the oldest of them.
     @Test func theLagCountsVersionsAndTheTimeSinceThePrimaryWasSeenAtThem() async throws {
-        try await withLaggingStore(primary: 5) { store, replicaURL in
+        try await withLaggingStore(primary: 5) { store, urls in
+            let replicaURL = urls.replica
             #expect(try await store.replicaLag() == ReplicaLag(versions: 0, seconds: 0))
             // The primary's notification of version 6, then a look that finds it at 7.
             store.primaryReached(6)
@@ -185,14 +186,8 @@ import Testing
     /// not a failure (which held `/ready` at `503` on every service replica with a lag
     /// bound, where reads were answered; review 95 #3).
     @Test func aPrimaryThatGoesAwayStandsWhereItWasLastSeen() async throws {
-        let primaryURL = try await TestDatabase.create()
-        let replicaURL = try await TestDatabase.create()
-        let store = try Self.store(primaryURL, readingFrom: replicaURL)
-        try await store.withClientsRunning {
-            try await store.prepare()
-            _ = try await store.primary.query("UPDATE data_mediator_store SET version = 7")
-            _ = try await store.reader.query("CREATE TABLE data_mediator_store (version bigint NOT NULL)")
-            _ = try await store.reader.query("INSERT INTO data_mediator_store VALUES (5)")
+        try await withLaggingStore(primary: 7) { store, urls in
+            let primaryURL = urls.primary
             let before = try #require(try await store.replicaLag())
             #expect(before.versions == 2, "\(before)")
             let server = try #require(ProcessInfo.processInfo.environment["DATA_MEDIATOR_TEST_DATABASE_URL"])

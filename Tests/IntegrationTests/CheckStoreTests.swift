@@ -42,6 +42,17 @@ import Testing
         return tables.output.split(separator: "\n").map(String.init)
     }
 
+    /// Runs `statement` in the target's store (the SQLite file in `folder`, or PostgreSQL).
+    static func run(_ statement: String, in folder: URL, _ target: ImportTests.Target) async throws {
+        if let url = target.environment["DATA_MEDIATOR_DATABASE_URL"] {
+            #expect(try await TestDatabase.run("/usr/bin/psql", [url, "-qc", statement]).status == 0)
+        } else {
+            try await DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path).write { db in
+                try db.execute(sql: statement)
+            }
+        }
+    }
+
     @Test(arguments: ImportTests.stores)
     func aFieldOverAColumnOfAnotherTypeIsRefusedAndNothingIsMade(store: String) async throws {
         let target = try await ImportTests.Target.make(store)
@@ -49,13 +60,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("lists.yaml")
         let table = "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT, n INTEGER)"
-        if let url = target.environment["DATA_MEDIATOR_DATABASE_URL"] {
-            #expect(try await TestDatabase.run("/usr/bin/psql", [url, "-qc", table]).status == 0)
-        } else {
-            try await DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path).write { db in
-                try db.execute(sql: table)
-            }
-        }
+        try await Self.run(table, in: folder, target)
         try Data(("store: \(target.store)\n" + Self.lists("body: integer, n: string")).utf8).write(to: config)
         let before = try await Self.held(folder, target)
         #expect(before == ["notes"])
@@ -148,13 +153,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("lists.yaml")
         let table = "CREATE TABLE notes (id TEXT PRIMARY KEY, title TEXT, extra TEXT)"
-        if let url = target.environment["DATA_MEDIATOR_DATABASE_URL"] {
-            #expect(try await TestDatabase.run("/usr/bin/psql", [url, "-qc", table]).status == 0)
-        } else {
-            try await DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path).write { db in
-                try db.execute(sql: table)
-            }
-        }
+        try await Self.run(table, in: folder, target)
         let lists = """
             lists:
               notes:

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Metrics
 
 /// Where log lines go: a file descriptor, written whole lines at a time by one thread of
@@ -6,8 +7,10 @@ import Metrics
 /// that stops reading (a log collector's pipe, full) holds up no request.
 ///
 /// A line is written at once by its caller when nothing waits before it and the
-/// descriptor takes it without blocking (`poll`: a pipe with room for it, a file, a
-/// terminal), as most are: a hand-over to the thread costs some 30 µs of CPU a line.
+/// descriptor takes it without blocking: a regular file, or a pipe or socket that `poll`
+/// says has room (a line of at most `PIPE_BUF` bytes then goes whole); a hand-over to
+/// the thread costs some 30 µs of CPU a line. Not a terminal, whose `poll` says writable
+/// with less room than a line.
 /// Otherwise it is handed to the writer, and its caller waits until it is written while the
 /// writer keeps up: lines are out in the order they were logged, before the answers they
 /// tell of. Once the writer has been held in one write longer than ``stuckAfter``, callers
@@ -42,10 +45,20 @@ final class LogOutput: @unchecked Sendable {
     /// Whether the writer thread was started (at the first line handed to it).
     private var writing = false
 
+    /// Whether lines may be written at once: the descriptor is a regular file (no reader
+    /// to stop), or a pipe or socket (`poll` then says when one fits).
+    private let writesAtOnce: Bool
+    /// Whether the descriptor is a regular file (never polled).
+    private let isFile: Bool
+
     /// An output writing to `descriptor`, with at most `queueBound` bytes of lines waiting.
     init(descriptor: Int32, queueBound: Int = 4 << 20) {
         self.descriptor = descriptor
         self.queueBound = queueBound
+        var status = stat()
+        let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : 0
+        isFile = kind == S_IFREG
+        writesAtOnce = isFile || kind == S_IFIFO || kind == S_IFSOCK
     }
 
     /// Hands `line` to the writer and waits until it is written, unless the writer is
@@ -53,10 +66,12 @@ final class LogOutput: @unchecked Sendable {
     func write(_ line: [UInt8]) {
         condition.lock()
         defer { condition.unlock() }
-        // At once, under the lock (lines never interleave), when that cannot block: a
-        // pipe that polls writable takes PIPE_BUF bytes whole.
-        if queue.isEmpty, writeBegan == nil, line.count <= Int(PIPE_BUF), isWritable {
-            writeWhole(line)
+        // At once, under the lock (lines never interleave), when that cannot block.
+        if writesAtOnce, queue.isEmpty, writeBegan == nil, isFile || (line.count <= Int(PIPE_BUF) && isWritable) {
+            if !writeWhole(line) {
+                droppedInAll += 1
+                Counter(label: "data_mediator_log_lines_dropped").increment()
+            }
             return
         }
         if !writing {

@@ -11,6 +11,9 @@ func bootstrapLogging(level: String?, format: String?) -> Logger {
     LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: chosen) }
     // What was logged last before the process exits is written first (for at most 2 s).
     atexit { LogOutput.standardError.flush() }
+    // A reader of standard error that went away (a log collector restarted) makes a log
+    // write fail with EPIPE, its line dropped and counted, not the process killed.
+    signal(SIGPIPE, SIG_IGN)
     var logger = Logger(label: logLabel)
     logger.logLevel = level.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
     return logger

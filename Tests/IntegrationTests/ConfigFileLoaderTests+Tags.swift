@@ -47,12 +47,14 @@ extension ConfigFileLoaderTests {
         #expect(found.map(\.column) == [11, 12], "\(found)")
         #expect(found.last?.message.contains("holds '${TABLE}', a variable nothing expanded") == true, "\(found)")
         #expect(errors(yaml.replacingOccurrences(of: "${DB}", with: "a.sqlite")).count == 1)
-        // A `$` that starts no name is the name's own.
-        let dollars = yaml.replacingOccurrences(of: "${DB}", with: "a$.sqlite").replacingOccurrences(
-            of: "${TABLE}",
-            with: "t_$1"
-        )
-        #expect(errors(dollars).isEmpty, "\(errors(dollars))")
+        // A `$` of the name's own: before no name, or before one not in capitals (review 97).
+        for (database, table) in [("a$.sqlite", "t_$1"), ("$Recycle.Bin/a.sqlite", "t_$x"), ("a.sqlite", "audit$log")] {
+            let dollars = yaml.replacingOccurrences(of: "${DB}", with: database).replacingOccurrences(
+                of: "${TABLE}",
+                with: table
+            )
+            #expect(errors(dollars).isEmpty, "\(errors(dollars))")
+        }
         // Within a name, and a shell's default, as envsubst and a shell expand them (review 96).
         for (database, table) in [("app-$ENV.sqlite", "orders_$ENV"), ("${DIR:-/srv}/a.sqlite", "t")] {
             let within = yaml.replacingOccurrences(of: "${DB}", with: database).replacingOccurrences(

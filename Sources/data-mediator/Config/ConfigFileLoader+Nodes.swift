@@ -123,12 +123,17 @@ extension ConfigFileLoader {
         )
     }
 
-    /// The first `${NAME}` (a shell's `${NAME:-default}` too) or `$NAME` in `text`: what
-    /// `envsubst` (or a shell) expands; nil when there is none.
+    /// The first `${NAME}` (a shell's `${NAME:-default}` too) or `$NAME` in `text`, as
+    /// `envsubst` (or a shell) expands them; nil when there is none. A bare `$NAME` counts
+    /// only in capitals, as environment variables are named: PostgreSQL and SQLite names
+    /// may hold a `$` of their own (`audit$log`, `sys$users`), as may a path
+    /// (`$Recycle.Bin`).
     static func unexpandedVariable(in text: String) -> String? {
-        guard let match = text.firstMatch(of: /\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*/) else {
-            return nil
-        }
+        guard
+            let match = text.firstMatch(
+                of: /\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}|\$[A-Z_][A-Z0-9_]*(?![a-z])/
+            )
+        else { return nil }
         return String(match.output)
     }
 

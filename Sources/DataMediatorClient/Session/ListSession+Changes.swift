@@ -62,6 +62,10 @@ extension ListSession {
         // The server's `retry:` is the reconnection time from then on, across reconnections
         // (the WHATWG standard's EventSource keeps it the same way).
         var reconnection = configuration.reconnectDelay
+        // Whether the last stream was opened again at once for being past the session's
+        // place: a second time in a row (a replica that stays behind past a reload's
+        // re-reads) waits as after a failure, so that followers do not loop on it.
+        var reopenedAtOnce = false
         while !Task.isCancelled {
             if !first { statistics.reconnects += 1 }
             first = false
@@ -139,8 +143,12 @@ extension ListSession {
                 if Task.isCancelled { return }
                 failed = true
             }
-            failures = (failed || reloaded) && !delivered ? failures + 1 : 0
-            if behindStream { continue }
+            if behindStream, !reopenedAtOnce {
+                reopenedAtOnce = true
+                continue
+            }
+            reopenedAtOnce = false
+            failures = (failed || reloaded || behindStream) && !delivered ? failures + 1 : 0
             do {
                 try await Task.sleep(
                     for: Self.reconnectDelay(reconnection, failures: failures, retryAfter: retryAfter)

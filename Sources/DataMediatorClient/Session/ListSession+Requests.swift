@@ -38,7 +38,7 @@ extension ListSession {
     }
 
     /// Reads a page as ``readPage(_:)`` does, and reads it again while it is older than
-    /// `floor`, up to 5 times after pauses of 50 ms doubling (1.5 s in all): behind a load
+    /// `floor`, up to 5 times after pauses of 50 ms doubling (1.55 s in all): behind a load
     /// balancer, a service replica reading a database replica that lags may answer older
     /// than what the session read before (the page's `version` says so). Answers the last
     /// page read, older or not.

@@ -60,6 +60,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long a write's answer waits for ``writeNotifier`` to hear the write (so that every
     /// replica has heard it when the client reads next); a test's to lengthen.
     var writeNotificationWait = Duration.milliseconds(100)
+    /// How long a `/metrics` scrape's look at the store serves the scrapes after it; a
+    /// test's to lengthen (a loaded machine spaces its scrapes past a second).
+    var metricsLookAge = Duration.seconds(1)
     /// How long a read waits to hear the notifications up to the primary's version (with
     /// ``primaryVersion``) before it answers `503`; a test's to change.
     var readNotificationWait = Duration.seconds(1)
@@ -142,7 +145,8 @@ public func buildRouter(
             ? nil : BearerAccess(tokens: configuration.metricsTokens, action: "Metrics"),
         storeVersion: configuration.storeVersion,
         replicaLag: configuration.replicaLag,
-        readyMaximumLag: configuration.readyMaximumLag
+        readyMaximumLag: configuration.readyMaximumLag,
+        lookAge: configuration.metricsLookAge
     )
     .register(on: router)
     ExplorerRoutes(

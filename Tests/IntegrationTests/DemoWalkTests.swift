@@ -241,9 +241,12 @@ import Testing
         let curl = try ChildProcess("/usr/bin/curl", ["-sN", server.base + "/lists/transactions/events"])
         defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
         var text = ""
+        // The store's version is looked at once for the scrapes of a second (SharedLook).
         for _ in 0..<100 {
             text = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
-            if text.contains("data_mediator_sse_streams 1.0\n") { break }
+            if text.contains("data_mediator_sse_streams 1.0\n"), text.contains("data_mediator_store_version 1.0\n") {
+                break
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         let route = #"http_route="/lists/{list}/items",http_request_method="GET",http_response_status_code="200""#

@@ -13,6 +13,9 @@ struct OperationRoutes: Sendable {
     let storeVersion: (@Sendable () async throws -> Int64)?
     let replicaLag: (@Sendable () async throws -> ReplicaLag?)?
     let readyMaximumLag: Duration?
+    /// How long after a scrape's look at the store ended its answer serves the scrapes
+    /// after it (``SharedLook``).
+    var lookAge = Duration.seconds(1)
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/health") { _, _ in
@@ -52,8 +55,8 @@ struct OperationRoutes: Sendable {
         }
         var paths = ["/health", "/ready", "/openapi.yaml", "/problems/:slug"]
         if let metrics {
-            let versions = SharedLook<Int64>(age: Self.lookAge)
-            let lags = SharedLook<ReplicaLag>(age: Self.lookAge)
+            let versions = SharedLook<Int64>(age: lookAge)
+            let lags = SharedLook<ReplicaLag>(age: lookAge)
             router.get("/metrics") { request, _ in
                 try metricsAccess?.authorize(request)
                 // Both looks at once, each bounded: what cannot be read in time keeps the
@@ -79,9 +82,6 @@ struct OperationRoutes: Sendable {
             MethodNotAllowed.register(RouterPath(path), on: router)
         }
     }
-
-    /// How long a scrape's look at the store is shared with the scrapes after it.
-    static let lookAge = Duration.seconds(1)
 
     /// What `look` answers within ``BoundedLook/bound``; nil when there is none, or it
     /// failed or did not answer in time.

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import Metrics
 
 /// Where log lines go: a file descriptor, written whole lines at a time by one thread of

@@ -44,20 +44,22 @@ final class LogOutput: @unchecked Sendable {
     /// Whether the writer thread was started (at the first line handed to it).
     private var writing = false
 
-    /// Whether lines may be written at once: the descriptor is a regular file (no reader
-    /// to stop), or a pipe or socket (`poll` then says when one fits).
+    /// Whether lines may be written at once: the descriptor is no terminal (a file has no
+    /// reader to stop; a pipe or socket is polled for room).
     private let writesAtOnce: Bool
-    /// Whether the descriptor is a regular file (never polled).
+    /// Whether the descriptor seeks, as a file does (never polled).
     private let isFile: Bool
 
     /// An output writing to `descriptor`, with at most `queueBound` bytes of lines waiting.
     init(descriptor: Int32, queueBound: Int = 4 << 20) {
         self.descriptor = descriptor
         self.queueBound = queueBound
-        var status = stat()
-        let kind = fstat(descriptor, &status) == 0 ? status.st_mode & S_IFMT : 0
-        isFile = kind == S_IFREG
-        writesAtOnce = isFile || kind == S_IFIFO || kind == S_IFSOCK
+        // Told apart without `stat`'s fields (which the release build's module map hides
+        // from this target): a terminal says so, a file (or /dev/null) seeks, a pipe or a
+        // socket does not.
+        let terminal = isatty(descriptor) == 1
+        isFile = !terminal && lseek(descriptor, 0, SEEK_CUR) != -1
+        writesAtOnce = !terminal
     }
 
     /// Hands `line` to the writer and waits until it is written, unless the writer is

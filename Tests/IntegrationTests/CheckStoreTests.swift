@@ -83,7 +83,7 @@ import Testing
         // service's own tables (they were made, and the stamp function, before the refusal).
         let (served, serving) = try await DemoWalkTests.run(
             [
-                "serve", "--config", config.path, "--port", String(Int.random(in: 20_000...40_000)),
+                "serve", "--config", config.path, "--port", "0",
                 "--data-dir", folder.appendingPathComponent("data").path,
             ],
             environment: target.environment
@@ -200,7 +200,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("data").path
         let (served, serving) = try await DemoWalkTests.run(
-            ["serve", "--port", String(Int.random(in: 20_000...40_000)), "--data-dir", data],
+            ["serve", "--port", "0", "--data-dir", data],
             environment: target.environment.merging(["DATA_MEDIATOR_DATABASE_CONNECTIONS": "1000"]) { $1 }
         )
         #expect(served != 0)

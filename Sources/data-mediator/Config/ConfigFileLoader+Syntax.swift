@@ -3,6 +3,8 @@ import Yams
 /// YAML syntax errors as a config's author reads them: at a line of the file, in plain
 /// words where libyaml's are obscure.
 extension ConfigFileLoader {
+    /// Yams' error for the file as a ``ConfigFileError`` at its line and column (an
+    /// unclosed quote where it opens, an undefined alias by name), in plain words.
     func syntaxError(_ error: any Error) -> ConfigFileError {
         if let yaml = error as? YamlError, case .parser(_, let problem, let mark, let text) = yaml {
             return syntaxError(problem, line: mark.line, column: mark.column, in: text)

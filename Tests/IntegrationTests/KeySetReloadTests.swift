@@ -72,6 +72,21 @@ import Testing
         return (server, file)
     }
 
+    @Test func aKeyOfAnotherTypeIsLeftOutWithAWarningAtStart() async throws {
+        let key = SigningKey(kid: "sig")
+        let (server, file) = try await Self.server(keys: [key], reloadSeconds: 0)
+        defer { server.removeData() }
+        _ = await server.stop()
+        try Data(#"{"keys":[{"kty":"OKP","kid":"ed","crv":"Ed25519","x":"AQAB"},\#(key.jwk)]}"#.utf8).write(to: file)
+        let restarted = try await ServerProcess(
+            dataDirectory: file.deletingLastPathComponent(),
+            arguments: ["--demo-transactions", "10"],
+            environment: ["DATA_MEDIATOR_JWKS_FILE": file.path, "DATA_MEDIATOR_JWKS_RELOAD_SECONDS": "0"]
+        )
+        #expect(try await Self.status(restarted, key) == 200)
+        #expect(restarted.log.contains("key set: key 'ed' is of type 'OKP'; it is left out"), "\(restarted.log)")
+    }
+
     @Test func sighupTakesANewKeyAndABadFileKeepsTheOldOnes() async throws {
         let old = SigningKey(kid: "old")
         let new = SigningKey(kid: "new")

@@ -26,6 +26,10 @@ public struct ClaimsConfiguration: Sendable {
     public let keySetFile: String?
     /// The bytes ``keySet`` was read from, to tell whether the file changed since.
     private(set) var keySetData: Data?
+    /// The keys of ``keySetFile`` left out, each with why: of a type or for a use this
+    /// service does not verify with (RFC 7517 section 5 has a set's reader ignore them), so
+    /// that an identity provider's whole set can be given; to be logged as warnings.
+    public private(set) var skippedKeys: [String] = []
     /// The `iss` a token must have; nil accepts any issuer or none.
     public let issuer: String?
     /// The value a token's `aud` must contain; nil accepts any audience or none.
@@ -88,7 +92,7 @@ public struct ClaimsConfiguration: Sendable {
         let keySetData = try keySetFile.map { path throws(ClaimsConfigurationError) in try Self.keySetData(at: path) }
         self.keySetData = keySetData
         if let keySetFile, let keySetData {
-            self.keySet = try Self.keySet(from: keySetData, at: keySetFile)
+            (self.keySet, self.skippedKeys) = try Self.keySet(from: keySetData, at: keySetFile)
         } else {
             self.keySet = nil
         }
@@ -155,7 +159,7 @@ public struct ClaimsConfiguration: Sendable {
     func replacingKeySet(with data: Data) throws(ClaimsConfigurationError) -> Self {
         var changed = self
         changed.keySetData = data
-        changed.keySet = try Self.keySet(from: data, at: keySetFile ?? "")
+        (changed.keySet, changed.skippedKeys) = try Self.keySet(from: data, at: keySetFile ?? "")
         return changed
     }
 
@@ -192,80 +196,8 @@ public struct ClaimsConfiguration: Sendable {
         }
     }
 
-    /// The public keys of a key set file's bytes, each with its `alg` set to RS256 or ES256.
-    private static func keySet(from data: Data, at path: String) throws(ClaimsConfigurationError) -> JWKS {
-        // A key of another type is said in the words of the file, before jwt-kit's decoder
-        // refuses it in its own ("Cannot initialize Backing from invalid String value oct").
-        let listed = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["keys"] as? [Any] ?? []
-        for (index, member) in listed.enumerated() {
-            guard let member = member as? [String: Any], let type = member["kty"] as? String,
-                type != "RSA", type != "EC"
-            else { continue }
-            let name = (member["kid"] as? String).map { "key '\($0)'" } ?? "key \(index + 1)"
-            throw ClaimsConfigurationError(
-                .malformedKeySet,
-                "DATA_MEDIATOR_JWKS_FILE '\(path)': \(name) is of type '\(type)'; the file holds public RSA and EC "
-                    + (type == "oct" ? "keys (a shared secret goes in DATA_MEDIATOR_JWT_SECRET)." : "keys.")
-            )
-        }
-        var keySet: JWKS
-        do {
-            keySet = try JSONDecoder().decode(JWKS.self, from: data)
-        } catch {
-            throw ClaimsConfigurationError(
-                .malformedKeySet,
-                "DATA_MEDIATOR_JWKS_FILE '\(path)' is not a JSON Web Key Set ({\"keys\": [...]}) "
-                    + "of RSA and EC keys: \(Self.describe(error))"
-            )
-        }
-        guard !keySet.keys.isEmpty else {
-            throw ClaimsConfigurationError(.malformedKeySet, "DATA_MEDIATOR_JWKS_FILE '\(path)' holds no keys.")
-        }
-        // The members jwt-kit's JWK does not read: what each key is for (RFC 7517 4.2, 4.3).
-        let members =
-            ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["keys"] as? [[String: Any]] ?? []
-        var seen = Set<String>()
-        for index in keySet.keys.indices {
-            let key = keySet.keys[index]
-            let name = key.keyIdentifier.map { "key '\($0.string)'" } ?? "key \(index + 1)"
-            func refuse(_ reason: String) -> ClaimsConfigurationError {
-                ClaimsConfigurationError(.malformedKeySet, "DATA_MEDIATOR_JWKS_FILE '\(path)': \(name) \(reason)")
-            }
-            guard let kid = key.keyIdentifier?.string, !kid.isEmpty else {
-                throw refuse("has no 'kid' (or an empty one); every key needs one so that tokens can name it.")
-            }
-            // Two keys of one `kid`: a token naming it is verified by either, or refused by
-            // the one tried (RFC 7517 4.5: distinct within a set).
-            guard seen.insert(kid).inserted else {
-                throw refuse("is named twice; give each key its own 'kid'.")
-            }
-            let member = index < members.count ? members[index] : [:]
-            if let use = member["use"], use as? String != "sig" {
-                throw refuse("is for '\(use)', not for signatures ('use': 'sig'); leave it out of this file.")
-            }
-            if let operations = member["key_ops"], !((operations as? [String])?.contains("verify") ?? false) {
-                throw refuse("has 'key_ops' without 'verify'; leave it out of this file.")
-            }
-            guard key.privateExponent == nil else {
-                throw refuse("holds a private key; the file must hold public keys only.")
-            }
-            switch (key.keyType, key.algorithm) {
-            case (.rsa, nil), (.rsa, .rs256?):
-                keySet.keys[index].algorithm = .rs256
-            case (.ecdsa, nil) where key.curve?.rawValue == "P-256", (.ecdsa, .es256?):
-                keySet.keys[index].algorithm = .es256
-            default:
-                let algorithm = key.algorithm?.rawValue ?? "no 'alg'"
-                throw refuse(
-                    "is \(key.keyType.rawValue) with \(algorithm); only RS256 (RSA) and ES256 (EC P-256) keys are taken."
-                )
-            }
-        }
-        return keySet
-    }
-
     /// The decoder's complaint without its internal coding path noise.
-    private static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         switch error as? DecodingError {
         case .dataCorrupted(let context)?: return context.debugDescription
         case .keyNotFound(let key, _)?: return "a key has no '\(key.stringValue)'."

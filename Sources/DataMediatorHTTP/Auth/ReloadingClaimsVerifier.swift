@@ -17,8 +17,9 @@ public final class ReloadingClaimsVerifier: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// The file holds the bytes the keys in use were read from.
         case unchanged
-        /// The file's keys are the ones in use now; their `kid`s, sorted.
-        case reloaded(keyIDs: [String])
+        /// The file's keys are the ones in use now: their `kid`s, sorted, and the keys it
+        /// holds that were left out, with why (``ClaimsConfiguration/skippedKeys``).
+        case reloaded(keyIDs: [String], skipped: [String])
         /// The file cannot be used now, for the reason given; the keys in use stay.
         case refused(String)
     }
@@ -78,6 +79,9 @@ public final class ReloadingClaimsVerifier: Sendable {
             return true
         }
         guard installed else { return .unchanged }
-        return .reloaded(keyIDs: (changed.keySet?.keys ?? []).compactMap { $0.keyIdentifier?.string }.sorted())
+        return .reloaded(
+            keyIDs: (changed.keySet?.keys ?? []).compactMap { $0.keyIdentifier?.string }.sorted(),
+            skipped: changed.skippedKeys
+        )
     }
 }

@@ -44,11 +44,14 @@ struct KeySetWatch: Service {
         case .unchanged:
             if reason == "SIGHUP" { logger.info("key set unchanged", metadata: ["file": "\(path)"]) }
             return lastRefusal
-        case .reloaded(let keyIDs):
+        case .reloaded(let keyIDs, let skipped):
             logger.notice(
                 "key set reloaded: tokens are verified with its keys now",
                 metadata: ["file": "\(path)", "kids": "\(keyIDs.joined(separator: ","))", "on": "\(reason)"]
             )
+            for key in skipped {
+                logger.warning("key set: \(key); it is left out", metadata: ["file": "\(path)"])
+            }
             return nil
         case .refused(let why):
             if why != lastRefusal || reason == "SIGHUP" {

@@ -90,6 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
             if let claims = try ClaimsConfiguration.load(from: environment) {
                 verifier = try await ReloadingClaimsVerifier(claims)
                 audienceless = claims.audience == nil
+                for key in claims.skippedKeys {
+                    logger.warning("key set: \(key); it is left out", metadata: ["file": "\(claims.keySetFile ?? "")"])
+                }
             }
         } catch {
             Self.refuse("serve: \(error)", format: logFormat)

@@ -14,7 +14,17 @@ final class LaggingTransport: StreamsPassThrough {
         case firstPages
         /// `/changes`.
         case changes
+        /// Items looked up (`around` pages, `/items/{id}`), answered `404` (the replica does
+        /// not hold the item yet), and `/sections`.
+        case lookups
     }
+
+    /// The `404` of a replica that does not hold an item yet.
+    static let unknownItem = TransportAnswer(
+        status: 404,
+        body: Array(#"{"type": "https://data-mediator.dev/problems/unknown-item", "status": 404}"#.utf8),
+        headers: ["content-type": "application/problem+json"]
+    )
 
     let inner: URLSessionTransport
     let kinds: Set<Kind>
@@ -35,10 +45,19 @@ final class LaggingTransport: StreamsPassThrough {
                 .firstPages
             } else if path.hasSuffix("/changes") {
                 .changes
+            } else if path.hasSuffix("/sections") || path.contains("/items/")
+                || query.contains(where: { $0.0 == "around" })
+            {
+                .lookups
             } else {
                 nil
             }
         let lags = kind.map(kinds.contains) ?? false
+        if lags, kind == .lookups, !path.hasSuffix("/sections"), armed.withLock({ $0 > 0 }) {
+            armed.withLock { $0 -= 1 }
+            served.withLock { $0 += 1 }
+            return Self.unknownItem
+        }
         if lags, let kind, let old = kept.withLock({ $0[kind] }) {
             let stale = armed.withLock { armed in
                 defer { armed = max(armed - 1, 0) }
@@ -176,6 +195,44 @@ final class LaggingTransport: StreamsPassThrough {
         #expect(held.items.first { $0.id == changed }?.data["points"] == .integer(4242), "the update was lost")
         #expect(held.items.map(\.id) == Array(fresh.items.map(\.id).prefix(held.itemCount)))
         following.cancel()
+        #expect(await server.stop() == 0)
+    }
+
+    /// An item looked up (`open(around:)`, `locate`) that a lagging replica answers `404`
+    /// for while the session read a newer version (it learned of the item from a change):
+    /// read again while the view's sections are older than the session (review 95 #4); an
+    /// item gone at the session's version is `404` at once.
+    @Test func anItemALaggingReplicaDoesNotHoldYetIsLookedUpAgain() async throws {
+        let server = try await Live.demo(100)
+        defer { server.removeData() }
+        let transport = LaggingTransport(
+            URLSessionTransport(baseURL: try #require(URL(string: server.base))),
+            lagging: [.lookups]
+        )
+        let session = ListSession(configuration: Live.configuration(limit: 10), transport: transport)
+        try await session.loadFirstPage()
+        _ = try await session.sectionInfo()  // what the lagging replica keeps answering
+        let wanted = try #require(try await Live.walk(server).items.last).id
+        _ = try await Live.send("PATCH", "/lists/transactions/items/" + wanted, #"{"data": {"points": 5}}"#, on: server)
+        try await session.catchUp()
+        #expect(await session.snapshot.version == (try await Live.version(of: server)))
+
+        // Two lagging lookups, each followed by the sections of that replica.
+        transport.armed.withLock { $0 = 4 }
+        try await session.open(around: wanted)
+        #expect(transport.served.withLock { $0 } == 4, "the lagging answers were read")
+        #expect(await session.snapshot.items.contains { $0.id == wanted })
+
+        transport.served.withLock { $0 = 0 }
+        transport.armed.withLock { $0 = 2 }
+        #expect(try await session.locate(wanted).position > 0)
+        #expect(transport.served.withLock { $0 } == 2)
+
+        // Gone for the replica as new as the session: no pause, one look at the sections.
+        transport.served.withLock { $0 = 0 }
+        let started = ContinuousClock.now
+        await #expect(throws: ListClientError.self) { try await session.open(around: "no-such-item") }
+        #expect(ContinuousClock.now - started < .milliseconds(500))
         #expect(await server.stop() == 0)
     }
 }

@@ -29,11 +29,18 @@ extension ListSession {
     /// Where the item `id` stands in the whole view (`GET /lists/{list}/items/{id}`, with the
     /// session's view, parameters and headers): its path among all sections, its place and
     /// a cursor whose page starts with it. It changes nothing the session holds, and does
-    /// not wait for its other operations.
+    /// not wait for its other operations. A `404` is read again a while when the view's
+    /// sections say the replica that answered is older than what the session read.
     ///
     /// - Throws: ``ListClientError`` with status `404` when the view (or the caller's
     ///   slice) has no such item; others as ``sectionInfo()``.
     public func locate(_ id: String) async throws -> ListLocation {
+        try await readUnlessLagging { try await lookUp(id) }
+    }
+
+    /// ``locate(_:)`` without its reading again: the titles' lookups read the sections
+    /// again themselves.
+    func lookUp(_ id: String) async throws -> ListLocation {
         let answer = try await transport.get(
             path: configuration.path("/items/\(URLSessionTransport.encodeSegment(id))"),
             query: try configuration.query(paging: false),

@@ -63,6 +63,27 @@ extension ListSession {
         return answer
     }
 
+    /// What `read` answers; while it is the view's `404` for an item (`unknown-item`) and
+    /// the view's sections come from a version older than the session's, read again after
+    /// pauses as ``readAgain(_:while:)`` does: a replica that lags does not hold an item the
+    /// session learned of from a change yet. A `404` from a replica as new as the session
+    /// (the item is gone), or before the session read anything, is thrown at once.
+    func readUnlessLagging<Answer>(_ read: () async throws -> Answer) async throws -> Answer {
+        var pause = Duration.milliseconds(50)
+        for attempt in 0... {
+            do {
+                return try await read()
+            } catch let error as ListClientError where error.status == 404 && error.problem == "unknown-item" {
+                guard attempt < 5, version > 0, let seen = try? await sectionInfo().version, seen < version else {
+                    throw error
+                }
+                try await Task.sleep(for: pause)
+                pause *= 2
+            }
+        }
+        fatalError("the loop above returns or throws")
+    }
+
     /// Reads every change since `since` as ``readChanges(since:)`` does, and reads them
     /// again while the answer is older than `floor`, as ``readPage(_:notOlderThan:)`` reads
     /// a page: behind a load balancer, the replica that answers `/changes` may lag the one
@@ -127,7 +148,7 @@ extension ListSession {
         for id in missing {
             guard let item = loaded.sections.first(where: { $0.id.isExactly(id.text) })?.items.first else { continue }
             do {
-                let location = try await locate(item.id)
+                let location = try await lookUp(item.id)
                 guard location.sectionID.isExactly(id.text) else { continue }
                 loaded.setTitle(location.sectionTitle, of: id.text)
                 missing.remove(id)

@@ -122,11 +122,14 @@ public actor ListSession {
     /// Loads the page around the item `id` (the item near its middle), replacing whatever
     /// the session held; from there ``loadMore()`` and ``loadEarlier()`` page both ways.
     ///
+    /// A `404` is read again a while when the view's sections say the replica that answered
+    /// is older than what the session read (it may not hold the item yet).
+    ///
     /// - Throws: ``ListClientError`` with status `404` when the view has no such item.
     public func open(around id: String) async throws {
         await acquire()
         defer { release() }
-        try await replace(with: readPage([("around", id)]))
+        try await replace(with: readUnlessLagging { try await readPage([("around", id)]) })
     }
 
     /// Loads the page a cursor of this list and view leads to (a composite's `more` cell

@@ -89,12 +89,12 @@ import Testing
         let sampleToken = "AQAGc2FtcGxlCGJ5X2dyb3VwAwUBYQAFAXg.GKrWpPcZCNVbxzXTE44QSIly5Nf9c0DGs-7pzAUMycg"
         #expect(signer.sign(sample) == sampleToken)
         // A token that binds the view's name alone (as before cursors bound the view's
-        // definition) is genuine, and refused as one of an earlier definition.
+        // definition) is genuine, and refused as one of another definition.
         let earlier = #expect(throws: DataMediatorError.self) {
             _ = try signer.verify(sampleToken, list: SampleList.name, view: view)
         }
         #expect(earlier?.code == .cursorMismatch)
-        #expect(earlier?.message.contains("earlier definition") == true)
+        #expect(earlier?.message.contains("another definition") == true)
 
         let (_, every) = everyKindOfValue(binding: "wide")
         let everyToken =
@@ -130,6 +130,24 @@ import Testing
         for changed in changes {
             #expect(code(of: token, view: changed) == .cursorMismatch, "\(changed)")
         }
+        // A sort key's type changed (review 99 #1: a cursor carrying a number for what is
+        // text now was a `503` for ever on PostgreSQL, an empty page on SQLite).
+        func typed(_ score: FieldType) -> View {
+            View(
+                name: base.name,
+                sort: base.sort,
+                idField: "id",
+                section: base.section,
+                cellType: base.cellType,
+                fields: base.fields,
+                fieldTypes: ["group": .string, "score": score, "id": .string, "title": .json]
+            )
+        }
+        #expect(code(of: token, view: typed(.string)) == nil, "text keys leave the binding as it was")
+        #expect(code(of: token, view: typed(.integer)) == .cursorMismatch)
+        let integerToken = signer.sign(sampleCursor(view: typed(.integer).cursorBinding))
+        #expect(code(of: integerToken, view: typed(.integer)) == nil)
+        #expect(code(of: integerToken, view: typed(.number)) == .cursorMismatch)
         // Fields shown and cell types do not place items: the cursor still fits.
         let reshown = View(
             name: base.name,
@@ -210,6 +228,16 @@ import Testing
             )
         )
         #expect(code(of: token) == .badCursor)
+        // No stored key holds U+0000: PostgreSQL refused the statement (a `500`; review 99 #6).
+        let nul = signer.sign(
+            Cursor(
+                list: SampleList.name,
+                view: view.cursorBinding,
+                position: Position([.string("a\u{0}b"), .null, .string("x")]),
+                inclusive: false
+            )
+        )
+        #expect(code(of: nul) == .badCursor)
     }
 
     @Test func cursorsWorkAcrossAdaptersSharingTheSecret() async throws {

@@ -87,6 +87,54 @@ import Testing
         #expect(messages.contains { $0.contains(role) } && !messages.contains { $0.contains("not a field") })
     }
 
+    /// Lists over one table that a writable scoped list writes are scoped by its field, or
+    /// by none: a write through it sets another scope's field freely (review 98 #1: through
+    /// `mine`, an item put in another team's slice of `team`; through a writable `team`,
+    /// another owner's item taken).
+    @Test(arguments: [
+        (
+            "writable: true\n    scope: {field: owner, claim: sub}",
+            "writable: true\n    scope: {field: team, claim: team}", 2
+        ),
+        ("writable: true\n    scope: {field: owner, claim: sub}", "scope: {field: team, claim: team}", 1),
+        ("scope: {field: owner, claim: sub}", "writable: true\n    scope: {field: team, claim: team}", 1),
+        (
+            "writable: true\n    scope: {field: owner, claim: sub}",
+            "writable: true\n    scope: {field: owner, claim: email}", 0
+        ),
+        ("writable: true\n    scope: {field: owner, claim: sub}", "writable: true", 0),
+        ("scope: {field: owner, claim: sub}", "scope: {field: team, claim: team}", 0),
+    ])
+    func aWritableScopedListSharesItsTableOnlyWithListsOfItsScopeField(mine: String, team: String, refusals: Int) {
+        let yaml = """
+            store:
+              sqlite: data.sqlite
+            lists:
+              mine:
+                table: docs
+                fields: {owner: string, team: string, title: string}
+                \(mine)
+                views: {all: {sort: [title]}}
+              team:
+                table: docs
+                fields: {owner: string, team: string, title: string}
+                \(team)
+                views: {all: {sort: [title]}}
+            """
+        var loader = ConfigFileLoader(file: "test.yaml", baseDirectory: "/srv")
+        var messages: [String] = []
+        do {
+            _ = try loader.parse(yaml)
+        } catch {
+            messages = error.errors.map(\.message)
+        }
+        #expect(messages.count == refusals, "\(messages)")
+        #expect(
+            messages.allSatisfy { $0.contains("could set") && $0.contains("another caller's slice") },
+            "\(messages)"
+        )
+    }
+
     /// A name given twice in a view's `fields`, a cell rule's `types` or a list's
     /// `required` or `versions` is refused (it was taken: most often a slip for another
     /// name), and a cell rule with no types (every item the default) is too.

@@ -92,7 +92,8 @@ public struct CursorSigner: Sendable {
     public func verify(_ token: String, list: String, view: View) throws(DataMediatorError) -> Cursor {
         let bad = DataMediatorError(
             .badCursor,
-            "The cursor is not valid: pass the 'next' of a previous page unchanged, or omit 'cursor' to start again."
+            "The cursor is not valid (changed, cut short, or signed with a secret this server does not hold): "
+                + "pass the 'next' of a previous page unchanged, or omit 'cursor' to start again."
         )
         // A token carries long keys abridged, but an id whole: a row another program wrote
         // may hold an id longer than writes allow, and the cursor after it be longer than
@@ -120,8 +121,9 @@ public struct CursorSigner: Sendable {
             if cursor.list == list, [sealed(view.binding), view.binding].contains(Self.binding(cursor.view)) {
                 throw DataMediatorError(
                     .cursorMismatch,
-                    "The cursor was issued for an earlier definition of view '\(view.name)' (its order, sections "
-                        + "or filter have changed since): omit 'cursor' to start again."
+                    "The cursor was issued for another definition of view '\(view.name)' (its order, its sort "
+                        + "keys' types, sections or filter have changed since, or a replica still serves the other "
+                        + "one): omit 'cursor' to start again."
                 )
             }
             if cursor.list == list, Self.viewName(cursor.view) == view.name {
@@ -135,10 +137,13 @@ public struct CursorSigner: Sendable {
             throw DataMediatorError(
                 .cursorMismatch,
                 "The cursor belongs to list '\(cursor.list)', view '\(Self.viewName(cursor.view))'\(slice), "
-                    + "not to list '\(list)', view '\(view.name)' with these parameters."
+                    + "not to list '\(list)', view '\(view.name)' with these parameters: omit 'cursor' to start again."
             )
         }
-        guard cursor.position.values.count == view.sort.count else { throw bad }
+        // No stored value holds U+0000 (see `String.holdsNUL`): a position holding one is
+        // none a page showed, and PostgreSQL refuses the text outright.
+        guard cursor.position.values.count == view.sort.count, !cursor.position.values.contains(where: \.holdsNUL)
+        else { throw bad }
         return cursor.bound(to: view.cursorBinding)
     }
 }

@@ -32,6 +32,10 @@ public struct View: Sendable, Hashable {
     public let cursorBinding: String
 
     /// Creates a view; `idField` is appended to `sort` unless it already ends it.
+    /// `fieldTypes` holds the declared types of its fields (those of the sort keys count):
+    /// a cursor issued before a sort key's type changed carries values of the old type,
+    /// which the store cannot compare with the new (PostgreSQL refuses the statement,
+    /// SQLite orders them apart), so it is refused as of an earlier definition.
     public init(
         name: String,
         isDefault: Bool = false,
@@ -42,6 +46,7 @@ public struct View: Sendable, Hashable {
         cellType: CellTypeRule,
         fields: [String],
         parameters: [ViewParameter] = [],
+        fieldTypes: [String: FieldType] = [:],
         composedOf parts: JSONValue = .null
     ) {
         self.name = name
@@ -58,15 +63,18 @@ public struct View: Sendable, Hashable {
         self.slice = [:]
         self.binding = name
         self.cursorBinding =
-            name + "@" + Self.shapeDigest(sort: keys, section: section, filter: filter, parts: parts)
+            name + "@"
+            + Self.shapeDigest(sort: keys, section: section, filter: filter, types: fieldTypes, parts: parts)
     }
 
-    /// A digest of what places an item in a view: its sort keys, section rule and filter,
-    /// and for a composite's view what it is composed of (`parts`: its children, in order).
+    /// A digest of what places an item in a view: its sort keys (with the types of those
+    /// not of text), section rule and filter, and for a composite's view what it is composed
+    /// of (`parts`: its children, in order).
     private static func shapeDigest(
         sort: [SortKey],
         section: SectionRule?,
         filter: [FilterCondition],
+        types: [String: FieldType],
         parts: JSONValue
     ) -> String {
         var shape: [String: JSONValue] = [
@@ -74,8 +82,13 @@ public struct View: Sendable, Hashable {
             "section": section.map { .string("\($0.field) \($0.grouping)") } ?? .null,
             "filter": .array(filter.map { .array([.string($0.field), .string("\($0.op)"), $0.value]) }),
         ]
-        // Only a composite's: the digests of other views stay what their cursors carry.
+        // Only a composite's, and only the sort keys' types other than text: the digests of
+        // other views stay what their cursors carry.
         if parts != .null { shape["parts"] = parts }
+        let typed = sort.compactMap { key in
+            types[key.field].flatMap { $0 == .string ? nil : JSONValue.string("\(key.field) \($0.rawValue)") }
+        }
+        if !typed.isEmpty { shape["types"] = .array(typed) }
         return Slice.digest(of: shape)
     }
 

@@ -1,4 +1,5 @@
 import DataMediator
+import DataMediatorSQL
 import Yams
 
 /// A view's parameters and a list's scope in the config, each checked against the list's
@@ -152,5 +153,36 @@ extension ConfigFileLoader {
             return nil
         }
         return ListScope(field: field, claim: claim)
+    }
+
+    /// A writable scoped list confines writes to its own scope field only: over a table that
+    /// another list scopes by another field, a write through it could set that field to any
+    /// value, putting an item in any caller's slice of the other list (and, were the other
+    /// writable too, taking one out of another caller's slice of this one). Refused: the
+    /// lists that share a table and a writable scoped list are scoped by one field.
+    mutating func checkScopedTables(_ lists: [ListConfiguration]) {
+        for writer in lists where writer.definition.isWritable {
+            guard let scope = writer.definition.scope, case .table(let table)? = writer.source?.kind else { continue }
+            var named = Set<String>()
+            for other in lists where other.definition.name != writer.definition.name {
+                guard case .table(let otherTable)? = other.source?.kind, otherTable == table,
+                    let otherScope = other.definition.scope,
+                    otherScope.field != scope.field, named.insert(otherScope.field).inserted
+                else { continue }
+                errors.append(
+                    ConfigFileError(
+                        file: file,
+                        line: writer.line,
+                        column: 1,
+                        message: "list '\(writer.definition.name)' is writable and scoped by field '\(scope.field)', "
+                            + "but list '\(other.definition.name)' over the same table '\(table)' is scoped by field "
+                            + "'\(otherScope.field)': a write through '\(writer.definition.name)' could set "
+                            + "'\(otherScope.field)' to any value and put an item in another caller's slice; scope the "
+                            + "lists over one table by one field, or make '\(writer.definition.name)' read-only "
+                            + "(writes then go through a list without a scope, with a static write token)"
+                    )
+                )
+            }
+        }
     }
 }

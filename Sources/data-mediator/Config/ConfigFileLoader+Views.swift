@@ -226,7 +226,8 @@ extension ConfigFileLoader {
             filter: filter,
             cellType: cellType,
             fields: fields,
-            parameters: parameters ?? []
+            parameters: parameters ?? [],
+            fieldTypes: fieldTypes
         )
         if let problem = result.sectionProblem() {
             fail(view["section"], "list '\(list)': \(problem)")

@@ -135,6 +135,7 @@ struct ConfigFileLoader {
             }
             checkComposites(composites, lists: lists, declared: Set(order))
             checkWrittenTables(lists)
+            checkScopedTables(lists)
             lists = lists.map { $0.sharingCursorKeys(among: lists) }
         }
         guard errors.isEmpty, let store else {

@@ -11,7 +11,7 @@
 #   docker run --rm -p 8080:8080 -v "$PWD/config:/config:ro" -v data-mediator-data:/data \
 #     -e DATA_MEDIATOR_CONFIG=/config/lists.yaml data-mediator
 #
-# Set DATA_MEDIATOR_CURSOR_SECRET (16+ characters) when several containers serve the
+# Set DATA_MEDIATOR_CURSOR_SECRET (16+ bytes) when several containers serve the
 # same data, so a cursor from one is accepted by the others.
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm

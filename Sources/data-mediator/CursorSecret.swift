@@ -10,17 +10,38 @@ enum CursorSecret {
     /// The environment's secret (`DATA_MEDIATOR_CURSOR_SECRET`), nil when it gives none:
     /// checked before the data folder is made, so a start it refuses makes nothing.
     ///
-    /// - Throws: when the environment's secret is shorter than 16 bytes.
+    /// - Throws: when the environment's secret is shorter than 16 bytes or a placeholder.
     static func configured(environment: [String: String]) throws -> [UInt8]? {
-        guard let configured = environment["DATA_MEDIATOR_CURSOR_SECRET"], !configured.isEmpty else { return nil }
-        // Spaces around it are taken as they come, but do not count: a secret of spaces
-        // is none (the kept file's is read trimmed too).
-        guard configured.trimmingCharacters(in: .whitespacesAndNewlines).utf8.count >= 16 else {
+        try secret(named: "DATA_MEDIATOR_CURSOR_SECRET", in: environment)
+    }
+
+    /// The secrets a rotation replaced (`DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS`), whose
+    /// cursors are still taken: none when unset.
+    ///
+    /// - Throws: as ``configured(environment:)``, for that variable.
+    static func previous(environment: [String: String]) throws -> [[UInt8]] {
+        try secret(named: "DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS", in: environment).map { [$0] } ?? []
+    }
+
+    /// The secret the variable `name` holds, without spaces around it (a file mounted as a
+    /// variable ends with a line break that a replica given the bare value would not hold,
+    /// and the kept file's secret is read trimmed too); nil when it is unset or empty.
+    private static func secret(named name: String, in environment: [String: String]) throws -> [UInt8]? {
+        guard let given = environment[name], !given.isEmpty else { return nil }
+        let secret = Array(given.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        guard secret.count >= 16 else {
+            throw CursorSecretError("\(name) must be at least 16 bytes long, not counting spaces around it")
+        }
+        // A secret long enough of few characters is a placeholder (`xxxx...`), not a random
+        // one; with a cursor in hand (its payload and signature), a guessable secret can be
+        // found offline, and positions forged. `openssl rand -hex 16` gives 16 different ones.
+        guard Set(secret).count >= 8 else {
             throw CursorSecretError(
-                "DATA_MEDIATOR_CURSOR_SECRET must be at least 16 characters long, not counting spaces around it"
+                "\(name) holds only \(Set(secret).count) different characters, a placeholder rather than a secret; "
+                    + "use a random one, e.g. `openssl rand -base64 32`"
             )
         }
-        return Array(configured.utf8)
+        return secret
     }
 
     /// Loads (or makes and keeps) the secret.

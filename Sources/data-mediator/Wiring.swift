@@ -244,19 +244,34 @@ struct Wiring: Sendable {
     /// The signer of the environment's cursor secret, or else of the one the data folder
     /// keeps (the folder made when missing: only then, or for the demo's SQLite store,
     /// `demoStore`, since nothing else goes in it).
+    /// A secret made on a PostgreSQL store is warned of: each replica of the service would
+    /// make its own, and refuse the others' cursors.
     private static func signer(
         from source: (environment: [String: String], dataDir: String),
         demoStore: Bool = false,
+        sharedStore: Bool = false,
         logger: Logger
     ) throws -> CursorSigner {
-        // The environment's secret is checked first: a start it refuses makes no folder.
+        // The environment's secrets are checked first: a start they refuse makes no folder.
         let configured = try CursorSecret.configured(environment: source.environment)
+        let previous = try CursorSecret.previous(environment: source.environment)
         // The demo's store is the folder's first use, and its refusal says so.
         if demoStore { try DataFolder.make(source.dataDir, for: .demoStore) }
-        if let configured { return CursorSigner(secret: configured) }
+        if let configured { return CursorSigner(secret: configured, previous: previous) }
         try DataFolder.make(source.dataDir, for: .cursorSecret)
+        if sharedStore {
+            logger.warning(
+                """
+                DATA_MEDIATOR_CURSOR_SECRET is not set: cursors are signed with a secret kept in this data folder; \
+                every replica of the service on this database must be given one secret, or each refuses the \
+                others' cursors (400 bad-cursor)
+                """,
+                metadata: ["path": "\(source.dataDir)/\(CursorSecret.fileName)"]
+            )
+        }
         return CursorSigner(
-            secret: try CursorSecret.load(environment: source.environment, dataDir: source.dataDir, logger: logger)
+            secret: try CursorSecret.load(environment: source.environment, dataDir: source.dataDir, logger: logger),
+            previous: previous
         )
     }
 
@@ -280,7 +295,7 @@ struct Wiring: Sendable {
             }
         }
         // Nor a data folder or a cursor secret (a SQLite store's were made before it opened).
-        let signer = try self.signer ?? Self.signer(from: secretSource, logger: logger)
+        let signer = try self.signer ?? Self.signer(from: secretSource, sharedStore: true, logger: logger)
         if case .postgres(let store) = store {
             try await store.prepare()
             if isDemo {

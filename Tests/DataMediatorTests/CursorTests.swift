@@ -240,6 +240,36 @@ import Testing
         #expect(code(of: nul) == .badCursor)
     }
 
+    /// A rotation: the former secret's tokens are still taken (a sliced view's too, whose
+    /// slice digest that secret keyed), new ones are signed with the new secret only.
+    @Test func aFormerSecretsTokensAreTakenDuringARotation() throws {
+        let former = Array("the-former-secret-0123".utf8)
+        let rotated = CursorSigner(secret: Array("the-new-secret-456789".utf8), previous: [former])
+        let sliced = try SampleList.definition.view(named: "by_day", slice: SliceRequest(parameters: ["kind": ["a"]]))
+        for target in [view, sliced] {
+            let cursor = Cursor(
+                list: SampleList.name,
+                view: target.cursorBinding,
+                position: Position(Array(repeating: .string("a"), count: target.sort.count)),
+                inclusive: false
+            )
+            let old = CursorSigner(secret: former).sign(cursor)
+            #expect(try rotated.verify(old, list: SampleList.name, view: target) == cursor, "\(target.name)")
+            #expect(throws: DataMediatorError.self) {
+                try CursorSigner(secret: Array("the-new-secret-456789".utf8)).verify(
+                    old,
+                    list: SampleList.name,
+                    view: target
+                )
+            }
+            let fresh = rotated.sign(cursor)
+            #expect(fresh != old)
+            #expect(throws: DataMediatorError.self) {
+                try CursorSigner(secret: former).verify(fresh, list: SampleList.name, view: target)
+            }
+        }
+    }
+
     @Test func cursorsWorkAcrossAdaptersSharingTheSecret() async throws {
         let first = try await adapter(SampleList.items()).page(view: nil, limit: "4", cursor: nil)
         let second = try await adapter(SampleList.items()).page(view: nil, limit: "4", cursor: first.next)

@@ -32,7 +32,7 @@ import Testing
             ["serve", "--port", "0"] + demo,
             environment: unset.merging(["DATA_MEDIATOR_CURSOR_SECRET": "short"]) { $1 }
         )
-        #expect(short == 1 && shortSays.contains("must be at least 16 characters"), "\(shortSays)")
+        #expect(short == 1 && shortSays.contains("must be at least 16 bytes"), "\(shortSays)")
         // Refused before the start made anything: no data folder, so no secret and no store.
         #expect(!FileManager.default.fileExists(atPath: folder.path), "a refused start made \(folder.path)")
         let file = folder.appendingPathExtension("txt")

@@ -24,6 +24,9 @@ import Testing
             )
         )
         defer { Task { _ = await server.stop() } }
+        // Replicas on one database that each make a secret refuse each other's cursors
+        // (review 99 #2); one process on a SQLite file is warned of nothing.
+        #expect(server.log.contains("DATA_MEDIATOR_CURSOR_SECRET is not set") == (store == "postgres"), "\(server.log)")
         let written = try await server.send(
             "POST",
             "/lists/notes/items",

@@ -64,11 +64,13 @@ import Testing
         }
     }
 
-    /// Spaces are no secret: the environment's is held to 16 characters without them, as the
-    /// kept file's is.
-    @Test func aCursorSecretOfSpacesIsRefused() throws {
+    /// Spaces are no secret: the environment's is held to 16 bytes without them, and taken
+    /// without them, as the kept file's is (review 99 #4: a secret mounted from a file with
+    /// its line break was another secret than the bare value another replica was given); a
+    /// placeholder is refused (#5).
+    @Test func aCursorSecretOfSpacesOrAPlaceholderIsRefused() throws {
         let logger = Logger(label: "test")
-        for secret in [String(repeating: " ", count: 20), "  short-secret  \n"] {
+        for secret in [String(repeating: " ", count: 20), "  short-secret  \n", String(repeating: "ab", count: 20)] {
             #expect(throws: CursorSecretError.self) {
                 try CursorSecret.load(
                     environment: ["DATA_MEDIATOR_CURSOR_SECRET": secret],
@@ -78,11 +80,19 @@ import Testing
             }
         }
         let taken = try CursorSecret.load(
-            environment: ["DATA_MEDIATOR_CURSOR_SECRET": "a secret of enough length"],
+            environment: ["DATA_MEDIATOR_CURSOR_SECRET": " a secret of enough length\n"],
             dataDir: "/nonexistent",
             logger: logger
         )
         #expect(taken == Array("a secret of enough length".utf8))
+        #expect(try CursorSecret.previous(environment: [:]) == [])
+        #expect(
+            try CursorSecret.previous(environment: ["DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS": "the former secret\n"])
+                == [Array("the former secret".utf8)]
+        )
+        #expect(throws: CursorSecretError.self) {
+            try CursorSecret.previous(environment: ["DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS": "short"])
+        }
     }
 
     /// A kept secret that cannot be read (a link to a volume not mounted yet) is never

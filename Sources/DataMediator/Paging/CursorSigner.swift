@@ -14,20 +14,33 @@ public struct CursorSigner: Sendable {
     /// this long still fits the server's default 16 KiB request head.
     public static let maximumTokenLength = 12_288
 
-    /// The HMAC with the secret already mixed in: each token copies it, so the key's
-    /// blocks are hashed once, not per token.
-    private let keyed: HMAC<SHA256>
+    /// A secret's two HMACs, its key's blocks hashed once, not per token: the one that signs
+    /// tokens, and the one that keys a slice's digest in a token (``sealed(_:_:)``), with a
+    /// key of its own drawn from the secret, so its codes are never a cursor's.
+    private struct Keys: Sendable {
+        let keyed: HMAC<SHA256>
+        let sliceKeyed: HMAC<SHA256>
 
-    /// The HMAC that keys a slice's digest in a token (``sealed(_:)``), with a key of its own
-    /// drawn from the secret, so its codes are never a cursor's.
-    private let sliceKeyed: HMAC<SHA256>
+        init(_ secret: [UInt8]) {
+            let key = SymmetricKey(data: secret)
+            keyed = HMAC<SHA256>(key: key)
+            let sliceKey = HMAC<SHA256>.authenticationCode(for: Array("data-mediator slice digest".utf8), using: key)
+            sliceKeyed = HMAC<SHA256>(key: SymmetricKey(data: sliceKey))
+        }
+    }
 
-    /// Creates a signer from a secret of at least 16 bytes.
-    public init(secret: [UInt8]) {
-        let key = SymmetricKey(data: secret)
-        keyed = HMAC<SHA256>(key: key)
-        let sliceKey = HMAC<SHA256>.authenticationCode(for: Array("data-mediator slice digest".utf8), using: key)
-        sliceKeyed = HMAC<SHA256>(key: SymmetricKey(data: sliceKey))
+    /// The secret tokens are signed with.
+    private let current: Keys
+    /// Secrets whose tokens are still taken (a rotation's former ones), tried in order
+    /// after ``current``.
+    private let previous: [Keys]
+
+    /// Creates a signer from a secret of at least 16 bytes; tokens signed with one of
+    /// `previous` (the secrets a rotation replaced) are still verified, so that a rotation
+    /// does not end every cursor clients hold at once.
+    public init(secret: [UInt8], previous: [[UInt8]] = []) {
+        current = Keys(secret)
+        self.previous = previous.filter { $0 != secret }.map(Keys.init)
     }
 
     /// The signed token for a cursor, its text keys over ``AbridgedKey/maximumBytes``
@@ -36,11 +49,11 @@ public struct CursorSigner: Sendable {
     public func sign(_ whole: Cursor, beside neighbor: () -> Position? = { nil }) -> String {
         // Long text keys go in abridged: a token stays short whatever the keys hold.
         let cursor = AbridgedKey.abridge(whole, beside: neighbor)
-        let sealedView = sealed(cursor.view)
+        let sealedView = sealed(cursor.view, current)
         let payload = CursorPayload.encode(
             sealedView == cursor.view ? cursor : cursor.bound(to: sealedView)
         )
-        let mac = code(for: payload)
+        let mac = code(for: payload, current)
         // One buffer for the whole token, turned into a String once.
         var token: [UInt8] = []
         token.reserveCapacity(Base64URL.encodedCount(payload.count) + 1 + Base64URL.encodedCount(SHA256.byteCount))
@@ -50,9 +63,9 @@ public struct CursorSigner: Sendable {
         return String(decoding: token, as: UTF8.self)
     }
 
-    /// The HMAC-SHA256 of `payload` under the secret.
-    private func code(for payload: [UInt8]) -> HMAC<SHA256>.MAC {
-        var hmac = keyed
+    /// The HMAC-SHA256 of `payload` under a secret.
+    private func code(for payload: [UInt8], _ keys: Keys) -> HMAC<SHA256>.MAC {
+        var hmac = keys.keyed
         hmac.update(data: payload)
         return hmac.finalize()
     }
@@ -64,11 +77,11 @@ public struct CursorSigner: Sendable {
     /// value (a user's id) could be found from it by hashing likely ones. A token's payload
     /// is signed, not hidden, so the token carries the keyed form, which only the holders
     /// of the secret can compute.
-    private func sealed(_ binding: String) -> String {
+    private func sealed(_ binding: String, _ keys: Keys) -> String {
         guard let hash = binding.utf8.firstIndex(of: UInt8(ascii: "#")) else { return binding }
         let start = binding.utf8.index(after: hash)
         let end = binding.utf8[start...].firstIndex(of: UInt8(ascii: "@")) ?? binding.utf8.endIndex
-        var hmac = sliceKeyed
+        var hmac = keys.sliceKeyed
         hmac.update(data: Array(binding.utf8[start..<end]))
         let code = Array(hmac.finalize()).prefix(12)
         return String(binding[..<start]) + Hex.string(Array(code)) + String(binding[end...])
@@ -113,12 +126,13 @@ public struct CursorSigner: Sendable {
             let payload = Base64URL.decode(token[..<dot]),
             let mac = Base64URL.decode(token[token.utf8.index(after: dot)...]),
             // Constant-time comparison (swift-crypto's == on a MAC).
-            code(for: payload) == mac
+            let keys = code(for: payload, current) == mac
+                ? current : previous.first(where: { code(for: payload, $0) == mac })
         else { throw bad }
         guard let cursor = CursorPayload.decode(payload) else { throw bad }
         // Tokens of earlier releases carry the slice's digest as it is.
-        guard cursor.list == list, [sealed(view.cursorBinding), view.cursorBinding].contains(cursor.view) else {
-            if cursor.list == list, [sealed(view.binding), view.binding].contains(Self.binding(cursor.view)) {
+        guard cursor.list == list, [sealed(view.cursorBinding, keys), view.cursorBinding].contains(cursor.view) else {
+            if cursor.list == list, [sealed(view.binding, keys), view.binding].contains(Self.binding(cursor.view)) {
                 throw DataMediatorError(
                     .cursorMismatch,
                     "The cursor was issued for another definition of view '\(view.name)' (its order, its sort "

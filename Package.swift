@@ -99,6 +99,8 @@ let package = Package(
                 .embedInCode("Resources/explorer/live.js"),
                 .embedInCode("Resources/explorer/dom.js"),
                 .embedInCode("Resources/explorer/pages.js"),
+                .embedInCode("Resources/explorer/stream.js"),
+                .embedInCode("Resources/explorer/opening.js"),
                 .embedInCode("Resources/explorer/explorer.css"),
             ],
             swiftSettings: swiftSettings

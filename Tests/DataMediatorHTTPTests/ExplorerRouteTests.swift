@@ -89,6 +89,8 @@ import Testing
         ("/explorer/live.js", "text/javascript; charset=utf-8"),
         ("/explorer/dom.js", "text/javascript; charset=utf-8"),
         ("/explorer/pages.js", "text/javascript; charset=utf-8"),
+        ("/explorer/stream.js", "text/javascript; charset=utf-8"),
+        ("/explorer/opening.js", "text/javascript; charset=utf-8"),
         ("/explorer/explorer.css", "text/css; charset=utf-8"),
     ])
     func theAssetsAreServedWithTheirTypesAndRevalidate(path: String, type: String) async throws {
@@ -111,7 +113,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["/", "/explorer/explorer.js", "/explorer/live.js", "/explorer/dom.js", "/explorer/pages.js"])
+    @Test(arguments: ["/", "/explorer/explorer.js", "/explorer/live.js", "/explorer/dom.js", "/explorer/pages.js",
+        "/explorer/stream.js", "/explorer/opening.js",
+    ])
     func otherMethodsAreNotAllowed(path: String) async throws {
         try await HTTPTestSupport.withClient { client in
             let post = try await client.execute(uri: path, method: .post)

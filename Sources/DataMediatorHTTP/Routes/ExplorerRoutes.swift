@@ -37,6 +37,8 @@ struct ExplorerRoutes: Sendable {
         "/explorer/live.js": Asset(PackageResources.live_js, contentType: "text/javascript; charset=utf-8"),
         "/explorer/dom.js": Asset(PackageResources.dom_js, contentType: "text/javascript; charset=utf-8"),
         "/explorer/pages.js": Asset(PackageResources.pages_js, contentType: "text/javascript; charset=utf-8"),
+        "/explorer/stream.js": Asset(PackageResources.stream_js, contentType: "text/javascript; charset=utf-8"),
+        "/explorer/opening.js": Asset(PackageResources.opening_js, contentType: "text/javascript; charset=utf-8"),
         "/explorer/explorer.css": Asset(PackageResources.explorer_css, contentType: "text/css; charset=utf-8"),
     ]
 

@@ -85,7 +85,8 @@ export async function getJSON(url, signal) {
     body = text ? JSON.parse(text) : null;
   } catch (_) {
     json = false;
-    body = { title: 'Not JSON', detail: text.slice(0, 200) };
+    // A refusal that is no problem document (a proxy's HTML page) is not shown as markup.
+    body = { title: 'Not an answer of the API', detail: 'HTTP ' + response.status + ' with a body that is not JSON.' };
   }
   if (!response.ok) throw new ProblemError(response.status, body, url, retryAfter(response));
   // Not the JSON object every answer of the API is (a proxy's login page, say): a problem.

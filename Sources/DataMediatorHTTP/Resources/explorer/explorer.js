@@ -28,6 +28,7 @@ import {
 } from '/explorer/dom.js';
 import { setLive, follow } from '/explorer/live.js';
 import { addPage, addLoadingBefore, holdRow, onLoadingRowSeen } from '/explorer/pages.js';
+import { failedToOpen, mayPassLater } from '/explorer/opening.js';
 
 const controls = $('controls');
 
@@ -69,39 +70,6 @@ async function showIndex() {
     screen.replaceChildren();
     failedToOpen(error);
   }
-}
-
-/**
- * Shows why the index or a list could not be opened, with a button to try again; when no
- * answer came at all (the server is down), tries again by itself every 5 s while the
- * reader stays where they are.
- */
-function failedToOpen(error) {
-  const at = location.hash;
-  if (!error.unreachable) {
-    showProblem(error, wayOn(error, at));
-    return;
-  }
-  showProblem(error, { label: 'Try again', run: route }, 'Trying again every 5 s.');
-  setTimeout(() => {
-    if (location.hash === at && !$('problem').hidden) route();
-  }, 5000);
-}
-
-/**
- * What the reader can do about a refusal of what the address asks for: asking the same
- * again helps only where the server may answer otherwise (a token, a busy server); a list
- * or item that is not there, or a cursor or limit it refuses, is left for the list from its
- * top, or the lists.
- */
-function wayOn(error, at) {
-  const again = { label: 'Try again', run: route };
-  if (!error.status || error.status >= 500 || [401, 403, 408, 429].includes(error.status)) return again;
-  const list = at.split('?')[0];
-  if (error.status === 400 && at.includes('?') && list.startsWith('#/lists/')) {
-    return { label: 'Open the list from its top', run: () => { location.hash = list; } };
-  }
-  return { label: 'Back to the lists', run: () => { location.hash = '#/'; } };
 }
 
 /** Adds a notice to the list's, shown over its rows: several are said together. */
@@ -157,6 +125,8 @@ export async function openList(name, search, keep) {
   try {
     description = await getJSON(itemsURL(name), abort.signal);
   } catch (error) {
+    // A live reload the server put off: the rows stay until it is read again.
+    if (keep && mayPassLater(error)) return reloadLater(current, error, () => openList(name, search, keep));
     // Nothing of the list before is left in the controls (the token prompt reads them).
     screen.replaceChildren();
     fillControls({ views: [] }, null, search.get('around') || '', search.get('limit') || '');
@@ -192,7 +162,7 @@ export async function openList(name, search, keep) {
   // of every request, where the API would refuse it: the reader is told, as for a view.
   const known = new Set(['view', 'around', 'limit', 'cursor']);
   for (const parameter of (chosen && chosen.parameters) || []) known.add(parameter.name);
-  const unknown = [...new Set(search.keys())].filter((name) => !known.has(name));
+  const unknown = [...new Set(search.keys())].filter((name) => !known.has(name) && !name.startsWith('_'));
   if (unknown.length) {
     const names = unknown.map((name) => "'" + name + "'").join(', ');
     const one = unknown.length === 1;
@@ -313,6 +283,9 @@ async function loadFirst(current, keep) {
   } catch (error) {
     if (state !== current) return;
     screen.removeAttribute('aria-busy');
+    if (reloading && mayPassLater(error)) {
+      return reloadLater(current, error, () => openList(current.list, new URLSearchParams(pageQuery()), carried));
+    }
     screen.replaceChildren();
     failedToOpen(error);
     return;
@@ -366,6 +339,12 @@ async function loadFirst(current, keep) {
     screen.focus({ preventScroll: true });
   }
   follow(current, page.version);
+}
+
+/** A live reload that failed for now: the rows read before stay, and it is asked again. */
+function reloadLater(current, error, again) {
+  setLive('reconnecting', 'reloading later…', 'The rows shown are as they were before the reload was put off.');
+  failedToOpen(error, () => state === current && again());
 }
 
 // ---- routing -----------------------------------------------------------------------

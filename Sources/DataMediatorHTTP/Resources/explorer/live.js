@@ -26,6 +26,7 @@ import {
   el,
 } from '/explorer/dom.js';
 import { state, openList, viewQuery, pageQuery, route } from '/explorer/explorer.js';
+import { readEvents } from '/explorer/stream.js';
 
 const liveBadge = $('live');
 const liveStatus = $('live-status');
@@ -41,17 +42,28 @@ export function setLive(status, text, why) {
   liveBadge.title = why || 'Live updates from /events';
 }
 
-/** Follows `/events` of the view from `version` on, reconnecting after a drop. */
+/**
+ * Follows `/events` of the view from `version` on, reconnecting after a drop: from the
+ * version before the last one received while changes of it came (a composite's write is
+ * several changes of one version, and a drop may fall between them), skipping those it
+ * received already; after the server's `retry:` (else 2 s) times the attempt, up to 10 s
+ * and never sooner than a `Retry-After`, with a random part so that readers cut off
+ * together do not all come back at once.
+ */
 export async function follow(current, version) {
-  let lastEventID = version;
+  let lastEventID = String(version);
+  // The changes received of version `lastEventID` (their data as sent).
+  let received = new Set();
+  let retry = 2000;
   let attempt = 0;
   while (state === current) {
     let wait = 0;
     let why = '';
     setLive('connecting', attempt ? 'reconnecting…' : 'connecting…');
     try {
+      const from = received.size && /^\d+$/.test(lastEventID) ? String(Number(lastEventID) - 1) : lastEventID;
       const response = await fetch(itemsURL(current.list) + '/events' + query(viewQuery()), {
-        headers: headers({ Accept: 'text/event-stream', 'Last-Event-ID': String(lastEventID) }),
+        headers: headers({ Accept: 'text/event-stream', 'Last-Event-ID': from }),
         signal: current.abort.signal,
         cache: 'no-store',
       });
@@ -71,7 +83,7 @@ export async function follow(current, version) {
         if (state !== current) return;
         why = (problem.detail || problem.title || 'HTTP ' + response.status) + '';
         wait = retryAfter(response) * 1000;
-        if (response.status >= 400 && response.status < 500 && response.status !== 429) {
+        if (response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status)) {
           // Asking again would get the same answer.
           setLive('off', 'not live (' + response.status + ')', why);
           // A token that expired (the server ends the stream at its `exp`) or was refused:
@@ -87,19 +99,35 @@ export async function follow(current, version) {
       if (!response.body) throw new Error('no body');
       attempt = 0;
       setLive('live', 'live · v' + lastEventID);
-      await readEvents(response.body, (event) => {
-        if (state !== current) return;
-        if (event.id) lastEventID = event.id;
+      let broken = false;
+      const onEvent = (event) => {
+        if (state !== current || broken) return;
         if (event.type === 'reload') {
-          reload(current);
+          // One the screen is past already (read at or after its version) asks nothing.
+          if (!(current.complete && /^\d+$/.test(event.id) && Number(event.id) <= current.version)) reload(current);
           return;
         }
         if (!event.data) return;
-        const change = JSON.parse(event.data);
+        if (event.id === lastEventID && received.has(event.data)) return;
+        let change;
+        try {
+          change = JSON.parse(event.data);
+        } catch (_) {
+          // A change that cannot be read is not skipped: the view is read again (the
+          // stream is not resumed past it).
+          broken = true;
+          reload(current);
+          return;
+        }
+        if (event.id !== lastEventID) received = new Set();
+        if (event.id) lastEventID = event.id;
+        received.add(event.data);
         if (change.version === undefined) change.version = event.id;
         receive(current, change);
         setLive('live', 'live · v' + lastEventID);
-      });
+      };
+      await readEvents(response.body, onEvent, { onRetry: (milliseconds) => (retry = milliseconds) });
+      if (broken) return;
       why = 'The server ended the stream (it may be restarting or shutting down).';
     } catch (error) {
       if (error.name === 'AbortError' || state !== current) return;
@@ -107,42 +135,9 @@ export async function follow(current, version) {
     }
     if (state !== current) return;
     attempt += 1;
-    wait = Math.max(wait, Math.min(2000 * attempt, 10000));
+    wait = Math.max(wait, Math.min(retry * attempt, Math.max(retry, 10000)) * (1 + Math.random() / 2));
     setLive('reconnecting', 'reconnecting in ' + Math.ceil(wait / 1000) + ' s…', why);
     await new Promise((resolve) => setTimeout(resolve, wait));
-  }
-}
-
-/** Reads a Server-Sent Events body, calling `onEvent` with {id, type, data} per event. */
-async function readEvents(body, onEvent) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let event = { id: '', type: 'message', data: [] };
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end;
-    while ((end = buffer.search(/\r\n|\r|\n/)) >= 0) {
-      const line = buffer.slice(0, end);
-      buffer = buffer.slice(end + (buffer.startsWith('\r\n', end) ? 2 : 1));
-      if (line === '') {
-        if (event.data.length || event.type === 'reload') {
-          onEvent({ id: event.id, type: event.type, data: event.data.join('\n') });
-        }
-        event = { id: '', type: 'message', data: [] };
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      let text = colon < 0 ? '' : line.slice(colon + 1);
-      if (text.startsWith(' ')) text = text.slice(1);
-      if (field === 'id') event.id = text;
-      else if (field === 'event') event.type = text;
-      else if (field === 'data') event.data.push(text);
-    }
   }
 }
 
@@ -302,16 +297,27 @@ function place(cell, placement) {
   nameSection(state, newSection, cell.id);
 }
 
-/** A section a change made is titled by its id until `/items/{id}` tells its title. */
-async function nameSection(current, section, itemID) {
+/**
+ * A section a change made is titled by its id until `/items/{id}` tells its title (when
+ * the item is still in that section: it may have moved meanwhile). A lookup the server did
+ * not answer (busy, down) is made again after 5 s, or its `Retry-After` when longer, three
+ * times at most; a page that shows the section titles it too (pages.js).
+ */
+async function nameSection(current, section, itemID, tries = 3) {
+  const header = section.querySelector('.section-header');
+  if (state !== current || !section.isConnected || !header.classList.contains('untitled')) return;
   try {
-    const answer = await getJSON(itemsURL(current.list) + '/items/' + encodeURIComponent(itemID) + query(viewQuery()), current.abort.signal);
-    if (answer.section && answer.section.title) {
-      const header = section.querySelector('.section-header');
+    const url = itemsURL(current.list) + '/items/' + encodeURIComponent(itemID) + query(viewQuery());
+    const answer = await getJSON(url, current.abort.signal);
+    if (answer.section && answer.section.title && answer.section.id === section.dataset.sectionId) {
       header.textContent = answer.section.title;
       header.classList.remove('untitled');
     }
-  } catch (_) {
-    // The id stays as the title; the item may be gone already.
+  } catch (error) {
+    // The item gone already, or refused for good: the id stays as the title.
+    const busy = error.unreachable || [408, 429].includes(error.status) || error.status >= 500;
+    if (error.name === 'AbortError' || !busy || tries <= 1) return;
+    const wait = Math.max(5000, (error.retryAfter || 0) * 1000);
+    setTimeout(() => nameSection(current, section, itemID, tries - 1), wait);
   }
 }

@@ -125,6 +125,11 @@ export function addPage(page, direction) {
       if (!target || target.dataset.sectionId !== section.id) {
         target = sectionFor(section.id, section.title);
         screen.append(target);
+      } else if (section.title) {
+        // A section a change made, untitled yet: the page says its title.
+        const header = target.querySelector('.section-header');
+        header.textContent = section.title;
+        header.classList.remove('untitled');
       }
       const rows = target.querySelector('.rows');
       for (const cell of section.items) rows.append(rowFor(cell));
@@ -150,7 +155,9 @@ export function addPage(page, direction) {
         target = sectionFor(section.id, section.title);
         screen.insertBefore(target, held.length ? held[0] : anchor);
       } else if (section.title) {
-        target.querySelector('.section-header').textContent = section.title;
+        const header = target.querySelector('.section-header');
+        header.textContent = section.title;
+        header.classList.remove('untitled');
       }
       const rows = target.querySelector('.rows');
       for (let row = section.items.length - 1; row >= 0; row -= 1) rows.prepend(rowFor(section.items[row]));
@@ -178,7 +185,9 @@ export function onLoadingRowSeen(entries) {
 
 async function loadMore(current, direction) {
   const cursor = direction === 'forward' ? current.next : current.prev;
-  if (!cursor || current.busy.has(direction)) return;
+  // Not before the wait a failure set (a loading row scrolled into sight again asks nothing).
+  const notBefore = (current.notBefore && current.notBefore[direction]) || 0;
+  if (!cursor || current.busy.has(direction) || Date.now() + 50 < notBefore) return;
   // The top boundary moved or went: `prev` would read from its old place and miss what a
   // change put between it and the first row held now, so the page around that row is read
   // instead (its rows already held stay where it shows them, and its `prev` goes on).
@@ -268,6 +277,7 @@ async function loadMore(current, direction) {
       current.observer.observe(row);
     }
   };
+  current.notBefore = Object.assign(current.notBefore || {}, { [direction]: wait ? Date.now() + wait : 0 });
   if (wait) setTimeout(again, wait);
   else again();
 }

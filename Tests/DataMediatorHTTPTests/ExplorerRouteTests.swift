@@ -113,7 +113,8 @@ import Testing
         }
     }
 
-    @Test(arguments: ["/", "/explorer/explorer.js", "/explorer/live.js", "/explorer/dom.js", "/explorer/pages.js",
+    @Test(arguments: [
+        "/", "/explorer/explorer.js", "/explorer/live.js", "/explorer/dom.js", "/explorer/pages.js",
         "/explorer/stream.js", "/explorer/opening.js",
     ])
     func otherMethodsAreNotAllowed(path: String) async throws {

@@ -35,6 +35,25 @@ import Testing
         await #expect {
             try await adapter.replace(id: "b", body: .object(["data": data("same")]), scope: nil)
         } throws: { ($0 as? DataMediatorError)?.code == .conflict }
+        // Through a scope, another unique value's conflict is not told as the id's (it said
+        // "The id '' is taken" for a create without one: review 98 #2); a taken id is.
+        let scope = WriteScope(field: "created", value: .string("2026-01-01"))
+        for body: JSONValue in [.object(["data": data("same")]), .object(["id": .string("c"), "data": data("same")])] {
+            await #expect {
+                try await adapter.create(body: body, scope: scope)
+            } throws: { error in
+                guard let error = error as? DataMediatorError else { return false }
+                return error.code == .conflict && error.message.hasPrefix("Another item holds a value")
+                    && !error.isIDTaken
+            }
+        }
+        await #expect {
+            try await adapter.create(body: .object(["id": .string("a"), "data": data("fresh")]), scope: scope)
+        } throws: { error in
+            guard let error = error as? DataMediatorError else { return false }
+            return error.isIDTaken && error.message.hasPrefix("The id 'a' is taken")
+                && error.fieldProblems == [FieldProblem(field: "id", detail: "is taken")]
+        }
         await #expect {
             try await adapter.create(body: .object(["id": .string("d"), "data": data("new", score: -1)]), scope: nil)
         } throws: { error in

@@ -81,6 +81,19 @@ public struct DataMediatorError: Error, Sendable, Equatable, CustomStringConvert
         guard since >= floor, since <= version else { throw historyGone(since: since, version: version) }
     }
 
+    /// The `conflict` of a create whose id an item holds already; it names the field `id`,
+    /// so that a conflict of the id is told from one of another unique value.
+    public static func idTaken(_ id: String) -> DataMediatorError {
+        DataMediatorError(
+            .conflict,
+            "An item with id '\(id)' exists; PUT replaces it.",
+            fieldProblems: [FieldProblem(field: "id", detail: "is taken")]
+        )
+    }
+
+    /// Whether this is the conflict of an id an item holds already (``idTaken(_:)``).
+    public var isIDTaken: Bool { code == .conflict && fieldProblems.contains { $0.field == "id" } }
+
     /// `historyGone` for changes asked since `since` when the source is at `version`.
     public static func historyGone(since: Int64, version: Int64) -> DataMediatorError {
         if since > version {

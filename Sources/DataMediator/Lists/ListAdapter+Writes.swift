@@ -45,12 +45,13 @@ extension ListAdapter {
             return try written(
                 await writer.insert(id: id, fields: fields, idempotency: key, precondition: precondition)
             )
-        } catch let error as DataMediatorError where error.code == .conflict && scope != nil {
+        } catch let error as DataMediatorError where error.isIDTaken && scope != nil {
             // The id may be another caller's item, which a PUT of this caller's would not
             // find: the id is taken, without a hint that it is an item to replace.
             throw DataMediatorError(
                 .conflict,
-                "The id '\(id ?? "")' is taken; choose another, or leave it out for the service to choose one."
+                "The id '\(id ?? "")' is taken; choose another, or leave it out for the service to choose one.",
+                fieldProblems: error.fieldProblems
             )
         }
     }

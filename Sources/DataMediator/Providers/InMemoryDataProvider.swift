@@ -175,7 +175,7 @@ public final class InMemoryDataProvider: DataProvider, SectionInfoProvider, Item
             try precondition?(state.version)
             let id = id ?? Hex.randomID()
             if state.items[ExactText(id)] != nil {
-                throw DataMediatorError(.conflict, "An item with id '\(id)' exists; PUT replaces it.")
+                throw DataMediatorError.idTaken(id)
             }
             let result = try write(id: id, fields: fields, revision: 1, in: &state)
             if let idempotency {

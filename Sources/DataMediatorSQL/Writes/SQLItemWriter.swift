@@ -110,7 +110,7 @@ public struct SQLItemWriter: ItemWriter {
             // Whether the id is taken is read by the insert (the transaction rolls back).
             let written = try await record(old: nil, stampBefore: stampBefore, writing: values, session) {
                 guard let item = try await insertRow(key: key, values: values, session) else {
-                    throw DataMediatorError(.conflict, "An item with id '\(id ?? "")' exists; PUT replaces it.")
+                    throw DataMediatorError.idTaken(id ?? "")
                 }
                 return item
             }

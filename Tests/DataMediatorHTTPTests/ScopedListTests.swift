@@ -377,5 +377,7 @@ import Testing
         // Without its end the stream would wait for writes or its heartbeat (10 s) forever.
         try await stream.run(into: &writer)
         #expect(writer.text.withLock { $0 }.hasPrefix("retry: 2000"))
+        // Said last, so that a client tells it from a restart (review 98 #3).
+        #expect(writer.text.withLock { $0 }.hasSuffix(": token expired; open the stream again with a fresh token\n\n"))
     }
 }

@@ -279,8 +279,13 @@ struct EventStream: Sendable {
                 return .shutdown
             }
             guard let signal = next else {
-                // The connection closed, or the token's `exp` came.
-                return ends.map { ContinuousClock.now >= $0 } == true ? .expired : .clientGone
+                // The connection closed, or the token's `exp` came: said, so that a client
+                // tells it from a restart.
+                guard ends.map({ ContinuousClock.now >= $0 }) == true else { return .clientGone }
+                try? await writer.write(
+                    ByteBuffer(string: ": token expired; open the stream again with a fresh token\n\n")
+                )
+                return .expired
             }
             if signal == .tick {
                 try await writer.write(Self.heartbeat)

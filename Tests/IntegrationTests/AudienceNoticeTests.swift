@@ -18,4 +18,24 @@ import Testing
         #expect(await server.stop() == 0)
         #expect(server.log.contains(Self.notice) == !configured, "\(server.log)")
     }
+
+    /// A key set may hold several identity providers' keys: without an issuer, a `sub` two
+    /// of them issue is one caller (review 98 #4), and `serve` says so.
+    @Test(arguments: [false, true])
+    func aKeySetWithoutAnIssuerSaysItAcceptsAny(configured: Bool) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-issuer-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("keys.json")
+        try KeySetReloadTests.write([KeySetReloadTests.SigningKey(kid: "k")], to: file)
+        var environment = ["DATA_MEDIATOR_JWKS_FILE": file.path]
+        if configured { environment["DATA_MEDIATOR_JWT_ISSUER"] = "https://id.example" }
+        let server = try await ServerProcess(
+            dataDirectory: folder,
+            arguments: ["--demo-transactions", "10"],
+            environment: environment
+        )
+        defer { server.removeData() }
+        #expect(await server.stop() == 0)
+        #expect(server.log.contains("JWTs of any issuer whose key the key set holds") == !configured, "\(server.log)")
+    }
 }

@@ -86,10 +86,12 @@ struct ServeCommand: AsyncParsableCommand {
         var checked: ListRegistry?
         var verifier: ReloadingClaimsVerifier?
         var audienceless = false
+        var issuerless = false
         do {
             if let claims = try ClaimsConfiguration.load(from: environment) {
                 verifier = try await ReloadingClaimsVerifier(claims)
                 audienceless = claims.audience == nil
+                issuerless = claims.issuer == nil && claims.keySetFile != nil
                 for key in claims.skippedKeys {
                     logger.warning("key set: \(key); it is left out", metadata: ["file": "\(claims.keySetFile ?? "")"])
                 }
@@ -99,6 +101,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let acceptsAnyAudience = audienceless
+        let acceptsAnyIssuer = issuerless
         do {
             wiring = try await Wiring(
                 settings: settings,
@@ -154,6 +157,9 @@ struct ServeCommand: AsyncParsableCommand {
                     "\(Self.anyAudience)",
                     metadata: ["lists": "\(scoped.joined(separator: ","))"]
                 )
+            }
+            if acceptsAnyIssuer, !scoped.isEmpty {
+                logger.notice("\(Self.anyIssuer)", metadata: ["lists": "\(scoped.joined(separator: ","))"])
             }
             if !scopedKeys, !scoped.isEmpty {
                 logger.warning(
@@ -315,6 +321,13 @@ extension ServeCommand {
     static let anyAudience =
         "JWTs are accepted whatever their 'aud' names: DATA_MEDIATOR_JWT_AUDIENCE is not set (a token its keys "
         + "verify that was issued for another service is accepted here too)"
+
+    /// What `serve` says at start when it verifies JWTs of a key set file for scoped lists
+    /// without `DATA_MEDIATOR_JWT_ISSUER`: a set may hold several identity providers' keys,
+    /// and a caller is their `sub` alone.
+    static let anyIssuer =
+        "JWTs of any issuer whose key the key set holds are accepted: DATA_MEDIATOR_JWT_ISSUER is not set (with the "
+        + "keys of several identity providers, a 'sub' two of them issue is one caller, its slice and its shares)"
 
     /// The claims of a request's `Authorization` header, as the routes of scoped lists ask.
     static func claims(of verifier: ReloadingClaimsVerifier) -> @Sendable (String?) async throws -> [String: JSONValue]

@@ -63,6 +63,25 @@ extension ListSession {
         return answer
     }
 
+    /// Runs a page load unless the server asked to wait after the last one (a `429` or
+    /// `503` with `Retry-After`, or a page a replica kept behind): till then, that refusal is
+    /// thrown again without a request, with the time left as its ``ListClientError/retryAfter``,
+    /// so that an app asking at each scroll event does not flood a busy server.
+    func pacingPages(_ load: () async throws -> Void) async throws {
+        if let refused = pagesRefused, ContinuousClock.now < refused.until {
+            var again = refused.error
+            again.retryAfter = refused.until - .now
+            throw again
+        }
+        do {
+            try await load()
+            pagesRefused = nil
+        } catch let error as ListClientError {
+            if let wait = error.retryAfter, wait > .zero { pagesRefused = (error, .now + wait) }
+            throw error
+        }
+    }
+
     /// What `read` answers; while it is the view's `404` for an item (`unknown-item`) and
     /// the view's sections come from a version older than the session's, read again after
     /// pauses as ``readAgain(_:while:)`` does: a replica that lags does not hold an item the

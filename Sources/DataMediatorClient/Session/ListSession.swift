@@ -45,6 +45,9 @@ public actor ListSession {
     /// Until when section titles are not looked up, after a lookup the server did not
     /// answer (``resolveTitles()``); nil when they may be.
     var titlesPausedUntil: ContinuousClock.Instant?
+    /// The last page load the server refused with a wait (`Retry-After`), and until when:
+    /// ``loadMore()`` and ``loadEarlier()`` throw it again till then (``pacingPages(_:)``).
+    var pagesRefused: (error: ListClientError, until: ContinuousClock.Instant)?
     /// Whether a reload or a page put in place of what was held ended at an older version
     /// than the session held before it (every replica it read lagged): ``follow()`` opens
     /// its stream again from there, applying no event of the open one meanwhile, since
@@ -84,17 +87,19 @@ public actor ListSession {
         await acquire()
         defer { release() }
         guard started else {
-            try await replace(with: readPage([]))
+            try await pacingPages { try await replace(with: readPage([])) }
             return true
         }
         guard let cursor = loaded.next else { return false }
-        do {
-            try await merge(("cursor", cursor), prepending: false)
-        } catch let error as ListClientError where error.refusedCursor {
-            // The server no longer takes the cursor (its secret changed, say): what was held
-            // is read again, then the page asked for, by the new cursors.
-            try await reload()
-            if let fresh = loaded.next { try await merge(("cursor", fresh), prepending: false) }
+        try await pacingPages {
+            do {
+                try await merge(("cursor", cursor), prepending: false)
+            } catch let error as ListClientError where error.refusedCursor {
+                // The server no longer takes the cursor (its secret changed, say): what was
+                // held is read again, then the page asked for, by the new cursors.
+                try await reload()
+                if let fresh = loaded.next { try await merge(("cursor", fresh), prepending: false) }
+            }
         }
         return true
     }
@@ -106,15 +111,17 @@ public actor ListSession {
         await acquire()
         defer { release() }
         guard started, let cursor = loaded.prev else { return false }
-        do {
-            if let anchor = loaded.reanchor {
-                try await readAbove(around: anchor)
-            } else {
-                try await merge(("cursor", cursor), prepending: true)
+        try await pacingPages {
+            do {
+                if let anchor = loaded.reanchor {
+                    try await readAbove(around: anchor)
+                } else {
+                    try await merge(("cursor", cursor), prepending: true)
+                }
+            } catch let error as ListClientError where error.refusedCursor {
+                try await reload()
+                if let fresh = loaded.prev { try await merge(("cursor", fresh), prepending: true) }
             }
-        } catch let error as ListClientError where error.refusedCursor {
-            try await reload()
-            if let fresh = loaded.prev { try await merge(("cursor", fresh), prepending: true) }
         }
         return true
     }

@@ -104,6 +104,19 @@ import Testing
         ),
         ("writable: true\n    scope: {field: owner, claim: sub}", "writable: true", 0),
         ("scope: {field: owner, claim: sub}", "scope: {field: team, claim: team}", 0),
+        // A list over a query that reads the table (probe 86: it passed).
+        (
+            "writable: true\n    scope: {field: owner, claim: sub}",
+            "scope: {field: team, claim: team}\n    query: 'SELECT * FROM \"Docs\"'", 1
+        ),
+        (
+            "writable: true\n    scope: {field: owner, claim: sub}",
+            "scope: {field: team, claim: team}\n    query: SELECT * FROM public.docs d", 1
+        ),
+        (
+            "writable: true\n    scope: {field: owner, claim: sub}",
+            "scope: {field: team, claim: team}\n    query: SELECT * FROM docs_archive", 0
+        ),
     ])
     func aWritableScopedListSharesItsTableOnlyWithListsOfItsScopeField(mine: String, team: String, refusals: Int) {
         let yaml = """
@@ -116,7 +129,7 @@ import Testing
                 \(mine)
                 views: {all: {sort: [title]}}
               team:
-                table: docs
+                \(team.contains("query:") ? "" : "table: docs")
                 fields: {owner: string, team: string, title: string}
                 \(team)
                 views: {all: {sort: [title]}}

@@ -159,14 +159,21 @@ extension ConfigFileLoader {
     /// another list scopes by another field, a write through it could set that field to any
     /// value, putting an item in any caller's slice of the other list (and, were the other
     /// writable too, taking one out of another caller's slice of this one). Refused: the
-    /// lists that share a table and a writable scoped list are scoped by one field.
+    /// lists that share a table and a writable scoped list are scoped by one field. A list
+    /// over a query shares the table when its query names it (a view over the table is not
+    /// seen through).
     mutating func checkScopedTables(_ lists: [ListConfiguration]) {
         for writer in lists where writer.definition.isWritable {
             guard let scope = writer.definition.scope, case .table(let table)? = writer.source?.kind else { continue }
             var named = Set<String>()
             for other in lists where other.definition.name != writer.definition.name {
-                guard case .table(let otherTable)? = other.source?.kind, otherTable == table,
-                    let otherScope = other.definition.scope,
+                let reads: Bool
+                switch other.source?.kind {
+                case .table(let otherTable)?: reads = otherTable == table
+                case .query(let query)?: reads = Self.query(query, names: table)
+                default: reads = false
+                }
+                guard reads, let otherScope = other.definition.scope,
                     otherScope.field != scope.field, named.insert(otherScope.field).inserted
                 else { continue }
                 errors.append(
@@ -184,5 +191,36 @@ extension ConfigFileLoader {
                 )
             }
         }
+    }
+
+    /// Whether `query` names `table` as an identifier (bare or quoted, in any case, alone or
+    /// after a schema's name): both stores fold or compare such names so.
+    static func query(_ query: String, names table: String) -> Bool {
+        let wanted = table.lowercased()
+        var identifiers: [String] = []
+        var current = ""
+        var quote: Character?
+        for character in query {
+            if let open = quote {
+                if character == (open == "[" ? "]" : open) {
+                    identifiers.append(current)
+                    current = ""
+                    quote = nil
+                } else {
+                    current.append(character)
+                }
+            } else if character == "\"" || character == "`" || character == "[" {
+                if !current.isEmpty { identifiers.append(current) }
+                current = ""
+                quote = character
+            } else if character.isLetter || character.isNumber || character == "_" || character == "$" {
+                current.append(character)
+            } else {
+                if !current.isEmpty { identifiers.append(current) }
+                current = ""
+            }
+        }
+        if !current.isEmpty { identifiers.append(current) }
+        return identifiers.contains { $0.lowercased() == wanted }
     }
 }

@@ -15,12 +15,22 @@ enum CursorSecret {
         try secret(named: "DATA_MEDIATOR_CURSOR_SECRET", in: environment)
     }
 
-    /// The secrets a rotation replaced (`DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS`), whose
-    /// cursors are still taken: none when unset.
+    /// The secrets whose cursors are still taken besides the one they are signed with: the
+    /// one a rotation replaced (`DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS`), and each of the two
+    /// variables' secrets with the spaces or line break around it that releases before this
+    /// one signed with (a mounted file's line break: an upgrade would end every cursor).
     ///
-    /// - Throws: as ``configured(environment:)``, for that variable.
+    /// - Throws: as ``configured(environment:)``, for the previous secret.
     static func previous(environment: [String: String]) throws -> [[UInt8]] {
-        try secret(named: "DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS", in: environment).map { [$0] } ?? []
+        let name = "DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS"
+        let former = try secret(named: name, in: environment).map { [$0] } ?? []
+        let untrimmed = [name, "DATA_MEDIATOR_CURSOR_SECRET"].compactMap { name -> [UInt8]? in
+            guard let given = environment[name], given.trimmingCharacters(in: .whitespacesAndNewlines) != given,
+                given.trimmingCharacters(in: .whitespacesAndNewlines).utf8.count >= 16
+            else { return nil }
+            return Array(given.utf8)
+        }
+        return former + untrimmed
     }
 
     /// The secret the variable `name` holds, without spaces around it (a file mounted as a

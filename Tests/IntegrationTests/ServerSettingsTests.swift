@@ -86,9 +86,14 @@ import Testing
         )
         #expect(taken == Array("a secret of enough length".utf8))
         #expect(try CursorSecret.previous(environment: [:]) == [])
+        // The untrimmed forms are what releases before this one signed with (probe 86 #3).
         #expect(
             try CursorSecret.previous(environment: ["DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS": "the former secret\n"])
-                == [Array("the former secret".utf8)]
+                == [Array("the former secret".utf8), Array("the former secret\n".utf8)]
+        )
+        #expect(
+            try CursorSecret.previous(environment: ["DATA_MEDIATOR_CURSOR_SECRET": " a secret of enough length\n"])
+                == [Array(" a secret of enough length\n".utf8)]
         )
         #expect(throws: CursorSecretError.self) {
             try CursorSecret.previous(environment: ["DATA_MEDIATOR_CURSOR_SECRET_PREVIOUS": "short"])

@@ -131,7 +131,8 @@ public struct CursorSigner: Sendable {
         else { throw bad }
         guard let cursor = CursorPayload.decode(payload) else { throw bad }
         // Tokens of earlier releases carry the slice's digest as it is.
-        guard cursor.list == list, [sealed(view.cursorBinding, keys), view.cursorBinding].contains(cursor.view) else {
+        let bindings = [view.cursorBinding] + (view.earlierCursorBinding.map { [$0] } ?? [])
+        guard cursor.list == list, bindings.contains(where: { [sealed($0, keys), $0].contains(cursor.view) }) else {
             if cursor.list == list, [sealed(view.binding, keys), view.binding].contains(Self.binding(cursor.view)) {
                 throw DataMediatorError(
                     .cursorMismatch,

@@ -30,6 +30,10 @@ public struct View: Sendable, Hashable {
     /// and the filter (a composite's children too), so a cursor issued before the view's
     /// definition changed is refused rather than read as a place in another order.
     public let cursorBinding: String
+    /// The ``cursorBinding`` of releases before cursors bound the sort keys' types, when it
+    /// differs: their cursors are still taken (an upgrade ends none of them), though the
+    /// change of a sort key's type is not told from them.
+    public let earlierCursorBinding: String?
 
     /// Creates a view; `idField` is appended to `sort` unless it already ends it.
     /// `fieldTypes` holds the declared types of its fields (those of the sort keys count):
@@ -65,6 +69,9 @@ public struct View: Sendable, Hashable {
         self.cursorBinding =
             name + "@"
             + Self.shapeDigest(sort: keys, section: section, filter: filter, types: fieldTypes, parts: parts)
+        let untyped =
+            name + "@" + Self.shapeDigest(sort: keys, section: section, filter: filter, types: [:], parts: parts)
+        self.earlierCursorBinding = untyped == cursorBinding ? nil : untyped
     }
 
     /// A digest of what places an item in a view: its sort keys (with the types of those
@@ -106,6 +113,7 @@ public struct View: Sendable, Hashable {
         self.binding = slice.isEmpty ? view.name : view.name + "#" + Slice.digest(of: slice)
         let shape = view.cursorBinding.drop { $0 != "@" }
         self.cursorBinding = binding + shape
+        self.earlierCursorBinding = view.earlierCursorBinding.map { [binding] in binding + $0.drop { $0 != "@" } }
     }
 
     /// The view narrowed to the items whose fields equal `values` (parameters given and a

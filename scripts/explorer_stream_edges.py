@@ -115,6 +115,20 @@ def stream_resumed_within_its_version(driver, base, token, written):
         untrap(driver)
 
 
+def cut_streams_back_off(driver, base, token, written):
+    """a stream cut at once each time, with `retry: 0`, is opened again later and later, not
+    in a loop (probe 86: 1,015 streams in 5 s)"""
+    driver.execute_script(SCRIPTED_STREAMS, "return ['retry: 0\\n: cut\\n\\n', true];", None)
+    try:
+        open_feed(driver, "cut")
+        time.sleep(6)
+        streams = len(driver.execute_script("return window.checkStreams;"))
+        if not 2 <= streams <= 5:
+            raise CheckFailed(f"{streams} streams opened in 6 s (2 to 5 expected)")
+    finally:
+        untrap(driver)
+
+
 def unreadable_change_reloads(driver, base, token, written):
     """a change the page cannot read is not skipped: the view is read again, and followed
     from its version (the stream went on past it: review 100 F3)"""
@@ -188,11 +202,12 @@ def opening_waits_for_retry_after(driver, base, token, written):
     wait_for(driver, "the list opened after the wait", lambda d: rows(d) and not problem_text(d), timeout=15)
 
 
-STEPS = [stream_read_at_every_line_end, stream_resumed_within_its_version, unreadable_change_reloads,
+STEPS = [stream_read_at_every_line_end, stream_resumed_within_its_version, cut_streams_back_off,
+         unreadable_change_reloads,
          live_reload_put_off_keeps_the_rows, next_page_waits_for_retry_after, opening_waits_for_retry_after]
 
 
 def check_stream_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: the stream and its waits: every line end, a stream resumed"
-                " within a version, an unreadable change, a live reload put off, Retry-After on a next page and"
+                " within a version, streams cut at once, an unreadable change, a live reload put off, Retry-After on a next page and"
                 " on opening a list")

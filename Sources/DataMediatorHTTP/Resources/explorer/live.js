@@ -29,6 +29,9 @@ import { state, openList, viewQuery, pageQuery, route } from '/explorer/explorer
 import { readEvents } from '/explorer/stream.js';
 
 const liveBadge = $('live');
+// Changes that could not be read lately (any list's): each more within a minute waits
+// longer before the view is read again.
+const unreadable = { count: 0, at: 0 };
 const liveStatus = $('live-status');
 
 /**
@@ -97,7 +100,9 @@ export async function follow(current, version) {
         throw new Error(why);
       }
       if (!response.body) throw new Error('no body');
-      attempt = 0;
+      // The attempts are counted on until the stream brings something, or lasts: one cut
+      // at once each time (a proxy's) is asked again later and later, not in a loop.
+      const opened = Date.now();
       setLive('live', 'live · v' + lastEventID);
       let broken = false;
       const onEvent = (event) => {
@@ -114,11 +119,16 @@ export async function follow(current, version) {
           change = JSON.parse(event.data);
         } catch (_) {
           // A change that cannot be read is not skipped: the view is read again (the
-          // stream is not resumed past it).
+          // stream is not resumed past it), later each time it comes again within a minute.
           broken = true;
-          reload(current);
+          unreadable.count = Date.now() - unreadable.at < 60000 ? unreadable.count + 1 : 1;
+          unreadable.at = Date.now();
+          const wait = unreadable.count > 1 ? Math.min(1000 * 2 ** (unreadable.count - 1), 30000) : 0;
+          if (wait) setLive('reconnecting', 'reloading in ' + Math.ceil(wait / 1000) + ' s…', 'A change could not be read.');
+          setTimeout(() => reload(current), wait);
           return;
         }
+        attempt = 0;
         if (event.id !== lastEventID) received = new Set();
         if (event.id) lastEventID = event.id;
         received.add(event.data);
@@ -126,8 +136,10 @@ export async function follow(current, version) {
         receive(current, change);
         setLive('live', 'live · v' + lastEventID);
       };
-      await readEvents(response.body, onEvent, { onRetry: (milliseconds) => (retry = milliseconds) });
+      // A `retry:` below a second (a proxy's `retry: 0`) would reconnect in a loop.
+      await readEvents(response.body, onEvent, { onRetry: (milliseconds) => (retry = Math.max(milliseconds, 1000)) });
       if (broken) return;
+      if (Date.now() - opened > 60000) attempt = 0;
       why = 'The server ended the stream (it may be restarting or shutting down).';
     } catch (error) {
       if (error.name === 'AbortError' || state !== current) return;

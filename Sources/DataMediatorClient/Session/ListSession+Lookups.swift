@@ -35,7 +35,7 @@ extension ListSession {
     /// - Throws: ``ListClientError`` with status `404` when the view (or the caller's
     ///   slice) has no such item; others as ``sectionInfo()``.
     public func locate(_ id: String) async throws -> ListLocation {
-        try await readUnlessLagging { try await lookUp(id) }
+        try await readUnlessLagging(id) { try await lookUp(id) }
     }
 
     /// ``locate(_:)`` without its reading again: the titles' lookups read the sections

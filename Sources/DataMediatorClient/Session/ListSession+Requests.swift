@@ -82,19 +82,24 @@ extension ListSession {
         }
     }
 
-    /// What `read` answers; while it is the view's `404` for an item (`unknown-item`) and
-    /// the view's sections come from a version older than the session's, read again after
-    /// pauses as ``readAgain(_:while:)`` does: a replica that lags does not hold an item the
-    /// session learned of from a change yet. A `404` from a replica as new as the session
-    /// (the item is gone), or before the session read anything, is thrown at once.
-    func readUnlessLagging<Answer>(_ read: () async throws -> Answer) async throws -> Answer {
+    /// What `read` answers for the item `id`; while it is the view's `404` for it
+    /// (`unknown-item`) and the session holds the item (it learned of it from a change, at a
+    /// version a replica that lags does not hold yet) or the view's sections come from a
+    /// version older than the session's, read again after pauses as ``readAgain(_:while:)``
+    /// does. Behind a load balancer the sections may come from another replica than the
+    /// `404`: an item held is read again whatever they say. A `404` for an item not held from
+    /// a replica as new as the session (the item is gone), or before the session read
+    /// anything, is thrown at once.
+    func readUnlessLagging<Answer>(_ id: String, _ read: () async throws -> Answer) async throws -> Answer {
         var pause = Duration.milliseconds(50)
+        let held = loaded.sections.contains { $0.items.contains { $0.id.isExactly(id) } }
         for attempt in 0... {
             do {
                 return try await read()
             } catch let error as ListClientError where error.status == 404 && error.problem == "unknown-item" {
-                guard attempt < 5, version > 0, let seen = try? await sectionInfo().version, seen < version else {
-                    throw error
+                guard attempt < 5, version > 0 else { throw error }
+                if !held {
+                    guard let seen = try? await sectionInfo().version, seen < version else { throw error }
                 }
                 try await Task.sleep(for: pause)
                 pause *= 2

@@ -136,7 +136,7 @@ public actor ListSession {
     public func open(around id: String) async throws {
         await acquire()
         defer { release() }
-        try await replace(with: readUnlessLagging { try await readPage([("around", id)]) })
+        try await replace(with: readUnlessLagging(id) { try await readPage([("around", id)]) })
     }
 
     /// Loads the page a cursor of this list and view leads to (a composite's `more` cell

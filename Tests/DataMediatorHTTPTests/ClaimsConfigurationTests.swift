@@ -107,6 +107,10 @@ extension ClaimsVerifierTests {
             "key 'r' is named twice"
         ),
         (#"{"keys": [{"kty": "RSA", "kid": "r", "n": "AQAB", "e": "AQAB", "d": "AQAB"}]}"#, "holds a private key"),
+        (
+            #"{"keys": [{"kty": "EC", "kid": "e", "crv": "P-256", "x": "AQAB", "y": "AQAB"}, {"kty": "RSA", "kid": "x", "use": "enc", "n": "AQAB", "e": "AQAB", "d": "AQAB"}]}"#,
+            "key 'x' holds a private key"
+        ),
     ])
     func aMalformedKeySetFileIsAConfigurationError(text: String, message: String) throws {
         let path = try keys.file("keys-\(UUID().uuidString).json", text)
@@ -126,6 +130,7 @@ extension ClaimsVerifierTests {
             ["kty": "RSA", "kid": "ops", "key_ops": ["encrypt"], "n": "AQAB", "e": "AQAB"],
             ["kty": "RSA", "kid": "ps", "alg": "PS256", "n": "AQAB", "e": "AQAB"],
             ["kty": "EC", "kid": "p384", "crv": "P-384", "x": "AQAB", "y": "AQAB"],
+            ["kty": "EC", "kid": "nocrv", "x": "AQAB", "y": "AQAB"],
         ]
         let text = String(
             decoding: try JSONSerialization.data(withJSONObject: ["keys": others + [signing]]),
@@ -139,11 +144,19 @@ extension ClaimsVerifierTests {
                 "key 'ops' has 'key_ops' without 'verify'",
                 "key 'ps' is RSA with PS256; only RS256 (RSA) and ES256 (EC P-256) keys are taken",
                 "key 'p384' is EC on curve P-384; only ES256 (EC P-256) keys are taken",
+                "key 'nocrv' is EC with no 'crv'; only ES256 (EC P-256) keys are taken",
             ]
         )
         let verifier = try await ClaimsVerifier(configuration)
         let token = try await keys.es256(["sub": .string("ana")], key: key, kid: "sig")
         #expect(try await verifier.claims(fromAuthorization: "Bearer " + token)["sub"] == .string("ana"))
+        // A token naming a key left out is told so, not that the key may have gone.
+        let leftOut = try await keys.es256(["sub": .string("ana")], key: key, kid: "p384")
+        await #expect {
+            try await verifier.claims(fromAuthorization: "Bearer " + leftOut)
+        } throws: { error in
+            (error as? Problem)?.detail.contains("that the key set holds but this server does not verify with") == true
+        }
     }
 
     @Test func aKeyJWTKitCannotUseIsAConfigurationErrorOfTheVerifier() async throws {

@@ -13,7 +13,7 @@ extension ClaimsConfiguration {
     static func keySet(
         from data: Data,
         at path: String
-    ) throws(ClaimsConfigurationError) -> (keys: JWKS, skipped: [String]) {
+    ) throws(ClaimsConfigurationError) -> (keys: JWKS, skipped: [String], skippedIDs: Set<String>) {
         let members = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["keys"] as? [Any]
         guard let members else { throw notAKeySet(data, at: path) }
         guard !members.isEmpty else {
@@ -21,11 +21,21 @@ extension ClaimsConfiguration {
         }
         var kept: [(number: Int, member: [String: Any])] = []
         var skipped: [String] = []
+        var skippedIDs = Set<String>()
         for (index, member) in members.enumerated() {
             // A member that is not an object is the decoder's to describe.
             guard let member = member as? [String: Any] else { throw notAKeySet(data, at: path) }
+            // A private part is refused in any key: the file is meant to be public.
+            guard member["d"] == nil else {
+                throw ClaimsConfigurationError(
+                    .malformedKeySet,
+                    "DATA_MEDIATOR_JWKS_FILE '\(path)': \(name(member["kid"] as? String, index)) holds a private key; "
+                        + "the file must hold public keys only."
+                )
+            }
             if let reason = skipReason(member) {
                 skipped.append("\(name(member["kid"] as? String, index)) \(reason)")
+                if let kid = member["kid"] as? String { skippedIDs.insert(kid) }
             } else {
                 kept.append((index, member))
             }
@@ -69,7 +79,7 @@ extension ClaimsConfiguration {
             }
             keySet.keys[index].algorithm = key.keyType == .rsa ? .rs256 : .es256
         }
-        return (keySet, skipped)
+        return (keySet, skipped, skippedIDs)
     }
 
     /// Why a key set member is not one to verify RS256 or ES256 tokens with, nil when it is.
@@ -89,8 +99,9 @@ extension ClaimsConfiguration {
         if let algorithm = member["alg"], algorithm as? String != wanted {
             return "is \(type ?? "") with \(algorithm); only RS256 (RSA) and ES256 (EC P-256) keys are taken"
         }
-        if type == "EC", let curve = member["crv"], curve as? String != "P-256" {
-            return "is EC on curve \(curve); only ES256 (EC P-256) keys are taken"
+        if type == "EC", member["crv"] as? String != "P-256" {
+            let curve = member["crv"].map { "on curve \($0)" } ?? "with no 'crv'"
+            return "is EC \(curve); only ES256 (EC P-256) keys are taken"
         }
         return nil
     }

@@ -30,6 +30,9 @@ public struct ClaimsConfiguration: Sendable {
     /// service does not verify with (RFC 7517 section 5 has a set's reader ignore them), so
     /// that an identity provider's whole set can be given; to be logged as warnings.
     public private(set) var skippedKeys: [String] = []
+    /// The `kid`s of ``skippedKeys``: a token naming one is told the key is not one this
+    /// service verifies with, not that it is missing.
+    private(set) var skippedKeyIDs: Set<String> = []
     /// The `iss` a token must have; nil accepts any issuer or none.
     public let issuer: String?
     /// The value a token's `aud` must contain; nil accepts any audience or none.
@@ -92,7 +95,7 @@ public struct ClaimsConfiguration: Sendable {
         let keySetData = try keySetFile.map { path throws(ClaimsConfigurationError) in try Self.keySetData(at: path) }
         self.keySetData = keySetData
         if let keySetFile, let keySetData {
-            (self.keySet, self.skippedKeys) = try Self.keySet(from: keySetData, at: keySetFile)
+            (self.keySet, self.skippedKeys, self.skippedKeyIDs) = try Self.keySet(from: keySetData, at: keySetFile)
         } else {
             self.keySet = nil
         }
@@ -159,7 +162,10 @@ public struct ClaimsConfiguration: Sendable {
     func replacingKeySet(with data: Data) throws(ClaimsConfigurationError) -> Self {
         var changed = self
         changed.keySetData = data
-        (changed.keySet, changed.skippedKeys) = try Self.keySet(from: data, at: keySetFile ?? "")
+        (changed.keySet, changed.skippedKeys, changed.skippedKeyIDs) = try Self.keySet(
+            from: data,
+            at: keySetFile ?? ""
+        )
         return changed
     }
 

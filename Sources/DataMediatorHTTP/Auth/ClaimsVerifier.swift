@@ -15,6 +15,8 @@ public struct ClaimsVerifier: Sendable {
     private let keysByAlgorithm: [String: JWTKeyCollection]
     /// The `kid`s of the key set's keys, per algorithm (the shared secret has none).
     private let keyIDsByAlgorithm: [String: Set<String>]
+    /// The `kid`s of the key set's keys left out (``ClaimsConfiguration/skippedKeys``).
+    private let leftOutKeyIDs: Set<String>
     private let issuer: String?
     private let audience: String?
     private let leeway: TimeInterval
@@ -54,6 +56,7 @@ public struct ClaimsVerifier: Sendable {
         }
         keysByAlgorithm = keys
         keyIDsByAlgorithm = keyIDs
+        leftOutKeyIDs = configuration.skippedKeyIDs
         issuer = configuration.issuer
         audience = configuration.audience
         requiresExpiration = configuration.requiresExpiration
@@ -171,9 +174,13 @@ public struct ClaimsVerifier: Sendable {
         if let kid = header.kid, let held = keyIDsByAlgorithm[algorithm], !held.contains(kid) {
             let plain =
                 kid.count <= 64 && kid.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+            let named = plain ? "'\(kid)'" : "its 'kid'"
             throw Self.refusal(
-                "The token names a key (\(plain ? "'\(kid)'" : "its 'kid'")) this server does not hold for \(algorithm); "
-                    + "it may have been taken out of the key set."
+                leftOutKeyIDs.contains(kid)
+                    ? "The token names a key (\(named)) that the key set holds but this server does not verify "
+                        + "with (of another type, use or algorithm)."
+                    : "The token names a key (\(named)) this server does not hold for \(algorithm); "
+                        + "it may have been taken out of the key set."
             )
         }
         let verified: TokenClaims

@@ -69,9 +69,11 @@ import Testing
         #expect(alone == 0, "check alone reads only the file")
         let (refused, errors) = try await DemoWalkTests.run(
             ["check", "--store", config.path],
-            environment: target.environment
+            environment: target.environment.merging(["DATA_MEDIATOR_DATABSE_URL": "postgres://misspelt"]) { $1 }
         )
         #expect(refused == 1)
+        // The store is named by the environment's settings: a misspelt one is said.
+        #expect(errors.contains("check: warning: DATA_MEDIATOR_DATABSE_URL is not a setting"), "\(errors)")
         #expect(
             errors.contains("lists.yaml:4:1: error: list 'notes': field 'body' (integer) is over a text column"),
             "\(errors)"
@@ -137,9 +139,11 @@ import Testing
         try Data(("store: \(target.store)\n" + Self.lists(fields)).utf8).write(to: config)
         let (refused, errors) = try await DemoWalkTests.run(
             ["check", "--store", config.path],
-            environment: target.environment
+            environment: target.environment.merging(["DATA_MEDIATOR_DATABSE_URL": "postgres://misspelt"]) { $1 }
         )
         #expect(refused == 1)
+        // The store is named by the environment's settings: a misspelt one is said.
+        #expect(errors.contains("check: warning: DATA_MEDIATOR_DATABSE_URL is not a setting"), "\(errors)")
         for problem in said { #expect(errors.contains(problem), "\(problem) in \(errors)") }
     }
 

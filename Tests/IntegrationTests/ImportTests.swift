@@ -221,10 +221,13 @@ import Testing
             ("counts", "list 'counts' is not over a table"), ("nope", "no list 'nope'"),
             ("screen", "'screen' is a composite, which holds no items of its own"),
         ] {
-            let (status, output) = try await DemoWalkTests.run([
-                "import", folder.appendingPathComponent("one.ndjson").path, "--list", list, "--config", config.path,
-            ])
+            let (status, output) = try await DemoWalkTests.run(
+                ["import", folder.appendingPathComponent("one.ndjson").path, "--list", list, "--config", config.path],
+                environment: ["DATA_MEDIATOR_DATABSE_URL": "postgres://misspelt"]
+            )
             #expect(status == 1 && output.contains(says) && output.contains("over a table are 'notes'"), "\(output)")
+            // The database settings are the environment's: a misspelt one is said, as serve says it.
+            #expect(output.contains("import: warning: DATA_MEDIATOR_DATABSE_URL is not a setting"), "\(output)")
         }
     }
 

@@ -34,6 +34,10 @@ struct CheckCommand: AsyncParsableCommand {
         do {
             configuration = try ConfigFileLoader.load(path: file)
             if store {
+                // The store is named by the environment's settings: a misspelt one is said.
+                for name in ServeConfiguration.unknownVariables(in: ProcessInfo.processInfo.environment) {
+                    printError("check: warning: \(ServeConfiguration.unknownVariableWarning(name))")
+                }
                 _ = try await Wiring.rehearse(configuration, file: file) { lists in
                     try await CommandStore.rehearse(lists, in: configuration.store, for: "check")
                 }

@@ -46,6 +46,9 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let environment = ProcessInfo.processInfo.environment
+        for name in ServeConfiguration.unknownVariables(in: environment) {
+            printError("import: warning: \(ServeConfiguration.unknownVariableWarning(name))")
+        }
         let configuration: MediatorConfiguration
         // Whether the store is the built-in demo's.
         var demo = false

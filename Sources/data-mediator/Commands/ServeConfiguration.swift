@@ -100,9 +100,19 @@ struct ServeConfiguration: Sendable {
             "\($0.0) holds a token shorter than \(Self.minimumTokenLength) characters, which can be guessed; "
                 + "use random ones, e.g. `openssl rand -base64 24`"
         }
-            + unknownVariables.map {
-                "\($0) is not a setting of the service (misspelt? docs/operations.md lists them); it is ignored"
-            }
+            + unknownVariables.map(Self.unknownVariableWarning)
+    }
+
+    /// The `DATA_MEDIATOR_` variables of `environment` that are none of the service's
+    /// settings (``knownVariables``): misspelt ones, most likely. `check --store` and
+    /// `import`, which read the database settings, warn of them too.
+    static func unknownVariables(in environment: [String: String]) -> [String] {
+        environment.keys.filter { $0.hasPrefix("DATA_MEDIATOR_") && !knownVariables.contains($0) }.sorted()
+    }
+
+    /// The warning of a variable ``unknownVariables(in:)`` names.
+    static func unknownVariableWarning(_ name: String) -> String {
+        "\(name) is not a setting of the service (misspelt? docs/operations.md lists them); it is ignored"
     }
 
     /// The database URL in the variable `name`, or nil when it is unset or empty; checked
@@ -146,8 +156,7 @@ struct ServeConfiguration: Sendable {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
         self.config = config ?? text("DATA_MEDIATOR_CONFIG")
-        self.unknownVariables = environment.keys
-            .filter { $0.hasPrefix("DATA_MEDIATOR_") && !Self.knownVariables.contains($0) }.sorted()
+        self.unknownVariables = Self.unknownVariables(in: environment)
         self.host = host ?? text("DATA_MEDIATOR_HOST") ?? "127.0.0.1"
         self.port = try port ?? number("DATA_MEDIATOR_PORT") ?? 8080
         self.dataDir = dataDir ?? text("DATA_MEDIATOR_DATA_DIR") ?? "data"

@@ -62,6 +62,29 @@ import Testing
         let located = try await screen.locate(id: lastOlder, view: nil)
         #expect(located.version == 3)
     }
+
+    /// A composite of files only (its version stays 0) beside a changing child takes no
+    /// part either: it made the outer composite's pages version 0 (probe 85).
+    @Test func aCompositeOfUnchangingChildrenTakesNoPart() async throws {
+        let flat = try CompositeTests.view("flat")
+        let files = ListAdapter.composite(
+            name: "files",
+            title: "Files",
+            children: [CompositeChild(name: "file", content: .list(CompositeTests.sample, view: flat), cap: 2)],
+            signer: CompositeTests.signer
+        )
+        let nest = ListAdapter.composite(
+            name: "nest",
+            title: "Nest",
+            children: [
+                CompositeChild(name: "files", content: .list(files, view: try files.definition.view(named: nil))),
+                CompositeChild(name: "store", content: .list(Self.list(at: 13), view: flat), cap: 2),
+            ],
+            signer: CompositeTests.signer
+        )
+        #expect(try await nest.page(view: nil, limit: "10", cursor: nil).version == 13)
+        #expect(try await nest.sectionInfo(view: nil).version == 13)
+    }
 }
 
 /// A composite's cursor is bound to its children (their names, lists, views with their

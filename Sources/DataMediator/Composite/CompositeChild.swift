@@ -71,10 +71,13 @@ public struct CompositeChild: Sendable {
     }
 
     /// Whether what the child shows changes: a list with a change feed (a store's list, a
-    /// composite), not a static section or a file read at start.
+    /// composite that shows one), not a static section, a file read at start or a
+    /// composite of only those (its version stays 0, which as the least of a page's
+    /// children's would have been the page's).
     var changes: Bool {
-        guard case .list(let adapter, _) = content else { return false }
-        return adapter.changeLog != nil
+        guard case .list(let adapter, _) = content, adapter.changeLog != nil else { return false }
+        guard let composite = adapter.provider as? CompositeDataProvider else { return true }
+        return composite.children.contains(where: \.changes)
     }
 
     /// The version of what the child shows: its list's, 0 for a static section.

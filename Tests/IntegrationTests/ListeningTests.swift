@@ -242,4 +242,21 @@ import Testing
         #expect(storelessSays.contains("does not exist yet; start `data-mediator serve` once"), "\(storelessSays)")
         #expect(!FileManager.default.fileExists(atPath: unused.path), "a refused import made the demo's store")
     }
+
+    /// A first word that is no command is refused as such, with the commands and the one it
+    /// is near (ArgumentParser gave it to `serve`, the default, with `serve`'s usage).
+    @Test func aMisspeltCommandIsNamed() async throws {
+        let (status, says) = try await DemoWalkTests.run(["chek", "lists.yaml"])
+        #expect(status == 64)
+        #expect(
+            says.contains(
+                "data-mediator: 'chek' is no command; the commands are serve, check, healthcheck, import (serve "
+                    + "when none is given). Did you mean 'check'?"
+            ),
+            "\(says)"
+        )
+        #expect(!says.contains("Usage:"), "\(says)")
+        let (help, _) = try await DemoWalkTests.run(["help"])
+        #expect(help == 0)
+    }
 }

@@ -66,7 +66,7 @@ extension CompositeDataProvider {
         let (plain, abridged) = AbridgedKey.unmarked(inner) ?? (Position(inner), [:])
         let cursor = Cursor(
             list: adapter.definition.name,
-            view: childView.cursorBinding,
+            view: childView.typedCursorBinding,
             position: plain,
             inclusive: false,
             backward: backward,

@@ -90,7 +90,7 @@ extension ListAdapter {
         signer.sign(
             Cursor(
                 list: definition.name,
-                view: view.cursorBinding,
+                view: view.typedCursorBinding,
                 position: entry.position,
                 inclusive: false
             )

@@ -265,7 +265,7 @@ extension ListAdapter {
         let section = view.section(of: location.item)
         let cursor = Cursor(
             list: definition.name,
-            view: view.cursorBinding,
+            view: view.typedCursorBinding,
             position: view.position(of: location.item),
             inclusive: true,
             version: location.version

@@ -131,7 +131,7 @@ public struct CursorSigner: Sendable {
         else { throw bad }
         guard let cursor = CursorPayload.decode(payload) else { throw bad }
         // Tokens of earlier releases carry the slice's digest as it is.
-        let bindings = [view.cursorBinding] + (view.earlierCursorBinding.map { [$0] } ?? [])
+        let bindings = Set([view.typedCursorBinding, view.cursorBinding])
         guard cursor.list == list, bindings.contains(where: { [sealed($0, keys), $0].contains(cursor.view) }) else {
             if cursor.list == list, [sealed(view.binding, keys), view.binding].contains(Self.binding(cursor.view)) {
                 throw DataMediatorError(
@@ -159,6 +159,6 @@ public struct CursorSigner: Sendable {
         // none a page showed, and PostgreSQL refuses the text outright.
         guard cursor.position.values.count == view.sort.count, !cursor.position.values.contains(where: \.holdsNUL)
         else { throw bad }
-        return cursor.bound(to: view.cursorBinding)
+        return cursor.bound(to: view.typedCursorBinding)
     }
 }

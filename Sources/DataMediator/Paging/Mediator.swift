@@ -74,7 +74,7 @@ public struct Mediator: Sendable {
         if before != .end, let position = shown.first.map(view.position(of:)) ?? anchor?.position {
             let cursor = Cursor(
                 list: list,
-                view: view.cursorBinding,
+                view: view.typedCursorBinding,
                 position: position,
                 inclusive: shown.isEmpty && anchor?.includesItem == true,
                 backward: true,
@@ -107,7 +107,7 @@ public struct Mediator: Sendable {
         if after != .end, let position = shown.last.map(view.position(of:)) ?? anchor?.position {
             let cursor = Cursor(
                 list: list,
-                view: view.cursorBinding,
+                view: view.typedCursorBinding,
                 position: position,
                 inclusive: shown.isEmpty && anchor?.includesItem == true,
                 version: version

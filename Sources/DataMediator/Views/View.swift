@@ -26,20 +26,23 @@ public struct View: Sendable, Hashable {
     /// What a cursor and the change log bind to: the name, and a digest of the slice's
     /// values when there is one, so a cursor of one slice is refused on another.
     public let binding: String
-    /// What a cursor binds to: the ``binding`` and a digest of the order, the section rule
-    /// and the filter (a composite's children too), so a cursor issued before the view's
-    /// definition changed is refused rather than read as a place in another order.
+    /// What a view's shape is known by: the ``binding`` and a digest of the order, the
+    /// section rule and the filter (a composite's children too), so a cursor issued before
+    /// the view's definition changed is refused rather than read as a place in another
+    /// order. The change log keys a view's changes by it, and a composite's shape holds
+    /// its children's.
     public let cursorBinding: String
-    /// The ``cursorBinding`` of releases before cursors bound the sort keys' types, when it
-    /// differs: their cursors are still taken (an upgrade ends none of them), though the
-    /// change of a sort key's type is not told from them.
-    public let earlierCursorBinding: String?
+    /// What a cursor signed now binds to: ``cursorBinding`` and, when the view has sort keys
+    /// of a type other than text, a digest of their types (`~`…): a cursor issued before a
+    /// sort key's type changed carries values of the old type, which the store cannot
+    /// compare with the new (PostgreSQL refuses the statement, SQLite orders them apart),
+    /// and is refused as of another definition. A cursor bound to ``cursorBinding`` alone
+    /// (of a release before the types were bound) is still taken, so an upgrade ends none.
+    public let typedCursorBinding: String
 
     /// Creates a view; `idField` is appended to `sort` unless it already ends it.
-    /// `fieldTypes` holds the declared types of its fields (those of the sort keys count):
-    /// a cursor issued before a sort key's type changed carries values of the old type,
-    /// which the store cannot compare with the new (PostgreSQL refuses the statement,
-    /// SQLite orders them apart), so it is refused as of an earlier definition.
+    /// `fieldTypes` holds the declared types of its fields, those of the sort keys bound in
+    /// ``typedCursorBinding``.
     public init(
         name: String,
         isDefault: Bool = false,
@@ -66,22 +69,16 @@ public struct View: Sendable, Hashable {
         self.parameters = parameters
         self.slice = [:]
         self.binding = name
-        self.cursorBinding =
-            name + "@"
-            + Self.shapeDigest(sort: keys, section: section, filter: filter, types: fieldTypes, parts: parts)
-        let untyped =
-            name + "@" + Self.shapeDigest(sort: keys, section: section, filter: filter, types: [:], parts: parts)
-        self.earlierCursorBinding = untyped == cursorBinding ? nil : untyped
+        self.cursorBinding = name + "@" + Self.shapeDigest(sort: keys, section: section, filter: filter, parts: parts)
+        self.typedCursorBinding = cursorBinding + Self.typesDigest(sort: keys, types: fieldTypes)
     }
 
-    /// A digest of what places an item in a view: its sort keys (with the types of those
-    /// not of text), section rule and filter, and for a composite's view what it is composed
-    /// of (`parts`: its children, in order).
+    /// A digest of what places an item in a view: its sort keys, section rule and filter,
+    /// and for a composite's view what it is composed of (`parts`: its children, in order).
     private static func shapeDigest(
         sort: [SortKey],
         section: SectionRule?,
         filter: [FilterCondition],
-        types: [String: FieldType],
         parts: JSONValue
     ) -> String {
         var shape: [String: JSONValue] = [
@@ -89,14 +86,17 @@ public struct View: Sendable, Hashable {
             "section": section.map { .string("\($0.field) \($0.grouping)") } ?? .null,
             "filter": .array(filter.map { .array([.string($0.field), .string("\($0.op)"), $0.value]) }),
         ]
-        // Only a composite's, and only the sort keys' types other than text: the digests of
-        // other views stay what their cursors carry.
+        // Only a composite's: the digests of other views stay what their cursors carry.
         if parts != .null { shape["parts"] = parts }
+        return Slice.digest(of: shape)
+    }
+
+    /// `~` and a digest of the types of the sort keys not of text, empty when there is none.
+    private static func typesDigest(sort: [SortKey], types: [String: FieldType]) -> String {
         let typed = sort.compactMap { key in
             types[key.field].flatMap { $0 == .string ? nil : JSONValue.string("\(key.field) \($0.rawValue)") }
         }
-        if !typed.isEmpty { shape["types"] = .array(typed) }
-        return Slice.digest(of: shape)
+        return typed.isEmpty ? "" : "~" + Slice.digest(of: ["types": .array(typed)])
     }
 
     /// The same view with the slice and binding of another (its reversal).
@@ -111,9 +111,8 @@ public struct View: Sendable, Hashable {
         self.parameters = view.parameters
         self.slice = slice
         self.binding = slice.isEmpty ? view.name : view.name + "#" + Slice.digest(of: slice)
-        let shape = view.cursorBinding.drop { $0 != "@" }
-        self.cursorBinding = binding + shape
-        self.earlierCursorBinding = view.earlierCursorBinding.map { [binding] in binding + $0.drop { $0 != "@" } }
+        self.cursorBinding = binding + view.cursorBinding.drop { $0 != "@" }
+        self.typedCursorBinding = binding + view.typedCursorBinding.drop { $0 != "@" }
     }
 
     /// The view narrowed to the items whose fields equal `values` (parameters given and a

@@ -117,6 +117,16 @@ import Testing
             "writable: true\n    scope: {field: owner, claim: sub}",
             "scope: {field: team, claim: team}\n    query: SELECT * FROM docs_archive", 0
         ),
+        // A writer that does not declare the other's field cannot set it (review 102 M2);
+        // a table named in another case is the same table to SQLite.
+        (
+            "writable: true\n    scope: {field: owner, claim: sub}\n    fields: {owner: string, title: string}",
+            "scope: {field: team, claim: team}", 0
+        ),
+        (
+            "writable: true\n    scope: {field: owner, claim: sub}",
+            "table: Docs\n    scope: {field: team, claim: team}", 1
+        ),
     ])
     func aWritableScopedListSharesItsTableOnlyWithListsOfItsScopeField(mine: String, team: String, refusals: Int) {
         let yaml = """
@@ -125,11 +135,11 @@ import Testing
             lists:
               mine:
                 table: docs
-                fields: {owner: string, team: string, title: string}
+                \(mine.contains("fields:") ? "" : "fields: {owner: string, team: string, title: string}")
                 \(mine)
                 views: {all: {sort: [title]}}
               team:
-                \(team.contains("query:") ? "" : "table: docs")
+                \(team.contains("query:") || team.hasPrefix("table:") ? "" : "table: docs")
                 fields: {owner: string, team: string, title: string}
                 \(team)
                 views: {all: {sort: [title]}}

@@ -158,8 +158,9 @@ extension ConfigFileLoader {
     /// A writable scoped list confines writes to its own scope field only: over a table that
     /// another list scopes by another field, a write through it could set that field to any
     /// value, putting an item in any caller's slice of the other list (and, were the other
-    /// writable too, taking one out of another caller's slice of this one). Refused: the
-    /// lists that share a table and a writable scoped list are scoped by one field. A list
+    /// writable too, taking one out of another caller's slice of this one). Refused when it
+    /// declares that field: the lists that share a table and a writable scoped list are
+    /// scoped by one field, or the writer cannot set the other's. A list
     /// over a query shares the table when its query names it (a view over the table is not
     /// seen through).
     mutating func checkScopedTables(_ lists: [ListConfiguration]) {
@@ -169,12 +170,14 @@ extension ConfigFileLoader {
             for other in lists where other.definition.name != writer.definition.name {
                 let reads: Bool
                 switch other.source?.kind {
-                case .table(let otherTable)?: reads = otherTable == table
+                // Told apart in any case: SQLite takes `Docs` for `docs`.
+                case .table(let otherTable)?: reads = otherTable.lowercased() == table.lowercased()
                 case .query(let query)?: reads = Self.query(query, names: table)
                 default: reads = false
                 }
-                guard reads, let otherScope = other.definition.scope,
-                    otherScope.field != scope.field, named.insert(otherScope.field).inserted
+                // A field the writer does not declare is none its writes set (`422`).
+                guard reads, let otherScope = other.definition.scope, otherScope.field != scope.field,
+                    writer.fieldTypes[otherScope.field] != nil, named.insert(otherScope.field).inserted
                 else { continue }
                 errors.append(
                     ConfigFileError(

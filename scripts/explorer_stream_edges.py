@@ -43,6 +43,7 @@ const [script, busy] = arguments;
 const streams = new Function('n', 'from', script);
 if (!window.checkRealFetch) window.checkRealFetch = window.fetch;
 window.checkStreams = [];
+window.checkStreamTimes = [];
 window.checkStreamControllers = [];
 window.checkBusy = false;
 window.fetch = async (url, options) => {
@@ -54,6 +55,7 @@ window.fetch = async (url, options) => {
   if (!String(url).includes('/events')) return window.checkRealFetch(url, options);
   const from = new Headers((options && options.headers) || {}).get('Last-Event-ID');
   window.checkStreams.push(from);
+  window.checkStreamTimes.push(Date.now());
   const [text, ends] = streams(window.checkStreams.length, from);
   const encoder = new TextEncoder();
   const body = new ReadableStream({
@@ -122,9 +124,12 @@ def cut_streams_back_off(driver, base, token, written):
     try:
         open_feed(driver, "cut")
         time.sleep(6)
-        streams = len(driver.execute_script("return window.checkStreams;"))
-        if not 2 <= streams <= 5:
-            raise CheckFailed(f"{streams} streams opened in 6 s (2 to 5 expected)")
+        times = driver.execute_script("return window.checkStreamTimes;")
+        if not 3 <= len(times) <= 5:
+            raise CheckFailed(f"{len(times)} streams opened in 6 s (3 to 5 expected)")
+        # Later and later: the second wait is longer than the first (review 102 L11).
+        if times[2] - times[1] <= 1.2 * (times[1] - times[0]):
+            raise CheckFailed(f"the streams opened at {times!r} ms: the waits do not grow")
     finally:
         untrap(driver)
 
@@ -202,12 +207,35 @@ def opening_waits_for_retry_after(driver, base, token, written):
     wait_for(driver, "the list opened after the wait", lambda d: rows(d) and not problem_text(d), timeout=15)
 
 
+def try_again_keeps_one_retry(driver, base, token, written):
+    """each *Try again* that fails again replaces the retry that waits, not adds a chain of
+    its own (review 102 M4: N clicks asked N times every 5 s, for ever)"""
+    trap(driver, "/lists/expansions", "answer", 503, {"type": "/problems/not-ready", "title": "Not ready",
+                                                      "status": 503, "detail": "Down for the check."})
+    try:
+        driver.execute_script("location.hash = '#/lists/expansions?_check=again';")
+        for _ in range(3):
+            button = wait_for(driver, "the button to try again",
+                              lambda d: d.find_elements(By.XPATH, "//div[@id='problem']//button[.='Try again']"))[0]
+            button.click()
+            time.sleep(0.3)
+        wait_for(driver, "the problem again", lambda d: "Trying again in 5 s" in problem_text(d))
+        driver.execute_script("window.checkCalls = 0;")
+        time.sleep(6)
+        calls = driver.execute_script("return window.checkCalls;")
+        if calls > 2:
+            raise CheckFailed(f"{calls} requests in 6 s after three clicks (one retry every 5 s expected)")
+    finally:
+        untrap(driver)
+
+
 STEPS = [stream_read_at_every_line_end, stream_resumed_within_its_version, cut_streams_back_off,
          unreadable_change_reloads,
-         live_reload_put_off_keeps_the_rows, next_page_waits_for_retry_after, opening_waits_for_retry_after]
+         live_reload_put_off_keeps_the_rows, next_page_waits_for_retry_after, opening_waits_for_retry_after,
+         try_again_keeps_one_retry]
 
 
 def check_stream_edges(base, token):
     check_edges(base, token, STEPS, "check-explorer: the stream and its waits: every line end, a stream resumed"
                 " within a version, streams cut at once, an unreadable change, a live reload put off, Retry-After on a next page and"
-                " on opening a list")
+                " on opening a list, one retry however often the reader tries again")

@@ -28,7 +28,7 @@ import {
 } from '/explorer/dom.js';
 import { setLive, follow } from '/explorer/live.js';
 import { addPage, addLoadingBefore, holdRow, onLoadingRowSeen } from '/explorer/pages.js';
-import { failedToOpen, mayPassLater } from '/explorer/opening.js';
+import { failedToOpen, mayPassLater, cancelRetry } from '/explorer/opening.js';
 
 const controls = $('controls');
 
@@ -350,6 +350,7 @@ function reloadLater(current, error, again) {
 // ---- routing -----------------------------------------------------------------------
 
 export function route() {
+  cancelRetry();
   clearProblem();
   const hash = location.hash.replace(/^#/, '');
   const match = /^\/lists\/([^?]+)(?:\?(.*))?$/.exec(hash);

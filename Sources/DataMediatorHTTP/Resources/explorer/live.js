@@ -27,6 +27,7 @@ import {
 } from '/explorer/dom.js';
 import { state, openList, viewQuery, pageQuery, route } from '/explorer/explorer.js';
 import { readEvents } from '/explorer/stream.js';
+import { mayPassLater } from '/explorer/opening.js';
 
 const liveBadge = $('live');
 // Changes that could not be read lately (any list's): each more within a minute waits
@@ -62,6 +63,9 @@ export async function follow(current, version) {
   while (state === current) {
     let wait = 0;
     let why = '';
+    // When the stream was answered, and whether a change it sent could not be read.
+    let opened = 0;
+    let broken = false;
     setLive('connecting', attempt ? 'reconnecting…' : 'connecting…');
     try {
       const from = received.size && /^\d+$/.test(lastEventID) ? String(Number(lastEventID) - 1) : lastEventID;
@@ -86,7 +90,7 @@ export async function follow(current, version) {
         if (state !== current) return;
         why = (problem.detail || problem.title || 'HTTP ' + response.status) + '';
         wait = retryAfter(response) * 1000;
-        if (response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status)) {
+        if (response.status >= 400 && !mayPassLater({ status: response.status })) {
           // Asking again would get the same answer.
           setLive('off', 'not live (' + response.status + ')', why);
           // A token that expired (the server ends the stream at its `exp`) or was refused:
@@ -102,9 +106,8 @@ export async function follow(current, version) {
       if (!response.body) throw new Error('no body');
       // The attempts are counted on until the stream brings something, or lasts: one cut
       // at once each time (a proxy's) is asked again later and later, not in a loop.
-      const opened = Date.now();
+      opened = Date.now();
       setLive('live', 'live · v' + lastEventID);
-      let broken = false;
       const onEvent = (event) => {
         if (state !== current || broken) return;
         if (event.type === 'reload') {
@@ -138,14 +141,15 @@ export async function follow(current, version) {
       };
       // A `retry:` below a second (a proxy's `retry: 0`) would reconnect in a loop.
       await readEvents(response.body, onEvent, { onRetry: (milliseconds) => (retry = Math.max(milliseconds, 1000)) });
-      if (broken) return;
-      if (Date.now() - opened > 60000) attempt = 0;
       why = 'The server ended the stream (it may be restarting or shutting down).';
     } catch (error) {
       if (error.name === 'AbortError' || state !== current) return;
       why = why || 'The stream failed: ' + error.message;
     }
-    if (state !== current) return;
+    // A change that could not be read reloads the view, which follows anew.
+    if (state !== current || broken) return;
+    // A stream that lasted was no failure to back off from, however it ended.
+    if (opened && Date.now() - opened > 60000) attempt = 0;
     attempt += 1;
     wait = Math.max(wait, Math.min(retry * attempt, Math.max(retry, 10000)) * (1 + Math.random() / 2));
     setLive('reconnecting', 'reconnecting in ' + Math.ceil(wait / 1000) + ' s…', why);
@@ -327,8 +331,7 @@ async function nameSection(current, section, itemID, tries = 3) {
     }
   } catch (error) {
     // The item gone already, or refused for good: the id stays as the title.
-    const busy = error.unreachable || [408, 429].includes(error.status) || error.status >= 500;
-    if (error.name === 'AbortError' || !busy || tries <= 1) return;
+    if (error.name === 'AbortError' || !mayPassLater(error) || tries <= 1) return;
     const wait = Math.max(5000, (error.retryAfter || 0) * 1000);
     setTimeout(() => nameSection(current, section, itemID, tries - 1), wait);
   }

@@ -19,6 +19,7 @@ export function mayPassLater(error) {
  * only when the server asked for no wait.
  */
 export function failedToOpen(error, again = route) {
+  cancelRetry();
   const at = location.hash;
   if (!mayPassLater(error)) {
     showProblem(error, wayOn(error, at));
@@ -27,9 +28,20 @@ export function failedToOpen(error, again = route) {
   const seconds = Math.max(5, error.retryAfter || 0);
   const button = error.retryAfter ? null : { label: 'Try again', run: again };
   showProblem(error, button, 'Trying again in ' + seconds + ' s.');
-  setTimeout(() => {
+  retry = setTimeout(() => {
+    retry = null;
     if (location.hash === at && !$('problem').hidden) again();
   }, seconds * 1000);
+}
+
+// The one asking again that waits: a failure, or anything opened meanwhile, replaces it
+// (each *Try again* that failed again started another chain that asked for ever).
+let retry = null;
+
+/** Cancels the asking again that waits, if any. */
+export function cancelRetry() {
+  if (retry !== null) clearTimeout(retry);
+  retry = null;
 }
 
 /**

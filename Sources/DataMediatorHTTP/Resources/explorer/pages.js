@@ -22,6 +22,7 @@ import {
 } from '/explorer/dom.js';
 import { state, openList, pageQuery, viewQuery, route } from '/explorer/explorer.js';
 import { receive, apply, reload } from '/explorer/live.js';
+import { mayPassLater } from '/explorer/opening.js';
 
 /**
  * Puts the row a reload kept back where it was on the screen. A page around it may be too
@@ -252,7 +253,7 @@ async function loadMore(current, direction) {
       };
       showProblem(error, { label: 'Reload from the top', run: fromTheTop });
       return;
-    } else if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) {
+    } else if (error.status >= 400 && !mayPassLater(error)) {
       // Refused (a token that expired, a list gone): the same request gets the same answer.
       // The reader gives a token (the prompt shows for a 401) or opens the list again.
       showProblem(error, { label: 'Open again', run: route });

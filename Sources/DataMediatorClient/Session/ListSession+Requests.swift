@@ -54,14 +54,16 @@ extension ListSession {
         while older: (Answer) -> Bool
     ) async throws -> Answer {
         var answer = try await read()
-        var pause = Duration.milliseconds(50)
-        for _ in 0..<5 where older(answer) {
+        for pause in Self.readAgainPauses where older(answer) {
             try await Task.sleep(for: pause)
-            pause *= 2
             answer = try await read()
         }
         return answer
     }
+
+    /// The pauses before each read again of an answer a replica that lags may have given:
+    /// 50 ms doubling, 5 times (1.55 s in all).
+    static let readAgainPauses: [Duration] = [50, 100, 200, 400, 800].map { .milliseconds($0) }
 
     /// Runs a page load unless the server asked to wait after the last one (a `429` or
     /// `503` with `Retry-After`, or a page a replica kept behind): till then, that refusal is
@@ -91,21 +93,19 @@ extension ListSession {
     /// a replica as new as the session (the item is gone), or before the session read
     /// anything, is thrown at once.
     func readUnlessLagging<Answer>(_ id: String, _ read: () async throws -> Answer) async throws -> Answer {
-        var pause = Duration.milliseconds(50)
         let held = loaded.sections.contains { $0.items.contains { $0.id.isExactly(id) } }
-        for attempt in 0... {
+        var pauses = Self.readAgainPauses[...]
+        while true {
             do {
                 return try await read()
             } catch let error as ListClientError where error.status == 404 && error.problem == "unknown-item" {
-                guard attempt < 5, version > 0 else { throw error }
+                guard version > 0, let pause = pauses.popFirst() else { throw error }
                 if !held {
                     guard let seen = try? await sectionInfo().version, seen < version else { throw error }
                 }
                 try await Task.sleep(for: pause)
-                pause *= 2
             }
         }
-        fatalError("the loop above returns or throws")
     }
 
     /// Reads every change since `since` as ``readChanges(since:)`` does, and reads them

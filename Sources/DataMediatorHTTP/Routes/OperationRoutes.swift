@@ -41,17 +41,15 @@ struct OperationRoutes: Sendable {
         router.get("/openapi.yaml") { request, _ in
             try JSONResponse.make(PackageResources.openapi_yaml, for: request, contentType: "application/yaml")
         }
-        router.get("/problems/:slug") { _, context in
+        // Tagged and revalidated as the contract is: a cache keeps no stale page of a
+        // problem type after an upgrade reworded it.
+        router.get("/problems/:slug") { request, context in
             let slug = context.parameters.get("slug") ?? ""
             guard let kind = ProblemType.all.first(where: { $0.slug == slug }) else {
                 throw Problem(.notFound, detail: "There is no problem type '\(slug)'.")
             }
             let text = "\(kind.title) (\(kind.status.code))\n\n\(kind.documentation)\n"
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: text))
-            )
+            return try JSONResponse.make(Array(text.utf8), for: request, contentType: "text/plain; charset=utf-8")
         }
         var paths = ["/health", "/ready", "/openapi.yaml", "/problems/:slug"]
         if let metrics {

@@ -1,3 +1,4 @@
+import DataMediatorHTTP
 import Foundation
 import Logging
 
@@ -6,6 +7,8 @@ import Logging
 enum CursorSecret {
     /// The file in the data folder that keeps a generated secret.
     static let fileName = "cursor-secret"
+    /// The fewest bytes a secret may have, without spaces around it.
+    static let minimumBytes = 16
 
     /// The environment's secret (`DATA_MEDIATOR_CURSOR_SECRET`), nil when it gives none:
     /// checked before the data folder is made, so a start it refuses makes nothing.
@@ -26,7 +29,7 @@ enum CursorSecret {
         let former = try secret(named: name, in: environment).map { [$0] } ?? []
         let untrimmed = [name, "DATA_MEDIATOR_CURSOR_SECRET"].compactMap { name -> [UInt8]? in
             guard let given = environment[name], given.trimmingCharacters(in: .whitespacesAndNewlines) != given,
-                given.trimmingCharacters(in: .whitespacesAndNewlines).utf8.count >= 16
+                given.trimmingCharacters(in: .whitespacesAndNewlines).utf8.count >= minimumBytes
             else { return nil }
             return Array(given.utf8)
         }
@@ -39,13 +42,15 @@ enum CursorSecret {
     private static func secret(named name: String, in environment: [String: String]) throws -> [UInt8]? {
         guard let given = environment[name], !given.isEmpty else { return nil }
         let secret = Array(given.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        guard secret.count >= 16 else {
-            throw CursorSecretError("\(name) must be at least 16 bytes long, not counting spaces around it")
+        guard secret.count >= minimumBytes else {
+            throw CursorSecretError(
+                "\(name) must be at least \(minimumBytes) bytes long, not counting spaces around it"
+            )
         }
         // A secret long enough of few characters is a placeholder (`xxxx...`), not a random
         // one; with a cursor in hand (its payload and signature), a guessable secret can be
-        // found offline, and positions forged. `openssl rand -hex 16` gives 16 different ones.
-        guard Set(secret).count >= 8 else {
+        // found offline, and positions forged. The shared JWT secret's rule.
+        guard Set(secret).count >= ClaimsConfiguration.minimumDistinctSecretBytes else {
             throw CursorSecretError(
                 "\(name) holds only \(Set(secret).count) different characters, a placeholder rather than a secret; "
                     + "use a random one, e.g. `openssl rand -base64 32`"
@@ -97,11 +102,13 @@ enum CursorSecret {
                 )
             }
             let text = String(decoding: kept, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if text.utf8.count >= 16 { return Array(text.utf8) }
+            if text.utf8.count >= minimumBytes { return Array(text.utf8) }
             if !kept.isEmpty || attempt == 19 { break }
             usleep(50_000)
         }
-        throw CursorSecretError("\(path) holds a secret shorter than 16 characters; delete it to make a new one")
+        throw CursorSecretError(
+            "\(path) holds a secret shorter than \(minimumBytes) bytes; delete it to make a new one"
+        )
     }
 }
 

@@ -323,6 +323,15 @@ import Testing
                 headers: [.ifNoneMatch: tag]
             )
             #expect(again.status == .notModified && again.headers[.eTag] == tag)
+            // If-Match holds a read of it to its tag (review 103: its own tag was `412`).
+            for (condition, status) in [(tag, HTTPResponse.Status.ok), ("\"stale\"", .preconditionFailed)] {
+                let read = try await client.execute(
+                    uri: "/problems/bad-cursor",
+                    method: .get,
+                    headers: [.ifMatch: condition]
+                )
+                #expect(read.status == status, "If-Match: \(condition)")
+            }
         }
         try await HTTPTestSupport.withClient(ready: false) { client in
             let response = try await client.execute(uri: "/ready", method: .get)

@@ -172,6 +172,16 @@ import Testing
             ).definition.view(named: nil)
         }
         #expect(try composite(over: typed(.integer)).cursorBinding == composite(over: base).cursorBinding)
+        // A composite cursor from before a child's key changed type is refused as the
+        // child's own is (review 103: it was taken, and its old value read).
+        let screen = try composite(over: typed(.integer))
+        let beforeRetype = signer.sign(
+            Cursor(list: "screen", view: screen.typedCursorBinding, position: Position([.integer(1)]), inclusive: false)
+        )
+        #expect(try signer.verify(beforeRetype, list: "screen", view: screen).position == Position([.integer(1)]))
+        #expect(throws: DataMediatorError.self) {
+            try signer.verify(beforeRetype, list: "screen", view: try composite(over: typed(.number)))
+        }
         // Fields shown and cell types do not place items: the cursor still fits.
         let reshown = View(
             name: base.name,

@@ -70,6 +70,19 @@ public struct CompositeChild: Sendable {
         return .array(fields + [cap.map { .integer(Int64($0)) } ?? .null, .bool(more)])
     }
 
+    /// ``shape`` with a list child's view by its ``View/typedCursorBinding``: what the
+    /// composite's own typed binding holds, so that a composite cursor from before a child's
+    /// sort key changed type is refused as the child's own is.
+    var typedShape: JSONValue {
+        guard case .list(let adapter, let view) = content, view.typedCursorBinding != view.cursorBinding else {
+            return shape
+        }
+        return .array([
+            .string(name), .string(adapter.definition.name), .string(view.typedCursorBinding),
+            cap.map { .integer(Int64($0)) } ?? .null, .bool(more),
+        ])
+    }
+
     /// Whether what the child shows changes: a list with a change feed (a store's list, a
     /// composite that shows one), not a static section, a file read at start or a
     /// composite of only those (its version stays 0, which as the least of a page's

@@ -33,7 +33,8 @@ public struct CompositeDataProvider: DataProvider, SectionInfoProvider, ChangeLo
             section: SectionRule(field: "section", titleField: "section_title"),
             cellType: .field("type", types: types, fallback: types.first ?? "item"),
             fields: [],
-            composedOf: .array(children.map(\.shape))
+            composedOf: .array(children.map(\.shape)),
+            typedParts: .array(children.map(\.typedShape))
         )
     }
 

@@ -42,7 +42,8 @@ public struct View: Sendable, Hashable {
 
     /// Creates a view; `idField` is appended to `sort` unless it already ends it.
     /// `fieldTypes` holds the declared types of its fields, those of the sort keys bound in
-    /// ``typedCursorBinding``.
+    /// ``typedCursorBinding``; `typedParts`, a composite's children by their typed bindings,
+    /// bound there too.
     public init(
         name: String,
         isDefault: Bool = false,
@@ -54,7 +55,8 @@ public struct View: Sendable, Hashable {
         fields: [String],
         parameters: [ViewParameter] = [],
         fieldTypes: [String: FieldType] = [:],
-        composedOf parts: JSONValue = .null
+        composedOf parts: JSONValue = .null,
+        typedParts: JSONValue = .null
     ) {
         self.name = name
         self.isDefault = isDefault
@@ -70,7 +72,10 @@ public struct View: Sendable, Hashable {
         self.slice = [:]
         self.binding = name
         self.cursorBinding = name + "@" + Self.shapeDigest(sort: keys, section: section, filter: filter, parts: parts)
-        self.typedCursorBinding = cursorBinding + Self.typesDigest(sort: keys, types: fieldTypes)
+        // A composite's: its children's types, bound as a view's own are.
+        let typedChildren =
+            typedParts == .null || typedParts == parts ? "" : "~" + Slice.digest(of: ["parts": typedParts])
+        self.typedCursorBinding = cursorBinding + Self.typesDigest(sort: keys, types: fieldTypes) + typedChildren
     }
 
     /// A digest of what places an item in a view: its sort keys, section rule and filter,

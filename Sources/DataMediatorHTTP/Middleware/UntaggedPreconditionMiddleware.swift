@@ -59,7 +59,6 @@ struct UntaggedPreconditionMiddleware<Context: RequestContext>: RouterMiddleware
     static func isUntagged(_ path: String) -> Bool {
         let segments = RouteSegments.of(path)
         if segments.count == 1, ["health", "ready", "metrics"].contains(segments[0]) { return true }
-        if segments.count == 2, segments[0] == "problems" { return true }
         return isStream(path)
     }
 

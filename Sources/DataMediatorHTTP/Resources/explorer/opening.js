@@ -26,7 +26,11 @@ export function failedToOpen(error, again = route) {
     return;
   }
   const seconds = Math.max(5, error.retryAfter || 0);
-  const button = error.retryAfter ? null : { label: 'Try again', run: again };
+  const now = () => {
+    cancelRetry();
+    again();
+  };
+  const button = error.retryAfter ? null : { label: 'Try again', run: now };
   showProblem(error, button, 'Trying again in ' + seconds + ' s.');
   retry = setTimeout(() => {
     retry = null;

@@ -61,10 +61,13 @@ extension ReadReplicaTests {
             try #require(try await OwnPostgres.control("resume", standbyDirectory) == 0)
             try await Self.waitUntilReady(f)
             // Scraped as a scraper does, again after a while: a connection the outage closed
-            // may fail one look.
+            // may fail one look, and scrapes share a look for a second after it (the lag's
+            // may be one from before the standby came back: full run 84c).
             var scraped = try await Self.metrics(of: f)
             var scrapes = 1
-            while !scraped.contains("\ndata_mediator_store_version "), scrapes < 20 {
+            while !scraped.contains("\ndata_mediator_store_version ")
+                || !scraped.contains("data_mediator_replica_lag_versions"), scrapes < 20
+            {
                 try await Task.sleep(for: .milliseconds(500))
                 scraped = try await Self.metrics(of: f)
                 scrapes += 1

@@ -131,7 +131,10 @@ public struct CursorSigner: Sendable {
         else { throw bad }
         guard let cursor = CursorPayload.decode(payload) else { throw bad }
         // Tokens of earlier releases carry the slice's digest as it is.
-        let bindings = Set([view.typedCursorBinding, view.cursorBinding])
+        // No set on every page's path: most views' two bindings are one.
+        let bindings =
+            view.typedCursorBinding == view.cursorBinding
+            ? [view.cursorBinding] : [view.typedCursorBinding, view.cursorBinding]
         guard cursor.list == list, bindings.contains(where: { [sealed($0, keys), $0].contains(cursor.view) }) else {
             if cursor.list == list, [sealed(view.binding, keys), view.binding].contains(Self.binding(cursor.view)) {
                 throw DataMediatorError(

@@ -29,8 +29,37 @@ import Yams
         ("get", "/lists/{list}/items/{id}", "429"),
         ("get", "/lists/{list}/sections", "429"),
         ("get", "/lists/{list}/changes", "429"),
+        // The conditions of the routes whose answers carry no tag (UntaggedPreconditionMiddleware):
+        // `If-None-Match: *` is `304`, an `If-Match` of tags `412`, a malformed one `400`.
+        ("get", "/health", "304"), ("get", "/health", "412"), ("get", "/health", "400"),
+        ("get", "/ready", "304"), ("get", "/ready", "412"), ("get", "/ready", "400"),
+        ("get", "/metrics", "304"), ("get", "/metrics", "412"), ("get", "/metrics", "400"),
+        ("get", "/problems/{slug}", "304"), ("get", "/problems/{slug}", "412"), ("get", "/problems/{slug}", "400"),
+        ("get", "/lists/{list}/events", "412"), ("get", "/openapi.yaml", "400"), ("get", "/", "400"),
+        ("get", "/explorer/{file}", "400"),
     ])
     func everyStatusARouteAnswersIsListed(method: String, path: String, status: String) throws {
         #expect(try Self.statuses(method, path).contains(status), "\(method) \(path) does not list \(status)")
+    }
+
+    /// The explorer's files the document names are the ones the binary serves (the files
+    /// of `Resources/explorer/` but the page): a module added to the page is named too.
+    @Test func theExplorerFilesListedAreTheOnesServed() throws {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let document = try #require(
+            try Yams.load(yaml: String(contentsOf: root.appendingPathComponent("openapi.yaml"), encoding: .utf8))
+                as? [String: Any]
+        )
+        let operation =
+            (((document["paths"] as? [String: Any])?["/explorer/{file}"] as? [String: Any])?["get"])
+            as? [String: Any]
+        let parameters = try #require(operation?["parameters"] as? [[String: Any]])
+        let file = try #require(parameters.first { $0["name"] as? String == "file" })
+        let listed = try #require((file["schema"] as? [String: Any])?["enum"] as? [String])
+        let folder = root.appendingPathComponent("Sources/DataMediatorHTTP/Resources/explorer")
+        let served = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "index.html" }
+        #expect(Set(listed) == Set(served))
+        #expect(listed.count == served.count)
     }
 }

@@ -161,6 +161,18 @@ import Testing
                 headers: [.ifNoneMatch: "\"stale\""]
             )
             #expect(stale.status == .ok && stale.headers[.eTag] == tag)
+            // A malformed field matches nothing, as on the routes without tags: `*` is alone
+            // or not at all, a tag is quoted.
+            for condition in ["*, " + tag, tag + ", *", tag + ", abc", String(tag.dropFirst().dropLast())] {
+                for path in ["/lists/sample/items?limit=3", "/lists", "/openapi.yaml", "/health"] {
+                    let malformed = try await client.execute(
+                        uri: path,
+                        method: .get,
+                        headers: [.ifNoneMatch: condition]
+                    )
+                    #expect(malformed.status == .ok, "\(path) If-None-Match: \(condition)")
+                }
+            }
             let other = try await client.execute(
                 uri: "/lists/sample/items?limit=4",
                 method: .get,

@@ -70,16 +70,12 @@ enum JSONResponse {
     }
 
     /// Whether an `If-None-Match` field names `tag` (weak comparison, as RFC 9110 §13.1.2
-    /// asks for this header) or is `*`.
+    /// asks for this header) or is `*`. A malformed field (`*` among tags, a tag without
+    /// its quotes) matches nothing, on every read route alike (UntaggedPreconditionMiddleware):
+    /// a `304` says the client's copy is current, which a field the server cannot read does
+    /// not tell.
     static func matches(_ values: [String], _ tag: String) -> Bool {
-        for value in values {
-            for candidate in value.split(separator: ",") {
-                var trimmed = candidate.trimmingCharacters(in: .whitespaces)[...]
-                if trimmed == "*" { return true }
-                if trimmed.hasPrefix("W/") { trimmed = trimmed.dropFirst(2) }
-                if trimmed == tag { return true }
-            }
-        }
-        return false
+        guard let tags = try? WriteConditions.tags(values, weak: true, name: "If-None-Match") else { return false }
+        return tags.contains("*") || tags.contains(tag)
     }
 }

@@ -57,7 +57,11 @@ import Testing
 
     /// A demo server whose key set file (in its data folder) holds `keys` and is read again
     /// every `reloadSeconds` (0: on SIGHUP only); the server, and the file.
-    static func server(keys: [SigningKey], reloadSeconds: Int) async throws -> (ServerProcess, URL) {
+    static func server(
+        keys: [SigningKey],
+        reloadSeconds: Int,
+        environment: [String: String] = [:]
+    ) async throws -> (ServerProcess, URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dm-jwks-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("keys.json")
@@ -67,7 +71,7 @@ import Testing
             arguments: ["--demo-transactions", "10"],
             environment: [
                 "DATA_MEDIATOR_JWKS_FILE": file.path, "DATA_MEDIATOR_JWKS_RELOAD_SECONDS": "\(reloadSeconds)",
-            ]
+            ].merging(environment) { $1 }
         )
         return (server, file)
     }
@@ -122,6 +126,51 @@ import Testing
         try Self.write([new], to: file)
         #expect(try await Self.eventually { try await Self.status(server, old) == 401 }, "\(server.log)")
         #expect(try await Self.status(server, new) == 200)
+        #expect(await server.stop() == 0)
+    }
+
+    /// Taking a key out is how a leaked one is revoked: the event streams its tokens opened
+    /// end too, within a heartbeat of the reload, saying why; the others go on (review 105
+    /// #1: a stream opened before went on carrying the caller's slice).
+    @Test func aKeyTakenOutEndsTheStreamsItsTokensOpened() async throws {
+        let old = SigningKey(kid: "old")
+        let new = SigningKey(kid: "new")
+        let (server, file) = try await Self.server(
+            keys: [old, new],
+            reloadSeconds: 0,
+            environment: ["DATA_MEDIATOR_HEARTBEAT_SECONDS": "1"]
+        )
+        defer { server.removeData() }
+        let folder = file.deletingLastPathComponent()
+        func stream(_ key: SigningKey) throws -> (ChildProcess, URL) {
+            let output = folder.appendingPathComponent("\(key.kid).txt")
+            let curl = try ChildProcess(
+                "/usr/bin/curl",
+                ["-sN", "-H", "Authorization: Bearer " + key.token(sub: "ana"), server.base + "/lists/mine/events"],
+                standardOutput: output.path
+            )
+            return (curl, output)
+        }
+        let (revoked, revokedText) = try stream(old)
+        let (kept, keptText) = try stream(new)
+        defer { for curl in [revoked, kept] where curl.isRunning { kill(curl.processIdentifier, SIGKILL) } }
+        // Both streams run past a heartbeat with their keys held.
+        #expect(
+            try await Self.eventually {
+                [revokedText, keptText].allSatisfy {
+                    (try? String(contentsOf: $0, encoding: .utf8))?.contains(": heartbeat") == true
+                }
+            }
+        )
+        #expect(revoked.isRunning && kept.isRunning)
+        try Self.write([new], to: file)
+        kill(server.process.processIdentifier, SIGHUP)
+        #expect(try await Self.eventually { !revoked.isRunning }, "\(server.log)")
+        let said = try String(contentsOf: revokedText, encoding: .utf8)
+        #expect(said.hasSuffix(": token no longer accepted; open the stream again with a valid token\n\n"), "\(said)")
+        #expect(server.log.contains("token revoked"))
+        try await Task.sleep(for: .seconds(2))
+        #expect(kept.isRunning, "a stream whose key stays goes on")
         #expect(await server.stop() == 0)
     }
 

@@ -38,6 +38,14 @@ struct ScopeAccess: Sendable {
         }
         return try await verify(request.headers[.authorization])
     }
+
+    /// Whether the token `caller` was read from still verifies with the keys in use (a
+    /// reload may have taken its key out); nil for a caller without a token.
+    func stillAccepted(_ caller: ScopeCaller, _ request: Request) -> (@Sendable () async -> Bool)? {
+        guard caller.claims != nil, let verify else { return nil }
+        let authorization = request.headers[.authorization]
+        return { (try? await verify(authorization)) != nil }
+    }
 }
 
 /// Who reads a list: the claims of the caller's verified token (nil when the list is not

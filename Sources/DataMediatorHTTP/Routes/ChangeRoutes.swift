@@ -125,6 +125,7 @@ struct ChangeRoutes: Sendable {
                 settings: events,
                 closed: (context as? any ConnectionRequestContext)?.connectionClosed,
                 ends: Self.expiry(of: caller.claims, leeway: scope.leeway),
+                stillAccepted: scope.stillAccepted(caller, request),
                 logger: context.logger,
                 readTurn: readTurn
             )

@@ -33,6 +33,11 @@ struct EventStream: Sendable {
     /// stream never carries a slice past the token that opened it (the client reconnects
     /// with a fresh one).
     var ends: ContinuousClock.Instant? = nil
+    /// Whether the token that opened the stream still verifies, asked at each heartbeat's
+    /// tick: a key taken out of the key set (how a leaked one is revoked) ends the streams
+    /// its tokens opened, as it refuses their next requests. Nil for a stream opened without
+    /// a token.
+    var stillAccepted: (@Sendable () async -> Bool)? = nil
     /// Where a read that failed for another reason than an outage is logged (the stream
     /// ends then, and nothing else would say why).
     var logger = Logger(label: "data-mediator")
@@ -60,8 +65,8 @@ struct EventStream: Sendable {
     /// error would cut the connection, which the framework logs only at `trace`.)
     ///
     /// Its end is logged at `info` with why and how long it ran (its request's line is
-    /// written when it opens): `client gone`, `token expired`, `shutdown`, `too slow`,
-    /// `history gone` (both after their `reload`).
+    /// written when it opens): `client gone`, `token expired`, `token revoked`, `shutdown`,
+    /// `too slow`, `history gone` (both after their `reload`).
     func run(into writer: inout some ResponseBodyWriter) async throws {
         let opened = ContinuousClock.now
         do {
@@ -81,54 +86,6 @@ struct EventStream: Sendable {
             logEnd(.clientGone, since: opened)
             throw error
         }
-    }
-
-    /// Why a stream ended, as its last line says.
-    enum Ending: String {
-        case clientGone = "client gone"
-        case expired = "token expired"
-        case shutdown
-        case tooSlow = "too slow"
-        case historyGone = "history gone"
-    }
-
-    private func logEnd(_ ending: Ending, since opened: ContinuousClock.Instant) {
-        logger.info(
-            "event stream ended",
-            metadata: [
-                "list": .string(adapter.definition.name), "view": .string(view.name),
-                "reason": .string(ending.rawValue),
-                "duration_ms": .stringConvertible(LoggedNumber(milliseconds: ContinuousClock.now - opened)),
-            ]
-        )
-    }
-
-    /// What logs the stream's end when its body is let go unwritten (its connection closed
-    /// before the head was written: the framework never runs it, and its open line had no
-    /// end line), unless ``UnwrittenEnd/began()`` said the body began.
-    func unwrittenEnd() -> UnwrittenEnd {
-        let opened = ContinuousClock.now
-        return UnwrittenEnd { logEnd(.clientGone, since: opened) }
-    }
-
-    /// Logs a stream's end when let go before its body ran (``unwrittenEnd()``).
-    final class UnwrittenEnd: Sendable {
-        /// Whether the body began.
-        private let ran = Atomic<Bool>(false)
-        /// Logs the end.
-        private let log: @Sendable () -> Void
-
-        /// What logs the end with `log` unless the body began.
-        init(_ log: @escaping @Sendable () -> Void) {
-            self.log = log
-        }
-
-        /// Says the body began: ``run(into:)`` logs its end then.
-        func began() { ran.store(true, ordering: .relaxed) }
-
-        // The body closure holds this object: it goes when the framework lets the body go,
-        // written or not (relaxed is enough: the last release orders the store before it).
-        deinit { if !ran.load(ordering: .relaxed) { log() } }
     }
 
     /// The input of a stream's signals, for a callback that may outlive the stream.
@@ -288,6 +245,12 @@ struct EventStream: Sendable {
                 return .expired
             }
             if signal == .tick {
+                if let stillAccepted, await !stillAccepted() {
+                    try? await writer.write(
+                        ByteBuffer(string: ": token no longer accepted; open the stream again with a valid token\n\n")
+                    )
+                    return .revoked
+                }
                 try await writer.write(Self.heartbeat)
                 sent = .now
             }

@@ -235,7 +235,8 @@ public func buildRouter(
         registry: registry,
         access: BearerAccess(tokens: configuration.writeTokens),
         scope: scope,
-        maximumBodySize: configuration.maximumBodySize
+        maximumBodySize: configuration.maximumBodySize,
+        readers: BearerAccess(tokens: configuration.readTokens)
     ).register(on: router)
     return router
 }

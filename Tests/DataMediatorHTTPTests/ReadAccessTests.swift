@@ -147,4 +147,57 @@ import Testing
             #expect(String(buffer: described.body).contains("\"scope\""))
         }
     }
+
+    /// With read tokens, a JWT is verified on every path: one that does not verify is
+    /// refused in the verifier's words (expired, a bad signature) wherever it is sent, and
+    /// one that does, on a path of no scoped list, as a JWT that does not read there; the
+    /// answers, and what they cost, are the same whether the path names a scoped list, one
+    /// without a scope or none (review 105 #2, #3: the reason was dropped, and only a scoped
+    /// path verified). A read token sent to write is told it reads (#7).
+    @Test func aJWTIsRefusedInItsOwnWordsOnEveryPath() async throws {
+        let fixture = try ScopedListTests.Fixture()
+        try await fixture.run(readTokens: ["reader"]) { client in
+            let expired = try await ClaimsTestKeys.hs256(["sub": .string("ana"), "exp": .integer(1_000_000)])
+            var forged = try await ScopedListTests.headers("ana")
+            forged[.authorization] = (forged[.authorization] ?? "") + "x"
+            for (headers, says) in [
+                ([HTTPField.Name.authorization: "Bearer \(expired)"] as HTTPFields, "expired"),
+                (forged, "signature"),
+            ] {
+                var details: Set<String> = []
+                for path in ["/lists/mine/items", "/lists/notes/items", "/lists/nope/items", "/nope"] {
+                    let answer = try await client.execute(uri: path, method: .get, headers: headers)
+                    #expect(answer.status == .unauthorized, "\(path)")
+                    details.insert(try HTTPTestSupport.json(answer)["detail"] as? String ?? "")
+                }
+                #expect(details.count == 1 && details.first?.contains(says) == true, "\(details)")
+            }
+            let ana = try await ScopedListTests.headers("ana")
+            #expect(try await client.execute(uri: "/lists/mine/items", method: .get, headers: ana).status == .ok)
+            var details: Set<String> = []
+            for path in ["/lists/notes/items", "/lists/nope/items", "/lists"] {
+                let answer = try await client.execute(uri: path, method: .get, headers: ana)
+                #expect(answer.status == .unauthorized, "\(path)")
+                details.insert(try HTTPTestSupport.json(answer)["detail"] as? String ?? "")
+            }
+            #expect(details == ["A JWT reads only the lists scoped to each caller; this request needs a read token."])
+            let written = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .post,
+                headers: [.authorization: "Bearer reader", .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"id": "n1", "data": {"title": "n"}}"#)
+            )
+            #expect(written.status == .unauthorized)
+            #expect(
+                try HTTPTestSupport.json(written)["detail"] as? String
+                    == "This token reads; writes need one of the server's write tokens."
+            )
+            let page = try await client.execute(
+                uri: "/lists/notes/items",
+                method: .get,
+                headers: [.authorization: "Bearer reader"]
+            )
+            #expect(try ScopedListTests.ids(page) == [], "a refused write stored an item")
+        }
+    }
 }

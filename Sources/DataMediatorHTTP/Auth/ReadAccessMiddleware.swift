@@ -9,6 +9,8 @@ import Hummingbird
 /// holder reads the list's description (its views, parameters and scope, what a client
 /// needs to ask for its slice), and the list asks each caller for their JWT for the rest:
 /// its slice is theirs alone.
+/// A JWT that does not verify is refused in the verifier's words on every path, and one
+/// that does on a path of no scoped list as a JWT that does not read there.
 struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: BearerAccess
     let isRequired: Bool
@@ -43,8 +45,31 @@ struct ReadAccessMiddleware<Context: RequestContext>: RouterMiddleware {
     /// - Throws: `unauthorized` otherwise.
     private func requireCredential(_ request: Request, scoped: Bool) async throws {
         if access.accepts(request) { return }
-        if scoped, let verify, (try? await verify(request.headers[.authorization])) != nil { return }
-        try access.authorize(request)
+        // A JWT is verified on every path, scoped or not: its refusal says why (expired, a
+        // bad signature, a key not held: API.md's "a problem that says why"), and takes as
+        // long whatever the path names, so neither tells an unknown caller which lists are
+        // scoped (review 105 #2, #3: it was verified on scoped paths only, and refused as
+        // "not valid" whatever the reason).
+        guard let verify, Self.holdsJWT(request) else { return try access.authorize(request) }
+        do {
+            _ = try await verify(request.headers[.authorization])
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            try access.authorize(request)
+        }
+        if scoped { return }
+        let detail = "A JWT reads only the lists scoped to each caller; this request needs a read token."
+        throw Problem(.unauthorized, detail: detail, headers: BearerChallenge.invalidToken(detail))
+    }
+
+    /// Whether `request`'s bearer token has a JWT's shape (three parts, dot-separated): one
+    /// of another shape is refused as a read token, without the verifier's words.
+    static func holdsJWT(_ request: Request) -> Bool {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            return false
+        }
+        return header.dropFirst(7).split(separator: ".", omittingEmptySubsequences: false).count == 3
     }
 
     /// Whether `path` is a scoped list's own path or below it (`/lists/{list}`,

@@ -17,6 +17,8 @@ struct WriteRoutes: Sendable {
     let access: BearerAccess
     let scope: ScopeAccess
     let maximumBodySize: Int
+    /// The read tokens: one sent to write is told it reads, not that it is not valid.
+    var readers = BearerAccess(tokens: [])
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.post("/lists/:list/items") { request, context in
@@ -252,6 +254,12 @@ struct WriteRoutes: Sendable {
                 let detail =
                     "A JWT writes only to a list with a scope, and '\(definition.name)' has none: "
                     + "its writes need one of the server's write tokens."
+                throw Problem(.unauthorized, detail: detail, headers: BearerChallenge.invalidToken(detail))
+            }
+            // A read token too: a client that drops a token called not valid would drop a
+            // good one (review 105 #7).
+            if access.isEnabled, !access.accepts(request), readers.accepts(request) {
+                let detail = "This token reads; writes need one of the server's write tokens."
                 throw Problem(.unauthorized, detail: detail, headers: BearerChallenge.invalidToken(detail))
             }
             try access.authorize(request)

@@ -146,7 +146,12 @@ public func buildRouter(
         storeVersion: configuration.storeVersion,
         replicaLag: configuration.replicaLag,
         readyMaximumLag: configuration.readyMaximumLag,
-        lookAge: configuration.metricsLookAge
+        lookAge: configuration.metricsLookAge,
+        readinessAccess: configuration.readTokens.isEmpty
+            ? nil
+            : BearerAccess(
+                tokens: configuration.readTokens + configuration.writeTokens + configuration.metricsTokens
+            )
     )
     .register(on: router)
     ExplorerRoutes(

@@ -38,6 +38,36 @@ import Testing
         }
     }
 
+    /// `/ready` stays open, and its `503` names what cannot be served (lists, composites,
+    /// columns) only to a holder of a read, write or metrics token when reads need one
+    /// (review 105 #4: it named them to anyone while the store was broken).
+    @Test func readinessSaysWhyOnlyToATokenHolder() async throws {
+        let problem = "List 'secret' cannot be served: its table has no column 'reason'."
+        for (readTokens, told) in [(["reader"], false), ([], true)] {
+            var configuration = HTTPServerConfiguration(writeTokens: ["writer"], readTokens: readTokens)
+            configuration.metricsTokens = ["scraper"]
+            let router = buildRouter(
+                registry: HTTPTestSupport.registry(),
+                configuration: configuration,
+                readiness: { problem }
+            )
+            try await Application(router: router).test(.router) { client in
+                let open = try await client.execute(uri: "/ready", method: .get)
+                try ProblemTests.expectProblem(open, status: 503, type: "not-ready")
+                let said = try HTTPTestSupport.json(open)["detail"] as? String ?? ""
+                #expect(said.contains("secret") == told, "\(said)")
+                for token in ["reader", "writer", "scraper"] where !readTokens.isEmpty {
+                    let answer = try await client.execute(
+                        uri: "/ready",
+                        method: .get,
+                        headers: [.authorization: "Bearer \(token)"]
+                    )
+                    #expect(try HTTPTestSupport.json(answer)["detail"] as? String == problem, "\(token)")
+                }
+            }
+        }
+    }
+
     /// A browser's preflight carries no token: it is answered for a listed origin, while the
     /// same OPTIONS without the preflight's header is a read like any other.
     @Test func aPreflightNeedsNoToken() async throws {

@@ -16,12 +16,16 @@ struct OperationRoutes: Sendable {
     /// How long after a scrape's look at the store ended its answer serves the scrapes
     /// after it (``SharedLook``).
     var lookAge = Duration.seconds(1)
+    /// Who is told why the store cannot serve (its text names lists, composites and
+    /// columns) when reads need a token: the holders of a read, write or metrics token;
+    /// nil tells anyone.
+    var readinessAccess: BearerAccess? = nil
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/health") { _, _ in
             Self.json(#"{"status":"ok"}"#)
         }
-        router.get("/ready") { _, _ in
+        router.get("/ready") { request, _ in
             let looked = try? await BoundedLook.run { await readiness() }
             guard let problem = looked else {
                 throw Problem(
@@ -31,7 +35,13 @@ struct OperationRoutes: Sendable {
                 )
             }
             if let problem {
-                throw Problem(.notReady, detail: problem, headers: [.retryAfter: "1"])
+                // Untold to an unknown caller where reads need a token: read tokens keep
+                // the lists' names from those without one (review 105 #4).
+                let told =
+                    readinessAccess.map { $0.accepts(request) } ?? true
+                    ? problem
+                    : "A data source cannot be read right now; a request with a read token is told which and why."
+                throw Problem(.notReady, detail: told, headers: [.retryAfter: "1"])
             }
             if let readyMaximumLag, let replicaLag {
                 try await Self.holdLag(replicaLag, within: readyMaximumLag)

@@ -83,4 +83,33 @@ import Testing
             #expect(answer.headers[Self.name("Access-Control-Allow-Origin")] == nil)
         }
     }
+
+    /// `Origin: null` (a file, a sandboxed frame) is no origin `*` takes, on any method: a
+    /// plain OPTIONS echoed it while a GET and a preflight did not (review 105 #8). A JSON
+    /// Patch's refusal names the patch types in `Accept-Patch`, which a script may read.
+    @Test func theNullOriginIsTakenByNoneAndAcceptPatchIsExposed() async throws {
+        let router = buildRouter(
+            registry: HTTPTestSupport.registry(),
+            configuration: HTTPServerConfiguration(corsOrigins: ["*"])
+        )
+        try await Application(router: router).test(.router) { client in
+            let preflight: HTTPFields = [.origin: "null", Self.name("Access-Control-Request-Method"): "GET"]
+            for (method, headers) in [
+                (HTTPRequest.Method.options, [.origin: "null"] as HTTPFields), (.get, [.origin: "null"]),
+                (.options, preflight),
+            ] {
+                let answer = try await client.execute(uri: "/lists/sample/items", method: method, headers: headers)
+                #expect(answer.headers[Self.name("Access-Control-Allow-Origin")] == nil, "\(method) \(headers)")
+                #expect(answer.headers[.vary]?.contains("Origin") == true, "\(method) \(headers)")
+            }
+            let listed = try await client.execute(
+                uri: "/lists/sample/items",
+                method: .options,
+                headers: [.origin: "https://app.example"]
+            )
+            #expect(listed.headers[Self.name("Access-Control-Allow-Origin")] == "https://app.example")
+            let exposed = listed.headers[Self.name("Access-Control-Expose-Headers")] ?? ""
+            #expect(exposed.contains("Accept-Patch"), "\(exposed)")
+        }
+    }
 }

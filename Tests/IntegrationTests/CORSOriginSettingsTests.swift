@@ -16,6 +16,12 @@ import Testing
             "DATA_MEDIATOR_CORS_ORIGINS": "HTTPS://App.Example:443,http://a.example:80,http://a.example:8080"
         ])
         #expect(written.corsOrigins == ["https://app.example", "http://a.example", "http://a.example:8080"])
+        // An internationalized name in the ASCII form a browser sends (review 105 #6: it was
+        // read decoded, and refused as not ASCII); an IPv6 literal in its brackets.
+        let named = try ServeConfiguration.of([
+            "DATA_MEDIATOR_CORS_ORIGINS": "https://XN--bcher-kva.example,http://[::1]:3000"
+        ])
+        #expect(named.corsOrigins == ["https://xn--bcher-kva.example", "http://[::1]:3000"])
     }
 
     @Test(arguments: [

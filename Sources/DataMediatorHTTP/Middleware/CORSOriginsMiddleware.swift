@@ -12,7 +12,11 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
     /// actual answer, which Hummingbird's middleware only sets on preflights. A `401`'s
     /// `WWW-Authenticate` says why a token was refused, a `405`'s `Allow` what is allowed.
     static var exposed: [String] {
-        ["Link", "ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed", "WWW-Authenticate", "Allow"]
+        [
+            "Link", "ETag", "Location", "Retry-After", "X-Request-ID", "Idempotent-Replayed", "WWW-Authenticate",
+            "Allow",
+            "Accept-Patch",
+        ]
     }
 
     init(origins: [String]) {
@@ -34,7 +38,11 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let origin = request.headers[.origin], origins.contains("*") || origins.contains(origin) else {
+        // `null` (a file, a sandboxed frame) is no configured origin, and `*` does not
+        // take it: Hummingbird's middleware withholds it too (review 105 #8).
+        guard let origin = request.headers[.origin], origin != "null",
+            origins.contains("*") || origins.contains(origin)
+        else {
             // The answer differs by Origin (it would carry CORS headers for a listed one), so
             // a cache must not give this one to another origin (Fetch, "CORS protocol and
             // HTTP caches").

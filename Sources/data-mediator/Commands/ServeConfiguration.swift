@@ -349,10 +349,12 @@ struct ServeConfiguration: Sendable {
             "DATA_MEDIATOR_CORS_ORIGINS names '\(value)', which is not an origin: give it as a browser sends it "
                 + "in Origin, scheme://host[:port] with no path (https://app.example), or *."
         )
-        guard let parts = URLComponents(string: value), let scheme = parts.scheme?.lowercased(), !scheme.isEmpty,
-            let host = parts.host?.lowercased(), !host.isEmpty, parts.path.isEmpty, parts.query == nil,
-            parts.fragment == nil, parts.user == nil, !value.hasSuffix(":"),
-            host.unicodeScalars.allSatisfy({ $0.isASCII && $0 != "*" })
+        // The host as written (`encodedHost`): `host` decodes the ASCII form of an
+        // internationalized name (`xn--bcher-kva.example`), which is what a browser sends.
+        guard value.unicodeScalars.allSatisfy(\.isASCII), let parts = URLComponents(string: value),
+            let scheme = parts.scheme?.lowercased(), !scheme.isEmpty,
+            let host = parts.encodedHost?.lowercased(), !host.isEmpty, parts.path.isEmpty, parts.query == nil,
+            parts.fragment == nil, parts.user == nil, !value.hasSuffix(":"), !host.contains("*")
         else { throw refused }
         var port = ""
         if let number = parts.port {

@@ -1,3 +1,5 @@
+import Crypto
+
 /// A client's `Idempotency-Key` for a create, with who sent it and a fingerprint of the
 /// request it came with: the same caller, key and fingerprint replay the first answer, the
 /// same caller and key with another fingerprint are refused. Keys of different callers
@@ -21,7 +23,19 @@ public struct IdempotencyKey: Sendable, Hashable {
         self.fingerprint = fingerprint
     }
 
-    /// The key as stores keep it: the caller, a line break and the key. A key is visible
-    /// ASCII (no line break), so the last line break tells the two apart.
-    public var storedKey: String { caller.isEmpty ? key : caller + "\n" + key }
+    /// The key as stores keep it: the caller, a line break and the key (a key is visible
+    /// ASCII, no line break, so the last line break tells the two apart); when that is
+    /// longer than ``longestStoredKey`` bytes (a JWT's long `iss` or slice value), its
+    /// SHA-256 instead, so that a store's index holds it: PostgreSQL's refused it, and
+    /// every keyed create of such a caller was `422` (review 104 F2). A digest has no line
+    /// break, so it never equals a joined key.
+    public var storedKey: String {
+        let joined = caller.isEmpty ? key : caller + "\n" + key
+        guard joined.utf8.count > Self.longestStoredKey else { return joined }
+        return "sha256:" + Hex.string(Array(SHA256.hash(data: Array(joined.utf8))))
+    }
+
+    /// The longest key a store keeps as it is, in bytes (a PostgreSQL index entry holds
+    /// about 2,700).
+    public static let longestStoredKey = 512
 }

@@ -28,11 +28,22 @@ extension SQLItemWriter {
     }
 
     /// Stores the answer to a key (replacing an expired use of the same key), and deletes
-    /// expired keys at most once a minute.
+    /// at most ``purgeBatch`` expired keys, the oldest, at most once a second
+    /// (``SQLItemWriter/purge``): the write holds the store's version lock, and a backlog
+    /// (a keyed batch, then a day without keyed writes) is worked off a batch at a time.
+    /// One unbounded delete held every write of the store for tens of seconds, and on
+    /// PostgreSQL met the statement timeout each time: the write failed, nothing was
+    /// deleted, and the table grew for good (review 104 F1).
     func remember(_ idempotency: IdempotencyKey, result: WriteResult, _ session: any SQLSession) async throws {
         if purge.isDue() {
+            // By the age index, the oldest first.
             try await session.execute(
-                "DELETE FROM \(ServiceTables.idempotency) WHERE created_at < ?",
+                """
+                DELETE FROM \(ServiceTables.idempotency) WHERE (list, key) IN (
+                    SELECT list, key FROM \(ServiceTables.idempotency) WHERE created_at < ?
+                    ORDER BY created_at LIMIT \(Self.purgeBatch)
+                )
+                """,
                 [.number(Self.oldestKept())]
             )
         }
@@ -50,6 +61,9 @@ extension SQLItemWriter {
             ]
         )
     }
+
+    /// The most expired keys one write deletes.
+    static let purgeBatch = 1_000
 
     /// When the oldest idempotency key still honoured was stored (seconds since 1970).
     static func oldestKept() -> Double {

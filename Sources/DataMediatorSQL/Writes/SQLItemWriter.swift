@@ -32,8 +32,9 @@ public struct SQLItemWriter: ItemWriter {
     /// The list's scope field, whose stored value each write checks (``keptInSlice(_:values:)``).
     let scopeField: String?
     let statements: RowStatements
-    /// Deletes expired idempotency keys at most once a minute.
-    let purge = Throttle(every: .seconds(60))
+    /// Deletes a batch of expired idempotency keys at most once a second
+    /// (``remember(_:result:_:)``).
+    let purge = Throttle(every: .seconds(1))
     /// Every writable list over the table (this one among them), whose change logs each
     /// write records in.
     let tableWriters: TableWriters

@@ -48,7 +48,7 @@ let package = Package(
         ),
         .target(
             name: "DataMediatorSQL",
-            dependencies: ["DataMediator"],
+            dependencies: ["DataMediator", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -103,6 +103,20 @@ extension PostgresStore {
         return (missing.sorted(), withheld.sorted())
     }
 
+    /// Whether the service's tables and functions are all there and were made by this
+    /// release's statements (``ServiceTables/schemaMark(_:)``): read from the catalog,
+    /// which takes no lock on them.
+    static func serviceTablesCurrent(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let marks = try await connection.query(
+            "SELECT obj_description(to_regclass(\(ServiceTables.store)), 'pg_class')",
+            logger: logger
+        )
+        var mark: String?
+        for try await value in marks.decode(String?.self) { mark = value }
+        guard mark == ServiceTables.schemaMark(.postgres) else { return false }
+        return try await serviceTableProblems(connection, logger: logger).missing.isEmpty
+    }
+
     /// Why the store cannot be read now, as ``readinessProblem(checking:)`` says, before its
     /// lists' sources are looked at.
     private func connectionProblem() async -> String? {

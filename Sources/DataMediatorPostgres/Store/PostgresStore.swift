@@ -220,8 +220,17 @@ public final class PostgresStore: Sendable {
             // A read URL on the primary's server: both pools count against its limits.
             let alongside = readerConfiguration.flatMap { Self.sameServer($0, primaryConfiguration) ? $0 : nil }
             limitProblem = try await changeSchema { connection in
-                for statement in ServiceTables.schema(.postgres) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                // Only when the tables were made by other statements, or one is missing
+                // (``ServiceTables/schemaMark(_:)``).
+                if try await !Self.serviceTablesCurrent(connection, logger: self.logger) {
+                    for statement in ServiceTables.schema(.postgres) {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                    }
+                    let mark = ServiceTables.schemaMark(.postgres)
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "COMMENT ON TABLE \(ServiceTables.store) IS '\(mark)'"),
+                        logger: self.logger
+                    )
                 }
                 return try await self.connectionLimitProblem(
                     connection,

@@ -1,3 +1,4 @@
+import Crypto
 import DataMediator
 
 /// The names and definitions of the tables the service keeps in a SQL store beside the
@@ -27,6 +28,17 @@ public enum ServiceTables {
     public static let stampLog = "data_mediator_stamp_log"
     /// The PostgreSQL channel every write notifies (with its version) on commit.
     public static let channel = "data_mediator_changes"
+
+    /// What made the service's tables: a digest of ``schema(_:)``'s statements, which a
+    /// PostgreSQL store keeps as the comment of ``store``, so that a start (or an import)
+    /// whose tables the same statements made runs none of them. `ALTER TABLE ... ADD
+    /// COLUMN IF NOT EXISTS` takes its table's strongest lock before it looks: behind any
+    /// long transaction that had read the change log (a backup), it waited, and every
+    /// write of every replica waited behind it (review 106 #1).
+    public static func schemaMark(_ dialect: SQLDialect) -> String {
+        let digest = SHA256.hash(data: Array(schema(dialect).joined(separator: "\n").utf8))
+        return "data-mediator schema " + Hex.string(Array(digest.prefix(12)))
+    }
 
     /// The statement that creates the service's table `name` when missing, with `columns`
     /// (each a name and its type in `dialect`'s ``SQLTypes``, all `NOT NULL`) and the primary

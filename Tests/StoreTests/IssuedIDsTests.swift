@@ -1,6 +1,8 @@
-import DataMediator
+import DataMediatorSQL
 import DataMediatorTesting
 import Testing
+
+@testable import DataMediator
 
 /// Integer ids the SQL stores choose are never given again: a client that compares cells
 /// by `id` and `rev` would take a new item at a deleted item's id (its `rev` 1 again) for
@@ -47,5 +49,25 @@ extension IssuedIDsTests {
         _ = try await Self.create("c", id: "3", in: adapter)
         #expect(try await Self.create("b", in: adapter).id == "2")
         #expect(try await Self.create("d", in: adapter).id == "4")
+    }
+}
+
+extension IssuedIDsTests {
+    /// An imported item's id counts as given too: deleted, it is not given to a new item
+    /// (review 106 #3: the import recorded none, and the next create took the largest
+    /// imported id once its item was gone, at `rev` 1).
+    @Test("an imported id is not given again", arguments: [WritableKind.sqlite, .postgres])
+    func anImportedIDIsNotGivenAgain(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind, integerIDs: true)
+        let adapter = subject.adapter
+        #expect(try await Self.create("a", in: adapter).id == "1")
+        let provider = try #require(adapter.provider as? any SQLDataProvider)
+        let importer = try SQLImporter(reader: provider.reader, list: subject.definition, source: subject.source)
+        let records = [500, 900].map {
+            ImportRecord(line: $0, fields: ["id": .integer(Int64($0)), "title": .string("i"), "group": .string("g")])
+        }
+        #expect(try await importer.run(records, skipBad: false).imported == 2)
+        _ = try await adapter.delete(id: "900")
+        #expect(try await Self.create("b", in: adapter).id == "901", "the imported item's id 900 was given again")
     }
 }

@@ -125,9 +125,17 @@ extension ImportPlan {
     /// table and restarts the list's change history there (a bulk load logs no changes item
     /// by item, so a client holding older pages gets `410` and reloads; the other lists over
     /// the table answer a `reload`, ``OutsideWrites``), and moves the id
-    /// column's sequence past the largest id; returns the version.
+    /// column's sequence past the largest id, which the store records as given
+    /// (``IssuedIDs``: an imported item deleted later does not lend its id to a new one, at
+    /// `rev` 1 again, review 106 #3); returns the version.
     public func finish(_ session: any SQLSession) async throws -> Int64 {
         try await TableStamps.endBulk(of: table, session)
+        if fieldTypes[list.idField] == .integer {
+            try await session.execute(
+                IssuedIDs.recordLargestSQL(of: table, idField: list.idField, session.dialect),
+                [.string(table)]
+            )
+        }
         if let sequence {
             let largest = "(SELECT MAX(\(SQL.quote(list.idField))) FROM \(SQL.quote(table)))"
             _ = try await session.rows(sequence.advanceSQL(to: largest), [])

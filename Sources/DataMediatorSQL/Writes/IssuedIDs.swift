@@ -39,12 +39,24 @@ enum IssuedIDs {
     /// Records an id given to an item of a table (arguments: the table's name, the id);
     /// the record only grows.
     static func recordSQL(_ dialect: SQLDialect) -> String {
+        "INSERT INTO \(table) (source, largest) VALUES (?, ?) " + onConflict(dialect)
+    }
+
+    /// Records the largest id `source` (unquoted) holds now, as after an import (argument:
+    /// the table's name); the record only grows, and an empty table records nothing.
+    static func recordLargestSQL(of source: String, idField: String, _ dialect: SQLDialect) -> String {
+        "INSERT INTO \(table) (source, largest) SELECT source, largest FROM (SELECT CAST(? AS TEXT) AS source, "
+            + "MAX(\(SQL.quote(idField))) AS largest FROM \(SQL.quote(source))) AS found WHERE largest IS NOT NULL "
+            + onConflict(dialect)
+    }
+
+    /// The upsert that keeps the larger of the recorded id and the new one.
+    private static func onConflict(_ dialect: SQLDialect) -> String {
         let larger =
             switch dialect {
             case .sqlite: "max(\(table).largest, excluded.largest)"
             case .postgres: "GREATEST(\(table).largest, EXCLUDED.largest)"
             }
-        return "INSERT INTO \(table) (source, largest) VALUES (?, ?) "
-            + "ON CONFLICT (source) DO UPDATE SET largest = \(larger)"
+        return "ON CONFLICT (source) DO UPDATE SET largest = \(larger)"
     }
 }

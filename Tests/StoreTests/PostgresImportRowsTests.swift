@@ -1,9 +1,10 @@
 import DataMediator
-import DataMediatorPostgres
 import DataMediatorSQL
 import DataMediatorTesting
 import PostgresNIO
 import Testing
+
+@testable import DataMediatorPostgres
 
 /// An import into PostgreSQL inserts up to a hundred records a statement; what it stores
 /// and what it reports are what one record at a time stored and reported: an id that
@@ -61,5 +62,24 @@ import Testing
         var stored: [String: Int] = [:]
         for try await (id, small) in rows.decode((String, Int?).self) { stored[id] = small ?? 0 }
         return stored
+    }
+
+    /// An import's transaction has no bound on its idle time, as none on its statements:
+    /// it is idle while the import reads records, and the server ended it under an import
+    /// that read a large record or was paused (review 106 #2).
+    @Test func anImportsTransactionMayWaitForItsRecords() async throws {
+        let fixture = try await PostgresFixture()
+        let settings = try await fixture.store.bulkWrite { connection in
+            var shown: [String] = []
+            for setting in ["idle_in_transaction_session_timeout", "statement_timeout", "lock_timeout"] {
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: "SHOW \(setting)"),
+                    logger: PostgresFixture.logger
+                )
+                for try await value in rows.decode(String.self) { shown.append(value) }
+            }
+            return shown
+        }
+        #expect(settings == ["0", "0", "0"])
     }
 }

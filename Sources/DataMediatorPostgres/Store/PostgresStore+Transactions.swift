@@ -154,11 +154,17 @@ extension PostgresStore {
     /// Runs `body` in a transaction on the primary with no deadline, for bulk work such as
     /// an import (which reads its records as it goes); committed when `body` returns,
     /// rolled back when it throws.
+    ///
+    /// The transaction is idle while the import reads and checks records (a record of
+    /// tens of megabytes takes seconds, a paused process longer): the session's bound on
+    /// that (four times the store's timeout) is lifted too, or the server ended the
+    /// import's session under it (review 106 #2).
     func bulkWrite<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         try await primaryGate.withConnection { connection in
             try await Self.run(
                 { connection in
                     try await Self.liftStatementBounds(connection, logger: logger)
+                    try await connection.query("SET LOCAL idle_in_transaction_session_timeout = 0", logger: logger)
                     return try await body(connection)
                 },
                 on: connection,

@@ -83,3 +83,18 @@ import Testing
         #expect(settings == ["0", "0", "0"])
     }
 }
+
+extension PostgresImportRowsTests {
+    /// A command's failure on the store is told in the server's words (PostgresNIO's own
+    /// description says only that it hides its details: an import that failed said so and
+    /// nothing else, review 106 #4).
+    @Test func aFailureIsToldInTheServersWords() async throws {
+        let fixture = try await PostgresFixture()
+        let failure = await #expect(throws: (any Error).self) {
+            try await fixture.store.primary.query("SELECT 1 / 0")
+        }
+        let error = try #require(failure)
+        #expect("\(error)".contains("Generic description"), "PostgresNIO tells more now: \(error)")
+        #expect(PostgresStore.reason(of: error) == "the database said: division by zero")
+    }
+}

@@ -243,6 +243,17 @@ extension PostgresStore {
         }
     }
 
+    /// An error of a command's work on the store, for its message: the server's words, how
+    /// the connection failed, or the service's own (`"\(error)"` of PostgresNIO's error
+    /// says only that it hides its details).
+    public static func reason(of error: any Error) -> String {
+        guard let error = error as? PSQLError else {
+            return (error as? DataMediatorError)?.message ?? "\(error)"
+        }
+        if let message = error.serverInfo?[.message] { return "the database said: \(message)" }
+        return "the connection to the database failed (\(error.code))"
+    }
+
     /// A database error as one line: PostgreSQL's own message when there is one.
     static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {

@@ -153,7 +153,12 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode.failure
         } catch {
             progress.finish()
-            printError("import: \(error)")
+            // What is stored: every batch reported (with --skip-bad), or nothing.
+            let stored =
+                skipBad
+                ? "the batches reported before are stored, the one it was writing is not"
+                : "nothing was stored"
+            printError("import: \(PostgresStore.reason(of: error)); \(stored)")
             throw ExitCode.failure
         }
         progress.finish()

@@ -1,6 +1,7 @@
 import DataMediator
 import DataMediatorSQL
 import DataMediatorTesting
+import PostgresNIO
 import Testing
 
 @testable import DataMediatorPostgres
@@ -55,6 +56,28 @@ import Testing
             #expect(try await provider.sectionCounts(of: view) == counted)
             #expect(counted.entries.map(\.count).reduce(0, +) == items.count)
         }
+    }
+
+    /// Columns of the list's table named as the walk's own names of earlier releases (`k`,
+    /// `n`) are not taken for them (review 107 #3: an integer `k` made `/sections` and
+    /// lookups `503` for good, a text one counted wrong).
+    @Test(arguments: sectioned)
+    func columnsNamedAsTheWalksNamesAreNotTakenForThem(view: View) async throws {
+        let fixture = try await PostgresFixture()
+        let provider = try await fixture.store.provider(for: SampleList.definition, source: SQLiteFixture.source)
+        try await fixture.insert(SampleList.items())
+        try await fixture.store.primary.query("ALTER TABLE sample ADD COLUMN k integer DEFAULT 7, ADD COLUMN n text")
+        let hopped = try await fixture.store.transactions.read { session in
+            try await provider.reader.sectionCountsBySeeks(of: view, limit: 10_000, session)
+        }
+        let counted = try await provider.reader.sectionCounts(of: view, maximumSections: 0)
+        let rule = try #require(view.section)
+        let merged = hopped.map { SectionCounts(merging: $0, by: rule, version: counted.version) }
+        #expect(merged == counted)
+        let item = SampleList.items()[40]
+        let withHops = try await provider.reader.locate(id: item["id"].idString, in: view, maximumSectionSeeks: 10_000)
+        let withCount = try await provider.reader.locate(id: item["id"].idString, in: view, maximumSectionSeeks: 0)
+        #expect(withHops != nil && withHops == withCount)
     }
 
     /// Over a query there is no index to seek on: sections are grouped, and the same.

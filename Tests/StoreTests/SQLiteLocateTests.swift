@@ -114,6 +114,23 @@ import Testing
         )
     }
 
+    /// A column of the source named as the grouped count's own result (`section_key`) is
+    /// not what it groups by (review 107 #4: SQLite grouped by the column, and the counts
+    /// were another view's).
+    @Test(arguments: sectioned)
+    func aColumnNamedSectionKeyIsNotGroupedBy(view: View) async throws {
+        let fixture = try SQLiteFixture()
+        let table = try fixture.provider()
+        let sought = try await table.sectionCounts(of: view)
+        try await fixture.store.database.write { db in
+            try db.execute(sql: "ALTER TABLE sample ADD COLUMN section_key TEXT")
+            try db.execute(sql: "UPDATE sample SET section_key = rowid % 2")
+        }
+        // Grouped, as a query list's are, or a table's of more sections than are sought.
+        let grouped = try await table.reader.sectionCounts(of: view, maximumSections: 0)
+        #expect(grouped.entries == sought.entries)
+    }
+
     /// The marks of a view's outline (the sort keys of every 128th item, read once per
     /// stamp to place items and count sections) come from the view's index alone: the pass
     /// over the whole view reads no table row, and marks the same items a walk does.

@@ -22,22 +22,23 @@ extension SQLListReader {
         let (sectionKey, end, stuck) = sectionWalk(rule)
         // The rows of the sections before section `k`: descending, the texts from the
         // least one after section `k`'s; ascending, the smaller ones.
-        let before = descending ? "\(column) >= \(end)" : "\(column) < k"
+        let before = descending ? "\(column) >= \(end)" : "\(column) < \(Self.hop)"
         let (conditions, arguments) = keyset.filter(view)
         // The nearest row first: the view's order reversed, NULLs placed as the index has
         // them, so that the index is read backwards from the bound.
         let reversed = SortKey(rule.field, descending ? .ascending : .descending)
         let nearest = "ORDER BY \(keyset.orderTerm(reversed)) LIMIT 1"
         let sql = """
-            WITH RECURSIVE hops(k, n) AS (
+            WITH RECURSIVE \(Self.hops)(\(Self.key), \(Self.step)) AS (
                 SELECT CAST(? AS text) COLLATE "C", 0
                 UNION ALL
-                SELECT (SELECT \(sectionKey) FROM \(from)\(SQL.whereClause(conditions + [before])) \(nearest)) COLLATE "C", n + 1
-                FROM hops WHERE k IS NOT NULL AND n < ? AND NOT (\(stuck))
+                SELECT (SELECT \(sectionKey) FROM \(from)\(SQL.whereClause(conditions + [before])) \(nearest)) COLLATE "C",
+                    \(Self.hopStep) + 1
+                FROM \(Self.hops) WHERE \(Self.hop) IS NOT NULL AND \(Self.hopStep) < ? AND NOT (\(stuck))
             )
-            SELECT COUNT(k) - 1, bool_or(k IS NOT NULL AND (n = ? OR \(stuck))),
-                (SELECT k FROM hops WHERE k IS NOT NULL ORDER BY n DESC LIMIT 1)
-            FROM hops
+            SELECT COUNT(\(Self.hop)) - 1, bool_or(\(Self.hop) IS NOT NULL AND (\(Self.hopStep) = ? OR \(stuck))),
+                (SELECT \(Self.hop) FROM \(Self.hops) WHERE \(Self.hop) IS NOT NULL ORDER BY \(Self.hopStep) DESC LIMIT 1)
+            FROM \(Self.hops)
             """
         let rows = try await session.rows(
             sql,
@@ -74,19 +75,21 @@ extension SQLListReader {
         let (conditions, arguments) = keyset.filter(view)
         let (sectionKey, end, stuck) = sectionWalk(rule)
         // The rows after section `k` in view order, and the rows of section `k`.
-        let after = descending ? "\(column) < k" : "\(column) >= \(end)"
-        let rows = "\(column) >= k AND \(column) < \(end)"
+        let after = descending ? "\(column) < \(Self.hop)" : "\(column) >= \(end)"
+        let rows = "\(column) >= \(Self.hop) AND \(column) < \(end)"
         let nearest = "ORDER BY \(keyset.orderTerm(leading)) LIMIT 1"
         let notNull = SQL.whereClause(conditions + ["\(quoted) IS NOT NULL"])
         let sql = """
-            WITH RECURSIVE hops(k, n) AS (
+            WITH RECURSIVE \(Self.hops)(\(Self.key), \(Self.step)) AS (
                 SELECT (SELECT \(sectionKey) FROM \(from)\(notNull) \(nearest)) COLLATE "C", 0
                 UNION ALL
-                SELECT (SELECT \(sectionKey) FROM \(from)\(SQL.whereClause(conditions + [after])) \(nearest)) COLLATE "C", n + 1
-                FROM hops WHERE k IS NOT NULL AND n < ? AND NOT (\(stuck))
+                SELECT (SELECT \(sectionKey) FROM \(from)\(SQL.whereClause(conditions + [after])) \(nearest)) COLLATE "C",
+                    \(Self.hopStep) + 1
+                FROM \(Self.hops) WHERE \(Self.hop) IS NOT NULL AND \(Self.hopStep) < ? AND NOT (\(stuck))
             )
-            SELECT k, (SELECT COUNT(*) FROM \(from)\(SQL.whereClause(conditions + [rows]))), n = ? OR \(stuck)
-            FROM hops WHERE k IS NOT NULL ORDER BY n
+            SELECT \(Self.hop), (SELECT COUNT(*) FROM \(from)\(SQL.whereClause(conditions + [rows]))),
+                \(Self.hopStep) = ? OR \(stuck)
+            FROM \(Self.hops) WHERE \(Self.hop) IS NOT NULL ORDER BY \(Self.hopStep)
             """
         let values = arguments + arguments + [.integer(Int64(limit))] + arguments + [.integer(Int64(limit))]
         var entries: [SectionCounts.Entry] = []
@@ -111,11 +114,23 @@ extension SQLListReader {
     /// after U+D7FF, the surrogates, or U+10FFFF), which stops a walk and is reported.
     private func sectionWalk(_ rule: SectionRule) -> (sectionKey: String, end: String, stuck: String) {
         let text = keyset.text(rule.field)
-        guard let length = rule.grouping.prefixLength else { return (text, "k || chr(1)", "FALSE") }
+        let k = Self.hop
+        guard let length = rule.grouping.prefixLength else { return (text, "\(k) || chr(1)", "FALSE") }
         return (
             "substr(\(text), 1, \(length))",
-            "(CASE WHEN char_length(k) = \(length) THEN left(k, -1) || chr(ascii(right(k, 1)) + 1) ELSE k || chr(1) END)",
-            "char_length(k) = \(length) AND ascii(right(k, 1)) IN (55295, 1114111)"
+            "(CASE WHEN char_length(\(k)) = \(length) THEN left(\(k), -1) || chr(ascii(right(\(k), 1)) + 1) "
+                + "ELSE \(k) || chr(1) END)",
+            "char_length(\(k)) = \(length) AND ascii(right(\(k), 1)) IN (55295, 1114111)"
         )
     }
+
+    /// The walk's names: the recursive table, its section key and its step, and the key
+    /// and the step qualified. Names of the service's own, qualified, so that a column of
+    /// the list's table is never taken for them (a column `k` took the walk's `k`: its
+    /// counts were wrong, or `503` for good, review 107 #3).
+    static let hops = "data_mediator_hops"
+    static let key = "data_mediator_key"
+    static let step = "data_mediator_step"
+    static var hop: String { "\(hops).\(key)" }
+    static var hopStep: String { "\(hops).\(step)" }
 }

@@ -33,9 +33,10 @@ extension SQLListReader {
         let key = keyset.sectionKey(rule)
         let order: String
         switch (dialect, first.order) {
-        case (.sqlite, .ascending): order = "GROUP BY section_key ORDER BY section_key ASC"
-        case (.sqlite, .descending): order = "GROUP BY section_key ORDER BY section_key DESC"
-        // By position: PostgreSQL reads a name in GROUP BY as a source column first.
+        // By position: both read a name in GROUP BY as a source column first (a column
+        // `section_key` of SQLite's table was grouped by, review 107 #4).
+        case (.sqlite, .ascending): order = "GROUP BY 1 ORDER BY 1 ASC"
+        case (.sqlite, .descending): order = "GROUP BY 1 ORDER BY 1 DESC"
         case (.postgres, .ascending): order = "GROUP BY 1 ORDER BY 1 ASC NULLS FIRST"
         case (.postgres, .descending): order = "GROUP BY 1 ORDER BY 1 DESC NULLS LAST"
         }

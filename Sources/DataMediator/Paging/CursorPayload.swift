@@ -9,6 +9,9 @@
 /// A text key a token carries abridged (``AbridgedKey``) is kind 7: its first bytes as a
 /// string, then the digest of the whole (``AbridgedKey/digestBytes`` bytes).
 ///
+/// An array (a composite's position) is kind 6, its JSON text, unless it holds a double
+/// JSON cannot write: kind 8, its elements as kinds of their own.
+///
 /// Cursors issued before pages read their surroundings live also held the section the
 /// page continued (bit 1, a string after the view) and whether it started the view (bit
 /// 3); they still decode, and those parts are skipped: cursors stay valid across
@@ -25,6 +28,10 @@ enum CursorPayload {
         case string
         case json
         case abridged
+        /// An array holding a double that JSON cannot write (±infinity, NaN: a composite's
+        /// position in a child that sorts by such a number), as its count and each element
+        /// as a kind and its data. Others stay `json`, as earlier releases wrote them.
+        case array
     }
 
     /// The payload of a cursor.
@@ -44,24 +51,7 @@ enum CursorPayload {
                 bytes.append(contentsOf: digest)
                 continue
             }
-            switch value {
-            case .null: bytes.append(Kind.null.rawValue)
-            case .bool(let flag): bytes.append(flag ? Kind.true.rawValue : Kind.false.rawValue)
-            case .integer(let whole):
-                bytes.append(Kind.integer.rawValue)
-                appendVarint(UInt64(bitPattern: (whole << 1) ^ (whole >> 63)), to: &bytes)
-            case .number(let real):
-                bytes.append(Kind.real.rawValue)
-                appendVarint(real.bitPattern, to: &bytes)
-            case .string(let text):
-                bytes.append(Kind.string.rawValue)
-                appendString(text, to: &bytes)
-            case .array, .object:
-                bytes.append(Kind.json.rawValue)
-                var writer = JSONWriter()
-                writer.write(value)
-                appendString(writer.string, to: &bytes)
-            }
+            appendValue(value, to: &bytes)
         }
         if let version = cursor.version { appendVarint(UInt64(bitPattern: version), to: &bytes) }
         return bytes
@@ -80,29 +70,16 @@ enum CursorPayload {
         var abridged: [Int: [UInt8]] = [:]
         for index in 0..<Int(count) {
             guard let raw = reader.byte(), let kind = Kind(rawValue: raw) else { return nil }
-            switch kind {
-            case .null: values.append(.null)
-            case .false: values.append(.bool(false))
-            case .true: values.append(.bool(true))
-            case .integer:
-                guard let zigzag = reader.varint() else { return nil }
-                values.append(.integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)))
-            case .real:
-                guard let bits = reader.varint() else { return nil }
-                values.append(.number(Double(bitPattern: bits)))
-            case .string:
-                guard let text = reader.string() else { return nil }
-                values.append(.string(text))
-            case .json:
-                guard let text = reader.string(), let value = try? JSONValue.parse(Array(text.utf8)) else { return nil }
-                values.append(value)
-            case .abridged:
+            if kind == .abridged {
                 guard let prefix = reader.string(), let digest = reader.take(AbridgedKey.digestBytes) else {
                     return nil
                 }
                 values.append(.string(prefix))
                 abridged[index] = digest
+                continue
             }
+            guard let value = readValue(kind, &reader) else { return nil }
+            values.append(value)
         }
         var version: Int64?
         if flags & 16 != 0 {
@@ -119,6 +96,77 @@ enum CursorPayload {
             version: version,
             abridged: abridged
         )
+    }
+
+    /// Appends `value` as its kind and data.
+    private static func appendValue(_ value: JSONValue, to bytes: inout [UInt8]) {
+        switch value {
+        case .null: bytes.append(Kind.null.rawValue)
+        case .bool(let flag): bytes.append(flag ? Kind.true.rawValue : Kind.false.rawValue)
+        case .integer(let whole):
+            bytes.append(Kind.integer.rawValue)
+            appendVarint(UInt64(bitPattern: (whole << 1) ^ (whole >> 63)), to: &bytes)
+        case .number(let real):
+            bytes.append(Kind.real.rawValue)
+            appendVarint(real.bitPattern, to: &bytes)
+        case .string(let text):
+            bytes.append(Kind.string.rawValue)
+            appendString(text, to: &bytes)
+        case .array(let elements) where holdsNonFinite(value):
+            // JSON would write the double as null: a composite's cursor after it started
+            // its child again there, and its pages came round for ever (review 107 #1).
+            bytes.append(Kind.array.rawValue)
+            appendVarint(UInt64(elements.count), to: &bytes)
+            for element in elements { appendValue(element, to: &bytes) }
+        case .array, .object:
+            bytes.append(Kind.json.rawValue)
+            var writer = JSONWriter()
+            writer.write(value)
+            appendString(writer.string, to: &bytes)
+        }
+    }
+
+    /// Whether `value` holds a double JSON cannot write, in arrays all the way down.
+    private static func holdsNonFinite(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let real): return !real.isFinite
+        case .array(let elements): return elements.contains(where: holdsNonFinite)
+        default: return false
+        }
+    }
+
+    /// The value of `kind` that `reader` reads next; nil when the bytes are not one, or
+    /// arrays nest deeper than `depth` more.
+    private static func readValue(_ kind: Kind, _ reader: inout Reader, depth: Int = 8) -> JSONValue? {
+        switch kind {
+        case .null: return .null
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .integer:
+            guard let zigzag = reader.varint() else { return nil }
+            return .integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+        case .real:
+            guard let bits = reader.varint() else { return nil }
+            return .number(Double(bitPattern: bits))
+        case .string:
+            return reader.string().map(JSONValue.string)
+        case .json:
+            guard let text = reader.string() else { return nil }
+            return try? JSONValue.parse(Array(text.utf8))
+        case .abridged:
+            // Only a position's own values are abridged.
+            return nil
+        case .array:
+            guard depth > 0, let count = reader.varint(), count <= 64 else { return nil }
+            var elements: [JSONValue] = []
+            for _ in 0..<count {
+                guard let raw = reader.byte(), let kind = Kind(rawValue: raw),
+                    let element = readValue(kind, &reader, depth: depth - 1)
+                else { return nil }
+                elements.append(element)
+            }
+            return .array(elements)
+        }
     }
 
     private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {

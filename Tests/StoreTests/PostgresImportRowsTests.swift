@@ -98,3 +98,26 @@ extension PostgresImportRowsTests {
         #expect(PostgresStore.reason(of: error) == "the database said: division by zero")
     }
 }
+
+extension PostgresImportRowsTests {
+    /// A connection the server closes between an import's statements (an operator's
+    /// `pg_terminate_backend`, a failover) fails the import's next statement, saying so:
+    /// PostgresNIO writes a statement to a closed channel and never answers it, and the
+    /// import waited for ever (review 106 #2).
+    @Test func aConnectionClosedBetweenStatementsFailsTheNext() async throws {
+        let fixture = try await PostgresFixture()
+        let other = try await PostgresFixture(sharing: fixture)
+        let failure = await #expect(throws: DataMediatorError.self) {
+            try await fixture.store.transactions.bulkWrite { session in
+                let backend = try #require(try await session.rows("SELECT pg_backend_pid()", []).first?.first)
+                _ = try await other.store.transactions.read { reader in
+                    try await reader.rows("SELECT pg_terminate_backend(CAST(? AS integer))", [backend])
+                }
+                // The server's close reaches the connection.
+                try await Task.sleep(for: .milliseconds(500))
+                try await session.execute("SELECT 1", [])
+            }
+        }
+        #expect(failure?.code == .unavailable, "\(String(describing: failure))")
+    }
+}

@@ -204,6 +204,11 @@ extension PostgresStore {
             await abandon(connection, after: error, logger: logger)
             throw error
         }
+        // Closed before its `COMMIT` was sent: the server rolled the transaction back.
+        if connection.isClosed {
+            await abandon(connection, after: closed, logger: logger)
+            throw closed
+        }
         do {
             lease?.committing.store(true, ordering: .relaxed)
             try await connection.query("COMMIT", logger: logger)
@@ -234,6 +239,8 @@ extension PostgresStore {
         after error: any Error,
         logger: Logger
     ) async {
+        // Closed, nothing is left to roll back (and a statement there is never answered).
+        if connection.isClosed { return }
         if isReadOnlyRefusal(error) {
             try? await connection.close()
             return
@@ -244,6 +251,25 @@ extension PostgresStore {
             try? await connection.close()
         }
     }
+
+    /// Refuses a statement on a connection that is closed (the server ended its session:
+    /// an idle or statement bound, an operator's `pg_terminate_backend`, a failover):
+    /// PostgresNIO writes a statement to a closed channel and never answers it, and its
+    /// caller waited for ever (review 106 #2: an import hung so, nothing printed).
+    ///
+    /// - Throws: `unavailable` when the connection is closed.
+    static func requireOpen(_ connection: PostgresConnection) throws(DataMediatorError) {
+        guard connection.isClosed else { return }
+        throw closed
+    }
+
+    /// The failure of a transaction whose connection closed under it: nothing of it is
+    /// stored.
+    static let closed = DataMediatorError(
+        .unavailable,
+        "The connection to the database was closed (by the server: a time bound, an operator, a failover); "
+            + "nothing of this transaction is stored."
+    )
 
     /// The answer to a write whose commit was sent and not confirmed: it may or may not
     /// be stored.
@@ -335,51 +361,4 @@ struct PostgresTransactions: SQLTransactions {
             try await body(PostgresSession(connection: connection, logger: store.logger))
         }
     }
-}
-
-/// A PostgreSQL connection inside a transaction, as the shared rules use it.
-struct PostgresSession: SQLSession {
-    let connection: PostgresConnection
-    let logger: Logger
-    /// Where the statements of reads and writes are prepared; none in schema changes and
-    /// imports (whose statements run once, or change what a prepared plan was made for).
-    var statements = PreparedStatements.none
-    /// Set once a write's transaction holds the version lock.
-    var versionLock: PostgresStore.VersionLockMark?
-
-    var dialect: SQLDialect { .postgres }
-
-    func tookVersionLock() {
-        versionLock?.set()
-    }
-
-    var underLockWait: String {
-        versionLock?.underLockWait ?? StoreVersion.underLockWait
-    }
-
-    var rowLockFirst: Bool {
-        versionLock?.rowFirst ?? true
-    }
-
-    func rows(_ sql: String, _ arguments: [JSONValue]) async throws -> [[JSONValue]] {
-        var answer: [[JSONValue]] = []
-        let rows = try await connection.rows(of: sql, binding: arguments, preparedIn: statements, logger: logger)
-        for try await row in rows {
-            answer.append(try row.map { try JSONValue($0) })
-        }
-        return answer
-    }
-
-    /// Prepared as ``rows(_:_:)`` prepares (a write's deletes and idempotency records
-    /// repeat as its reads do).
-    func execute(_ sql: String, _ arguments: [JSONValue]) async throws {
-        let rows = try await connection.rows(of: sql, binding: arguments, preparedIn: statements, logger: logger)
-        for try await _ in rows {}
-    }
-
-    func refusal(of error: any Error) -> DataMediatorError? {
-        PostgresStore.refusedValue(error)
-    }
-
-    var errorsEndTheTransaction: Bool { true }
 }

@@ -153,12 +153,17 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode.failure
         } catch {
             progress.finish()
-            // What is stored: every batch reported (with --skip-bad), or nothing.
+            // What is stored: every batch reported (with --skip-bad), or nothing; a commit the
+            // database did not confirm may have stored the last.
+            let unconfirmed = (error as? DataMediatorError)?.code == .outcomeUnknown
             let stored =
-                skipBad
-                ? "the batches reported before are stored, the one it was writing is not"
-                : "nothing was stored"
-            printError("import: \(PostgresStore.reason(of: error)); \(stored)")
+                unconfirmed
+                ? "the batch it was committing may or may not be stored: count the list's items"
+                : skipBad
+                    ? "the batches reported before are stored, the one it was writing is not" : "nothing was stored"
+            var reason = PostgresStore.reason(of: error)
+            if reason.hasSuffix(".") { reason.removeLast() }
+            printError("import: \(reason); \(stored)")
             throw ExitCode.failure
         }
         progress.finish()

@@ -85,6 +85,25 @@ import Testing
         // Another caller of the same long name but one letter is another key.
         let apart = try await subject.adapter.create(body: body, idempotencyKey: "k", caller: caller + "j")
         #expect(!apart.replayed && apart.cell.id != first.cell.id)
+        // A long key an earlier release kept joined replays too (review 108 #1).
+        let earlier = IdempotencyKey(key: "e", caller: "jwt " + String(repeating: "j", count: 600), fingerprint: "f")
+        try await ChangeItemsTests.transactions(subject).write { session in
+            try await session.execute(
+                """
+                INSERT INTO \(ServiceTables.idempotency) (list, key, fingerprint, item, version, created_at)
+                VALUES ('notes', ?, ?, ?, ?, ?)
+                """,
+                [
+                    .string(earlier.joinedKey), .string(earlier.fingerprint),
+                    .string(#"{"id":"old","title":"kept","score":1}"#), .integer(1),
+                    .number(Date().timeIntervalSince1970),
+                ]
+            )
+        }
+        #expect(earlier.storedKey != earlier.joinedKey)
+        let writer = try #require(subject.adapter.writer)
+        let replayed = try await writer.insert(id: nil, fields: [:], idempotency: earlier, precondition: nil)
+        #expect(replayed.replayed && replayed.item["id"] == .string("old"))
         // Short keys are kept as they were (a retry across the upgrade replays).
         #expect(IdempotencyKey(key: "k", caller: "token ab", fingerprint: "f").storedKey == "token ab\nk")
     }

@@ -30,10 +30,14 @@ public struct IdempotencyKey: Sendable, Hashable {
     /// every keyed create of such a caller was `422` (review 104 F2). A digest has no line
     /// break, so it never equals a joined key.
     public var storedKey: String {
-        let joined = caller.isEmpty ? key : caller + "\n" + key
-        guard joined.utf8.count > Self.longestStoredKey else { return joined }
-        return "sha256:" + Hex.string(Array(SHA256.hash(data: Array(joined.utf8))))
+        guard joinedKey.utf8.count > Self.longestStoredKey else { return joinedKey }
+        return "sha256:" + Hex.string(Array(SHA256.hash(data: Array(joinedKey.utf8))))
     }
+
+    /// The caller, a line break and the key: how releases before 2026-12-08 kept every key,
+    /// which a store looks up too while one of theirs may be in its retention (a retry
+    /// across the upgrade replays, review 108 #1).
+    public var joinedKey: String { caller.isEmpty ? key : caller + "\n" + key }
 
     /// The longest key a store keeps as it is, in bytes (a PostgreSQL index entry holds
     /// about 2,700).

@@ -10,9 +10,12 @@ extension SQLItemWriter {
         let rows = try await session.rows(
             """
             SELECT fingerprint, item, version FROM \(ServiceTables.idempotency)
-            WHERE list = ? AND key = ? AND created_at >= ?
+            WHERE list = ? AND key IN (?, ?) AND created_at >= ?
             """,
-            [.string(list), .string(idempotency.storedKey), .number(Self.oldestKept())]
+            [
+                .string(list), .string(idempotency.storedKey), .string(idempotency.joinedKey),
+                .number(Self.oldestKept()),
+            ]
         )
         guard let row = rows.first, row.count == 3 else { return nil }
         guard row[0].stringValue == idempotency.fingerprint else {

@@ -53,5 +53,25 @@ import Testing
         var mark: String?
         for try await value in rows.decode(String?.self) { mark = value }
         #expect(mark == ServiceTables.schemaMark(.postgres))
+        // What the statements make and was dropped since is made again, the mark current
+        // (review 108 #2: every write failed on the missing column until they ran).
+        let (indexes, columns) = ServiceTables.schemaParts(.postgres)
+        #expect(
+            indexes.contains("data_mediator_changes_age")
+                && columns.contains { $0 == (ServiceTables.changes, "old_item") }
+        )
+        _ = try await fixture.store.primary.query("DROP INDEX data_mediator_changes_age")
+        _ = try await fixture.store.primary.query(
+            "ALTER TABLE \(unescaped: ServiceTables.changes) DROP COLUMN old_item"
+        )
+        _ = try await PostgresFixture(sharing: fixture)
+        let present = try await fixture.store.primary.query(
+            """
+            SELECT to_regclass('data_mediator_changes_age') IS NOT NULL,
+                EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(\(ServiceTables.changes))
+                    AND attname = 'old_item' AND NOT attisdropped)
+            """
+        )
+        for try await (index, column) in present.decode((Bool, Bool).self) { #expect(index && column) }
     }
 }

@@ -113,8 +113,22 @@ extension PostgresStore {
         )
         var mark: String?
         for try await value in marks.decode(String?.self) { mark = value }
-        guard mark == ServiceTables.schemaMark(.postgres) else { return false }
-        return try await serviceTableProblems(connection, logger: logger).missing.isEmpty
+        guard mark == ServiceTables.schemaMark(.postgres),
+            try await serviceTableProblems(connection, logger: logger).missing.isEmpty
+        else { return false }
+        let (indexes, columns) = ServiceTables.schemaParts(.postgres)
+        let missing = try await connection.query(
+            """
+            SELECT (SELECT count(*) FROM unnest(\(indexes)::text[]) AS i WHERE to_regclass(i) IS NULL)
+                + (SELECT count(*) FROM unnest(\(columns.map(\.0))::text[], \(columns.map(\.1))::text[]) AS c(t, n)
+                    WHERE NOT EXISTS (SELECT 1 FROM pg_attribute
+                        WHERE attrelid = to_regclass(c.t) AND attname = c.n AND NOT attisdropped))
+                + (SELECT count(*) FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM \(unescaped: ServiceTables.store))) AS e)
+            """,
+            logger: logger
+        )
+        for try await count in missing.decode(Int64.self) { return count == 0 }
+        return false
     }
 
     /// Why the store cannot be read now, as ``readinessProblem(checking:)`` says, before its

@@ -29,6 +29,22 @@ public enum ServiceTables {
     /// The PostgreSQL channel every write notifies (with its version) on commit.
     public static let channel = "data_mediator_changes"
 
+    /// The indexes and the added columns (table, column) ``schema(_:)`` makes where they
+    /// are missing, read from its statements: a start whose mark is current looks for each
+    /// too, so that one dropped since is made again (review 108 #2: the mark said current
+    /// while `old_item` was gone, and every write failed until the statements ran).
+    public static func schemaParts(_ dialect: SQLDialect) -> (indexes: [String], columns: [(String, String)]) {
+        var indexes: [String] = []
+        var columns: [(String, String)] = []
+        let index = /CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+)/
+        let column = /ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+)/
+        for statement in schema(dialect) {
+            for match in statement.matches(of: index) { indexes.append(String(match.1)) }
+            for match in statement.matches(of: column) { columns.append((String(match.1), String(match.2))) }
+        }
+        return (indexes, columns)
+    }
+
     /// What made the service's tables: a digest of ``schema(_:)``'s statements, which a
     /// PostgreSQL store keeps as the comment of ``store``, so that a start (or an import)
     /// whose tables the same statements made runs none of them. `ALTER TABLE ... ADD

@@ -33,8 +33,8 @@ struct EventStream: Sendable {
     /// stream never carries a slice past the token that opened it (the client reconnects
     /// with a fresh one).
     var ends: ContinuousClock.Instant? = nil
-    /// Whether the token that opened the stream still verifies, asked at each heartbeat's
-    /// tick: a key taken out of the key set (how a leaked one is revoked) ends the streams
+    /// Whether the token that opened the stream still verifies, asked once a heartbeat's
+    /// interval: a key taken out of the key set (how a leaked one is revoked) ends the streams
     /// its tokens opened, as it refuses their next requests. Nil for a stream opened without
     /// a token.
     var stillAccepted: (@Sendable () async -> Bool)? = nil
@@ -140,6 +140,8 @@ struct EventStream: Sendable {
             )
         )
         var sent = ContinuousClock.now
+        // When the stream's token was last found still accepted.
+        var accepted = ContinuousClock.now
         // Set when the reads caught up with a write they did not hold: the next read is the
         // stream's own, as a read shared in this moment may predate the catching up.
         var caughtUp = false
@@ -244,13 +246,18 @@ struct EventStream: Sendable {
                 )
                 return .expired
             }
-            if signal == .tick {
-                if let stillAccepted, await !stillAccepted() {
+            // At a heartbeat's interval, whatever woke it: on a busy list, writes' signals
+            // may crowd the ticks out of the stream's small buffer (review 108 #4).
+            if let stillAccepted, ContinuousClock.now - accepted >= settings.heartbeat {
+                accepted = .now
+                if await !stillAccepted() {
                     try? await writer.write(
                         ByteBuffer(string: ": token no longer accepted; open the stream again with a valid token\n\n")
                     )
                     return .revoked
                 }
+            }
+            if signal == .tick {
                 try await writer.write(Self.heartbeat)
                 sent = .now
             }

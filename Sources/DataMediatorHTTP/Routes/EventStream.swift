@@ -246,9 +246,11 @@ struct EventStream: Sendable {
                 )
                 return .expired
             }
-            // At a heartbeat's interval, whatever woke it: on a busy list, writes' signals
-            // may crowd the ticks out of the stream's small buffer (review 108 #4).
-            if let stillAccepted, ContinuousClock.now - accepted >= settings.heartbeat {
+            // At each tick, and a heartbeat's interval after the last look whatever woke it:
+            // on a busy list, writes' signals may crowd the ticks out of the stream's small
+            // buffer (review 108 #4; the interval alone skipped about every other tick,
+            // review 109 #4).
+            if let stillAccepted, signal == .tick || ContinuousClock.now - accepted >= settings.heartbeat {
                 accepted = .now
                 if await !stillAccepted() {
                     try? await writer.write(

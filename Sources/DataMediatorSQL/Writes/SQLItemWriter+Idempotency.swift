@@ -11,10 +11,11 @@ extension SQLItemWriter {
             """
             SELECT fingerprint, item, version FROM \(ServiceTables.idempotency)
             WHERE list = ? AND key IN (?, ?) AND created_at >= ?
+            ORDER BY CASE WHEN key = ? THEN 0 ELSE 1 END LIMIT 1
             """,
             [
                 .string(list), .string(idempotency.storedKey), .string(idempotency.joinedKey),
-                .number(Self.oldestKept()),
+                .number(Self.oldestKept()), .string(idempotency.storedKey),
             ]
         )
         guard let row = rows.first, row.count == 3 else { return nil }

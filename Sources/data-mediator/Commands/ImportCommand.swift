@@ -158,7 +158,8 @@ struct ImportCommand: AsyncParsableCommand {
             let unconfirmed = (error as? DataMediatorError)?.code == .outcomeUnknown
             let stored =
                 unconfirmed
-                ? "the batch it was committing may or may not be stored: count the list's items"
+                ? (skipBad ? "the batches reported before are stored; " : "")
+                    + "the batch it was committing may or may not be stored: count the list's items"
                 : skipBad
                     ? "the batches reported before are stored, the one it was writing is not" : "nothing was stored"
             var reason = PostgresStore.reason(of: error)

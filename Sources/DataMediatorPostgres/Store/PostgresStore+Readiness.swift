@@ -103,9 +103,10 @@ extension PostgresStore {
         return (missing.sorted(), withheld.sorted())
     }
 
-    /// Whether the service's tables and functions are all there and were made by this
-    /// release's statements (``ServiceTables/schemaMark(_:)``): read from the catalog,
-    /// which takes no lock on them.
+    /// Whether the service's tables, functions, indexes and added columns are all there and
+    /// were made by this release's statements (``ServiceTables/schemaMark(_:)``), and the
+    /// store's row: read from the catalog and that row, which take no lock a reader of the
+    /// change log holds up (a row read's lock is the weakest, where `ALTER TABLE`'s waited).
     static func serviceTablesCurrent(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let marks = try await connection.query(
             "SELECT obj_description(to_regclass(\(ServiceTables.store)), 'pg_class')",

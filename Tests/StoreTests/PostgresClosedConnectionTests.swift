@@ -104,6 +104,24 @@ import Testing
         }
     }
 
+    /// An import's transaction is not leased through the watch as a whole (its work is not
+    /// `Sendable`): each of its statements is watched, and one that PostgresNIO never
+    /// answers after its connection closed ends `unavailable`, where a check of the
+    /// connection before the statement could miss a close just after it (review 109 #1).
+    @Test func aBulkStatementWhoseConnectionClosesIsAnswered() async throws {
+        let fixture = try await PostgresFixture()
+        try await Self.answered {
+            let error = await #expect(throws: DataMediatorError.self) {
+                try await fixture.store.bulkWrite { connection, watch in
+                    try await watch.statement(on: connection) { try await Self.closeAndWait(connection) }
+                }
+            }
+            #expect(error?.code == .unavailable, "\(String(describing: error))")
+        }
+        let one = try await fixture.store.transactions.read { session in try await session.integer("SELECT 1", []) }
+        #expect(one == 1)
+    }
+
     /// Closes `connection`, then waits as PostgresNIO does for the answer to a statement
     /// written after the close: forever, deaf to cancellation (its `EventLoopFuture.get()`
     /// is). The task is abandoned.

@@ -69,7 +69,7 @@ import Testing
     /// that read a large record or was paused (review 106 #2).
     @Test func anImportsTransactionMayWaitForItsRecords() async throws {
         let fixture = try await PostgresFixture()
-        let settings = try await fixture.store.bulkWrite { connection in
+        let settings = try await fixture.store.bulkWrite { connection, _ in
             var shown: [String] = []
             for setting in ["idle_in_transaction_session_timeout", "statement_timeout", "lock_timeout"] {
                 let rows = try await connection.query(

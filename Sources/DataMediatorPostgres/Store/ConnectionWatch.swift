@@ -51,6 +51,31 @@ final class ConnectionWatch: Sendable {
         return (wait, work)
     }
 
+    /// Runs `statement` on `connection` in a task of its own and waits for it, or until the
+    /// connection closes (``Closed``, a moment after): a transaction that is not leased
+    /// through ``lease(from:_:)`` (an import's, whose work is not `Sendable`) has each of its
+    /// statements watched instead. A check of the connection before a statement is not
+    /// enough: it can close between the check and the write (review 109 #1).
+    func statement<Value: Sendable>(
+        on connection: some WatchedConnection,
+        _ statement: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let wait = Wait<Value>(watch: self)
+        wait.watch(connection)
+        let work = Task {
+            do {
+                wait.finish(.success(try await statement()))
+            } catch {
+                wait.finish(.failure(error))
+            }
+        }
+        return try await withTaskCancellationHandler {
+            try await wait.value
+        } onCancel: {
+            work.cancel()
+        }
+    }
+
     /// A wait for work that leases a connection: the work calls ``Wait/watch(_:)`` with the
     /// connection it leased and ``Wait/finish(_:)`` when it ends; the waiter awaits
     /// ``Wait/value``, which ends with ``Closed`` when the connection closes and the work
@@ -64,7 +89,7 @@ final class ConnectionWatch: Sendable {
         }
 
         /// Ends the wait with `Closed` if `connection` closes before the work finishes.
-        func watch(_ connection: PostgresConnection) {
+        func watch(_ connection: some WatchedConnection) {
             let token = watch.add(connection) { [once] in once.resume(with: .failure(Closed())) }
             once.onResume { [watch] in watch.remove(token, of: connection) }
         }

@@ -26,8 +26,11 @@ extension PostgresStore {
     /// that each look after it reads the setting anew on another.
     func readOnlyProblem() async -> String? {
         guard writesRefused.load(ordering: .relaxed) else { return nil }
+        // Through ``transaction(on:_:writes:mark:_:)``: the look is watched for its
+        // connection's close and not waited for past its time, where ``bounded(_:)`` alone
+        // waits for its look to end (review 109 #2: a statement PostgresNIO never answers).
         let look = try? await Self.bounded { [logger, primaryGate] in
-            try await primaryGate.withConnection { connection in
+            try await self.transaction(on: primaryGate, nil, writes: false) { connection in
                 let query: PostgresQuery = "SELECT current_setting('transaction_read_only') = 'on'"
                 for try await readOnly in try await connection.query(query, logger: logger).decode(Bool.self) {
                     if readOnly { try? await connection.close() }

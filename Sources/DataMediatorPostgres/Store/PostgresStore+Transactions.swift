@@ -158,20 +158,36 @@ extension PostgresStore {
     /// The transaction is idle while the import reads and checks records (a record of
     /// tens of megabytes takes seconds, a paused process longer): the session's bound on
     /// that (four times the store's timeout) is lifted too, or the server ended the
-    /// import's session under it (review 106 #2).
-    func bulkWrite<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await primaryGate.withConnection { connection in
-            try await Self.run(
-                { connection in
-                    try await Self.liftStatementBounds(connection, logger: logger)
-                    try await connection.query("SET LOCAL idle_in_transaction_session_timeout = 0", logger: logger)
-                    return try await body(connection)
-                },
-                on: connection,
-                startingWith: "START TRANSACTION",
-                writes: true,
-                logger: logger
-            )
+    /// import's session under it (review 106 #2). Its work is not `Sendable`, so it is not
+    /// leased through ``ConnectionWatch`` as a whole: each statement is watched (`body`
+    /// is given the watch for its own), so that a connection closed under it ends the
+    /// wait, `unavailable`, or `outcomeUnknown` once its `COMMIT` was sent.
+    func bulkWrite<Result: Sendable>(
+        _ body: (PostgresConnection, ConnectionWatch) async throws -> Result
+    ) async throws -> Result {
+        let watch = connectionWatch
+        do {
+            return try await primaryGate.withConnection { connection in
+                try await Self.run(
+                    { connection in
+                        try await watch.statement(on: connection) { [logger] in
+                            try await Self.liftStatementBounds(connection, logger: logger)
+                            try await connection.query(
+                                "SET LOCAL idle_in_transaction_session_timeout = 0",
+                                logger: logger
+                            )
+                        }
+                        return try await body(connection, watch)
+                    },
+                    on: connection,
+                    startingWith: "START TRANSACTION",
+                    writes: true,
+                    logger: logger,
+                    watch: watch
+                )
+            }
+        } catch is ConnectionWatch.Closed {
+            throw Self.closed
         }
     }
 
@@ -194,27 +210,28 @@ extension PostgresStore {
         startingWith start: PostgresQuery,
         writes: Bool,
         logger: Logger,
-        lease: Lease? = nil
+        lease: Lease? = nil,
+        watch: ConnectionWatch? = nil
     ) async throws -> Result {
         let result: Result
         do {
-            try await connection.query(start, logger: logger)
+            try await query(start, on: connection, watch: watch, logger: logger)
             result = try await body(connection)
         } catch {
-            await abandon(connection, after: error, logger: logger)
+            await abandon(connection, after: error, logger: logger, watch: watch)
             throw error
         }
         // Closed before its `COMMIT` was sent: the server rolled the transaction back.
         if connection.isClosed {
-            await abandon(connection, after: closed, logger: logger)
+            await abandon(connection, after: closed, logger: logger, watch: watch)
             throw closed
         }
         do {
             lease?.committing.store(true, ordering: .relaxed)
-            try await connection.query("COMMIT", logger: logger)
+            try await query("COMMIT", on: connection, watch: watch, logger: logger)
         } catch let error as PSQLError where error.code == .server {
             // The server answered: the transaction did not commit.
-            await abandon(connection, after: error, logger: logger)
+            await abandon(connection, after: error, logger: logger, watch: watch)
             throw error
         } catch {
             guard writes else { throw error }
@@ -237,7 +254,8 @@ extension PostgresStore {
     private nonisolated(nonsending) static func abandon(
         _ connection: PostgresConnection,
         after error: any Error,
-        logger: Logger
+        logger: Logger,
+        watch: ConnectionWatch? = nil
     ) async {
         // Closed, nothing is left to roll back (and a statement there is never answered).
         if connection.isClosed { return }
@@ -246,9 +264,26 @@ extension PostgresStore {
             return
         }
         do {
-            try await connection.query("ROLLBACK", logger: logger)
+            try await query("ROLLBACK", on: connection, watch: watch, logger: logger)
         } catch {
             try? await connection.close()
+        }
+    }
+
+    /// Runs a statement of a transaction's own (its start, `COMMIT`, `ROLLBACK`), watched
+    /// for the connection's close when the transaction is watched statement by statement.
+    private nonisolated(nonsending) static func query(
+        _ query: PostgresQuery,
+        on connection: PostgresConnection,
+        watch: ConnectionWatch?,
+        logger: Logger
+    ) async throws {
+        guard let watch else {
+            try await connection.query(query, logger: logger)
+            return
+        }
+        try await watch.statement(on: connection) {
+            _ = try await connection.query(query, logger: logger)
         }
     }
 
@@ -357,8 +392,8 @@ struct PostgresTransactions: SQLTransactions {
     }
 
     func bulkWrite<Result: Sendable>(_ body: (any SQLSession) async throws -> Result) async throws -> Result {
-        try await store.bulkWrite { connection in
-            try await body(PostgresSession(connection: connection, logger: store.logger))
+        try await store.bulkWrite { connection, watch in
+            try await body(PostgresSession(connection: connection, logger: store.logger, watch: watch))
         }
     }
 }

@@ -32,6 +32,9 @@ public struct KeysetSQL: Sendable {
     /// with it as a double (`(score)::double precision < $1`), which no index on the column
     /// serves; bound through its text as a `numeric`, the comparison is an index range.
     public let valueForms: [String: String]
+    /// PostgreSQL integer columns of `number` fields: a position's whole double is bound
+    /// against them as the integer it is (``bound(_:against:)``).
+    public let integerColumns: Set<String>
 
     /// Creates a builder; `textForms` names the columns read as text of another type
     /// (each `uuidColumns` one is read as its cast to text).
@@ -42,10 +45,12 @@ public struct KeysetSQL: Sendable {
         uuidColumns: Set<String> = [],
         textForms: [String: String] = [:],
         collatedColumns: Set<String> = [],
-        valueForms: [String: String] = [:]
+        valueForms: [String: String] = [:],
+        integerColumns: Set<String> = []
     ) {
         self.dialect = dialect
         self.valueForms = valueForms
+        self.integerColumns = dialect == .postgres ? integerColumns : []
         self.collatedColumns = dialect == .sqlite ? collatedColumns : []
         self.notNullColumns = notNullColumns
         self.textColumns = textColumns
@@ -72,6 +77,18 @@ public struct KeysetSQL: Sendable {
     /// the term that holds it.
     public func mark(_ field: String) -> String {
         valueForms[field] ?? "?"
+    }
+
+    /// A position's value as it is bound against `field`'s column: a whole double as the
+    /// integer it is against a PostgreSQL integer column (``integerColumns``). Compared
+    /// with a double, PostgreSQL casts the column to double, and the integers past 2^53
+    /// that one double stands for were all equal to it (review 107 #2); SQLite compares an
+    /// integer and a double by their exact values.
+    public func bound(_ value: JSONValue, against field: String) -> JSONValue {
+        guard case .number(let real) = value, integerColumns.contains(field), let whole = Int64(exactly: real) else {
+            return value
+        }
+        return .integer(whole)
     }
 
     /// The column's value as SQL, without a collation: its text for a column read as text
@@ -254,7 +271,7 @@ public struct KeysetSQL: Sendable {
         }
         let sql =
             alternatives.isEmpty ? "FALSE" : "(" + alternatives.map { "(\($0.sql))" }.joined(separator: " OR ") + ")"
-        return (sql, alternatives.flatMap(\.values).map { position.values[$0] })
+        return (sql, alternatives.flatMap(\.values).map { bound(position.values[$0], against: view.sort[$0].field) })
     }
 
     /// The SQL expression of a view's section key, matching ``DataMediator/SectionRule/key(for:)``.

@@ -69,7 +69,11 @@ public final class WindowQueries: Sendable {
         // A slice's values differ from request to request; its statements do not.
         let filterArguments = view.slice.isEmpty ? statements.filterArguments : keyset.filterArguments(view)
         return statements.statements.map { statement in
-            (statement.sql, filterArguments + statement.values.map { start?.values[$0] ?? .null })
+            (
+                statement.sql,
+                filterArguments
+                    + statement.values.map { keyset.bound(start?.values[$0] ?? .null, against: view.sort[$0].field) }
+            )
         }
     }
 

@@ -17,11 +17,16 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
     /// The value as the API shows it: integers 0 and 1 of a boolean field become `false`
     /// and `true`, a whole number of a number field a number (`7.0`: a store may hand back
     /// `7` for what it keeps as 7.0, as SQLite's `RETURNING` does), JSON text of a json field
-    /// becomes the value it encodes. Anything that does not convert is shown as stored.
+    /// becomes the value it encodes. Anything that does not convert is shown as stored: a
+    /// whole number no double holds (past 2^53) stays the integer it is, so that it is shown,
+    /// and a cursor holds it, as the column does (as a double, two of them were one value
+    /// to a cursor, and a walk over them ended early: review 107 #2).
     public func present(_ stored: JSONValue) -> JSONValue {
         switch (self, stored) {
         case (.boolean, .integer(let whole)): return .bool(whole != 0)
-        case (.number, .integer(let whole)): return .number(Double(whole))
+        case (.number, .integer(let whole)):
+            guard let real = Double(exactly: whole) else { return stored }
+            return .number(real)
         case (.json, .string(let text)):
             return (try? JSONValue.parse(Array(text.utf8))) ?? stored
         default: return stored

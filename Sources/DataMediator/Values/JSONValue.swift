@@ -90,6 +90,10 @@ extension JSONValue: Comparable {
             return left.utf8.lexicographicallyPrecedes(right.utf8) ? -1 : 1
         case (.integer(let left), .integer(let right)):
             return left == right ? 0 : (left < right ? -1 : 1)
+        case (.integer(let whole), .number(let real)):
+            return compare(whole, real)
+        case (.number(let real), .integer(let whole)):
+            return -compare(whole, real)
         default:
             if let left = lhs.numeric, let right = rhs.numeric {
                 if left.isNaN || right.isNaN { return left.isNaN == right.isNaN ? 0 : (left.isNaN ? 1 : -1) }
@@ -99,6 +103,20 @@ extension JSONValue: Comparable {
             if left.utf8.elementsEqual(right.utf8) { return 0 }
             return left.utf8.lexicographicallyPrecedes(right.utf8) ? -1 : 1
         }
+    }
+
+    /// An integer against a double by their exact values, as SQLite and PostgreSQL compare
+    /// them: through a double, integers past 2^53 that one double stands for were equal, and
+    /// a walk over them left the database's order (review 107 #2).
+    private static func compare(_ whole: Int64, _ real: Double) -> Int {
+        if real.isNaN { return -1 }
+        // 2^63 is the first double past every Int64 (and -2^63 the smallest Int64).
+        if real >= 9_223_372_036_854_775_808.0 { return -1 }
+        if real < -9_223_372_036_854_775_808.0 { return 1 }
+        let truncated = real.rounded(.towardZero)
+        let part = Int64(truncated)
+        if whole != part { return whole < part ? -1 : 1 }
+        return real == truncated ? 0 : (real > truncated ? -1 : 1)
     }
 
     private var rank: Int {

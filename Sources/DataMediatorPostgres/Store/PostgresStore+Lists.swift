@@ -311,7 +311,10 @@ extension PostgresStore {
                 .union(enums.keys),
             uuidColumns: Set(types.filter { $0.value == .uuid }.keys),
             textForms: textForms.merging(arrayForms.read) { _, array in array },
-            valueForms: types.filter { $0.value == .numeric }.mapValues { _ in Self.numericValue }
+            valueForms: types.filter { $0.value == .numeric }.mapValues { _ in Self.numericValue },
+            integerColumns: Set(
+                types.filter { PostgresColumnKind($0.value) == .integer && source.fieldTypes[$0.key] == .number }.keys
+            )
         )
         for statement in rehearsal ? [] : schema.prepareStatements(keyset: keyset, indexes: self.indexes) {
             try await session.execute(statement.sql, statement.arguments)

@@ -29,7 +29,50 @@ extension CompositeDataProvider {
     /// replayed or that has more than ``cappedWrites`` of them, a change placed after an
     /// earlier child's sections that changed after it: ``placesMovedSince(_:)``) makes the
     /// answer a single `reload` at the composite's version.
+    ///
+    /// An earlier child's sections are read as they are when the answer is made, after its
+    /// version was read: when one of those children changed since that version, the
+    /// answer may name a section of a later version (review 112 #1: a first section placed
+    /// after one that only came at the next version), and it is made again, up to
+    /// ``placingAttempts`` times, then answered `reload`.
     public func changes(of view: View, since: Int64, limit: Int) async throws -> ChangeWindow {
+        var attempts = 0
+        while true {
+            let (window, placedIn) = try await mergedChanges(of: view, since: since, limit: limit)
+            attempts += 1
+            guard try await earlierChildrenChanged(after: window.version, before: placedIn) else { return window }
+            if attempts == Self.placingAttempts {
+                return ChangeWindow(
+                    changes: [Change(operation: .reload, version: window.version, id: "", item: nil, placement: nil)],
+                    version: window.version
+                )
+            }
+        }
+    }
+
+    /// How many times an answer is made while the children its placements read change
+    /// under it, before it is a `reload`.
+    static var placingAttempts: Int { 3 }
+
+    /// Whether a child before `child` (the last child a change of the answer is placed in,
+    /// whose first section may follow theirs) changed after `version`: the sections read
+    /// to place the answer's changes may then be of a later version than the answer's.
+    private func earlierChildrenChanged(after version: Int64, before child: Int?) async throws -> Bool {
+        guard let child, child > 0, try await currentVersion() > version else { return false }
+        for earlier in children[..<child] where earlier.changes {
+            guard case .list(let adapter, let earlierView) = earlier.content else { continue }
+            if try await !adapter.changes(of: earlierView, since: version, limit: 1).entries.isEmpty { return true }
+        }
+        return false
+    }
+
+    /// The answer of ``changes(of:since:limit:)`` as the children show their sections now,
+    /// and the last child one of its changes is placed in (nil when none is).
+    private func mergedChanges(
+        of view: View,
+        since: Int64,
+        limit: Int
+    ) async throws -> (window: ChangeWindow, placedIn: Int?) {
         let version = try await currentVersion()
         try DataMediatorError.checkHistory(since: since, floor: 0, version: version)
         var merged: [(change: Change, child: Int)] = []
@@ -64,9 +107,12 @@ extension CompositeDataProvider {
             }
         }
         if reload {
-            return ChangeWindow(
-                changes: [Change(operation: .reload, version: version, id: "", item: nil, placement: nil)],
-                version: version
+            return (
+                ChangeWindow(
+                    changes: [Change(operation: .reload, version: version, id: "", item: nil, placement: nil)],
+                    version: version
+                ),
+                nil
             )
         }
         // The version was read before the children's changes: a write between the two reads
@@ -76,13 +122,17 @@ extension CompositeDataProvider {
         let ordered = merged.filter { $0.change.version <= min(complete, version) }.sorted {
             ($0.change.version, $0.child) < ($1.change.version, $1.child)
         }
+        let placedIn = ordered.filter { $0.change.placement != nil }.map(\.child).max()
         if try await placesMovedSince(ordered) {
-            return ChangeWindow(
-                changes: [Change(operation: .reload, version: version, id: "", item: nil, placement: nil)],
-                version: version
+            return (
+                ChangeWindow(
+                    changes: [Change(operation: .reload, version: version, id: "", item: nil, placement: nil)],
+                    version: version
+                ),
+                nil
             )
         }
-        return ChangeWindow(changes: ordered.map(\.change), version: version, isCut: complete < version)
+        return (ChangeWindow(changes: ordered.map(\.change), version: version, isCut: complete < version), placedIn)
     }
 
     /// The most writes of a capped child replayed for one answer: past them the composite

@@ -1,0 +1,108 @@
+import DataMediator
+import DataMediatorTesting
+import Synchronization
+import Testing
+
+/// A composite's change placed after an earlier child's last section names that section
+/// as it was at the answer's version, even when the earlier child is written while the
+/// answer is made: its sections are read after the version, and a write between the two
+/// reads named a section of a later version (review 112 #1: a client kit that holds no
+/// such section dropped the insert for good).
+@Suite struct CompositePlacementRaceTests {
+    /// A provider whose first section count, once armed, runs `write` first: a write that
+    /// lands between the composite's version and its reads of the sections.
+    final class WritingProvider: ForwardingProvider {
+        let inner: any DataProvider & SectionInfoProvider
+        let write = Mutex<(@Sendable () async throws -> Void)?>(nil)
+
+        init(_ inner: InMemoryDataProvider) {
+            self.inner = inner
+        }
+
+        func sectionCounts(of view: View) async throws -> SectionCounts {
+            if let write = self.write.withLock({ write in
+                defer { write = nil }
+                return write
+            }) {
+                try await write()
+            }
+            return try await inner.sectionCounts(of: view)
+        }
+    }
+
+    static let definition = ListDefinition(
+        name: "things",
+        title: "Things",
+        idField: "id",
+        revisionField: "rev",
+        views: [
+            View(
+                name: "a",
+                isDefault: true,
+                sort: [SortKey("s")],
+                idField: "id",
+                section: SectionRule(field: "s"),
+                filter: [FilterCondition(field: "side", op: .eq, value: .string("a"))],
+                cellType: .fixed("thing"),
+                fields: ["s"]
+            ),
+            View(
+                name: "b",
+                sort: [SortKey("s", .descending)],
+                idField: "id",
+                section: SectionRule(field: "s"),
+                filter: [FilterCondition(field: "side", op: .eq, value: .string("b"))],
+                cellType: .fixed("thing"),
+                fields: ["s"]
+            ),
+        ],
+        isWritable: true,
+        rules: FieldRules(types: ["s": .string, "side": .string])
+    )
+
+    @Test func aPlacementNamesTheSectionOfItsVersion() async throws {
+        let store = InMemoryDataProvider(definition: Self.definition, columns: ["s", "side"])
+        let signer = CursorSigner(secret: SampleList.secret)
+        let writer = ListAdapter(definition: Self.definition, provider: store, signer: signer, writer: store)
+        let provider = WritingProvider(store)
+        let things = ListAdapter(
+            definition: Self.definition,
+            provider: provider,
+            signer: signer,
+            writer: store,
+            changeLog: store
+        )
+        func create(_ id: String, _ s: String, _ side: String) async throws {
+            _ = try await writer.create(
+                body: .object(["id": .string(id), "data": .object(["s": .string(s), "side": .string(side)])])
+            )
+        }
+        try await create("x", "m", "a")
+        try await create("y", "a", "a")
+        let screen = ListAdapter.composite(
+            name: "c",
+            title: "C",
+            children: [
+                CompositeChild(name: "A", content: .list(things, view: try Self.definition.view(named: "a"))),
+                CompositeChild(name: "B", content: .list(things, view: try Self.definition.view(named: "b"))),
+            ],
+            signer: signer
+        )
+        let since = try await screen.changes(view: nil, since: "0", limit: nil).version
+        // A new first section of B, after A's last section, "A/m" at its version.
+        try await create("h", "q", "b")
+        // While the answer is made, A's y moves to a new last section, "z".
+        provider.write.withLock { write in
+            write = { _ = try await writer.patch(id: "y", body: .object(["data": .object(["s": .string("z")])])) }
+        }
+        let answer = try await screen.changes(view: nil, since: String(since), limit: nil)
+        let insert = answer.entries.first { $0.id == "B/h" }
+        if let insert {
+            // The move is in the answer after the insert, or the answer ends before it: the
+            // insert's section follows A's last section at its own version.
+            #expect(insert.placement?.sectionAfter == "A/m", "\(answer.entries)")
+        } else {
+            #expect(answer.entries.map(\.operation) == [.reload], "\(answer.entries)")
+        }
+    }
+}

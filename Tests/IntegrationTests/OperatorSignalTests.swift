@@ -27,6 +27,27 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// A SIGHUP while the service starts (its demo made, its indexes built: seconds on a
+    /// large store) is taken too: before the service watched for it, its default action
+    /// ended the process (review 110 #3: exit 129, nothing logged).
+    @Test func sighupWhileStartingDoesNotEndTheService() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dm-it-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let process = try ChildProcess(
+            ServerProcess.binary.path,
+            ["serve", "--port", "0", "--data-dir", directory.path, "--demo-transactions", "200000"],
+            environment: ProcessInfo.processInfo.environment,
+            standardError: directory.appendingPathComponent("server.log").path
+        )
+        defer { process.terminate() }
+        // The demo of 200,000 transactions takes seconds to make: the signal comes during it.
+        try await Task.sleep(for: .milliseconds(300))
+        kill(process.processIdentifier, SIGHUP)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(process.isRunning, "exit status \(process.terminationStatus)")
+    }
+
     /// A second SIGINT or SIGTERM during a shutdown held up by a request in flight (a write
     /// whose body has not come) ends the process at once, not after the grace period.
     @Test func aSecondStopSignalEndsTheShutdownAtOnce() async throws {

@@ -45,6 +45,11 @@ struct ServeCommand: AsyncParsableCommand {
     var demoTransactions: Int?
 
     func run() async throws {
+        // SIGHUP's default action ends the process at once; the service takes it once it
+        // serves (`HangupWatch`, `KeySetWatch`), and until then it is ignored: an operator's
+        // or a log rotation's SIGHUP during a start of seconds (a demo made, indexes built)
+        // ended it (review 110 #3).
+        signal(SIGHUP, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
         // A refusal is said in the log's format, also when the settings themselves are refused.
         let logFormat = LogFormat.named(environment["DATA_MEDIATOR_LOG_FORMAT"])

@@ -35,6 +35,9 @@ public struct KeysetSQL: Sendable {
     /// PostgreSQL integer columns of `number` fields: a position's whole double is bound
     /// against them as the integer it is (``bound(_:against:)``).
     public let integerColumns: Set<String>
+    /// SQLite columns of NUMERIC affinity (`DATETIME`, `DATE`) of `string` fields: a text
+    /// bound that reads as a number is compared there as that number (``textBound(_:against:)``).
+    public let numericTextColumns: Set<String>
 
     /// Creates a builder; `textForms` names the columns read as text of another type
     /// (each `uuidColumns` one is read as its cast to text).
@@ -46,9 +49,11 @@ public struct KeysetSQL: Sendable {
         textForms: [String: String] = [:],
         collatedColumns: Set<String> = [],
         valueForms: [String: String] = [:],
-        integerColumns: Set<String> = []
+        integerColumns: Set<String> = [],
+        numericTextColumns: Set<String> = []
     ) {
         self.dialect = dialect
+        self.numericTextColumns = dialect == .sqlite ? numericTextColumns : []
         self.valueForms = valueForms
         self.integerColumns = dialect == .postgres ? integerColumns : []
         self.collatedColumns = dialect == .sqlite ? collatedColumns : []
@@ -77,18 +82,6 @@ public struct KeysetSQL: Sendable {
     /// the term that holds it.
     public func mark(_ field: String) -> String {
         valueForms[field] ?? "?"
-    }
-
-    /// A position's value as it is bound against `field`'s column: a whole double as the
-    /// integer it is against a PostgreSQL integer column (``integerColumns``). Compared
-    /// with a double, PostgreSQL casts the column to double, and the integers past 2^53
-    /// that one double stands for were all equal to it (review 107 #2); SQLite compares an
-    /// integer and a double by their exact values.
-    public func bound(_ value: JSONValue, against field: String) -> JSONValue {
-        guard case .number(let real) = value, integerColumns.contains(field), let whole = Int64(exactly: real) else {
-            return value
-        }
-        return .integer(whole)
     }
 
     /// The column's value as SQL, without a collation: its text for a column read as text
@@ -165,16 +158,16 @@ public struct KeysetSQL: Sendable {
             case (_, .null): conditions.append("FALSE")
             case (.lt, _):
                 conditions.append("\(column) < \(mark(condition.field))")
-                arguments.append(value)
+                arguments.append(textBound(value, against: condition.field))
             case (.le, _):
                 conditions.append("\(column) <= \(mark(condition.field))")
-                arguments.append(value)
+                arguments.append(textBound(value, against: condition.field))
             case (.gt, _):
                 conditions.append("\(column) > \(mark(condition.field))")
-                arguments.append(value)
+                arguments.append(textBound(value, against: condition.field))
             case (.ge, _):
                 conditions.append("\(column) >= \(mark(condition.field))")
-                arguments.append(value)
+                arguments.append(textBound(value, against: condition.field))
             }
         }
         return (conditions, arguments)
@@ -306,20 +299,20 @@ public struct KeysetSQL: Sendable {
             // The section holds every text that starts with `prefix`; the text after all of
             // them is `prefix` with its last character raised by one.
             if let successor = Self.successor(of: prefix) {
-                return [("\(column) >= ?", [.string(successor)])]
+                return [("\(column) >= ?", [textBound(.string(successor), against: rule.field)])]
             }
             let length = prefix.unicodeScalars.count
             return [
                 (
                     "\(column) > ? AND substr(\(text(rule.field)), 1, \(length)) <> ?",
-                    [.string(prefix), .string(prefix)]
+                    [textBound(.string(prefix), against: rule.field), .string(prefix)]
                 )
             ]
         case (_, .ascending):
-            let smaller = ("\(column) < \(mark(rule.field))", [key])
+            let smaller = ("\(column) < \(mark(rule.field))", [textBound(key, against: rule.field)])
             return notNullColumns.contains(rule.field) ? [smaller] : [smaller, ("\(quoted) IS NULL", [])]
         case (_, .descending):
-            return [("\(column) > \(mark(rule.field))", [key])]
+            return [("\(column) > \(mark(rule.field))", [textBound(key, against: rule.field)])]
         }
     }
 
@@ -335,7 +328,10 @@ public struct KeysetSQL: Sendable {
             return ("\(quoted) IS NULL", [])
         case .string(let prefix) where prefix.unicodeScalars.count == rule.grouping.prefixLength:
             guard let successor = Self.successor(of: prefix) else { return nil }
-            return ("\(column) >= ? AND \(column) < ?", [key, .string(successor)])
+            return (
+                "\(column) >= ? AND \(column) < ?",
+                [textBound(key, against: rule.field), textBound(.string(successor), against: rule.field)]
+            )
         default:
             return ("\(column) = ?", [key])
         }

@@ -232,7 +232,11 @@ public final class SQLiteStore: Sendable {
                 }
                 return (notNull, idIsIntegerColumn, collated, numeric)
             }
-            let keyset = KeysetSQL(notNullColumns: notNull, collatedColumns: collated)
+            let keyset = KeysetSQL(
+                notNullColumns: notNull,
+                collatedColumns: collated,
+                numericTextColumns: numeric.filter { source.fieldTypes[$0] == .string }
+            )
             let reader = SQLListReader(
                 list: list.name,
                 transactions: transactions,

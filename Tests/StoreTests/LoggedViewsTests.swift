@@ -107,6 +107,32 @@ import Testing
     }
 
     @Test(
+        "a view whose definition changed answers a feed from its pages' version one reload",
+        arguments: [WritableKind.sqlite, .postgres]
+    )
+    func aChangedViewReloadsAFeedFromItsPagesVersion(kind: WritableKind) async throws {
+        let subject = try await WritableSubject(kind)
+        var mix = WriteMix(seed: 33)
+        try await mix.create(5, through: subject.adapter)
+        // A client read `flat`'s pages at `read`; the next start serves `flat` in the other
+        // order (review 110 #2: a feed from `read` answered nothing, then changes placed in
+        // the new order).
+        let read = try await subject.adapter.page(view: "flat", limit: "50", cursor: nil).version
+        let newer = try #require(try await subject.replica(Self.newerDefinition()))
+        defer { withExtendedLifetime(newer) {} }
+        let changed = try await newer.adapter.changes(view: "flat", since: String(read), limit: nil)
+        #expect(changed.entries.map(\.operation) == [.reload])
+        // A view as it was goes on; a feed from the reload's version has nothing to reload.
+        #expect(try await newer.adapter.changes(view: "by_group", since: String(read), limit: nil).entries.isEmpty)
+        let after = try await newer.adapter.changes(view: "flat", since: String(changed.version), limit: nil)
+        #expect(after.entries.isEmpty)
+        // Starting again with the same definition raises nothing.
+        let again = try #require(try await subject.replica(Self.newerDefinition()))
+        defer { withExtendedLifetime(again) {} }
+        #expect(try await again.adapter.currentVersion() == changed.version)
+    }
+
+    @Test(
         "a view no replica registered for a day stops costing writes a reload",
         arguments: [WritableKind.sqlite, .postgres]
     )

@@ -83,15 +83,18 @@ public enum LoggedViews {
         _ dialect: SQLDialect
     ) -> [(sql: String, arguments: [JSONValue])] {
         let now = Int64(Date().timeIntervalSince1970)
-        let register = Set(keys).sorted().map { key in
-            (
-                """
-                INSERT INTO \(table) (list, view, source, registered_at, seen_at)
-                VALUES (?, ?, ?, (\(StoreVersion.currentSQL(dialect))), ?)
-                ON CONFLICT (list, view) DO UPDATE SET source = excluded.source, seen_at = excluded.seen_at
-                """,
-                [JSONValue.string(list), .string(key), .string(source), .integer(now)]
-            )
+        let register = Set(keys).sorted().flatMap { key in
+            [
+                reshapedBump(list: list, table: source, key: key, dialect),
+                (
+                    """
+                    INSERT INTO \(table) (list, view, source, registered_at, seen_at)
+                    VALUES (?, ?, ?, (\(StoreVersion.currentSQL(dialect))), ?)
+                    ON CONFLICT (list, view) DO UPDATE SET source = excluded.source, seen_at = excluded.seen_at
+                    """,
+                    [JSONValue.string(list), .string(key), .string(source), .integer(now)]
+                ),
+            ]
         }
         let kept = (
             """
@@ -143,5 +146,52 @@ public enum LoggedViews {
     /// The SQL term of the version at which a key was registered for a list (arguments:
     /// the list, then the key), NULL when it is not (any more): its changes are complete
     /// after it.
+    /// The statement that raises the store's version by one before `key` is registered,
+    /// when it is new and another key of its view is registered (the view's definition
+    /// changed: its sort, sections, filter): registered at the version its pages were
+    /// last read at, a feed resumed from there (`since` = that version, not before it)
+    /// answered nothing, then changes placed by the new definition, with sections and
+    /// neighbours the client does not hold (review 110 #2). Raised, that version is
+    /// before the registration, and such a feed answers one `reload`. A view new to the
+    /// list raises nothing: no page of it was read before.
+    static func reshapedBump(
+        list: String,
+        table source: String,
+        key: String,
+        _ dialect: SQLDialect
+    ) -> (sql: String, arguments: [JSONValue]) {
+        // The view's name ends at its binding's `@` (``LoggedViewKeys/registeredKey(_:)``).
+        let prefix = String(key.prefix { $0 != "@" }) + "@"
+        let reshaped = """
+            EXISTS (SELECT 1 FROM \(table) WHERE list = ? AND substr(view, 1, CAST(? AS integer)) = ? AND view <> ?)
+                AND NOT EXISTS (SELECT 1 FROM \(table) WHERE list = ? AND view = ?)
+            """
+        let arguments: [JSONValue] = [
+            .string(list), .integer(Int64(prefix.unicodeScalars.count)), .string(prefix), .string(key), .string(list),
+            .string(key),
+        ]
+        switch dialect {
+        case .sqlite:
+            return (
+                """
+                UPDATE \(ServiceTables.versions)
+                SET version = version + 1,
+                    changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(ServiceTables.versions)) + 1
+                WHERE source = ? AND \(reshaped)
+                """,
+                [.string(source)] + arguments
+            )
+        case .postgres:
+            return (
+                """
+                WITH bumped AS (UPDATE \(ServiceTables.store) SET version = version + 1 WHERE \(reshaped) RETURNING version)
+                UPDATE \(ServiceTables.versions) SET changed_at = (SELECT version FROM bumped)
+                WHERE source = ? AND EXISTS (SELECT 1 FROM bumped)
+                """,
+                arguments + [.string(source)]
+            )
+        }
+    }
+
     static let registeredAtSQL = "(SELECT registered_at FROM \(table) WHERE list = ? AND view = ?)"
 }

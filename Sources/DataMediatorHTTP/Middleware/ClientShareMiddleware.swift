@@ -50,8 +50,10 @@ struct ClientShareMiddleware<Context: RequestContext>: RouterMiddleware {
                 // A credentialed write's body is read before its turn: one whose body comes
                 // slowly (a client on a poor network, or one that stalls) would otherwise hold
                 // the turn until its body's time limit, and every other write of the client
-                // (of each program sharing its token) waited behind it. Not a body that waits
-                // for `100 Continue`: the route's checks may refuse it unread (RequestHeadCheck).
+                // (of each program sharing its token) waited behind it. One that asked for
+                // `100 Continue` was told to send it (RequestHeadCheck took its `Expect`: review
+                // 111 #3, four such writes held a token's writes 28 s), unless its head is
+                // refused: that one keeps `Expect`, and the route refuses it unread.
                 request.body = RequestBody(buffer: try await WriteRoutes.body(of: request, limit: maximumBodySize))
             }
             let turn = try await writeLines.enter(client)

@@ -266,6 +266,7 @@ public func buildApplication(
             configuration: configuration.limits.http1Configuration(
                 connections: ConnectionCount(),
                 maximumBodySize: configuration.maximumBodySize,
+                corsOrigins: configuration.corsOrigins,
                 logger: logger
             )
         ),

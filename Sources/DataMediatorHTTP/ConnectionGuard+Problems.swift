@@ -5,6 +5,7 @@ import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import Synchronization
 
 extension ConnectionGuard {
     /// Writes the head and body of `problem`'s answer to `request` (the caller or the
@@ -56,6 +57,9 @@ extension ConnectionGuard {
         fields[.server] = "data-mediator"
         fields[.xContentTypeOptions] = "nosniff"
         fields[RequestMiddleware<ClientContext>.field] = request.id
+        if let origin = CORSOriginsMiddleware<ClientContext>.taken(request.origin, by: corsOrigins) {
+            for field in CORSOriginsMiddleware<ClientContext>.fields(for: origin) { fields[field.name] = field.value }
+        }
         let took = ContinuousClock.now - request.started
         logger.info(
             "request",
@@ -102,6 +106,14 @@ extension ConnectionGuard {
             channel.close(mode: .output, promise: nil)
         }
         return context.eventLoop.assumeIsolated().scheduleTask(in: time) { channel.close(promise: nil) }
+    }
+
+    /// Stops counting the connection against the limits (it is on its way out).
+    func stopCounting() {
+        connections.stopWaiting(ObjectIdentifier(self))
+        guard counted else { return }
+        counted = false
+        connections.value.subtract(1, ordering: .relaxed)
     }
 
     /// Closes a connection refused at a limit and logs it (a line each 10 s at most), and

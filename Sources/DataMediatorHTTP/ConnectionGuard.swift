@@ -36,7 +36,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let maximumBodySize: Int
     /// The open connections, counted by every guard together.
     let connections: ConnectionCount
-    private var counted = false
+    /// The origins whose scripts may read the answers (``CORSOriginsMiddleware``), the
+    /// guard's own too.
+    let corsOrigins: Set<String>
+    /// Whether the connection is counted against the limits.
+    var counted = false
     /// The remote address counted under the per-address cap, while it is.
     private var countedAddress: String?
     /// Requests read whose answer has not ended (more than one when pipelined).
@@ -86,8 +90,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     let logger: Logger
 
-    init(limits: ServerLimits, maximumBodySize: Int, connections: ConnectionCount, logger: Logger) {
+    init(
+        limits: ServerLimits,
+        maximumBodySize: Int,
+        connections: ConnectionCount,
+        corsOrigins: Set<String> = [],
+        logger: Logger
+    ) {
         self.limits = limits
+        self.corsOrigins = corsOrigins
         self.maximumBodySize = maximumBodySize
         self.connections = connections
         self.logger = logger
@@ -163,7 +174,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 path: path.map(String.init),
                 id: head.headerFields[RequestMiddleware<ClientContext>.field].flatMap(RequestIDs.accepted)
                     ?? RequestIDs.next(),
-                method: head.method.rawValue
+                method: head.method.rawValue,
+                origin: head.headerFields[.origin]
             )
             deadline(context, .now() + bodyTimeout)
             inFlight += 1
@@ -317,14 +329,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         } else if !closesWhenAnswered {
             connections.wait(ObjectIdentifier(self), context.channel, receiving: true)
         }
-    }
-
-    /// Stops counting the connection against the limits (it is on its way out).
-    private func stopCounting() {
-        connections.stopWaiting(ObjectIdentifier(self))
-        guard counted else { return }
-        counted = false
-        connections.value.subtract(1, ordering: .relaxed)
     }
 
     /// Sets when the request being read must have come, arming the check earlier if needed.

@@ -17,6 +17,8 @@ extension ConnectionGuard {
         let path: String?
         let id: String
         let method: String
+        /// Its `Origin`, for the CORS fields of an answer the guard writes.
+        var origin: String? = nil
         /// When its head was read, for its line's `duration_ms` and its metrics.
         var started = ContinuousClock.now
 

@@ -89,10 +89,11 @@ public struct ServerLimits: Sendable, Hashable {
     /// The HTTP/1 server configuration with these limits, one guard per connection, which
     /// logs the requests it answers itself to `logger`, and one gate of its pipelined
     /// requests; `maximumBodySize` tells which bodies awaiting `100 Continue` are refused
-    /// without it.
+    /// without it, and `corsOrigins` whose scripts may read the guards' own answers.
     func http1Configuration(
         connections: ConnectionCount,
         maximumBodySize: Int,
+        corsOrigins: [String] = [],
         logger: Logger
     ) -> HTTP1Channel.Configuration {
         let limits = self
@@ -102,6 +103,7 @@ public struct ServerLimits: Sendable, Hashable {
                     limits: limits,
                     maximumBodySize: maximumBodySize,
                     connections: connections,
+                    corsOrigins: Set(corsOrigins),
                     logger: logger
                 ),
                 PipelinedRequestGate(),

@@ -59,6 +59,36 @@ import Testing
         #expect(await server.stop() == 0)
     }
 
+    /// The `408` the connection's guard writes (below the router) lets a script of a
+    /// configured origin read it, as the routes' answers do: without the CORS fields a
+    /// browser showed a network error (review 105 #5).
+    @Test(.timeLimit(.minutes(2))) func aLateBodysAnswerCarriesTheCORSFields() async throws {
+        let server = try await ServerProcess(
+            arguments: ["--demo-transactions", "10"],
+            environment: [
+                "DATA_MEDIATOR_WRITE_TOKENS": Self.token, "DATA_MEDIATOR_REQUEST_BODY_TIMEOUT_SECONDS": "2",
+                "DATA_MEDIATOR_CORS_ORIGINS": "https://app.example",
+            ]
+        )
+        defer { server.removeData() }
+        for (origin, taken) in [("https://app.example", true), ("https://other.example", false)] {
+            let stalled = try RawClient(port: server.port)
+            stalled.send(
+                RawClient.transactionWrite(
+                    length: Self.item.utf8.count,
+                    fields: "Origin: \(origin)\r\n",
+                    token: Self.token
+                ) + #"{"data": "#
+            )
+            let answer = try #require(await stalled.readAnswer(within: 20))
+            #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
+            let allowed = answer.lowercased().contains("access-control-allow-origin: \(origin)")
+            #expect(allowed == taken, "\(origin): \(answer)")
+            #expect(answer.lowercased().contains("access-control-expose-headers: link") == taken, "\(answer)")
+        }
+        #expect(await server.stop() == 0)
+    }
+
     /// A write whose body stops coming is answered `408` within the idle limit when that is
     /// the shorter: the framework's idle close cut it with no answer first (probe 52: closed
     /// at 20 s, idle limit 20 s, body limit 30 s, the log saying 400).

@@ -19,6 +19,25 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
         ]
     }
 
+    /// `origin` when `origins` takes it (listed, or any with `*`), nil otherwise: `null` (a
+    /// file, a sandboxed frame) is no configured origin, and `*` does not take it.
+    static func taken(_ origin: String?, by origins: Set<String>) -> String? {
+        guard let origin, origin != "null", origins.contains("*") || origins.contains(origin) else { return nil }
+        return origin
+    }
+
+    /// The fields that let a script of `origin` (one taken) read an answer made without
+    /// Hummingbird's middleware: a route's own `OPTIONS`, and the answers the connection's
+    /// guard writes below the router (``ConnectionGuard``: a late body's `408`, an evicted
+    /// write's `503`, a second `Authorization`'s `400`), which a browser otherwise showed
+    /// as a network error, `Retry-After` unread (review 105 #5).
+    static func fields(for origin: String) -> HTTPFields {
+        [
+            .accessControlAllowOrigin: origin, .accessControlExposeHeaders: exposed.joined(separator: ", "),
+            .vary: "Origin",
+        ]
+    }
+
     init(origins: [String]) {
         self.origins = Set(origins)
         self.cors = CORSMiddleware(
@@ -40,9 +59,7 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         // `null` (a file, a sandboxed frame) is no configured origin, and `*` does not
         // take it: Hummingbird's middleware withholds it too (review 105 #8).
-        guard let origin = request.headers[.origin], origin != "null",
-            origins.contains("*") || origins.contains(origin)
-        else {
+        guard let origin = Self.taken(request.headers[.origin], by: origins) else {
             // The answer differs by Origin (it would carry CORS headers for a listed one), so
             // a cache must not give this one to another origin (Fetch, "CORS protocol and
             // HTTP caches").
@@ -58,9 +75,7 @@ struct CORSOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.method == .options, request.headers[.accessControlRequestMethod] == nil {
             // Not a preflight (that names the method to come): an OPTIONS of the route's
             // own, answered with its `Allow`, which Hummingbird's middleware would replace.
-            let headers: HTTPFields = [
-                .accessControlAllowOrigin: origin, .accessControlExposeHeaders: exposed, .vary: "Origin",
-            ]
+            let headers = Self.fields(for: origin)
             do {
                 var response = try await next(request, context)
                 for field in headers { response.headers.append(field) }

@@ -49,6 +49,13 @@ struct ImportCommand: AsyncParsableCommand {
         for name in ServeConfiguration.unknownVariables(in: environment) {
             printError("import: warning: \(ServeConfiguration.unknownVariableWarning(name))")
         }
+        let maximumBytes: Int
+        do {
+            maximumBytes = try ServeConfiguration.maximumBodyBytes(in: environment)
+        } catch let error as ValidationError {
+            printError("import: \(error.message)")
+            throw ExitCode.failure
+        }
         let configuration: MediatorConfiguration
         // Whether the store is the built-in demo's.
         var demo = false
@@ -132,7 +139,12 @@ struct ImportCommand: AsyncParsableCommand {
                     list: target.definition,
                     source: source
                 )
-                summary = try await importer.run(records, skipBad: skipBad, batch: batch, progress: report)
+                summary = try await importer.run(
+                    records.lazy.map { $0.bounded(by: maximumBytes) },
+                    skipBad: skipBad,
+                    batch: batch,
+                    progress: report
+                )
             case .postgres:
                 // An import writes on one connection (the pool opens all of its at start).
                 let store = try CommandStore.postgres(for: "import", connections: 2, environment: environment)
@@ -144,7 +156,12 @@ struct ImportCommand: AsyncParsableCommand {
                         list: target.definition,
                         source: source
                     )
-                    return try await importer.run(records, skipBad: skipBad, batch: batch, progress: report)
+                    return try await importer.run(
+                        records.lazy.map { $0.bounded(by: maximumBytes) },
+                        skipBad: skipBad,
+                        batch: batch,
+                        progress: report
+                    )
                 }
             }
         } catch let stopped as ImportStopped {

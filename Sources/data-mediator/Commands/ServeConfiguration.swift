@@ -142,15 +142,7 @@ struct ServeConfiguration: Sendable {
         environment: [String: String]
     ) throws {
         func number(_ name: String) throws -> Int? {
-            guard let text = environment[name], !text.isEmpty else { return nil }
-            guard let value = Int(text) else {
-                let digits = text.drop { $0 == "-" || $0 == "+" }
-                if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
-                    throw ValidationError("\(name) is '\(text)', larger than any setting it takes.")
-                }
-                throw ValidationError("\(name) must be a whole number; it is '\(text)'.")
-            }
-            return value
+            try Self.number(name, in: environment)
         }
         func text(_ name: String) -> String? {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
@@ -272,7 +264,7 @@ struct ServeConfiguration: Sendable {
                     + "(\(maximumStreams)), so that one client cannot hold every stream."
             )
         }
-        self.maximumBodyBytes = try positive("DATA_MEDIATOR_MAX_BODY_BYTES", 1 << 20)
+        self.maximumBodyBytes = try Self.maximumBodyBytes(in: environment)
         self.readyMaximumLagSeconds =
             try number("DATA_MEDIATOR_READY_MAX_LAG_SECONDS") == nil
             ? nil : try positive("DATA_MEDIATOR_READY_MAX_LAG_SECONDS", 0, in: 1...86_400)

@@ -84,18 +84,30 @@ public struct SectionRule: Sendable, Hashable {
         "July", "August", "September", "October", "November", "December",
     ]
 
+    /// `19 Nov 2026` for a key of the form `YYYY-MM-DD` with a month 1-12 and a day 1-31;
+    /// nil for any other (`2026-3-8`, which is another section than `2026-03-08`, a year
+    /// of five digits or a sign): such a key is its own title (review 110 #5: `-0044-03-15`
+    /// cut to `1 Mar 0044`).
     private static func dayTitle(_ key: String) -> String? {
-        let parts = key.split(separator: "-")
-        guard parts.count == 3, let month = Int(parts[1]), (1...12).contains(month), let day = Int(parts[2]) else {
-            return nil
-        }
+        let parts = key.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, isDigits(parts[0], 4), isDigits(parts[1], 2), isDigits(parts[2], 2),
+            let month = Int(parts[1]), (1...12).contains(month), let day = Int(parts[2]), (1...31).contains(day)
+        else { return nil }
         return "\(day) \(monthNames[month - 1].prefix(3)) \(parts[0])"
     }
 
+    /// `November 2026` for a key of the form `YYYY-MM` with a month 1-12; nil for any other.
     private static func monthTitle(_ key: String) -> String? {
-        let parts = key.split(separator: "-")
-        guard parts.count == 2, let month = Int(parts[1]), (1...12).contains(month) else { return nil }
+        let parts = key.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, isDigits(parts[0], 4), isDigits(parts[1], 2), let month = Int(parts[1]),
+            (1...12).contains(month)
+        else { return nil }
         return "\(monthNames[month - 1]) \(parts[0])"
+    }
+
+    /// Whether `text` is `count` ASCII digits.
+    private static func isDigits(_ text: Substring, _ count: Int) -> Bool {
+        text.utf8.count == count && text.utf8.allSatisfy { (0x30...0x39).contains($0) }
     }
 }
 

@@ -20,6 +20,7 @@ import Testing
         name: "big",
         title: "Big",
         idField: "id",
+        revisionField: "rev",
         views: [
             View(
                 name: "x",
@@ -27,10 +28,13 @@ import Testing
                 sort: [SortKey("x")],
                 idField: "id",
                 cellType: .fixed("big"),
-                fields: ["x"]
+                fields: ["x"],
+                parameters: [ViewParameter(name: "x", field: "x", type: .number, isRequired: false)]
             ),
             View(name: "xd", sort: [SortKey("x", .descending)], idField: "id", cellType: .fixed("big"), fields: ["x"]),
-        ]
+        ],
+        isWritable: true,
+        rules: FieldRules(types: ["x": .number])
     )
 
     static let base: Int64 = 9_007_199_254_740_992
@@ -54,13 +58,29 @@ import Testing
         let page = try await adapter.page(view: "x", limit: "20", cursor: nil)
         let shown = page.items.first { $0.id == "3" }?.data.objectValue?["x"]
         #expect(shown == .integer(Self.base + 1))
+        // A slice of the value takes its items alone, and a write keeps the value it is given.
+        let slice = try await adapter.page(
+            view: "x",
+            limit: "20",
+            cursor: nil,
+            slice: SliceRequest(parameters: ["x": [String(Self.base + 1)]])
+        )
+        #expect(slice.items.map(\.id) == ["3", "5"])
+        let written = try await adapter.create(
+            body: .object(["id": .integer(11), "data": .object(["x": .integer(Self.base + 3)])])
+        )
+        #expect(written.cell.data.objectValue?["x"] == .integer(Self.base + 3))
+        let read = try await adapter.page(view: "x", limit: "20", cursor: nil).items.first { $0.id == "11" }
+        #expect(read?.data.objectValue?["x"] == .integer(Self.base + 3))
     }
 
     @Test func sqliteWalksEveryItemInTheColumnsOrder() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("dm-big-\(UUID()).sqlite").path
         try await DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "CREATE TABLE big (id INTEGER PRIMARY KEY, x INTEGER)")
-            for (id, x) in Self.rows { try db.execute(sql: "INSERT INTO big VALUES (?, ?)", arguments: [id, x]) }
+            try db.execute(sql: "CREATE TABLE big (id INTEGER PRIMARY KEY, x INTEGER, rev INTEGER NOT NULL DEFAULT 1)")
+            for (id, x) in Self.rows {
+                try db.execute(sql: "INSERT INTO big (id, x) VALUES (?, ?)", arguments: [id, x])
+            }
         }
         let adapter = try SQLiteStore(path: path).adapter(
             for: Self.definition,
@@ -72,9 +92,11 @@ import Testing
 
     @Test func postgresWalksEveryItemInTheColumnsOrder() async throws {
         let fixture = try await PostgresFixture()
-        try await fixture.store.primary.query("CREATE TABLE big (id bigint PRIMARY KEY, x bigint)")
+        try await fixture.store.primary.query(
+            "CREATE TABLE big (id bigint PRIMARY KEY, x bigint, rev bigint NOT NULL DEFAULT 1)"
+        )
         let values = Self.rows.map { "(\($0.0), \($0.1))" }.joined(separator: ", ")
-        try await fixture.store.primary.query(PostgresQuery(unsafeSQL: "INSERT INTO big VALUES " + values))
+        try await fixture.store.primary.query(PostgresQuery(unsafeSQL: "INSERT INTO big (id, x) VALUES " + values))
         let adapter = try await fixture.store.adapter(
             for: Self.definition,
             source: StoreSource(kind: .table("big"), fieldTypes: Self.fields),

@@ -22,7 +22,7 @@ extension CompositeDataProvider {
     private static func numbers(of data: JSONValue, in child: CompositeChild) -> JSONValue {
         guard case .list(let adapter, _) = child.content, case .object(var members) = data else { return data }
         for (name, value) in members where adapter.definition.rules.types[name] == .number {
-            if case .integer(let whole) = value { members[name] = .number(Double(whole)) }
+            members[name] = FieldType.number.present(value)
         }
         return .object(members)
     }

@@ -143,11 +143,12 @@ extension FieldRules {
     }
 
     /// The fields as a store keeps them: a whole number given for a `number` field is a
-    /// number, so a write's answer and its change show it as every page does (`2.0`).
+    /// number, so a write's answer and its change show it as every page does (`2.0`), but
+    /// for one no double holds (``FieldType/present(_:)``).
     public func stored(_ fields: [String: JSONValue]) -> [String: JSONValue] {
         var stored = fields
         for (name, value) in fields where types[name] == .number {
-            if case .integer(let whole) = value { stored[name] = .number(Double(whole)) }
+            stored[name] = FieldType.number.present(value)
         }
         return stored
     }

@@ -44,6 +44,12 @@ public struct ViewParameter: Sendable, Hashable {
         case .string: value = .string(text)
         case .integer: value = FieldType.isDecimal(text, fraction: false) ? Int64(text).map { .integer($0) } : nil
         case .number:
+            // A whole number is read as one, and shown as a `number` field shows it: no
+            // double holds one past 2^53 (``FieldType/present(_:)``).
+            if FieldType.isDecimal(text, fraction: false), let whole = Int64(text) {
+                value = FieldType.number.present(.integer(whole))
+                break
+            }
             // A number too near 0 for a double (`1e-400`) reads as 0: out of range, as
             // `1e400` is, and as a write of it is (``JSONValue/outOfRangeDetail``). `-0` is
             // 0: a field holds no `-0` (a write stores 0), and the slice is the one whose

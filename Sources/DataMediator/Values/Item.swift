@@ -75,10 +75,8 @@ public struct Item: Sendable, Hashable {
             layout: layout,
             values: layout.names.enumerated().map { index, name in
                 let value = members[name] ?? .null
-                guard index < types.count, types[index] == .number, case .integer(let whole) = value else {
-                    return value
-                }
-                return .number(Double(whole))
+                guard index < types.count, types[index] == .number else { return value }
+                return FieldType.number.present(value)
             }
         )
     }

@@ -130,6 +130,16 @@ import Testing
         let again = try #require(try await subject.replica(Self.newerDefinition()))
         defer { withExtendedLifetime(again) {} }
         #expect(try await again.adapter.currentVersion() == changed.version)
+        // Changed back (review 114 #1: the older key was still registered, and raised nothing):
+        // a feed from the newer pages' version reloads, and a renewal raises nothing.
+        let newerRead = try await again.adapter.page(view: "flat", limit: "50", cursor: nil).version
+        let back = try #require(try await subject.replica())
+        defer { withExtendedLifetime(back) {} }
+        let rolledBack = try await back.adapter.changes(view: "flat", since: String(newerRead), limit: nil)
+        #expect(rolledBack.entries.map(\.operation) == [.reload])
+        let changeLog = try #require(back.adapter.changeLog as? SQLChangeLog)
+        try await changeLog.register()
+        #expect(try await back.adapter.currentVersion() == rolledBack.version)
     }
 
     @Test(

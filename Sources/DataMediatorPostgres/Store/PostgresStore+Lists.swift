@@ -379,7 +379,7 @@ extension PostgresStore {
         // In a write of their own that takes the version lock (``DataMediatorSQL/LoggedViews``).
         if let changeLog = adapter.changeLog as? SQLChangeLog {
             do {
-                try await changeLog.register()
+                try await changeLog.register(atStart: true)
             } catch {
                 throw StoreError(list: list.name, "its views could not be registered: \(Self.describe(error))")
             }

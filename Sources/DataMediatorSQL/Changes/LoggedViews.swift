@@ -61,12 +61,19 @@ public enum LoggedViews {
         table source: String,
         views keys: [String],
         history: Int,
+        atStart: Bool,
         _ session: any SQLSession
     ) async throws {
         try await StoreVersion.lock(session)
-        for statement in registerStatements(list: list, table: source, views: keys, history: history, session.dialect) {
-            try await session.execute(statement.sql, statement.arguments)
-        }
+        let statements = registerStatements(
+            list: list,
+            table: source,
+            views: keys,
+            history: history,
+            atStart: atStart,
+            session.dialect
+        )
+        for statement in statements { try await session.execute(statement.sql, statement.arguments) }
     }
 
     /// The statements that register `keys` for `list`, to run in a write that holds the
@@ -80,21 +87,28 @@ public enum LoggedViews {
         table source: String,
         views keys: [String],
         history: Int,
+        atStart: Bool = true,
         _ dialect: SQLDialect
     ) -> [(sql: String, arguments: [JSONValue])] {
         let now = Int64(Date().timeIntervalSince1970)
         let register = Set(keys).sorted().flatMap { key in
-            [
-                reshapedBump(list: list, table: source, key: key, dialect),
-                (
-                    """
-                    INSERT INTO \(table) (list, view, source, registered_at, seen_at)
-                    VALUES (?, ?, ?, (\(StoreVersion.currentSQL(dialect))), ?)
-                    ON CONFLICT (list, view) DO UPDATE SET source = excluded.source, seen_at = excluded.seen_at
-                    """,
-                    [JSONValue.string(list), .string(key), .string(source), .integer(now)]
-                ),
-            ]
+            let reshaped = Reshaped(list: list, key: key)
+            // At start, a key registered again after another of its view was (a definition
+            // rolled back) takes the version raised before it; a renewal keeps its version.
+            let again =
+                atStart
+                ? ", registered_at = CASE WHEN \(reshaped.condition(against: table)) "
+                    + "THEN excluded.registered_at ELSE \(table).registered_at END" : ""
+            let insert = (
+                """
+                INSERT INTO \(table) (list, view, source, registered_at, seen_at)
+                VALUES (?, ?, ?, (\(StoreVersion.currentSQL(dialect))), ?)
+                ON CONFLICT (list, view) DO UPDATE SET source = excluded.source, seen_at = excluded.seen_at\(again)
+                """,
+                [JSONValue.string(list), .string(key), .string(source), .integer(now)]
+                    + (atStart ? reshaped.arguments(registeredAt: nil) : [])
+            )
+            return atStart ? [reshaped.bump(table: source, dialect), insert] : [insert]
         }
         let kept = (
             """
@@ -146,52 +160,66 @@ public enum LoggedViews {
     /// The SQL term of the version at which a key was registered for a list (arguments:
     /// the list, then the key), NULL when it is not (any more): its changes are complete
     /// after it.
-    /// The statement that raises the store's version by one before `key` is registered,
-    /// when it is new and another key of its view is registered (the view's definition
-    /// changed: its sort, sections, filter): registered at the version its pages were
-    /// last read at, a feed resumed from there (`since` = that version, not before it)
-    /// answered nothing, then changes placed by the new definition, with sections and
-    /// neighbours the client does not hold (review 110 #2). Raised, that version is
-    /// before the registration, and such a feed answers one `reload`. A view new to the
-    /// list raises nothing: no page of it was read before.
-    static func reshapedBump(
-        list: String,
-        table source: String,
-        key: String,
-        _ dialect: SQLDialect
-    ) -> (sql: String, arguments: [JSONValue]) {
-        // The view's name ends at its binding's `@` (``LoggedViewKeys/registeredKey(_:)``).
-        let prefix = String(key.prefix { $0 != "@" }) + "@"
-        let reshaped = """
-            EXISTS (SELECT 1 FROM \(table) WHERE list = ? AND substr(view, 1, CAST(? AS integer)) = ? AND view <> ?)
-                AND NOT EXISTS (SELECT 1 FROM \(table) WHERE list = ? AND view = ?)
-            """
-        let arguments: [JSONValue] = [
-            .string(list), .integer(Int64(prefix.unicodeScalars.count)), .string(prefix), .string(key), .string(list),
-            .string(key),
-        ]
-        switch dialect {
-        case .sqlite:
-            return (
-                """
-                UPDATE \(ServiceTables.versions)
-                SET version = version + 1,
-                    changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(ServiceTables.versions)) + 1
-                WHERE source = ? AND \(reshaped)
-                """,
-                [.string(source)] + arguments
-            )
-        case .postgres:
-            return (
-                """
-                WITH bumped AS (UPDATE \(ServiceTables.store) SET version = version + 1 WHERE \(reshaped) RETURNING version)
-                UPDATE \(ServiceTables.versions) SET changed_at = (SELECT version FROM bumped)
-                WHERE source = ? AND EXISTS (SELECT 1 FROM bumped)
-                """,
-                arguments + [.string(source)]
-            )
+    static let registeredAtSQL = "(SELECT registered_at FROM \(table) WHERE list = ? AND view = ?)"
+}
+
+extension LoggedViews {
+    /// A view's key registered at start while another key of the view was registered
+    /// later, or never before (the view's definition changed: its sort, sections, filter;
+    /// or changed back): the store's version is raised by one before it is registered
+    /// there. Registered at the version its pages were last read at, a feed resumed from
+    /// there (`since` = that version, not before it) answered nothing, then changes placed
+    /// by the new definition, with sections and neighbours the client does not hold
+    /// (review 110 #2, and review 114 #1 for a definition changed back). A view new to the
+    /// list, or started again as it was, raises nothing.
+    struct Reshaped {
+        let list: String
+        let key: String
+
+        /// The view's keys begin with its name up to its binding's `@`
+        /// (``LoggedViewKeys/registeredKey(_:)``).
+        var prefix: String { String(key.prefix { $0 != "@" }) + "@" }
+
+        /// Whether another key of the view was registered at `registeredAt` (a SQL term;
+        /// the key's own registration when nil) or after it, with ``arguments(registeredAt:)``.
+        func condition(against table: String, registeredAt: String? = nil) -> String {
+            "EXISTS (SELECT 1 FROM \(table) AS other WHERE other.list = ? AND substr(other.view, 1, CAST(? AS integer)) = ? "
+                + "AND other.view <> ? AND other.registered_at >= \(registeredAt ?? "\(table).registered_at"))"
+        }
+
+        /// The arguments of ``condition(against:registeredAt:)``, then those of `registeredAt`.
+        func arguments(registeredAt: [JSONValue]?) -> [JSONValue] {
+            [.string(list), .integer(Int64(prefix.unicodeScalars.count)), .string(prefix), .string(key)]
+                + (registeredAt ?? [])
+        }
+
+        /// The statement that raises the store's version (marking `source` changed) when
+        /// the key is not registered, or another key of the view was registered at or after it.
+        func bump(table source: String, _ dialect: SQLDialect) -> (sql: String, arguments: [JSONValue]) {
+            let own = "COALESCE((SELECT registered_at FROM \(LoggedViews.table) WHERE list = ? AND view = ?), -1)"
+            let condition = condition(against: LoggedViews.table, registeredAt: own)
+            let arguments = arguments(registeredAt: [.string(list), .string(key)])
+            switch dialect {
+            case .sqlite:
+                return (
+                    """
+                    UPDATE \(ServiceTables.versions)
+                    SET version = version + 1,
+                        changed_at = (SELECT COALESCE(SUM(version), 0) FROM \(ServiceTables.versions)) + 1
+                    WHERE source = ? AND \(condition)
+                    """,
+                    [.string(source)] + arguments
+                )
+            case .postgres:
+                return (
+                    """
+                    WITH bumped AS (UPDATE \(ServiceTables.store) SET version = version + 1 WHERE \(condition) RETURNING version)
+                    UPDATE \(ServiceTables.versions) SET changed_at = (SELECT version FROM bumped)
+                    WHERE source = ? AND EXISTS (SELECT 1 FROM bumped)
+                    """,
+                    arguments + [.string(source)]
+                )
+            }
         }
     }
-
-    static let registeredAtSQL = "(SELECT registered_at FROM \(table) WHERE list = ? AND view = ?)"
 }

@@ -55,9 +55,18 @@ public struct SQLChangeLog: ChangeLog {
 
     /// Registers the list's views (``LoggedViews/register(list:table:views:history:_:)``), so that the
     /// writes of replicas that serve the list otherwise log a `reload` for them.
-    public func register() async throws {
+    /// At start (`atStart`), a view whose definition changed since its key was last
+    /// registered raises the store's version (``LoggedViews/Reshaped``); a renewal does not.
+    public func register(atStart: Bool = false) async throws {
         try await transactions.write { [list, table, registeredKeys, history] session in
-            try await LoggedViews.register(list: list, table: table, views: registeredKeys, history: history, session)
+            try await LoggedViews.register(
+                list: list,
+                table: table,
+                views: registeredKeys,
+                history: history,
+                atStart: atStart,
+                session
+            )
         }
     }
 

@@ -54,17 +54,23 @@ extension CompositeDataProvider {
     /// under it, before it is a `reload`.
     static var placingAttempts: Int { 3 }
 
-    /// Whether a child before `child` (the last child a change of the answer is placed in,
-    /// whose first section may follow theirs) changed after `version`: the sections read
-    /// to place the answer's changes may then be of a later version than the answer's.
+    /// Whether a child before `child` (the last child a change of the answer is placed
+    /// after an earlier child's section in) changed its sections after `version`: those
+    /// read to place the answer's changes may then be of a later version than the
+    /// answer's. An update moves no item (a move is its own change), so it changes no
+    /// section; more changes than ``placingReads`` are taken as changing them.
     private func earlierChildrenChanged(after version: Int64, before child: Int?) async throws -> Bool {
         guard let child, child > 0, try await currentVersion() > version else { return false }
         for earlier in children[..<child] where earlier.changes {
             guard case .list(let adapter, let earlierView) = earlier.content else { continue }
-            if try await !adapter.changes(of: earlierView, since: version, limit: 1).entries.isEmpty { return true }
+            let changes = try await adapter.changes(of: earlierView, since: version, limit: Self.placingReads)
+            if changes.next != nil || changes.entries.contains(where: { $0.operation != .update }) { return true }
         }
         return false
     }
+
+    /// How many changes of an earlier child are read to tell whether its sections changed.
+    static var placingReads: Int { 100 }
 
     /// The answer of ``changes(of:since:limit:)`` as the children show their sections now,
     /// and the last child one of its changes is placed in (nil when none is).
@@ -122,7 +128,13 @@ extension CompositeDataProvider {
         let ordered = merged.filter { $0.change.version <= min(complete, version) }.sorted {
             ($0.change.version, $0.child) < ($1.change.version, $1.child)
         }
-        let placedIn = ordered.filter { $0.change.placement != nil }.map(\.child).max()
+        // The changes placed after an earlier child's section (their child's first section),
+        // which was read as it is now: a change placed in its own child's sections is not.
+        let placedIn = ordered.filter { entry in
+            guard entry.child > 0, let placement = entry.change.placement else { return false }
+            return placement.sectionAfter?.afterExactPrefix(children[entry.child].name + "/") == nil
+        }
+        .map(\.child).max()
         if try await placesMovedSince(ordered) {
             return (
                 ChangeWindow(

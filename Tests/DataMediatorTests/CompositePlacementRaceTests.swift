@@ -63,7 +63,12 @@ import Testing
         rules: FieldRules(types: ["s": .string, "side": .string, "note": .string])
     )
 
-    @Test func aPlacementNamesTheSectionOfItsVersion() async throws {
+    /// A composite of A (`things` view `a`: x in section m, y in a) then B (view `b`, empty)
+    /// read through a ``WritingProvider``, the version it is at, and the adapter that
+    /// writes `things` directly.
+    static func subject() async throws -> (
+        screen: ListAdapter, provider: WritingProvider, writer: ListAdapter, since: Int64
+    ) {
         let store = InMemoryDataProvider(definition: Self.definition, columns: ["s", "side", "note"])
         let signer = CursorSigner(secret: SampleList.secret)
         let writer = ListAdapter(definition: Self.definition, provider: store, signer: signer, writer: store)
@@ -75,13 +80,9 @@ import Testing
             writer: store,
             changeLog: store
         )
-        func create(_ id: String, _ s: String, _ side: String) async throws {
-            _ = try await writer.create(
-                body: .object(["id": .string(id), "data": .object(["s": .string(s), "side": .string(side)])])
-            )
+        for (id, s, side) in [("x", "m", "a"), ("y", "a", "a")] {
+            try await create(id, s, side, through: writer)
         }
-        try await create("x", "m", "a")
-        try await create("y", "a", "a")
         let screen = ListAdapter.composite(
             name: "c",
             title: "C",
@@ -92,8 +93,19 @@ import Testing
             signer: signer
         )
         let since = try await screen.changes(view: nil, since: "0", limit: nil).version
+        return (screen, provider, writer, since)
+    }
+
+    static func create(_ id: String, _ s: String, _ side: String, through writer: ListAdapter) async throws {
+        _ = try await writer.create(
+            body: .object(["id": .string(id), "data": .object(["s": .string(s), "side": .string(side)])])
+        )
+    }
+
+    @Test func aPlacementNamesTheSectionOfItsVersion() async throws {
+        let (screen, provider, writer, since) = try await Self.subject()
         // A new first section of B, after A's last section, "A/m" at its version.
-        try await create("h", "q", "b")
+        try await Self.create("h", "q", "b", through: writer)
         // While the answer is made, A's y moves to a new last section, "z".
         provider.write.withLock { write in
             write = { _ = try await writer.patch(id: "y", body: .object(["data": .object(["s": .string("z")])])) }
@@ -108,39 +120,13 @@ import Testing
             #expect(answer.entries.map(\.operation) == [.reload], "\(answer.entries)")
         }
     }
+
     /// An earlier child's update while the answer is made changes none of its sections: the
     /// answer is given, not made again until it is a `reload` (review 114 #2: under steady
     /// writes that moved no section, a follower got 4-35 reloads in 10-15 s).
     @Test func anEarlierChildsUpdatesDoNotMakeTheAnswerAgain() async throws {
-        let store = InMemoryDataProvider(definition: Self.definition, columns: ["s", "side", "note"])
-        let signer = CursorSigner(secret: SampleList.secret)
-        let writer = ListAdapter(definition: Self.definition, provider: store, signer: signer, writer: store)
-        let provider = WritingProvider(store)
-        let things = ListAdapter(
-            definition: Self.definition,
-            provider: provider,
-            signer: signer,
-            writer: store,
-            changeLog: store
-        )
-        for (id, s, side) in [("x", "m", "a"), ("y", "a", "a")] {
-            _ = try await writer.create(
-                body: .object(["id": .string(id), "data": .object(["s": .string(s), "side": .string(side)])])
-            )
-        }
-        let screen = ListAdapter.composite(
-            name: "c",
-            title: "C",
-            children: [
-                CompositeChild(name: "A", content: .list(things, view: try Self.definition.view(named: "a"))),
-                CompositeChild(name: "B", content: .list(things, view: try Self.definition.view(named: "b"))),
-            ],
-            signer: signer
-        )
-        let since = try await screen.changes(view: nil, since: "0", limit: nil).version
-        _ = try await writer.create(
-            body: .object(["id": .string("h"), "data": .object(["s": .string("q"), "side": .string("b")])])
-        )
+        let (screen, provider, writer, since) = try await Self.subject()
+        try await Self.create("h", "q", "b", through: writer)
         // Each time the answer reads the sections, A's y is updated in place.
         provider.everyTime.store(true, ordering: .relaxed)
         provider.write.withLock { write in

@@ -117,11 +117,15 @@ final class RequestHeadCheck: ChannelDuplexHandler, RemovableChannelHandler {
                 Self.declaresMore(than: maximumBodySize, head) || Self.lacksCredentials(head) || Self.sendsNoJSON(head)
                 || Self.putsPart(head)
             expects = refused ? .withheld : .interim
-            // Its `100 Continue` is this handler's to send: the head goes on without the
-            // field, so that what is after it reads the body as one that comes unasked
-            // (``ClientShareMiddleware`` reads a credentialed write's before its turn).
-            // A withheld one keeps it: its body is not to be waited for.
-            if !refused { head.headers.remove(name: "Expect") }
+            // Its `100 Continue` is this handler's to send: the head goes on without that
+            // expectation (others stay), so that what is after it reads the body as one
+            // that comes unasked (``ClientShareMiddleware`` reads a credentialed write's
+            // before its turn). A withheld one keeps it: its body is not to be waited for.
+            if !refused {
+                let others = head.headers[canonicalForm: "Expect"].filter { $0.lowercased() != "100-continue" }
+                head.headers.remove(name: "Expect")
+                for other in others { head.headers.add(name: "Expect", value: String(other)) }
+            }
         }
         unanswered.append(expects)
         if unanswered.count == 1 { answerContinue(context, version: head.version) }

@@ -35,6 +35,8 @@ import Testing
             view("years", .ascending), view("years_down", .descending),
             view("before", .ascending, filter: [FilterCondition(field: "ts", op: .lt, value: .string("2025"))]),
             view("from", .ascending, filter: [FilterCondition(field: "ts", op: .ge, value: .string("2025"))]),
+            // SQLite reads `2025.` as a number too (review 114 #4); bytewise, `2025-...` is before it.
+            view("point", .ascending, filter: [FilterCondition(field: "ts", op: .lt, value: .string("2025."))]),
         ]
     )
 
@@ -67,5 +69,7 @@ import Testing
         #expect(before == ["a", "b"])
         let from = try await adapter.page(view: "from", limit: "20", cursor: nil).items.map(\.id)
         #expect(from == ["c", "d", "e", "f", "g"])
+        let point = try await adapter.page(view: "point", limit: "20", cursor: nil).items.map(\.id)
+        #expect(point == ["a", "b", "c", "d"])
     }
 }

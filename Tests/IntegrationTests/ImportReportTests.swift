@@ -56,6 +56,48 @@ import Testing
         if let spent, let wait { #expect(spent < wait, "the wait is not import time: \(waitSaid)") }
     }
 
+    /// An import stopped by SIGINT says what is stored and ends 130, as the signal's default
+    /// action would (review 106 #4: it died without a word). It is stopped while it waits for
+    /// the store's writer, which another connection holds.
+    @Test func anImportStoppedBySIGINTSaysWhatIsStored() async throws {
+        let target = try await ImportTests.Target.make("sqlite")
+        let folder = try ImportTests.folder(
+            ["n.ndjson": #"{"id": 1, "title": "a"}"# + "\n", "m.ndjson": #"{"id": 2, "title": "b"}"# + "\n"],
+            target
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try await Self.importingSaid("n.ndjson", in: folder, target).0 == 0)
+        let store = try DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path)
+        let held = Mutex(false)
+        let holding = Task.detached {
+            try store.inTransaction(.immediate) { _ in
+                held.withLock { $0 = true }
+                Thread.sleep(forTimeInterval: 4)
+                return .commit
+            }
+        }
+        while !held.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+        let errors = folder.appendingPathComponent("errors")
+        let process = try ChildProcess(
+            ServerProcess.binary.path,
+            [
+                "import", folder.appendingPathComponent("m.ndjson").path, "--list", "notes", "--config",
+                folder.appendingPathComponent("lists.yaml").path,
+            ],
+            environment: ProcessInfo.processInfo.environment.merging(target.environment) { $1 },
+            standardError: errors.path
+        )
+        try await Task.sleep(for: .seconds(1))
+        kill(process.processIdentifier, SIGINT)
+        let status = await process.exit()
+        try await holding.value
+        let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        #expect(status == 130, "\(said)")
+        #expect(said.contains("import: stopped by SIGINT; nothing was stored"), "\(said)")
+        let ids = try await store.read { try Int.fetchAll($0, sql: "SELECT id FROM notes ORDER BY id") }
+        #expect(ids == [1])
+    }
+
     /// As ``importing(_:in:_:_:)``, with what the command printed on standard output too.
     static func importingSaid(
         _ file: String,

@@ -101,6 +101,14 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let progress = ImportProgress(total: records.size)
+        let interrupt = ImportInterrupt.watch { [skipBad] signal in
+            "import: stopped by \(signal); "
+                + (skipBad
+                    ? "the batches reported before are stored, the one it was writing is not (run it again "
+                        + "with --skip-bad: the stored ids are reported as existing)"
+                    : "nothing was stored")
+        }
+        defer { withExtendedLifetime(interrupt) {} }
         let report = { (count: Int) in progress.report(rows: count, bytes: records.bytesRead) }
         let summary: ImportSummary
         do {

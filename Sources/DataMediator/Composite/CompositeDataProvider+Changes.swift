@@ -55,16 +55,27 @@ extension CompositeDataProvider {
     static var placingAttempts: Int { 3 }
 
     /// Whether a child before `child` (the last child a change of the answer is placed
-    /// after an earlier child's section in) changed its sections after `version`: those
-    /// read to place the answer's changes may then be of a later version than the
-    /// answer's. An update moves no item (a move is its own change), so it changes no
-    /// section; more changes than ``placingReads`` are taken as changing them.
+    /// after an earlier child's section in) may have changed its last section after
+    /// `version`: the sections read to place the answer's changes may then be of a later
+    /// version than the answer's. An update moves no item (a move is its own change), and
+    /// an insert into a section that is not the child's last now neither made nor emptied
+    /// one (review 115 #2: inserts into an earlier child's first section made 72-94
+    /// `reload`s in 12 s); a delete or a move may have emptied its last section, and more
+    /// changes than ``placingReads`` are taken as changing it.
     private func earlierChildrenChanged(after version: Int64, before child: Int?) async throws -> Bool {
         guard let child, child > 0, try await currentVersion() > version else { return false }
         for earlier in children[..<child] where earlier.changes {
             guard case .list(let adapter, let earlierView) = earlier.content else { continue }
             let changes = try await adapter.changes(of: earlierView, since: version, limit: Self.placingReads)
-            if changes.next != nil || changes.entries.contains(where: { $0.operation != .update }) { return true }
+            if changes.next != nil || changes.entries.contains(where: { ![.update, .insert].contains($0.operation) }) {
+                return true
+            }
+            let inserted = Set(changes.entries.compactMap { $0.placement.map { earlier.name + "/" + $0.section } })
+            guard !inserted.isEmpty else { continue }
+            // A capped child's insert may push its last shown section out of its cap.
+            if earlier.cap != nil { return true }
+            let last = try await shownSections(of: earlier).sections.last?.id
+            if last.map(inserted.contains) ?? true { return true }
         }
         return false
     }

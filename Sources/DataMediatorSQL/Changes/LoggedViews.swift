@@ -8,7 +8,7 @@ import Foundation
 /// So the change log keys a view's changes by what places an item in it and picks its
 /// slices (``LoggedViewKeys``): a replica reads only changes placed by its own definition.
 /// Each replica registers its views' keys
-/// (``register(list:table:views:history:_:)``), and every write logs a `reload` for each
+/// (``register(list:table:views:history:atStart:_:)``), and every write logs a `reload` for each
 /// registered key of a list over its table that is not one of its own
 /// (``reloadSQL(version:count:)``, ``otherListsReloadSQL(version:count:)``): a feed of a
 /// view that the writer does not serve, or serves otherwise, answers a reload rather than
@@ -55,7 +55,7 @@ public enum LoggedViews {
     }
 
     /// Registers `views` (their ``LoggedViewKeys/registeredKey(_:)``s) for `list`, in a write that
-    /// holds the store's version lock (``registerStatements(list:table:views:history:_:)``).
+    /// holds the store's version lock (``registerStatements(list:table:views:history:atStart:_:)``).
     static func register(
         list: String,
         table source: String,
@@ -87,7 +87,7 @@ public enum LoggedViews {
         table source: String,
         views keys: [String],
         history: Int,
-        atStart: Bool = true,
+        atStart: Bool,
         _ dialect: SQLDialect
     ) -> [(sql: String, arguments: [JSONValue])] {
         let now = Int64(Date().timeIntervalSince1970)

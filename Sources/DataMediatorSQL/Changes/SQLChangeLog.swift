@@ -53,7 +53,7 @@ public struct SQLChangeLog: ChangeLog {
         binding + (keySuffixes[String(binding.prefix { $0 != "#" })] ?? "")
     }
 
-    /// Registers the list's views (``LoggedViews/register(list:table:views:history:_:)``), so that the
+    /// Registers the list's views (``LoggedViews/register(list:table:views:history:atStart:_:)``), so that the
     /// writes of replicas that serve the list otherwise log a `reload` for them.
     /// At start (`atStart`), a view whose definition changed since its key was last
     /// registered raises the store's version (``LoggedViews/Reshaped``); a renewal does not.

@@ -183,6 +183,7 @@ public struct TableSchema: Sendable {
                         table: table,
                         views: list.views.map(keys.registeredKey),
                         history: list.history,
+                        atStart: true,
                         dialect
                     )
                 }

@@ -148,7 +148,7 @@ struct ImportCommand: AsyncParsableCommand {
                     source: source
                 )
                 summary = try await importer.run(
-                    records.lazy.map { $0.bounded(by: maximumBytes) },
+                    records.lazy.map { $0.bounded(by: maximumBytes, types: source.fieldTypes) },
                     skipBad: skipBad,
                     batch: batch,
                     progress: report
@@ -165,7 +165,7 @@ struct ImportCommand: AsyncParsableCommand {
                         source: source
                     )
                     return try await importer.run(
-                        records.lazy.map { $0.bounded(by: maximumBytes) },
+                        records.lazy.map { $0.bounded(by: maximumBytes, types: source.fieldTypes) },
                         skipBad: skipBad,
                         batch: batch,
                         progress: report

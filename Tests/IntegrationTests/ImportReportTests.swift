@@ -68,11 +68,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try await Self.importingSaid("n.ndjson", in: folder, target).0 == 0)
         let store = try DatabaseQueue(path: folder.appendingPathComponent("store.sqlite").path)
+        // Held until the import has ended: it cannot finish before it is stopped.
         let held = Mutex(false)
+        let release = Mutex(false)
         let holding = Task.detached {
             try store.inTransaction(.immediate) { _ in
                 held.withLock { $0 = true }
-                Thread.sleep(forTimeInterval: 4)
+                let deadline = Date().addingTimeInterval(60)
+                while !release.withLock({ $0 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
                 return .commit
             }
         }
@@ -87,9 +90,15 @@ import Testing
             environment: ProcessInfo.processInfo.environment.merging(target.environment) { $1 },
             standardError: errors.path
         )
+        // Sent again until it ends: a signal that comes while the command starts, before it
+        // watches for it, would be lost (a loaded machine starts it late).
         try await Task.sleep(for: .seconds(1))
-        kill(process.processIdentifier, SIGINT)
+        for _ in 0..<40 where process.isRunning {
+            kill(process.processIdentifier, SIGINT)
+            try await Task.sleep(for: .milliseconds(250))
+        }
         let status = await process.exit()
+        release.withLock { $0 = true }
         try await holding.value
         let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         #expect(status == 130, "\(said)")

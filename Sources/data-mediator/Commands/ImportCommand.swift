@@ -108,7 +108,7 @@ struct ImportCommand: AsyncParsableCommand {
                         + "with --skip-bad: the stored ids are reported as existing)"
                     : "nothing was stored")
         }
-        defer { withExtendedLifetime(interrupt) {} }
+        defer { interrupt.cancel() }
         let report = { (count: Int) in progress.report(rows: count, bytes: records.bytesRead) }
         let summary: ImportSummary
         do {
